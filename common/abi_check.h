@@ -1,0 +1,46 @@
+//===- common/abi_check.h - Check a PTX / SPIR-V object against an ABI ---===//
+//
+// The one implementation of "does this object fit the slot": used by the
+// toolchain layer after a build, by the compiler on object substitution and
+// by the runtime's module loader.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_COMMON_ABI_CHECK_H_
+#define KB_COMMON_ABI_CHECK_H_
+
+#include "common/kernel_abi.h"
+#include "common/ptx_reader.h"
+#include "common/spirv_reader.h"
+
+#include <string>
+#include <vector>
+
+namespace kb {
+
+/// One way an object does not fit. |message| names the parameter/binding,
+/// what was expected and what was found, e.g.
+/// "parameter 2 (`n`, constant 0): expected .u32 (4 bytes), found .u64 (8 bytes)".
+struct AbiMismatch {
+  std::string message;
+};
+
+/// Compares the `.entry` named |abi.entry| in |ptx| with |abi|: entry present
+/// (a mangled C++ name resolves from the plain name when unique), parameter
+/// count, each parameter's size and alignment (pointer = 8 bytes), and
+/// `.reqntid` / `.maxntid` against the workgroup size. Empty = fits.
+std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
+                                     const KernelAbi &abi);
+
+/// Compares the GLCompute entry point named |abi.entry| in |spirv| with
+/// |abi|: storage buffer at set 0 binding i for each binding (and nothing
+/// else bound), NonWritable iff readonly, push-constant block size and member
+/// offsets against the constants, workgroup size. Empty = fits.
+std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
+                                       const KernelAbi &abi);
+
+/// Joins mismatches one per line, for Status messages.
+std::string formatMismatches(const std::vector<AbiMismatch> &mismatches);
+
+} // namespace kb
+
+#endif // KB_COMMON_ABI_CHECK_H_

@@ -1,0 +1,146 @@
+//===- common/kernel_abi.cpp - The kernel ABI model -----------------------===//
+#include "common/kernel_abi.h"
+
+namespace kb {
+namespace {
+struct ElementName {
+  ElementType type;
+  const char *name;
+  uint32_t size;
+};
+constexpr ElementName kElementNames[] = {
+    {ElementType::I8, "i8", 1},    {ElementType::U8, "u8", 1},
+    {ElementType::I16, "i16", 2},  {ElementType::U16, "u16", 2},
+    {ElementType::I32, "i32", 4},  {ElementType::U32, "u32", 4},
+    {ElementType::I64, "i64", 8},  {ElementType::U64, "u64", 8},
+    {ElementType::F16, "f16", 2},  {ElementType::BF16, "bf16", 2},
+    {ElementType::F32, "f32", 4},  {ElementType::F64, "f64", 8},
+};
+struct ScalarName {
+  ScalarType type;
+  const char *name;
+  uint32_t size;
+};
+constexpr ScalarName kScalarNames[] = {
+    {ScalarType::I32, "i32", 4}, {ScalarType::U32, "u32", 4},
+    {ScalarType::F32, "f32", 4}, {ScalarType::I64, "i64", 8},
+    {ScalarType::U64, "u64", 8}, {ScalarType::F64, "f64", 8},
+};
+struct AccessName {
+  Access access;
+  const char *name;
+};
+constexpr AccessName kAccessNames[] = {{Access::ReadOnly, "readonly"},
+                                       {Access::WriteOnly, "writeonly"},
+                                       {Access::ReadWrite, "readwrite"}};
+
+uint32_t alignUp(uint32_t value, uint32_t align) {
+  return (value + align - 1) / align * align;
+}
+} // namespace
+
+const char *toString(ElementType type) {
+  for (const auto &e : kElementNames)
+    if (e.type == type)
+      return e.name;
+  return "?";
+}
+const char *toString(ScalarType type) {
+  for (const auto &e : kScalarNames)
+    if (e.type == type)
+      return e.name;
+  return "?";
+}
+const char *toString(Access access) {
+  for (const auto &e : kAccessNames)
+    if (e.access == access)
+      return e.name;
+  return "?";
+}
+std::optional<ElementType> parseElementType(std::string_view text) {
+  for (const auto &e : kElementNames)
+    if (text == e.name)
+      return e.type;
+  return std::nullopt;
+}
+std::optional<ScalarType> parseScalarType(std::string_view text) {
+  for (const auto &e : kScalarNames)
+    if (text == e.name)
+      return e.type;
+  return std::nullopt;
+}
+std::optional<Access> parseAccess(std::string_view text) {
+  for (const auto &e : kAccessNames)
+    if (text == e.name)
+      return e.access;
+  return std::nullopt;
+}
+const char *validElementTypes() {
+  return "i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64";
+}
+const char *validScalarTypes() { return "i32, u32, f32, i64, u64, f64"; }
+const char *validAccesses() { return "readonly, writeonly, readwrite"; }
+
+uint32_t byteSize(ElementType type) {
+  for (const auto &e : kElementNames)
+    if (e.type == type)
+      return e.size;
+  return 0;
+}
+uint32_t byteSize(ScalarType type) {
+  for (const auto &e : kScalarNames)
+    if (e.type == type)
+      return e.size;
+  return 0;
+}
+
+std::vector<ParamSlot> cudaParamLayout(const KernelAbi &abi) {
+  std::vector<ParamSlot> slots;
+  uint32_t offset = 0;
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    offset = alignUp(offset, 8);
+    slots.push_back({offset, 8, 8});
+    offset += 8;
+  }
+  for (const Constant &c : abi.constants) {
+    uint32_t size = byteSize(c.type);
+    offset = alignUp(offset, size);
+    slots.push_back({offset, size, size});
+    offset += size;
+  }
+  return slots;
+}
+
+std::vector<ParamSlot> pushConstantLayout(const KernelAbi &abi) {
+  std::vector<ParamSlot> slots;
+  uint32_t offset = 0;
+  for (const Constant &c : abi.constants) {
+    uint32_t size = byteSize(c.type);
+    offset = alignUp(offset, size);
+    slots.push_back({offset, size, size});
+    offset += size;
+  }
+  return slots;
+}
+
+uint32_t pushConstantSize(const KernelAbi &abi) {
+  std::vector<ParamSlot> slots = pushConstantLayout(abi);
+  if (slots.empty())
+    return 0;
+  return slots.back().offset + slots.back().size;
+}
+
+std::string describeBinding(const KernelAbi &abi, size_t index) {
+  std::string s = "binding " + std::to_string(index);
+  if (index < abi.bindings.size() && !abi.bindings[index].name.empty())
+    s += " (`" + abi.bindings[index].name + "`)";
+  return s;
+}
+std::string describeConstant(const KernelAbi &abi, size_t index) {
+  std::string s = "constant " + std::to_string(index);
+  if (index < abi.constants.size() && !abi.constants[index].name.empty())
+    s += " (`" + abi.constants[index].name + "`)";
+  return s;
+}
+
+} // namespace kb

@@ -1,0 +1,101 @@
+//===- common/kernel_abi.h - The kernel ABI model (DESIGN.md §3) ---------===//
+//
+// One ABI for handwritten and generated kernels, shared by toolchains/ (build
+// validation), compiler/ (object-substitution checks, codegen) and runtime/
+// (launch argument packing, module-loader checks):
+//
+//  * Bindings: ordered storage buffers with an element type and an access.
+//    CUDA: the first kernel parameters, one 64-bit pointer each.
+//    Vulkan: descriptor set 0, binding i, storage buffer.
+//  * Constants: ordered scalars after the bindings; 32-bit (i32/u32/f32, as in
+//    IREE) and 64-bit (i64/u64/f64) naturally aligned.
+//    CUDA: the next kernel parameters. Vulkan: one push-constant block.
+//  * Workgroup size: CUDA block dims; SPIR-V LocalSize/LocalSizeId/builtin.
+//  * Dynamic shared memory in bytes.
+//
+// Dependency-free (C++17 standard library only).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_COMMON_KERNEL_ABI_H_
+#define KB_COMMON_KERNEL_ABI_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb {
+
+/// Element type of a binding's buffer.
+enum class ElementType { I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64 };
+
+/// Scalar type of a constant (kernel parameter / push-constant member).
+enum class ScalarType { I32, U32, F32, I64, U64, F64 };
+
+/// How a kernel uses a binding. ReadOnly maps to SPIR-V NonWritable.
+enum class Access { ReadOnly, WriteOnly, ReadWrite };
+
+/// Spellings used in kernel.toml, MLIR attributes and reports ("f32",
+/// "readonly", ...). The parse functions return nullopt on unknown text.
+const char *toString(ElementType type);
+const char *toString(ScalarType type);
+const char *toString(Access access);
+std::optional<ElementType> parseElementType(std::string_view text);
+std::optional<ScalarType> parseScalarType(std::string_view text);
+std::optional<Access> parseAccess(std::string_view text);
+/// The valid spellings, comma separated, for "expected one of ..." messages.
+const char *validElementTypes();
+const char *validScalarTypes();
+const char *validAccesses();
+
+uint32_t byteSize(ElementType type);
+uint32_t byteSize(ScalarType type);
+
+struct Binding {
+  std::string name; // Optional; used in messages ("binding 1 (`y`)").
+  ElementType elementType = ElementType::F32;
+  Access access = Access::ReadWrite;
+};
+
+struct Constant {
+  std::string name; // Optional; used in messages.
+  ScalarType type = ScalarType::I32;
+};
+
+/// The declared interface of one kernel entry point.
+struct KernelAbi {
+  std::string entry;
+  std::vector<Binding> bindings;
+  std::vector<Constant> constants;
+  std::array<uint32_t, 3> workgroupSize = {1, 1, 1};
+  uint32_t dynamicSharedMemoryBytes = 0;
+};
+
+/// One slot of a packed parameter block.
+struct ParamSlot {
+  uint32_t offset = 0;
+  uint32_t size = 0;
+  uint32_t align = 0;
+};
+
+/// CUDA kernel-parameter layout: one 8-byte pointer per binding, then the
+/// constants, each at its natural alignment (what the driver computes from
+/// the PTX `.param` list).
+std::vector<ParamSlot> cudaParamLayout(const KernelAbi &abi);
+
+/// Vulkan push-constant block layout of the constants (natural alignment,
+/// offsets from 0). Empty when there are no constants.
+std::vector<ParamSlot> pushConstantLayout(const KernelAbi &abi);
+
+/// Total size of the push-constant block in bytes (0 when no constants).
+uint32_t pushConstantSize(const KernelAbi &abi);
+
+/// "binding 1 (`y`)" / "constant 0 (`n`)" for messages.
+std::string describeBinding(const KernelAbi &abi, size_t index);
+std::string describeConstant(const KernelAbi &abi, size_t index);
+
+} // namespace kb
+
+#endif // KB_COMMON_KERNEL_ABI_H_

@@ -1,0 +1,70 @@
+//===- common/spirv_reader.h - Reflect a SPIR-V compute module -----------===//
+//
+// A small word parser (no SPIRV-Tools dependency) for what the ABI check and
+// the runtime need: entry points and execution models, the workgroup size
+// (LocalSize, LocalSizeId and the WorkgroupSize builtin, which overrides
+// both), descriptor set/binding of every resource with its storage class and
+// NonWritable, and the push-constant block's size and member offsets.
+// Input is untrusted: bounds are checked on every word.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_COMMON_SPIRV_READER_H_
+#define KB_COMMON_SPIRV_READER_H_
+
+#include "common/status.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb {
+
+struct SpirvEntryPoint {
+  std::string name;
+  uint32_t executionModel = 0; // 5 = GLCompute
+  uint32_t id = 0;
+  /// Resolved workgroup size. A dimension that is a specialization constant
+  /// holds its default value and its SpecId in |specIds|.
+  std::optional<std::array<uint32_t, 3>> workgroupSize;
+  std::array<std::optional<uint32_t>, 3> specIds;
+  /// Which encoding gave the size: "LocalSize", "LocalSizeId",
+  /// "WorkgroupSize builtin".
+  std::string workgroupSizeSource;
+};
+
+struct SpirvResource {
+  enum class Kind { StorageBuffer, UniformBuffer, Image, Sampler, Other };
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  Kind kind = Kind::Other;
+  /// NonWritable on the variable or on every member of its block.
+  bool nonWritable = false;
+  std::string name; // OpName of the variable, when present
+};
+
+struct SpirvPushConstantBlock {
+  uint32_t size = 0; // bytes: last member offset + its size
+  std::vector<uint32_t> memberOffsets;
+  std::vector<uint32_t> memberSizes;
+};
+
+struct SpirvModule {
+  uint32_t version = 0; // 0x00010500 for SPIR-V 1.5
+  std::vector<SpirvEntryPoint> entryPoints;
+  std::vector<SpirvResource> resources;
+  std::optional<SpirvPushConstantBlock> pushConstants;
+
+  const SpirvEntryPoint *findEntryPoint(std::string_view name) const;
+};
+
+/// Reflects |words|. Errors say which word/instruction was malformed.
+StatusOr<SpirvModule> readSpirv(const uint32_t *words, size_t count);
+/// Same, from raw bytes (little-endian words; size must be a multiple of 4).
+StatusOr<SpirvModule> readSpirvBytes(std::string_view bytes);
+
+} // namespace kb
+
+#endif // KB_COMMON_SPIRV_READER_H_

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (run as root):
+#
+#   scripts/setup.sh main   install what is missing, build, run the main job
+#                           (kernel-bench build of examples/quickstart)
+#   scripts/setup.sh test   install what is missing, build, run every test
+#
+# Environment: KB_BUILD_DIR (default build), KB_JOBS (default nproc),
+# KB_SKIP_INSTALL=1 to skip the package step (no root needed then).
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+  main|test) ;;
+  *) echo "usage: scripts/setup.sh main|test" >&2; exit 2 ;;
+esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${KB_BUILD_DIR:-$root/build}
+jobs=${KB_JOBS:-$(nproc)}
+
+# Every Debian package the build and the tests use (BUILD-NOTES.md).
+packages=(
+  build-essential cmake ninja-build ccache pkg-config python3
+  llvm-16-dev libmlir-16-dev mlir-16-tools llvm-16-tools
+  glslc libshaderc-dev glslang-dev glslang-tools spirv-tools spirv-headers
+  libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools
+  libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
+  libflatbuffers-dev flatbuffers-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+      || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: run this script as root, or install them with apt-get and set KB_SKIP_INSTALL=1" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+[ "${KB_SKIP_INSTALL:-0}" = 1 ] || install_missing
+
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+  echo "setup: note: no CUDA toolkit (nvcc) found; CUDA targets and their tests are skipped." >&2
+fi
+
+cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-16/build/utils/lit/lit.py
+cmake --build "$build" -j "$jobs"
+
+case "$mode" in
+  main)
+    "$build/workbench/kernel-bench" build "$root/examples/quickstart" \
+      -o "$build/quickstart" ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
+esac

@@ -1,0 +1,143 @@
+//===- toolchains/kernel_builder.h - Build one kernel for one target -----===//
+//
+// The contract between toolchains/ and workbench/: a KernelSpec (what one
+// kernel.toml says) plus a Target go in; a BuildJobResult (outputs published
+// under the output directory, diagnostics, resource usage, cache hit or miss,
+// the command lines that ran) comes out.
+//
+// One call is one job of the build graph: compile (nvcc -ptx / glslc), then
+// the dependent validation steps in order (ptxas -v -> .cubin, PTX ABI check;
+// spirv-val, optional spirv-opt + spirv-val again, SPIR-V ABI check). Outputs
+// are written under temporary names and renamed into place only when every
+// step succeeded, so a failed job never leaves a half-written file behind.
+//
+// KernelBuilder::build is thread-safe: workbench/ runs one call per
+// (kernel, target) on its own worker threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_TOOLCHAINS_KERNEL_BUILDER_H_
+#define KB_TOOLCHAINS_KERNEL_BUILDER_H_
+
+#include "common/kernel_abi.h"
+#include "common/status.h"
+#include "toolchains/diagnostics.h"
+#include "toolchains/target.h"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kb::toolchains {
+
+class BuildCache;
+class Toolchains;
+
+enum class Language { Cuda, Glsl };
+const char *toString(Language language);
+
+/// One kernel source as declared by a kernel.toml. Paths are absolute.
+struct KernelSpec {
+  std::string name;
+  std::filesystem::path source;
+  Language language = Language::Cuda;
+  /// CUDA: the extern "C" (or uniquely resolvable) entry name. GLSL: "main".
+  std::string entry;
+  std::vector<std::pair<std::string, std::string>> defines; // NAME, VALUE
+  std::vector<std::filesystem::path> includeDirs;
+  /// Extra flags per tool: keys "nvcc", "ptxas", "glslc", "spirv-val",
+  /// "spirv-opt".
+  std::map<std::string, std::vector<std::string>> extraFlags;
+  /// ptxas spill warnings become errors (`--warn-on-spills -Werror`).
+  bool spillsAreErrors = false;
+  /// Run spirv-opt -O (with --preserve-bindings) and validate again.
+  bool optimizeSpirv = false;
+  /// The declared ABI the outputs are checked against.
+  KernelAbi abi;
+  /// The kernel.toml this came from (for messages).
+  std::filesystem::path manifest;
+};
+
+/// ptxas resource report for one entry.
+struct ResourceUsage {
+  uint32_t registers = 0;
+  uint32_t stackFrameBytes = 0;
+  uint32_t spillStoreBytes = 0;
+  uint32_t spillLoadBytes = 0;
+  uint32_t sharedMemoryBytes = 0;
+  uint32_t barriers = 0;
+  uint32_t constantMemoryBytes = 0; // cmem[0], where ptxas reports it
+};
+
+/// One external tool invocation of a job.
+struct ToolInvocation {
+  std::string tool;               // "nvcc", "ptxas", "glslc", ...
+  std::vector<std::string> argv;  // Exactly what ran (argv[0] absolute).
+  double seconds = 0;
+  int exitCode = 0;               // -1 when killed by a signal.
+  int signal = 0;                 // Signal number when killed.
+  bool timedOut = false;
+};
+
+/// A file published into the output directory.
+struct OutputFile {
+  std::string kind; // "ptx", "cubin", "spv"
+  std::filesystem::path path;
+  std::string sha256;
+  uint64_t bytes = 0;
+};
+
+struct BuildJobResult {
+  std::string kernel;
+  Target target;
+  bool cacheHit = false;
+  double seconds = 0;
+  std::vector<ToolInvocation> commands;
+  /// tool name -> first line(s) of `--version` (and the host compiler nvcc
+  /// calls, under "host-cxx").
+  std::map<std::string, std::string> toolVersions;
+  std::vector<OutputFile> outputs;
+  std::optional<ResourceUsage> resources;
+  std::vector<Diagnostic> diagnostics;
+  /// Captured stderr/stdout of the step that failed, printed as one block.
+  std::string failureLog;
+  /// Ok, or the error that failed the job (Unavailable: a tool is missing).
+  Status status;
+};
+
+struct BuildOptions {
+  std::chrono::milliseconds timeout{120000};
+  bool verbose = false;
+};
+
+/// Builds one (kernel, target). Thread-safe; |toolchains| and |cache| (may be
+/// null: no caching) must outlive the builder.
+class KernelBuilder {
+public:
+  KernelBuilder(const Toolchains &toolchains, BuildCache *cache,
+                BuildOptions options);
+
+  /// Called with a short description ("nvcc sm_90 kernels/saxpy/saxpy.cu")
+  /// each time a step of a job starts; used for the progress line.
+  using StepCallback = std::function<void(const std::string &)>;
+
+  /// Builds |spec| for |target| into
+  /// |outDir|/kernels/<kernel>/<target-stem>.{ptx,cubin,spv}.
+  BuildJobResult build(const KernelSpec &spec, const Target &target,
+                       const std::filesystem::path &outDir,
+                       const StepCallback &onStep = {}) const;
+
+private:
+  const Toolchains &toolchains_;
+  BuildCache *cache_;
+  BuildOptions options_;
+};
+
+} // namespace kb::toolchains
+
+#endif // KB_TOOLCHAINS_KERNEL_BUILDER_H_

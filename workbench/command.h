@@ -1,0 +1,38 @@
+//===- workbench/command.h - Subcommand registration ----------------------===//
+//
+// Each `kernel-bench` subcommand lives in its own file and registers itself
+// on the root CLI11 app. The returned action runs after parsing and returns
+// the process exit code: 0 success, 1 user/kernel error, 2 usage error,
+// 77 a requested backend is unavailable.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_COMMAND_H_
+#define KB_WORKBENCH_COMMAND_H_
+
+#include <functional>
+
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace kb::workbench {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitUserError = 1,
+  kExitUsage = 2,
+  kExitUnavailable = 77,
+};
+
+struct CommandRegistration {
+  CLI::App *app = nullptr;        // The subcommand (owned by the root app).
+  std::function<int()> run;       // Runs the command once parsed.
+};
+
+CommandRegistration addBuildCommand(CLI::App &root);
+CommandRegistration addDevicesCommand(CLI::App &root);
+CommandRegistration addRunCommand(CLI::App &root);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_COMMAND_H_
