@@ -49,6 +49,9 @@ struct SpirvPushConstantBlock {
   uint32_t size = 0; // bytes: last member offset + its size
   std::vector<uint32_t> memberOffsets;
   std::vector<uint32_t> memberSizes;
+  /// Scalar members as "i32", "u32", "f32", "i64", "u64", "f64" (also 8- and
+  /// 16-bit widths: "i16", "f16", ...); "" for vectors, arrays and structs.
+  std::vector<std::string> memberTypes;
 };
 
 struct SpirvModule {

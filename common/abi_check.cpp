@@ -1,0 +1,361 @@
+//===- common/abi_check.cpp - Check a PTX / SPIR-V object against an ABI -===//
+#include "common/abi_check.h"
+
+#include <cstdio>
+
+namespace kb {
+namespace {
+
+std::string join(const std::vector<std::string> &items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i ? ", " : "") + ("`" + items[i] + "`");
+  return out;
+}
+
+std::string dims(const std::array<uint32_t, 3> &d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+         std::to_string(d[2]);
+}
+
+uint64_t product(const std::array<uint32_t, 3> &d) {
+  return uint64_t{d[0]} * d[1] * d[2];
+}
+
+/// "binding 1 `y`" / "constant 0 `n`" (without the parentheses of
+/// describeBinding, so that it can sit inside "parameter 3 (...)").
+std::string bindingLabel(const KernelAbi &abi, size_t i) {
+  std::string s = "binding " + std::to_string(i);
+  if (i < abi.bindings.size() && !abi.bindings[i].name.empty())
+    s += " `" + abi.bindings[i].name + "`";
+  return s;
+}
+std::string constantLabel(const KernelAbi &abi, size_t i) {
+  std::string s = "constant " + std::to_string(i);
+  if (i < abi.constants.size() && !abi.constants[i].name.empty())
+    s += " `" + abi.constants[i].name + "`";
+  return s;
+}
+
+bool isFloat(ScalarType t) {
+  return t == ScalarType::F32 || t == ScalarType::F64;
+}
+
+/// The source name of a mangled C++ function at global or namespace scope
+/// (`_Z5saxpyfPKfPfi` -> "saxpy", `_ZN2ns4tileEv` -> "tile",
+/// `_Z2tkIfEvPT_` -> "tk"); empty for anything else.
+std::string demangledBaseName(const std::string &mangled) {
+  if (mangled.size() < 3 || mangled.compare(0, 2, "_Z") != 0)
+    return "";
+  size_t pos = 2;
+  bool nested = pos < mangled.size() && mangled[pos] == 'N';
+  if (nested)
+    ++pos;
+  std::string last;
+  for (;;) {
+    size_t length = 0;
+    size_t digits = 0;
+    while (pos < mangled.size() && mangled[pos] >= '0' && mangled[pos] <= '9' &&
+           digits < 6) {
+      length = length * 10 + static_cast<size_t>(mangled[pos] - '0');
+      ++pos;
+      ++digits;
+    }
+    if (digits == 0 || length == 0 || length > mangled.size() - pos)
+      return "";
+    last = mangled.substr(pos, length);
+    pos += length;
+    if (!nested)
+      return last;
+    // Skip template arguments of a nested component; only the last name is
+    // the function's.
+    if (pos < mangled.size() && mangled[pos] == 'E')
+      return last;
+    if (pos >= mangled.size() || mangled[pos] < '0' || mangled[pos] > '9')
+      return "";
+  }
+}
+
+/// PTX spelling of what the ABI expects at a parameter slot.
+struct ExpectedParam {
+  std::string spelling; // ".u64 pointer", ".f32"
+  uint32_t size;
+  uint32_t align;
+  enum class Class { Integer, Float } cls;
+};
+
+ExpectedParam expectedBinding() {
+  return {".u64 pointer", 8, 8, ExpectedParam::Class::Integer};
+}
+ExpectedParam expectedConstant(ScalarType type) {
+  uint32_t size = byteSize(type);
+  if (isFloat(type))
+    return {size == 8 ? ".f64" : ".f32", size, size,
+            ExpectedParam::Class::Float};
+  // nvcc spells both signed and unsigned integers .u32/.u64.
+  return {size == 8 ? ".u64" : ".u32", size, size,
+          ExpectedParam::Class::Integer};
+}
+
+std::string describeFound(const PtxParam &p) {
+  std::string s = "." + p.type + (p.isArray ? " array" : "");
+  s += " (" + std::to_string(p.size) + " bytes";
+  if (p.isArray || p.align != p.size)
+    s += ", .align " + std::to_string(p.align);
+  return s + ")";
+}
+
+/// Whether a PTX parameter can carry what the ABI passes there. The driver
+/// copies bytes, so size and alignment decide; a typed scalar of the other
+/// class (an .f32 where an integer is passed) is a real bug in the kernel's
+/// signature, so it is reported too. Untyped .bN and .bN arrays fit anything
+/// of the right size.
+bool fits(const PtxParam &p, const ExpectedParam &e) {
+  if (p.size != e.size || p.align != e.align)
+    return false;
+  if (p.isArray || p.type.empty() || p.type[0] == 'b')
+    return true;
+  if (p.type[0] == 'f')
+    return e.cls == ExpectedParam::Class::Float;
+  return e.cls == ExpectedParam::Class::Integer; // u, s
+}
+
+const PtxEntry *resolvePtxEntry(const PtxModule &ptx, const std::string &name,
+                                std::vector<AbiMismatch> &out) {
+  if (const PtxEntry *entry = ptx.findEntry(name))
+    return entry;
+  std::vector<std::string> present, matches;
+  const PtxEntry *match = nullptr;
+  for (const PtxEntry &e : ptx.entries) {
+    present.push_back(e.name);
+    if (demangledBaseName(e.name) == name) {
+      matches.push_back(e.name);
+      match = &e;
+    }
+  }
+  if (matches.size() == 1)
+    return match;
+  if (matches.size() > 1) {
+    out.push_back({"entry `" + name + "` is ambiguous in the PTX: it matches " +
+                   join(matches) +
+                   "; set the entry to one mangled name, or declare the kernel "
+                   "extern \"C\""});
+    return nullptr;
+  }
+  out.push_back({"entry `" + name + "` not found in the PTX; " +
+                 (present.empty() ? std::string("the module has no .entry")
+                                  : "entries present: " + join(present)) +
+                 " (declare the kernel extern \"C\" or fix `entry`)"});
+  return nullptr;
+}
+
+} // namespace
+
+std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
+                                     const KernelAbi &abi) {
+  std::vector<AbiMismatch> out;
+  const PtxEntry *entry = resolvePtxEntry(ptx, abi.entry, out);
+  if (!entry)
+    return out;
+  const std::string where = "`.entry " + entry->name + "` (line " +
+                            std::to_string(entry->line) + ")";
+  size_t expectedCount = abi.bindings.size() + abi.constants.size();
+  if (entry->params.size() != expectedCount)
+    out.push_back({where + ": expected " + std::to_string(expectedCount) +
+                   " parameters (" + std::to_string(abi.bindings.size()) +
+                   " bindings, then " + std::to_string(abi.constants.size()) +
+                   " constants), found " +
+                   std::to_string(entry->params.size())});
+  size_t common = std::min(expectedCount, entry->params.size());
+  for (size_t i = 0; i < common; ++i) {
+    const PtxParam &param = entry->params[i];
+    bool isBinding = i < abi.bindings.size();
+    ExpectedParam expected =
+        isBinding
+            ? expectedBinding()
+            : expectedConstant(abi.constants[i - abi.bindings.size()].type);
+    if (fits(param, expected))
+      continue;
+    std::string label = isBinding
+                            ? bindingLabel(abi, i)
+                            : constantLabel(abi, i - abi.bindings.size());
+    std::string typeNote =
+        isBinding ? "" : " " + std::string(toString(
+                                   abi.constants[i - abi.bindings.size()].type));
+    out.push_back({"parameter " + std::to_string(i) + " (" + label + typeNote +
+                   "): expected " + expected.spelling + " (" +
+                   std::to_string(expected.size) + " bytes), found " +
+                   describeFound(param)});
+  }
+  if (entry->reqntid && *entry->reqntid != abi.workgroupSize)
+    out.push_back({where + ": workgroup size: expected " +
+                   dims(abi.workgroupSize) + ", found .reqntid " +
+                   dims(*entry->reqntid)});
+  if (entry->maxntid && product(abi.workgroupSize) > product(*entry->maxntid))
+    out.push_back({where + ": workgroup size " + dims(abi.workgroupSize) +
+                   " (" + std::to_string(product(abi.workgroupSize)) +
+                   " threads) exceeds .maxntid " + dims(*entry->maxntid) +
+                   " (" + std::to_string(product(*entry->maxntid)) +
+                   " threads; from __launch_bounds__)"});
+  return out;
+}
+
+std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
+                                       const KernelAbi &abi) {
+  std::vector<AbiMismatch> out;
+  constexpr uint32_t kGLCompute = 5;
+
+  // GLSL entry points are always "main": a kernel.toml entry names the CUDA
+  // function, so a module with a single GLCompute entry point named "main"
+  // stands for any entry name.
+  const SpirvEntryPoint *entry = nullptr;
+  std::vector<const SpirvEntryPoint *> compute;
+  std::vector<std::string> present;
+  for (const SpirvEntryPoint &ep : spirv.entryPoints) {
+    present.push_back(ep.name);
+    if (ep.executionModel == kGLCompute)
+      compute.push_back(&ep);
+  }
+  for (const SpirvEntryPoint *ep : compute)
+    if (ep->name == abi.entry)
+      entry = ep;
+  if (!entry && compute.size() == 1 &&
+      (compute[0]->name == "main" || abi.entry.empty()))
+    entry = compute[0];
+  if (!entry) {
+    const SpirvEntryPoint *other = spirv.findEntryPoint(abi.entry);
+    if (other)
+      out.push_back({"entry point `" + abi.entry + "` has execution model " +
+                     std::to_string(other->executionModel) +
+                     "; expected GLCompute (5): compile it as a compute "
+                     "shader"});
+    else
+      out.push_back({"entry point `" + abi.entry +
+                     "` not found in the SPIR-V; " +
+                     (present.empty() ? std::string("the module has no "
+                                                    "OpEntryPoint")
+                                      : "entry points present: " +
+                                            join(present))});
+    return out;
+  }
+
+  // Bindings: set 0, binding i, storage buffer; nothing else bound.
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const SpirvResource *res = nullptr;
+    for (const SpirvResource &r : spirv.resources)
+      if (r.set == 0 && r.binding == i)
+        res = &r;
+    std::string label = describeBinding(abi, i);
+    if (!res) {
+      out.push_back({label + ": expected a storage buffer at set 0 binding " +
+                     std::to_string(i) + ", found nothing bound there"});
+      continue;
+    }
+    if (res->kind != SpirvResource::Kind::StorageBuffer) {
+      const char *kind = "a resource that is not a buffer";
+      if (res->kind == SpirvResource::Kind::UniformBuffer)
+        kind = "a uniform buffer (declare it `buffer`, not `uniform`)";
+      else if (res->kind == SpirvResource::Kind::Image)
+        kind = "an image";
+      else if (res->kind == SpirvResource::Kind::Sampler)
+        kind = "a sampler";
+      out.push_back({label + ": expected a storage buffer at set 0 binding " +
+                     std::to_string(i) + ", found " + kind});
+      continue;
+    }
+    bool readOnly = abi.bindings[i].access == Access::ReadOnly;
+    if (readOnly && !res->nonWritable)
+      out.push_back({label + ": expected readonly (NonWritable), found a "
+                     "writable buffer; declare it `readonly buffer`"});
+    else if (!readOnly && res->nonWritable)
+      out.push_back({label + ": expected " +
+                     std::string(toString(abi.bindings[i].access)) +
+                     ", found a NonWritable (readonly) buffer"});
+  }
+  for (const SpirvResource &r : spirv.resources) {
+    if (r.set == 0 && r.binding < abi.bindings.size())
+      continue;
+    out.push_back({"unexpected resource at set " + std::to_string(r.set) +
+                   " binding " + std::to_string(r.binding) +
+                   (r.name.empty() ? "" : " (`" + r.name + "`)") +
+                   ": the ABI declares " +
+                   std::to_string(abi.bindings.size()) +
+                   " bindings, at set 0 bindings 0.." +
+                   (abi.bindings.empty()
+                        ? std::string("(none)")
+                        : std::to_string(abi.bindings.size() - 1))});
+  }
+
+  // Constants: one push-constant block, natural alignment.
+  std::vector<ParamSlot> layout = pushConstantLayout(abi);
+  if (layout.empty() && spirv.pushConstants &&
+      !spirv.pushConstants->memberOffsets.empty()) {
+    out.push_back({"push constants: the ABI declares no constants, found a "
+                   "push-constant block of " +
+                   std::to_string(spirv.pushConstants->size) + " bytes"});
+  } else if (!layout.empty() && !spirv.pushConstants) {
+    out.push_back({"push constants: expected a push-constant block of " +
+                   std::to_string(pushConstantSize(abi)) + " bytes for " +
+                   std::to_string(layout.size()) +
+                   " constants, found none (declare `layout(push_constant) "
+                   "uniform ...`)"});
+  } else if (!layout.empty()) {
+    const SpirvPushConstantBlock &pc = *spirv.pushConstants;
+    if (pc.memberOffsets.size() != layout.size())
+      out.push_back({"push constants: expected " +
+                     std::to_string(layout.size()) + " members, found " +
+                     std::to_string(pc.memberOffsets.size())});
+    size_t common = std::min(layout.size(), pc.memberOffsets.size());
+    for (size_t i = 0; i < common; ++i) {
+      ScalarType type = abi.constants[i].type;
+      std::string found = "offset " + std::to_string(pc.memberOffsets[i]) +
+                          ", " + std::to_string(pc.memberSizes[i]) + " bytes";
+      std::string foundType =
+          i < pc.memberTypes.size() ? pc.memberTypes[i] : std::string();
+      if (!foundType.empty())
+        found += " " + foundType;
+      bool typeOk = true;
+      if (!foundType.empty())
+        typeOk = (foundType[0] == 'f') == isFloat(type);
+      if (pc.memberOffsets[i] != layout[i].offset ||
+          pc.memberSizes[i] != layout[i].size || !typeOk)
+        out.push_back({describeConstant(abi, i) +
+                       " (push-constant member " + std::to_string(i) +
+                       "): expected offset " +
+                       std::to_string(layout[i].offset) + ", " +
+                       std::to_string(layout[i].size) + " bytes " +
+                       toString(type) + ", found " + found});
+    }
+    if (pc.memberOffsets.size() == layout.size() &&
+        pc.size != pushConstantSize(abi))
+      out.push_back({"push constants: expected a block of " +
+                     std::to_string(pushConstantSize(abi)) +
+                     " bytes, found " + std::to_string(pc.size)});
+  }
+
+  // Workgroup size.
+  if (!entry->workgroupSize) {
+    out.push_back({"workgroup size: expected " + dims(abi.workgroupSize) +
+                   ", found none (declare layout(local_size_x = ...) in)"});
+  } else if (*entry->workgroupSize != abi.workgroupSize) {
+    std::string note;
+    for (int i = 0; i < 3; ++i)
+      if (entry->specIds[i])
+        note += std::string(note.empty() ? "; " : ", ") + "xyz"[i] +
+                " is specialization constant " +
+                std::to_string(*entry->specIds[i]) + " (default shown)";
+    out.push_back({"workgroup size: expected " + dims(abi.workgroupSize) +
+                   ", found " + dims(*entry->workgroupSize) + " (from " +
+                   entry->workgroupSizeSource + note + ")"});
+  }
+  return out;
+}
+
+std::string formatMismatches(const std::vector<AbiMismatch> &mismatches) {
+  std::string out;
+  for (size_t i = 0; i < mismatches.size(); ++i)
+    out += (i ? "\n" : "") + mismatches[i].message;
+  return out;
+}
+
+} // namespace kb

@@ -1,0 +1,776 @@
+//===- common/spirv_reader.cpp - Reflect a SPIR-V compute module ---------===//
+//
+// Two passes: the first walks every instruction (bounds-checked) and records
+// the few kinds the reflection needs in id-keyed tables; the second resolves
+// them (workgroup sizes, resources, the push-constant block). Opcode and enum
+// values are from the SPIR-V 1.6 specification (unified1/spirv.hpp); they are
+// spelled out here so that this library has no dependency but the C++
+// standard library.
+//
+//===----------------------------------------------------------------------===//
+#include "common/spirv_reader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace kb {
+namespace {
+
+constexpr uint32_t kMagic = 0x07230203;
+constexpr uint32_t kMagicSwapped = 0x03022307;
+constexpr uint32_t kHeaderWords = 5;
+
+enum Op : uint32_t {
+  OpName = 5,
+  OpEntryPoint = 15,
+  OpExecutionMode = 16,
+  OpTypeBool = 20,
+  OpTypeInt = 21,
+  OpTypeFloat = 22,
+  OpTypeVector = 23,
+  OpTypeMatrix = 24,
+  OpTypeImage = 25,
+  OpTypeSampler = 26,
+  OpTypeSampledImage = 27,
+  OpTypeArray = 28,
+  OpTypeRuntimeArray = 29,
+  OpTypeStruct = 30,
+  OpTypePointer = 32,
+  OpConstantTrue = 41,
+  OpConstantFalse = 42,
+  OpConstant = 43,
+  OpConstantComposite = 44,
+  OpSpecConstantTrue = 48,
+  OpSpecConstantFalse = 49,
+  OpSpecConstant = 50,
+  OpSpecConstantComposite = 51,
+  OpVariable = 59,
+  OpDecorate = 71,
+  OpMemberDecorate = 72,
+  OpExecutionModeId = 331,
+};
+
+enum Decoration : uint32_t {
+  DecSpecId = 1,
+  DecBlock = 2,
+  DecBufferBlock = 3,
+  DecRowMajor = 4,
+  DecArrayStride = 6,
+  DecMatrixStride = 7,
+  DecBuiltIn = 11,
+  DecNonWritable = 24,
+  DecBinding = 33,
+  DecDescriptorSet = 34,
+  DecOffset = 35,
+};
+
+constexpr uint32_t kExecutionModeLocalSize = 17;
+constexpr uint32_t kExecutionModeLocalSizeId = 38;
+constexpr uint32_t kBuiltInWorkgroupSize = 25;
+constexpr uint32_t kStorageUniformConstant = 0;
+constexpr uint32_t kStorageUniform = 2;
+constexpr uint32_t kStoragePushConstant = 9;
+constexpr uint32_t kStorageStorageBuffer = 12;
+
+/// Nesting limit for type walks: garbage may form cycles that a valid module
+/// cannot (types are defined before use).
+constexpr int kMaxTypeDepth = 32;
+
+const char *opName(uint32_t op) {
+  switch (op) {
+  case OpName: return "OpName";
+  case OpEntryPoint: return "OpEntryPoint";
+  case OpExecutionMode: return "OpExecutionMode";
+  case OpExecutionModeId: return "OpExecutionModeId";
+  case OpTypeBool: return "OpTypeBool";
+  case OpTypeInt: return "OpTypeInt";
+  case OpTypeFloat: return "OpTypeFloat";
+  case OpTypeVector: return "OpTypeVector";
+  case OpTypeMatrix: return "OpTypeMatrix";
+  case OpTypeImage: return "OpTypeImage";
+  case OpTypeSampler: return "OpTypeSampler";
+  case OpTypeSampledImage: return "OpTypeSampledImage";
+  case OpTypeArray: return "OpTypeArray";
+  case OpTypeRuntimeArray: return "OpTypeRuntimeArray";
+  case OpTypeStruct: return "OpTypeStruct";
+  case OpTypePointer: return "OpTypePointer";
+  case OpConstantTrue: return "OpConstantTrue";
+  case OpConstantFalse: return "OpConstantFalse";
+  case OpConstant: return "OpConstant";
+  case OpConstantComposite: return "OpConstantComposite";
+  case OpSpecConstantTrue: return "OpSpecConstantTrue";
+  case OpSpecConstantFalse: return "OpSpecConstantFalse";
+  case OpSpecConstant: return "OpSpecConstant";
+  case OpSpecConstantComposite: return "OpSpecConstantComposite";
+  case OpVariable: return "OpVariable";
+  case OpDecorate: return "OpDecorate";
+  case OpMemberDecorate: return "OpMemberDecorate";
+  }
+  return "instruction";
+}
+
+/// Minimum word count (including the opcode word) of the instructions read.
+uint32_t minWords(uint32_t op) {
+  switch (op) {
+  case OpName: return 3;
+  case OpEntryPoint: return 4;
+  case OpExecutionMode: return 3;
+  case OpExecutionModeId: return 3;
+  case OpTypeBool: return 2;
+  case OpTypeInt: return 4;
+  case OpTypeFloat: return 3;
+  case OpTypeVector: return 4;
+  case OpTypeMatrix: return 4;
+  case OpTypeImage: return 9;
+  case OpTypeSampler: return 2;
+  case OpTypeSampledImage: return 3;
+  case OpTypeArray: return 4;
+  case OpTypeRuntimeArray: return 3;
+  case OpTypeStruct: return 2;
+  case OpTypePointer: return 4;
+  case OpConstantTrue:
+  case OpConstantFalse:
+  case OpSpecConstantTrue:
+  case OpSpecConstantFalse: return 3;
+  case OpConstant:
+  case OpSpecConstant: return 4;
+  case OpConstantComposite:
+  case OpSpecConstantComposite: return 3;
+  case OpVariable: return 4;
+  case OpDecorate: return 3;
+  case OpMemberDecorate: return 4;
+  }
+  return 1;
+}
+
+struct Instruction {
+  uint32_t opcode;
+  const uint32_t *operands; // words after the opcode word
+  uint32_t operandCount;
+  size_t wordOffset; // of the opcode word, for messages
+};
+
+struct TypeDef {
+  uint32_t opcode;
+  std::vector<uint32_t> operands; // after the result id
+};
+
+struct ConstantDef {
+  uint32_t opcode;
+  uint32_t type;
+  std::vector<uint32_t> operands; // after the result id
+};
+
+struct Decorations {
+  std::optional<uint32_t> specId, binding, set, builtIn, arrayStride;
+  bool block = false, bufferBlock = false, nonWritable = false;
+};
+
+struct MemberDecorations {
+  std::optional<uint32_t> offset, matrixStride;
+  bool nonWritable = false, rowMajor = false;
+};
+
+struct VariableDef {
+  uint32_t id, pointerType, storageClass;
+};
+
+struct ExecutionModeDef {
+  uint32_t target, mode;
+  bool idOperands;
+  std::vector<uint32_t> operands;
+  size_t wordOffset;
+};
+
+std::string idRef(uint32_t id) { return "%" + std::to_string(id); }
+
+class Reflector {
+public:
+  StatusOr<SpirvModule> run(const uint32_t *words, size_t count) {
+    if (count < kHeaderWords)
+      return invalidArgument(
+          "SPIR-V module has " + std::to_string(count) +
+          " words; a module needs at least the 5-word header");
+    if (words[0] != kMagic)
+      return invalidArgument("SPIR-V word 0: expected the magic number "
+                             "0x07230203, found " + hex(words[0]) +
+                             "; this is not a SPIR-V binary");
+    SpirvModule module;
+    module.version = words[1];
+    uint32_t major = (words[1] >> 16) & 0xff;
+    if (major != 1 || (words[1] & 0xff0000ffu) != 0)
+      return invalidArgument("SPIR-V word 1: unsupported version word " +
+                             hex(words[1]) + "; expected 1.x (0x0001xx00)");
+    bound_ = words[3];
+    if (bound_ == 0)
+      return invalidArgument("SPIR-V word 3: the id bound is 0");
+
+    for (size_t pos = kHeaderWords; pos < count;) {
+      uint32_t wordCount = words[pos] >> 16;
+      uint32_t opcode = words[pos] & 0xffff;
+      if (wordCount == 0)
+        return invalidArgument("SPIR-V word " + std::to_string(pos) +
+                               ": instruction (opcode " +
+                               std::to_string(opcode) +
+                               ") has a word count of 0");
+      if (wordCount > count - pos)
+        return invalidArgument(
+            "SPIR-V word " + std::to_string(pos) + ": " + opName(opcode) +
+            " (opcode " + std::to_string(opcode) + ") claims " +
+            std::to_string(wordCount) + " words but only " +
+            std::to_string(count - pos) +
+            " remain; the module is truncated or corrupt");
+      if (wordCount < minWords(opcode))
+        return invalidArgument(
+            "SPIR-V word " + std::to_string(pos) + ": " + opName(opcode) +
+            " has " + std::to_string(wordCount) +
+            " words; expected at least " + std::to_string(minWords(opcode)));
+      Instruction inst{opcode, words + pos + 1, wordCount - 1, pos};
+      KB_RETURN_IF_ERROR(record(inst));
+      pos += wordCount;
+    }
+    KB_RETURN_IF_ERROR(resolveEntryPoints(module));
+    KB_RETURN_IF_ERROR(resolveResources(module));
+    return module;
+  }
+
+private:
+  static std::string hex(uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+  }
+
+  Status error(const Instruction &inst, const std::string &what) const {
+    return invalidArgument("SPIR-V word " + std::to_string(inst.wordOffset) +
+                           ": " + opName(inst.opcode) + ": " + what);
+  }
+
+  Status checkId(const Instruction &inst, uint32_t id) const {
+    if (id == 0 || id >= bound_)
+      return error(inst, "id " + std::to_string(id) +
+                             " is outside the module's id bound " +
+                             std::to_string(bound_));
+    return okStatus();
+  }
+
+  /// Reads a NUL-terminated literal string starting at operand |first|;
+  /// |next| receives the operand index after it.
+  StatusOr<std::string> literalString(const Instruction &inst, uint32_t first,
+                                      uint32_t &next) const {
+    std::string s;
+    for (uint32_t i = first; i < inst.operandCount; ++i) {
+      uint32_t w = inst.operands[i];
+      for (int b = 0; b < 4; ++b) {
+        char c = static_cast<char>((w >> (8 * b)) & 0xff);
+        if (c == '\0') {
+          next = i + 1;
+          return s;
+        }
+        s.push_back(c);
+      }
+    }
+    return error(inst, "literal string is not NUL-terminated within the "
+                       "instruction");
+  }
+
+  Status defineType(const Instruction &inst) {
+    uint32_t id = inst.operands[0];
+    KB_RETURN_IF_ERROR(checkId(inst, id));
+    if (types_.count(id) || constants_.count(id))
+      return error(inst, "id " + idRef(id) + " is defined twice");
+    types_[id] = TypeDef{inst.opcode, std::vector<uint32_t>(
+                                          inst.operands + 1,
+                                          inst.operands + inst.operandCount)};
+    return okStatus();
+  }
+
+  Status defineConstant(const Instruction &inst) {
+    uint32_t id = inst.operands[1];
+    KB_RETURN_IF_ERROR(checkId(inst, id));
+    if (types_.count(id) || constants_.count(id))
+      return error(inst, "id " + idRef(id) + " is defined twice");
+    constants_[id] =
+        ConstantDef{inst.opcode, inst.operands[0],
+                    std::vector<uint32_t>(inst.operands + 2,
+                                          inst.operands + inst.operandCount)};
+    return okStatus();
+  }
+
+  Status record(const Instruction &inst) {
+    const uint32_t *ops = inst.operands;
+    switch (inst.opcode) {
+    case OpName: {
+      uint32_t next = 0;
+      KB_ASSIGN_OR_RETURN(std::string name, literalString(inst, 1, next));
+      names_[ops[0]] = std::move(name);
+      return okStatus();
+    }
+    case OpEntryPoint: {
+      SpirvEntryPoint ep;
+      ep.executionModel = ops[0];
+      ep.id = ops[1];
+      KB_RETURN_IF_ERROR(checkId(inst, ep.id));
+      uint32_t next = 0;
+      KB_ASSIGN_OR_RETURN(ep.name, literalString(inst, 2, next));
+      entryPoints_.push_back(std::move(ep));
+      return okStatus();
+    }
+    case OpExecutionMode:
+    case OpExecutionModeId:
+      modes_.push_back(ExecutionModeDef{
+          ops[0], ops[1], inst.opcode == OpExecutionModeId,
+          std::vector<uint32_t>(ops + 2, ops + inst.operandCount),
+          inst.wordOffset});
+      return okStatus();
+    case OpTypeBool:
+    case OpTypeInt:
+    case OpTypeFloat:
+    case OpTypeVector:
+    case OpTypeMatrix:
+    case OpTypeImage:
+    case OpTypeSampler:
+    case OpTypeSampledImage:
+    case OpTypeArray:
+    case OpTypeRuntimeArray:
+    case OpTypeStruct:
+    case OpTypePointer:
+      return defineType(inst);
+    case OpConstantTrue:
+    case OpConstantFalse:
+    case OpConstant:
+    case OpConstantComposite:
+    case OpSpecConstantTrue:
+    case OpSpecConstantFalse:
+    case OpSpecConstant:
+    case OpSpecConstantComposite:
+      return defineConstant(inst);
+    case OpVariable:
+      KB_RETURN_IF_ERROR(checkId(inst, ops[1]));
+      variables_.push_back(VariableDef{ops[1], ops[0], ops[2]});
+      return okStatus();
+    case OpDecorate: {
+      Decorations &d = decorations_[ops[0]];
+      auto literal = [&](std::optional<uint32_t> &field) -> Status {
+        if (inst.operandCount < 3)
+          return error(inst, "decoration " + std::to_string(ops[1]) +
+                                 " on " + idRef(ops[0]) +
+                                 " is missing its literal operand");
+        field = ops[2];
+        return okStatus();
+      };
+      switch (ops[1]) {
+      case DecSpecId: return literal(d.specId);
+      case DecBinding: return literal(d.binding);
+      case DecDescriptorSet: return literal(d.set);
+      case DecBuiltIn: return literal(d.builtIn);
+      case DecArrayStride: return literal(d.arrayStride);
+      case DecBlock: d.block = true; break;
+      case DecBufferBlock: d.bufferBlock = true; break;
+      case DecNonWritable: d.nonWritable = true; break;
+      default: break;
+      }
+      return okStatus();
+    }
+    case OpMemberDecorate: {
+      MemberDecorations &d = memberDecorations_[ops[0]][ops[1]];
+      auto literal = [&](std::optional<uint32_t> &field) -> Status {
+        if (inst.operandCount < 4)
+          return error(inst, "member decoration " + std::to_string(ops[2]) +
+                                 " on " + idRef(ops[0]) + " member " +
+                                 std::to_string(ops[1]) +
+                                 " is missing its literal operand");
+        field = ops[3];
+        return okStatus();
+      };
+      switch (ops[2]) {
+      case DecOffset: return literal(d.offset);
+      case DecMatrixStride: return literal(d.matrixStride);
+      case DecNonWritable: d.nonWritable = true; break;
+      case DecRowMajor: d.rowMajor = true; break;
+      default: break;
+      }
+      return okStatus();
+    }
+    default:
+      return okStatus();
+    }
+  }
+
+  const TypeDef *type(uint32_t id) const {
+    auto it = types_.find(id);
+    return it == types_.end() ? nullptr : &it->second;
+  }
+
+  bool isInt32(uint32_t typeId) const {
+    const TypeDef *t = type(typeId);
+    return t && t->opcode == OpTypeInt && t->operands.size() >= 1 &&
+           t->operands[0] == 32;
+  }
+
+  /// The value of a 32-bit integer (spec) constant and its SpecId, if any.
+  Status scalarConstant(uint32_t id, const std::string &what, uint32_t &value,
+                        std::optional<uint32_t> &specId) const {
+    auto it = constants_.find(id);
+    if (it == constants_.end())
+      return invalidArgument("SPIR-V: " + what + " refers to " + idRef(id) +
+                             ", which is not a constant");
+    const ConstantDef &c = it->second;
+    if ((c.opcode != OpConstant && c.opcode != OpSpecConstant) ||
+        !isInt32(c.type) || c.operands.size() != 1)
+      return invalidArgument("SPIR-V: " + what + " refers to " + idRef(id) +
+                             ", which is not a 32-bit integer constant");
+    value = c.operands[0];
+    specId.reset();
+    if (c.opcode == OpSpecConstant) {
+      auto dec = decorations_.find(id);
+      if (dec != decorations_.end())
+        specId = dec->second.specId;
+    }
+    return okStatus();
+  }
+
+  Status resolveEntryPoints(SpirvModule &module) {
+    // The WorkgroupSize builtin (a constant composite) overrides LocalSize
+    // and LocalSizeId for every entry point of the module.
+    std::optional<std::array<uint32_t, 3>> builtinSize;
+    std::array<std::optional<uint32_t>, 3> builtinSpecIds;
+    for (const auto &[id, dec] : decorations_) {
+      if (dec.builtIn != kBuiltInWorkgroupSize)
+        continue;
+      auto it = constants_.find(id);
+      if (it == constants_.end())
+        continue; // Decorating a variable is invalid; spirv-val reports it.
+      const ConstantDef &c = it->second;
+      if ((c.opcode != OpConstantComposite &&
+           c.opcode != OpSpecConstantComposite) ||
+          c.operands.size() != 3)
+        return invalidArgument("SPIR-V: the WorkgroupSize builtin " +
+                               idRef(id) +
+                               " is not a composite of 3 constants");
+      std::array<uint32_t, 3> size{};
+      for (int i = 0; i < 3; ++i)
+        KB_RETURN_IF_ERROR(scalarConstant(
+            c.operands[i],
+            "WorkgroupSize builtin component " + std::to_string(i), size[i],
+            builtinSpecIds[i]));
+      builtinSize = size;
+    }
+
+    for (SpirvEntryPoint &ep : entryPoints_) {
+      for (const ExecutionModeDef &mode : modes_) {
+        if (mode.target != ep.id)
+          continue;
+        if (!mode.idOperands && mode.mode == kExecutionModeLocalSize) {
+          if (mode.operands.size() != 3)
+            return invalidArgument(
+                "SPIR-V word " + std::to_string(mode.wordOffset) +
+                ": LocalSize of entry point `" + ep.name +
+                "` has " + std::to_string(mode.operands.size()) +
+                " operands; expected 3");
+          ep.workgroupSize = {mode.operands[0], mode.operands[1],
+                              mode.operands[2]};
+          ep.specIds = {};
+          ep.workgroupSizeSource = "LocalSize";
+        } else if (mode.idOperands &&
+                   mode.mode == kExecutionModeLocalSizeId) {
+          if (mode.operands.size() != 3)
+            return invalidArgument(
+                "SPIR-V word " + std::to_string(mode.wordOffset) +
+                ": LocalSizeId of entry point `" + ep.name + "` has " +
+                std::to_string(mode.operands.size()) +
+                " operands; expected 3");
+          std::array<uint32_t, 3> size{};
+          for (int i = 0; i < 3; ++i)
+            KB_RETURN_IF_ERROR(scalarConstant(
+                mode.operands[i],
+                "LocalSizeId operand " + std::to_string(i) +
+                    " of entry point `" + ep.name + "`",
+                size[i], ep.specIds[i]));
+          ep.workgroupSize = size;
+          ep.workgroupSizeSource = "LocalSizeId";
+        }
+      }
+      if (builtinSize && ep.executionModel == 5) {
+        ep.workgroupSize = builtinSize;
+        ep.specIds = builtinSpecIds;
+        ep.workgroupSizeSource = "WorkgroupSize builtin";
+      }
+      module.entryPoints.push_back(ep);
+    }
+    return okStatus();
+  }
+
+  /// Follows arrays (of descriptors) down to the element type.
+  const TypeDef *unwrapArrays(uint32_t typeId, uint32_t &finalId) const {
+    finalId = typeId;
+    const TypeDef *t = type(typeId);
+    for (int depth = 0; t && depth < kMaxTypeDepth &&
+                        (t->opcode == OpTypeArray ||
+                         t->opcode == OpTypeRuntimeArray) &&
+                        !t->operands.empty();
+         ++depth) {
+      finalId = t->operands[0];
+      t = type(finalId);
+    }
+    return t;
+  }
+
+  static std::string scalarName(const TypeDef &t) {
+    if (t.opcode == OpTypeInt && t.operands.size() >= 2)
+      return (t.operands[1] ? "i" : "u") + std::to_string(t.operands[0]);
+    if (t.opcode == OpTypeFloat && !t.operands.empty())
+      return "f" + std::to_string(t.operands[0]);
+    return "";
+  }
+
+  /// Size in bytes of |typeId| laid out in a block. |member| holds the
+  /// decorations of the struct member of this type (matrix stride/order).
+  StatusOr<uint64_t> typeSize(uint32_t typeId, const MemberDecorations *member,
+                              int depth) const {
+    KB_ASSIGN_OR_RETURN(uint64_t size, uncheckedTypeSize(typeId, member, depth));
+    // Capping every intermediate size keeps the products above in 64 bits.
+    if (size > std::numeric_limits<uint32_t>::max())
+      return invalidArgument("SPIR-V: type " + idRef(typeId) +
+                             " is larger than 4 GiB");
+    return size;
+  }
+
+  StatusOr<uint64_t> uncheckedTypeSize(uint32_t typeId,
+                                       const MemberDecorations *member,
+                                       int depth) const {
+    const std::string where = "type " + idRef(typeId);
+    if (depth > kMaxTypeDepth)
+      return invalidArgument("SPIR-V: " + where +
+                             " is nested too deeply (a type cycle?)");
+    const TypeDef *t = type(typeId);
+    if (!t)
+      return invalidArgument("SPIR-V: " + where + " is not defined");
+    auto scalarWidth = [&](uint32_t width) -> StatusOr<uint64_t> {
+      if (width != 8 && width != 16 && width != 32 && width != 64)
+        return invalidArgument("SPIR-V: " + where + " has width " +
+                               std::to_string(width) +
+                               "; expected 8, 16, 32 or 64");
+      return width / 8;
+    };
+    switch (t->opcode) {
+    case OpTypeInt:
+    case OpTypeFloat:
+      return scalarWidth(t->operands[0]);
+    case OpTypeVector: {
+      KB_ASSIGN_OR_RETURN(uint64_t component,
+                          typeSize(t->operands[0], nullptr, depth + 1));
+      return component * t->operands[1];
+    }
+    case OpTypeMatrix: {
+      const TypeDef *column = type(t->operands[0]);
+      if (!column || column->opcode != OpTypeVector)
+        return invalidArgument("SPIR-V: " + where +
+                               " is a matrix whose column is not a vector");
+      uint64_t columns = t->operands[1], rows = column->operands[1];
+      if (member && member->matrixStride)
+        return (member->rowMajor ? rows : columns) * *member->matrixStride;
+      KB_ASSIGN_OR_RETURN(uint64_t columnSize,
+                          typeSize(t->operands[0], nullptr, depth + 1));
+      return columns * columnSize;
+    }
+    case OpTypeArray: {
+      uint32_t length = 0;
+      std::optional<uint32_t> specId;
+      KB_RETURN_IF_ERROR(scalarConstant(t->operands[1],
+                                        "the length of array " + where, length,
+                                        specId));
+      auto dec = decorations_.find(typeId);
+      if (dec != decorations_.end() && dec->second.arrayStride)
+        return uint64_t{length} * *dec->second.arrayStride;
+      KB_ASSIGN_OR_RETURN(uint64_t element,
+                          typeSize(t->operands[0], member, depth + 1));
+      return uint64_t{length} * element;
+    }
+    case OpTypeStruct: {
+      uint64_t size = 0;
+      for (uint32_t m = 0; m < t->operands.size(); ++m) {
+        const MemberDecorations *md = memberDecoration(typeId, m);
+        if (!md || !md->offset)
+          return invalidArgument("SPIR-V: member " + std::to_string(m) +
+                                 " of struct " + idRef(typeId) +
+                                 " has no Offset decoration");
+        KB_ASSIGN_OR_RETURN(uint64_t memberSize,
+                            typeSize(t->operands[m], md, depth + 1));
+        size = std::max(size, uint64_t{*md->offset} + memberSize);
+      }
+      return size;
+    }
+    case OpTypeRuntimeArray:
+      return invalidArgument("SPIR-V: " + where +
+                             " is a runtime array, which has no static size");
+    default:
+      return invalidArgument("SPIR-V: " + where + " (" + opName(t->opcode) +
+                             ") cannot be laid out in a block");
+    }
+  }
+
+  const MemberDecorations *memberDecoration(uint32_t structId,
+                                            uint32_t member) const {
+    auto it = memberDecorations_.find(structId);
+    if (it == memberDecorations_.end())
+      return nullptr;
+    auto m = it->second.find(member);
+    return m == it->second.end() ? nullptr : &m->second;
+  }
+
+  std::string variableName(uint32_t id) const {
+    auto it = names_.find(id);
+    return it == names_.end() ? std::string() : it->second;
+  }
+
+  Status resolveResources(SpirvModule &module) {
+    for (const VariableDef &var : variables_) {
+      const TypeDef *ptr = type(var.pointerType);
+      if (!ptr || ptr->opcode != OpTypePointer)
+        return invalidArgument("SPIR-V: variable " + idRef(var.id) +
+                               " has type " + idRef(var.pointerType) +
+                               ", which is not a pointer type");
+      uint32_t pointee = ptr->operands[1];
+      if (var.storageClass == kStoragePushConstant) {
+        if (module.pushConstants)
+          return invalidArgument(
+              "SPIR-V: more than one push-constant block (" +
+              idRef(var.id) + "); the kernel ABI has exactly one");
+        KB_ASSIGN_OR_RETURN(module.pushConstants,
+                            pushConstantBlock(var, pointee));
+        continue;
+      }
+      if (var.storageClass != kStorageUniformConstant &&
+          var.storageClass != kStorageUniform &&
+          var.storageClass != kStorageStorageBuffer)
+        continue;
+      SpirvResource res;
+      res.name = variableName(var.id);
+      Decorations dec;
+      if (auto it = decorations_.find(var.id); it != decorations_.end())
+        dec = it->second;
+      if (!dec.set || !dec.binding)
+        return invalidArgument(
+            "SPIR-V: resource variable " + idRef(var.id) +
+            (res.name.empty() ? "" : " (`" + res.name + "`)") +
+            " has no DescriptorSet/Binding decoration");
+      res.set = *dec.set;
+      res.binding = *dec.binding;
+      uint32_t elementId = 0;
+      const TypeDef *element = unwrapArrays(pointee, elementId);
+      Decorations elementDec;
+      if (auto it = decorations_.find(elementId); it != decorations_.end())
+        elementDec = it->second;
+      if (element && element->opcode == OpTypeStruct) {
+        if (var.storageClass == kStorageStorageBuffer ||
+            (var.storageClass == kStorageUniform && elementDec.bufferBlock))
+          res.kind = SpirvResource::Kind::StorageBuffer;
+        else if (var.storageClass == kStorageUniform && elementDec.block)
+          res.kind = SpirvResource::Kind::UniformBuffer;
+        bool allMembers = !element->operands.empty();
+        for (uint32_t m = 0; m < element->operands.size(); ++m) {
+          const MemberDecorations *md = memberDecoration(elementId, m);
+          allMembers = allMembers && md && md->nonWritable;
+        }
+        res.nonWritable = dec.nonWritable || allMembers;
+      } else {
+        if (element && (element->opcode == OpTypeImage ||
+                        element->opcode == OpTypeSampledImage))
+          res.kind = SpirvResource::Kind::Image;
+        else if (element && element->opcode == OpTypeSampler)
+          res.kind = SpirvResource::Kind::Sampler;
+        res.nonWritable = dec.nonWritable;
+      }
+      module.resources.push_back(std::move(res));
+    }
+    return okStatus();
+  }
+
+  StatusOr<SpirvPushConstantBlock> pushConstantBlock(const VariableDef &var,
+                                                     uint32_t structId) const {
+    const TypeDef *block = type(structId);
+    if (!block || block->opcode != OpTypeStruct)
+      return invalidArgument("SPIR-V: push-constant variable " +
+                             idRef(var.id) + " does not point to a struct");
+    SpirvPushConstantBlock pc;
+    uint64_t size = 0;
+    for (uint32_t m = 0; m < block->operands.size(); ++m) {
+      const MemberDecorations *md = memberDecoration(structId, m);
+      if (!md || !md->offset)
+        return invalidArgument("SPIR-V: push-constant member " +
+                               std::to_string(m) + " has no Offset decoration");
+      KB_ASSIGN_OR_RETURN(uint64_t memberSize,
+                          typeSize(block->operands[m], md, 0));
+      uint64_t end = uint64_t{*md->offset} + memberSize;
+      if (end > std::numeric_limits<uint32_t>::max())
+        return invalidArgument("SPIR-V: push-constant member " +
+                               std::to_string(m) + " ends past 4 GiB");
+      size = std::max(size, end);
+      pc.memberOffsets.push_back(*md->offset);
+      pc.memberSizes.push_back(static_cast<uint32_t>(memberSize));
+      const TypeDef *memberType = type(block->operands[m]);
+      pc.memberTypes.push_back(memberType ? scalarName(*memberType) : "");
+    }
+    pc.size = static_cast<uint32_t>(size);
+    return pc;
+  }
+
+  uint32_t bound_ = 0;
+  std::unordered_map<uint32_t, std::string> names_;
+  std::vector<SpirvEntryPoint> entryPoints_;
+  std::vector<ExecutionModeDef> modes_;
+  std::unordered_map<uint32_t, TypeDef> types_;
+  std::unordered_map<uint32_t, ConstantDef> constants_;
+  std::map<uint32_t, Decorations> decorations_;
+  std::unordered_map<uint32_t, std::map<uint32_t, MemberDecorations>>
+      memberDecorations_;
+  std::vector<VariableDef> variables_;
+};
+
+uint32_t byteSwap(uint32_t w) {
+  return (w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24);
+}
+
+} // namespace
+
+const SpirvEntryPoint *
+SpirvModule::findEntryPoint(std::string_view name) const {
+  for (const SpirvEntryPoint &ep : entryPoints)
+    if (ep.name == name)
+      return &ep;
+  return nullptr;
+}
+
+StatusOr<SpirvModule> readSpirv(const uint32_t *words, size_t count) {
+  if (count > 0 && words == nullptr)
+    return invalidArgument("SPIR-V: null word pointer");
+  // The magic number also tells the word order; a module written by a
+  // big-endian producer is read after swapping.
+  if (count > 0 && words[0] == kMagicSwapped) {
+    std::vector<uint32_t> swapped(words, words + count);
+    for (uint32_t &w : swapped)
+      w = byteSwap(w);
+    return Reflector().run(swapped.data(), swapped.size());
+  }
+  return Reflector().run(words, count);
+}
+
+StatusOr<SpirvModule> readSpirvBytes(std::string_view bytes) {
+  if (bytes.size() % 4 != 0)
+    return invalidArgument("SPIR-V binary is " + std::to_string(bytes.size()) +
+                           " bytes, not a multiple of 4: truncated or not "
+                           "SPIR-V");
+  std::vector<uint32_t> words(bytes.size() / 4);
+  for (size_t i = 0; i < words.size(); ++i) {
+    const auto *b = reinterpret_cast<const unsigned char *>(bytes.data() + 4 * i);
+    words[i] = uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 |
+               uint32_t{b[3]} << 24;
+  }
+  return readSpirv(words.data(), words.size());
+}
+
+} // namespace kb
