@@ -1,0 +1,81 @@
+//===- workbench/build_report.h - build.json ------------------------------===//
+//
+// `OUT_DIR/build.json` records what a `kernel-bench build` did, failures
+// included: that is its point (a CI log that says which kernel failed on
+// which target with which diagnostics, and which outputs it published).
+// The schema is documented in workbench/README.md and versioned by
+// `schema_version`; bump it on any incompatible change.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_BUILD_REPORT_H_
+#define KB_WORKBENCH_BUILD_REPORT_H_
+
+#include "common/status.h"
+#include "toolchains/kernel_builder.h"
+#include "workbench/project.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+inline constexpr int kBuildReportSchemaVersion = 1;
+
+/// The options a build ran with, as recorded in build.json.
+struct BuildReportOptions {
+  unsigned jobs = 0;
+  std::vector<toolchains::Target> requestedTargets;
+  bool strict = false;
+  bool cacheEnabled = true;
+  std::filesystem::path cacheDir;
+  double timeoutSeconds = 0;
+  bool kernelsOnly = false;
+};
+
+/// One finished job: what was planned and what the builder returned.
+struct JobRecord {
+  const Kernel *kernel = nullptr;
+  const toolchains::KernelSpec *spec = nullptr;
+  toolchains::BuildJobResult result;
+};
+
+struct BuildReport {
+  const Project *project = nullptr;
+  std::filesystem::path outputDir;
+  BuildReportOptions options;
+  std::vector<JobRecord> jobs;
+  /// The program step's record (compiler integration); null when the
+  /// project names no program.
+  nlohmann::json program;
+  double wallSeconds = 0;
+};
+
+/// The totals line and build.json "totals" are computed from the same data.
+struct BuildTotals {
+  size_t kernels = 0;
+  size_t targets = 0;
+  size_t jobs = 0;
+  size_t succeeded = 0;
+  size_t failed = 0;
+  size_t cacheHits = 0;
+  /// Sum of every tool invocation's duration (what a serial build costs).
+  double toolSeconds = 0;
+};
+BuildTotals computeTotals(const BuildReport &report);
+
+/// The build.json document.
+nlohmann::json toJson(const BuildReport &report);
+
+/// Writes |text| to |path| atomically: a temporary file in the same
+/// directory, fsync, rename. Readers see the old file or the new one, never
+/// a partial one.
+Status writeFileAtomically(const std::filesystem::path &path,
+                           const std::string &text);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_BUILD_REPORT_H_

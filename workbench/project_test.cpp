@@ -1,0 +1,428 @@
+//===- workbench/project_test.cpp - workbench.toml / kernel.toml ---------===//
+#include "workbench/project.h"
+#include "workbench/spelling.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+using kb::StatusCode;
+using kb::toolchains::Language;
+using kb::toolchains::Target;
+using ::testing::HasSubstr;
+
+namespace kb::workbench {
+namespace {
+
+class ProjectTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kb_project_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void write(const std::string &rel, const std::string &text) {
+    fs::path p = root_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+
+  // A valid one-kernel project; tests overwrite pieces of it.
+  void writeValidProject() {
+    write("workbench.toml", R"([project]
+name = "demo"
+kernels = ["kernels/*"]
+targets = ["cuda:sm_90", "vulkan:1.2"]
+)");
+    write("kernels/saxpy/saxpy.cu", "// cuda\n");
+    write("kernels/saxpy/saxpy.comp", "// glsl\n");
+    write("kernels/saxpy/include/common.h", "\n");
+    write("kernels/saxpy/kernel.toml", kSaxpyToml);
+  }
+
+  // Returns the error message of loading the project (expects failure).
+  std::string loadError(StatusCode expectedCode = StatusCode::InvalidArgument) {
+    StatusOr<Project> project = loadProject(root_);
+    EXPECT_FALSE(project.ok());
+    if (project.ok())
+      return "";
+    EXPECT_EQ(project.status().code(), expectedCode)
+        << project.status().message();
+    return project.status().message();
+  }
+
+  static constexpr const char *kSaxpyToml = R"([kernel]
+name = "saxpy"
+sources = ["saxpy.cu", "saxpy.comp"]
+entry = "saxpy_kernel"
+defines = { BLOCK = "256", UNROLL = 4 }
+include_dirs = ["include"]
+substitutes = "elementwise"
+spills_are_errors = true
+
+[kernel.flags]
+nvcc = ["-O3"]
+
+[abi]
+workgroup_size = [256, 1, 1]
+dynamic_shared_memory = 128
+bindings = [
+  { name = "x", type = "f32", access = "readonly" },
+  { name = "y", type = "f32", access = "readwrite" },
+]
+constants = [
+  { name = "a", type = "f32" },
+  { name = "n", type = "u32" },
+]
+)";
+
+  // The kernel.toml with |from| replaced by |to| (exactly once).
+  void writeSaxpyWith(const std::string &from, const std::string &to) {
+    std::string text = kSaxpyToml;
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    write("kernels/saxpy/kernel.toml", text);
+  }
+
+  std::string manifest() const { return (root_ / "kernels/saxpy/kernel.toml").string(); }
+
+  fs::path root_;
+};
+
+TEST_F(ProjectTest, LoadsAValidProject) {
+  writeValidProject();
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  EXPECT_EQ(project->name, "demo");
+  EXPECT_EQ(project->directory, root_);
+  EXPECT_EQ(project->outputDir, root_ / "kb-out");
+  ASSERT_EQ(project->targets.size(), 2u);
+  ASSERT_EQ(project->kernels.size(), 1u);
+
+  const Kernel &k = project->kernels[0];
+  EXPECT_EQ(k.name, "saxpy");
+  EXPECT_EQ(k.substitutes, "elementwise");
+  EXPECT_FALSE(k.declaresTargets);
+  ASSERT_EQ(k.specs.size(), 2u);
+
+  const toolchains::KernelSpec &cuda = k.specs[0];
+  EXPECT_EQ(cuda.language, Language::Cuda);
+  EXPECT_TRUE(cuda.source.is_absolute());
+  EXPECT_EQ(cuda.source, root_ / "kernels/saxpy/saxpy.cu");
+  EXPECT_EQ(cuda.entry, "saxpy_kernel");
+  EXPECT_EQ(cuda.abi.entry, "saxpy_kernel");
+  EXPECT_TRUE(cuda.spillsAreErrors);
+  EXPECT_EQ(cuda.manifest, root_ / "kernels/saxpy/kernel.toml");
+  ASSERT_EQ(cuda.includeDirs.size(), 1u);
+  EXPECT_EQ(cuda.includeDirs[0], root_ / "kernels/saxpy/include");
+  EXPECT_THAT(cuda.defines,
+              ::testing::ElementsAre(std::make_pair("BLOCK", "256"),
+                                     std::make_pair("UNROLL", "4")));
+  EXPECT_THAT(cuda.extraFlags.at("nvcc"), ::testing::ElementsAre("-O3"));
+  EXPECT_EQ(cuda.abi.bindings.size(), 2u);
+  EXPECT_EQ(cuda.abi.bindings[0].access, Access::ReadOnly);
+  EXPECT_EQ(cuda.abi.constants[1].type, ScalarType::U32);
+  EXPECT_EQ(cuda.abi.workgroupSize[0], 256u);
+  EXPECT_EQ(cuda.abi.dynamicSharedMemoryBytes, 128u);
+
+  const toolchains::KernelSpec &glsl = k.specs[1];
+  EXPECT_EQ(glsl.language, Language::Glsl);
+  EXPECT_EQ(glsl.entry, "main");
+  EXPECT_EQ(glsl.abi.entry, "main");
+
+  StatusOr<std::vector<PlannedJob>> jobs = planJobs(*project, {});
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].target.toString(), "cuda:sm_90");
+  EXPECT_EQ((*jobs)[0].spec->language, Language::Cuda);
+  EXPECT_EQ((*jobs)[1].target.toString(), "vulkan:1.2");
+  EXPECT_EQ((*jobs)[1].spec->language, Language::Glsl);
+}
+
+TEST_F(ProjectTest, ProgramAndSettingsAreKept) {
+  writeValidProject();
+  write("program.mlir", "// program\n");
+  write("workbench.toml", R"([project]
+name = "demo"
+program = "program.mlir"
+kernels = ["kernels/saxpy"]
+targets = ["cuda:sm_90"]
+output_dir = "out"
+
+[build]
+jobs = 3
+timeout = 2.5
+cache_dir = "cache"
+
+[toolchains]
+nvcc = "/opt/cuda/bin/nvcc"
+glslc = "tools/glslc"
+)");
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  EXPECT_EQ(project->program, root_ / "program.mlir");
+  EXPECT_EQ(project->outputDir, root_ / "out");
+  EXPECT_EQ(project->build.jobs, 3u);
+  EXPECT_EQ(project->build.timeoutSeconds, 2.5);
+  EXPECT_EQ(project->build.cacheDir, root_ / "cache");
+  EXPECT_EQ(project->toolOverrides.at("nvcc"), "/opt/cuda/bin/nvcc");
+  EXPECT_EQ(project->toolOverrides.at("glslc"), root_ / "tools/glslc");
+}
+
+TEST_F(ProjectTest, MissingWorkbenchToml) {
+  EXPECT_THAT(loadError(StatusCode::NotFound), HasSubstr("no workbench.toml"));
+}
+
+TEST_F(ProjectTest, MalformedTomlNamesFileLineAndColumn) {
+  writeValidProject();
+  write("workbench.toml", "[project]\nname = \"demo\nkernels = []\n");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("workbench.toml:2:"));
+  EXPECT_THAT(message, HasSubstr("malformed TOML"));
+}
+
+TEST_F(ProjectTest, MalformedKernelToml) {
+  writeValidProject();
+  write("kernels/saxpy/kernel.toml", "[kernel\nname = 1\n");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("kernel.toml:1:"));
+  EXPECT_THAT(message, HasSubstr("malformed TOML"));
+}
+
+TEST_F(ProjectTest, UnknownKeySuggestsNearest) {
+  writeValidProject();
+  writeSaxpyWith("include_dirs =", "include_dir =");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("kernel.toml:5:1: unknown key `include_dir` in [kernel]"));
+  EXPECT_THAT(message, HasSubstr("did you mean `include_dirs`?"));
+}
+
+TEST_F(ProjectTest, UnknownKeyFarFromAnyListsValidKeys) {
+  writeValidProject();
+  writeSaxpyWith("[abi]\n", "[abi]\ncolour = 1\n");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("unknown key `colour` in [abi]"));
+  EXPECT_THAT(message, HasSubstr("valid keys: `workgroup_size`"));
+}
+
+TEST_F(ProjectTest, UnknownKeyInProjectAndFlags) {
+  writeValidProject();
+  write("workbench.toml", "[project]\nname = \"d\"\ntarget = [\"cuda:sm_90\"]\n");
+  EXPECT_THAT(loadError(), HasSubstr("did you mean `targets`?"));
+
+  writeValidProject();
+  writeSaxpyWith("nvcc = [\"-O3\"]", "nvc = [\"-O3\"]");
+  EXPECT_THAT(loadError(), HasSubstr("unknown key `nvc` in [kernel.flags]; did you mean `nvcc`?"));
+}
+
+TEST_F(ProjectTest, MissingSourceFile) {
+  writeValidProject();
+  fs::remove(root_ / "kernels/saxpy/saxpy.cu");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("kernel.toml:3:12: source file `saxpy.cu` not found"));
+  EXPECT_THAT(message, HasSubstr("kernels/saxpy/saxpy.cu"));
+}
+
+TEST_F(ProjectTest, UnknownSourceExtension) {
+  writeValidProject();
+  write("kernels/saxpy/saxpy.hip", "\n");
+  writeSaxpyWith("\"saxpy.cu\"", "\"saxpy.hip\"");
+  EXPECT_THAT(loadError(), HasSubstr("expected a `.cu` (CUDA), `.glsl` or `.comp`"));
+}
+
+TEST_F(ProjectTest, TwoSourcesOfOneLanguage) {
+  writeValidProject();
+  write("kernels/saxpy/other.cu", "\n");
+  writeSaxpyWith("\"saxpy.comp\"", "\"other.cu\"");
+  EXPECT_THAT(loadError(), HasSubstr("a second CUDA source `other.cu`"));
+}
+
+TEST_F(ProjectTest, DuplicateKernelNamesNameBothFiles) {
+  writeValidProject();
+  write("kernels/copy/saxpy.cu", "\n");
+  write("kernels/copy/kernel.toml", R"([kernel]
+name = "saxpy"
+source = "saxpy.cu"
+[abi]
+workgroup_size = [64, 1, 1]
+)");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("duplicate kernel name `saxpy`"));
+  EXPECT_THAT(message, HasSubstr("kernels/copy/kernel.toml:2:8"));
+  EXPECT_THAT(message, HasSubstr("kernels/saxpy/kernel.toml:2:8"));
+}
+
+TEST_F(ProjectTest, BadElementTypeListsValidOnes) {
+  writeValidProject();
+  writeSaxpyWith("type = \"f32\", access = \"readonly\"",
+                 "type = \"float\", access = \"readonly\"");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("kernel.toml:17:26: `bindings[0].type`: expected one of i8, u8"));
+  EXPECT_THAT(message, HasSubstr("found a string \"float\""));
+}
+
+TEST_F(ProjectTest, BadAccessListsValidOnes) {
+  writeValidProject();
+  writeSaxpyWith("access = \"readwrite\"", "access = \"rw\"");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("`bindings[1].access`: expected one of readonly, writeonly, readwrite"));
+  EXPECT_THAT(message, HasSubstr("found a string \"rw\""));
+}
+
+TEST_F(ProjectTest, MissingAccess) {
+  writeValidProject();
+  writeSaxpyWith(", access = \"readwrite\"", "");
+  EXPECT_THAT(loadError(), HasSubstr("`bindings[1]` is missing `access`"));
+}
+
+TEST_F(ProjectTest, BadConstantTypeListsValidOnes) {
+  writeValidProject();
+  writeSaxpyWith("name = \"n\", type = \"u32\"", "name = \"n\", type = \"u8\"");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("`constants[1].type`: expected one of i32, u32, f32, i64, u64, f64"));
+  EXPECT_THAT(message, HasSubstr("found a string \"u8\""));
+}
+
+TEST_F(ProjectTest, WorkgroupSizeMustBeThreePositiveIntegers) {
+  writeValidProject();
+  writeSaxpyWith("[256, 1, 1]", "[256, 1]");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("kernel.toml:14:18: `workgroup_size`: expected an array of 3 positive integers"));
+  EXPECT_THAT(message, HasSubstr("found an array of 2 elements"));
+
+  writeSaxpyWith("[256, 1, 1]", "[256, 0, 1]");
+  EXPECT_THAT(loadError(), HasSubstr("`workgroup_size[1]`: expected a positive integer, found an integer (0)"));
+
+  writeSaxpyWith("[256, 1, 1]", "\"256\"");
+  EXPECT_THAT(loadError(), HasSubstr("found a string \"256\""));
+
+  writeSaxpyWith("workgroup_size = [256, 1, 1]\n", "");
+  EXPECT_THAT(loadError(), HasSubstr("[abi] is missing `workgroup_size`"));
+}
+
+TEST_F(ProjectTest, BadTargetUsesTargetParseMessage) {
+  writeValidProject();
+  write("workbench.toml", R"([project]
+kernels = ["kernels/*"]
+targets = ["cuda:sm_90", "metal:3"]
+)");
+  std::string message = loadError();
+  StatusOr<Target> parsed = Target::parse("metal:3");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(message, HasSubstr("workbench.toml:3:26: `targets[1]`: "));
+  EXPECT_THAT(message, HasSubstr(parsed.status().message()));
+}
+
+TEST_F(ProjectTest, DeclaredTargetNeedsASource) {
+  writeValidProject();
+  writeSaxpyWith("sources = [\"saxpy.cu\", \"saxpy.comp\"]",
+                 "sources = [\"saxpy.cu\"]\ntargets = [\"vulkan:1.2\"]");
+  EXPECT_THAT(loadError(), HasSubstr("target vulkan:1.2 needs a GLSL (.glsl/.comp) source"));
+}
+
+TEST_F(ProjectTest, WrongValueTypes) {
+  writeValidProject();
+  writeSaxpyWith("spills_are_errors = true", "spills_are_errors = \"yes\"");
+  EXPECT_THAT(loadError(), HasSubstr("`spills_are_errors`: expected true or false, found a string \"yes\""));
+
+  writeValidProject();
+  writeSaxpyWith("include_dirs = [\"include\"]", "include_dirs = \"include\"");
+  EXPECT_THAT(loadError(), HasSubstr("`include_dirs`: expected an array of strings, found a string"));
+
+  writeValidProject();
+  writeSaxpyWith("include_dirs = [\"include\"]", "include_dirs = [\"missing\"]");
+  EXPECT_THAT(loadError(), HasSubstr("directory `missing` not found"));
+
+  writeValidProject();
+  write("workbench.toml", "[project]\nkernels = [\"kernels/*\"]\n[build]\ntimeout = -1\n");
+  EXPECT_THAT(loadError(), HasSubstr("`timeout`: expected a positive number of seconds"));
+}
+
+TEST_F(ProjectTest, KernelsGlobMustMatch) {
+  writeValidProject();
+  write("workbench.toml", "[project]\nkernels = [\"kernelz/*\"]\n");
+  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:13: `kernels`: `kernelz/*` matches no directory with a kernel.toml"));
+}
+
+TEST_F(ProjectTest, MissingProgram) {
+  writeValidProject();
+  write("workbench.toml", "[project]\nprogram = \"p.mlir\"\nkernels = [\"kernels/*\"]\n");
+  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:11: `program`: file `p.mlir` not found"));
+}
+
+TEST_F(ProjectTest, UnknownToolOverride) {
+  writeValidProject();
+  write("workbench.toml", "[project]\nkernels = [\"kernels/*\"]\n[toolchains]\nspirv_val = \"x\"\n");
+  EXPECT_THAT(loadError(), HasSubstr("unknown key `spirv_val` in [toolchains]; did you mean `spirv-val`?"));
+}
+
+TEST_F(ProjectTest, DefaultKernelsAreFoundRecursively) {
+  writeValidProject();
+  write("workbench.toml", "[project]\ntargets = [\"vulkan:1.2\"]\n");
+  write("kb-out/kernels/stale/kernel.toml", "not toml [");
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  ASSERT_EQ(project->kernels.size(), 1u);
+}
+
+TEST_F(ProjectTest, PlanJobsWithRequestedTargets) {
+  writeValidProject();
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+
+  auto vulkan = Target::parse("vulkan:1.2");
+  ASSERT_TRUE(vulkan.ok());
+  auto jobs = planJobs(*project, {*vulkan});
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].spec->language, Language::Glsl);
+
+  auto sm80 = Target::parse("cuda:sm_80");
+  ASSERT_TRUE(sm80.ok());
+  jobs = planJobs(*project, {*sm80});
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].target.arch, "sm_80");
+}
+
+TEST_F(ProjectTest, PlanJobsRejectsATargetNoKernelBuilds) {
+  writeValidProject();
+  writeSaxpyWith("sources = [\"saxpy.cu\", \"saxpy.comp\"]",
+                 "sources = [\"saxpy.cu\"]");
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  auto vulkan = Target::parse("vulkan:1.2");
+  ASSERT_TRUE(vulkan.ok());
+  auto jobs = planJobs(*project, {*vulkan});
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_THAT(jobs.status().message(),
+              HasSubstr("--target vulkan:1.2: no kernel of the project builds for it"));
+}
+
+TEST_F(ProjectTest, PlanJobsWithoutTargets) {
+  writeValidProject();
+  write("workbench.toml", "[project]\nkernels = [\"kernels/*\"]\n");
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  auto jobs = planJobs(*project, {});
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_THAT(jobs.status().message(), HasSubstr("has no targets"));
+}
+
+TEST(SpellingTest, EditDistance) {
+  EXPECT_EQ(editDistance("", ""), 0u);
+  EXPECT_EQ(editDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(editDistance("include_dir", "include_dirs"), 1u);
+  EXPECT_EQ(nearestSpelling("entyr", {"name", "entry"}), "entry");
+  EXPECT_EQ(nearestSpelling("zzzzzz", {"name", "entry"}), std::nullopt);
+}
+
+} // namespace
+} // namespace kb::workbench
