@@ -179,10 +179,7 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
     std::string label = isBinding
                             ? bindingLabel(abi, i)
                             : constantLabel(abi, i - abi.bindings.size());
-    std::string typeNote =
-        isBinding ? "" : " " + std::string(toString(
-                                   abi.constants[i - abi.bindings.size()].type));
-    out.push_back({"parameter " + std::to_string(i) + " (" + label + typeNote +
+    out.push_back({"parameter " + std::to_string(i) + " (" + label +
                    "): expected " + expected.spelling + " (" +
                    std::to_string(expected.size) + " bytes), found " +
                    describeFound(param)});
@@ -216,26 +213,24 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
     if (ep.executionModel == kGLCompute)
       compute.push_back(&ep);
   }
-  for (const SpirvEntryPoint *ep : compute)
-    if (ep->name == abi.entry)
-      entry = ep;
+  const SpirvEntryPoint *named = spirv.findEntryPoint(abi.entry);
+  if (named && named->executionModel != kGLCompute) {
+    out.push_back({"entry point `" + abi.entry + "` has execution model " +
+                   std::to_string(named->executionModel) +
+                   "; expected GLCompute (5): compile it as a compute "
+                   "shader"});
+    return out;
+  }
+  entry = named;
   if (!entry && compute.size() == 1 &&
       (compute[0]->name == "main" || abi.entry.empty()))
     entry = compute[0];
   if (!entry) {
-    const SpirvEntryPoint *other = spirv.findEntryPoint(abi.entry);
-    if (other)
-      out.push_back({"entry point `" + abi.entry + "` has execution model " +
-                     std::to_string(other->executionModel) +
-                     "; expected GLCompute (5): compile it as a compute "
-                     "shader"});
-    else
-      out.push_back({"entry point `" + abi.entry +
-                     "` not found in the SPIR-V; " +
-                     (present.empty() ? std::string("the module has no "
-                                                    "OpEntryPoint")
-                                      : "entry points present: " +
-                                            join(present))});
+    out.push_back({"entry point `" + abi.entry +
+                   "` not found in the SPIR-V; " +
+                   (present.empty()
+                        ? std::string("the module has no OpEntryPoint")
+                        : "entry points present: " + join(present))});
     return out;
   }
 
@@ -306,6 +301,7 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                      std::to_string(layout.size()) + " members, found " +
                      std::to_string(pc.memberOffsets.size())});
     size_t common = std::min(layout.size(), pc.memberOffsets.size());
+    size_t before = out.size();
     for (size_t i = 0; i < common; ++i) {
       ScalarType type = abi.constants[i].type;
       std::string found = "offset " + std::to_string(pc.memberOffsets[i]) +
@@ -326,7 +322,8 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                        std::to_string(layout[i].size) + " bytes " +
                        toString(type) + ", found " + found});
     }
-    if (pc.memberOffsets.size() == layout.size() &&
+    // The block size follows from the members; report it on its own only.
+    if (out.size() == before && pc.memberOffsets.size() == layout.size() &&
         pc.size != pushConstantSize(abi))
       out.push_back({"push constants: expected a block of " +
                      std::to_string(pushConstantSize(abi)) +

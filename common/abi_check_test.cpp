@@ -1,0 +1,277 @@
+//===- common/abi_check_test.cpp ------------------------------------------===//
+#include "common/abi_check.h"
+
+#include "common/test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+using ::kb::testing::readFile;
+using ::kb::testing::sourcePath;
+
+PtxModule ptxFixture() {
+  StatusOr<PtxModule> m =
+      readPtx(readFile(sourcePath("common/testdata/saxpy.ptx")));
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? *m : PtxModule{};
+}
+
+SpirvModule spirvFixture(const std::string &name) {
+  StatusOr<SpirvModule> m =
+      readSpirvBytes(readFile(sourcePath("common/testdata/" + name)));
+  EXPECT_TRUE(m.ok()) << name << ": " << m.status().message();
+  return m.ok() ? *m : SpirvModule{};
+}
+
+/// The ABI of the saxpy fixtures: bindings first, then constants.
+KernelAbi saxpyAbi(std::array<uint32_t, 3> workgroup = {256, 1, 1}) {
+  KernelAbi abi;
+  abi.entry = "saxpy";
+  abi.bindings = {{"x", ElementType::F32, Access::ReadOnly},
+                  {"y", ElementType::F32, Access::ReadWrite}};
+  abi.constants = {{"a", ScalarType::F32}, {"n", ScalarType::U32}};
+  abi.workgroupSize = workgroup;
+  return abi;
+}
+
+std::vector<std::string> messages(const std::vector<AbiMismatch> &ms) {
+  std::vector<std::string> out;
+  for (const AbiMismatch &m : ms)
+    out.push_back(m.message);
+  return out;
+}
+
+using Messages = std::vector<std::string>;
+
+TEST(PtxAbi, MatchingSignatureFits) {
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), saxpyAbi())), Messages{});
+  // .maxntid 256 admits smaller blocks.
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), saxpyAbi({16, 16, 1}))),
+            Messages{});
+}
+
+TEST(PtxAbi, ScalarOfTheWrongSize) {
+  KernelAbi abi = saxpyAbi();
+  abi.constants[1].type = ScalarType::U64;
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), abi)),
+            Messages{"parameter 3 (constant 1 `n`): expected .u64 (8 bytes), "
+                     "found .u32 (4 bytes)"});
+}
+
+TEST(PtxAbi, FloatWhereAnIntegerIsPassed) {
+  KernelAbi abi = saxpyAbi();
+  abi.constants[0].type = ScalarType::I32;
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), abi)),
+            Messages{"parameter 2 (constant 0 `a`): expected .u32 (4 bytes), "
+                     "found .f32 (4 bytes)"});
+}
+
+TEST(PtxAbi, ConstantWhereABindingIsExpected) {
+  KernelAbi abi = saxpyAbi();
+  abi.bindings.push_back({"z", ElementType::F32, Access::WriteOnly});
+  std::vector<std::string> got = messages(checkPtxAbi(ptxFixture(), abi));
+  EXPECT_EQ(got, (Messages{
+                     "`.entry saxpy` (line 15): expected 5 parameters (3 "
+                     "bindings, then 2 constants), found 4",
+                     "parameter 2 (binding 2 `z`): expected .u64 pointer (8 "
+                     "bytes), found .f32 (4 bytes)",
+                     "parameter 3 (constant 0 `a`): expected .f32 (4 bytes), "
+                     "found .u32 (4 bytes)"}));
+}
+
+TEST(PtxAbi, WorkgroupLargerThanLaunchBounds) {
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), saxpyAbi({512, 1, 1}))),
+            Messages{"`.entry saxpy` (line 15): workgroup size 512x1x1 (512 "
+                     "threads) exceeds .maxntid 256x1x1 (256 threads; from "
+                     "__launch_bounds__)"});
+}
+
+TEST(PtxAbi, ReqntidMustBeExact) {
+  StatusOr<PtxModule> m = readPtx(".version 9.0\n.target sm_90\n"
+                                  ".visible .entry k(.param .u64 p)\n"
+                                  ".reqntid 128\n{ ret; }\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  KernelAbi abi;
+  abi.entry = "k";
+  abi.bindings = {{"p", ElementType::U8, Access::ReadWrite}};
+  abi.workgroupSize = {128, 1, 1};
+  EXPECT_EQ(messages(checkPtxAbi(*m, abi)), Messages{});
+  abi.workgroupSize = {64, 2, 1};
+  EXPECT_EQ(messages(checkPtxAbi(*m, abi)),
+            Messages{"`.entry k` (line 3): workgroup size: expected 64x2x1, "
+                     "found .reqntid 128x1x1"});
+}
+
+TEST(PtxAbi, MissingEntryListsThePresentOnes) {
+  KernelAbi abi = saxpyAbi();
+  abi.entry = "daxpy";
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), abi)),
+            Messages{"entry `daxpy` not found in the PTX; entries present: "
+                     "`saxpy`, `_Z5scalePffi`, `pair`, `noargs` (declare the "
+                     "kernel extern \"C\" or fix `entry`)"});
+}
+
+TEST(PtxAbi, MangledNameResolvesFromThePlainName) {
+  KernelAbi abi;
+  abi.entry = "scale";
+  abi.bindings = {{"y", ElementType::F32, Access::ReadWrite}};
+  abi.constants = {{"a", ScalarType::F32}, {"n", ScalarType::I32}};
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), abi)), Messages{});
+  abi.entry = "_Z5scalePffi"; // the mangled name itself works too
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), abi)), Messages{});
+}
+
+TEST(PtxAbi, OverloadsAreAmbiguous) {
+  StatusOr<PtxModule> m = readPtx(
+      ".version 9.0\n.target sm_90\n"
+      ".visible .entry _Z1fi(.param .u32 a)\n{ ret; }\n"
+      ".visible .entry _Z1ff(.param .f32 a)\n{ ret; }\n"
+      ".visible .entry _ZN2ns1gEv()\n{ ret; }\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  KernelAbi abi;
+  abi.entry = "f";
+  abi.constants = {{"a", ScalarType::I32}};
+  EXPECT_EQ(messages(checkPtxAbi(*m, abi)),
+            Messages{"entry `f` is ambiguous in the PTX: it matches `_Z1fi`, "
+                     "`_Z1ff`; set the entry to one mangled name, or declare "
+                     "the kernel extern \"C\""});
+  abi.entry = "_Z1fi";
+  EXPECT_EQ(messages(checkPtxAbi(*m, abi)), Messages{});
+  abi.entry = "g"; // namespace-qualified: the last component
+  abi.constants.clear();
+  EXPECT_EQ(messages(checkPtxAbi(*m, abi)), Messages{});
+}
+
+TEST(PtxAbi, ByteArrayParametersFitBySizeAndAlignment) {
+  StatusOr<PtxModule> m =
+      readPtx(".version 9.0\n.target sm_90\n"
+              ".visible .entry k(.param .align 8 .b8 p[8], .param .align 4 "
+              ".b8 c[8])\n{ ret; }\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  KernelAbi abi;
+  abi.entry = "k";
+  abi.bindings = {{"p", ElementType::F32, Access::ReadWrite}};
+  abi.constants = {{"c", ScalarType::F64}};
+  EXPECT_EQ(messages(checkPtxAbi(*m, abi)),
+            Messages{"parameter 1 (constant 0 `c`): expected .f64 (8 bytes), "
+                     "found .b8 array (8 bytes, .align 4)"});
+}
+
+TEST(SpirvAbi, MatchingInterfaceFits) {
+  KernelAbi abi = saxpyAbi({64, 1, 1});
+  // GLSL entry points are "main"; the CUDA entry name stands for it.
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{});
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk10.spv"), abi)),
+            Messages{});
+  abi.entry = "main";
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{});
+}
+
+TEST(SpirvAbi, AccessMismatches) {
+  KernelAbi abi = saxpyAbi({64, 1, 1});
+  abi.bindings[0].access = Access::ReadWrite;
+  abi.bindings[1].access = Access::ReadOnly;
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            (Messages{"binding 0 (`x`): expected readwrite, found a "
+                      "NonWritable (readonly) buffer",
+                      "binding 1 (`y`): expected readonly (NonWritable), found "
+                      "a writable buffer; declare it `readonly buffer`"}));
+}
+
+TEST(SpirvAbi, MissingAndExtraBindings) {
+  KernelAbi abi = saxpyAbi({64, 1, 1});
+  abi.bindings.push_back({"z", ElementType::F32, Access::WriteOnly});
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{"binding 2 (`z`): expected a storage buffer at set 0 "
+                     "binding 2, found nothing bound there"});
+  abi.bindings.resize(1);
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{"unexpected resource at set 0 binding 1: the ABI "
+                     "declares 1 bindings, at set 0 bindings 0..0"});
+}
+
+TEST(SpirvAbi, PushConstantMismatches) {
+  KernelAbi abi = saxpyAbi({64, 1, 1});
+  std::swap(abi.constants[0], abi.constants[1]); // n: u32, a: f32
+  abi.constants[0].type = ScalarType::F32;
+  abi.constants[1].type = ScalarType::U32;
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{});  // same layout and types: names are not in SPIR-V
+  abi.constants[1].type = ScalarType::U64;
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            (Messages{"constant 1 (`a`) (push-constant member 1): expected "
+                      "offset 8, 8 bytes u64, found offset 4, 4 bytes u32"}));
+  abi.constants.pop_back();
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{"push constants: expected 1 members, found 2"});
+  abi.constants.clear();
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            Messages{"push constants: the ABI declares no constants, found a "
+                     "push-constant block of 8 bytes"});
+}
+
+TEST(SpirvAbi, MixedWidthPushConstantsAndAUniformBuffer) {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"r", ElementType::F64, Access::WriteOnly}};
+  abi.constants = {{"i", ScalarType::I32},
+                   {"f", ScalarType::F32},
+                   {"l", ScalarType::I64},
+                   {"d", ScalarType::F64}};
+  abi.workgroupSize = {8, 4, 2};
+  EXPECT_EQ(pushConstantSize(abi), 24u);
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi)),
+            Messages{"unexpected resource at set 1 binding 2: the ABI declares "
+                     "1 bindings, at set 0 bindings 0..0"});
+  abi.constants[3].type = ScalarType::I64;
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi))
+          .at(1),
+      "constant 3 (`d`) (push-constant member 3): expected offset 16, 8 bytes "
+      "i64, found offset 16, 8 bytes f64");
+}
+
+TEST(SpirvAbi, WorkgroupSizeNamesItsEncoding) {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"v", ElementType::U32, Access::WriteOnly}};
+  abi.workgroupSize = {1, 2, 1};
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("wg_spec_vk13.spv"), abi)),
+            Messages{});
+  abi.workgroupSize = {64, 2, 1};
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("wg_spec_vk13.spv"), abi)),
+            Messages{"workgroup size: expected 64x2x1, found 1x2x1 (from "
+                     "LocalSizeId; x is specialization constant 3 (default "
+                     "shown))"});
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("wg_spec_vk12.spv"), abi)),
+            Messages{"workgroup size: expected 64x2x1, found 1x2x1 (from "
+                     "WorkgroupSize builtin; x is specialization constant 3 "
+                     "(default shown))"});
+}
+
+TEST(SpirvAbi, MissingEntryPoint) {
+  SpirvModule m = spirvFixture("saxpy_vk11.spv");
+  m.entryPoints.push_back(m.entryPoints[0]);
+  m.entryPoints.back().name = "other";
+  KernelAbi abi = saxpyAbi({64, 1, 1}); // "saxpy": two candidates now
+  EXPECT_EQ(messages(checkSpirvAbi(m, abi)),
+            Messages{"entry point `saxpy` not found in the SPIR-V; entry "
+                     "points present: `main`, `other`"});
+  m.entryPoints.back().executionModel = 0; // Vertex
+  m.entryPoints.back().name = "saxpy";
+  EXPECT_EQ(messages(checkSpirvAbi(m, abi)),
+            Messages{"entry point `saxpy` has execution model 0; expected "
+                     "GLCompute (5): compile it as a compute shader"});
+}
+
+TEST(AbiCheck, FormatMismatchesOnePerLine) {
+  EXPECT_EQ(formatMismatches({}), "");
+  EXPECT_EQ(formatMismatches({{"a"}, {"b"}}), "a\nb");
+}
+
+} // namespace
+} // namespace kb

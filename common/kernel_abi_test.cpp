@@ -1,0 +1,90 @@
+//===- common/kernel_abi_test.cpp -----------------------------------------===//
+#include "common/kernel_abi.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+TEST(KernelAbi, SpellingsRoundTrip) {
+  for (const char *name : {"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64",
+                           "f16", "bf16", "f32", "f64"}) {
+    auto type = parseElementType(name);
+    ASSERT_TRUE(type.has_value()) << name;
+    EXPECT_STREQ(toString(*type), name);
+  }
+  for (const char *name : {"i32", "u32", "f32", "i64", "u64", "f64"}) {
+    auto type = parseScalarType(name);
+    ASSERT_TRUE(type.has_value()) << name;
+    EXPECT_STREQ(toString(*type), name);
+  }
+  for (const char *name : {"readonly", "writeonly", "readwrite"}) {
+    auto access = parseAccess(name);
+    ASSERT_TRUE(access.has_value()) << name;
+    EXPECT_STREQ(toString(*access), name);
+  }
+  EXPECT_FALSE(parseElementType("float").has_value());
+  EXPECT_FALSE(parseScalarType("i8").has_value()); // not a constant type
+  EXPECT_FALSE(parseScalarType("F32").has_value());
+  EXPECT_FALSE(parseAccess("read").has_value());
+  EXPECT_STREQ(validScalarTypes(), "i32, u32, f32, i64, u64, f64");
+}
+
+TEST(KernelAbi, ByteSizes) {
+  EXPECT_EQ(byteSize(ElementType::I8), 1u);
+  EXPECT_EQ(byteSize(ElementType::BF16), 2u);
+  EXPECT_EQ(byteSize(ElementType::F32), 4u);
+  EXPECT_EQ(byteSize(ElementType::U64), 8u);
+  EXPECT_EQ(byteSize(ScalarType::I32), 4u);
+  EXPECT_EQ(byteSize(ScalarType::F64), 8u);
+}
+
+KernelAbi mixedAbi() {
+  KernelAbi abi;
+  abi.entry = "k";
+  abi.bindings = {{"x", ElementType::F32, Access::ReadOnly},
+                  {"y", ElementType::F32, Access::WriteOnly}};
+  // A 32-bit constant followed by a 64-bit one needs 4 bytes of padding.
+  abi.constants = {{"n", ScalarType::U32},
+                   {"scale", ScalarType::F64},
+                   {"m", ScalarType::I32}};
+  return abi;
+}
+
+std::vector<std::array<uint32_t, 3>> slots(const std::vector<ParamSlot> &in) {
+  std::vector<std::array<uint32_t, 3>> out;
+  for (const ParamSlot &s : in)
+    out.push_back({s.offset, s.size, s.align});
+  return out;
+}
+
+TEST(KernelAbi, CudaParamLayoutNaturalAlignment) {
+  using S = std::vector<std::array<uint32_t, 3>>;
+  EXPECT_EQ(slots(cudaParamLayout(mixedAbi())),
+            (S{{0, 8, 8}, {8, 8, 8}, {16, 4, 4}, {24, 8, 8}, {32, 4, 4}}));
+  KernelAbi empty;
+  EXPECT_TRUE(cudaParamLayout(empty).empty());
+}
+
+TEST(KernelAbi, PushConstantLayoutNaturalAlignment) {
+  using S = std::vector<std::array<uint32_t, 3>>;
+  EXPECT_EQ(slots(pushConstantLayout(mixedAbi())),
+            (S{{0, 4, 4}, {8, 8, 8}, {16, 4, 4}}));
+  EXPECT_EQ(pushConstantSize(mixedAbi()), 20u);
+  KernelAbi noConstants = mixedAbi();
+  noConstants.constants.clear();
+  EXPECT_TRUE(pushConstantLayout(noConstants).empty());
+  EXPECT_EQ(pushConstantSize(noConstants), 0u);
+}
+
+TEST(KernelAbi, Descriptions) {
+  KernelAbi abi = mixedAbi();
+  EXPECT_EQ(describeBinding(abi, 1), "binding 1 (`y`)");
+  EXPECT_EQ(describeConstant(abi, 1), "constant 1 (`scale`)");
+  abi.bindings[0].name.clear();
+  EXPECT_EQ(describeBinding(abi, 0), "binding 0");
+  EXPECT_EQ(describeConstant(abi, 7), "constant 7"); // out of range: no name
+}
+
+} // namespace
+} // namespace kb

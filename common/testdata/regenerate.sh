@@ -1,0 +1,15 @@
+#!/bin/sh
+# Regenerates the checked-in PTX and SPIR-V fixtures from their sources with
+# the real tools (CUDA 13 nvcc, shaderc glslc). Run from anywhere.
+set -eu
+cd "$(dirname "$0")"
+NVCC=${NVCC:-nvcc}
+"$NVCC" -ptx -arch=sm_90 saxpy.cu -o saxpy.ptx
+glslc -fshader-stage=compute --target-env=vulkan1.0 saxpy.comp -o saxpy_vk10.spv
+glslc -fshader-stage=compute --target-env=vulkan1.1 saxpy.comp -o saxpy_vk11.spv
+for v in 1.1 1.2 1.3; do
+  glslc -fshader-stage=compute --target-env=vulkan$v wg_spec.comp \
+    -o "wg_spec_vk$(echo $v | tr -d .).spv"
+done
+glslc -fshader-stage=compute --target-env=vulkan1.2 push_constants.comp -o push_constants_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 push_aggregates.comp -o push_aggregates_vk12.spv
