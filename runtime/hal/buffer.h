@@ -1,0 +1,72 @@
+//===- runtime/hal/buffer.h - Device memory ------------------------------===//
+//
+// A Buffer is a range of device memory used as a storage buffer by
+// dispatches. CUDA: a cuMemAlloc allocation. Vulkan: a VkBuffer with
+// STORAGE|TRANSFER_SRC|TRANSFER_DST usage bound to its own VkDeviceMemory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_HAL_BUFFER_H_
+#define KB_RUNTIME_HAL_BUFFER_H_
+
+#include "common/status.h"
+
+#include <cstdint>
+
+namespace kb::hal {
+
+//===----------------------------------------------------------------------===//
+// Types and enums
+//===----------------------------------------------------------------------===//
+
+/// Where a buffer lives.
+enum class MemoryType {
+  /// Fastest memory for the device (VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  /// CUDA device memory). Host access goes through a staging copy unless the
+  /// device exposes device-local memory that is also host visible (lavapipe,
+  /// integrated GPUs), in which case the buffer is mapped directly.
+  DeviceLocal,
+  /// Memory the host can map (HOST_VISIBLE|HOST_COHERENT; CUDA: device
+  /// memory as well, since the driver API copies synchronously either way).
+  HostVisible,
+};
+
+const char *toString(MemoryType type);
+
+//===----------------------------------------------------------------------===//
+// Buffer
+//===----------------------------------------------------------------------===//
+
+/// Owned by the caller (unique_ptr from Device::allocateBuffer); must not
+/// outlive its Device, and must outlive every CommandBuffer that recorded
+/// it. Host transfers are synchronous and wait for nothing else: the caller
+/// orders them against submitted command buffers (submitAndWait does).
+/// Not thread-safe.
+class Buffer {
+public:
+  virtual ~Buffer() = default;
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+
+  /// Size in bytes as requested (the allocation may be padded to 4 bytes).
+  uint64_t size() const { return size_; }
+  MemoryType memoryType() const { return memoryType_; }
+
+  /// Copies |length| bytes from |data| into [offset, offset+length).
+  /// OutOfRange when the range exceeds size().
+  virtual Status upload(uint64_t offset, const void *data, uint64_t length) = 0;
+  /// Copies [offset, offset+length) into |data|.
+  virtual Status download(uint64_t offset, void *data, uint64_t length) = 0;
+
+protected:
+  Buffer(uint64_t size, MemoryType type) : size_(size), memoryType_(type) {}
+  /// The range check every implementation runs first.
+  Status checkRange(uint64_t offset, uint64_t length, const char *what) const;
+
+private:
+  uint64_t size_;
+  MemoryType memoryType_;
+};
+
+} // namespace kb::hal
+
+#endif // KB_RUNTIME_HAL_BUFFER_H_

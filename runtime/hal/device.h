@@ -1,0 +1,132 @@
+//===- runtime/hal/device.h - One GPU (or CPU Vulkan device) --------------===//
+//
+// A Device owns the driver-side context and creates buffers, executables,
+// command buffers and timers. CUDA: the device's primary context
+// (cuDevicePrimaryCtxRetain) and one non-blocking stream. Vulkan: a VkDevice
+// with one compute queue, a VkPipelineCache and a command pool.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_HAL_DEVICE_H_
+#define KB_RUNTIME_HAL_DEVICE_H_
+
+#include "common/status.h"
+#include "runtime/hal/buffer.h"
+#include "runtime/hal/command_buffer.h"
+#include "runtime/hal/executable.h"
+#include "runtime/hal/timer.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace kb::hal {
+
+//===----------------------------------------------------------------------===//
+// Types and enums
+//===----------------------------------------------------------------------===//
+
+/// Maps to VkPhysicalDeviceType; CUDA devices are DiscreteGpu or, when
+/// CU_DEVICE_ATTRIBUTE_INTEGRATED says so, IntegratedGpu.
+enum class DeviceType { DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu, Other };
+const char *toString(DeviceType type);
+
+/// Limits every dispatch is checked against before any driver call.
+struct DeviceLimits {
+  /// Per dimension (CUDA MAX_BLOCK_DIM_*, Vulkan maxComputeWorkGroupSize).
+  std::array<uint32_t, 3> maxWorkgroupSize = {0, 0, 0};
+  /// Product of the three (MAX_THREADS_PER_BLOCK,
+  /// maxComputeWorkGroupInvocations).
+  uint32_t maxWorkgroupInvocations = 0;
+  /// MAX_GRID_DIM_*, maxComputeWorkGroupCount.
+  std::array<uint32_t, 3> maxWorkgroupCount = {0, 0, 0};
+  /// Shared memory per workgroup in bytes: CUDA's opt-in maximum
+  /// (MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), maxComputeSharedMemorySize.
+  uint32_t maxSharedMemoryBytes = 0;
+  /// Bytes of constants: maxPushConstantsSize on Vulkan; on CUDA the kernel
+  /// parameter space (4096 bytes before CUDA 12.1 / Volta; 32764 after).
+  uint32_t maxConstantBytes = 0;
+  /// Storage buffers per dispatch (maxPerStageDescriptorStorageBuffers; CUDA:
+  /// bounded only by the parameter space).
+  uint32_t maxBindings = 0;
+  /// Largest binding range (maxStorageBufferRange; CUDA: memory size).
+  uint64_t maxBindingRange = 0;
+  /// minStorageBufferOffsetAlignment (CUDA: 1; kernels assume their own
+  /// alignment).
+  uint64_t minBindingOffsetAlignment = 1;
+};
+
+/// What `kernel-bench devices` prints. 0 / empty = unknown to this driver.
+struct DeviceProperties {
+  std::string driver;     // "cuda" or "vulkan"
+  uint32_t index = 0;     // index within the driver (cuda:N, vulkan:N)
+  std::string name;       // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string vendor;     // "NVIDIA", "Mesa", ...
+  DeviceType type = DeviceType::Other;
+  /// CUDA compute capability "9.0" (also in ccMajor/ccMinor); Vulkan
+  /// apiVersion "1.3.230".
+  std::string apiVersion;
+  int ccMajor = 0, ccMinor = 0;
+  std::string driverVersion;
+  uint32_t computeUnits = 0;  // SMs (MULTIPROCESSOR_COUNT); Vulkan: unknown
+  uint32_t clockKhz = 0;      // CLOCK_RATE
+  uint32_t memoryClockKhz = 0;
+  uint32_t memoryBusWidthBits = 0;
+  uint64_t memoryBytes = 0;   // cuDeviceTotalMem / device-local heaps
+  uint64_t l2CacheBytes = 0;  // L2_CACHE_SIZE
+  uint32_t subgroupSize = 0;  // warp size / Vulkan subgroupSize
+  /// Nanoseconds per timestamp tick (Vulkan timestampPeriod; CUDA events
+  /// report milliseconds: 1.0 here, resolution about 500 ns).
+  double timestampPeriodNs = 0;
+  /// Meaningful bits of a timestamp (Vulkan timestampValidBits of the
+  /// compute queue; 0 = no timestamps). CUDA: 64.
+  uint32_t timestampValidBits = 0;
+  DeviceLimits limits;
+};
+
+/// Driver-specific switches; each driver reads the ones it knows.
+struct DeviceOptions {
+  /// Vulkan: create and use a VkPipelineCache for compute pipelines.
+  bool pipelineCache = true;
+};
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+/// Created by Driver::createDevice; must not outlive its Driver, and every
+/// object it creates must be destroyed before it. Not thread-safe.
+class Device {
+public:
+  virtual ~Device() = default;
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  virtual const DeviceProperties &properties() const = 0;
+
+  /// Allocates |size| bytes (> 0). Contents are undefined until written.
+  virtual StatusOr<std::unique_ptr<Buffer>> allocateBuffer(uint64_t size,
+                                                           MemoryType type) = 0;
+  /// Loads |spec|. Every export is checked against properties().limits
+  /// (checkExportFitsDevice) before any driver call; a module the driver
+  /// rejects is InvalidArgument with the driver's log (CUDA JIT error/info
+  /// log, Vulkan result) in the message. Unimplemented for a format the
+  /// driver cannot load (SPIR-V on CUDA).
+  virtual StatusOr<std::unique_ptr<Executable>>
+  createExecutable(const ExecutableSpec &spec) = 0;
+  virtual StatusOr<std::unique_ptr<CommandBuffer>>
+  createCommandBuffer(const CommandBufferOptions &options = {}) = 0;
+  /// Unimplemented when the device has no timestamps (timestampValidBits 0).
+  virtual StatusOr<std::unique_ptr<Timer>> createTimer(uint32_t slotCount) = 0;
+
+  /// Whether this driver loads |format| at all (PTX/cubin: CUDA; SPIR-V:
+  /// Vulkan).
+  virtual bool supportsFormat(ExecutableFormat format) const = 0;
+
+protected:
+  Device() = default;
+};
+
+} // namespace kb::hal
+
+#endif // KB_RUNTIME_HAL_DEVICE_H_

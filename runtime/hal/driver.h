@@ -1,0 +1,49 @@
+//===- runtime/hal/driver.h - A backend (cuda, vulkan) --------------------===//
+//
+// A Driver is a loaded vendor library (libcuda.so.1, libvulkan.so.1) and the
+// devices it can see. Creating a driver whose library, or any device, is
+// missing is an Unavailable status with the reason ("libcuda.so.1 not
+// found"); callers and tests branch on Unavailable (skip, try the next one).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_HAL_DRIVER_H_
+#define KB_RUNTIME_HAL_DRIVER_H_
+
+#include "common/status.h"
+#include "runtime/hal/device.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb::hal {
+
+/// Switches read when a driver is created.
+struct DriverOptions {
+  /// Vulkan: enable VK_LAYER_KHRONOS_validation and report its messages as
+  /// warnings on stderr. FailedPrecondition when the layer is not installed.
+  bool vulkanValidation = false;
+};
+
+/// Owned by the caller; outlives every Device it creates. Not thread-safe.
+class Driver {
+public:
+  virtual ~Driver() = default;
+  Driver(const Driver &) = delete;
+  Driver &operator=(const Driver &) = delete;
+
+  /// "cuda" or "vulkan".
+  virtual const char *name() const = 0;
+  /// Devices enumerated at creation, in driver order (cuda:N / vulkan:N).
+  virtual const std::vector<DeviceProperties> &devices() const = 0;
+  /// Opens device |index|. OutOfRange for a bad index.
+  virtual StatusOr<std::unique_ptr<Device>>
+  createDevice(uint32_t index, const DeviceOptions &options = {}) = 0;
+
+protected:
+  Driver() = default;
+};
+
+} // namespace kb::hal
+
+#endif // KB_RUNTIME_HAL_DRIVER_H_

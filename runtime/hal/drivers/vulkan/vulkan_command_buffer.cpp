@@ -1,0 +1,243 @@
+//===- runtime/hal/drivers/vulkan/vulkan_command_buffer.cpp ---------------===//
+//
+// Records straight into a VkCommandBuffer. Each dispatch gets its own
+// descriptor set (set 0, binding i = storage buffer i) from pools owned by
+// the command buffer, so re-submission replays exactly what was recorded.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/hal/drivers/vulkan/vulkan_driver.h"
+
+namespace kb::hal::vulkan {
+
+namespace {
+constexpr uint32_t kSetsPerPool = 64;
+constexpr uint32_t kDescriptorsPerPool = 512;
+constexpr VkPipelineStageFlags kStages =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+} // namespace
+
+StatusOr<std::unique_ptr<CommandBuffer>>
+VulkanCommandBuffer::create(VulkanDevice &device) {
+  std::unique_ptr<VulkanCommandBuffer> cb(new VulkanCommandBuffer(device));
+  const DeviceSymbols &s = device.syms();
+  VkCommandBufferAllocateInfo alloc{
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = device.commandPool();
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  KB_VK_RETURN_IF_ERROR(
+      s.vkAllocateCommandBuffers(device.handle(), &alloc, &cb->commandBuffer_),
+      "vkAllocateCommandBuffers");
+  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  KB_VK_RETURN_IF_ERROR(
+      s.vkCreateFence(device.handle(), &fence, nullptr, &cb->fence_),
+      "vkCreateFence");
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  KB_VK_RETURN_IF_ERROR(s.vkBeginCommandBuffer(cb->commandBuffer_, &begin),
+                        "vkBeginCommandBuffer");
+  return std::unique_ptr<CommandBuffer>(std::move(cb));
+}
+
+VulkanCommandBuffer::~VulkanCommandBuffer() {
+  const DeviceSymbols &s = device_.syms();
+  if (fence_)
+    s.vkDestroyFence(device_.handle(), fence_, nullptr);
+  if (commandBuffer_)
+    s.vkFreeCommandBuffers(device_.handle(), device_.commandPool(), 1,
+                           &commandBuffer_);
+  destroyPools();
+}
+
+void VulkanCommandBuffer::destroyPools() {
+  for (VkDescriptorPool pool : pools_)
+    device_.syms().vkDestroyDescriptorPool(device_.handle(), pool, nullptr);
+  pools_.clear();
+  setsLeftInPool_ = descriptorsLeftInPool_ = 0;
+}
+
+Status VulkanCommandBuffer::checkRecording(const char *what) const {
+  if (ended_)
+    return failedPrecondition(std::string(what) +
+                              ": the command buffer was submitted; reset() "
+                              "it before recording again");
+  return okStatus();
+}
+
+StatusOr<VkDescriptorSet>
+VulkanCommandBuffer::allocateSet(VkDescriptorSetLayout layout,
+                                 uint32_t bindings) {
+  const DeviceSymbols &s = device_.syms();
+  if (setsLeftInPool_ == 0 || descriptorsLeftInPool_ < bindings) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                              std::max(kDescriptorsPerPool, bindings)};
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = kSetsPerPool;
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    KB_VK_RETURN_IF_ERROR(
+        s.vkCreateDescriptorPool(device_.handle(), &info, nullptr, &pool),
+        "vkCreateDescriptorPool");
+    pools_.push_back(pool);
+    setsLeftInPool_ = kSetsPerPool;
+    descriptorsLeftInPool_ = size.descriptorCount;
+  }
+  VkDescriptorSetAllocateInfo alloc{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pools_.back();
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  KB_VK_RETURN_IF_ERROR(s.vkAllocateDescriptorSets(device_.handle(), &alloc, &set),
+                        "vkAllocateDescriptorSets");
+  --setsLeftInPool_;
+  descriptorsLeftInPool_ -= bindings;
+  return set;
+}
+
+Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
+  KB_RETURN_IF_ERROR(checkRecording("dispatch"));
+  KB_RETURN_IF_ERROR(
+      checkDispatchParams(params, device_.properties().limits));
+  const auto *exe = dynamic_cast<const VulkanExecutable *>(params.executable);
+  if (!exe)
+    return invalidArgument(describeDispatch(params) +
+                           ": the executable was not created by a Vulkan device");
+  const VulkanExecutable::ExportPipeline &p = exe->pipeline(params.exportIndex);
+  const DeviceSymbols &s = device_.syms();
+  uint32_t bindingCount = static_cast<uint32_t>(params.bindings.size());
+
+  if (bindingCount) {
+    KB_ASSIGN_OR_RETURN(VkDescriptorSet set, allocateSet(p.setLayout, bindingCount));
+    std::vector<VkDescriptorBufferInfo> infos(bindingCount);
+    std::vector<VkWriteDescriptorSet> writes(bindingCount);
+    for (uint32_t i = 0; i < bindingCount; ++i) {
+      const BindingRef &ref = params.bindings[i];
+      const auto *buffer = dynamic_cast<const VulkanBuffer *>(ref.buffer);
+      if (!buffer)
+        return invalidArgument(describeDispatch(params) + ": binding " +
+                               std::to_string(i) +
+                               " is not a buffer of a Vulkan device");
+      infos[i] = {buffer->handle(), ref.offset,
+                  ref.length ? ref.length : VK_WHOLE_SIZE};
+      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[i].dstSet = set;
+      writes[i].dstBinding = i;
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &infos[i];
+    }
+    s.vkUpdateDescriptorSets(device_.handle(), bindingCount, writes.data(), 0,
+                             nullptr);
+    s.vkCmdBindDescriptorSets(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                              p.layout, 0, 1, &set, 0, nullptr);
+  }
+  s.vkCmdBindPipeline(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      p.pipeline);
+  if (p.pushConstantBytes) {
+    std::vector<uint8_t> block(p.pushConstantBytes, 0);
+    std::copy(params.constants.begin(), params.constants.end(), block.begin());
+    s.vkCmdPushConstants(commandBuffer_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT,
+                         0, p.pushConstantBytes, block.data());
+  }
+  s.vkCmdDispatch(commandBuffer_, params.workgroupCount[0],
+                  params.workgroupCount[1], params.workgroupCount[2]);
+  labels_.push_back(describeDispatch(params));
+  return okStatus();
+}
+
+Status VulkanCommandBuffer::barrier() {
+  KB_RETURN_IF_ERROR(checkRecording("barrier"));
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  device_.syms().vkCmdPipelineBarrier(commandBuffer_, kStages, kStages, 0, 1,
+                                      &b, 0, nullptr, 0, nullptr);
+  return okStatus();
+}
+
+Status VulkanCommandBuffer::fillBuffer(Buffer &buffer, uint64_t offset,
+                                       uint64_t length, uint32_t pattern) {
+  KB_RETURN_IF_ERROR(checkRecording("fill"));
+  KB_RETURN_IF_ERROR(checkFillParams(buffer, offset, length));
+  auto *vk = dynamic_cast<VulkanBuffer *>(&buffer);
+  if (!vk)
+    return invalidArgument("fill: not a buffer of a Vulkan device");
+  uint64_t n = length ? length : vk->allocatedSize() - offset;
+  device_.syms().vkCmdFillBuffer(commandBuffer_, vk->handle(), offset, n,
+                                 pattern);
+  return okStatus();
+}
+
+Status VulkanCommandBuffer::copyBuffer(Buffer &source, uint64_t sourceOffset,
+                                       Buffer &target, uint64_t targetOffset,
+                                       uint64_t length) {
+  KB_RETURN_IF_ERROR(checkRecording("copy"));
+  KB_RETURN_IF_ERROR(
+      checkCopyParams(source, sourceOffset, target, targetOffset, length));
+  auto *src = dynamic_cast<VulkanBuffer *>(&source);
+  auto *dst = dynamic_cast<VulkanBuffer *>(&target);
+  if (!src || !dst)
+    return invalidArgument("copy: not a buffer of a Vulkan device");
+  VkBufferCopy region{sourceOffset, targetOffset, length};
+  device_.syms().vkCmdCopyBuffer(commandBuffer_, src->handle(), dst->handle(),
+                                 1, &region);
+  return okStatus();
+}
+
+Status VulkanCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
+  KB_RETURN_IF_ERROR(checkRecording("timestamp"));
+  auto *vk = dynamic_cast<VulkanTimer *>(&timer);
+  if (!vk)
+    return invalidArgument("timestamp: not a timer of a Vulkan device");
+  if (slot >= vk->slotCount())
+    return outOfRange("timestamp slot " + std::to_string(slot) +
+                      " is out of range: the timer has " +
+                      std::to_string(vk->slotCount()) + " slots");
+  const DeviceSymbols &s = device_.syms();
+  s.vkCmdResetQueryPool(commandBuffer_, vk->pool(), slot, 1);
+  // BOTTOM_OF_PIPE: the timestamp is taken once every earlier command has
+  // completed, so a pair brackets the work recorded between them.
+  s.vkCmdWriteTimestamp(commandBuffer_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                        vk->pool(), slot);
+  return okStatus();
+}
+
+Status VulkanCommandBuffer::submitAndWait() {
+  const DeviceSymbols &s = device_.syms();
+  if (!ended_) {
+    // Make shader/transfer writes visible to host reads after the fence.
+    VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    s.vkCmdPipelineBarrier(commandBuffer_, kStages, VK_PIPELINE_STAGE_HOST_BIT,
+                           0, 1, &toHost, 0, nullptr, 0, nullptr);
+    KB_VK_RETURN_IF_ERROR(s.vkEndCommandBuffer(commandBuffer_),
+                          "vkEndCommandBuffer");
+    ended_ = true;
+  }
+  std::string what = "command buffer";
+  if (!labels_.empty()) {
+    what += " with " + std::to_string(labels_.size()) + " dispatch(es): " +
+            labels_.front();
+    if (labels_.size() > 1)
+      what += " ... " + labels_.back();
+  }
+  return device_.submitAndWait(commandBuffer_, fence_, what);
+}
+
+Status VulkanCommandBuffer::reset() {
+  const DeviceSymbols &s = device_.syms();
+  KB_VK_RETURN_IF_ERROR(s.vkResetCommandBuffer(commandBuffer_, 0),
+                        "vkResetCommandBuffer");
+  destroyPools();
+  labels_.clear();
+  ended_ = false;
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  KB_VK_RETURN_IF_ERROR(s.vkBeginCommandBuffer(commandBuffer_, &begin),
+                        "vkBeginCommandBuffer");
+  return okStatus();
+}
+
+} // namespace kb::hal::vulkan

@@ -1,0 +1,231 @@
+//===- runtime/hal/drivers/vulkan/vulkan_driver.cpp - Instance, devices ---===//
+#include "runtime/hal/drivers/vulkan/vulkan_driver.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace kb::hal::vulkan {
+
+namespace {
+
+const char *kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+VKAPI_ATTR VkBool32 VKAPI_CALL
+debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+              VkDebugUtilsMessageTypeFlagsEXT,
+              const VkDebugUtilsMessengerCallbackDataEXT *data, void *) {
+  const char *level =
+      severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error"
+                                                                 : "warning";
+  std::fprintf(stderr, "vulkan validation %s: %s\n", level,
+               data && data->pMessage ? data->pMessage : "(no message)");
+  return VK_FALSE;
+}
+
+std::string versionString(uint32_t v) {
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." +
+         std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+         std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+std::string vendorName(uint32_t id) {
+  switch (id) {
+  case 0x10DE: return "NVIDIA";
+  case 0x1002: return "AMD";
+  case 0x8086: return "Intel";
+  case 0x13B5: return "ARM";
+  case 0x5143: return "Qualcomm";
+  case 0x106B: return "Apple";
+  case 0x10005: return "Mesa";
+  default: {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "0x%04X", id);
+    return buf;
+  }
+  }
+}
+
+DeviceType deviceType(VkPhysicalDeviceType type) {
+  switch (type) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DeviceType::DiscreteGpu;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DeviceType::IntegratedGpu;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DeviceType::VirtualGpu;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU: return DeviceType::Cpu;
+  default: return DeviceType::Other;
+  }
+}
+
+std::string driverVersionString(uint32_t vendor, uint32_t v) {
+  if (vendor == 0x10DE) // NVIDIA packs 10.8.8.6 bits
+    return std::to_string(v >> 22) + "." + std::to_string((v >> 14) & 0xff) +
+           "." + std::to_string((v >> 6) & 0xff);
+  return versionString(v);
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<Driver>>
+createVulkanDriver(const DriverOptions &options) {
+  return VulkanDriver::create(options);
+}
+
+StatusOr<std::unique_ptr<Driver>>
+VulkanDriver::create(const DriverOptions &options) {
+  std::unique_ptr<VulkanDriver> driver(new VulkanDriver());
+  KB_ASSIGN_OR_RETURN(driver->syms_, InstanceSymbols::load());
+  InstanceSymbols &syms = driver->syms_;
+
+  uint32_t loaderVersion = VK_API_VERSION_1_0;
+  if (syms.vkEnumerateInstanceVersion)
+    syms.vkEnumerateInstanceVersion(&loaderVersion);
+  uint32_t apiVersion =
+      loaderVersion >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loaderVersion;
+
+  std::vector<const char *> layers, extensions;
+  if (options.vulkanValidation) {
+    uint32_t count = 0;
+    syms.vkEnumerateInstanceLayerProperties(&count, nullptr);
+    std::vector<VkLayerProperties> available(count);
+    syms.vkEnumerateInstanceLayerProperties(&count, available.data());
+    bool found = false;
+    for (const VkLayerProperties &l : available)
+      found |= std::strcmp(l.layerName, kValidationLayer) == 0;
+    if (!found)
+      return failedPrecondition(
+          std::string("--vk-validation: the Vulkan validation layer (") +
+          kValidationLayer +
+          ") is not installed; install the vulkan-validationlayers package "
+          "or drop --vk-validation");
+    layers.push_back(kValidationLayer);
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "kernel-bench";
+  app.apiVersion = apiVersion;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = static_cast<uint32_t>(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  VkResult result = syms.vkCreateInstance(&info, nullptr, &driver->instance_);
+  if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+    return unavailable("vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER "
+                       "(no Vulkan driver/ICD found; on a GPU host set "
+                       "VK_DRIVER_FILES to the vendor's ICD json, see GPU.md)");
+  KB_VK_RETURN_IF_ERROR(result, "vkCreateInstance");
+  KB_RETURN_IF_ERROR(syms.loadInstance(driver->instance_));
+
+  if (options.vulkanValidation && syms.vkCreateDebugUtilsMessengerEXT) {
+    VkDebugUtilsMessengerCreateInfoEXT m{
+        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                    VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    m.pfnUserCallback = debugCallback;
+    KB_VK_RETURN_IF_ERROR(syms.vkCreateDebugUtilsMessengerEXT(
+                              driver->instance_, &m, nullptr,
+                              &driver->messenger_),
+                          "vkCreateDebugUtilsMessengerEXT");
+  }
+
+  uint32_t count = 0;
+  KB_VK_RETURN_IF_ERROR(
+      syms.vkEnumeratePhysicalDevices(driver->instance_, &count, nullptr),
+      "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> physical(count);
+  KB_VK_RETURN_IF_ERROR(syms.vkEnumeratePhysicalDevices(driver->instance_,
+                                                        &count, physical.data()),
+                        "vkEnumeratePhysicalDevices");
+  for (VkPhysicalDevice pd : physical) {
+    uint32_t familyCount = 0;
+    syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount, nullptr);
+    std::vector<VkQueueFamilyProperties> families(familyCount);
+    syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount,
+                                                  families.data());
+    // Prefer a compute queue that has timestamps; any compute queue else.
+    int family = -1;
+    for (uint32_t i = 0; i < familyCount; ++i) {
+      if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+        continue;
+      if (family < 0 || (families[family].timestampValidBits == 0 &&
+                         families[i].timestampValidBits != 0))
+        family = static_cast<int>(i);
+    }
+    if (family < 0)
+      continue; // a device without compute queues is of no use here
+
+    VkPhysicalDeviceProperties p{};
+    syms.vkGetPhysicalDeviceProperties(pd, &p);
+    VkPhysicalDeviceMemoryProperties mem{};
+    syms.vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+
+    DeviceProperties props;
+    props.driver = "vulkan";
+    props.index = static_cast<uint32_t>(driver->physicalDevices_.size());
+    props.name = p.deviceName;
+    props.vendor = vendorName(p.vendorID);
+    props.type = deviceType(p.deviceType);
+    props.apiVersion = versionString(p.apiVersion);
+    props.driverVersion = driverVersionString(p.vendorID, p.driverVersion);
+    for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
+      if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+        props.memoryBytes += mem.memoryHeaps[h].size;
+    if (syms.vkGetPhysicalDeviceProperties2 && p.apiVersion >= VK_API_VERSION_1_1) {
+      VkPhysicalDeviceSubgroupProperties subgroup{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+      VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      p2.pNext = &subgroup;
+      syms.vkGetPhysicalDeviceProperties2(pd, &p2);
+      props.subgroupSize = subgroup.subgroupSize;
+    }
+    props.timestampPeriodNs = p.limits.timestampPeriod;
+    props.timestampValidBits =
+        p.limits.timestampComputeAndGraphics || families[family].timestampValidBits
+            ? families[family].timestampValidBits
+            : 0;
+    DeviceLimits &l = props.limits;
+    for (int i = 0; i < 3; ++i) {
+      l.maxWorkgroupSize[i] = p.limits.maxComputeWorkGroupSize[i];
+      l.maxWorkgroupCount[i] = p.limits.maxComputeWorkGroupCount[i];
+    }
+    l.maxWorkgroupInvocations = p.limits.maxComputeWorkGroupInvocations;
+    l.maxSharedMemoryBytes = p.limits.maxComputeSharedMemorySize;
+    l.maxConstantBytes = p.limits.maxPushConstantsSize;
+    l.maxBindings = p.limits.maxPerStageDescriptorStorageBuffers;
+    l.maxBindingRange = p.limits.maxStorageBufferRange;
+    l.minBindingOffsetAlignment = p.limits.minStorageBufferOffsetAlignment;
+
+    driver->physicalDevices_.push_back(pd);
+    driver->queueFamilies_.push_back(static_cast<uint32_t>(family));
+    driver->properties_.push_back(std::move(props));
+  }
+  if (driver->properties_.empty())
+    return unavailable("the Vulkan loader found no device with a compute "
+                       "queue (install mesa-vulkan-drivers for lavapipe, or a "
+                       "GPU driver)");
+  return std::unique_ptr<Driver>(std::move(driver));
+}
+
+VulkanDriver::~VulkanDriver() {
+  if (messenger_ && syms_.vkDestroyDebugUtilsMessengerEXT)
+    syms_.vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (instance_ && syms_.vkDestroyInstance)
+    syms_.vkDestroyInstance(instance_, nullptr);
+}
+
+StatusOr<std::unique_ptr<Device>>
+VulkanDriver::createDevice(uint32_t index, const DeviceOptions &options) {
+  if (index >= physicalDevices_.size())
+    return outOfRange("vulkan:" + std::to_string(index) +
+                      " does not exist; the driver has " +
+                      std::to_string(physicalDevices_.size()) + " device(s)");
+  return VulkanDevice::create(syms_, physicalDevices_[index],
+                              queueFamilies_[index], properties_[index],
+                              options);
+}
+
+} // namespace kb::hal::vulkan

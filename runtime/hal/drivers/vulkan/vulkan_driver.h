@@ -1,0 +1,198 @@
+//===- runtime/hal/drivers/vulkan/vulkan_driver.h - Vulkan backend --------===//
+//
+// Private to the Vulkan driver: the concrete HAL classes. The rest of the
+// tree sees only createVulkanDriver() (through drivers/registration.h).
+//
+// Handles are owned by the class that created them and destroyed in its
+// destructor (never throws; device idle is awaited before destruction).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_HAL_DRIVERS_VULKAN_VULKAN_DRIVER_H_
+#define KB_RUNTIME_HAL_DRIVERS_VULKAN_VULKAN_DRIVER_H_
+
+#include "runtime/hal/driver.h"
+#include "runtime/hal/drivers/vulkan/vulkan_symbols.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace kb::hal::vulkan {
+
+StatusOr<std::unique_ptr<Driver>> createVulkanDriver(const DriverOptions &);
+
+class VulkanDriver final : public Driver {
+public:
+  static StatusOr<std::unique_ptr<Driver>> create(const DriverOptions &options);
+  ~VulkanDriver() override;
+
+  const char *name() const override { return "vulkan"; }
+  const std::vector<DeviceProperties> &devices() const override {
+    return properties_;
+  }
+  StatusOr<std::unique_ptr<Device>>
+  createDevice(uint32_t index, const DeviceOptions &options) override;
+
+private:
+  VulkanDriver() = default;
+  InstanceSymbols syms_;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::vector<VkPhysicalDevice> physicalDevices_;
+  std::vector<uint32_t> queueFamilies_; // compute queue family per device
+  std::vector<DeviceProperties> properties_;
+};
+
+class VulkanDevice final : public Device {
+public:
+  static StatusOr<std::unique_ptr<Device>>
+  create(const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
+         uint32_t queueFamily, const DeviceProperties &properties,
+         const DeviceOptions &options);
+  ~VulkanDevice() override;
+
+  const DeviceProperties &properties() const override { return properties_; }
+  StatusOr<std::unique_ptr<Buffer>> allocateBuffer(uint64_t size,
+                                                   MemoryType type) override;
+  StatusOr<std::unique_ptr<Executable>>
+  createExecutable(const ExecutableSpec &spec) override;
+  StatusOr<std::unique_ptr<CommandBuffer>>
+  createCommandBuffer(const CommandBufferOptions &options) override;
+  StatusOr<std::unique_ptr<Timer>> createTimer(uint32_t slotCount) override;
+  bool supportsFormat(ExecutableFormat format) const override {
+    return format == ExecutableFormat::Spirv;
+  }
+
+  // Shared with the other classes of this driver.
+  const DeviceSymbols &syms() const { return syms_; }
+  VkDevice handle() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  VkCommandPool commandPool() const { return commandPool_; }
+  VkPipelineCache pipelineCache() const { return pipelineCache_; }
+  /// A memory type index with all of |required| (and, preferably, all of
+  /// |preferred|) among |typeBits|; nullopt when none.
+  std::optional<uint32_t> findMemoryType(uint32_t typeBits,
+                                         VkMemoryPropertyFlags required,
+                                         VkMemoryPropertyFlags preferred) const;
+  VkMemoryPropertyFlags memoryTypeFlags(uint32_t index) const {
+    return memory_.memoryTypes[index].propertyFlags;
+  }
+  /// Records |record| into a one-time command buffer, submits it and waits.
+  Status runOnce(const std::function<void(VkCommandBuffer)> &record,
+                 const std::string &what);
+  /// Submits |commandBuffer| and waits on |fence| (reset first).
+  Status submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
+                       const std::string &what);
+
+private:
+  VulkanDevice() = default;
+  DeviceProperties properties_;
+  DeviceSymbols syms_;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
+  VkFence onceFence_ = VK_NULL_HANDLE;
+};
+
+/// Device memory backing one VkBuffer.
+class VulkanBuffer final : public Buffer {
+public:
+  static StatusOr<std::unique_ptr<VulkanBuffer>>
+  create(VulkanDevice &device, uint64_t size, MemoryType type);
+  ~VulkanBuffer() override;
+
+  Status upload(uint64_t offset, const void *data, uint64_t length) override;
+  Status download(uint64_t offset, void *data, uint64_t length) override;
+
+  VkBuffer handle() const { return buffer_; }
+  /// Bytes actually allocated (size rounded up to 4 for fills).
+  uint64_t allocatedSize() const { return allocatedSize_; }
+
+private:
+  VulkanBuffer(VulkanDevice &device, uint64_t size, MemoryType type)
+      : Buffer(size, type), device_(device) {}
+  VulkanDevice &device_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  void *mapped_ = nullptr; // non-null when the memory is host visible
+  uint64_t allocatedSize_ = 0;
+};
+
+class VulkanExecutable final : public Executable {
+public:
+  static StatusOr<std::unique_ptr<Executable>>
+  create(VulkanDevice &device, const ExecutableSpec &spec);
+  ~VulkanExecutable() override;
+
+  struct ExportPipeline {
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    uint32_t pushConstantBytes = 0; // range size (multiple of 4)
+  };
+  const ExportPipeline &pipeline(size_t exportIndex) const {
+    return pipelines_[exportIndex];
+  }
+
+private:
+  VulkanExecutable(VulkanDevice &device, const ExecutableSpec &spec)
+      : Executable(spec), device_(device) {}
+  VulkanDevice &device_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  std::vector<ExportPipeline> pipelines_;
+};
+
+class VulkanTimer final : public Timer {
+public:
+  static StatusOr<std::unique_ptr<Timer>> create(VulkanDevice &device,
+                                                 uint32_t slotCount);
+  ~VulkanTimer() override;
+  StatusOr<double> elapsedNs(uint32_t begin, uint32_t end) override;
+  VkQueryPool pool() const { return pool_; }
+
+private:
+  VulkanTimer(VulkanDevice &device, uint32_t slotCount)
+      : Timer(slotCount), device_(device) {}
+  StatusOr<uint64_t> read(uint32_t slot);
+  VulkanDevice &device_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+};
+
+class VulkanCommandBuffer final : public CommandBuffer {
+public:
+  static StatusOr<std::unique_ptr<CommandBuffer>> create(VulkanDevice &device);
+  ~VulkanCommandBuffer() override;
+
+  Status dispatch(const DispatchParams &params) override;
+  Status barrier() override;
+  Status fillBuffer(Buffer &buffer, uint64_t offset, uint64_t length,
+                    uint32_t pattern) override;
+  Status copyBuffer(Buffer &source, uint64_t sourceOffset, Buffer &target,
+                    uint64_t targetOffset, uint64_t length) override;
+  Status writeTimestamp(Timer &timer, uint32_t slot) override;
+  Status submitAndWait() override;
+  Status reset() override;
+  size_t dispatchCount() const override { return labels_.size(); }
+
+private:
+  explicit VulkanCommandBuffer(VulkanDevice &device) : device_(device) {}
+  Status checkRecording(const char *what) const;
+  StatusOr<VkDescriptorSet> allocateSet(VkDescriptorSetLayout layout,
+                                        uint32_t bindings);
+  void destroyPools();
+
+  VulkanDevice &device_;
+  VkCommandBuffer commandBuffer_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  std::vector<VkDescriptorPool> pools_;
+  uint32_t setsLeftInPool_ = 0;
+  uint32_t descriptorsLeftInPool_ = 0;
+  bool ended_ = false;
+  std::vector<std::string> labels_; // one per dispatch, for fault messages
+};
+
+} // namespace kb::hal::vulkan
+
+#endif // KB_RUNTIME_HAL_DRIVERS_VULKAN_VULKAN_DRIVER_H_

@@ -1,0 +1,188 @@
+//===- runtime/hal/drivers/vulkan/vulkan_executable.cpp - Pipelines -------===//
+#include "runtime/hal/drivers/vulkan/vulkan_driver.h"
+
+#include "common/spirv_reader.h"
+
+#include <cstring>
+
+namespace kb::hal::vulkan {
+
+namespace {
+constexpr uint32_t kSpirvMagic = 0x07230203;
+constexpr uint32_t kGLCompute = 5;
+} // namespace
+
+StatusOr<std::unique_ptr<Executable>>
+VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
+  std::string where = "executable `" + spec.name + "` (" + spec.target + ")";
+  if (spec.format != ExecutableFormat::Spirv)
+    return unimplemented(where + ": the Vulkan driver loads SPIR-V, not " +
+                         toString(spec.format));
+  // Untrusted input: check what the driver would otherwise trip over (some
+  // drivers crash on malformed SPIR-V) before any Vulkan call.
+  if (spec.data.size() < 20 || spec.data.size() % 4 != 0)
+    return invalidArgument(where + ": SPIR-V must be a non-empty sequence of "
+                                   "32-bit words; got " +
+                           std::to_string(spec.data.size()) + " bytes");
+  uint32_t magic = 0;
+  std::memcpy(&magic, spec.data.data(), 4);
+  if (magic != kSpirvMagic)
+    return invalidArgument(where + ": not SPIR-V (magic word is not 0x07230203)");
+  auto reflected = readSpirvBytes(spec.data);
+  if (!reflected.ok())
+    return reflected.status().withContext(where);
+  if (spec.exports.empty())
+    return invalidArgument(where + ": no exports");
+  for (size_t i = 0; i < spec.exports.size(); ++i) {
+    const KernelAbi &abi = spec.exports[i];
+    const SpirvEntryPoint *entry = reflected->findEntryPoint(abi.entry);
+    if (!entry || entry->executionModel != kGLCompute)
+      return invalidArgument(where + " export " + std::to_string(i) +
+                             ": the SPIR-V has no GLCompute entry point `" +
+                             abi.entry + "`");
+    KB_RETURN_IF_ERROR(checkExportFitsDevice(spec.name, i, abi,
+                                             device.properties().limits));
+  }
+
+  std::unique_ptr<VulkanExecutable> exe(new VulkanExecutable(device, spec));
+  const DeviceSymbols &s = device.syms();
+  VkDevice vkDevice = device.handle();
+  VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  moduleInfo.codeSize = spec.data.size();
+  moduleInfo.pCode = reinterpret_cast<const uint32_t *>(spec.data.data());
+  VkResult result =
+      s.vkCreateShaderModule(vkDevice, &moduleInfo, nullptr, &exe->module_);
+  if (result != VK_SUCCESS)
+    return invalidArgument(where + ": the Vulkan driver rejected the SPIR-V "
+                                   "module: vkCreateShaderModule returned " +
+                           std::string(vkResultName(result)));
+
+  for (size_t i = 0; i < spec.exports.size(); ++i) {
+    const KernelAbi &abi = spec.exports[i];
+    ExportPipeline pipeline;
+    std::vector<VkDescriptorSetLayoutBinding> bindings(abi.bindings.size());
+    for (uint32_t b = 0; b < bindings.size(); ++b) {
+      bindings[b].binding = b;
+      bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      bindings[b].descriptorCount = 1;
+      bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo setInfo{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    setInfo.bindingCount = static_cast<uint32_t>(bindings.size());
+    setInfo.pBindings = bindings.data();
+    exe->pipelines_.push_back(pipeline);
+    ExportPipeline &p = exe->pipelines_.back();
+    KB_VK_RETURN_IF_ERROR(
+        s.vkCreateDescriptorSetLayout(vkDevice, &setInfo, nullptr, &p.setLayout),
+        "vkCreateDescriptorSetLayout");
+
+    // Push-constant ranges are sized in whole words.
+    p.pushConstantBytes = (pushConstantSize(abi) + 3) & ~3u;
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                              p.pushConstantBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &p.setLayout;
+    layoutInfo.pushConstantRangeCount = p.pushConstantBytes ? 1 : 0;
+    layoutInfo.pPushConstantRanges = &range;
+    KB_VK_RETURN_IF_ERROR(
+        s.vkCreatePipelineLayout(vkDevice, &layoutInfo, nullptr, &p.layout),
+        "vkCreatePipelineLayout");
+
+    VkComputePipelineCreateInfo pipelineInfo{
+        VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pipelineInfo.stage.module = exe->module_;
+    pipelineInfo.stage.pName = abi.entry.c_str();
+    pipelineInfo.layout = p.layout;
+    result = s.vkCreateComputePipelines(vkDevice, device.pipelineCache(), 1,
+                                        &pipelineInfo, nullptr, &p.pipeline);
+    if (result != VK_SUCCESS)
+      return invalidArgument(where + " export " + std::to_string(i) + " (`" +
+                             abi.entry +
+                             "`): the Vulkan driver rejected the compute "
+                             "pipeline: vkCreateComputePipelines returned " +
+                             vkResultName(result));
+  }
+  return std::unique_ptr<Executable>(std::move(exe));
+}
+
+VulkanExecutable::~VulkanExecutable() {
+  const DeviceSymbols &s = device_.syms();
+  VkDevice d = device_.handle();
+  for (ExportPipeline &p : pipelines_) {
+    if (p.pipeline)
+      s.vkDestroyPipeline(d, p.pipeline, nullptr);
+    if (p.layout)
+      s.vkDestroyPipelineLayout(d, p.layout, nullptr);
+    if (p.setLayout)
+      s.vkDestroyDescriptorSetLayout(d, p.setLayout, nullptr);
+  }
+  if (module_)
+    s.vkDestroyShaderModule(d, module_, nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// VulkanTimer
+//===----------------------------------------------------------------------===//
+
+StatusOr<std::unique_ptr<Timer>> VulkanTimer::create(VulkanDevice &device,
+                                                     uint32_t slotCount) {
+  if (device.properties().timestampValidBits == 0)
+    return unimplemented("the compute queue of " + device.properties().name +
+                         " has no timestamps (timestampValidBits is 0)");
+  if (slotCount == 0)
+    return invalidArgument("a timer needs at least one slot");
+  std::unique_ptr<VulkanTimer> timer(new VulkanTimer(device, slotCount));
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = slotCount;
+  const DeviceSymbols &s = device.syms();
+  KB_VK_RETURN_IF_ERROR(
+      s.vkCreateQueryPool(device.handle(), &info, nullptr, &timer->pool_),
+      "vkCreateQueryPool");
+  // Queries are undefined until reset; reset them all once so that reading
+  // a slot that was never written reports "not available" instead of junk.
+  VkQueryPool pool = timer->pool_;
+  KB_RETURN_IF_ERROR(device.runOnce(
+      [&](VkCommandBuffer cb) { s.vkCmdResetQueryPool(cb, pool, 0, slotCount); },
+      "timestamp query pool reset"));
+  return std::unique_ptr<Timer>(std::move(timer));
+}
+
+VulkanTimer::~VulkanTimer() {
+  if (pool_)
+    device_.syms().vkDestroyQueryPool(device_.handle(), pool_, nullptr);
+}
+
+StatusOr<uint64_t> VulkanTimer::read(uint32_t slot) {
+  KB_RETURN_IF_ERROR(checkSlot(slot));
+  uint64_t data[2] = {0, 0}; // value, availability
+  VkResult result = device_.syms().vkGetQueryPoolResults(
+      device_.handle(), pool_, slot, 1, sizeof(data), data, sizeof(data),
+      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+  if (result != VK_SUCCESS && result != VK_NOT_READY)
+    return vkResultToStatus(result, "vkGetQueryPoolResults");
+  if (result == VK_NOT_READY || data[1] == 0)
+    return failedPrecondition("timestamp slot " + std::to_string(slot) +
+                              " has not been written by a completed command "
+                              "buffer");
+  uint32_t bits = device_.properties().timestampValidBits;
+  return bits >= 64 ? data[0] : data[0] & ((uint64_t(1) << bits) - 1);
+}
+
+StatusOr<double> VulkanTimer::elapsedNs(uint32_t begin, uint32_t end) {
+  KB_ASSIGN_OR_RETURN(uint64_t t0, read(begin));
+  KB_ASSIGN_OR_RETURN(uint64_t t1, read(end));
+  uint32_t bits = device_.properties().timestampValidBits;
+  uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  // The counter wraps at 2^validBits; a difference taken modulo that is
+  // right for any interval shorter than one wrap.
+  uint64_t ticks = (t1 - t0) & mask;
+  return static_cast<double>(ticks) * device_.properties().timestampPeriodNs;
+}
+
+} // namespace kb::hal::vulkan

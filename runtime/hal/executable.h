@@ -1,0 +1,90 @@
+//===- runtime/hal/executable.h - Loaded kernels --------------------------===//
+//
+// An Executable is one compiled variant of a .kbm executable (PTX, cubin or
+// SPIR-V) loaded on a device, with its exports ready to dispatch.
+// CUDA: a CUmodule plus one CUfunction per export. Vulkan: a VkShaderModule
+// plus, per export, a descriptor set layout (set 0, binding i = storage
+// buffer i), a pipeline layout with one push-constant range
+// (kb::pushConstantLayout) and a compute pipeline.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_HAL_EXECUTABLE_H_
+#define KB_RUNTIME_HAL_EXECUTABLE_H_
+
+#include "common/kernel_abi.h"
+#include "common/status.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb::hal {
+
+struct DeviceLimits;
+
+//===----------------------------------------------------------------------===//
+// Types and enums
+//===----------------------------------------------------------------------===//
+
+enum class ExecutableFormat {
+  Ptx,   // PTX text; the CUDA driver JIT-compiles it on load
+  Cubin, // ELF for one sm_XX; loads without JIT
+  Spirv, // SPIR-V words (little-endian)
+};
+
+const char *toString(ExecutableFormat format);
+
+/// Everything a driver needs to create an Executable. |data| is borrowed for
+/// the duration of Device::createExecutable only.
+struct ExecutableSpec {
+  std::string name;   // the .kbm executable name, for messages
+  ExecutableFormat format = ExecutableFormat::Spirv;
+  std::string target; // "sm_90", "vulkan1.2"
+  std::string_view data;
+  /// One per export, in dispatch-index order.
+  std::vector<KernelAbi> exports;
+};
+
+/// Checks |abi| (export |exportIndex| of executable |executableName|) against
+/// |limits|: workgroup size per dimension and in total, shared memory,
+/// push-constant block size, binding count. The one implementation of
+/// "fits the device", run by the module loader and by every driver before
+/// any driver call. InvalidArgument naming the export and the limit.
+Status checkExportFitsDevice(std::string_view executableName,
+                             size_t exportIndex, const KernelAbi &abi,
+                             const DeviceLimits &limits);
+
+//===----------------------------------------------------------------------===//
+// Executable
+//===----------------------------------------------------------------------===//
+
+/// Owned by the caller; must not outlive its Device and must outlive every
+/// CommandBuffer that dispatched it. Immutable after creation; thread-safe
+/// for concurrent reads.
+class Executable {
+public:
+  virtual ~Executable() = default;
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  const std::string &name() const { return name_; }
+  ExecutableFormat format() const { return format_; }
+  size_t exportCount() const { return exports_.size(); }
+  const KernelAbi &exportAbi(size_t index) const { return exports_[index]; }
+  /// Index of the export whose entry is |entry|.
+  std::optional<size_t> findExport(std::string_view entry) const;
+
+protected:
+  Executable(const ExecutableSpec &spec)
+      : name_(spec.name), format_(spec.format), exports_(spec.exports) {}
+
+private:
+  std::string name_;
+  ExecutableFormat format_;
+  std::vector<KernelAbi> exports_;
+};
+
+} // namespace kb::hal
+
+#endif // KB_RUNTIME_HAL_EXECUTABLE_H_

@@ -1,0 +1,44 @@
+//===- runtime/hal/timer.h - Device timestamps ----------------------------===//
+//
+// A Timer is a fixed set of timestamp slots written on the device's timeline
+// by CommandBuffer::writeTimestamp and read after the command buffer has
+// completed. CUDA: one CUevent per slot (cuEventElapsedTime, 0.5 us
+// resolution). Vulkan: a VkQueryPool of VK_QUERY_TYPE_TIMESTAMP, values
+// masked to the queue's timestampValidBits and scaled by timestampPeriod.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_HAL_TIMER_H_
+#define KB_RUNTIME_HAL_TIMER_H_
+
+#include "common/status.h"
+
+#include <cstdint>
+
+namespace kb::hal {
+
+/// Owned by the caller; must not outlive its Device and must outlive every
+/// CommandBuffer that wrote it. Not thread-safe.
+class Timer {
+public:
+  virtual ~Timer() = default;
+  Timer(const Timer &) = delete;
+  Timer &operator=(const Timer &) = delete;
+
+  uint32_t slotCount() const { return slotCount_; }
+
+  /// Device time in nanoseconds from slot |begin| to slot |end|, both
+  /// written by command buffers that have completed. FailedPrecondition when
+  /// a slot was never written; OutOfRange for a bad slot index.
+  virtual StatusOr<double> elapsedNs(uint32_t begin, uint32_t end) = 0;
+
+protected:
+  explicit Timer(uint32_t slotCount) : slotCount_(slotCount) {}
+  Status checkSlot(uint32_t slot) const;
+
+private:
+  uint32_t slotCount_;
+};
+
+} // namespace kb::hal
+
+#endif // KB_RUNTIME_HAL_TIMER_H_

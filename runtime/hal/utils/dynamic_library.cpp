@@ -1,0 +1,46 @@
+//===- runtime/hal/utils/dynamic_library.cpp - dlopen RAII ----------------===//
+#include "runtime/hal/utils/dynamic_library.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+namespace kb::hal {
+
+DynamicLibrary::DynamicLibrary(DynamicLibrary &&other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)),
+      soname_(std::move(other.soname_)) {}
+
+DynamicLibrary &DynamicLibrary::operator=(DynamicLibrary &&other) noexcept {
+  if (this != &other) {
+    destroy();
+    handle_ = std::exchange(other.handle_, nullptr);
+    soname_ = std::move(other.soname_);
+  }
+  return *this;
+}
+
+StatusOr<DynamicLibrary> DynamicLibrary::open(const std::string &soname) {
+  dlerror();
+  void *handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    return unavailable(soname + " not found" +
+                       (why ? std::string(" (") + why + ")" : std::string()));
+  }
+  DynamicLibrary library;
+  library.handle_ = handle;
+  library.soname_ = soname;
+  return library;
+}
+
+void *DynamicLibrary::symbol(const char *name) const {
+  return handle_ ? dlsym(handle_, name) : nullptr;
+}
+
+void DynamicLibrary::destroy() noexcept {
+  if (handle_)
+    dlclose(std::exchange(handle_, nullptr));
+}
+
+} // namespace kb::hal

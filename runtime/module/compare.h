@@ -1,0 +1,52 @@
+//===- runtime/module/compare.h - Candidate vs reference outputs ----------===//
+//
+// Element-wise comparison with per-type tolerances: an element matches when
+// |candidate - reference| <= abs + rel * |reference| (both NaN, or equal
+// infinities, match). Defaults, used when an Output sets no tolerance:
+//
+//   f64 abs 1e-12 rel 1e-10    f32 abs 1e-5 rel 1e-4
+//   f16 abs 1e-3  rel 1e-2     bf16 abs 1e-2 rel 2e-2    integers: exact
+//
+// (float tolerances allow for FMA contraction and reassociation between a
+// handwritten kernel and the compiler's; tighten them per output.)
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_MODULE_COMPARE_H_
+#define KB_RUNTIME_MODULE_COMPARE_H_
+
+#include "common/kernel_abi.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kb::module {
+
+struct Tolerance {
+  double abs = 0;
+  double rel = 0;
+};
+Tolerance defaultTolerance(ElementType type);
+
+struct Mismatch {
+  uint64_t index = 0;
+  double reference = 0;
+  double candidate = 0;
+};
+
+struct Comparison {
+  uint64_t elementCount = 0;
+  uint64_t mismatchCount = 0;
+  std::vector<Mismatch> firstMismatches; // at most |maxReported|, in order
+  double maxAbsError = 0;
+  bool ok() const { return mismatchCount == 0; }
+};
+
+/// Compares two equally sized element arrays of |type|.
+Comparison compareElements(ElementType type, const std::vector<uint8_t> &reference,
+                           const std::vector<uint8_t> &candidate,
+                           Tolerance tolerance, size_t maxReported = 8);
+
+} // namespace kb::module
+
+#endif // KB_RUNTIME_MODULE_COMPARE_H_

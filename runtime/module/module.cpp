@@ -1,0 +1,671 @@
+//===- runtime/module/module.cpp - .kbm verification and parsing ----------===//
+//
+// Treats the file as hostile (it may be truncated, corrupted or written by a
+// buggy compiler): the FlatBuffers verifier bounds every offset, then every
+// cross-reference is checked here before anything uses it. The libFuzzer
+// target in fuzz/ drives parseModule and checkModuleForDevice.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/module/module.h"
+
+#include "common/abi_check.h"
+#include "common/kbm/kbm_generated.h"
+#include "common/ptx_reader.h"
+#include "common/spirv_reader.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kb::module {
+
+const char *toString(VariantRole role) {
+  return role == VariantRole::Candidate ? "candidate" : "reference";
+}
+const char *toString(Distribution d) {
+  switch (d) {
+  case Distribution::Zero: return "zero";
+  case Distribution::Uniform: return "uniform";
+  case Distribution::Normal: return "normal";
+  case Distribution::Range: return "range";
+  }
+  return "?";
+}
+const char *toString(Op::Kind kind) {
+  switch (kind) {
+  case Op::Kind::Alloc: return "alloc";
+  case Op::Kind::Fill: return "fill";
+  case Op::Kind::Copy: return "copy";
+  case Op::Kind::Dispatch: return "dispatch";
+  case Op::Kind::Barrier: return "barrier";
+  }
+  return "?";
+}
+const char *toString(VariantChoice choice) {
+  return choice == VariantChoice::PreferCandidate ? "with substitutions"
+                                                  : "reference only";
+}
+
+const Function *Module::findFunction(std::string_view name) const {
+  for (const Function &f : functions)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+namespace {
+
+// Caps that keep a hostile file from making us allocate without bound
+// before any device is involved. Far above anything the compiler writes.
+constexpr uint64_t kMaxBufferBytes = uint64_t(1) << 40;
+constexpr uint32_t kMaxWorkgroupCount = 1u << 31;
+
+std::string str(const flatbuffers::String *s) {
+  return s ? s->str() : std::string();
+}
+
+template <typename E> bool enumInRange(E value, E last) {
+  return static_cast<uint32_t>(value) <= static_cast<uint32_t>(last);
+}
+
+class Parser {
+public:
+  explicit Parser(std::string_view source) : source_(source) {}
+
+  Status fail(const std::string &where, const std::string &what) const {
+    return invalidArgument(source_ + ": " + where + ": " + what);
+  }
+
+  Status parseExport(const kbm::Export *e, const std::string &where,
+                     KernelAbi &abi) {
+    abi.entry = e->entry()->str();
+    if (abi.entry.empty())
+      return fail(where, "empty entry name");
+    if (e->bindings())
+      for (uint32_t i = 0; i < e->bindings()->size(); ++i) {
+        const kbm::BindingLayout *b = e->bindings()->Get(i);
+        if (!enumInRange(b->element_type(), kbm::ElementType::F64) ||
+            !enumInRange(b->access(), kbm::Access::ReadWrite))
+          return fail(where, "binding " + std::to_string(i) +
+                                 " has an unknown element type or access");
+        abi.bindings.push_back({str(b->name()),
+                                static_cast<ElementType>(b->element_type()),
+                                static_cast<Access>(b->access())});
+      }
+    if (e->constants())
+      for (uint32_t i = 0; i < e->constants()->size(); ++i) {
+        const kbm::ConstantLayout *c = e->constants()->Get(i);
+        if (!enumInRange(c->type(), kbm::ScalarType::F64))
+          return fail(where, "constant " + std::to_string(i) +
+                                 " has an unknown scalar type");
+        abi.constants.push_back(
+            {str(c->name()), static_cast<ScalarType>(c->type())});
+      }
+    const kbm::Dim3 *wg = e->workgroup_size();
+    abi.workgroupSize = {wg->x(), wg->y(), wg->z()};
+    if (!wg->x() || !wg->y() || !wg->z())
+      return fail(where, "workgroup size has a zero dimension");
+    abi.dynamicSharedMemoryBytes = e->dynamic_shared_memory_bytes();
+    return okStatus();
+  }
+
+  Status parseExecutable(const kbm::Executable *e, size_t index,
+                         Executable &exe) {
+    exe.name = e->name()->str();
+    std::string where = "executable " + std::to_string(index) + " (`" +
+                        exe.name + "`)";
+    if (exe.name.empty())
+      return fail(where, "empty name");
+    if (e->variants()->size() == 0)
+      return fail(where, "no variants");
+    for (uint32_t v = 0; v < e->variants()->size(); ++v) {
+      const kbm::ExecutableVariant *var = e->variants()->Get(v);
+      std::string vwhere = where + " variant " + std::to_string(v);
+      Variant out;
+      if (!enumInRange(var->format(), kbm::ExecutableFormat::Spirv))
+        return fail(vwhere, "unknown format " +
+                                std::to_string(static_cast<int>(var->format())));
+      if (!enumInRange(var->role(), kbm::VariantRole::Candidate))
+        return fail(vwhere, "unknown role");
+      out.format = static_cast<hal::ExecutableFormat>(var->format());
+      out.role = static_cast<VariantRole>(var->role());
+      out.target = var->target()->str();
+      vwhere += " (" + std::string(hal::toString(out.format)) + ", " +
+                out.target + ")";
+      out.data.assign(reinterpret_cast<const char *>(var->data()->data()),
+                      var->data()->size());
+      if (out.data.empty())
+        return fail(vwhere, "empty object data");
+      if (var->exports()->size() == 0)
+        return fail(vwhere, "no exports");
+      for (uint32_t x = 0; x < var->exports()->size(); ++x) {
+        KernelAbi abi;
+        KB_RETURN_IF_ERROR(parseExport(var->exports()->Get(x),
+                                       vwhere + " export " + std::to_string(x),
+                                       abi));
+        out.exports.push_back(std::move(abi));
+      }
+      // Dispatches index exports without knowing the variant, so every
+      // variant must agree on the interface (entries may differ).
+      if (!exe.variants.empty()) {
+        const Variant &first = exe.variants.front();
+        if (first.exports.size() != out.exports.size())
+          return fail(vwhere, "has " + std::to_string(out.exports.size()) +
+                                  " exports but variant 0 has " +
+                                  std::to_string(first.exports.size()));
+        for (size_t x = 0; x < out.exports.size(); ++x) {
+          const KernelAbi &a = first.exports[x], &b = out.exports[x];
+          bool same = a.bindings.size() == b.bindings.size() &&
+                      a.constants.size() == b.constants.size();
+          for (size_t i = 0; same && i < a.bindings.size(); ++i)
+            same = a.bindings[i].elementType == b.bindings[i].elementType &&
+                   a.bindings[i].access == b.bindings[i].access;
+          for (size_t i = 0; same && i < a.constants.size(); ++i)
+            same = a.constants[i].type == b.constants[i].type;
+          if (!same)
+            return fail(vwhere + " export " + std::to_string(x),
+                        "layout (bindings/constants) differs from variant 0's; "
+                        "every variant of an executable must share the "
+                        "export interface");
+        }
+      }
+      exe.variants.push_back(std::move(out));
+    }
+    return okStatus();
+  }
+
+  Status parseInit(const kbm::InitSpec *init, InitSpec &out,
+                   const std::string &where) {
+    if (!init)
+      return okStatus();
+    if (!enumInRange(init->distribution(), kbm::Distribution::Range))
+      return fail(where, "unknown init distribution");
+    out.distribution = static_cast<Distribution>(init->distribution());
+    out.seed = init->seed();
+    out.low = init->low();
+    out.high = init->high();
+    out.mean = init->mean();
+    out.stddev = init->stddev();
+    out.start = init->start();
+    out.step = init->step();
+    auto finite = [](double d) { return d == d && d - d == 0; };
+    if (!finite(out.low) || !finite(out.high) || !finite(out.mean) ||
+        !finite(out.stddev) || !finite(out.start) || !finite(out.step))
+      return fail(where, "init parameters must be finite numbers");
+    if (out.distribution == Distribution::Uniform && !(out.low < out.high))
+      return fail(where, "uniform init needs low < high (got " +
+                             std::to_string(out.low) + ", " +
+                             std::to_string(out.high) + ")");
+    if (out.distribution == Distribution::Normal && out.stddev < 0)
+      return fail(where, "normal init needs stddev >= 0");
+    return okStatus();
+  }
+
+  Status checkRange(const Function &fn, uint32_t buffer, uint64_t offset,
+                    uint64_t length, const std::string &where,
+                    const char *what) {
+    if (buffer >= fn.buffers.size())
+      return fail(where, std::string(what) + " buffer index " +
+                             std::to_string(buffer) + " is out of range (" +
+                             std::to_string(fn.buffers.size()) + " buffers)");
+    uint64_t size = fn.buffers[buffer].byteSize();
+    if (offset > size || length > size - offset)
+      return fail(where, std::string(what) + " range [" +
+                             std::to_string(offset) + ", " +
+                             std::to_string(offset + length) +
+                             ") exceeds buffer " + std::to_string(buffer) +
+                             " of " + std::to_string(size) + " bytes");
+    return okStatus();
+  }
+
+  Status parseOp(const kbm::Op *op, const Function &fn,
+                 const std::vector<Executable> &executables,
+                 std::vector<bool> &allocated, const std::string &where,
+                 Op &out) {
+    auto needAlloc = [&](uint32_t b) -> Status {
+      if (!allocated[b])
+        return fail(where, "uses buffer " + std::to_string(b) +
+                               " before its alloc op");
+      return okStatus();
+    };
+    switch (op->command_type()) {
+    case kbm::Command::Alloc: {
+      out.kind = Op::Kind::Alloc;
+      out.buffer = op->command_as_Alloc()->buffer();
+      if (out.buffer >= fn.buffers.size())
+        return fail(where, "alloc of buffer " + std::to_string(out.buffer) +
+                               ", but the function has " +
+                               std::to_string(fn.buffers.size()) + " buffers");
+      if (allocated[out.buffer])
+        return fail(where, "buffer " + std::to_string(out.buffer) +
+                               " is allocated twice");
+      allocated[out.buffer] = true;
+      return okStatus();
+    }
+    case kbm::Command::Fill: {
+      const kbm::Fill *f = op->command_as_Fill();
+      out.kind = Op::Kind::Fill;
+      out.buffer = f->buffer();
+      out.offset = f->offset();
+      out.length = f->length();
+      out.pattern = f->pattern();
+      if (out.offset % 4 || out.length % 4)
+        return fail(where, "fill offset and length must be multiples of 4");
+      KB_RETURN_IF_ERROR(checkRange(fn, out.buffer, out.offset, out.length,
+                                    where, "fill"));
+      return needAlloc(out.buffer);
+    }
+    case kbm::Command::Copy: {
+      const kbm::Copy *c = op->command_as_Copy();
+      out.kind = Op::Kind::Copy;
+      out.buffer = c->source();
+      out.offset = c->source_offset();
+      out.target = c->target();
+      out.targetOffset = c->target_offset();
+      out.length = c->length();
+      if (out.offset % 4 || out.targetOffset % 4 || out.length % 4 ||
+          out.length == 0)
+        return fail(where, "copy offsets and length must be multiples of 4 "
+                           "and the length non-zero");
+      KB_RETURN_IF_ERROR(checkRange(fn, out.buffer, out.offset, out.length,
+                                    where, "copy source"));
+      KB_RETURN_IF_ERROR(checkRange(fn, out.target, out.targetOffset,
+                                    out.length, where, "copy target"));
+      KB_RETURN_IF_ERROR(needAlloc(out.buffer));
+      return needAlloc(out.target);
+    }
+    case kbm::Command::Barrier:
+      out.kind = Op::Kind::Barrier;
+      return okStatus();
+    case kbm::Command::Dispatch:
+      return parseDispatch(op->command_as_Dispatch(), fn, executables,
+                           allocated, where, out);
+    default:
+      return fail(where, "unknown command type " +
+                             std::to_string(static_cast<int>(op->command_type())));
+    }
+  }
+
+  Status parseDispatch(const kbm::Dispatch *d, const Function &fn,
+                       const std::vector<Executable> &executables,
+                       const std::vector<bool> &allocated,
+                       const std::string &where, Op &out) {
+    out.kind = Op::Kind::Dispatch;
+    out.executable = d->executable();
+    out.exportIndex = d->export_index();
+    if (out.executable >= executables.size())
+      return fail(where, "executable index " + std::to_string(out.executable) +
+                             " is out of range (" +
+                             std::to_string(executables.size()) +
+                             " executables)");
+    const Executable &exe = executables[out.executable];
+    const std::vector<KernelAbi> &exports = exe.variants.front().exports;
+    if (out.exportIndex >= exports.size())
+      return fail(where, "export index " + std::to_string(out.exportIndex) +
+                             " but `" + exe.name + "` has " +
+                             std::to_string(exports.size()) + " exports");
+    const KernelAbi &abi = exports[out.exportIndex];
+    std::string what = where + " (`" + exe.name + "` export " +
+                       std::to_string(out.exportIndex) + ")";
+    size_t nb = d->bindings() ? d->bindings()->size() : 0;
+    if (nb != abi.bindings.size())
+      return fail(what, "binds " + std::to_string(nb) +
+                            " buffers but the export has " +
+                            std::to_string(abi.bindings.size()) + " bindings");
+    for (size_t i = 0; i < nb; ++i) {
+      const kbm::BindingRef *b = d->bindings()->Get(static_cast<uint32_t>(i));
+      BindingRef ref{b->buffer(), b->offset(), b->length()};
+      std::string bwhere = what + " " + describeBinding(abi, i);
+      if (ref.buffer >= fn.buffers.size())
+        return fail(bwhere, "buffer index " + std::to_string(ref.buffer) +
+                                " is out of range (" +
+                                std::to_string(fn.buffers.size()) + " buffers)");
+      const BufferDecl &buf = fn.buffers[ref.buffer];
+      uint64_t size = buf.byteSize();
+      uint64_t length = ref.length ? ref.length
+                                   : (ref.offset <= size ? size - ref.offset : 0);
+      if (ref.offset > size || length > size - ref.offset || length == 0)
+        return fail(bwhere, "range [" + std::to_string(ref.offset) + ", " +
+                                std::to_string(ref.offset + length) +
+                                ") is empty or exceeds buffer " +
+                                std::to_string(ref.buffer) + " of " +
+                                std::to_string(size) + " bytes");
+      if (buf.elementType != abi.bindings[i].elementType)
+        return fail(bwhere, std::string("expects ") +
+                                toString(abi.bindings[i].elementType) +
+                                " elements but buffer " +
+                                std::to_string(ref.buffer) + " holds " +
+                                toString(buf.elementType));
+      uint32_t elem = kb::byteSize(buf.elementType);
+      if (ref.offset % elem || length % elem)
+        return fail(bwhere, "offset and length must be multiples of the "
+                            "element size " + std::to_string(elem));
+      if (!allocated[ref.buffer])
+        return fail(bwhere, "uses buffer " + std::to_string(ref.buffer) +
+                                " before its alloc op");
+      out.bindings.push_back(ref);
+    }
+    // Constants: typed values or the raw block, never both.
+    uint32_t blockSize = pushConstantSize(abi);
+    std::vector<ParamSlot> slots = pushConstantLayout(abi);
+    bool typed = d->constants() && d->constants()->size() > 0;
+    bool raw = d->constant_data() && d->constant_data()->size() > 0;
+    if (typed && raw)
+      return fail(what, "constants are given both typed and raw; give one");
+    out.constants.assign(blockSize, 0);
+    if (typed) {
+      if (d->constants()->size() != abi.constants.size())
+        return fail(what, "gives " + std::to_string(d->constants()->size()) +
+                              " constants but the export has " +
+                              std::to_string(abi.constants.size()));
+      for (uint32_t i = 0; i < d->constants()->size(); ++i) {
+        const kbm::ConstantValue *c = d->constants()->Get(i);
+        ScalarType expected = abi.constants[i].type;
+        if (static_cast<uint32_t>(c->type()) != static_cast<uint32_t>(expected))
+          return fail(what + " " + describeConstant(abi, i),
+                      std::string("expected a ") + toString(expected) +
+                          " value, found type " +
+                          std::to_string(static_cast<int>(c->type())));
+        uint64_t bits = c->bits();
+        // Little-endian: the scalar is the low |size| bytes.
+        std::memcpy(out.constants.data() + slots[i].offset, &bits, slots[i].size);
+      }
+    } else if (raw) {
+      if (d->constant_data()->size() != blockSize)
+        return fail(what, "raw constant data has " +
+                              std::to_string(d->constant_data()->size()) +
+                              " bytes; the export's constant block has " +
+                              std::to_string(blockSize));
+      std::memcpy(out.constants.data(), d->constant_data()->data(), blockSize);
+    } else if (!abi.constants.empty()) {
+      return fail(what, "no constants given; the export has " +
+                            std::to_string(abi.constants.size()));
+    }
+    const kbm::Dim3 *wc = d->workgroup_count();
+    out.workgroupCount = {wc->x(), wc->y(), wc->z()};
+    for (uint32_t c : out.workgroupCount)
+      if (c == 0 || c > kMaxWorkgroupCount)
+        return fail(what, "workgroup count " + std::to_string(wc->x()) + "x" +
+                              std::to_string(wc->y()) + "x" +
+                              std::to_string(wc->z()) +
+                              " has a zero or absurd dimension");
+    return okStatus();
+  }
+
+  Status parseFunction(const kbm::Function *f, size_t index,
+                       const std::vector<Executable> &executables,
+                       Function &fn) {
+    fn.name = f->name()->str();
+    std::string where = "function " + std::to_string(index) + " (`" + fn.name + "`)";
+    if (f->buffers())
+      for (uint32_t i = 0; i < f->buffers()->size(); ++i) {
+        const kbm::Buffer *b = f->buffers()->Get(i);
+        std::string bwhere = where + " buffer " + std::to_string(i);
+        BufferDecl decl;
+        decl.name = str(b->name());
+        if (!enumInRange(b->element_type(), kbm::ElementType::F64))
+          return fail(bwhere, "unknown element type");
+        decl.elementType = static_cast<ElementType>(b->element_type());
+        decl.elementCount = b->element_count();
+        if (decl.elementCount == 0 ||
+            decl.elementCount > kMaxBufferBytes / kb::byteSize(decl.elementType))
+          return fail(bwhere, "element count " +
+                                  std::to_string(decl.elementCount) +
+                                  " is zero or over the 1 TiB cap");
+        KB_RETURN_IF_ERROR(parseInit(b->init(), decl.init, bwhere));
+        fn.buffers.push_back(std::move(decl));
+      }
+    std::vector<bool> allocated(fn.buffers.size(), false);
+    if (f->ops())
+      for (uint32_t i = 0; i < f->ops()->size(); ++i) {
+        Op op;
+        KB_RETURN_IF_ERROR(parseOp(f->ops()->Get(i), fn, executables, allocated,
+                                   where + " op " + std::to_string(i), op));
+        fn.ops.push_back(std::move(op));
+      }
+    if (f->outputs())
+      for (uint32_t i = 0; i < f->outputs()->size(); ++i) {
+        const kbm::Output *o = f->outputs()->Get(i);
+        std::string owhere = where + " output " + std::to_string(i);
+        Output out;
+        out.buffer = o->buffer();
+        if (out.buffer >= fn.buffers.size() || !allocated[out.buffer])
+          return fail(owhere, "buffer " + std::to_string(out.buffer) +
+                                  " is not an allocated buffer of the function");
+        if (o->abs_tolerance())
+          out.absTolerance = *o->abs_tolerance();
+        if (o->rel_tolerance())
+          out.relTolerance = *o->rel_tolerance();
+        for (const std::optional<double> &t : {out.absTolerance, out.relTolerance})
+          if (t && !(*t >= 0 && *t - *t == 0))
+            return fail(owhere, "tolerances must be finite and >= 0");
+        fn.outputs.push_back(out);
+      }
+    return okStatus();
+  }
+
+private:
+  std::string source_;
+};
+
+} // namespace
+
+StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName) {
+  std::string source(sourceName);
+  if (bytes.size() < 8 ||
+      !flatbuffers::BufferHasIdentifier(bytes.data(), kbm::ModuleIdentifier()))
+    return dataLoss(source + ": not a .kbm module (the file identifier is not "
+                             "\"KBM1\"); expected a file written by kb-compile "
+                             "or kernel-bench build");
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                 bytes.size());
+  if (!kbm::VerifyModuleBuffer(verifier))
+    return dataLoss(source + ": the .kbm module is corrupted or truncated (the "
+                             "FlatBuffers verifier rejected it); rebuild it");
+  const kbm::Module *m = kbm::GetModule(bytes.data());
+  Module out;
+  out.sourceName = source;
+  out.schemaVersion = m->schema_version();
+  if (out.schemaVersion != kSchemaVersion)
+    return invalidArgument(
+        source + ": schema version " + std::to_string(out.schemaVersion) +
+        ", but this kernel-bench reads version " +
+        std::to_string(kSchemaVersion) +
+        (out.schemaVersion > kSchemaVersion
+             ? "; update kernel-bench"
+             : "; rebuild the module with this version's compiler"));
+  out.name = str(m->name());
+  out.entryFunction = str(m->entry_function());
+  Parser parser(source);
+  if (m->executables())
+    for (uint32_t i = 0; i < m->executables()->size(); ++i) {
+      Executable exe;
+      KB_RETURN_IF_ERROR(parser.parseExecutable(m->executables()->Get(i), i, exe));
+      for (const Executable &other : out.executables)
+        if (other.name == exe.name)
+          return parser.fail("executable " + std::to_string(i),
+                             "duplicate name `" + exe.name + "`");
+      out.executables.push_back(std::move(exe));
+    }
+  if (m->functions())
+    for (uint32_t i = 0; i < m->functions()->size(); ++i) {
+      Function fn;
+      KB_RETURN_IF_ERROR(parser.parseFunction(m->functions()->Get(i), i,
+                                              out.executables, fn));
+      out.functions.push_back(std::move(fn));
+    }
+  if (!out.entryFunction.empty() && !out.findFunction(out.entryFunction))
+    return parser.fail("entry_function", "names `" + out.entryFunction +
+                                             "`, which is not a function of "
+                                             "the module");
+  if (m->benchmarks())
+    for (uint32_t i = 0; i < m->benchmarks()->size(); ++i) {
+      const kbm::Benchmark *b = m->benchmarks()->Get(i);
+      Benchmark bench{b->name()->str(), b->function(), b->dispatch_op()};
+      std::string where = "benchmark " + std::to_string(i) + " (`" + bench.name + "`)";
+      if (bench.function >= out.functions.size())
+        return parser.fail(where, "function index " +
+                                      std::to_string(bench.function) +
+                                      " is out of range");
+      const Function &fn = out.functions[bench.function];
+      if (bench.dispatchOp >= fn.ops.size() ||
+          fn.ops[bench.dispatchOp].kind != Op::Kind::Dispatch)
+        return parser.fail(where, "op " + std::to_string(bench.dispatchOp) +
+                                      " of `" + fn.name +
+                                      "` is not a dispatch");
+      out.benchmarks.push_back(std::move(bench));
+    }
+  return out;
+}
+
+StatusOr<Module> loadModuleFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return notFound(path + ": cannot open the module file (" +
+                    std::strerror(errno) + ")");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parseModule(buffer.str(), path);
+}
+
+//===----------------------------------------------------------------------===//
+// Device checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// "sm_90" -> 90; nullopt when not of that form.
+std::optional<int> smNumber(std::string_view target) {
+  if (target.size() < 4 || target.substr(0, 3) != "sm_")
+    return std::nullopt;
+  int n = 0;
+  for (char c : target.substr(3)) {
+    if (c < '0' || c > '9')
+      break; // sm_90a: the suffix does not change the number
+    n = n * 10 + (c - '0');
+    if (n > 10000)
+      return std::nullopt;
+  }
+  return n ? std::optional<int>(n) : std::nullopt;
+}
+
+/// Whether |device| can load |v|, and how well (lower is better).
+std::optional<int> variantRank(const Variant &v,
+                               const hal::DeviceProperties &device) {
+  if (device.driver == "cuda") {
+    int cc = device.ccMajor * 10 + device.ccMinor;
+    std::optional<int> sm = smNumber(v.target);
+    if (!sm)
+      return std::nullopt;
+    if (v.format == hal::ExecutableFormat::Cubin && *sm == cc)
+      return 0; // exact-architecture cubin: no JIT
+    if (v.format == hal::ExecutableFormat::Ptx && *sm <= cc)
+      return 1; // PTX JIT-compiles forward
+    return std::nullopt;
+  }
+  if (device.driver == "vulkan" && v.format == hal::ExecutableFormat::Spirv)
+    return 0;
+  return std::nullopt;
+}
+} // namespace
+
+StatusOr<const Variant *> selectVariant(const Executable &exe,
+                                        const hal::DeviceProperties &device,
+                                        VariantChoice choice) {
+  const Variant *best = nullptr;
+  int bestRank = 1 << 30;
+  for (const Variant &v : exe.variants) {
+    std::optional<int> rank = variantRank(v, device);
+    if (!rank)
+      continue;
+    // Candidates win over references when substitutions are wanted.
+    int r = *rank + (choice == VariantChoice::PreferCandidate &&
+                             v.role == VariantRole::Reference
+                         ? 100
+                         : 0);
+    if (choice == VariantChoice::ReferenceOnly && v.role != VariantRole::Reference)
+      continue;
+    if (r < bestRank) {
+      bestRank = r;
+      best = &v;
+    }
+  }
+  if (best)
+    return best;
+  std::string have;
+  for (const Variant &v : exe.variants)
+    have += std::string(have.empty() ? "" : ", ") + hal::toString(v.format) +
+            " " + v.target + " (" + toString(v.role) + ")";
+  std::string needs =
+      device.driver == "cuda"
+          ? "a cubin for sm_" + std::to_string(device.ccMajor) +
+                std::to_string(device.ccMinor) + " or PTX for sm_" +
+                std::to_string(device.ccMajor) + std::to_string(device.ccMinor) +
+                " or older"
+          : "SPIR-V";
+  return notFound("executable `" + exe.name + "` has no " +
+                  (choice == VariantChoice::ReferenceOnly ? "reference " : "") +
+                  "variant for " + device.driver + ":" +
+                  std::to_string(device.index) + " (" + device.name +
+                  "), which needs " + needs + "; the module has: " + have);
+}
+
+Status checkModuleForDevice(const Module &module,
+                            const hal::DeviceProperties &device,
+                            VariantChoice choice) {
+  std::vector<std::string> problems;
+  for (const Executable &exe : module.executables) {
+    auto variant = selectVariant(exe, device, choice);
+    if (!variant.ok()) {
+      problems.push_back(variant.status().message());
+      continue;
+    }
+    const Variant &v = **variant;
+    std::string where = "executable `" + exe.name + "` (" +
+                        hal::toString(v.format) + ", " + v.target + ", " +
+                        toString(v.role) + ")";
+    std::optional<PtxModule> ptx;
+    std::optional<SpirvModule> spirv;
+    if (v.format == hal::ExecutableFormat::Ptx) {
+      auto read = readPtx(v.data);
+      if (!read.ok()) {
+        problems.push_back(where + ": " + read.status().message());
+        continue;
+      }
+      ptx = std::move(*read);
+    } else if (v.format == hal::ExecutableFormat::Spirv) {
+      auto read = readSpirvBytes(v.data);
+      if (!read.ok()) {
+        problems.push_back(where + ": " + read.status().message());
+        continue;
+      }
+      spirv = std::move(*read);
+    }
+    for (size_t i = 0; i < v.exports.size(); ++i) {
+      const KernelAbi &abi = v.exports[i];
+      Status fits = hal::checkExportFitsDevice(exe.name, i, abi, device.limits);
+      if (!fits.ok())
+        problems.push_back(fits.message());
+      std::vector<AbiMismatch> mismatches;
+      if (ptx)
+        mismatches = checkPtxAbi(*ptx, abi);
+      else if (spirv)
+        mismatches = checkSpirvAbi(*spirv, abi);
+      if (!mismatches.empty())
+        problems.push_back(where + " export " + std::to_string(i) + " (`" +
+                           abi.entry + "`) does not match its declared ABI:\n" +
+                           formatMismatches(mismatches));
+    }
+  }
+  if (problems.empty())
+    return okStatus();
+  std::string message = module.sourceName + ": " +
+                        std::to_string(problems.size()) +
+                        " problem(s) for " + device.driver + ":" +
+                        std::to_string(device.index) + " (" + device.name +
+                        "), found before any driver call:";
+  for (const std::string &p : problems)
+    message += "\n  " + p;
+  return invalidArgument(message);
+}
+
+} // namespace kb::module
