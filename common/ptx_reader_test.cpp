@@ -162,6 +162,9 @@ struct BadPtx {
   const char *expected; // substring of the error
 };
 
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const BadPtx &value, std::ostream *os) { *os << value.name; }
+
 class PtxReaderErrors : public ::testing::TestWithParam<BadPtx> {};
 
 TEST_P(PtxReaderErrors, NamesLineAndProblem) {

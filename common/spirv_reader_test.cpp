@@ -243,6 +243,9 @@ struct BadModule {
   const char *expected;
 };
 
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const BadModule &value, std::ostream *os) { *os << value.name; }
+
 class SpirvReaderErrors : public ::testing::TestWithParam<BadModule> {};
 
 TEST_P(SpirvReaderErrors, SaysWhatIsWrong) {
