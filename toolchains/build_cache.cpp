@@ -1,0 +1,390 @@
+//===- toolchains/build_cache.cpp - Content-addressed kernel build cache -===//
+
+#include "toolchains/build_cache.h"
+
+#include "toolchains/file_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include <sys/stat.h>
+
+namespace kb::toolchains {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Bump when the key record or the file format changes: old entries then
+// simply stop matching.
+constexpr const char kFormatVersion[] = "kernel-bench-cache-v1";
+constexpr const char kMagic[] = "KBCACHE1";
+
+//===----------------------------------------------------------------------===//
+// Container: magic, then (name, bytes) sections, then sha256 of all before.
+//===----------------------------------------------------------------------===//
+
+void putU64(std::string &out, uint64_t value) {
+  for (int i = 0; i < 8; ++i)
+    out.push_back(char(value >> (8 * i)));
+}
+
+std::string encodeContainer(const std::map<std::string, std::string> &sections) {
+  std::string out(kMagic);
+  putU64(out, sections.size());
+  for (const auto &[name, bytes] : sections) {
+    putU64(out, name.size());
+    out += name;
+    putU64(out, bytes.size());
+    out += bytes;
+  }
+  Sha256 hash;
+  hash.update(out);
+  Sha256::Digest digest = hash.digest();
+  out.append(reinterpret_cast<const char *>(digest.data()), digest.size());
+  return out;
+}
+
+/// nullopt when truncated, corrupted or not ours.
+std::optional<std::map<std::string, std::string>>
+decodeContainer(std::string_view bytes) {
+  size_t magicSize = std::strlen(kMagic);
+  if (bytes.size() < magicSize + 8 + 32 ||
+      bytes.substr(0, magicSize) != kMagic)
+    return std::nullopt;
+  std::string_view body = bytes.substr(0, bytes.size() - 32);
+  Sha256 hash;
+  hash.update(body);
+  Sha256::Digest digest = hash.digest();
+  if (std::memcmp(digest.data(), bytes.data() + body.size(), 32) != 0)
+    return std::nullopt;
+  size_t pos = magicSize;
+  auto getU64 = [&](uint64_t &value) {
+    if (body.size() - pos < 8)
+      return false;
+    value = 0;
+    for (int i = 0; i < 8; ++i)
+      value |= uint64_t(uint8_t(body[pos + i])) << (8 * i);
+    pos += 8;
+    return true;
+  };
+  auto getBytes = [&](std::string &out) {
+    uint64_t size;
+    if (!getU64(size) || body.size() - pos < size)
+      return false;
+    out.assign(body.substr(pos, size));
+    pos += size;
+    return true;
+  };
+  uint64_t count;
+  if (!getU64(count))
+    return std::nullopt;
+  std::map<std::string, std::string> sections;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string name, data;
+    if (!getBytes(name) || !getBytes(data))
+      return std::nullopt;
+    sections[name] = std::move(data);
+  }
+  if (pos != body.size())
+    return std::nullopt;
+  return sections;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry metadata as JSON.
+//===----------------------------------------------------------------------===//
+
+json diagnosticToJson(const Diagnostic &d) {
+  return {{"tool", d.tool},       {"file", d.file},
+          {"line", d.line},       {"column", d.column},
+          {"severity", int(d.severity)}, {"message", d.message},
+          {"code", d.code}};
+}
+
+Diagnostic diagnosticFromJson(const json &j) {
+  Diagnostic d;
+  d.tool = j.at("tool").get<std::string>();
+  d.file = j.at("file").get<std::string>();
+  d.line = j.at("line").get<int>();
+  d.column = j.at("column").get<int>();
+  int severity = j.at("severity").get<int>();
+  if (severity < int(Severity::Note) || severity > int(Severity::Fatal))
+    throw std::out_of_range("severity");
+  d.severity = Severity(severity);
+  d.message = j.at("message").get<std::string>();
+  d.code = j.at("code").get<std::string>();
+  return d;
+}
+
+json metaToJson(const CacheEntry &entry) {
+  json meta;
+  meta["diagnostics"] = json::array();
+  for (const Diagnostic &d : entry.diagnostics)
+    meta["diagnostics"].push_back(diagnosticToJson(d));
+  if (entry.resources) {
+    const ResourceUsage &r = *entry.resources;
+    meta["resources"] = {{"registers", r.registers},
+                         {"stackFrameBytes", r.stackFrameBytes},
+                         {"spillStoreBytes", r.spillStoreBytes},
+                         {"spillLoadBytes", r.spillLoadBytes},
+                         {"sharedMemoryBytes", r.sharedMemoryBytes},
+                         {"barriers", r.barriers},
+                         {"constantMemoryBytes", r.constantMemoryBytes}};
+  }
+  meta["commands"] = json::array();
+  for (const ToolInvocation &c : entry.commands)
+    meta["commands"].push_back({{"tool", c.tool},
+                                {"argv", c.argv},
+                                {"seconds", c.seconds},
+                                {"exitCode", c.exitCode}});
+  meta["dependencies"] = entry.dependencies;
+  return meta;
+}
+
+CacheEntry entryFromJson(const json &meta) {
+  CacheEntry entry;
+  for (const json &d : meta.at("diagnostics"))
+    entry.diagnostics.push_back(diagnosticFromJson(d));
+  if (meta.contains("resources")) {
+    const json &r = meta.at("resources");
+    ResourceUsage usage;
+    usage.registers = r.at("registers").get<uint32_t>();
+    usage.stackFrameBytes = r.at("stackFrameBytes").get<uint32_t>();
+    usage.spillStoreBytes = r.at("spillStoreBytes").get<uint32_t>();
+    usage.spillLoadBytes = r.at("spillLoadBytes").get<uint32_t>();
+    usage.sharedMemoryBytes = r.at("sharedMemoryBytes").get<uint32_t>();
+    usage.barriers = r.at("barriers").get<uint32_t>();
+    usage.constantMemoryBytes = r.at("constantMemoryBytes").get<uint32_t>();
+    entry.resources = usage;
+  }
+  for (const json &c : meta.at("commands")) {
+    ToolInvocation invocation;
+    invocation.tool = c.at("tool").get<std::string>();
+    invocation.argv = c.at("argv").get<std::vector<std::string>>();
+    invocation.seconds = c.at("seconds").get<double>();
+    invocation.exitCode = c.at("exitCode").get<int>();
+    entry.commands.push_back(std::move(invocation));
+  }
+  entry.dependencies = meta.at("dependencies").get<std::vector<std::string>>();
+  return entry;
+}
+
+struct Candidate {
+  std::vector<std::pair<std::string, std::string>> dependencies; // path, hash
+  std::string resultKey;
+};
+
+std::string resultKeyFor(const std::string &primaryKey,
+                         const std::vector<std::pair<std::string, std::string>>
+                             &dependencies) {
+  CacheKeyBuilder key;
+  key.add(kFormatVersion).add("result").add(primaryKey);
+  for (const auto &[path, hash] : dependencies)
+    key.add(path).add(hash);
+  return key.finish();
+}
+
+std::vector<Candidate> readManifest(const fs::path &path) {
+  std::vector<Candidate> candidates;
+  auto bytes = readFile(path);
+  if (!bytes.ok())
+    return candidates;
+  auto sections = decodeContainer(*bytes);
+  if (!sections || !sections->count("manifest"))
+    return candidates;
+  try {
+    json manifest = json::parse(sections->at("manifest"));
+    for (const json &c : manifest.at("candidates")) {
+      Candidate candidate;
+      candidate.resultKey = c.at("result").get<std::string>();
+      for (const json &d : c.at("dependencies"))
+        candidate.dependencies.emplace_back(d.at(0).get<std::string>(),
+                                            d.at(1).get<std::string>());
+      candidates.push_back(std::move(candidate));
+    }
+  } catch (const json::exception &) {
+    candidates.clear(); // A corrupted manifest is an empty one.
+  }
+  return candidates;
+}
+
+bool isHexKey(const std::string &key) {
+  return key.size() == 64 &&
+         key.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+} // namespace
+
+CacheKeyBuilder &CacheKeyBuilder::add(std::string_view field) {
+  uint8_t length[8];
+  for (int i = 0; i < 8; ++i)
+    length[i] = uint8_t(uint64_t(field.size()) >> (8 * i));
+  hash_.update(length, sizeof(length));
+  hash_.update(field);
+  return *this;
+}
+
+StatusOr<fs::path> BuildCache::defaultDirectory() {
+  auto env = [](const char *name) -> std::string {
+    const char *value = std::getenv(name);
+    return value ? value : "";
+  };
+  if (std::string dir = env("KB_CACHE_DIR"); !dir.empty())
+    return fs::path(dir);
+  if (std::string dir = env("XDG_CACHE_HOME"); !dir.empty())
+    return fs::path(dir) / "kernel-bench";
+  if (std::string home = env("HOME"); !home.empty())
+    return fs::path(home) / ".cache" / "kernel-bench";
+  return failedPrecondition(
+      "no cache directory: none of KB_CACHE_DIR, XDG_CACHE_HOME and HOME is "
+      "set. Set KB_CACHE_DIR (or [build] cache_dir in workbench.toml), or "
+      "build with --no-cache.");
+}
+
+StatusOr<std::unique_ptr<BuildCache>> BuildCache::open(const fs::path &directory) {
+  fs::path dir = fs::absolute(directory).lexically_normal();
+  std::error_code ec;
+  fs::create_directories(dir / "v1", ec);
+  if (ec)
+    return failedPrecondition("cannot create the build cache directory `" +
+                              (dir / "v1").string() + "`: " + ec.message() +
+                              ". Choose another with KB_CACHE_DIR, or build "
+                              "with --no-cache.");
+  fs::path tag = dir / "CACHEDIR.TAG";
+  if (!fs::exists(tag, ec)) {
+    // Tells backup tools (tar --exclude-caches, borg, restic) to skip it.
+    KB_RETURN_IF_ERROR(writeFileAtomic(
+        tag, "Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by kernel-bench.\n"));
+  }
+  return std::unique_ptr<BuildCache>(new BuildCache(dir));
+}
+
+fs::path BuildCache::manifestPath(const std::string &key) const {
+  return directory_ / "v1" / "manifests" / key.substr(0, 2) / key;
+}
+
+fs::path BuildCache::resultPath(const std::string &key) const {
+  return directory_ / "v1" / "results" / key.substr(0, 2) / key;
+}
+
+std::optional<std::string> BuildCache::hashDependency(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  int64_t mtimeNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  {
+    std::lock_guard<std::mutex> lock(memoMutex_);
+    auto it = memo_.find(path);
+    if (it != memo_.end() && it->second.size == uint64_t(st.st_size) &&
+        it->second.mtimeNs == mtimeNs && it->second.inode == st.st_ino)
+      return it->second.hash;
+  }
+  auto hash = sha256File(path);
+  if (!hash.ok())
+    return std::nullopt;
+  std::lock_guard<std::mutex> lock(memoMutex_);
+  memo_[path] = FileStamp{uint64_t(st.st_size), mtimeNs, uint64_t(st.st_ino),
+                          *hash};
+  return *hash;
+}
+
+std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
+  if (!isHexKey(primaryKey)) {
+    ++misses_;
+    return std::nullopt;
+  }
+  for (const Candidate &candidate : readManifest(manifestPath(primaryKey))) {
+    bool unchanged = true;
+    for (const auto &[path, hash] : candidate.dependencies) {
+      std::optional<std::string> now = hashDependency(path);
+      if (!now || *now != hash) {
+        unchanged = false;
+        break;
+      }
+    }
+    // The result key is recomputed, not trusted from the manifest.
+    if (!unchanged ||
+        resultKeyFor(primaryKey, candidate.dependencies) != candidate.resultKey)
+      continue;
+    auto bytes = readFile(resultPath(candidate.resultKey));
+    if (!bytes.ok())
+      continue;
+    auto sections = decodeContainer(*bytes);
+    if (!sections || !sections->count("meta"))
+      continue;
+    try {
+      CacheEntry entry = entryFromJson(json::parse(sections->at("meta")));
+      for (auto &[name, data] : *sections)
+        if (name.rfind("out:", 0) == 0)
+          entry.outputs[name.substr(4)] = std::move(data);
+      ++hits_;
+      return entry;
+    } catch (const std::exception &) {
+      continue; // Corrupted metadata: a miss.
+    }
+  }
+  ++misses_;
+  return std::nullopt;
+}
+
+Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
+                         fs::file_time_type jobStart) {
+  if (!isHexKey(primaryKey))
+    return invalidArgument("build cache: malformed key `" + primaryKey + "`");
+  Candidate candidate;
+  for (const std::string &path : entry.dependencies) {
+    std::error_code ec;
+    fs::file_time_type modified = fs::last_write_time(path, ec);
+    std::optional<std::string> hash;
+    if (!ec && modified < jobStart)
+      hash = hashDependency(path);
+    if (!hash)
+      return okStatus(); // Missing or edited during the job: don't cache.
+    candidate.dependencies.emplace_back(path, *hash);
+  }
+  candidate.resultKey = resultKeyFor(primaryKey, candidate.dependencies);
+
+  std::map<std::string, std::string> sections;
+  sections["meta"] = metaToJson(entry).dump();
+  for (const auto &[kind, bytes] : entry.outputs)
+    sections["out:" + kind] = bytes;
+  KB_RETURN_IF_ERROR(
+      writeFileAtomic(resultPath(candidate.resultKey), encodeContainer(sections)));
+
+  // Read-modify-write of the manifest: a concurrent writer may win the
+  // rename and drop our candidate; that costs one future miss, never a
+  // wrong hit.
+  std::vector<Candidate> candidates = readManifest(manifestPath(primaryKey));
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                  [&](const Candidate &c) {
+                                    return c.resultKey == candidate.resultKey;
+                                  }),
+                   candidates.end());
+  candidates.insert(candidates.begin(), candidate);
+  if (candidates.size() > kMaxCandidates)
+    candidates.resize(kMaxCandidates);
+  json manifest;
+  manifest["candidates"] = json::array();
+  for (const Candidate &c : candidates) {
+    json deps = json::array();
+    for (const auto &[path, hash] : c.dependencies)
+      deps.push_back({path, hash});
+    manifest["candidates"].push_back({{"result", c.resultKey},
+                                      {"dependencies", deps}});
+  }
+  KB_RETURN_IF_ERROR(writeFileAtomic(
+      manifestPath(primaryKey), encodeContainer({{"manifest", manifest.dump()}})));
+  ++stores_;
+  return okStatus();
+}
+
+BuildCache::Stats BuildCache::stats() const {
+  return Stats{hits_.load(), misses_.load(), stores_.load()};
+}
+
+} // namespace kb::toolchains

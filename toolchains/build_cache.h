@@ -1,0 +1,146 @@
+//===- toolchains/build_cache.h - Content-addressed kernel build cache ---===//
+//
+// ccache cannot cache `nvcc -ptx` (it only caches -c compiles), so the
+// workbench has its own cache, modelled on ccache's direct mode:
+//
+//   primary key = sha256 of a length-prefixed record the caller builds with
+//                 CacheKeyBuilder: cache-format version, tool identities and
+//                 versions (nvcc: also the host compiler), the normalized
+//                 command lines (no output or temp paths), the source's
+//                 contents. It does not know which headers the compile reads.
+//   manifest    = per primary key, up to kMaxCandidates earlier builds, each
+//                 a list of (dependency path, sha256 of its contents) from
+//                 that build's depfile.
+//   result key  = sha256(primary key, dependency paths and hashes); the
+//                 result holds the outputs' bytes, the captured diagnostics,
+//                 the resource report and the commands that produced them.
+//
+// A lookup walks the manifest's candidates and re-hashes their dependencies
+// (memoized by path, size, mtime and inode); the first candidate whose files
+// are unchanged names the result. Every file is written to a temp name in
+// its directory, fsync'ed and renamed, so two builds may share a cache
+// directory at once: readers see whole files, and concurrent writers of one
+// key write identical content. Each file carries a sha256 trailer; a
+// truncated or corrupted file is a miss, never an error.
+//
+// Only successful jobs are stored: the caller stores after every step and
+// check passed. A dependency modified after the job started makes store()
+// skip the entry (the outputs may predate the edit).
+//
+// Layout: <dir>/v1/manifests/<k[0:2]>/<k>, <dir>/v1/results/<k[0:2]>/<k>,
+// <dir>/CACHEDIR.TAG.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_TOOLCHAINS_BUILD_CACHE_H_
+#define KB_TOOLCHAINS_BUILD_CACHE_H_
+
+#include "common/sha256.h"
+#include "common/status.h"
+#include "toolchains/diagnostics.h"
+#include "toolchains/kernel_builder.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb::toolchains {
+
+/// Builds a primary key: every field is length-prefixed, so ("ab", "c") and
+/// ("a", "bc") hash differently.
+class CacheKeyBuilder {
+public:
+  CacheKeyBuilder &add(std::string_view field);
+  CacheKeyBuilder &add(std::string_view name, std::string_view value) {
+    return add(name).add(value);
+  }
+  /// 64 hex characters.
+  std::string finish() { return hash_.hexDigest(); }
+
+private:
+  Sha256 hash_;
+};
+
+/// What one successful job produced, as stored in and restored from the
+/// cache.
+struct CacheEntry {
+  /// Output kind ("ptx", "cubin", "spv") -> file contents.
+  std::map<std::string, std::string> outputs;
+  /// Diagnostics of the successful run (warnings), replayed on a hit. File
+  /// names are stored as the tools printed them.
+  std::vector<Diagnostic> diagnostics;
+  std::optional<ResourceUsage> resources;
+  /// The commands that produced the outputs (argv, durations).
+  std::vector<ToolInvocation> commands;
+  /// Absolute paths of every file the compile read, besides files covered by
+  /// a tool identity (the CUDA toolkit's headers).
+  std::vector<std::string> dependencies;
+};
+
+class BuildCache {
+public:
+  /// Manifest candidates kept per primary key (newest first).
+  static constexpr size_t kMaxCandidates = 8;
+
+  /// $KB_CACHE_DIR, else $XDG_CACHE_HOME/kernel-bench, else
+  /// $HOME/.cache/kernel-bench. FailedPrecondition when none is set.
+  static StatusOr<std::filesystem::path> defaultDirectory();
+
+  /// Opens (creating) the cache in |directory|.
+  static StatusOr<std::unique_ptr<BuildCache>>
+  open(const std::filesystem::path &directory);
+
+  /// The entry for |primaryKey| whose dependencies are unchanged, or nullopt
+  /// (miss, including unreadable or corrupted files). Thread-safe.
+  std::optional<CacheEntry> lookup(const std::string &primaryKey);
+
+  /// Stores |entry| under |primaryKey|, hashing |entry.dependencies| now.
+  /// Skips (returning ok) when a dependency is missing or was modified at or
+  /// after |jobStart|. Errors only on I/O failure in the cache directory,
+  /// which callers may report as a warning: the build itself succeeded.
+  /// Thread-safe.
+  Status store(const std::string &primaryKey, const CacheEntry &entry,
+               std::filesystem::file_time_type jobStart);
+
+  const std::filesystem::path &directory() const { return directory_; }
+
+  struct Stats {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    uint64_t stores = 0;
+  };
+  Stats stats() const;
+
+private:
+  explicit BuildCache(std::filesystem::path directory)
+      : directory_(std::move(directory)) {}
+
+  /// sha256 of |path|'s contents, memoized on (size, mtime, inode); nullopt
+  /// when unreadable.
+  std::optional<std::string> hashDependency(const std::string &path);
+
+  std::filesystem::path manifestPath(const std::string &key) const;
+  std::filesystem::path resultPath(const std::string &key) const;
+
+  struct FileStamp {
+    uint64_t size = 0;
+    int64_t mtimeNs = 0;
+    uint64_t inode = 0;
+    std::string hash;
+  };
+
+  std::filesystem::path directory_;
+  std::mutex memoMutex_;
+  std::map<std::string, FileStamp> memo_;
+  std::atomic<uint64_t> hits_{0}, misses_{0}, stores_{0};
+};
+
+} // namespace kb::toolchains
+
+#endif // KB_TOOLCHAINS_BUILD_CACHE_H_

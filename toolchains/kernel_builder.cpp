@@ -1,0 +1,587 @@
+//===- toolchains/kernel_builder.cpp - Build one kernel for one target ---===//
+//
+// The job pipeline of research/toolchains.md §8:
+//
+//   CUDA: nvcc -ptx -arch=sm_XX -MD -MF -MT -D -I src -o <staging>/sm_XX.ptx
+//         -> PTX ABI check -> ptxas -arch=sm_XX -v --warn-on-spills
+//            [--warning-as-error] sm_XX.ptx -o sm_XX.cubin -> resource report
+//   GLSL: glslc -fshader-stage=compute --target-env=vulkanX.Y -MD -MF -MT -D
+//            -I src -o <staging>/vulkanX.Y.spv
+//         -> spirv-val --target-env vulkanX.Y
+//         -> [spirv-opt -O --preserve-bindings --target-env=vulkanX.Y
+//             -> spirv-val again] -> SPIR-V ABI check
+//
+// Tools write into a staging directory inside the kernel's output directory
+// (same filesystem, so publishing is a rename); nvcc gets a private TMPDIR
+// from the process runner. Compilers run in the source's directory with the
+// source and include directories given relative to it, so diagnostics and
+// cache keys do not depend on where the project lives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "toolchains/kernel_builder.h"
+
+#include "common/abi_check.h"
+#include "common/ptx_reader.h"
+#include "common/sha256.h"
+#include "common/spirv_reader.h"
+#include "toolchains/build_cache.h"
+#include "toolchains/depfile.h"
+#include "toolchains/file_util.h"
+#include "toolchains/process.h"
+#include "toolchains/ptxas_report.h"
+#include "toolchains/toolchains.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kb::toolchains {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char kKeyVersion[] = "kernel-bench-build-v1";
+// Where staging paths appear in argv; replaced by the real staging directory
+// to run, kept as-is in the cache key.
+constexpr const char kStagingMark[] = "@STAGING@";
+
+/// A tool step: the argv (with kStagingMark) and where it runs.
+struct Step {
+  std::string tool;
+  std::vector<std::string> argv; // argv[0] is the tool name, not its path
+  bool runInStaging = false;     // else in the source's directory
+};
+
+std::vector<std::string> extraFlags(const KernelSpec &spec, const char *tool) {
+  auto it = spec.extraFlags.find(tool);
+  return it == spec.extraFlags.end() ? std::vector<std::string>() : it->second;
+}
+
+void append(std::vector<std::string> &to, const std::vector<std::string> &from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+/// |path| relative to |base| when that is expressible, else absolute.
+std::string relativeTo(const fs::path &path, const fs::path &base) {
+  fs::path relative = path.lexically_relative(base);
+  return relative.empty() ? path.string() : relative.string();
+}
+
+bool isUnder(const fs::path &path, const fs::path &root) {
+  if (root.empty())
+    return false;
+  fs::path normal = path.lexically_normal();
+  auto [rootEnd, pathIt] = std::mismatch(root.begin(), root.end(),
+                                         normal.begin(), normal.end());
+  return rootEnd == root.end();
+}
+
+/// The host filesystem path of a depfile entry (relative to |cwd|).
+fs::path resolveDependency(const std::string &dep, const fs::path &cwd) {
+  fs::path path(dep);
+  return (path.is_absolute() ? path : cwd / path).lexically_normal();
+}
+
+std::string replaceStaging(const std::string &arg, const fs::path &staging) {
+  size_t pos = arg.find(kStagingMark);
+  if (pos == std::string::npos)
+    return arg;
+  return arg.substr(0, pos) + staging.string() +
+         arg.substr(pos + std::strlen(kStagingMark));
+}
+
+bool hasLineInfo(const KernelSpec &spec) {
+  for (const std::string &flag : extraFlags(spec, "nvcc"))
+    if (flag == "-lineinfo" || flag == "--generate-line-info" || flag == "-G" ||
+        flag == "--device-debug" || flag == "-g" || flag == "--debug")
+      return true;
+  for (const std::string &flag : extraFlags(spec, "glslc"))
+    if (flag == "-g")
+      return true;
+  return false;
+}
+
+/// Everything one job needs while it runs.
+class Job {
+public:
+  Job(const KernelSpec &spec, const Target &target, const fs::path &outDir,
+      const Toolchains &toolchains, BuildCache *cache,
+      const BuildOptions &options, const KernelBuilder::StepCallback &onStep,
+      BuildJobResult &result)
+      : spec_(spec), target_(target), toolchains_(toolchains), cache_(cache),
+        options_(options), onStep_(onStep), result_(result) {
+    sourceDir_ = spec.source.parent_path();
+    kernelOutDir_ = outDir / "kernels" / spec.name;
+    stem_ = target.fileStem();
+  }
+
+  Status run();
+  /// Removes outputs of an earlier build of this (kernel, target): a failed
+  /// job leaves no output that could be mistaken for its result.
+  void removeStaleOutputs() const;
+
+private:
+  Status fail(StatusCode code, const std::string &what) const {
+    return Status(code, spec_.name + " for " + target_.toString() + ": " + what);
+  }
+  Status findTools();
+  std::vector<Step> planSteps() const;
+  std::string primaryKey(const std::vector<Step> &steps,
+                         const std::string &source) const;
+  Status runStep(const Step &step, const fs::path &staging,
+                 std::string *stderrOut = nullptr);
+  Status checkAbi(const std::map<std::string, std::string> &outputs);
+  Status publish(const std::map<std::string, fs::path> &files);
+  Status restoreFromCache(CacheEntry entry);
+  std::vector<std::string> collectDependencies(const fs::path &depfile) const;
+  void addDiagnostics(std::vector<Diagnostic> diagnostics);
+  std::vector<std::string> outputKinds() const {
+    if (target_.kind == Target::Kind::Cuda)
+      return {"ptx", "cubin"};
+    return {"spv"};
+  }
+  fs::path finalPath(const std::string &kind) const {
+    return kernelOutDir_ / (stem_ + "." + kind);
+  }
+
+  const KernelSpec &spec_;
+  const Target &target_;
+  const Toolchains &toolchains_;
+  BuildCache *cache_;
+  const BuildOptions &options_;
+  const KernelBuilder::StepCallback &onStep_;
+  BuildJobResult &result_;
+
+  fs::path sourceDir_;
+  fs::path kernelOutDir_;
+  std::string stem_;
+  std::map<std::string, ToolIdentity> tools_;
+  fs::path cudaRoot_;
+  std::string resourceEntry_; // the PTX entry ptxas reports on
+  std::vector<Diagnostic> rawDiagnostics_; // as printed, for the cache
+};
+
+Status Job::findTools() {
+  std::vector<std::string> names;
+  if (target_.kind == Target::Kind::Cuda) {
+    names = {"nvcc", "host-cxx", "ptxas"};
+  } else {
+    names = {"glslc", "spirv-val"};
+    if (spec_.optimizeSpirv)
+      names.push_back("spirv-opt");
+  }
+  for (const std::string &name : names) {
+    StatusOr<ToolIdentity> tool = toolchains_.find(name);
+    if (!tool.ok())
+      return tool.status().withContext(spec_.name + " for " +
+                                       target_.toString());
+    result_.toolVersions[name] = tool->versionSummary;
+    tools_[name] = *tool;
+  }
+  if (target_.kind == Target::Kind::Cuda)
+    cudaRoot_ = tools_["nvcc"].path.parent_path().parent_path().lexically_normal();
+  return okStatus();
+}
+
+std::vector<Step> Job::planSteps() const {
+  const std::string staging = kStagingMark;
+  std::vector<std::string> defines, includes;
+  for (const auto &[name, value] : spec_.defines)
+    defines.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+  for (const fs::path &dir : spec_.includeDirs)
+    includes.push_back("-I" + relativeTo(dir, sourceDir_));
+  std::string sourceName = spec_.source.filename().string();
+  std::vector<Step> steps;
+
+  if (target_.kind == Target::Kind::Cuda) {
+    Step nvcc{"nvcc", {"nvcc", "-ptx", "-arch=" + target_.arch}, false};
+    const ToolIdentity &host = tools_.at("host-cxx");
+    if (host.overridden)
+      append(nvcc.argv, {"-ccbin", host.path.string()});
+    append(nvcc.argv, {"-MD", "-MF", staging + "/" + stem_ + ".d", "-MT",
+                       stem_ + ".ptx"});
+    append(nvcc.argv, defines);
+    append(nvcc.argv, includes);
+    append(nvcc.argv, extraFlags(spec_, "nvcc"));
+    append(nvcc.argv, {sourceName, "-o", staging + "/" + stem_ + ".ptx"});
+    steps.push_back(nvcc);
+
+    Step ptxas{"ptxas", {"ptxas", "-arch=" + target_.arch, "-v",
+                         "--warn-on-spills"}, true};
+    if (spec_.spillsAreErrors)
+      ptxas.argv.push_back("--warning-as-error");
+    append(ptxas.argv, extraFlags(spec_, "ptxas"));
+    append(ptxas.argv, {stem_ + ".ptx", "-o", stem_ + ".cubin"});
+    steps.push_back(ptxas);
+    return steps;
+  }
+
+  std::string env = target_.vulkanEnv();
+  Step glslc{"glslc",
+             {"glslc", "-fshader-stage=compute", "--target-env=" + env, "-MD",
+              "-MF", staging + "/" + stem_ + ".d", "-MT", stem_ + ".spv"},
+             false};
+  append(glslc.argv, defines);
+  append(glslc.argv, includes);
+  append(glslc.argv, extraFlags(spec_, "glslc"));
+  append(glslc.argv, {sourceName, "-o", staging + "/" + stem_ + ".spv"});
+  steps.push_back(glslc);
+
+  // spirv-val takes `--target-env vulkan1.2` (the `=` form is rejected);
+  // spirv-opt takes only `--target-env=vulkan1.2`.
+  Step validate{"spirv-val", {"spirv-val", "--target-env", env}, true};
+  append(validate.argv, extraFlags(spec_, "spirv-val"));
+  Step validateRaw = validate;
+  validateRaw.argv.push_back(stem_ + ".spv");
+  steps.push_back(validateRaw);
+  if (spec_.optimizeSpirv) {
+    Step opt{"spirv-opt",
+             {"spirv-opt", "-O", "--preserve-bindings", "--target-env=" + env},
+             true};
+    append(opt.argv, extraFlags(spec_, "spirv-opt"));
+    append(opt.argv, {stem_ + ".spv", "-o", stem_ + ".opt.spv"});
+    steps.push_back(opt);
+    Step validateOpt = validate;
+    validateOpt.argv.push_back(stem_ + ".opt.spv");
+    steps.push_back(validateOpt);
+  }
+  return steps;
+}
+
+std::string Job::primaryKey(const std::vector<Step> &steps,
+                            const std::string &source) const {
+  CacheKeyBuilder key;
+  key.add(kKeyVersion);
+  key.add("target", target_.toString());
+  key.add("language", toString(spec_.language));
+  // ptxas reports resources per entry; the stored report is the entry's.
+  key.add("entry", spec_.abi.entry);
+  for (const auto &[name, tool] : tools_) {
+    key.add("tool", name);
+    key.add(tool.path.string());
+    key.add(tool.version);
+  }
+  for (const Step &step : steps) {
+    key.add("step", step.tool);
+    key.add(std::to_string(step.argv.size()));
+    for (const std::string &arg : step.argv)
+      key.add(arg);
+  }
+  key.add("env", "LC_ALL=C");
+  // With line info the absolute source path is embedded in the output.
+  if (hasLineInfo(spec_))
+    key.add("source-dir", sourceDir_.string());
+  key.add("source", source);
+  return key.finish();
+}
+
+void Job::addDiagnostics(std::vector<Diagnostic> diagnostics) {
+  for (Diagnostic &d : diagnostics) {
+    if (d.tool == "ptxas" && fs::path(d.file).extension() == ".ptx") {
+      // A PTX file of ours is a temporary the user never sees: point at the
+      // kernel and keep the PTX line in the message.
+      if (d.line > 0)
+        d.message = "in the generated PTX, line " + std::to_string(d.line) +
+                    ": " + d.message;
+      d.file = spec_.source.string();
+      d.line = 0;
+      d.column = 0;
+    } else if ((d.tool == "spirv-val" || d.tool == "spirv-opt") &&
+               d.file.empty()) {
+      d.file = spec_.source.string();
+    } else if (!d.file.empty() && fs::path(d.file).is_relative()) {
+      d.file = (sourceDir_ / d.file).lexically_normal().string();
+    }
+    result_.diagnostics.push_back(std::move(d));
+  }
+}
+
+Status Job::runStep(const Step &step, const fs::path &staging,
+                    std::string *stderrOut) {
+  if (onStep_)
+    onStep_(step.tool + " " + stem_ + " " +
+            (step.runInStaging ? spec_.name : spec_.source.string()));
+  ProcessOptions process;
+  process.argv.push_back(tools_.at(step.tool).path.string());
+  for (size_t i = 1; i < step.argv.size(); ++i)
+    process.argv.push_back(replaceStaging(step.argv[i], staging));
+  process.workingDirectory = step.runInStaging ? staging : sourceDir_;
+  process.env = {{"LC_ALL", "C"}};
+  process.timeout = options_.timeout;
+  StatusOr<ProcessResult> ran = runProcess(process);
+  if (!ran.ok())
+    return ran.status().withContext(spec_.name + " for " + target_.toString());
+  const ProcessResult &r = *ran;
+
+  ToolInvocation invocation;
+  invocation.tool = step.tool;
+  invocation.argv = process.argv;
+  invocation.seconds = r.seconds;
+  invocation.exitCode = r.exitCode;
+  invocation.signal = r.signal;
+  invocation.timedOut = r.timedOut;
+  result_.commands.push_back(invocation);
+
+  std::string output = r.stderrText;
+  if (!r.stdoutText.empty())
+    output = r.stdoutText + (output.empty() ? "" : "\n" + output);
+  size_t before = result_.diagnostics.size();
+  std::vector<Diagnostic> parsed = parseDiagnostics(step.tool, output);
+  rawDiagnostics_.insert(rawDiagnostics_.end(), parsed.begin(), parsed.end());
+  addDiagnostics(std::move(parsed));
+  if (stderrOut)
+    *stderrOut = r.stderrText;
+  if (r.succeeded())
+    return okStatus();
+
+  result_.failureLog = formatCommandLine(process.argv) + "\n" + output;
+  if (r.timedOut)
+    return fail(StatusCode::DeadlineExceeded,
+                step.tool + " " + r.describe() +
+                    "; raise [build] timeout in workbench.toml if the kernel "
+                    "needs longer");
+  std::string why = step.tool + " failed (" + r.describe() + ")";
+  for (size_t i = before; i < result_.diagnostics.size(); ++i) {
+    const Diagnostic &d = result_.diagnostics[i];
+    if (d.severity == Severity::Error || d.severity == Severity::Fatal)
+      return fail(StatusCode::InvalidArgument,
+                  why + ": " + formatDiagnostic(d, false));
+  }
+  if (r.signal != 0)
+    return fail(StatusCode::Internal, why);
+  return fail(StatusCode::InvalidArgument,
+              why + "; its output is in the failure log");
+}
+
+std::vector<std::string> Job::collectDependencies(const fs::path &depfile) const {
+  std::vector<std::string> deps;
+  auto text = readFile(depfile);
+  if (!text.ok())
+    return deps; // No depfile: the entry is keyed by the source alone.
+  auto rules = parseDepfile(*text, depfile.string());
+  if (!rules.ok())
+    return deps;
+  fs::path canonicalCudaRoot;
+  if (!cudaRoot_.empty()) {
+    std::error_code ec;
+    canonicalCudaRoot = fs::weakly_canonical(cudaRoot_, ec);
+  }
+  for (const std::string &dep : allDependencies(*rules)) {
+    fs::path path = resolveDependency(dep, sourceDir_);
+    // Toolkit headers are covered by nvcc's identity (its version).
+    if (isUnder(path, cudaRoot_) || isUnder(path, canonicalCudaRoot))
+      continue;
+    deps.push_back(path.string());
+  }
+  std::string source = spec_.source.lexically_normal().string();
+  if (std::find(deps.begin(), deps.end(), source) == deps.end())
+    deps.push_back(source);
+  return deps;
+}
+
+Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
+  std::vector<AbiMismatch> mismatches;
+  std::string what;
+  if (target_.kind == Target::Kind::Cuda) {
+    StatusOr<PtxModule> ptx = readPtx(outputs.at("ptx"));
+    if (!ptx.ok())
+      return fail(StatusCode::Internal,
+                  "cannot read the PTX nvcc produced: " + ptx.status().message());
+    mismatches = checkPtxAbi(*ptx, spec_.abi);
+    what = "the PTX entry";
+    resourceEntry_ = spec_.abi.entry;
+    if (!ptx->findEntry(spec_.abi.entry) && ptx->entries.size() == 1)
+      resourceEntry_ = ptx->entries[0].name; // a mangled C++ name
+  } else {
+    StatusOr<SpirvModule> spirv = readSpirvBytes(outputs.at("spv"));
+    if (!spirv.ok())
+      return fail(StatusCode::Internal, "cannot read the SPIR-V glslc produced: " +
+                                            spirv.status().message());
+    mismatches = checkSpirvAbi(*spirv, spec_.abi);
+    what = "the SPIR-V module";
+  }
+  if (mismatches.empty())
+    return okStatus();
+  std::string declaredIn =
+      spec_.manifest.empty() ? std::string("the kernel's ABI")
+                             : "the ABI declared in " + spec_.manifest.string();
+  for (const AbiMismatch &mismatch : mismatches) {
+    Diagnostic d;
+    d.tool = "kernel-bench";
+    d.file = spec_.source.string();
+    d.severity = Severity::Error;
+    d.message = mismatch.message + " (" + declaredIn + ")";
+    result_.diagnostics.push_back(std::move(d));
+  }
+  return fail(StatusCode::InvalidArgument,
+              what + " does not match " + declaredIn + ":\n" +
+                  formatMismatches(mismatches) +
+                  "\nFix the kernel's signature or its [abi] table.");
+}
+
+Status Job::publish(const std::map<std::string, fs::path> &files) {
+  // In outputKinds() order, as on a cache hit.
+  for (const std::string &kind : outputKinds()) {
+    const fs::path &from = files.at(kind);
+    KB_ASSIGN_OR_RETURN(std::string bytes, readFile(from));
+    fs::path to = finalPath(kind);
+    KB_RETURN_IF_ERROR(publishFile(from, to));
+    result_.outputs.push_back(
+        OutputFile{kind, to, sha256Hex(bytes), uint64_t(bytes.size())});
+  }
+  return okStatus();
+}
+
+Status Job::restoreFromCache(CacheEntry entry) {
+  for (const std::string &kind : outputKinds())
+    if (!entry.outputs.count(kind))
+      return fail(StatusCode::DataLoss, "cache entry lacks its ." + kind);
+  KB_RETURN_IF_ERROR(checkAbi(entry.outputs));
+  for (const std::string &kind : outputKinds()) {
+    const std::string &bytes = entry.outputs.at(kind);
+    KB_RETURN_IF_ERROR(writeFileAtomic(finalPath(kind), bytes));
+    result_.outputs.push_back(OutputFile{kind, finalPath(kind),
+                                         sha256Hex(bytes),
+                                         uint64_t(bytes.size())});
+  }
+  addDiagnostics(std::move(entry.diagnostics));
+  result_.resources = entry.resources;
+  result_.commands = std::move(entry.commands);
+  result_.cacheHit = true;
+  return okStatus();
+}
+
+Status Job::run() {
+  bool cuda = target_.kind == Target::Kind::Cuda;
+  if (cuda != (spec_.language == Language::Cuda))
+    return fail(StatusCode::InvalidArgument,
+                std::string("a ") + toString(spec_.language) +
+                    " kernel cannot be built for " + target_.toString() +
+                    " (CUDA sources build cuda:* targets, GLSL sources "
+                    "vulkan:* targets)");
+  if (spec_.source.is_relative())
+    return fail(StatusCode::InvalidArgument,
+                "source path `" + spec_.source.string() +
+                    "` must be absolute (resolve it against the kernel.toml)");
+  std::error_code ec;
+  if (!fs::is_regular_file(spec_.source, ec)) {
+    Diagnostic d;
+    d.tool = "kernel-bench";
+    d.file = spec_.manifest.empty() ? spec_.source.string()
+                                    : spec_.manifest.string();
+    d.severity = Severity::Error;
+    d.message = "source `" + spec_.source.string() + "` of kernel `" +
+                spec_.name + "` does not exist";
+    result_.diagnostics.push_back(d);
+    return fail(StatusCode::NotFound,
+                "source file `" + spec_.source.string() + "` does not exist" +
+                    (spec_.manifest.empty()
+                         ? std::string()
+                         : " (named in " + spec_.manifest.string() + ")") +
+                    "; fix the path or create the file");
+  }
+  KB_RETURN_IF_ERROR(findTools());
+  std::vector<Step> steps = planSteps();
+  StatusOr<std::string> source = readFile(spec_.source);
+  if (!source.ok())
+    return source.status().withContext(spec_.name + " for " + target_.toString());
+
+  auto jobStart = fs::file_time_type::clock::now();
+  std::string key;
+  if (cache_) {
+    key = primaryKey(steps, *source);
+    if (std::optional<CacheEntry> hit = cache_->lookup(key))
+      return restoreFromCache(std::move(*hit));
+  }
+
+  KB_ASSIGN_OR_RETURN(TempDir staging,
+                      TempDir::create(kernelOutDir_, "." + stem_ + ".tmp-"));
+  std::string ptxasStderr;
+  for (const Step &step : steps) {
+    KB_RETURN_IF_ERROR(runStep(step, staging.path(),
+                               step.tool == "ptxas" ? &ptxasStderr : nullptr));
+    // The ABI check needs only the compiler's output; run it before the
+    // slower validation steps so a signature mismatch is reported first.
+    if (step.tool == "nvcc") {
+      KB_ASSIGN_OR_RETURN(std::string ptx,
+                          readFile(staging.path() / (stem_ + ".ptx")));
+      KB_RETURN_IF_ERROR(checkAbi({{"ptx", ptx}}));
+    }
+  }
+
+  std::map<std::string, fs::path> files;
+  if (cuda) {
+    files = {{"ptx", staging.path() / (stem_ + ".ptx")},
+             {"cubin", staging.path() / (stem_ + ".cubin")}};
+    result_.resources = parsePtxasResourceUsage(ptxasStderr, resourceEntry_);
+  } else {
+    files = {{"spv", staging.path() / (stem_ + (spec_.optimizeSpirv
+                                                    ? ".opt.spv"
+                                                    : ".spv"))}};
+    KB_ASSIGN_OR_RETURN(std::string spv, readFile(files["spv"]));
+    KB_RETURN_IF_ERROR(checkAbi({{"spv", spv}}));
+  }
+
+  CacheEntry entry;
+  for (const auto &[kind, path] : files) {
+    KB_ASSIGN_OR_RETURN(entry.outputs[kind], readFile(path));
+  }
+  entry.dependencies =
+      collectDependencies(staging.path() / (stem_ + ".d"));
+  KB_RETURN_IF_ERROR(publish(files));
+
+  if (cache_) {
+    // Stored as the tools printed them (relative to the source's
+    // directory), so a hit from another checkout points into this one.
+    entry.diagnostics = rawDiagnostics_;
+    entry.resources = result_.resources;
+    entry.commands = result_.commands;
+    Status stored = cache_->store(key, entry, jobStart);
+    if (!stored.ok()) {
+      Diagnostic d;
+      d.tool = "kernel-bench";
+      d.severity = Severity::Warning;
+      d.message = "the build succeeded but could not be cached: " +
+                  stored.message();
+      result_.diagnostics.push_back(std::move(d));
+    }
+  }
+  return okStatus();
+}
+
+void Job::removeStaleOutputs() const {
+  for (const std::string &kind : outputKinds()) {
+    std::error_code ec;
+    fs::remove(finalPath(kind), ec);
+  }
+}
+
+} // namespace
+
+const char *toString(Language language) {
+  return language == Language::Cuda ? "cuda" : "glsl";
+}
+
+KernelBuilder::KernelBuilder(const Toolchains &toolchains, BuildCache *cache,
+                             BuildOptions options)
+    : toolchains_(toolchains), cache_(cache), options_(options) {}
+
+BuildJobResult KernelBuilder::build(const KernelSpec &spec, const Target &target,
+                                    const fs::path &outDir,
+                                    const StepCallback &onStep) const {
+  auto start = Clock::now();
+  BuildJobResult result;
+  result.kernel = spec.name;
+  result.target = target;
+  Job job(spec, target, outDir, toolchains_, cache_, options_, onStep, result);
+  result.status = job.run();
+  if (!result.status.ok()) {
+    job.removeStaleOutputs();
+    result.outputs.clear();
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+} // namespace kb::toolchains

@@ -1,0 +1,522 @@
+//===- toolchains/kernel_builder_test.cpp ---------------------------------===//
+//
+// The job pipeline with the real tools (each test skips when a tool it needs
+// is missing), and the bad inputs of issue 2 at this layer: missing source,
+// syntax errors in the source and in an included header, missing includes,
+// spills as errors, PTX and SPIR-V ABI mismatches, a missing toolchain and a
+// hanging one. Every failure must publish nothing and leave the cache alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "toolchains/kernel_builder.h"
+
+#include "common/sha256.h"
+#include "toolchains/build_cache.h"
+#include "toolchains/file_util.h"
+#include "toolchains/toolchains.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <signal.h>
+#include <sys/stat.h>
+
+namespace kb::toolchains {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTestData = fs::path(KB_SOURCE_DIR) / "toolchains" / "testdata";
+
+/// saxpy's ABI: x (f32 readonly), y (f32 readwrite), a (f32), n (u32), 256.
+KernelAbi saxpyAbi(const std::string &entry) {
+  KernelAbi abi;
+  abi.entry = entry;
+  abi.bindings = {{"x", ElementType::F32, Access::ReadOnly},
+                  {"y", ElementType::F32, Access::ReadWrite}};
+  abi.constants = {{"a", ScalarType::F32}, {"n", ScalarType::U32}};
+  abi.workgroupSize = {256, 1, 1};
+  return abi;
+}
+
+bool processAlive(pid_t pid) {
+  if (::kill(pid, 0) != 0)
+    return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)),
+                   std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() &&
+         text[close + 2] != 'Z';
+}
+
+std::set<std::string> filesUnder(const fs::path &dir) {
+  std::set<std::string> files;
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    return files;
+  for (const auto &entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file())
+      files.insert(entry.path().lexically_relative(dir).string());
+  return files;
+}
+
+std::string describe(const BuildJobResult &result) {
+  std::string text = result.status.toString() + "\n";
+  for (const Diagnostic &d : result.diagnostics)
+    text += formatDiagnostic(d, false) + "\n";
+  return text + result.failureLog;
+}
+
+class KernelBuilderTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto dir = TempDir::create(fs::temp_directory_path(), "kb-builder-test-");
+    ASSERT_TRUE(dir.ok()) << dir.status().message();
+    dir_.emplace(std::move(*dir));
+    auto cache = BuildCache::open(root() / "cache");
+    ASSERT_TRUE(cache.ok()) << cache.status().message();
+    cache_ = std::move(*cache);
+  }
+
+  fs::path root() const { return dir_->path(); }
+  fs::path out() const { return root() / "out"; }
+
+  /// Skips the test unless every tool is installed.
+  bool need(std::initializer_list<const char *> tools) {
+    for (const char *tool : tools) {
+      auto found = toolchains_.find(tool);
+      if (!found.ok()) {
+        skipReason_ = found.status().message();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  KernelSpec cudaSpec(const std::string &file, const fs::path &dir = kTestData) {
+    KernelSpec spec;
+    spec.name = "saxpy";
+    spec.source = dir / file;
+    spec.language = Language::Cuda;
+    spec.entry = file == "spill.cu" ? "spill" : "saxpy";
+    spec.includeDirs = {dir / "include"};
+    spec.abi = saxpyAbi(spec.entry);
+    spec.manifest = dir / "kernel.toml";
+    return spec;
+  }
+  KernelSpec glslSpec(const std::string &file, const fs::path &dir = kTestData) {
+    KernelSpec spec = cudaSpec(file, dir);
+    spec.language = Language::Glsl;
+    spec.entry = "main";
+    spec.abi.entry = "main";
+    return spec;
+  }
+
+  BuildJobResult build(const KernelSpec &spec, const std::string &target,
+                       BuildCache *cache = nullptr,
+                       const Toolchains *toolchains = nullptr,
+                       BuildOptions options = {}) {
+    auto parsed = Target::parse(target);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    KernelBuilder builder(toolchains ? *toolchains : toolchains_, cache, options);
+    return builder.build(spec, *parsed, out());
+  }
+
+  /// The failure contract: an error, nothing published or left staged.
+  void expectNothingPublished(const BuildJobResult &result) {
+    EXPECT_FALSE(result.status.ok());
+    EXPECT_TRUE(result.outputs.empty());
+    EXPECT_EQ(filesUnder(out()), std::set<std::string>()) << describe(result);
+  }
+
+  const Diagnostic *findDiagnostic(const BuildJobResult &result,
+                                   const std::string &fileSuffix) {
+    for (const Diagnostic &d : result.diagnostics)
+      if (d.file.size() >= fileSuffix.size() &&
+          d.file.compare(d.file.size() - fileSuffix.size(), fileSuffix.size(),
+                         fileSuffix) == 0 &&
+          (d.severity == Severity::Error || d.severity == Severity::Fatal))
+        return &d;
+    return nullptr;
+  }
+
+  size_t cacheFileCount() const {
+    return filesUnder(root() / "cache" / "v1").size();
+  }
+
+  Toolchains toolchains_;
+  std::optional<TempDir> dir_;
+  std::unique_ptr<BuildCache> cache_;
+  std::string skipReason_;
+};
+
+#define NEED(...)                                                              \
+  if (!need({__VA_ARGS__}))                                                    \
+  GTEST_SKIP() << skipReason_
+
+TEST_F(KernelBuilderTest, CudaBuildPublishesPtxAndCubinWithResources) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec spec = cudaSpec("saxpy.cu");
+  spec.defines = {{"KB_SCALE", "3.0f"}};
+  std::vector<std::string> steps;
+  KernelBuilder builder(toolchains_, nullptr, BuildOptions{});
+  BuildJobResult result = builder.build(
+      spec, *Target::parse("cuda:sm_90"), out(),
+      [&](const std::string &step) { steps.push_back(step); });
+  ASSERT_TRUE(result.status.ok()) << describe(result);
+  EXPECT_FALSE(result.cacheHit);
+  EXPECT_EQ(filesUnder(out()),
+            (std::set<std::string>{"kernels/saxpy/sm_90.cubin",
+                                   "kernels/saxpy/sm_90.ptx"}));
+  ASSERT_EQ(result.outputs.size(), 2u);
+  for (const OutputFile &output : result.outputs) {
+    auto bytes = readFile(output.path);
+    ASSERT_TRUE(bytes.ok());
+    EXPECT_EQ(output.sha256, sha256Hex(*bytes));
+    EXPECT_EQ(output.bytes, bytes->size());
+  }
+  auto ptx = readFile(out() / "kernels/saxpy/sm_90.ptx");
+  EXPECT_NE(ptx->find(".entry saxpy"), std::string::npos);
+  EXPECT_NE(ptx->find("0f40400000"), std::string::npos)
+      << "-DKB_SCALE=3.0f did not reach nvcc";
+  ASSERT_TRUE(result.resources.has_value());
+  EXPECT_GT(result.resources->registers, 0u);
+  EXPECT_EQ(result.resources->spillStoreBytes, 0u);
+  ASSERT_EQ(result.commands.size(), 2u);
+  EXPECT_EQ(result.commands[0].tool, "nvcc");
+  EXPECT_TRUE(fs::path(result.commands[0].argv[0]).is_absolute());
+  EXPECT_EQ(result.commands[1].tool, "ptxas");
+  EXPECT_EQ(steps.size(), 2u);
+  EXPECT_NE(steps[0].find("nvcc sm_90"), std::string::npos) << steps[0];
+  EXPECT_NE(result.toolVersions["nvcc"].find("release"), std::string::npos);
+  EXPECT_FALSE(result.toolVersions["host-cxx"].empty());
+}
+
+TEST_F(KernelBuilderTest, CudaCacheHitsUntilAnIncludedHeaderChanges) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  fs::path src = root() / "src";
+  fs::create_directories(src / "include");
+  fs::copy_file(kTestData / "saxpy.cu", src / "saxpy.cu");
+  fs::copy_file(kTestData / "include" / "scale.h", src / "include" / "scale.h");
+  KernelSpec spec = cudaSpec("saxpy.cu", src);
+
+  BuildJobResult first = build(spec, "cuda:sm_90", cache_.get());
+  ASSERT_TRUE(first.status.ok()) << describe(first);
+  EXPECT_FALSE(first.cacheHit);
+  fs::remove_all(out());
+
+  BuildJobResult second = build(spec, "cuda:sm_90", cache_.get());
+  ASSERT_TRUE(second.status.ok()) << describe(second);
+  EXPECT_TRUE(second.cacheHit);
+  ASSERT_EQ(second.outputs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(second.outputs[i].sha256, first.outputs[i].sha256);
+  EXPECT_TRUE(fs::exists(out() / "kernels/saxpy/sm_90.cubin"));
+  ASSERT_TRUE(second.resources.has_value());
+  EXPECT_EQ(second.resources->registers, first.resources->registers);
+
+  ASSERT_TRUE(writeFileAtomic(src / "include" / "scale.h",
+                              "#define KB_SCALE 3.0f\n")
+                  .ok());
+  BuildJobResult third = build(spec, "cuda:sm_90", cache_.get());
+  ASSERT_TRUE(third.status.ok()) << describe(third);
+  EXPECT_FALSE(third.cacheHit) << "a header edit must invalidate the entry";
+  EXPECT_NE(third.outputs[0].sha256, first.outputs[0].sha256);
+
+  // A flag change is a different key.
+  spec.extraFlags["ptxas"] = {"-O2"};
+  EXPECT_FALSE(build(spec, "cuda:sm_90", cache_.get()).cacheHit);
+}
+
+TEST_F(KernelBuilderTest, GlslBuildValidatesOptimizesAndCaches) {
+  NEED("glslc", "spirv-val", "spirv-opt");
+  KernelSpec spec = glslSpec("saxpy.comp");
+  BuildJobResult result = build(spec, "vulkan:1.2", cache_.get());
+  ASSERT_TRUE(result.status.ok()) << describe(result);
+  EXPECT_EQ(filesUnder(out()),
+            std::set<std::string>{"kernels/saxpy/vulkan1.2.spv"});
+  ASSERT_EQ(result.commands.size(), 2u);
+  EXPECT_EQ(result.commands[1].tool, "spirv-val");
+  // spirv-val takes the space form of --target-env.
+  EXPECT_EQ(result.commands[1].argv[1], "--target-env");
+  EXPECT_EQ(result.commands[1].argv[2], "vulkan1.2");
+
+  BuildJobResult hit = build(spec, "vulkan:1.2", cache_.get());
+  ASSERT_TRUE(hit.status.ok()) << describe(hit);
+  EXPECT_TRUE(hit.cacheHit);
+  EXPECT_EQ(hit.outputs[0].sha256, result.outputs[0].sha256);
+
+  spec.optimizeSpirv = true;
+  BuildJobResult optimized = build(spec, "vulkan:1.3", cache_.get());
+  ASSERT_TRUE(optimized.status.ok()) << describe(optimized);
+  EXPECT_FALSE(optimized.cacheHit);
+  ASSERT_EQ(optimized.commands.size(), 4u);
+  EXPECT_EQ(optimized.commands[2].tool, "spirv-opt");
+  EXPECT_EQ(optimized.commands[3].tool, "spirv-val");
+}
+
+TEST_F(KernelBuilderTest, MissingSourceNamesTheManifest) {
+  KernelSpec spec = cudaSpec("no_such_kernel.cu");
+  BuildJobResult result = build(spec, "cuda:sm_90", cache_.get());
+  EXPECT_EQ(result.status.code(), StatusCode::NotFound);
+  EXPECT_NE(result.status.message().find("no_such_kernel.cu"), std::string::npos);
+  EXPECT_NE(result.status.message().find("kernel.toml"), std::string::npos);
+  ASSERT_FALSE(result.diagnostics.empty());
+  EXPECT_EQ(result.diagnostics[0].file, spec.manifest.string());
+  expectNothingPublished(result);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+TEST_F(KernelBuilderTest, CudaSyntaxErrorPointsIntoTheSource) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  BuildJobResult result = build(cudaSpec("syntax_error.cu"), "cuda:sm_90",
+                                cache_.get());
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  const Diagnostic *d = findDiagnostic(result, "testdata/syntax_error.cu");
+  ASSERT_NE(d, nullptr) << describe(result);
+  EXPECT_TRUE(fs::path(d->file).is_absolute());
+  EXPECT_EQ(d->line, 3);
+  EXPECT_EQ(d->tool, "nvcc");
+  EXPECT_NE(result.failureLog.find("expected a \";\""), std::string::npos);
+  expectNothingPublished(result);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+TEST_F(KernelBuilderTest, CudaErrorInAnIncludedHeaderPointsIntoTheHeader) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  BuildJobResult result = build(cudaSpec("broken_header.cu"), "cuda:sm_90");
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  const Diagnostic *d = findDiagnostic(result, "testdata/include/broken.h");
+  ASSERT_NE(d, nullptr) << describe(result);
+  EXPECT_EQ(d->line, 3);
+  EXPECT_NE(d->message.find("undefined_scale_factor"), std::string::npos);
+  expectNothingPublished(result);
+}
+
+TEST_F(KernelBuilderTest, CudaMissingIncludeIsTheHostPreprocessorsError) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  BuildJobResult result = build(cudaSpec("missing_include.cu"), "cuda:sm_90");
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  const Diagnostic *d = findDiagnostic(result, "testdata/missing_include.cu");
+  ASSERT_NE(d, nullptr) << describe(result);
+  EXPECT_EQ(d->tool, "host-cxx");
+  EXPECT_EQ(d->line, 1);
+  EXPECT_NE(d->message.find("does_not_exist.h"), std::string::npos);
+  expectNothingPublished(result);
+}
+
+// nvcc -ptx exits 255 but leaves its .ptx when its built-in ptxas check
+// fails; that file must not be published.
+TEST_F(KernelBuilderTest, NvccPtxasCheckFailurePublishesNothing) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  BuildJobResult result = build(cudaSpec("inline_asm_error.cu"), "cuda:sm_90",
+                                cache_.get());
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument) << describe(result);
+  ASSERT_FALSE(result.commands.empty());
+  EXPECT_EQ(result.commands[0].exitCode, 255);
+  const Diagnostic *d = findDiagnostic(result, "testdata/inline_asm_error.cu");
+  ASSERT_NE(d, nullptr) << describe(result);
+  EXPECT_EQ(d->tool, "ptxas");
+  EXPECT_NE(d->message.find("generated PTX"), std::string::npos) << d->message;
+  expectNothingPublished(result);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+TEST_F(KernelBuilderTest, SpillsAreWarningsUnlessDeclaredErrors) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec spec = cudaSpec("spill.cu");
+  spec.abi.constants = {{"n", ScalarType::U32}};
+  spec.abi.workgroupSize = {64, 1, 1};
+  spec.extraFlags["ptxas"] = {"--maxrregcount=24"};
+
+  BuildJobResult warned = build(spec, "cuda:sm_90");
+  ASSERT_TRUE(warned.status.ok()) << describe(warned);
+  ASSERT_TRUE(warned.resources.has_value());
+  EXPECT_GT(warned.resources->spillStoreBytes, 0u);
+  EXPECT_EQ(warned.resources->registers, 24u);
+  bool sawWarning = false;
+  for (const Diagnostic &d : warned.diagnostics)
+    sawWarning |= d.severity == Severity::Warning &&
+                  d.message.find("spilled") != std::string::npos;
+  EXPECT_TRUE(sawWarning) << describe(warned);
+
+  spec.spillsAreErrors = true;
+  BuildJobResult failed = build(spec, "cuda:sm_90", cache_.get());
+  EXPECT_EQ(failed.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(failed.status.message().find("Registers are spilled"),
+            std::string::npos)
+      << describe(failed);
+  // The earlier successful build's outputs are removed too: a failed job
+  // leaves no output that could pass for its result.
+  expectNothingPublished(failed);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+TEST_F(KernelBuilderTest, PtxParameterMismatchesNameTheParameter) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec missingConstant = cudaSpec("saxpy.cu");
+  missingConstant.abi.constants.pop_back();
+  BuildJobResult count = build(missingConstant, "cuda:sm_90", cache_.get());
+  EXPECT_EQ(count.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(count.status.message().find("kernel.toml"), std::string::npos)
+      << count.status.message();
+  ASSERT_FALSE(count.diagnostics.empty());
+  EXPECT_EQ(count.diagnostics[0].tool, "kernel-bench");
+  EXPECT_EQ(count.diagnostics[0].file, missingConstant.source.string());
+  expectNothingPublished(count);
+
+  KernelSpec wideConstant = cudaSpec("saxpy.cu");
+  wideConstant.abi.constants[1].type = ScalarType::U64;
+  BuildJobResult size = build(wideConstant, "cuda:sm_90", cache_.get());
+  EXPECT_EQ(size.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(size.status.message().find("`n`"), std::string::npos)
+      << size.status.message();
+  EXPECT_NE(size.status.message().find("8 bytes"), std::string::npos)
+      << size.status.message();
+  expectNothingPublished(size);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+// The ABI check also runs on a cache hit: an edited [abi] table with an
+// unchanged source is still refused.
+TEST_F(KernelBuilderTest, AbiIsCheckedOnCacheHitsToo) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec spec = cudaSpec("saxpy.cu");
+  ASSERT_TRUE(build(spec, "cuda:sm_90", cache_.get()).status.ok());
+  spec.abi.bindings.pop_back();
+  BuildJobResult result = build(spec, "cuda:sm_90", cache_.get());
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  EXPECT_TRUE(result.outputs.empty());
+  EXPECT_EQ(filesUnder(out()), std::set<std::string>());
+}
+
+TEST_F(KernelBuilderTest, GlslSyntaxErrorAndHeaderErrorAndMissingInclude) {
+  NEED("glslc", "spirv-val");
+  BuildJobResult syntax = build(glslSpec("syntax_error.comp"), "vulkan:1.2");
+  EXPECT_EQ(syntax.status.code(), StatusCode::InvalidArgument);
+  const Diagnostic *d = findDiagnostic(syntax, "testdata/syntax_error.comp");
+  ASSERT_NE(d, nullptr) << describe(syntax);
+  EXPECT_GT(d->line, 3);
+  EXPECT_EQ(d->tool, "glslc");
+  expectNothingPublished(syntax);
+
+  BuildJobResult header = build(glslSpec("broken_header.comp"), "vulkan:1.2");
+  d = findDiagnostic(header, "testdata/include/broken.glsl");
+  ASSERT_NE(d, nullptr) << describe(header);
+  EXPECT_EQ(d->line, 3);
+  expectNothingPublished(header);
+
+  BuildJobResult include = build(glslSpec("missing_include.comp"), "vulkan:1.2");
+  d = findDiagnostic(include, "testdata/missing_include.comp");
+  ASSERT_NE(d, nullptr) << describe(include);
+  EXPECT_EQ(d->line, 3);
+  EXPECT_NE(d->message.find("does_not_exist.glsl"), std::string::npos);
+  expectNothingPublished(include);
+}
+
+TEST_F(KernelBuilderTest, SpirvInterfaceMismatches) {
+  NEED("glslc", "spirv-val");
+  KernelSpec extraBinding = glslSpec("saxpy.comp");
+  extraBinding.abi.bindings.push_back({"z", ElementType::F32, Access::WriteOnly});
+  BuildJobResult binding = build(extraBinding, "vulkan:1.2", cache_.get());
+  EXPECT_EQ(binding.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(binding.status.message().find("binding 2"), std::string::npos)
+      << binding.status.message();
+  expectNothingPublished(binding);
+
+  KernelSpec widePush = glslSpec("saxpy.comp");
+  widePush.abi.constants[1].type = ScalarType::U64;
+  BuildJobResult push = build(widePush, "vulkan:1.2", cache_.get());
+  EXPECT_EQ(push.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(push.status.message().find("push"), std::string::npos)
+      << push.status.message();
+  expectNothingPublished(push);
+
+  KernelSpec smallGroup = glslSpec("saxpy.comp");
+  smallGroup.abi.workgroupSize = {128, 1, 1};
+  BuildJobResult group = build(smallGroup, "vulkan:1.2", cache_.get());
+  EXPECT_EQ(group.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(group.status.message().find("256"), std::string::npos)
+      << group.status.message();
+  expectNothingPublished(group);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+TEST_F(KernelBuilderTest, LanguageMustMatchTheTarget) {
+  BuildJobResult result = build(glslSpec("saxpy.comp"), "cuda:sm_90");
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(result.status.message().find("cuda:sm_90"), std::string::npos);
+}
+
+TEST_F(KernelBuilderTest, MissingToolchainIsUnavailable) {
+  ToolchainsConfig config;
+  config.overrides["nvcc"] = root() / "nowhere" / "nvcc";
+  Toolchains missing(config);
+  BuildJobResult result =
+      build(cudaSpec("saxpy.cu"), "cuda:sm_90", cache_.get(), &missing);
+  EXPECT_EQ(result.status.code(), StatusCode::Unavailable);
+  EXPECT_NE(result.status.message().find((root() / "nowhere" / "nvcc").string()),
+            std::string::npos)
+      << result.status.message();
+  expectNothingPublished(result);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+// A toolchain that hangs, with a child of its own (nvcc runs cicc): the
+// timeout kills both, nothing is published and nothing is cached. All three
+// CUDA tools are fakes, so this runs without a CUDA install.
+TEST_F(KernelBuilderTest, HangingToolchainIsKilledWithItsChildren) {
+  fs::path bin = root() / "fake-bin";
+  fs::path pidFile = root() / "child.pid";
+  auto script = [&](const std::string &name, const std::string &body) {
+    fs::path path = bin / name;
+    ASSERT_TRUE(writeFileAtomic(path, "#!/bin/sh\n"
+                                      "if [ \"$1\" = --version ]; then echo '" +
+                                          name + " fake 1.0'; exit 0; fi\n" +
+                                          body)
+                    .ok());
+    ::chmod(path.c_str(), 0755);
+  };
+  script("nvcc", "sleep 300 &\necho $! > '" + pidFile.string() +
+                     "'\n: > \"$TMPDIR/partial\"\nwait\n");
+  script("ptxas", "exit 0\n");
+  script("gcc", "exit 0\n");
+  ToolchainsConfig config;
+  config.overrides = {{"nvcc", bin / "nvcc"},
+                      {"ptxas", bin / "ptxas"},
+                      {"host-cxx", bin / "gcc"}};
+  Toolchains hanging(config);
+  BuildOptions options;
+  options.timeout = std::chrono::milliseconds(1000);
+
+  auto start = std::chrono::steady_clock::now();
+  BuildJobResult result = build(cudaSpec("saxpy.cu"), "cuda:sm_90",
+                                cache_.get(), &hanging, options);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_EQ(result.status.code(), StatusCode::DeadlineExceeded)
+      << describe(result);
+  EXPECT_NE(result.status.message().find("timed out"), std::string::npos);
+  EXPECT_LT(seconds, 10.0);
+  ASSERT_EQ(result.commands.size(), 1u);
+  EXPECT_TRUE(result.commands[0].timedOut);
+  EXPECT_NE(result.commands[0].signal, 0);
+
+  std::ifstream in(pidFile);
+  pid_t child = 0;
+  in >> child;
+  ASSERT_GT(child, 0);
+  for (int i = 0; i < 100 && processAlive(child); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(processAlive(child)) << "nvcc's child " << child << " survived";
+  expectNothingPublished(result);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+} // namespace
+} // namespace kb::toolchains

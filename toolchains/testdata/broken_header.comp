@@ -1,0 +1,5 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "broken.glsl"
+layout(local_size_x = 256) in;
+void main() {}

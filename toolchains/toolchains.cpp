@@ -1,0 +1,202 @@
+//===- toolchains/toolchains.cpp - Find nvcc, ptxas, glslc, spirv-* ------===//
+
+#include "toolchains/toolchains.h"
+
+#include "toolchains/process.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace kb::toolchains {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool isCudaTool(std::string_view tool) {
+  return tool == "nvcc" || tool == "ptxas";
+}
+
+/// The executable name to look for.
+std::string executableName(std::string_view tool) {
+  return tool == "host-cxx" ? "gcc" : std::string(tool);
+}
+
+std::string installHint(std::string_view tool) {
+  std::string how;
+  if (isCudaTool(tool))
+    how = "Install the CUDA Toolkit (13.0 or newer; "
+          "https://developer.nvidia.com/cuda-downloads) and set CUDA_PATH to "
+          "its root";
+  else if (tool == "glslc")
+    how = "Install the Debian package `glslc` (apt-get install glslc)";
+  else if (tool == "spirv-val" || tool == "spirv-opt")
+    how = "Install the Debian package `spirv-tools` (apt-get install "
+          "spirv-tools)";
+  else
+    how = "Install the Debian package `gcc` (apt-get install gcc)";
+  return how + ", or set [toolchains] " + std::string(tool) +
+         " = \"/path/to/" + executableName(tool) + "\" in workbench.toml";
+}
+
+bool isExecutableFile(const fs::path &path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string trimRight(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.pop_back();
+  return text;
+}
+
+std::string summarize(std::string_view tool, const std::string &version) {
+  std::istringstream lines(version);
+  std::string line, first;
+  std::vector<std::string> all;
+  while (std::getline(lines, line)) {
+    line = trimRight(line);
+    if (line.empty())
+      continue;
+    if (first.empty())
+      first = line;
+    all.push_back(line);
+    // nvcc/ptxas: "Cuda compilation tools, release 13.0, V13.0.88".
+    if (isCudaTool(tool) && line.rfind("Cuda compilation tools", 0) == 0)
+      return line;
+  }
+  // glslc: "shaderc 2023.2-1, spirv-tools ..., glslang 11.13.0-1".
+  if (tool == "glslc" && all.size() >= 3)
+    return all[0] + ", " + all[1] + ", " + all[2];
+  return first;
+}
+
+struct VersionCache {
+  std::mutex mutex;
+  std::map<std::string, StatusOr<std::string>> byPath;
+};
+
+VersionCache &versionCache() {
+  static VersionCache cache;
+  return cache;
+}
+
+/// `path --version`, once per process and path.
+StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path) {
+  VersionCache &cache = versionCache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto it = cache.byPath.find(path.string());
+    if (it != cache.byPath.end())
+      return it->second;
+  }
+  ProcessOptions options;
+  options.argv = {path.string(), "--version"};
+  options.timeout = std::chrono::seconds(30);
+  options.env = {{"LC_ALL", "C"}};
+  StatusOr<std::string> version = [&]() -> StatusOr<std::string> {
+    KB_ASSIGN_OR_RETURN(ProcessResult result, runProcess(options));
+    if (!result.succeeded())
+      return unavailable("`" + path.string() + " --version` failed (" +
+                         result.describe() + "): " +
+                         trimRight(result.stderrText) + ". Is `" +
+                         path.string() + "` really " + std::string(tool) +
+                         "? " + installHint(tool));
+    return trimRight(result.stdoutText + result.stderrText);
+  }();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.byPath.emplace(path.string(), version).first->second;
+}
+
+} // namespace
+
+Toolchains::Toolchains(ToolchainsConfig config) : config_(std::move(config)) {}
+
+const std::vector<std::string> &Toolchains::knownTools() {
+  static const std::vector<std::string> tools = {
+      "nvcc", "ptxas", "glslc", "spirv-val", "spirv-opt", "host-cxx"};
+  return tools;
+}
+
+StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
+  const auto &known = knownTools();
+  if (std::find(known.begin(), known.end(), tool) == known.end()) {
+    std::string list;
+    for (const std::string &name : known)
+      list += (list.empty() ? "" : ", ") + name;
+    return invalidArgument("unknown tool `" + std::string(tool) +
+                           "`; expected one of " + list);
+  }
+  ToolIdentity identity;
+  identity.name = std::string(tool);
+
+  auto override = config_.overrides.find(std::string(tool));
+  if (override != config_.overrides.end()) {
+    fs::path path = fs::absolute(override->second).lexically_normal();
+    if (!isExecutableFile(path))
+      return unavailable(
+          std::string(tool) + " not found: the override [toolchains] " +
+          std::string(tool) + " = \"" + override->second.string() + "\" " +
+          (fs::exists(path) ? "is not an executable file"
+                            : "does not exist") +
+          ". Fix the path, or remove the override to search CUDA_PATH and "
+          "PATH.");
+    identity.path = path;
+    identity.overridden = true;
+  } else {
+    std::vector<fs::path> candidates;
+    std::vector<std::string> lookedIn;
+    std::string exe = executableName(tool);
+    if (isCudaTool(tool)) {
+      std::string cudaPath;
+      if (config_.cudaPath)
+        cudaPath = *config_.cudaPath;
+      else if (const char *env = std::getenv("CUDA_PATH"))
+        cudaPath = env;
+      if (!cudaPath.empty()) {
+        candidates.push_back(fs::path(cudaPath) / "bin" / exe);
+        lookedIn.push_back("CUDA_PATH/bin=" + (fs::path(cudaPath) / "bin").string());
+      } else {
+        lookedIn.push_back("CUDA_PATH (unset)");
+      }
+      candidates.push_back(fs::path("/usr/local/cuda/bin") / exe);
+      lookedIn.push_back("/usr/local/cuda/bin");
+    }
+    std::string searchPath;
+    if (config_.searchPath)
+      searchPath = *config_.searchPath;
+    else if (const char *env = std::getenv("PATH"))
+      searchPath = env;
+    lookedIn.push_back("PATH=" + searchPath);
+    std::istringstream dirs(searchPath);
+    std::string dir;
+    while (std::getline(dirs, dir, ':'))
+      candidates.push_back(fs::path(dir.empty() ? "." : dir) / exe);
+    for (const fs::path &candidate : candidates) {
+      if (isExecutableFile(candidate)) {
+        identity.path = fs::absolute(candidate).lexically_normal();
+        break;
+      }
+    }
+    if (identity.path.empty()) {
+      std::string where;
+      for (const std::string &entry : lookedIn)
+        where += (where.empty() ? "" : "; ") + entry;
+      return unavailable(exe + " not found (looked in: " + where + "). " +
+                         installHint(tool) + ".");
+    }
+  }
+  KB_ASSIGN_OR_RETURN(identity.version, probeVersion(tool, identity.path));
+  identity.versionSummary = summarize(tool, identity.version);
+  return identity;
+}
+
+StatusOr<fs::path> Toolchains::cudaRoot() const {
+  KB_ASSIGN_OR_RETURN(ToolIdentity nvcc, find("nvcc"));
+  return nvcc.path.parent_path().parent_path();
+}
+
+} // namespace kb::toolchains

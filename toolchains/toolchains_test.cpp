@@ -1,0 +1,150 @@
+//===- toolchains/toolchains_test.cpp -------------------------------------===//
+
+#include "toolchains/toolchains.h"
+
+#include "toolchains/file_util.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+namespace kb::toolchains {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ToolchainsTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto dir = TempDir::create(fs::temp_directory_path(), "kb-toolchains-test-");
+    ASSERT_TRUE(dir.ok()) << dir.status().message();
+    dir_.emplace(std::move(*dir));
+  }
+  fs::path root() const { return dir_->path(); }
+
+  /// An executable script printing |version| for --version.
+  fs::path fakeTool(const fs::path &path, const std::string &version) {
+    Status written = writeFileAtomic(
+        path, "#!/bin/sh\necho '" + version + "'\n");
+    EXPECT_TRUE(written.ok()) << written.message();
+    ::chmod(path.c_str(), 0755);
+    return path;
+  }
+
+  std::optional<TempDir> dir_;
+};
+
+TEST_F(ToolchainsTest, FindsToolsOnTheSearchPathWithTheirVersion) {
+  fakeTool(root() / "bin" / "glslc", "shaderc fake-1");
+  ToolchainsConfig config;
+  config.searchPath = (root() / "empty").string() + ":" + (root() / "bin").string();
+  Toolchains toolchains(config);
+  auto glslc = toolchains.find("glslc");
+  ASSERT_TRUE(glslc.ok()) << glslc.status().message();
+  EXPECT_EQ(glslc->path, root() / "bin" / "glslc");
+  EXPECT_TRUE(glslc->path.is_absolute());
+  EXPECT_EQ(glslc->version, "shaderc fake-1");
+  EXPECT_EQ(glslc->versionSummary, "shaderc fake-1");
+  EXPECT_FALSE(glslc->overridden);
+}
+
+TEST_F(ToolchainsTest, SearchOrderOverrideThenCudaPathThenPath) {
+  fakeTool(root() / "cuda" / "bin" / "nvcc",
+           "nvcc: fake\nCuda compilation tools, release 99.1, V99.1.0");
+  fakeTool(root() / "bin" / "nvcc", "path nvcc");
+  fakeTool(root() / "override" / "my-nvcc", "override nvcc");
+
+  ToolchainsConfig config;
+  config.searchPath = (root() / "bin").string();
+  config.cudaPath = (root() / "cuda").string();
+  auto fromCuda = Toolchains(config).find("nvcc");
+  ASSERT_TRUE(fromCuda.ok()) << fromCuda.status().message();
+  EXPECT_EQ(fromCuda->path, root() / "cuda" / "bin" / "nvcc");
+  EXPECT_EQ(fromCuda->versionSummary,
+            "Cuda compilation tools, release 99.1, V99.1.0");
+
+  config.overrides["nvcc"] = root() / "override" / "my-nvcc";
+  auto fromOverride = Toolchains(config).find("nvcc");
+  ASSERT_TRUE(fromOverride.ok()) << fromOverride.status().message();
+  EXPECT_EQ(fromOverride->path, root() / "override" / "my-nvcc");
+  EXPECT_TRUE(fromOverride->overridden);
+}
+
+TEST_F(ToolchainsTest, MissingToolIsUnavailableWithAnInstallHint) {
+  ToolchainsConfig config;
+  config.searchPath = (root() / "nothing-here").string();
+  Toolchains toolchains(config);
+  auto glslc = toolchains.find("glslc");
+  ASSERT_FALSE(glslc.ok());
+  EXPECT_EQ(glslc.status().code(), StatusCode::Unavailable);
+  const std::string &message = glslc.status().message();
+  EXPECT_NE(message.find("glslc not found"), std::string::npos) << message;
+  EXPECT_NE(message.find("PATH=" + (root() / "nothing-here").string()),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("`glslc`"), std::string::npos) << message;
+  EXPECT_NE(message.find("[toolchains] glslc"), std::string::npos) << message;
+
+  auto spirvVal = toolchains.find("spirv-val");
+  ASSERT_FALSE(spirvVal.ok());
+  EXPECT_NE(spirvVal.status().message().find("`spirv-tools`"), std::string::npos);
+}
+
+TEST_F(ToolchainsTest, OverrideToAMissingFileIsUnavailable) {
+  fakeTool(root() / "bin" / "ptxas", "would be found on PATH");
+  ToolchainsConfig config;
+  config.searchPath = (root() / "bin").string();
+  config.overrides["ptxas"] = root() / "no" / "ptxas";
+  auto ptxas = Toolchains(config).find("ptxas");
+  ASSERT_FALSE(ptxas.ok()) << "an override must never fall back to PATH";
+  EXPECT_EQ(ptxas.status().code(), StatusCode::Unavailable);
+  EXPECT_NE(ptxas.status().message().find((root() / "no" / "ptxas").string()),
+            std::string::npos)
+      << ptxas.status().message();
+  EXPECT_NE(ptxas.status().message().find("does not exist"), std::string::npos);
+}
+
+TEST_F(ToolchainsTest, ToolWhoseVersionProbeFailsIsUnavailable) {
+  fs::path broken = root() / "bin" / "spirv-opt";
+  ASSERT_TRUE(writeFileAtomic(broken, "#!/bin/sh\necho broken >&2\nexit 3\n").ok());
+  ::chmod(broken.c_str(), 0755);
+  ToolchainsConfig config;
+  config.searchPath = (root() / "bin").string();
+  auto opt = Toolchains(config).find("spirv-opt");
+  ASSERT_FALSE(opt.ok());
+  EXPECT_EQ(opt.status().code(), StatusCode::Unavailable);
+  EXPECT_NE(opt.status().message().find("exit code 3"), std::string::npos)
+      << opt.status().message();
+}
+
+TEST_F(ToolchainsTest, UnknownToolIsAnError) {
+  auto tool = Toolchains().find("clang");
+  ASSERT_FALSE(tool.ok());
+  EXPECT_EQ(tool.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(tool.status().message().find("spirv-val"), std::string::npos);
+}
+
+// The real toolkit, where installed.
+TEST(ToolchainsRealTest, FindsInstalledTools) {
+  Toolchains toolchains;
+  int found = 0;
+  for (const std::string &name : Toolchains::knownTools()) {
+    auto tool = toolchains.find(name);
+    if (!tool.ok()) {
+      EXPECT_EQ(tool.status().code(), StatusCode::Unavailable)
+          << tool.status().message();
+      continue;
+    }
+    ++found;
+    EXPECT_TRUE(tool->path.is_absolute());
+    EXPECT_FALSE(tool->versionSummary.empty()) << name;
+    if (name == "nvcc" || name == "ptxas")
+      EXPECT_NE(tool->versionSummary.find("release"), std::string::npos)
+          << tool->versionSummary;
+  }
+  if (found == 0)
+    GTEST_SKIP() << "no toolchain installed on this host";
+}
+
+} // namespace
+} // namespace kb::toolchains
