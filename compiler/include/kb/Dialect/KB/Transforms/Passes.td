@@ -1,0 +1,136 @@
+//===- Passes.td - kb dialect passes -------------------------*- tablegen -*-===//
+#ifndef KB_DIALECT_KB_TRANSFORMS_PASSES_TD
+#define KB_DIALECT_KB_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SubstituteExecutablesPass
+    : Pass<"kb-substitute-executables", "mlir::ModuleOp"> {
+  let summary = "Replaces executables (sources) or their variants (objects) "
+                "with files on disk";
+  let description = [{
+    Each substitution is `NAME=FILE`. The file's extension picks the mode:
+
+    * `.mlir` / `.mlirbc` (source): the whole `kb.executable @NAME` is
+      replaced by the executable of that name in the file (a bare
+      `kb.executable` or one inside a `builtin.module`).
+    * `.ptx` / `.cubin` (object): every cuda variant of `@NAME` becomes
+      external with the file's bytes inlined; `.spv` does the same for the
+      vulkan variants. Other variants are untouched, so multi-target
+      executables work. The generated variant is kept, renamed
+      `<variant>_reference` and marked `reference`. PTX and SPIR-V objects
+      are checked against every export's ABI (entry, parameters/bindings,
+      push constants, workgroup size) with the readers of common/; a mismatch
+      is an error at the export. A `.cubin` cannot be read, so only its ELF
+      header is checked (a warning says so).
+
+    NAME is the executable symbol; `EXE/VARIANT` restricts an object to one
+    variant. In `directories`, every file with a relevant extension (the
+    pass's `kind`) is a substitution keyed by its stem; a `module_` (or
+    `<module name>_`) prefix is dropped, and `<exe>_<variant>` stems (the
+    names `kb-dump-executable-binaries` writes) select a variant. Directory
+    entries are applied first, in file-name order, then `substitutions`, in
+    order: the last substitution for the same key wins.
+
+    Relative files are looked up (1) as given, relative to the working
+    directory, then (2) in each of `search-paths`, in order; the error for a
+    missing file lists every path tried.
+
+    Each applied substitution prints a `NOTE:` line (unless `print-notes` is
+    false) and is appended to the module's `kb.substitutions` array
+    (`{executable, variant, kind, file}`), which drivers read. A name that
+    matches no executable is a warning, an error under `strict`.
+
+    Example:
+    ```
+    kb-opt program.mlir --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,softmax=softmax.spv search-paths=kernels/out})'
+    NOTE: kb.executable @saxpy variant @cuda_sm_90 substituted with object file 'kernels/out/saxpy.ptx'; generated variant kept as @cuda_sm_90_reference
+    ```
+  }];
+  let options = [
+    ListOption<"substitutions", "substitutions", "std::string",
+               "`NAME=FILE` pairs (NAME: executable or executable/variant)">,
+    ListOption<"directories", "directories", "std::string",
+               "Directories whose files substitute the executables named by "
+               "their stems (non-recursive)">,
+    ListOption<"searchPaths", "search-paths", "std::string",
+               "Directories searched, in order, for relative files">,
+    Option<"kind", "kind", "std::string", "\"any\"",
+           "Which substitutions this instance accepts: `source` (.mlir, "
+           ".mlirbc), `object` (.ptx, .cubin, .spv) or `any`">,
+    Option<"strict", "strict", "bool", "false",
+           "A name that matches no executable is an error, not a warning">,
+    Option<"printNotes", "print-notes", "bool", "true",
+           "Print a `NOTE:` line to stderr per applied substitution">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
+def DumpExecutableSourcesPass
+    : Pass<"kb-dump-executable-sources", "mlir::ModuleOp"> {
+  let summary = "Writes each executable to `<path>/<executable>.mlir`";
+  let description = [{
+    One file per `kb.executable`, holding the executable alone. The file stem
+    is the executable name, so the directory can be passed back unchanged as
+    `kb-substitute-executables{directories=<path> kind=source}` (or
+    `kb-compile --substitute-executable-sources-from=<path>`): a dump
+    followed by a scan is a no-op. Files are written atomically; the
+    directory is created when missing.
+
+    ```
+    kb-opt program.mlir --kb-dump-executable-sources=path=dump/
+    # dump/saxpy.mlir, dump/softmax.mlir, ...
+    ```
+  }];
+  let options = [
+    Option<"path", "path", "std::string", "", "Directory to write to">,
+  ];
+}
+
+def DumpExecutableBinariesPass
+    : Pass<"kb-dump-executable-binaries", "mlir::ModuleOp"> {
+  let summary = "Writes each external variant's object to "
+                "`<path>/<executable>_<variant>.<ext>`";
+  let description = [{
+    One file per non-reference variant that carries an object, named
+    `<executable>_<variant>.ptx|.cubin|.spv` (e.g. `saxpy_cuda_sm_90.ptx`).
+    An `objects-from` scan of the directory maps each file back to the same
+    executable and variant, so a dump followed by a scan is a no-op (an
+    object identical to the variant's current one is kept as is). Variants
+    generated by codegen have no binary before codegen runs and are skipped.
+
+    ```
+    kb-opt program.mlir --kb-dump-executable-binaries=path=bin/
+    ```
+  }];
+  let options = [
+    Option<"path", "path", "std::string", "", "Directory to write to">,
+  ];
+}
+
+def MaterializeVariantsPass
+    : Pass<"kb-materialize-variants", "mlir::ModuleOp"> {
+  let summary = "Gives every executable exactly one variant per requested "
+                "target";
+  let description = [{
+    For each target (`cuda:sm_XX`, `vulkan:X.Y`) an existing variant for it
+    is kept (external or generated, with its reference); a missing one is
+    added as a generated variant named `cuda_sm_XX` / `vulkan_X_Y`. Variants
+    for targets not requested are removed (a warning names each external one
+    dropped). With no targets the pass does nothing.
+
+    ```
+    kb-opt program.mlir --kb-materialize-variants=targets=cuda:sm_90,vulkan:1.2
+    ```
+  }];
+  let options = [
+    ListOption<"targets", "targets", "std::string",
+               "Targets: cuda:sm_75 ... cuda:sm_121, vulkan:1.0 ... vulkan:1.3">,
+  ];
+}
+
+#endif // KB_DIALECT_KB_TRANSFORMS_PASSES_TD

@@ -1,0 +1,167 @@
+//===- KBAbi.cpp - kb dialect <-> common/kernel_abi.h ---------------------===//
+#include "kb/Dialect/KB/IR/KBAbi.h"
+#include "kb/Dialect/KB/IR/KBOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::kb;
+
+::kb::ElementType mlir::kb::toCommon(BindingElementType type) {
+  switch (type) {
+  case BindingElementType::I8: return ::kb::ElementType::I8;
+  case BindingElementType::U8: return ::kb::ElementType::U8;
+  case BindingElementType::I16: return ::kb::ElementType::I16;
+  case BindingElementType::U16: return ::kb::ElementType::U16;
+  case BindingElementType::I32: return ::kb::ElementType::I32;
+  case BindingElementType::U32: return ::kb::ElementType::U32;
+  case BindingElementType::I64: return ::kb::ElementType::I64;
+  case BindingElementType::U64: return ::kb::ElementType::U64;
+  case BindingElementType::F16: return ::kb::ElementType::F16;
+  case BindingElementType::BF16: return ::kb::ElementType::BF16;
+  case BindingElementType::F32: return ::kb::ElementType::F32;
+  case BindingElementType::F64: return ::kb::ElementType::F64;
+  }
+  llvm_unreachable("unknown BindingElementType");
+}
+
+::kb::ScalarType mlir::kb::toCommon(ConstantType type) {
+  switch (type) {
+  case ConstantType::I32: return ::kb::ScalarType::I32;
+  case ConstantType::U32: return ::kb::ScalarType::U32;
+  case ConstantType::F32: return ::kb::ScalarType::F32;
+  case ConstantType::I64: return ::kb::ScalarType::I64;
+  case ConstantType::U64: return ::kb::ScalarType::U64;
+  case ConstantType::F64: return ::kb::ScalarType::F64;
+  }
+  llvm_unreachable("unknown ConstantType");
+}
+
+::kb::Access mlir::kb::toCommon(BindingAccess access) {
+  switch (access) {
+  case BindingAccess::ReadOnly: return ::kb::Access::ReadOnly;
+  case BindingAccess::WriteOnly: return ::kb::Access::WriteOnly;
+  case BindingAccess::ReadWrite: return ::kb::Access::ReadWrite;
+  }
+  llvm_unreachable("unknown BindingAccess");
+}
+
+::kb::KernelAbi mlir::kb::getKernelAbi(ExportOp exportOp, StringRef entry) {
+  ::kb::KernelAbi abi;
+  abi.entry = entry.str();
+  LayoutAttr layout = exportOp.getLayout();
+  for (BindingAttr binding : layout.getBindings()) {
+    ::kb::Binding b;
+    if (binding.getName())
+      b.name = binding.getName().getValue().str();
+    b.elementType = toCommon(binding.getElementType());
+    b.access = toCommon(binding.getAccess());
+    abi.bindings.push_back(std::move(b));
+  }
+  for (ConstantAttr constant : layout.getConstants()) {
+    ::kb::Constant c;
+    if (constant.getName())
+      c.name = constant.getName().getValue().str();
+    c.type = toCommon(constant.getType());
+    abi.constants.push_back(std::move(c));
+  }
+  ArrayRef<int64_t> size = exportOp.getWorkgroupSize();
+  for (size_t i = 0; i < 3 && i < size.size(); ++i)
+    abi.workgroupSize[i] = static_cast<uint32_t>(size[i]);
+  abi.dynamicSharedMemoryBytes =
+      static_cast<uint32_t>(exportOp.getSharedMemoryBytes());
+  return abi;
+}
+
+/// Integer match: same width; signless matches both signednesses.
+static bool matchesInteger(Type type, unsigned width, bool isUnsigned) {
+  auto intType = type.dyn_cast<IntegerType>();
+  if (!intType || intType.getWidth() != width)
+    return false;
+  if (intType.isSignless())
+    return true;
+  return isUnsigned ? intType.isUnsigned() : intType.isSigned();
+}
+
+bool mlir::kb::matchesElementType(Type type, BindingElementType elementType) {
+  switch (elementType) {
+  case BindingElementType::I8: return matchesInteger(type, 8, false);
+  case BindingElementType::U8: return matchesInteger(type, 8, true);
+  case BindingElementType::I16: return matchesInteger(type, 16, false);
+  case BindingElementType::U16: return matchesInteger(type, 16, true);
+  case BindingElementType::I32: return matchesInteger(type, 32, false);
+  case BindingElementType::U32: return matchesInteger(type, 32, true);
+  case BindingElementType::I64: return matchesInteger(type, 64, false);
+  case BindingElementType::U64: return matchesInteger(type, 64, true);
+  case BindingElementType::F16: return type.isF16();
+  case BindingElementType::BF16: return type.isBF16();
+  case BindingElementType::F32: return type.isF32();
+  case BindingElementType::F64: return type.isF64();
+  }
+  return false;
+}
+
+bool mlir::kb::matchesConstantType(Type type, ConstantType constantType) {
+  switch (constantType) {
+  case ConstantType::I32: return matchesInteger(type, 32, false);
+  case ConstantType::U32: return matchesInteger(type, 32, true);
+  case ConstantType::I64: return matchesInteger(type, 64, false);
+  case ConstantType::U64: return matchesInteger(type, 64, true);
+  case ConstantType::F32: return type.isF32();
+  case ConstantType::F64: return type.isF64();
+  }
+  return false;
+}
+
+// CUDA 13 supports sm_75 and newer (research/toolchains.md); 121 is the
+// newest architecture it knows. Vulkan environments are those spirv-val and
+// glslc accept.
+static constexpr int kMinSm = 75;
+static constexpr int kMaxSm = 121;
+
+bool mlir::kb::isValidArch(Backend backend, StringRef arch) {
+  if (backend == Backend::Cuda) {
+    StringRef digits = arch;
+    if (!digits.consume_front("sm_"))
+      return false;
+    // An architecture-specific suffix (sm_90a, sm_100f) is allowed.
+    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
+      digits = digits.drop_back();
+    int sm = 0;
+    if (digits.empty() || digits.getAsInteger(10, sm))
+      return false;
+    return sm >= kMinSm && sm <= kMaxSm;
+  }
+  return arch == "vulkan1.0" || arch == "vulkan1.1" || arch == "vulkan1.2" ||
+         arch == "vulkan1.3";
+}
+
+const char *mlir::kb::getValidTargetsText() {
+  return "cuda:sm_75 ... cuda:sm_121 (variant target(cuda, \"sm_XX\")), "
+         "vulkan:1.0 ... vulkan:1.3 (variant target(vulkan, \"vulkan1.X\"))";
+}
+
+std::string TargetSpec::getVariantName() const {
+  if (backend == Backend::Cuda)
+    return "cuda_" + arch;
+  std::string version = StringRef(arch).drop_front(strlen("vulkan")).str();
+  std::replace(version.begin(), version.end(), '.', '_');
+  return "vulkan_" + version;
+}
+
+std::optional<TargetSpec> mlir::kb::parseTargetSpec(StringRef text) {
+  auto [backendText, arch] = text.split(':');
+  TargetSpec spec;
+  if (backendText == "cuda") {
+    spec.backend = Backend::Cuda;
+    spec.arch = arch.str();
+  } else if (backendText == "vulkan") {
+    spec.backend = Backend::Vulkan;
+    spec.arch = ("vulkan" + arch).str();
+  } else {
+    return std::nullopt;
+  }
+  if (!isValidArch(spec.backend, spec.arch))
+    return std::nullopt;
+  return spec;
+}

@@ -1,0 +1,778 @@
+//===- SubstituteExecutables.cpp - Replace executables with files ---------===//
+//
+// Source substitution replaces a whole kb.executable with one parsed from an
+// .mlir/.mlirbc file; object substitution makes the variants of one backend
+// external with a PTX/cubin/SPIR-V file's bytes, after checking the object
+// against every export's ABI with the readers of common/. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "kb/Dialect/KB/IR/KBAbi.h"
+#include "kb/Dialect/KB/IR/KBOps.h"
+#include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Substitutions.h"
+
+#include "common/abi_check.h"
+#include "common/ptx_reader.h"
+#include "common/spirv_reader.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace mlir::kb {
+#define GEN_PASS_DEF_SUBSTITUTEEXECUTABLESPASS
+#include "kb/Dialect/KB/Transforms/Passes.h.inc"
+} // namespace mlir::kb
+
+using namespace mlir;
+using namespace mlir::kb;
+
+namespace {
+
+enum class FileKind { Source, CudaObject, VulkanObject };
+
+/// One requested substitution, before its name is resolved.
+struct Request {
+  std::string key;    // executable, executable/variant, or a file stem
+  std::string file;   // as written, or the full path of a scanned file
+  std::string origin; // for messages: "substitution 'k=f'" / "directory 'd'"
+  FileKind kind;
+  bool fromScan;
+};
+
+/// A resolved object substitution: one variant of one executable.
+struct ObjectTarget {
+  ExecutableOp executable;
+  VariantOp variant;
+};
+
+} // namespace
+
+/// The kind of |path| by extension (case-insensitive); nullopt if unknown.
+static std::optional<FileKind> classifyFile(StringRef path) {
+  StringRef ext = llvm::sys::path::extension(path);
+  if (ext.equals_insensitive(".mlir") || ext.equals_insensitive(".mlirbc"))
+    return FileKind::Source;
+  if (ext.equals_insensitive(".ptx") || ext.equals_insensitive(".cubin"))
+    return FileKind::CudaObject;
+  if (ext.equals_insensitive(".spv"))
+    return FileKind::VulkanObject;
+  return std::nullopt;
+}
+
+static bool acceptsKind(StringRef stage, FileKind kind) {
+  if (stage == "source")
+    return kind == FileKind::Source;
+  if (stage == "object")
+    return kind != FileKind::Source;
+  return true;
+}
+
+/// Checks that |dir| exists and is a directory.
+static LogicalResult checkDirectory(ModuleOp module, StringRef dir,
+                                    StringRef what) {
+  if (!llvm::sys::fs::exists(dir))
+    return module.emitError()
+           << "kb-substitute-executables: " << what << " '" << dir
+           << "' does not exist";
+  if (!llvm::sys::fs::is_directory(dir))
+    return module.emitError()
+           << "kb-substitute-executables: " << what << " '" << dir
+           << "' is not a directory";
+  return success();
+}
+
+/// Adds one request per file of |dir| whose extension this stage takes, in
+/// file-name order. Subdirectories and other files are skipped.
+static LogicalResult scanDirectory(ModuleOp module, StringRef dir,
+                                   StringRef stage,
+                                   std::vector<Request> &requests) {
+  if (failed(checkDirectory(module, dir, "substitution directory")))
+    return failure();
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (it->type() == llvm::sys::fs::file_type::directory_file)
+      continue;
+    files.push_back(it->path());
+  }
+  if (ec)
+    return module.emitError() << "kb-substitute-executables: cannot list "
+                              << "directory '" << dir << "': " << ec.message();
+  std::sort(files.begin(), files.end());
+  for (const std::string &file : files) {
+    std::optional<FileKind> kind = classifyFile(file);
+    if (!kind || !acceptsKind(stage, *kind))
+      continue;
+    requests.push_back({llvm::sys::path::stem(file).str(), file,
+                        ("directory '" + dir + "'").str(), *kind, true});
+  }
+  return success();
+}
+
+/// Parses one `NAME=FILE` entry into a request.
+static LogicalResult parseExplicit(ModuleOp module, StringRef text,
+                                   StringRef stage,
+                                   std::vector<Request> &requests) {
+  auto [key, file] = text.split('=');
+  if (!text.contains('=') || key.empty() || file.empty())
+    return module.emitError()
+           << "kb-substitute-executables: malformed substitution '" << text
+           << "'; expected NAME=FILE (e.g. saxpy=kernels/saxpy.ptx), where "
+              "NAME is an executable or executable/variant";
+  std::optional<FileKind> kind = classifyFile(file);
+  if (!kind)
+    return module.emitError()
+           << "kb-substitute-executables: substitution '" << text
+           << "' names a file of unknown type; expected .mlir or .mlirbc "
+              "(source) or .ptx, .cubin or .spv (object)";
+  if (!acceptsKind(stage, *kind))
+    return module.emitError()
+           << "kb-substitute-executables: substitution '" << text
+           << "' is " << (*kind == FileKind::Source ? "a source" : "an object")
+           << " file but this stage takes "
+           << (stage == "source" ? "sources (.mlir, .mlirbc); use "
+                                   "--substitute-executable-object"
+                                 : "objects (.ptx, .cubin, .spv); use "
+                                   "--substitute-executable-source");
+  requests.push_back({key.str(), file.str(),
+                      ("substitution '" + text + "'").str(), *kind, false});
+  return success();
+}
+
+/// Resolves |file| in the documented order: as given (absolute, or relative
+/// to the working directory), then each search path. The error lists every
+/// path tried.
+static FailureOr<std::string> resolveFile(ModuleOp module,
+                                          const Request &request,
+                                          ArrayRef<std::string> searchPaths) {
+  std::vector<std::string> tried = {request.file};
+  if (llvm::sys::fs::exists(request.file) &&
+      !llvm::sys::fs::is_directory(request.file))
+    return request.file;
+  if (!llvm::sys::path::is_absolute(request.file)) {
+    for (const std::string &dir : searchPaths) {
+      llvm::SmallString<256> candidate(dir);
+      llvm::sys::path::append(candidate, request.file);
+      tried.push_back(candidate.str().str());
+      if (llvm::sys::fs::exists(candidate) &&
+          !llvm::sys::fs::is_directory(candidate))
+        return candidate.str().str();
+    }
+  }
+  InFlightDiagnostic diag = module.emitError();
+  diag << "kb-substitute-executables: file '" << request.file << "' of "
+       << request.origin << " not found; tried:";
+  for (const std::string &path : tried)
+    diag << "\n  " << path;
+  diag << "\nadd its directory with --executable-object-search-path=DIR "
+          "(pass option search-paths)";
+  return failure();
+}
+
+/// "a, b, c" (at most 8 names, then a count) for "executables are" lists.
+static std::string listExecutables(ModuleOp module) {
+  std::string text;
+  int count = 0;
+  for (ExecutableOp executable : module.getOps<ExecutableOp>()) {
+    if (count++ < 8)
+      text += (text.empty() ? "@" : ", @") + executable.getSymName().str();
+  }
+  if (count > 8)
+    text += ", ... (" + std::to_string(count) + " in all)";
+  return text.empty() ? "none" : text;
+}
+
+namespace {
+struct ResolvedKey {
+  ExecutableOp executable;
+  VariantOp variant; // null: every variant of the file's backend
+};
+} // namespace
+
+/// Looks |name| up as an executable. A symbol that is something else is an
+/// error (|failed| is set).
+static ExecutableOp lookupExecutable(SymbolTable &symbols, StringRef name,
+                                     const Request &request, bool &failed) {
+  Operation *op = symbols.lookup(name);
+  if (!op)
+    return {};
+  auto executable = dyn_cast<ExecutableOp>(op);
+  if (!executable) {
+    op->emitError() << "symbol @" << name << " named by " << request.origin
+                    << " is a '" << op->getName().getStringRef()
+                    << "', not a kb.executable";
+    failed = true;
+  }
+  return executable;
+}
+
+static VariantOp lookupVariant(ExecutableOp executable, StringRef name) {
+  return dyn_cast_or_null<VariantOp>(
+      SymbolTable::lookupSymbolIn(executable, name));
+}
+
+/// Resolves a request's key: `exe`, `exe/variant`, a `module_`-prefixed
+/// stem, or (objects) an `<exe>_<variant>` stem. Returns failure on a hard
+/// error; an unmatched name leaves |result.executable| null.
+static LogicalResult resolveKey(ModuleOp module, SymbolTable &symbols,
+                                const Request &request, ResolvedKey &result) {
+  bool failedLookup = false;
+  StringRef key = request.key;
+  if (key.contains('/')) {
+    auto [exeName, variantName] = key.split('/');
+    result.executable = lookupExecutable(symbols, exeName, request, failedLookup);
+    if (failedLookup)
+      return failure();
+    if (!result.executable)
+      return success();
+    if (request.kind == FileKind::Source)
+      return module.emitError()
+             << "kb-substitute-executables: " << request.origin
+             << " names a variant, but an MLIR source replaces the whole "
+                "executable; use NAME=FILE with the executable name";
+    result.variant = lookupVariant(result.executable, variantName);
+    if (!result.variant) {
+      std::string names;
+      for (VariantOp v : result.executable.getVariantOps())
+        names += (names.empty() ? "@" : ", @") + v.getSymName().str();
+      return result.executable.emitError()
+             << "kb.executable @" << exeName << " has no variant @"
+             << variantName << " (named by " << request.origin
+             << "); its variants are: " << (names.empty() ? "none" : names);
+    }
+    return success();
+  }
+
+  SmallVector<StringRef, 3> candidates = {key};
+  std::string moduleName = module.getSymName().value_or("module").str();
+  if (key.starts_with(moduleName + "_"))
+    candidates.push_back(key.drop_front(moduleName.size() + 1));
+  if (moduleName != "module" && key.starts_with("module_"))
+    candidates.push_back(key.drop_front(strlen("module_")));
+  for (StringRef name : candidates) {
+    result.executable = lookupExecutable(symbols, name, request, failedLookup);
+    if (failedLookup)
+      return failure();
+    if (result.executable)
+      return success();
+  }
+  if (request.kind == FileKind::Source)
+    return success();
+  // `<exe>_<variant>`: try every `_` as the split point.
+  for (StringRef name : candidates) {
+    for (size_t pos = name.find('_'); pos != StringRef::npos;
+         pos = name.find('_', pos + 1)) {
+      auto executable = dyn_cast_or_null<ExecutableOp>(
+          symbols.lookup(name.take_front(pos)));
+      if (!executable)
+        continue;
+      if (VariantOp variant = lookupVariant(executable, name.drop_front(pos + 1))) {
+        result.executable = executable;
+        result.variant = variant;
+        return success();
+      }
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Source substitution
+//===----------------------------------------------------------------------===//
+
+/// Replaces |executable| with the executable of the same name in |path|.
+static FailureOr<ExecutableOp> substituteSource(ExecutableOp executable,
+                                                StringRef path,
+                                                SymbolTable &symbols) {
+  MLIRContext *context = executable.getContext();
+  std::string error;
+  auto buffer = mlir::openInputFile(path, &error);
+  if (!buffer)
+    return executable.emitError()
+           << "cannot read substitution source '" << path << "': " << error;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  Block block;
+  ParserConfig config(context);
+  if (failed(parseSourceFile(sourceMgr, &block, config)))
+    return executable.emitError()
+           << "cannot parse substitution source '" << path
+           << "' for kb.executable @" << executable.getSymName()
+           << " (see the errors above)";
+
+  StringRef name = executable.getSymName();
+  ExecutableOp replacement;
+  std::string found;
+  for (Operation &op : block) {
+    if (auto candidate = dyn_cast<ExecutableOp>(op)) {
+      found += (found.empty() ? "@" : ", @") + candidate.getSymName().str();
+      if (candidate.getSymName() == name)
+        replacement = candidate;
+    } else if (auto module = dyn_cast<ModuleOp>(op)) {
+      for (ExecutableOp candidate : module.getOps<ExecutableOp>()) {
+        found += (found.empty() ? "@" : ", @") + candidate.getSymName().str();
+        if (candidate.getSymName() == name)
+          replacement = candidate;
+      }
+    }
+  }
+  if (!replacement)
+    return executable.emitError()
+           << "substitution source '" << path
+           << "' does not contain kb.executable @" << name
+           << " (it contains: " << (found.empty() ? "no executable" : found)
+           << ")";
+
+  OpBuilder builder(executable);
+  auto clone = cast<ExecutableOp>(builder.clone(*replacement));
+  symbols.remove(executable);
+  executable.erase();
+  symbols.insert(clone);
+  return clone;
+}
+
+//===----------------------------------------------------------------------===//
+// Object substitution
+//===----------------------------------------------------------------------===//
+
+/// The sm number of "sm_90" / "sm_90a" (0 when it is not of that form).
+static int getSmNumber(StringRef arch) {
+  int sm = 0;
+  arch = arch.trim();
+  if (!arch.consume_front("sm_"))
+    return 0;
+  arch = arch.take_while([](char c) { return c >= '0' && c <= '9'; });
+  if (arch.getAsInteger(10, sm))
+    return 0;
+  return sm;
+}
+
+/// The name of the PTX entry for |exportName|: itself, or the unique mangled
+/// C++ name (`_Z5saxpy...`) of a function so named.
+static std::string resolvePtxEntryName(const ::kb::PtxModule &ptx,
+                                       StringRef exportName) {
+  if (ptx.findEntry(std::string_view(exportName.data(), exportName.size())))
+    return exportName.str();
+  std::string needle = std::to_string(exportName.size()) + exportName.str();
+  std::string match;
+  int matches = 0;
+  for (const ::kb::PtxEntry &entry : ptx.entries) {
+    StringRef name = entry.name;
+    if (name.starts_with("_Z") && name.contains(needle)) {
+      match = entry.name;
+      ++matches;
+    }
+  }
+  return matches == 1 ? match : exportName.str();
+}
+
+/// Highest SPIR-V version a Vulkan environment accepts.
+static uint32_t getMaxSpirvVersion(StringRef arch) {
+  if (arch == "vulkan1.0")
+    return 0x00010000;
+  if (arch == "vulkan1.1")
+    return 0x00010300;
+  if (arch == "vulkan1.2")
+    return 0x00010500;
+  return 0x00010600;
+}
+
+/// Checks |bytes| (of format |format|) against every export of |executable|
+/// for the variants |targets|, and fills |entryPoints| with the export ->
+/// entry names that differ. Errors are emitted at the export (ABI) or the
+/// variant (architecture).
+static LogicalResult checkObject(ExecutableOp executable,
+                                 ArrayRef<VariantOp> targets, StringRef format,
+                                 StringRef bytes, StringRef path,
+                                 NamedAttrList &entryPoints) {
+  MLIRContext *context = executable.getContext();
+  bool ok = true;
+  auto reportMismatches =
+      [&](ExportOp exportOp,
+          const std::vector<::kb::AbiMismatch> &mismatches) {
+        if (mismatches.empty())
+          return;
+        exportOp.emitError()
+            << "object '" << path << "' does not match the ABI of export @"
+            << exportOp.getSymName() << " of kb.executable @"
+            << executable.getSymName() << ":\n"
+            << ::kb::formatMismatches(mismatches);
+        ok = false;
+      };
+
+  if (format == "ptx") {
+    auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
+    if (!ptx.ok())
+      return executable.emitError()
+             << "cannot read PTX '" << path << "': " << ptx.status().message();
+    for (ExportOp exportOp : executable.getExportOps()) {
+      std::string entry = resolvePtxEntryName(*ptx, exportOp.getSymName());
+      if (entry != exportOp.getSymName())
+        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+      reportMismatches(exportOp,
+                       ::kb::checkPtxAbi(*ptx, getKernelAbi(exportOp, entry)));
+    }
+    int ptxSm = getSmNumber(ptx->target);
+    for (VariantOp variant : targets) {
+      int variantSm = getSmNumber(variant.getArch());
+      if (ptxSm > variantSm) {
+        variant.emitError() << "PTX '" << path << "' targets " << ptx->target
+                            << ", newer than variant @" << variant.getSymName()
+                            << " (" << variant.getArch()
+                            << "); build it for " << variant.getArch()
+                            << " or older";
+        ok = false;
+      }
+    }
+    return success(ok);
+  }
+
+  if (format == "spv") {
+    auto spirv =
+        ::kb::readSpirvBytes(std::string_view(bytes.data(), bytes.size()));
+    if (!spirv.ok())
+      return executable.emitError() << "cannot read SPIR-V '" << path
+                                    << "': " << spirv.status().message();
+    SmallVector<const ::kb::SpirvEntryPoint *> computeEntries;
+    for (const ::kb::SpirvEntryPoint &entry : spirv->entryPoints)
+      if (entry.executionModel == 5 /*GLCompute*/)
+        computeEntries.push_back(&entry);
+    size_t exportCount = std::distance(executable.getExportOps().begin(),
+                                       executable.getExportOps().end());
+    for (ExportOp exportOp : executable.getExportOps()) {
+      std::string entry = exportOp.getSymName().str();
+      // GLSL entry points are always `main`: a module with a single compute
+      // entry point serves a single export whatever its name.
+      if (!spirv->findEntryPoint(entry) && computeEntries.size() == 1 &&
+          exportCount == 1) {
+        entry = computeEntries.front()->name;
+        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+      }
+      reportMismatches(exportOp, ::kb::checkSpirvAbi(
+                                     *spirv, getKernelAbi(exportOp, entry)));
+    }
+    for (VariantOp variant : targets) {
+      uint32_t max = getMaxSpirvVersion(variant.getArch());
+      if (spirv->version > max) {
+        variant.emitError()
+            << "SPIR-V '" << path << "' has version "
+            << (spirv->version >> 16) << "." << ((spirv->version >> 8) & 0xff)
+            << ", newer than " << variant.getArch() << " of variant @"
+            << variant.getSymName() << " accepts ("
+            << (max >> 16) << "." << ((max >> 8) & 0xff)
+            << "); compile it with --target-env=" << variant.getArch();
+        ok = false;
+      }
+    }
+    return success(ok);
+  }
+
+  // cubin: an ELF image. There is no cubin reader in common/, so only the
+  // header is checked; the PTX of the same kernel gets the full check.
+  if (!bytes.starts_with("\x7f" "ELF"))
+    return executable.emitError()
+           << "'" << path << "' is not a cubin (no ELF header)";
+  executable.emitWarning()
+      << "the ABI of cubin '" << path
+      << "' is not checked (no cubin reader); substitute the kernel's .ptx "
+         "to have entry, parameters and workgroup size checked";
+  return success();
+}
+
+/// Makes |variant| external with |object|. A generated variant is kept as
+/// the reference (`<name>_reference`); an external one just gets the new
+/// object (an identical object is left untouched, which makes a
+/// dump-then-scan round trip a no-op).
+static FailureOr<VariantOp> applyObject(ExecutableOp executable,
+                                        VariantOp variant, ObjectAttr object,
+                                        DictionaryAttr entryPoints,
+                                        std::string &referenceName) {
+  MLIRContext *context = executable.getContext();
+  auto objects = ArrayAttr::get(context, {object});
+  if (variant.isExternal()) {
+    auto current = variant.getObjectsAttr()[0].cast<ObjectAttr>();
+    if (current.getData() != object.getData())
+      variant.setObjectsAttr(objects);
+    if (entryPoints.empty())
+      variant.removeEntryPointsAttr();
+    else
+      variant.setEntryPointsAttr(entryPoints);
+    // The reference created by the first substitution stays.
+    std::string reference = (variant.getSymName() + "_reference").str();
+    if (auto ref = lookupVariant(executable, reference);
+        ref && ref.getReference())
+      referenceName = reference;
+    return variant;
+  }
+
+  std::string name = variant.getSymName().str();
+  referenceName = name + "_reference";
+  if (lookupVariant(executable, referenceName))
+    return variant.emitError()
+           << "cannot keep the generated variant as @" << referenceName
+           << ": kb.executable @" << executable.getSymName()
+           << " already has a variant of that name";
+  OpBuilder builder(variant);
+  auto external = builder.create<VariantOp>(
+      variant.getLoc(), builder.getStringAttr(name),
+      BackendAttr::get(context, variant.getBackend()), variant.getArchAttr(),
+      objects, /*reference=*/nullptr,
+      entryPoints.empty() ? DictionaryAttr() : entryPoints);
+  SymbolTable::setSymbolName(variant, referenceName);
+  variant.setReference(true);
+  return external;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+class SubstituteExecutablesPass
+    : public mlir::kb::impl::SubstituteExecutablesPassBase<
+          SubstituteExecutablesPass> {
+public:
+  using SubstituteExecutablesPassBase::SubstituteExecutablesPassBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult collectRequests(std::vector<Request> &requests);
+  /// Warns (or, under `strict`, errors) about a name that matches nothing.
+  LogicalResult reportUnmatched(const Request &request);
+  void record(SubstitutionRecord record);
+
+  SmallVector<Attribute> records_;
+};
+} // namespace
+
+LogicalResult
+SubstituteExecutablesPass::collectRequests(std::vector<Request> &requests) {
+  ModuleOp module = getOperation();
+  if (kind != "any" && kind != "source" && kind != "object")
+    return module.emitError() << "kb-substitute-executables: kind='" << kind
+                              << "' is not one of any, source, object";
+  for (const std::string &dir : searchPaths)
+    if (failed(checkDirectory(module, dir, "search path")))
+      return failure();
+  for (const std::string &dir : directories)
+    if (failed(scanDirectory(module, dir, kind, requests)))
+      return failure();
+  for (const std::string &text : substitutions)
+    if (failed(parseExplicit(module, text, kind, requests)))
+      return failure();
+  return success();
+}
+
+LogicalResult SubstituteExecutablesPass::reportUnmatched(const Request &request) {
+  ModuleOp module = getOperation();
+  InFlightDiagnostic diag = strict ? module.emitError() : module.emitWarning();
+  diag << "kb-substitute-executables: no kb.executable matches '"
+       << request.key << "' (" << request.origin << ", file '" << request.file
+       << "'); executables: " << listExecutables(module);
+  if (strict)
+    return failure();
+  return success();
+}
+
+void SubstituteExecutablesPass::record(SubstitutionRecord r) {
+  MLIRContext *context = &getContext();
+  Builder b(context);
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("executable", b.getStringAttr(r.executable)),
+      b.getNamedAttr("kind", b.getStringAttr(r.kind)),
+      b.getNamedAttr("file", b.getStringAttr(r.file))};
+  if (!r.variant.empty())
+    fields.push_back(b.getNamedAttr("variant", b.getStringAttr(r.variant)));
+  if (!r.reference.empty())
+    fields.push_back(b.getNamedAttr("reference", b.getStringAttr(r.reference)));
+  records_.push_back(b.getDictionaryAttr(fields));
+  if (printNotes)
+    llvm::errs() << formatSubstitutionNote(r) << "\n";
+}
+
+void SubstituteExecutablesPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  records_.clear();
+  std::vector<Request> requests;
+  if (failed(collectRequests(requests)))
+    return signalPassFailure();
+  if (requests.empty())
+    return;
+  SymbolTable symbols(module);
+  bool ok = true;
+
+  // Sources first: they replace whole executables, and objects apply to the
+  // result. The last request for an executable wins.
+  llvm::MapVector<StringRef, const Request *> sources;
+  for (const Request &request : requests) {
+    if (request.kind != FileKind::Source)
+      continue;
+    ResolvedKey resolved;
+    if (failed(resolveKey(module, symbols, request, resolved))) {
+      ok = false;
+      continue;
+    }
+    if (!resolved.executable) {
+      ok &= succeeded(reportUnmatched(request));
+      continue;
+    }
+    sources[resolved.executable.getSymName()] = &request;
+  }
+  if (!ok)
+    return signalPassFailure();
+  for (auto &[name, request] : sources) {
+    auto executable = cast<ExecutableOp>(symbols.lookup(name));
+    std::string exeName = name.str();
+    FailureOr<std::string> path = resolveFile(module, *request, searchPaths);
+    if (failed(path) ||
+        failed(substituteSource(executable, *path, symbols))) {
+      ok = false;
+      continue;
+    }
+    record({exeName, "", "source", *path, ""});
+  }
+  if (!ok)
+    return signalPassFailure();
+
+  // Objects: expand each request to the variants it replaces; the last
+  // request for a variant wins.
+  llvm::MapVector<Operation *, const Request *> objects;
+  for (const Request &request : requests) {
+    if (request.kind == FileKind::Source)
+      continue;
+    ResolvedKey resolved;
+    if (failed(resolveKey(module, symbols, request, resolved))) {
+      ok = false;
+      continue;
+    }
+    if (!resolved.executable) {
+      ok &= succeeded(reportUnmatched(request));
+      continue;
+    }
+    Backend backend = request.kind == FileKind::CudaObject ? Backend::Cuda
+                                                            : Backend::Vulkan;
+    StringRef format = request.kind == FileKind::CudaObject
+                           ? "a CUDA object (.ptx/.cubin)"
+                           : "a SPIR-V object";
+    ExecutableOp executable = resolved.executable;
+    if (resolved.variant) {
+      if (resolved.variant.getBackend() != backend ||
+          resolved.variant.getReference()) {
+        executable.emitError()
+            << "'" << request.file << "' (" << request.origin << ") is "
+            << format << " but variant @" << resolved.variant.getSymName()
+            << " is " << (resolved.variant.getReference() ? "a reference for "
+                                                          : "for ")
+            << resolved.variant.getTargetString();
+        ok = false;
+        continue;
+      }
+      objects[resolved.variant] = &request;
+      continue;
+    }
+    SmallVector<VariantOp> matching;
+    std::string names;
+    for (VariantOp variant : executable.getVariantOps()) {
+      names += (names.empty() ? "@" : ", @") + variant.getSymName().str();
+      if (variant.getBackend() == backend && !variant.getReference())
+        matching.push_back(variant);
+    }
+    if (matching.empty()) {
+      executable.emitError()
+          << "'" << request.file << "' (" << request.origin << ") is "
+          << format << " but kb.executable @" << executable.getSymName()
+          << " has no " << stringifyBackend(backend)
+          << " variant (variants: " << (names.empty() ? "none" : names)
+          << "); request one with --target="
+          << (backend == Backend::Cuda ? "cuda:sm_90" : "vulkan:1.2")
+          << " or substitute "
+          << (backend == Backend::Cuda ? "a .spv" : "a .ptx");
+      ok = false;
+      continue;
+    }
+    for (VariantOp variant : matching)
+      objects[variant] = &request;
+  }
+  if (!ok)
+    return signalPassFailure();
+
+  // Group by (executable, request) so each file is read and checked once.
+  llvm::MapVector<std::pair<Operation *, const Request *>,
+                  SmallVector<VariantOp>>
+      groups;
+  for (auto &[op, request] : objects) {
+    auto variant = cast<VariantOp>(op);
+    groups[{variant->getParentOp(), request}].push_back(variant);
+  }
+  for (auto &[key, variants] : groups) {
+    auto executable = cast<ExecutableOp>(key.first);
+    const Request &request = *key.second;
+    FailureOr<std::string> path = resolveFile(module, request, searchPaths);
+    if (failed(path)) {
+      ok = false;
+      continue;
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(*path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer) {
+      executable.emitError() << "cannot read '" << *path
+                             << "': " << buffer.getError().message();
+      ok = false;
+      continue;
+    }
+    StringRef bytes = (*buffer)->getBuffer();
+    std::string format = classifyFile(*path) == FileKind::VulkanObject
+                             ? "spv"
+                             : llvm::sys::path::extension(*path)
+                                   .drop_front()
+                                   .lower();
+    NamedAttrList entryPoints;
+    if (failed(checkObject(executable, variants, format, bytes, *path,
+                           entryPoints))) {
+      ok = false;
+      continue;
+    }
+    auto object = ObjectAttr::get(
+        context, llvm::sys::path::filename(*path), bytes);
+    for (VariantOp variant : variants) {
+      std::string variantName = variant.getSymName().str();
+      std::string referenceName;
+      if (failed(applyObject(executable, variant, object,
+                             entryPoints.getDictionary(context),
+                             referenceName))) {
+        ok = false;
+        continue;
+      }
+      record({executable.getSymName().str(), variantName, "object", *path,
+              referenceName});
+    }
+  }
+
+  if (!records_.empty()) {
+    SmallVector<Attribute> all;
+    if (auto existing = module->getAttrOfType<ArrayAttr>(kSubstitutionsAttrName))
+      all.append(existing.begin(), existing.end());
+    all.append(records_.begin(), records_.end());
+    module->setAttr(kSubstitutionsAttrName, ArrayAttr::get(context, all));
+  }
+  if (!ok)
+    signalPassFailure();
+}

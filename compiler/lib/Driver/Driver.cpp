@@ -1,0 +1,257 @@
+//===- Driver.cpp - Run the kb compiler in-process ------------------------===//
+#include "kb/Driver/Driver.h"
+
+#include "kb/Dialect/KB/IR/KBDialect.h"
+#include "kb/Dialect/KB/IR/KBOps.h"
+#include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Substitutions.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace mlir;
+namespace kbir = mlir::kb;
+
+namespace kb::driver {
+
+bool parseSubstitution(const std::string &text, Substitution &result,
+                       std::string &error) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    error = "malformed substitution '" + text +
+            "': expected NAME=FILE (e.g. saxpy=kernels/saxpy.ptx), where NAME "
+            "is an executable or executable/variant";
+    return false;
+  }
+  result.executable = text.substr(0, eq);
+  result.file = text.substr(eq + 1);
+  return true;
+}
+
+/// The backend class of an object file ("cuda", "vulkan") or "source".
+static std::string classOf(const std::string &file) {
+  StringRef ext = llvm::sys::path::extension(file);
+  if (ext.equals_insensitive(".spv"))
+    return "vulkan";
+  if (ext.equals_insensitive(".ptx") || ext.equals_insensitive(".cubin"))
+    return "cuda";
+  return "source";
+}
+
+/// Two substitutions of the same executable and backend from two different
+/// origins (two kernel.toml files) is an error naming both; from the same
+/// origin or from flags, the last one wins as documented.
+static bool checkDuplicates(const std::vector<Substitution> &substitutions,
+                            llvm::raw_ostream &diagnostics) {
+  std::map<std::pair<std::string, std::string>, const Substitution *> seen;
+  bool ok = true;
+  for (const Substitution &s : substitutions) {
+    if (s.origin.empty())
+      continue;
+    auto key = std::make_pair(s.executable, classOf(s.file));
+    auto [it, inserted] = seen.emplace(key, &s);
+    if (!inserted && it->second->origin != s.origin) {
+      diagnostics << "error: executable '" << s.executable
+                  << "' is substituted (" << key.second << ") by two kernels: "
+                  << it->second->origin << " (" << it->second->file << ") and "
+                  << s.origin << " (" << s.file
+                  << "); keep `substitutes` in only one of them\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+static bool validate(const std::vector<Substitution> &substitutions,
+                     llvm::raw_ostream &diagnostics) {
+  bool ok = true;
+  for (const Substitution &s : substitutions) {
+    if (s.executable.empty() || s.file.empty()) {
+      diagnostics << "error: malformed substitution '" << s.executable << "="
+                  << s.file << "'"
+                  << (s.origin.empty() ? "" : " from " + s.origin)
+                  << ": expected NAME=FILE with both parts non-empty\n";
+      ok = false;
+    }
+  }
+  return ok && checkDuplicates(substitutions, diagnostics);
+}
+
+static std::vector<std::string>
+toPassList(const std::vector<Substitution> &substitutions) {
+  std::vector<std::string> list;
+  for (const Substitution &s : substitutions)
+    list.push_back(s.executable + "=" + s.file);
+  return list;
+}
+
+/// Runs |pass| alone on |module|.
+static LogicalResult runPass(MLIRContext &context, ModuleOp module,
+                             std::unique_ptr<Pass> pass) {
+  PassManager pm(&context);
+  pm.addPass(std::move(pass));
+  return pm.run(module);
+}
+
+/// The origin of the last substitution of |executable| with |file|.
+static std::string findOrigin(const CompileOptions &options,
+                              const std::string &executable,
+                              const std::string &file) {
+  std::string origin;
+  auto scan = [&](const std::vector<Substitution> &list) {
+    for (const Substitution &s : list) {
+      bool sameFile = s.file == file ||
+                      llvm::sys::path::filename(s.file) ==
+                          llvm::sys::path::filename(file);
+      StringRef exe = StringRef(s.executable).split('/').first;
+      if (exe == executable && sameFile)
+        origin = s.origin;
+    }
+  };
+  scan(options.sourceSubstitutions);
+  scan(options.objectSubstitutions);
+  return origin;
+}
+
+CompileResult compile(const CompileOptions &options) {
+  CompileResult result;
+  std::string diagnosticsText;
+  llvm::raw_string_ostream diagnostics(diagnosticsText);
+  auto finish = [&](bool ok) {
+    result.ok = ok;
+    diagnostics.flush();
+    result.diagnostics = diagnosticsText;
+    return result;
+  };
+
+  if (!validate(options.sourceSubstitutions, diagnostics) ||
+      !validate(options.objectSubstitutions, diagnostics))
+    return finish(false);
+
+  DialectRegistry registry;
+  registry.insert<kbir::KBDialect, arith::ArithDialect, func::FuncDialect,
+                  gpu::GPUDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect>();
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+
+  std::string error;
+  auto input = openInputFile(options.programPath, &error);
+  if (!input) {
+    diagnostics << "error: cannot read program '" << options.programPath
+                << "': " << error << "\n";
+    return finish(false);
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return finish(false);
+
+  // The source dump shows the program as given (before substitution), so
+  // that feeding the dump back with --substitute-executable-sources-from is
+  // a no-op; it is written only once everything else succeeded.
+  OwningOpRef<ModuleOp> original;
+  if (!options.dumpSourcesDir.empty())
+    original = module->clone();
+
+  // Pass options hold ArrayRefs: the lists must outlive pass creation.
+  std::vector<std::string> sourceList = toPassList(options.sourceSubstitutions);
+  std::vector<std::string> objectList = toPassList(options.objectSubstitutions);
+  PassManager pm(&context);
+  if (!options.sourceSubstitutions.empty() ||
+      !options.sourceDirectories.empty()) {
+    kbir::SubstituteExecutablesPassOptions o;
+    o.substitutions = sourceList;
+    o.directories = options.sourceDirectories;
+    o.searchPaths = options.searchPaths;
+    o.kind = "source";
+    o.strict = options.strict;
+    o.printNotes = options.printNotes;
+    pm.addPass(kbir::createSubstituteExecutablesPass(o));
+  }
+  if (!options.targets.empty()) {
+    kbir::MaterializeVariantsPassOptions o;
+    o.targets = options.targets;
+    pm.addPass(kbir::createMaterializeVariantsPass(o));
+  }
+  if (!options.objectSubstitutions.empty() ||
+      !options.objectDirectories.empty()) {
+    kbir::SubstituteExecutablesPassOptions o;
+    o.substitutions = objectList;
+    o.directories = options.objectDirectories;
+    o.searchPaths = options.searchPaths;
+    o.kind = "object";
+    o.strict = options.strict;
+    o.printNotes = options.printNotes;
+    pm.addPass(kbir::createSubstituteExecutablesPass(o));
+  }
+  // The pass manager verifies the input and the result of every pass.
+  if (failed(verify(*module)) || failed(pm.run(*module)))
+    return finish(false);
+
+  for (const kbir::SubstitutionRecord &record :
+       kbir::readSubstitutionRecords(*module)) {
+    result.notes.push_back(kbir::formatSubstitutionNote(record));
+    result.substitutions.push_back(
+        {record.executable, record.variant, record.kind, record.file,
+         record.reference,
+         findOrigin(options, record.executable, record.file)});
+  }
+
+  if (!options.outputPath.empty()) {
+    std::string outputError;
+    auto output = openOutputFile(options.outputPath, &outputError);
+    if (!output) {
+      diagnostics << "error: cannot write '" << options.outputPath
+                  << "': " << outputError << "\n";
+      return finish(false);
+    }
+    if (options.emitBytecode)
+      writeBytecodeToFile(*module, output->os());
+    else
+      module->print(output->os());
+    if (original && failed(runPass(context, *original,
+                                   kbir::createDumpExecutableSourcesPass(
+                                       {options.dumpSourcesDir}))))
+      return finish(false);
+    if (!options.dumpBinariesDir.empty() &&
+        failed(runPass(context, *module,
+                       kbir::createDumpExecutableBinariesPass(
+                           {options.dumpBinariesDir}))))
+      return finish(false);
+    output->keep();
+    return finish(true);
+  }
+
+  if (original && failed(runPass(context, *original,
+                                 kbir::createDumpExecutableSourcesPass(
+                                     {options.dumpSourcesDir}))))
+    return finish(false);
+  if (!options.dumpBinariesDir.empty() &&
+      failed(runPass(context, *module,
+                     kbir::createDumpExecutableBinariesPass(
+                         {options.dumpBinariesDir}))))
+    return finish(false);
+  return finish(true);
+}
+
+} // namespace kb::driver

@@ -1,0 +1,115 @@
+//===- kb-compile.cpp - The kb compiler command line ----------------------===//
+//
+// Flags follow IREE's substitution and dump flags (DESIGN.md §1). The
+// pipeline is KBDriver's (kb/Driver/Driver.h), the same the workbench runs.
+//
+//===----------------------------------------------------------------------===//
+#include "kb/Driver/Driver.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("kb-compile options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<program.mlir|.mlirbc>"),
+                                      cl::init("-"), cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' = stdout)"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<bool> emitBytecode("emit-bytecode",
+                                  cl::desc("Write MLIR bytecode"),
+                                  cl::cat(category));
+static cl::list<std::string> sourceSubstitutions(
+    "substitute-executable-source",
+    cl::desc("Replace executable NAME with the one in FILE (.mlir/.mlirbc); "
+             "repeatable, the last one for a NAME wins"),
+    cl::value_desc("NAME=FILE"), cl::cat(category));
+static cl::list<std::string> sourceDirectories(
+    "substitute-executable-sources-from",
+    cl::desc("Substitute every executable with a <name>.mlir/.mlirbc in DIR "
+             "(explicit substitutions win)"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::list<std::string> objectSubstitutions(
+    "substitute-executable-object",
+    cl::desc("Make the cuda (.ptx/.cubin) or vulkan (.spv) variants of NAME "
+             "external with FILE, checked against the export ABI; NAME may be "
+             "executable/variant; repeatable, the last one wins"),
+    cl::value_desc("NAME=FILE"), cl::cat(category));
+static cl::list<std::string> objectDirectories(
+    "substitute-executable-objects-from",
+    cl::desc("Substitute objects named <exe>.<ext> or <exe>_<variant>.<ext> "
+             "found in DIR (explicit substitutions win)"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::list<std::string> searchPaths(
+    "executable-object-search-path",
+    cl::desc("Look for relative substitution files here after the working "
+             "directory; repeatable, searched in order"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> dumpSourcesTo(
+    "dump-executable-sources-to",
+    cl::desc("Write each executable (as given) to DIR/<executable>.mlir"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> dumpBinariesTo(
+    "dump-executable-binaries-to",
+    cl::desc("Write each external object to DIR/<executable>_<variant>.<ext>"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::list<std::string> targets(
+    "target",
+    cl::desc("Target to compile for (one variant each): cuda:sm_75 ... "
+             "cuda:sm_121, vulkan:1.0 ... vulkan:1.3; repeatable"),
+    cl::value_desc("TARGET"), cl::cat(category));
+static cl::opt<bool> strict(
+    "strict",
+    cl::desc("A substitution NAME that matches no executable is an error"),
+    cl::cat(category));
+
+/// Parses NAME=FILE flags; prints an error per malformed one.
+static bool parseList(const cl::list<std::string> &flags, const char *flag,
+                      std::vector<kb::driver::Substitution> &out) {
+  bool ok = true;
+  for (const std::string &text : flags) {
+    kb::driver::Substitution s;
+    std::string error;
+    if (!kb::driver::parseSubstitution(text, s, error)) {
+      llvm::errs() << "kb-compile: error: --" << flag << ": " << error << "\n";
+      ok = false;
+      continue;
+    }
+    out.push_back(std::move(s));
+  }
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kb-compile: compile a kb program, substituting handwritten kernels\n");
+
+  kb::driver::CompileOptions options;
+  options.programPath = inputFile;
+  if (!parseList(sourceSubstitutions, "substitute-executable-source",
+                 options.sourceSubstitutions) ||
+      !parseList(objectSubstitutions, "substitute-executable-object",
+                 options.objectSubstitutions))
+    return 1;
+  options.sourceDirectories = sourceDirectories;
+  options.objectDirectories = objectDirectories;
+  options.searchPaths = searchPaths;
+  options.targets = targets;
+  options.strict = strict;
+  options.printNotes = true;
+  options.outputPath = outputFile;
+  options.emitBytecode = emitBytecode;
+  options.dumpSourcesDir = dumpSourcesTo;
+  options.dumpBinariesDir = dumpBinariesTo;
+
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  llvm::errs() << result.diagnostics;
+  return result.ok ? 0 : 1;
+}
