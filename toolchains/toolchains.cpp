@@ -2,13 +2,17 @@
 
 #include "toolchains/toolchains.h"
 
+#include "common/sha256.h"
+#include "toolchains/file_util.h"
 #include "toolchains/process.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kb::toolchains {
@@ -74,24 +78,44 @@ std::string summarize(std::string_view tool, const std::string &version) {
   return first;
 }
 
-struct VersionCache {
-  std::mutex mutex;
-  std::map<std::string, StatusOr<std::string>> byPath;
-};
+constexpr const char kProbeHeader[] = "kernel-bench tool probe v1\n";
 
-VersionCache &versionCache() {
-  static VersionCache cache;
-  return cache;
+/// The on-disk probe record for |path|: named after everything that changes
+/// when the executable is replaced or rebuilt. Empty when |dir| is empty or
+/// the file cannot be stat'ed.
+fs::path probeRecordPath(const fs::path &dir, const fs::path &path) {
+  struct stat st;
+  if (dir.empty() || ::stat(path.c_str(), &st) != 0)
+    return {};
+  std::string identity = path.string() + "\n" + std::to_string(st.st_size) +
+                         "\n" + std::to_string(st.st_mtim.tv_sec) + "." +
+                         std::to_string(st.st_mtim.tv_nsec) + "\n" +
+                         std::to_string(st.st_ctim.tv_sec) + "." +
+                         std::to_string(st.st_ctim.tv_nsec) + "\n" +
+                         std::to_string(st.st_ino) + "\n" +
+                         std::to_string(st.st_dev);
+  return dir / "v1" / "tool-probes" / sha256Hex(identity);
 }
 
-/// `path --version`, once per process and path.
-StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path) {
-  VersionCache &cache = versionCache();
+/// `path --version`, once per process and path, and across processes when
+/// |probeDir| is set.
+StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path,
+                                   const fs::path &probeDir,
+                                   Toolchains::ProbeCache &cache) {
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     auto it = cache.byPath.find(path.string());
     if (it != cache.byPath.end())
       return it->second;
+  }
+  fs::path record = probeRecordPath(probeDir, path);
+  if (!record.empty()) {
+    auto text = readFile(record);
+    if (text.ok() && text->rfind(kProbeHeader, 0) == 0) {
+      std::string version = text->substr(std::strlen(kProbeHeader));
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      return cache.byPath.emplace(path.string(), version).first->second;
+    }
   }
   ProcessOptions options;
   options.argv = {path.string(), "--version"};
@@ -107,13 +131,18 @@ StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path) 
                          "? " + installHint(tool));
     return trimRight(result.stdoutText + result.stderrText);
   }();
+  // Only successful probes are remembered; a failed write costs a spawn
+  // next time, nothing else.
+  if (version.ok() && !record.empty())
+    writeFileAtomic(record, kProbeHeader + *version).ignoreError();
   std::lock_guard<std::mutex> lock(cache.mutex);
   return cache.byPath.emplace(path.string(), version).first->second;
 }
 
 } // namespace
 
-Toolchains::Toolchains(ToolchainsConfig config) : config_(std::move(config)) {}
+Toolchains::Toolchains(ToolchainsConfig config)
+    : config_(std::move(config)), probes_(std::make_shared<ProbeCache>()) {}
 
 const std::vector<std::string> &Toolchains::knownTools() {
   static const std::vector<std::string> tools = {
@@ -189,7 +218,9 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
                          installHint(tool) + ".");
     }
   }
-  KB_ASSIGN_OR_RETURN(identity.version, probeVersion(tool, identity.path));
+  KB_ASSIGN_OR_RETURN(identity.version,
+                      probeVersion(tool, identity.path,
+                                   config_.probeCacheDirectory, *probes_));
   identity.versionSummary = summarize(tool, identity.version);
   return identity;
 }

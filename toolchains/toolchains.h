@@ -9,7 +9,8 @@
 //   3. PATH.
 //
 // A tool's identity is its absolute path plus its `--version` text, probed
-// once per process and path. Identities feed the build cache key and
+// once per Toolchains object and path (and remembered on disk when
+// ToolchainsConfig::probeCacheDirectory is set). Identities feed the build cache key and
 // build.json.
 //
 // Tools: "nvcc", "ptxas", "glslc", "spirv-val", "spirv-opt" and "host-cxx"
@@ -24,6 +25,8 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +52,11 @@ struct ToolchainsConfig {
   /// Search environment; nullopt = this process's $CUDA_PATH / $PATH.
   std::optional<std::string> cudaPath;
   std::optional<std::string> searchPath;
+  /// Where `--version` probes are remembered across runs (the build cache
+  /// directory is a good choice), keyed by the executable's path, size,
+  /// mtime, ctime and inode, so a no-op build spawns no tool at all. Empty:
+  /// probe once per process.
+  std::filesystem::path probeCacheDirectory;
 };
 
 class Toolchains {
@@ -69,8 +77,15 @@ public:
 
   const ToolchainsConfig &config() const { return config_; }
 
+  /// `--version` results by path (shared by copies of this object).
+  struct ProbeCache {
+    std::mutex mutex;
+    std::map<std::string, StatusOr<std::string>> byPath;
+  };
+
 private:
   ToolchainsConfig config_;
+  std::shared_ptr<ProbeCache> probes_;
 };
 
 } // namespace kb::toolchains

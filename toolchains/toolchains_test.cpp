@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sys/stat.h>
 
 namespace kb::toolchains {
@@ -115,6 +117,46 @@ TEST_F(ToolchainsTest, ToolWhoseVersionProbeFailsIsUnavailable) {
   EXPECT_EQ(opt.status().code(), StatusCode::Unavailable);
   EXPECT_NE(opt.status().message().find("exit code 3"), std::string::npos)
       << opt.status().message();
+}
+
+// With a probe directory, a second run (a new Toolchains, as in a new
+// process) reuses the recorded `--version` instead of spawning the tool;
+// replacing the executable invalidates the record.
+TEST_F(ToolchainsTest, VersionProbesAreRememberedAcrossRuns) {
+  fs::path tool = root() / "bin" / "glslc";
+  fs::path count = root() / "count";
+  auto install = [&](const std::string &version) {
+    ASSERT_TRUE(writeFileAtomic(tool, "#!/bin/sh\necho x >> '" + count.string() +
+                                          "'\necho '" + version + "'\n")
+                    .ok());
+    ::chmod(tool.c_str(), 0755);
+  };
+  auto spawns = [&] {
+    auto text = readFile(count);
+    return text.ok() ? std::count(text->begin(), text->end(), '\n') : 0;
+  };
+  install("glslc one");
+  ToolchainsConfig config;
+  config.searchPath = (root() / "bin").string();
+  config.probeCacheDirectory = root() / "probes";
+
+  auto first = Toolchains(config).find("glslc");
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(spawns(), 1);
+  auto second = Toolchains(config).find("glslc");
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->version, "glslc one");
+  EXPECT_EQ(spawns(), 1) << "the recorded probe was not reused";
+
+  install("glslc two"); // a new file: new inode, mtime and ctime
+  auto third = Toolchains(config).find("glslc");
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->version, "glslc two");
+  EXPECT_EQ(spawns(), 2);
+
+  config.probeCacheDirectory.clear();
+  ASSERT_TRUE(Toolchains(config).find("glslc").ok());
+  EXPECT_EQ(spawns(), 3) << "without a probe directory every run probes";
 }
 
 TEST_F(ToolchainsTest, UnknownToolIsAnError) {
