@@ -19,7 +19,7 @@ namespace kb {
 
 /// One way an object does not fit. |message| names the parameter/binding,
 /// what was expected and what was found, e.g.
-/// "parameter 2 (`n`, constant 0): expected .u32 (4 bytes), found .u64 (8 bytes)".
+/// "parameter 3 (constant 1 `n`): expected .u32 (4 bytes), found .u64 (8 bytes)".
 struct AbiMismatch {
   std::string message;
 };
@@ -31,7 +31,9 @@ struct AbiMismatch {
 std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
                                      const KernelAbi &abi);
 
-/// Compares the GLCompute entry point named |abi.entry| in |spirv| with
+/// Compares the GLCompute entry point named |abi.entry| in |spirv| (GLSL
+/// entry points are always "main": a module whose only GLCompute entry point
+/// is "main" stands for any |abi.entry|) with
 /// |abi|: storage buffer at set 0 binding i for each binding (and nothing
 /// else bound), NonWritable iff readonly, push-constant block size and member
 /// offsets against the constants, workgroup size. Empty = fits.
