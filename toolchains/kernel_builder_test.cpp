@@ -259,6 +259,38 @@ TEST_F(KernelBuilderTest, GlslBuildValidatesOptimizesAndCaches) {
   EXPECT_EQ(optimized.commands[3].tool, "spirv-val");
 }
 
+// KernelBuilder::build is called from the workbench's worker threads: jobs
+// of one kernel for several targets share the output directory and cache.
+TEST_F(KernelBuilderTest, ConcurrentJobsShareOutputDirectoryAndCache) {
+  NEED("nvcc", "ptxas", "host-cxx", "glslc", "spirv-val");
+  KernelBuilder builder(toolchains_, cache_.get(), BuildOptions{});
+  KernelSpec cuda = cudaSpec("saxpy.cu");
+  KernelSpec glsl = glslSpec("saxpy.comp");
+  std::vector<std::pair<const KernelSpec *, std::string>> jobs = {
+      {&cuda, "cuda:sm_90"}, {&cuda, "cuda:sm_80"},
+      {&glsl, "vulkan:1.2"}, {&glsl, "vulkan:1.3"}};
+  for (int round = 0; round < 2; ++round) {
+    std::vector<BuildJobResult> results(jobs.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < jobs.size(); ++i)
+      threads.emplace_back([&, i] {
+        results[i] = builder.build(*jobs[i].first,
+                                   *Target::parse(jobs[i].second), out());
+      });
+    for (std::thread &t : threads)
+      t.join();
+    for (const BuildJobResult &r : results) {
+      ASSERT_TRUE(r.status.ok()) << describe(r);
+      EXPECT_EQ(r.cacheHit, round == 1) << r.target.toString();
+    }
+  }
+  EXPECT_EQ(filesUnder(out()),
+            (std::set<std::string>{
+                "kernels/saxpy/sm_80.cubin", "kernels/saxpy/sm_80.ptx",
+                "kernels/saxpy/sm_90.cubin", "kernels/saxpy/sm_90.ptx",
+                "kernels/saxpy/vulkan1.2.spv", "kernels/saxpy/vulkan1.3.spv"}));
+}
+
 TEST_F(KernelBuilderTest, MissingSourceNamesTheManifest) {
   KernelSpec spec = cudaSpec("no_such_kernel.cu");
   BuildJobResult result = build(spec, "cuda:sm_90", cache_.get());
