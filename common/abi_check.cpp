@@ -157,8 +157,8 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
   const PtxEntry *entry = resolvePtxEntry(ptx, abi.entry, out);
   if (!entry)
     return out;
-  const std::string where = "`.entry " + entry->name + "` (line " +
-                            std::to_string(entry->line) + ")";
+  const std::string where =
+      "`.entry " + entry->name + "` (line " + std::to_string(entry->line) + ")";
   size_t expectedCount = abi.bindings.size() + abi.constants.size();
   if (entry->params.size() != expectedCount)
     out.push_back({where + ": expected " + std::to_string(expectedCount) +
@@ -176,9 +176,8 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
             : expectedConstant(abi.constants[i - abi.bindings.size()].type);
     if (fits(param, expected))
       continue;
-    std::string label = isBinding
-                            ? bindingLabel(abi, i)
-                            : constantLabel(abi, i - abi.bindings.size());
+    std::string label = isBinding ? bindingLabel(abi, i)
+                                  : constantLabel(abi, i - abi.bindings.size());
     out.push_back({"parameter " + std::to_string(i) + " (" + label +
                    "): expected " + expected.spelling + " (" +
                    std::to_string(expected.size) + " bytes), found " +
@@ -226,11 +225,10 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
       (compute[0]->name == "main" || abi.entry.empty()))
     entry = compute[0];
   if (!entry) {
-    out.push_back({"entry point `" + abi.entry +
-                   "` not found in the SPIR-V; " +
-                   (present.empty()
-                        ? std::string("the module has no OpEntryPoint")
-                        : "entry points present: " + join(present))});
+    out.push_back(
+        {"entry point `" + abi.entry + "` not found in the SPIR-V; " +
+         (present.empty() ? std::string("the module has no OpEntryPoint")
+                          : "entry points present: " + join(present))});
     return out;
   }
 
@@ -261,7 +259,7 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
     bool readOnly = abi.bindings[i].access == Access::ReadOnly;
     if (readOnly && !res->nonWritable)
       out.push_back({label + ": expected readonly (NonWritable), found a "
-                     "writable buffer; declare it `readonly buffer`"});
+                             "writable buffer; declare it `readonly buffer`"});
     else if (!readOnly && res->nonWritable)
       out.push_back({label + ": expected " +
                      std::string(toString(abi.bindings[i].access)) +
@@ -270,15 +268,14 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
   for (const SpirvResource &r : spirv.resources) {
     if (r.set == 0 && r.binding < abi.bindings.size())
       continue;
-    out.push_back({"unexpected resource at set " + std::to_string(r.set) +
-                   " binding " + std::to_string(r.binding) +
-                   (r.name.empty() ? "" : " (`" + r.name + "`)") +
-                   ": the ABI declares " +
-                   std::to_string(abi.bindings.size()) +
-                   " bindings, at set 0 bindings 0.." +
-                   (abi.bindings.empty()
-                        ? std::string("(none)")
-                        : std::to_string(abi.bindings.size() - 1))});
+    out.push_back(
+        {"unexpected resource at set " + std::to_string(r.set) + " binding " +
+         std::to_string(r.binding) +
+         (r.name.empty() ? "" : " (`" + r.name + "`)") + ": the ABI declares " +
+         std::to_string(abi.bindings.size()) +
+         " bindings, at set 0 bindings 0.." +
+         (abi.bindings.empty() ? std::string("(none)")
+                               : std::to_string(abi.bindings.size() - 1))});
   }
 
   // Constants: one push-constant block, natural alignment.
@@ -315,9 +312,8 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
         typeOk = (foundType[0] == 'f') == isFloat(type);
       if (pc.memberOffsets[i] != layout[i].offset ||
           pc.memberSizes[i] != layout[i].size || !typeOk)
-        out.push_back({describeConstant(abi, i) +
-                       " (push-constant member " + std::to_string(i) +
-                       "): expected offset " +
+        out.push_back({describeConstant(abi, i) + " (push-constant member " +
+                       std::to_string(i) + "): expected offset " +
                        std::to_string(layout[i].offset) + ", " +
                        std::to_string(layout[i].size) + " bytes " +
                        toString(type) + ", found " + found});
@@ -326,8 +322,8 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
     if (out.size() == before && pc.memberOffsets.size() == layout.size() &&
         pc.size != pushConstantSize(abi))
       out.push_back({"push constants: expected a block of " +
-                     std::to_string(pushConstantSize(abi)) +
-                     " bytes, found " + std::to_string(pc.size)});
+                     std::to_string(pushConstantSize(abi)) + " bytes, found " +
+                     std::to_string(pc.size)});
   }
 
   // Workgroup size.

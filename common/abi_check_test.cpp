@@ -1,6 +1,5 @@
 //===- common/abi_check_test.cpp ------------------------------------------===//
 #include "common/abi_check.h"
-
 #include "common/test_util.h"
 
 #include <gtest/gtest.h>
@@ -72,13 +71,13 @@ TEST(PtxAbi, ConstantWhereABindingIsExpected) {
   KernelAbi abi = saxpyAbi();
   abi.bindings.push_back({"z", ElementType::F32, Access::WriteOnly});
   std::vector<std::string> got = messages(checkPtxAbi(ptxFixture(), abi));
-  EXPECT_EQ(got, (Messages{
-                     "`.entry saxpy` (line 15): expected 5 parameters (3 "
-                     "bindings, then 2 constants), found 4",
-                     "parameter 2 (binding 2 `z`): expected .u64 pointer (8 "
-                     "bytes), found .f32 (4 bytes)",
-                     "parameter 3 (constant 0 `a`): expected .f32 (4 bytes), "
-                     "found .u32 (4 bytes)"}));
+  EXPECT_EQ(got,
+            (Messages{"`.entry saxpy` (line 15): expected 5 parameters (3 "
+                      "bindings, then 2 constants), found 4",
+                      "parameter 2 (binding 2 `z`): expected .u64 pointer (8 "
+                      "bytes), found .f32 (4 bytes)",
+                      "parameter 3 (constant 0 `a`): expected .f32 (4 bytes), "
+                      "found .u32 (4 bytes)"}));
 }
 
 TEST(PtxAbi, WorkgroupLargerThanLaunchBounds) {
@@ -124,11 +123,11 @@ TEST(PtxAbi, MangledNameResolvesFromThePlainName) {
 }
 
 TEST(PtxAbi, OverloadsAreAmbiguous) {
-  StatusOr<PtxModule> m = readPtx(
-      ".version 9.0\n.target sm_90\n"
-      ".visible .entry _Z1fi(.param .u32 a)\n{ ret; }\n"
-      ".visible .entry _Z1ff(.param .f32 a)\n{ ret; }\n"
-      ".visible .entry _ZN2ns1gEv()\n{ ret; }\n");
+  StatusOr<PtxModule> m =
+      readPtx(".version 9.0\n.target sm_90\n"
+              ".visible .entry _Z1fi(.param .u32 a)\n{ ret; }\n"
+              ".visible .entry _Z1ff(.param .f32 a)\n{ ret; }\n"
+              ".visible .entry _ZN2ns1gEv()\n{ ret; }\n");
   ASSERT_TRUE(m.ok()) << m.status().message();
   KernelAbi abi;
   abi.entry = "f";
@@ -200,7 +199,7 @@ TEST(SpirvAbi, PushConstantMismatches) {
   abi.constants[0].type = ScalarType::F32;
   abi.constants[1].type = ScalarType::U32;
   EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
-            Messages{});  // same layout and types: names are not in SPIR-V
+            Messages{}); // same layout and types: names are not in SPIR-V
   abi.constants[1].type = ScalarType::U64;
   EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
             (Messages{"constant 1 (`a`) (push-constant member 1): expected "
@@ -224,9 +223,10 @@ TEST(SpirvAbi, MixedWidthPushConstantsAndAUniformBuffer) {
                    {"d", ScalarType::F64}};
   abi.workgroupSize = {8, 4, 2};
   EXPECT_EQ(pushConstantSize(abi), 24u);
-  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi)),
-            Messages{"unexpected resource at set 1 binding 2: the ABI declares "
-                     "1 bindings, at set 0 bindings 0..0"});
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi)),
+      Messages{"unexpected resource at set 1 binding 2: the ABI declares "
+               "1 bindings, at set 0 bindings 0..0"});
   abi.constants[3].type = ScalarType::I64;
   EXPECT_EQ(
       messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi))

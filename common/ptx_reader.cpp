@@ -82,11 +82,10 @@ Status tokenize(std::string_view text, std::vector<Token> &tokens) {
         ++i;
       }
       if (i >= n || text[i] != '"')
-        return invalidArgument(lineRef(line) +
-                               ": unterminated string literal");
+        return invalidArgument(lineRef(line) + ": unterminated string literal");
       ++i;
-      tokens.push_back({Token::Kind::String, text.substr(start, i - start),
-                        line});
+      tokens.push_back(
+          {Token::Kind::String, text.substr(start, i - start), line});
       continue;
     }
     if (c == '.' && i + 1 < n && isIdentChar(text[i + 1]) &&
@@ -94,24 +93,24 @@ Status tokenize(std::string_view text, std::vector<Token> &tokens) {
       ++i;
       while (i < n && isIdentChar(text[i]))
         ++i;
-      tokens.push_back({Token::Kind::Word, text.substr(start, i - start),
-                        line});
+      tokens.push_back(
+          {Token::Kind::Word, text.substr(start, i - start), line});
       continue;
     }
     if (isIdentStart(c)) {
       ++i;
       while (i < n && isIdentChar(text[i]))
         ++i;
-      tokens.push_back({Token::Kind::Word, text.substr(start, i - start),
-                        line});
+      tokens.push_back(
+          {Token::Kind::Word, text.substr(start, i - start), line});
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       ++i;
       while (i < n && (isIdentChar(text[i]) || text[i] == '.'))
         ++i;
-      tokens.push_back({Token::Kind::Number, text.substr(start, i - start),
-                        line});
+      tokens.push_back(
+          {Token::Kind::Number, text.substr(start, i - start), line});
       continue;
     }
     ++i;
@@ -127,10 +126,10 @@ uint32_t ptxTypeSize(std::string_view type) {
     const char *name;
     uint32_t size;
   } kTypes[] = {
-      {"b8", 1},  {"b16", 2},   {"b32", 4}, {"b64", 8},   {"b128", 16},
-      {"u8", 1},  {"u16", 2},   {"u32", 4}, {"u64", 8},   {"s8", 1},
-      {"s16", 2}, {"s32", 4},   {"s64", 8}, {"f16", 2},   {"f16x2", 4},
-      {"f32", 4}, {"f64", 8},   {"bf16", 2}, {"bf16x2", 4}, {"pred", 1},
+      {"b8", 1},  {"b16", 2}, {"b32", 4},  {"b64", 8},    {"b128", 16},
+      {"u8", 1},  {"u16", 2}, {"u32", 4},  {"u64", 8},    {"s8", 1},
+      {"s16", 2}, {"s32", 4}, {"s64", 8},  {"f16", 2},    {"f16x2", 4},
+      {"f32", 4}, {"f64", 8}, {"bf16", 2}, {"bf16x2", 4}, {"pred", 1},
   };
   for (const auto &t : kTypes)
     if (type == t.name)
@@ -149,18 +148,18 @@ public:
       const Token &tok = peek();
       if (tok.text == ".version") {
         next();
-        KB_ASSIGN_OR_RETURN(const Token *v, expect(Token::Kind::Number,
-                                                   "a version number (9.0)",
-                                                   tok));
+        KB_ASSIGN_OR_RETURN(
+            const Token *v,
+            expect(Token::Kind::Number, "a version number (9.0)", tok));
         module.version = std::string(v->text);
         sawVersion = true;
         continue;
       }
       if (!sawVersion)
-        return invalidArgument(
-            lineRef(tok.line) + ": expected `.version` as the first directive "
-            "of a PTX module, found `" + std::string(tok.text) +
-            "`; is this PTX text?");
+        return invalidArgument(lineRef(tok.line) +
+                               ": expected `.version` as the first directive "
+                               "of a PTX module, found `" +
+                               std::string(tok.text) + "`; is this PTX text?");
       if (tok.text == ".target") {
         next();
         KB_RETURN_IF_ERROR(parseTarget(tok, module));
@@ -168,8 +167,8 @@ public:
       }
       if (tok.text == ".address_size") {
         next();
-        KB_ASSIGN_OR_RETURN(const Token *v, expect(Token::Kind::Number,
-                                                   "32 or 64", tok));
+        KB_ASSIGN_OR_RETURN(const Token *v,
+                            expect(Token::Kind::Number, "32 or 64", tok));
         if (v->text != "32" && v->text != "64")
           return invalidArgument(lineRef(v->line) +
                                  ": .address_size: expected 32 or 64, found " +
@@ -189,9 +188,7 @@ private:
   bool atEnd() const { return pos_ >= tokens_.size(); }
   const Token &peek() const { return tokens_[pos_]; }
   const Token &next() { return tokens_[pos_++]; }
-  int lastLine() const {
-    return tokens_.empty() ? 1 : tokens_.back().line;
-  }
+  int lastLine() const { return tokens_.empty() ? 1 : tokens_.back().line; }
 
   StatusOr<const Token *> expect(Token::Kind kind, const char *what,
                                  const Token &after) {
@@ -239,9 +236,8 @@ private:
   }
 
   Status parseTarget(const Token &directive, PtxModule &module) {
-    KB_ASSIGN_OR_RETURN(const Token *t,
-                        expect(Token::Kind::Word, "a target (sm_90)",
-                               directive));
+    KB_ASSIGN_OR_RETURN(const Token *t, expect(Token::Kind::Word,
+                                               "a target (sm_90)", directive));
     module.target = std::string(t->text);
     // Further comma-separated options: texmode_*, debug, map_f64_to_f32.
     while (peekPunct(',')) {
@@ -283,8 +279,10 @@ private:
       else if (c == ';' && depth <= 0)
         return okStatus();
     }
-    return invalidArgument(lineRef(first.line) + ": the statement starting "
-                           "with `" + std::string(first.text) +
+    return invalidArgument(lineRef(first.line) +
+                           ": the statement starting "
+                           "with `" +
+                           std::string(first.text) +
                            "` has no terminating `;` before the end of the "
                            "file");
   }
@@ -398,12 +396,12 @@ private:
       if (dir.kind != Token::Kind::Word || dir.text[0] != '.')
         return invalidArgument(lineRef(dir.line) + ": " + what +
                                ": expected a directive or the body `{`, "
-                               "found `" + std::string(dir.text) + "`");
+                               "found `" +
+                               std::string(dir.text) + "`");
       // Other directives (.minnctapersm N, .maxnreg N, .explicitcluster,
       // .reqnctapercluster x, y, z, .noreturn, .pragma "..."): skip operands.
-      while (!atEnd() &&
-             (peek().kind == Token::Kind::Number ||
-              peek().kind == Token::Kind::String || peekPunct(',')))
+      while (!atEnd() && (peek().kind == Token::Kind::Number ||
+                          peek().kind == Token::Kind::String || peekPunct(',')))
         next();
       if (peekPunct(';') && dir.text == ".pragma")
         next();
@@ -468,15 +466,16 @@ private:
     };
     if (!atEnd() && peek().text == ".align")
       KB_RETURN_IF_ERROR(parseAlign(next()));
-    KB_ASSIGN_OR_RETURN(const Token *type,
-                        expect(Token::Kind::Word, "a parameter type (.u32)",
-                               kw));
+    KB_ASSIGN_OR_RETURN(
+        const Token *type,
+        expect(Token::Kind::Word, "a parameter type (.u32)", kw));
     uint32_t elementSize =
         type->text.size() > 1 ? ptxTypeSize(type->text.substr(1)) : 0;
     if (type->text[0] != '.' || elementSize == 0)
       return invalidArgument(lineRef(type->line) + ": " + what +
                              ": expected a parameter type such as .u32, .f32 "
-                             "or .b8, found `" + std::string(type->text) + "`");
+                             "or .b8, found `" +
+                             std::string(type->text) + "`");
     param.type = std::string(type->text.substr(1));
     // Pointer attributes: `.ptr [.global|.const|.local|.shared] [.align N]`.
     if (!atEnd() && peek().text == ".ptr") {
@@ -506,9 +505,8 @@ private:
     uint64_t count = 1;
     if (peekPunct('[')) {
       const Token &bracket = next();
-      KB_ASSIGN_OR_RETURN(const Token *num,
-                          expect(Token::Kind::Number, "an array length",
-                                 bracket));
+      KB_ASSIGN_OR_RETURN(const Token *num, expect(Token::Kind::Number,
+                                                   "an array length", bracket));
       KB_ASSIGN_OR_RETURN(uint32_t length, toU32(*num, "an array length"));
       KB_RETURN_IF_ERROR(expectPunct(']', *num).status());
       count = length;
@@ -516,8 +514,8 @@ private:
     }
     uint64_t size = count * elementSize;
     if (size > std::numeric_limits<uint32_t>::max())
-      return invalidArgument(lineRef(name->line) + ": " + what + ": parameter `" +
-                             param.name + "` is too large");
+      return invalidArgument(lineRef(name->line) + ": " + what +
+                             ": parameter `" + param.name + "` is too large");
     param.size = static_cast<uint32_t>(size);
     param.align = explicitAlign ? explicitAlign : elementSize;
     (void)open;

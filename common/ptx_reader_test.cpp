@@ -1,10 +1,8 @@
 //===- common/ptx_reader_test.cpp -----------------------------------------===//
 #include "common/ptx_reader.h"
-
 #include "common/test_util.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 namespace kb {
@@ -14,14 +12,17 @@ using ::kb::testing::findTool;
 using ::kb::testing::readFile;
 using ::kb::testing::sourcePath;
 
-std::string fixture() { return readFile(sourcePath("common/testdata/saxpy.ptx")); }
+std::string fixture() {
+  return readFile(sourcePath("common/testdata/saxpy.ptx"));
+}
 
 /// The line (1-based) of the first occurrence of |needle| in |text|.
 int lineOf(const std::string &text, const std::string &needle) {
   size_t pos = text.find(needle);
   if (pos == std::string::npos)
     return -1;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
 }
 
 void expectSaxpyFixture(const PtxModule &m, const std::string &text) {
@@ -213,12 +214,14 @@ INSTANTIATE_TEST_SUITE_P(
                "line 2: unterminated /* comment"},
         BadPtx{"UnterminatedString", ".version 9.0\n.file 1 \"abc\n",
                "line 2: unterminated string literal"},
-        BadPtx{"StatementWithoutSemicolon",
-               ".version 9.0\n.global .u32 x", "line 2: the statement"}),
+        BadPtx{"StatementWithoutSemicolon", ".version 9.0\n.global .u32 x",
+               "line 2: the statement"}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(PtxReader, BinaryInputIsRejected) {
-  StatusOr<PtxModule> m = readPtx(std::string("\x7f" "ELF\x02\x01\0\0", 8));
+  StatusOr<PtxModule> m = readPtx(std::string("\x7f"
+                                              "ELF\x02\x01\0\0",
+                                              8));
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("line 1: found a NUL byte"),
             std::string::npos)

@@ -81,33 +81,60 @@ constexpr int kMaxTypeDepth = 32;
 
 const char *opName(uint32_t op) {
   switch (op) {
-  case OpName: return "OpName";
-  case OpEntryPoint: return "OpEntryPoint";
-  case OpExecutionMode: return "OpExecutionMode";
-  case OpExecutionModeId: return "OpExecutionModeId";
-  case OpTypeBool: return "OpTypeBool";
-  case OpTypeInt: return "OpTypeInt";
-  case OpTypeFloat: return "OpTypeFloat";
-  case OpTypeVector: return "OpTypeVector";
-  case OpTypeMatrix: return "OpTypeMatrix";
-  case OpTypeImage: return "OpTypeImage";
-  case OpTypeSampler: return "OpTypeSampler";
-  case OpTypeSampledImage: return "OpTypeSampledImage";
-  case OpTypeArray: return "OpTypeArray";
-  case OpTypeRuntimeArray: return "OpTypeRuntimeArray";
-  case OpTypeStruct: return "OpTypeStruct";
-  case OpTypePointer: return "OpTypePointer";
-  case OpConstantTrue: return "OpConstantTrue";
-  case OpConstantFalse: return "OpConstantFalse";
-  case OpConstant: return "OpConstant";
-  case OpConstantComposite: return "OpConstantComposite";
-  case OpSpecConstantTrue: return "OpSpecConstantTrue";
-  case OpSpecConstantFalse: return "OpSpecConstantFalse";
-  case OpSpecConstant: return "OpSpecConstant";
-  case OpSpecConstantComposite: return "OpSpecConstantComposite";
-  case OpVariable: return "OpVariable";
-  case OpDecorate: return "OpDecorate";
-  case OpMemberDecorate: return "OpMemberDecorate";
+  case OpName:
+    return "OpName";
+  case OpEntryPoint:
+    return "OpEntryPoint";
+  case OpExecutionMode:
+    return "OpExecutionMode";
+  case OpExecutionModeId:
+    return "OpExecutionModeId";
+  case OpTypeBool:
+    return "OpTypeBool";
+  case OpTypeInt:
+    return "OpTypeInt";
+  case OpTypeFloat:
+    return "OpTypeFloat";
+  case OpTypeVector:
+    return "OpTypeVector";
+  case OpTypeMatrix:
+    return "OpTypeMatrix";
+  case OpTypeImage:
+    return "OpTypeImage";
+  case OpTypeSampler:
+    return "OpTypeSampler";
+  case OpTypeSampledImage:
+    return "OpTypeSampledImage";
+  case OpTypeArray:
+    return "OpTypeArray";
+  case OpTypeRuntimeArray:
+    return "OpTypeRuntimeArray";
+  case OpTypeStruct:
+    return "OpTypeStruct";
+  case OpTypePointer:
+    return "OpTypePointer";
+  case OpConstantTrue:
+    return "OpConstantTrue";
+  case OpConstantFalse:
+    return "OpConstantFalse";
+  case OpConstant:
+    return "OpConstant";
+  case OpConstantComposite:
+    return "OpConstantComposite";
+  case OpSpecConstantTrue:
+    return "OpSpecConstantTrue";
+  case OpSpecConstantFalse:
+    return "OpSpecConstantFalse";
+  case OpSpecConstant:
+    return "OpSpecConstant";
+  case OpSpecConstantComposite:
+    return "OpSpecConstantComposite";
+  case OpVariable:
+    return "OpVariable";
+  case OpDecorate:
+    return "OpDecorate";
+  case OpMemberDecorate:
+    return "OpMemberDecorate";
   }
   return "instruction";
 }
@@ -115,33 +142,55 @@ const char *opName(uint32_t op) {
 /// Minimum word count (including the opcode word) of the instructions read.
 uint32_t minWords(uint32_t op) {
   switch (op) {
-  case OpName: return 3;
-  case OpEntryPoint: return 4;
-  case OpExecutionMode: return 3;
-  case OpExecutionModeId: return 3;
-  case OpTypeBool: return 2;
-  case OpTypeInt: return 4;
-  case OpTypeFloat: return 3;
-  case OpTypeVector: return 4;
-  case OpTypeMatrix: return 4;
-  case OpTypeImage: return 9;
-  case OpTypeSampler: return 2;
-  case OpTypeSampledImage: return 3;
-  case OpTypeArray: return 4;
-  case OpTypeRuntimeArray: return 3;
-  case OpTypeStruct: return 2;
-  case OpTypePointer: return 4;
+  case OpName:
+    return 3;
+  case OpEntryPoint:
+    return 4;
+  case OpExecutionMode:
+    return 3;
+  case OpExecutionModeId:
+    return 3;
+  case OpTypeBool:
+    return 2;
+  case OpTypeInt:
+    return 4;
+  case OpTypeFloat:
+    return 3;
+  case OpTypeVector:
+    return 4;
+  case OpTypeMatrix:
+    return 4;
+  case OpTypeImage:
+    return 9;
+  case OpTypeSampler:
+    return 2;
+  case OpTypeSampledImage:
+    return 3;
+  case OpTypeArray:
+    return 4;
+  case OpTypeRuntimeArray:
+    return 3;
+  case OpTypeStruct:
+    return 2;
+  case OpTypePointer:
+    return 4;
   case OpConstantTrue:
   case OpConstantFalse:
   case OpSpecConstantTrue:
-  case OpSpecConstantFalse: return 3;
+  case OpSpecConstantFalse:
+    return 3;
   case OpConstant:
-  case OpSpecConstant: return 4;
+  case OpSpecConstant:
+    return 4;
   case OpConstantComposite:
-  case OpSpecConstantComposite: return 3;
-  case OpVariable: return 4;
-  case OpDecorate: return 3;
-  case OpMemberDecorate: return 4;
+  case OpSpecConstantComposite:
+    return 3;
+  case OpVariable:
+    return 4;
+  case OpDecorate:
+    return 3;
+  case OpMemberDecorate:
+    return 4;
   }
   return 1;
 }
@@ -196,8 +245,8 @@ public:
           " words; a module needs at least the 5-word header");
     if (words[0] != kMagic)
       return invalidArgument("SPIR-V word 0: expected the magic number "
-                             "0x07230203, found " + hex(words[0]) +
-                             "; this is not a SPIR-V binary");
+                             "0x07230203, found " +
+                             hex(words[0]) + "; this is not a SPIR-V binary");
     SpirvModule module;
     module.version = words[1];
     uint32_t major = (words[1] >> 16) & 0xff;
@@ -212,22 +261,21 @@ public:
       uint32_t wordCount = words[pos] >> 16;
       uint32_t opcode = words[pos] & 0xffff;
       if (wordCount == 0)
-        return invalidArgument("SPIR-V word " + std::to_string(pos) +
-                               ": instruction (opcode " +
-                               std::to_string(opcode) +
-                               ") has a word count of 0");
-      if (wordCount > count - pos)
         return invalidArgument(
-            "SPIR-V word " + std::to_string(pos) + ": " + opName(opcode) +
-            " (opcode " + std::to_string(opcode) + ") claims " +
-            std::to_string(wordCount) + " words but only " +
-            std::to_string(count - pos) +
-            " remain; the module is truncated or corrupt");
+            "SPIR-V word " + std::to_string(pos) + ": instruction (opcode " +
+            std::to_string(opcode) + ") has a word count of 0");
+      if (wordCount > count - pos)
+        return invalidArgument("SPIR-V word " + std::to_string(pos) + ": " +
+                               opName(opcode) + " (opcode " +
+                               std::to_string(opcode) + ") claims " +
+                               std::to_string(wordCount) + " words but only " +
+                               std::to_string(count - pos) +
+                               " remain; the module is truncated or corrupt");
       if (wordCount < minWords(opcode))
         return invalidArgument(
             "SPIR-V word " + std::to_string(pos) + ": " + opName(opcode) +
-            " has " + std::to_string(wordCount) +
-            " words; expected at least " + std::to_string(minWords(opcode)));
+            " has " + std::to_string(wordCount) + " words; expected at least " +
+            std::to_string(minWords(opcode)));
       Instruction inst{opcode, words + pos + 1, wordCount - 1, pos};
       KB_RETURN_IF_ERROR(record(inst));
       pos += wordCount;
@@ -282,9 +330,9 @@ private:
     KB_RETURN_IF_ERROR(checkId(inst, id));
     if (types_.count(id) || constants_.count(id))
       return error(inst, "id " + idRef(id) + " is defined twice");
-    types_[id] = TypeDef{inst.opcode, std::vector<uint32_t>(
-                                          inst.operands + 1,
-                                          inst.operands + inst.operandCount)};
+    types_[id] = TypeDef{
+        inst.opcode, std::vector<uint32_t>(inst.operands + 1,
+                                           inst.operands + inst.operandCount)};
     return okStatus();
   }
 
@@ -356,22 +404,34 @@ private:
       Decorations &d = decorations_[ops[0]];
       auto literal = [&](std::optional<uint32_t> &field) -> Status {
         if (inst.operandCount < 3)
-          return error(inst, "decoration " + std::to_string(ops[1]) +
-                                 " on " + idRef(ops[0]) +
+          return error(inst, "decoration " + std::to_string(ops[1]) + " on " +
+                                 idRef(ops[0]) +
                                  " is missing its literal operand");
         field = ops[2];
         return okStatus();
       };
       switch (ops[1]) {
-      case DecSpecId: return literal(d.specId);
-      case DecBinding: return literal(d.binding);
-      case DecDescriptorSet: return literal(d.set);
-      case DecBuiltIn: return literal(d.builtIn);
-      case DecArrayStride: return literal(d.arrayStride);
-      case DecBlock: d.block = true; break;
-      case DecBufferBlock: d.bufferBlock = true; break;
-      case DecNonWritable: d.nonWritable = true; break;
-      default: break;
+      case DecSpecId:
+        return literal(d.specId);
+      case DecBinding:
+        return literal(d.binding);
+      case DecDescriptorSet:
+        return literal(d.set);
+      case DecBuiltIn:
+        return literal(d.builtIn);
+      case DecArrayStride:
+        return literal(d.arrayStride);
+      case DecBlock:
+        d.block = true;
+        break;
+      case DecBufferBlock:
+        d.bufferBlock = true;
+        break;
+      case DecNonWritable:
+        d.nonWritable = true;
+        break;
+      default:
+        break;
       }
       return okStatus();
     }
@@ -387,11 +447,18 @@ private:
         return okStatus();
       };
       switch (ops[2]) {
-      case DecOffset: return literal(d.offset);
-      case DecMatrixStride: return literal(d.matrixStride);
-      case DecNonWritable: d.nonWritable = true; break;
-      case DecRowMajor: d.rowMajor = true; break;
-      default: break;
+      case DecOffset:
+        return literal(d.offset);
+      case DecMatrixStride:
+        return literal(d.matrixStride);
+      case DecNonWritable:
+        d.nonWritable = true;
+        break;
+      case DecRowMajor:
+        d.rowMajor = true;
+        break;
+      default:
+        break;
       }
       return okStatus();
     }
@@ -453,10 +520,10 @@ private:
                                " is not a composite of 3 constants");
       std::array<uint32_t, 3> size{};
       for (int i = 0; i < 3; ++i)
-        KB_RETURN_IF_ERROR(scalarConstant(
-            c.operands[i],
-            "WorkgroupSize builtin component " + std::to_string(i), size[i],
-            builtinSpecIds[i]));
+        KB_RETURN_IF_ERROR(scalarConstant(c.operands[i],
+                                          "WorkgroupSize builtin component " +
+                                              std::to_string(i),
+                                          size[i], builtinSpecIds[i]));
       builtinSize = size;
     }
 
@@ -468,28 +535,25 @@ private:
           if (mode.operands.size() != 3)
             return invalidArgument(
                 "SPIR-V word " + std::to_string(mode.wordOffset) +
-                ": LocalSize of entry point `" + ep.name +
-                "` has " + std::to_string(mode.operands.size()) +
-                " operands; expected 3");
+                ": LocalSize of entry point `" + ep.name + "` has " +
+                std::to_string(mode.operands.size()) + " operands; expected 3");
           ep.workgroupSize = {mode.operands[0], mode.operands[1],
                               mode.operands[2]};
           ep.specIds = {};
           ep.workgroupSizeSource = "LocalSize";
-        } else if (mode.idOperands &&
-                   mode.mode == kExecutionModeLocalSizeId) {
+        } else if (mode.idOperands && mode.mode == kExecutionModeLocalSizeId) {
           if (mode.operands.size() != 3)
             return invalidArgument(
                 "SPIR-V word " + std::to_string(mode.wordOffset) +
                 ": LocalSizeId of entry point `" + ep.name + "` has " +
-                std::to_string(mode.operands.size()) +
-                " operands; expected 3");
+                std::to_string(mode.operands.size()) + " operands; expected 3");
           std::array<uint32_t, 3> size{};
           for (int i = 0; i < 3; ++i)
-            KB_RETURN_IF_ERROR(scalarConstant(
-                mode.operands[i],
-                "LocalSizeId operand " + std::to_string(i) +
-                    " of entry point `" + ep.name + "`",
-                size[i], ep.specIds[i]));
+            KB_RETURN_IF_ERROR(
+                scalarConstant(mode.operands[i],
+                               "LocalSizeId operand " + std::to_string(i) +
+                                   " of entry point `" + ep.name + "`",
+                               size[i], ep.specIds[i]));
           ep.workgroupSize = size;
           ep.workgroupSizeSource = "LocalSizeId";
         }
@@ -508,10 +572,10 @@ private:
   const TypeDef *unwrapArrays(uint32_t typeId, uint32_t &finalId) const {
     finalId = typeId;
     const TypeDef *t = type(typeId);
-    for (int depth = 0; t && depth < kMaxTypeDepth &&
-                        (t->opcode == OpTypeArray ||
-                         t->opcode == OpTypeRuntimeArray) &&
-                        !t->operands.empty();
+    for (int depth = 0;
+         t && depth < kMaxTypeDepth &&
+         (t->opcode == OpTypeArray || t->opcode == OpTypeRuntimeArray) &&
+         !t->operands.empty();
          ++depth) {
       finalId = t->operands[0];
       t = type(finalId);
@@ -531,7 +595,8 @@ private:
   /// decorations of the struct member of this type (matrix stride/order).
   StatusOr<uint64_t> typeSize(uint32_t typeId, const MemberDecorations *member,
                               int depth) const {
-    KB_ASSIGN_OR_RETURN(uint64_t size, uncheckedTypeSize(typeId, member, depth));
+    KB_ASSIGN_OR_RETURN(uint64_t size,
+                        uncheckedTypeSize(typeId, member, depth));
     // Capping every intermediate size keeps the products above in 64 bits.
     if (size > std::numeric_limits<uint32_t>::max())
       return invalidArgument("SPIR-V: type " + idRef(typeId) +
@@ -580,9 +645,8 @@ private:
     case OpTypeArray: {
       uint32_t length = 0;
       std::optional<uint32_t> specId;
-      KB_RETURN_IF_ERROR(scalarConstant(t->operands[1],
-                                        "the length of array " + where, length,
-                                        specId));
+      KB_RETURN_IF_ERROR(scalarConstant(
+          t->operands[1], "the length of array " + where, length, specId));
       auto dec = decorations_.find(typeId);
       if (dec != decorations_.end() && dec->second.arrayStride)
         return uint64_t{length} * *dec->second.arrayStride;
@@ -637,9 +701,9 @@ private:
       uint32_t pointee = ptr->operands[1];
       if (var.storageClass == kStoragePushConstant) {
         if (module.pushConstants)
-          return invalidArgument(
-              "SPIR-V: more than one push-constant block (" +
-              idRef(var.id) + "); the kernel ABI has exactly one");
+          return invalidArgument("SPIR-V: more than one push-constant block (" +
+                                 idRef(var.id) +
+                                 "); the kernel ABI has exactly one");
         KB_ASSIGN_OR_RETURN(module.pushConstants,
                             pushConstantBlock(var, pointee));
         continue;
@@ -694,8 +758,8 @@ private:
                                                      uint32_t structId) const {
     const TypeDef *block = type(structId);
     if (!block || block->opcode != OpTypeStruct)
-      return invalidArgument("SPIR-V: push-constant variable " +
-                             idRef(var.id) + " does not point to a struct");
+      return invalidArgument("SPIR-V: push-constant variable " + idRef(var.id) +
+                             " does not point to a struct");
     SpirvPushConstantBlock pc;
     uint64_t size = 0;
     for (uint32_t m = 0; m < block->operands.size(); ++m) {
@@ -766,7 +830,8 @@ StatusOr<SpirvModule> readSpirvBytes(std::string_view bytes) {
                            "SPIR-V");
   std::vector<uint32_t> words(bytes.size() / 4);
   for (size_t i = 0; i < words.size(); ++i) {
-    const auto *b = reinterpret_cast<const unsigned char *>(bytes.data() + 4 * i);
+    const auto *b =
+        reinterpret_cast<const unsigned char *>(bytes.data() + 4 * i);
     words[i] = uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 |
                uint32_t{b[3]} << 24;
   }

@@ -1,11 +1,9 @@
 //===- common/spirv_reader_test.cpp ---------------------------------------===//
 #include "common/spirv_reader.h"
-
 #include "common/test_util.h"
 
-#include <gtest/gtest.h>
-
 #include <cstring>
+#include <gtest/gtest.h>
 #include <random>
 
 namespace kb {
@@ -267,24 +265,29 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadModule{"Empty", {}, "at least the 5-word header"},
         BadModule{"BadMagic", {0xdeadbeef, kV15, 0, 10, 0}, "magic number"},
-        BadModule{"BadVersion", {kMagic, 0x00020000, 0, 10, 0},
+        BadModule{"BadVersion",
+                  {kMagic, 0x00020000, 0, 10, 0},
                   "unsupported version"},
         BadModule{"ZeroBound", {kMagic, kV15, 0, 0, 0}, "id bound is 0"},
-        BadModule{"ZeroWordCount", {kMagic, kV15, 0, 10, 0, op(0, 17)},
+        BadModule{"ZeroWordCount",
+                  {kMagic, kV15, 0, 10, 0, op(0, 17)},
                   "word 5: instruction (opcode 17) has a word count of 0"},
-        BadModule{"Overrun", {kMagic, kV15, 0, 10, 0, op(9, 21), 1, 32},
+        BadModule{"Overrun",
+                  {kMagic, kV15, 0, 10, 0, op(9, 21), 1, 32},
                   "word 5: OpTypeInt (opcode 21) claims 9 words but only 3"},
-        BadModule{"TooShort", {kMagic, kV15, 0, 10, 0, op(2, 32), 1},
+        BadModule{"TooShort",
+                  {kMagic, kV15, 0, 10, 0, op(2, 32), 1},
                   "OpTypePointer has 2 words; expected at least 4"},
         BadModule{"UnterminatedName",
                   {kMagic, kV15, 0, 10, 0, op(3, 5), 1, 0x61616161},
                   "not NUL-terminated"},
-        BadModule{"IdOutOfBound", {kMagic, kV15, 0, 10, 0, op(4, 21), 12, 32, 0},
+        BadModule{"IdOutOfBound",
+                  {kMagic, kV15, 0, 10, 0, op(4, 21), 12, 32, 0},
                   "id 12 is outside the module's id bound 10"},
-        BadModule{"DuplicateId",
-                  {kMagic, kV15, 0, 10, 0, op(4, 21), 2, 32, 0, op(3, 22), 2,
-                   32},
-                  "id %2 is defined twice"},
+        BadModule{
+            "DuplicateId",
+            {kMagic, kV15, 0, 10, 0, op(4, 21), 2, 32, 0, op(3, 22), 2, 32},
+            "id %2 is defined twice"},
         BadModule{"LocalSizeIdNotConstant",
                   {kMagic, kV15, 0, 10, 0, op(4, 15), 5, 1, 0, op(6, 331), 1,
                    38, 7, 7, 7},
@@ -295,14 +298,16 @@ INSTANTIATE_TEST_SUITE_P(
                    1, op(4, 59), 2, 3, 9},
                   "push-constant variable %3 does not point to a struct"},
         BadModule{"PushConstantMemberWithoutOffset",
-                  {kMagic, kV15, 0, 10, 0, op(4, 21), 1, 32, 0, op(3, 30), 2, 1,
-                   op(4, 32), 3, 9, 2, op(4, 59), 3, 4, 9},
+                  {kMagic, kV15, 0,         10, 0, op(4, 21), 1,
+                   32,     0,    op(3, 30), 2,  1, op(4, 32), 3,
+                   9,      2,    op(4, 59), 3,  4, 9},
                   "push-constant member 0 has no Offset decoration"},
         BadModule{"TypeCycle",
-                  {kMagic, kV15, 0, 10, 0, op(3, 30), 2, 3, op(3, 30), 3, 2,
-                   op(5, 72), 2, 0, 35, 0, op(5, 72), 3, 0, 35, 0, op(3, 30), 4,
-                   2, op(5, 72), 4, 0, 35, 0, op(4, 32), 5, 9, 4, op(4, 59), 5,
-                   6, 9},
+                  {kMagic,    kV15,      0, 10,        0, op(3, 30), 2,  3,
+                   op(3, 30), 3,         2, op(5, 72), 2, 0,         35, 0,
+                   op(5, 72), 3,         0, 35,        0, op(3, 30), 4,  2,
+                   op(5, 72), 4,         0, 35,        0, op(4, 32), 5,  9,
+                   4,         op(4, 59), 5, 6,         9},
                   "nested too deeply"},
         BadModule{"ResourceWithoutBinding",
                   {kMagic, kV15, 0, 10, 0, op(2, 26), 1, op(4, 32), 2, 0, 1,
@@ -318,8 +323,8 @@ TEST(SpirvReader, BytesNotAMultipleOfFour) {
 }
 
 const char *const kFixtures[] = {
-    "saxpy_vk10.spv",         "saxpy_vk11.spv",       "wg_spec_vk11.spv",
-    "wg_spec_vk12.spv",       "wg_spec_vk13.spv",     "push_constants_vk12.spv",
+    "saxpy_vk10.spv",          "saxpy_vk11.spv",   "wg_spec_vk11.spv",
+    "wg_spec_vk12.spv",        "wg_spec_vk13.spv", "push_constants_vk12.spv",
     "push_aggregates_vk12.spv"};
 
 TEST(SpirvReader, EveryPrefixOfEveryFixtureIsHandled) {
@@ -338,9 +343,9 @@ TEST(SpirvReader, EveryPrefixOfEveryFixtureIsHandled) {
 
 TEST(SpirvReader, RandomWordMutationsNeverCrash) {
   std::mt19937 rng(42);
-  const uint32_t interesting[] = {0,          1,          3,  5,  9,  11, 17,
-                                  25,         35,         38, 71, 72, 0xffff,
-                                  0xffffffff, 0x00010000, 0x00020000};
+  const uint32_t interesting[] = {
+      0,  1,  3,  5,  9,      11,         17,         25,
+      35, 38, 71, 72, 0xffff, 0xffffffff, 0x00010000, 0x00020000};
   for (const char *name : kFixtures) {
     std::vector<uint32_t> original = toWords(fixtureBytes(name));
     ASSERT_GT(original.size(), 5u);

@@ -66,7 +66,8 @@ struct CommandResult {
 inline CommandResult runCommand(const std::string &command,
                                 const std::string &logPath) {
   CommandResult result;
-  int rc = std::system((command + " >" + shellQuote(logPath) + " 2>&1").c_str());
+  int rc =
+      std::system((command + " >" + shellQuote(logPath) + " 2>&1").c_str());
   result.exitCode = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
   result.output = readFile(logPath);
   return result;

@@ -1,4 +1,5 @@
-//===- kernels/kernels_test.cpp - Build and ABI-check every bundled kernel -===//
+//===- kernels/kernels_test.cpp - Build and ABI-check every bundled kernel
+//-===//
 //
 // For each kernels/*/kernel.toml: CUDA sources through `nvcc -ptx
 // -arch=sm_90` and `ptxas -arch=sm_90 -v --warn-on-spills --warning-as-error`,
@@ -14,11 +15,10 @@
 #include "common/abi_check.h"
 #include "common/test_util.h"
 
-#include <gtest/gtest.h>
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <filesystem>
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
 
 namespace kb {
 namespace {
@@ -78,8 +78,8 @@ KernelSpec readSpec(const std::string &dir, const std::string &name) {
   } else {
     ADD_FAILURE() << path << ": [abi] workgroup_size missing";
   }
-  spec.abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(
-      abi["dynamic_shared_memory"].value_or(int64_t{0}));
+  spec.abi.dynamicSharedMemoryBytes =
+      static_cast<uint32_t>(abi["dynamic_shared_memory"].value_or(int64_t{0}));
   if (auto bindings = abi["bindings"].as_array()) {
     for (const auto &node : *bindings) {
       const toml::table *b = node.as_table();
@@ -171,11 +171,11 @@ TEST_P(BundledKernel, CudaBuildsForSm90WithoutSpillsAndFitsItsAbi) {
                               tmp.file("nvcc.log"));
     ASSERT_EQ(nvccRun.exitCode, 0) << nvccRun.output;
     EXPECT_EQ(nvccRun.output, "") << "nvcc warnings";
-    auto ptxasRun =
-        runCommand(shellQuote(*ptxas) +
-                       " -arch=sm_90 -v --warn-on-spills --warning-as-error " +
-                       shellQuote(ptx) + " -o " + shellQuote(tmp.file("k.cubin")),
-                   tmp.file("ptxas.log"));
+    auto ptxasRun = runCommand(
+        shellQuote(*ptxas) +
+            " -arch=sm_90 -v --warn-on-spills --warning-as-error " +
+            shellQuote(ptx) + " -o " + shellQuote(tmp.file("k.cubin")),
+        tmp.file("ptxas.log"));
     ASSERT_EQ(ptxasRun.exitCode, 0) << ptxasRun.output;
     EXPECT_NE(ptxasRun.output.find("0 bytes spill stores, 0 bytes spill loads"),
               std::string::npos)
@@ -226,8 +226,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, BundledKernel,
 
 TEST(KernelLibrary, HoldsTheDocumentedKernels) {
   std::vector<std::string> expected = {
-      "copy",    "matmul_naive", "matmul_tiled", "reduce_sum",
-      "saxpy",   "softmax",      "transpose"};
+      "copy",  "matmul_naive", "matmul_tiled", "reduce_sum",
+      "saxpy", "softmax",      "transpose"};
   std::vector<std::string> names = kernelNames();
   for (const std::string &name : expected)
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end())

@@ -9,7 +9,7 @@
 // every thread reaches every barrier.
 constexpr unsigned kTile = 16;
 
-extern "C" __global__ void __launch_bounds__(kTile * kTile)
+extern "C" __global__ void __launch_bounds__(kTile *kTile)
     matmul_tiled(const float *__restrict__ a, const float *__restrict__ b,
                  float *__restrict__ c, unsigned M, unsigned N, unsigned K) {
   __shared__ float aTile[kTile][kTile];

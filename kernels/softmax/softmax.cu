@@ -1,5 +1,5 @@
-// Row softmax: output[r][j] = exp(input[r][j] - max_r) / sum_k exp(input[r][k] - max_r)
-// for a row-major rows x cols matrix.
+// Row softmax: output[r][j] = exp(input[r][j] - max_r) / sum_k exp(input[r][k]
+// - max_r) for a row-major rows x cols matrix.
 //
 // ABI (kernel.toml): bindings input (f32, readonly), output (f32, writeonly);
 // constants rows (u32), cols (u32). Workgroup 256x1x1, one workgroup per row:
@@ -14,8 +14,7 @@ constexpr unsigned kBlock = 256;
 enum class Op { Max, Sum };
 
 /// Reduces |value| over the workgroup; every thread gets the result.
-template <Op op>
-__device__ float workgroupReduce(float *scratch, float value) {
+template <Op op> __device__ float workgroupReduce(float *scratch, float value) {
   scratch[threadIdx.x] = value;
   __syncthreads();
   for (unsigned half = kBlock / 2; half > 0; half /= 2) {

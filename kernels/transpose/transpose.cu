@@ -10,7 +10,7 @@
 constexpr unsigned kTile = 32;
 constexpr unsigned kRowsPerPass = 8;
 
-extern "C" __global__ void __launch_bounds__(kTile * kRowsPerPass)
+extern "C" __global__ void __launch_bounds__(kTile *kRowsPerPass)
     transpose(const float *__restrict__ input, float *__restrict__ output,
               unsigned rows, unsigned cols) {
   __shared__ float tile[kTile][kTile + 1];
