@@ -1,0 +1,78 @@
+//===- kb/Codegen/Codegen.h - Kernel bodies to PTX, cubin and SPIR-V -----===//
+//
+// Codegen of a generated (non-external) kb.variant from its executable's
+// target-independent kernel body, in-process, with the kernel ABI of
+// DESIGN.md §3:
+//
+//  * CUDA: body -> gpu.func -> NVVM (bare pointers: one pointer parameter per
+//    binding, then one typed parameter per constant) -> LLVM IR -> NVPTX
+//    TargetMachine -> PTX with `.reqntid` = the workgroup size; then, when
+//    ptxas is found, a cubin for the variant's architecture.
+//  * Vulkan: body -> gpu.func -> SPIR-V dialect (bindings: set 0 binding i
+//    storage buffers, NonWritable when readonly; constants: one push-constant
+//    block at kb::pushConstantLayout offsets; LocalSize = workgroup size;
+//    entry point = export name) -> lower ABI attributes, update VCE ->
+//    serialized SPIR-V words.
+//
+// A body op the lowering does not support is an error at that op naming the
+// target. Every generated binary is checked with common/abi_check.h before it
+// is returned, so codegen and substitution share one definition of "fits".
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_CODEGEN_CODEGEN_H_
+#define KB_CODEGEN_CODEGEN_H_
+
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+namespace kb {
+class ExecutableOp;
+class VariantOp;
+
+/// One binary produced for a variant.
+struct GeneratedBinary {
+  /// "ptx", "cubin" or "spv" (the extension the object would have).
+  std::string format;
+  /// The architecture the binary is for: the PTX `.target` ("sm_90"), the
+  /// cubin's `-arch` or the Vulkan environment ("vulkan1.2").
+  std::string target;
+  std::string data;
+};
+
+struct CodegenOptions {
+  /// Run ptxas on generated PTX to add a cubin (when ptxas is found).
+  bool emitCubin = true;
+  /// ptxas to use; empty searches CUDA_PATH/bin, /usr/local/cuda/bin, PATH.
+  std::string ptxasPath;
+};
+
+/// Registers the dialects and LLVM IR translations codegen needs (gpu, nvvm,
+/// llvm, spirv, cf). Call on the registry of every context codegen runs in.
+void registerCodegenDialects(DialectRegistry &registry);
+
+/// Generates |variant| of |executable| (which must have a kernel body).
+/// Errors are emitted as diagnostics (at the body op that failed, naming
+/// the target) and return failure.
+LogicalResult generateVariant(ExecutableOp executable, VariantOp variant,
+                              const CodegenOptions &options,
+                              llvm::SmallVectorImpl<GeneratedBinary> &result);
+
+/// The ptxas executable, or nullopt when none is found.
+std::optional<std::string> findPtxas(llvm::StringRef explicitPath = {});
+
+/// Runs `ptxas -arch=<arch>` on |ptx|; on failure sets |error| to ptxas's
+/// message. |cubin| receives the ELF bytes.
+LogicalResult runPtxas(llvm::StringRef ptxas, llvm::StringRef ptx,
+                       llvm::StringRef arch, std::string &cubin,
+                       std::string &error);
+
+} // namespace kb
+} // namespace mlir
+
+#endif // KB_CODEGEN_CODEGEN_H_

@@ -1,0 +1,281 @@
+//===- CudaCodegen.cpp - Kernel body -> NVVM -> LLVM IR -> PTX (+ cubin) --===//
+//
+// MLIR 16's convert-gpu-to-nvvm has no bare-pointer option, so the lowering
+// is assembled here with LowerToLLVMOptions::useBarePtrCallConv (the kernel
+// ABI passes one pointer per binding, DESIGN.md §3). Math functions are
+// approximated by polynomials or lowered to LLVM intrinsics the NVPTX backend
+// selects: nothing calls libdevice, which the compiler does not link.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBody.h"
+#include "kb/Codegen/Codegen.h"
+#include "kb/Dialect/KB/IR/KBAbi.h"
+
+#include "common/abi_check.h"
+#include "common/ptx_reader.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::kb;
+
+namespace mlir::kb::codegen {
+LogicalResult generateCuda(ExecutableOp executable, VariantOp variant,
+                           const CodegenOptions &options,
+                           SmallVectorImpl<GeneratedBinary> &result);
+} // namespace mlir::kb::codegen
+
+static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+// LLVM 16's NVPTX backend knows these architectures (and PTX ISA 7.8); a
+// newer requested architecture gets PTX for the newest one it knows, which
+// ptxas and the driver compile forward.
+static constexpr int kKnownSms[] = {75, 80, 86, 87, 89, 90};
+static constexpr const char *kPtxFeatures = "+ptx78";
+
+/// The sm number of "sm_90" / "sm_90a".
+static int parseSm(StringRef arch) {
+  arch.consume_front("sm_");
+  int sm = 0;
+  arch.take_while([](char c) { return c >= '0' && c <= '9'; })
+      .getAsInteger(10, sm);
+  return sm;
+}
+
+static std::string pickLlvmCpu(StringRef arch) {
+  int requested = parseSm(arch);
+  int chosen = kKnownSms[0];
+  for (int sm : kKnownSms)
+    if (sm <= requested)
+      chosen = sm;
+  return "sm_" + std::to_string(chosen);
+}
+
+static void initializeNvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+/// Math ops lowered to LLVM intrinsics that the NVPTX backend selects
+/// natively (after the polynomial approximations have run).
+static void addNativeMathOps(ConversionTarget &target) {
+  target.addIllegalOp<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::FmaOp,
+                      math::FloorOp, math::CeilOp, math::CopySignOp,
+                      math::CountLeadingZerosOp, math::CountTrailingZerosOp,
+                      math::CtPopOp, math::RoundEvenOp, math::RsqrtOp>();
+}
+
+/// gpu.module (arith/math/scf/memref/gpu) -> LLVM + NVVM dialects.
+static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
+                                 const std::string &what) {
+  MLIRContext *context = gpuModule.getContext();
+  {
+    RewritePatternSet patterns(context);
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(gpuModule, std::move(patterns))))
+      return gpuModule.emitError("math approximation did not converge in the ")
+             << what;
+  }
+
+  LowerToLLVMOptions options(
+      context, DataLayout(cast<DataLayoutOpInterface>(gpuModule.getOperation())));
+  options.useBarePtrCallConv = true;
+  LLVMTypeConverter converter(context, options);
+
+  {
+    RewritePatternSet patterns(context);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    addNativeMathOps(target);
+    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
+      return failure();
+  }
+  // Whatever math is left would become a libdevice call (__nv_*), which
+  // the compiler does not link: refuse it at the op.
+  WalkResult leftover = gpuModule.walk([&](Operation *op) {
+    if (isa<math::MathDialect>(op->getDialect())) {
+      op->emitOpError("is not supported by the ")
+          << what << " (it would need libdevice); use arith/math ops with a "
+          << "native or polynomial lowering (exp, log, tanh, erf, sin, cos, "
+          << "atan, sqrt, rsqrt, fma, abs, floor, ceil)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (leftover.wasInterrupted())
+    return failure();
+
+  {
+    RewritePatternSet patterns(context);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalDialect<scf::SCFDialect>();
+    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
+      return failure();
+  }
+
+  {
+    RewritePatternSet patterns(context);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    populateMemRefToLLVMConversionPatterns(converter, patterns);
+    populateGpuToNVVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget target(*context);
+    configureGpuToNVVMConversionLegality(target);
+    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
+      return failure();
+  }
+  {
+    RewritePatternSet patterns(context);
+    populateReconcileUnrealizedCastsPatterns(patterns);
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalOp<UnrealizedConversionCastOp>();
+    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
+      return failure();
+  }
+  return success();
+}
+
+/// `.reqntid x, y, z`: the block size is part of the ABI (DESIGN.md §3), and
+/// ptxas may use it to allocate registers.
+static void addRequiredBlockSize(llvm::Module &module, ExecutableOp executable) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::NamedMDNode *annotations =
+      module.getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  static const char *const names[3] = {"reqntidx", "reqntidy", "reqntidz"};
+  for (ExportOp exportOp : executable.getExportOps()) {
+    llvm::Function *function = module.getFunction(exportOp.getSymName());
+    if (!function)
+      continue;
+    ArrayRef<int64_t> size = exportOp.getWorkgroupSize();
+    for (int i = 0; i < 3; ++i)
+      annotations->addOperand(llvm::MDNode::get(
+          context, {llvm::ValueAsMetadata::get(function),
+                    llvm::MDString::get(context, names[i]),
+                    llvm::ConstantAsMetadata::get(
+                        llvm::ConstantInt::get(i32, size[i]))}));
+  }
+}
+
+LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
+                                    const CodegenOptions &options,
+                                    SmallVectorImpl<GeneratedBinary> &result) {
+  std::string what = describeCodegen(executable, variant);
+  MLIRContext *context = executable.getContext();
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      buildKernelModule(executable, variant, KernelFlavor::Cuda);
+  if (failed(module))
+    return failure();
+  auto gpuModule = *(**module).getOps<gpu::GPUModuleOp>().begin();
+  if (failed(lowerToNvvm(gpuModule, what)))
+    return variant.emitOpError("failed in the ") << what;
+
+  registerLLVMDialectTranslation(*context);
+  registerNVVMDialectTranslation(*context);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(gpuModule, llvmContext, executable.getSymName());
+  if (!llvmModule)
+    return variant.emitOpError("could not translate to LLVM IR in the ")
+           << what;
+
+  initializeNvptx();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (!target)
+    return variant.emitOpError("needs LLVM's NVPTX backend for the ")
+           << what << ": " << error;
+  std::string cpu = pickLlvmCpu(variant.getArch());
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      kTriple, cpu, kPtxFeatures, llvm::TargetOptions(), std::nullopt,
+      std::nullopt, llvm::CodeGenOpt::Aggressive));
+  llvmModule->setTargetTriple(kTriple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  addRequiredBlockSize(*llvmModule, executable);
+
+  auto optimize = makeOptimizingTransformer(3, 0, machine.get());
+  if (llvm::Error e = optimize(llvmModule.get()))
+    return variant.emitOpError("LLVM optimization failed in the ")
+           << what << ": " << llvm::toString(std::move(e));
+
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream stream(ptx);
+    llvm::legacy::PassManager passes;
+    if (machine->addPassesToEmitFile(passes, stream, nullptr,
+                                     llvm::CGFT_AssemblyFile))
+      return variant.emitOpError("the NVPTX backend cannot emit PTX for the ")
+             << what;
+    passes.run(*llvmModule);
+  }
+
+  // The generated PTX must fit the same ABI check a handwritten one does.
+  ::kb::StatusOr<::kb::PtxModule> parsed = ::kb::readPtx(ptx.str().str());
+  if (!parsed.ok())
+    return variant.emitOpError("produced PTX the ABI reader rejects in the ")
+           << what << ": " << parsed.status().message();
+  for (ExportOp exportOp : executable.getExportOps()) {
+    std::vector<::kb::AbiMismatch> mismatches = ::kb::checkPtxAbi(
+        *parsed, getKernelAbi(exportOp, exportOp.getSymName()));
+    if (!mismatches.empty())
+      return exportOp.emitOpError("generated PTX does not match the export's "
+                                  "ABI in the ")
+             << what << ":\n"
+             << ::kb::formatMismatches(mismatches);
+  }
+  result.push_back({"ptx", cpu, ptx.str().str()});
+
+  if (!options.emitCubin)
+    return success();
+  std::optional<std::string> ptxas = findPtxas(options.ptxasPath);
+  if (!ptxas)
+    return success(); // PTX alone: the driver JIT-compiles it.
+  std::string cubin, ptxasError;
+  if (failed(runPtxas(*ptxas, ptx, variant.getArch(), cubin, ptxasError)))
+    return variant.emitOpError("ptxas rejected the PTX of the ")
+           << what << " (-arch=" << variant.getArch() << "): " << ptxasError;
+  result.push_back({"cubin", variant.getArch().str(), std::move(cubin)});
+  return success();
+}

@@ -1,0 +1,293 @@
+//===- KernelBody.cpp - Kernel body -> gpu.func with the kernel ABI ------===//
+#include "KernelBody.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace mlir::kb;
+
+std::string codegen::describeCodegen(ExecutableOp executable,
+                                     VariantOp variant) {
+  return variant.getTargetString() + " codegen of kb.executable @" +
+         executable.getSymName().str();
+}
+
+/// The ops both lowerings handle. Everything else is refused up front with a
+/// message at the op, instead of a "failed to legalize" from deep inside a
+/// conversion.
+static bool isSupportedBodyOp(Operation *op) {
+  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return true;
+  return isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::WhileOp,
+             scf::ConditionOp, memref::LoadOp, memref::StoreOp, gpu::ThreadIdOp,
+             gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp, gpu::BarrierOp,
+             func::ReturnOp, BindingOp, ConstantOp, WorkgroupIdOp,
+             WorkgroupCountOp, WorkgroupSizeOp>(op);
+}
+
+static constexpr const char *kSupportedOpsText =
+    "arith and math ops, scf.for/if/while, memref.load/store on bindings, "
+    "gpu.thread_id/block_id/block_dim/grid_dim/barrier, kb.binding, "
+    "kb.constant, kb.workgroup_id/count/size";
+
+static gpu::Dimension toGpu(Dimension d) {
+  switch (d) {
+  case Dimension::X: return gpu::Dimension::x;
+  case Dimension::Y: return gpu::Dimension::y;
+  case Dimension::Z: return gpu::Dimension::z;
+  }
+  llvm_unreachable("unknown dimension");
+}
+
+/// The signless MLIR type a binding's elements load as.
+static Type getBindingElementType(MLIRContext *context,
+                                  BindingElementType type) {
+  switch (type) {
+  case BindingElementType::I8:
+  case BindingElementType::U8: return IntegerType::get(context, 8);
+  case BindingElementType::I16:
+  case BindingElementType::U16: return IntegerType::get(context, 16);
+  case BindingElementType::I32:
+  case BindingElementType::U32: return IntegerType::get(context, 32);
+  case BindingElementType::I64:
+  case BindingElementType::U64: return IntegerType::get(context, 64);
+  case BindingElementType::F16: return FloatType::getF16(context);
+  case BindingElementType::BF16: return FloatType::getBF16(context);
+  case BindingElementType::F32: return FloatType::getF32(context);
+  case BindingElementType::F64: return FloatType::getF64(context);
+  }
+  llvm_unreachable("unknown element type");
+}
+
+static Type getConstantType(MLIRContext *context, ConstantType type) {
+  switch (type) {
+  case ConstantType::I32:
+  case ConstantType::U32: return IntegerType::get(context, 32);
+  case ConstantType::I64:
+  case ConstantType::U64: return IntegerType::get(context, 64);
+  case ConstantType::F32: return FloatType::getF32(context);
+  case ConstantType::F64: return FloatType::getF64(context);
+  }
+  llvm_unreachable("unknown constant type");
+}
+
+/// Identity-layout strides of |shape|, or failure when a stride depends on a
+/// dynamic size (only the leading dimension of a binding may be dynamic: the
+/// ABI passes no sizes).
+static FailureOr<SmallVector<int64_t>> getStaticStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  int64_t running = 1;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    strides[i] = running;
+    if (i > 0 && ShapedType::isDynamic(shape[i]))
+      return failure();
+    if (i > 0)
+      running *= shape[i];
+  }
+  return strides;
+}
+
+/// Builds the gpu.func of |exportOp| in |gpuModule|.
+static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
+                                 ExportOp exportOp, func::FuncOp body,
+                                 gpu::GPUModuleOp gpuModule,
+                                 codegen::KernelFlavor flavor) {
+  MLIRContext *context = executable.getContext();
+  std::string what = codegen::describeCodegen(executable, variant);
+  LayoutAttr layout = exportOp.getLayout();
+  size_t numBindings = layout.getBindings().size();
+  size_t numConstants = layout.getConstants().size();
+
+  if (!body.getBody().hasOneBlock())
+    return body.emitOpError("has ")
+           << body.getBody().getBlocks().size()
+           << " blocks; the " << what
+           << " needs a single-block kernel body (use scf ops for control "
+              "flow)";
+
+  // Refuse unsupported ops first; collect the memref type of each binding.
+  SmallVector<MemRefType> bindingTypes(numBindings);
+  WalkResult walk = body.walk([&](Operation *op) -> WalkResult {
+    if (op == body.getOperation())
+      return WalkResult::advance();
+    if (!isSupportedBodyOp(op)) {
+      op->emitOpError("is not supported by the ")
+          << what << " (export @" << exportOp.getSymName()
+          << "); kernel bodies may use " << kSupportedOpsText;
+      return WalkResult::interrupt();
+    }
+    if (auto binding = dyn_cast<BindingOp>(op)) {
+      auto type = binding.getType().cast<MemRefType>();
+      MemRefType &slot = bindingTypes[binding.getIndex()];
+      if (slot && slot != type) {
+        binding.emitOpError("gives binding ")
+            << binding.getIndex() << " type " << type
+            << " but another kb.binding gives it " << slot
+            << "; the " << what << " needs one type per binding";
+        return WalkResult::interrupt();
+      }
+      if (!type.getLayout().isIdentity() || type.getMemorySpace()) {
+        binding.emitOpError("has type ")
+            << type << "; the " << what
+            << " needs an identity-layout memref in the default memory space";
+        return WalkResult::interrupt();
+      }
+      if (failed(getStaticStrides(type.getShape()))) {
+        binding.emitOpError("has type ")
+            << type << "; only the leading dimension of a binding may be "
+            << "dynamic in the " << what
+            << " (the ABI passes no sizes: pass them as constants)";
+        return WalkResult::interrupt();
+      }
+      slot = type;
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  // Unused bindings still occupy their ABI slot.
+  for (auto [i, binding] : llvm::enumerate(layout.getBindings()))
+    if (!bindingTypes[i])
+      bindingTypes[i] = MemRefType::get(
+          {ShapedType::kDynamic},
+          getBindingElementType(context, binding.getElementType()));
+
+  SmallVector<Type> argTypes;
+  for (MemRefType type : bindingTypes) {
+    if (flavor == codegen::KernelFlavor::Cuda && !type.hasStaticShape()) {
+      // Bare pointers need a static shape; the body sees its own type via
+      // a reinterpret_cast below.
+      SmallVector<int64_t> shape(type.getShape());
+      shape[0] = 1;
+      argTypes.push_back(MemRefType::get(shape, type.getElementType()));
+    } else {
+      argTypes.push_back(type);
+    }
+  }
+  SmallVector<Type> constantTypes;
+  for (ConstantAttr constant : layout.getConstants())
+    constantTypes.push_back(getConstantType(context, constant.getType()));
+  if (flavor == codegen::KernelFlavor::Cuda)
+    argTypes.append(constantTypes);
+
+  OpBuilder builder = OpBuilder::atBlockEnd(gpuModule.getBody());
+  auto gpuFunc = builder.create<gpu::GPUFuncOp>(
+      body.getLoc(), exportOp.getSymName(),
+      builder.getFunctionType(argTypes, {}));
+  gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                   builder.getUnitAttr());
+  Block &entry = gpuFunc.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  Location loc = body.getLoc();
+
+  SmallVector<Value> bindingValues;
+  for (auto [i, type] : llvm::enumerate(bindingTypes)) {
+    Value arg = entry.getArgument(i);
+    if (arg.getType() == type) {
+      bindingValues.push_back(arg);
+      continue;
+    }
+    // Re-type the static-shaped parameter as the body's dynamic memref. The
+    // dynamic size is unknown (not part of the ABI) and unused by
+    // load/store; 1 keeps the descriptor well formed.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t dim : type.getShape())
+      sizes.push_back(ShapedType::isDynamic(dim)
+                          ? OpFoldResult(builder.create<arith::ConstantIndexOp>(
+                                                   loc, 1)
+                                             .getResult())
+                          : OpFoldResult(builder.getIndexAttr(dim)));
+    SmallVector<OpFoldResult> strides;
+    for (int64_t stride : *getStaticStrides(type.getShape()))
+      strides.push_back(builder.getIndexAttr(stride));
+    bindingValues.push_back(builder.create<memref::ReinterpretCastOp>(
+        loc, type, arg, builder.getIndexAttr(0), sizes, strides));
+  }
+  SmallVector<Value> constantValues;
+  for (auto [i, type] : llvm::enumerate(constantTypes)) {
+    if (flavor == codegen::KernelFlavor::Cuda) {
+      constantValues.push_back(entry.getArgument(numBindings + i));
+      continue;
+    }
+    auto placeholder = builder.create<UnrealizedConversionCastOp>(
+        loc, TypeRange{type}, ValueRange{});
+    placeholder->setAttr(kPushConstantAttr, builder.getI64IntegerAttr(i));
+    constantValues.push_back(placeholder.getResult(0));
+  }
+  (void)numConstants;
+
+  // Clone the body, replacing the interface ops as we go.
+  IRMapping mapping;
+  builder.setInsertionPointToEnd(&entry);
+  ArrayRef<int64_t> workgroupSize = exportOp.getWorkgroupSize();
+  for (Operation &op : body.getBody().front()) {
+    if (isa<func::ReturnOp>(op)) {
+      builder.create<gpu::ReturnOp>(op.getLoc());
+      continue;
+    }
+    builder.clone(op, mapping);
+  }
+  SmallVector<Operation *> interfaceOps;
+  gpuFunc.walk([&](Operation *op) {
+    if (isa<BindingOp, ConstantOp, WorkgroupIdOp, WorkgroupCountOp,
+            WorkgroupSizeOp>(op))
+      interfaceOps.push_back(op);
+  });
+  for (Operation *op : interfaceOps) {
+    OpBuilder b(op);
+    Value replacement;
+    if (auto binding = dyn_cast<BindingOp>(op))
+      replacement = bindingValues[binding.getIndex()];
+    else if (auto constant = dyn_cast<ConstantOp>(op))
+      replacement = constantValues[constant.getIndex()];
+    else if (auto id = dyn_cast<WorkgroupIdOp>(op))
+      replacement = b.create<gpu::BlockIdOp>(op->getLoc(), b.getIndexType(),
+                                             toGpu(id.getDimension()));
+    else if (auto count = dyn_cast<WorkgroupCountOp>(op))
+      replacement = b.create<gpu::GridDimOp>(op->getLoc(), b.getIndexType(),
+                                             toGpu(count.getDimension()));
+    else if (auto size = dyn_cast<WorkgroupSizeOp>(op))
+      replacement = b.create<arith::ConstantIndexOp>(
+          op->getLoc(),
+          workgroupSize[static_cast<int>(size.getDimension())]);
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  }
+  return success();
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+codegen::buildKernelModule(ExecutableOp executable, VariantOp variant,
+                           KernelFlavor flavor) {
+  ModuleOp bodyModule = executable.getBodyModule();
+  if (!bodyModule)
+    return variant.emitOpError("has no kernel body to generate the ")
+           << describeCodegen(executable, variant)
+           << " from; give it objects(...) or add a builtin.module body";
+  OpBuilder builder(executable.getContext());
+  OwningOpRef<ModuleOp> module = ModuleOp::create(executable.getLoc());
+  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                     builder.getUnitAttr());
+  builder.setInsertionPointToEnd(module->getBody());
+  auto gpuModule = builder.create<gpu::GPUModuleOp>(executable.getLoc(),
+                                                    executable.getSymName());
+  for (ExportOp exportOp : executable.getExportOps()) {
+    auto body = bodyModule.lookupSymbol<func::FuncOp>(exportOp.getSymName());
+    if (!body)
+      return exportOp.emitOpError("has no func.func kernel body for the ")
+             << describeCodegen(executable, variant);
+    if (failed(buildKernel(executable, variant, exportOp, body, gpuModule,
+                           flavor)))
+      return failure();
+  }
+  return module;
+}

@@ -1,0 +1,268 @@
+//===- SpirvCodegen.cpp - Kernel body -> SPIR-V dialect -> SPIR-V words ---===//
+//
+// The pieces of convert-gpu-to-spirv assembled by hand so that constants
+// can become one push-constant block (MLIR 16 would make scalar kernel
+// arguments storage buffers), then spirv-lower-abi-attrs and
+// spirv-update-vce, then serialization (BUILD-NOTES.md).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBody.h"
+#include "kb/Codegen/Codegen.h"
+#include "kb/Dialect/KB/IR/KBAbi.h"
+
+#include "common/abi_check.h"
+#include "common/spirv_reader.h"
+
+#include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
+#include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
+#include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVTypes.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::kb;
+
+namespace mlir::kb::codegen {
+LogicalResult generateSpirv(ExecutableOp executable, VariantOp variant,
+                            SmallVectorImpl<GeneratedBinary> &result);
+} // namespace mlir::kb::codegen
+
+static constexpr llvm::StringLiteral kPushConstantsName = "__kb_push_constants";
+
+/// The SPIR-V version each Vulkan environment accepts at most; update-vce
+/// lowers the module to the smallest version its ops need.
+static spirv::Version getSpirvVersion(StringRef arch) {
+  if (arch == "vulkan1.0")
+    return spirv::Version::V_1_0;
+  if (arch == "vulkan1.1")
+    return spirv::Version::V_1_3;
+  if (arch == "vulkan1.2")
+    return spirv::Version::V_1_5;
+  return spirv::Version::V_1_6;
+}
+
+static spirv::TargetEnvAttr getTargetEnv(MLIRContext *context, StringRef arch) {
+  // What the bundled kernels' element and constant types need; update-vce
+  // keeps only those a module uses (lavapipe and the NVIDIA driver offer all
+  // of them).
+  spirv::Capability capabilities[] = {
+      spirv::Capability::Shader,
+      spirv::Capability::Int64,
+      spirv::Capability::Float64,
+      spirv::Capability::Int16,
+      spirv::Capability::Float16,
+      spirv::Capability::Int8,
+      spirv::Capability::StorageBuffer16BitAccess,
+      spirv::Capability::StorageBuffer8BitAccess,
+  };
+  spirv::Extension extensions[] = {
+      spirv::Extension::SPV_KHR_storage_buffer_storage_class,
+      spirv::Extension::SPV_KHR_16bit_storage,
+      spirv::Extension::SPV_KHR_8bit_storage,
+  };
+  auto triple = spirv::VerCapExtAttr::get(getSpirvVersion(arch), capabilities,
+                                          extensions, context);
+  return spirv::TargetEnvAttr::get(triple,
+                                   spirv::getDefaultResourceLimits(context),
+                                   spirv::ClientAPI::Vulkan);
+}
+
+/// gpu.module -> spirv.module (replaces the gpu.module in |module|).
+static LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+  MLIRContext *context = module.getContext();
+  {
+    spirv::MemorySpaceToStorageClassConverter converter(
+        spirv::mapMemorySpaceToVulkanStorageClass);
+    RewritePatternSet patterns(context);
+    spirv::populateMemorySpaceToStorageClassPatterns(converter, patterns);
+    std::unique_ptr<ConversionTarget> target =
+        spirv::getMemorySpaceToStorageClassTarget(*context);
+    if (failed(applyFullConversion(gpuModule, *target, std::move(patterns))))
+      return failure();
+  }
+  spirv::TargetEnvAttr targetEnv = spirv::lookupTargetEnvOrDefault(gpuModule);
+  std::unique_ptr<SPIRVConversionTarget> target =
+      SPIRVConversionTarget::get(targetEnv);
+  target->addDynamicallyLegalOp<UnrealizedConversionCastOp>(
+      [](UnrealizedConversionCastOp op) {
+        return op->hasAttr(codegen::kPushConstantAttr);
+      });
+  SPIRVTypeConverter typeConverter(targetEnv);
+  ScfToSPIRVContext scfContext;
+  RewritePatternSet patterns(context);
+  populateGPUToSPIRVPatterns(typeConverter, patterns);
+  arith::populateArithToSPIRVPatterns(typeConverter, patterns);
+  populateMemRefToSPIRVPatterns(typeConverter, patterns);
+  populateSCFToSPIRVPatterns(typeConverter, scfContext, patterns);
+  populateMathToSPIRVPatterns(typeConverter, patterns);
+  cf::populateControlFlowToSPIRVPatterns(typeConverter, patterns);
+  populateFuncToSPIRVPatterns(typeConverter, patterns);
+  return applyFullConversion(gpuModule.getOperation(), *target,
+                             std::move(patterns));
+}
+
+/// Replaces the constant placeholders with loads from one push-constant
+/// block laid out at kb::pushConstantLayout offsets.
+static LogicalResult lowerPushConstants(ExecutableOp executable,
+                                        VariantOp variant,
+                                        spirv::ModuleOp spirvModule) {
+  SmallVector<UnrealizedConversionCastOp> placeholders;
+  spirvModule.walk([&](UnrealizedConversionCastOp op) {
+    if (op->hasAttr(codegen::kPushConstantAttr))
+      placeholders.push_back(op);
+  });
+  if (placeholders.empty())
+    return success();
+
+  // One block per module (the ABI reader allows one): every export with
+  // constants must declare the same ones.
+  ExportOp layoutExport;
+  for (ExportOp exportOp : executable.getExportOps()) {
+    if (exportOp.getLayout().getConstants().empty())
+      continue;
+    if (layoutExport && layoutExport.getLayout().getConstants() !=
+                            exportOp.getLayout().getConstants())
+      return exportOp.emitOpError("declares constants different from export @")
+             << layoutExport.getSymName() << "; the "
+             << codegen::describeCodegen(executable, variant)
+             << " puts constants in one push-constant block per module, so "
+                "every export must declare the same constants";
+    layoutExport = exportOp;
+  }
+  ::kb::KernelAbi abi =
+      getKernelAbi(layoutExport, layoutExport.getSymName());
+  std::vector<::kb::ParamSlot> slots = ::kb::pushConstantLayout(abi);
+
+  MLIRContext *context = executable.getContext();
+  SmallVector<Type> members;
+  SmallVector<spirv::StructType::OffsetInfo> offsets;
+  DenseMap<int64_t, Type> typeOf;
+  for (UnrealizedConversionCastOp op : placeholders)
+    typeOf[op->getAttrOfType<IntegerAttr>(codegen::kPushConstantAttr).getInt()] =
+        op.getResult(0).getType();
+  for (auto [i, constant] : llvm::enumerate(layoutExport.getLayout().getConstants())) {
+    Type type;
+    switch (constant.getType()) {
+    case ConstantType::I32:
+    case ConstantType::U32: type = IntegerType::get(context, 32); break;
+    case ConstantType::I64:
+    case ConstantType::U64: type = IntegerType::get(context, 64); break;
+    case ConstantType::F32: type = FloatType::getF32(context); break;
+    case ConstantType::F64: type = FloatType::getF64(context); break;
+    }
+    members.push_back(type);
+    offsets.push_back(slots[i].offset);
+  }
+  auto structType = spirv::StructType::get(members, offsets);
+  auto pointerType =
+      spirv::PointerType::get(structType, spirv::StorageClass::PushConstant);
+  OpBuilder builder = OpBuilder::atBlockBegin(spirvModule.getBody());
+  auto variable = builder.create<spirv::GlobalVariableOp>(
+      spirvModule.getLoc(), TypeAttr::get(pointerType),
+      builder.getStringAttr(kPushConstantsName));
+
+  auto i32 = IntegerType::get(context, 32);
+  for (UnrealizedConversionCastOp op : placeholders) {
+    int64_t index =
+        op->getAttrOfType<IntegerAttr>(codegen::kPushConstantAttr).getInt();
+    builder.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value base = builder.create<spirv::AddressOfOp>(loc, variable);
+    Value member = builder.create<spirv::ConstantOp>(
+        loc, i32, builder.getI32IntegerAttr(static_cast<int32_t>(index)));
+    Value pointer = builder.create<spirv::AccessChainOp>(loc, base,
+                                                         ValueRange{member});
+    Value value = builder.create<spirv::LoadOp>(loc, pointer);
+    op.getResult(0).replaceAllUsesWith(value);
+    op.erase();
+  }
+  return success();
+}
+
+LogicalResult codegen::generateSpirv(ExecutableOp executable, VariantOp variant,
+                                     SmallVectorImpl<GeneratedBinary> &result) {
+  std::string what = describeCodegen(executable, variant);
+  MLIRContext *context = executable.getContext();
+  FailureOr<OwningOpRef<ModuleOp>> built =
+      buildKernelModule(executable, variant, KernelFlavor::Vulkan);
+  if (failed(built))
+    return failure();
+  ModuleOp module = **built;
+  auto gpuModule = *module.getOps<gpu::GPUModuleOp>().begin();
+  gpuModule->setAttr(spirv::getTargetEnvAttrName(),
+                     getTargetEnv(context, variant.getArch()));
+  for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
+    auto exportOp = cast<ExportOp>(
+        SymbolTable::lookupSymbolIn(executable, func.getName()));
+    SmallVector<int32_t, 3> size;
+    for (int64_t s : exportOp.getWorkgroupSize())
+      size.push_back(static_cast<int32_t>(s));
+    func->setAttr(spirv::getEntryPointABIAttrName(),
+                  spirv::getEntryPointABIAttr(context, size));
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.setArgAttr(i, spirv::getInterfaceVarABIAttrName(),
+                      spirv::getInterfaceVarABIAttr(0, i, std::nullopt, context));
+  }
+
+  if (failed(convertToSpirv(module, gpuModule)))
+    return variant.emitOpError("failed in the ") << what;
+  auto spirvModules = module.getOps<spirv::ModuleOp>();
+  if (spirvModules.empty())
+    return variant.emitOpError("produced no spirv.module in the ") << what;
+  spirv::ModuleOp spirvModule = *spirvModules.begin();
+  if (failed(lowerPushConstants(executable, variant, spirvModule)))
+    return failure();
+
+  PassManager pm(context, ModuleOp::getOperationName());
+  OpPassManager &nested = pm.nest<spirv::ModuleOp>();
+  nested.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  nested.addPass(spirv::createSPIRVUpdateVCEPass());
+  if (failed(pm.run(module)))
+    return variant.emitOpError("failed to finalize the SPIR-V module in the ")
+           << what;
+
+  // Read-only bindings are NonWritable (the ABI check requires it).
+  for (ExportOp exportOp : executable.getExportOps())
+    for (auto [i, binding] : llvm::enumerate(exportOp.getLayout().getBindings()))
+      if (binding.getAccess() == BindingAccess::ReadOnly)
+        spirvModule.walk([&, i = i](spirv::GlobalVariableOp var) {
+          if (var.getBinding() == i && var.getDescriptorSet() == 0u)
+            var->setAttr("non_writable", UnitAttr::get(context));
+        });
+
+  SmallVector<uint32_t, 0> words;
+  if (failed(spirv::serialize(spirvModule, words)))
+    return variant.emitOpError("SPIR-V serialization failed in the ") << what;
+
+  ::kb::StatusOr<::kb::SpirvModule> parsed =
+      ::kb::readSpirv(words.data(), words.size());
+  if (!parsed.ok())
+    return variant.emitOpError("produced SPIR-V the ABI reader rejects in the ")
+           << what << ": " << parsed.status().message();
+  for (ExportOp exportOp : executable.getExportOps()) {
+    std::vector<::kb::AbiMismatch> mismatches = ::kb::checkSpirvAbi(
+        *parsed, getKernelAbi(exportOp, exportOp.getSymName()));
+    if (!mismatches.empty())
+      return exportOp.emitOpError("generated SPIR-V does not match the "
+                                  "export's ABI in the ")
+             << what << ":\n"
+             << ::kb::formatMismatches(mismatches);
+  }
+  std::string bytes(reinterpret_cast<const char *>(words.data()),
+                    words.size() * sizeof(uint32_t));
+  result.push_back({"spv", variant.getArch().str(), std::move(bytes)});
+  return success();
+}
