@@ -20,6 +20,29 @@ VulkanDevice::create(const InstanceSymbols &instanceSyms,
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queueInfo;
+  // Enable every feature the device has, so that kernels using 64-bit,
+  // 16-bit or 8-bit types run where the hardware allows them, except
+  // robustBufferAccess: its bounds checks would distort benchmarks.
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features features11{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features features12{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures features10{};
+  VkPhysicalDeviceProperties physicalProps{};
+  instanceSyms.vkGetPhysicalDeviceProperties(physical, &physicalProps);
+  if (instanceSyms.vkGetPhysicalDeviceFeatures2 &&
+      physicalProps.apiVersion >= VK_API_VERSION_1_2) {
+    features.pNext = &features11;
+    features11.pNext = &features12;
+    instanceSyms.vkGetPhysicalDeviceFeatures2(physical, &features);
+    features.features.robustBufferAccess = VK_FALSE;
+    info.pNext = &features;
+  } else {
+    instanceSyms.vkGetPhysicalDeviceFeatures(physical, &features10);
+    features10.robustBufferAccess = VK_FALSE;
+    info.pEnabledFeatures = &features10;
+  }
   KB_VK_RETURN_IF_ERROR(
       instanceSyms.vkCreateDevice(physical, &info, nullptr, &device->device_),
       "vkCreateDevice for " + properties.name);

@@ -1,0 +1,166 @@
+//===- workbench/run_command.cpp - `kernel-bench run` ---------------------===//
+//
+// Runs the program module's host function twice on one device — with the
+// substitutions (candidate variants) and with only the generated (reference)
+// variants — from the same seeded inputs, and compares every output with
+// per-type tolerances, printing the first mismatches with their index.
+//
+// Exit codes: 0 outputs agree; 1 a mismatch, a bad module or a runtime
+// error; 2 usage; 77 the requested device is unavailable.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/command.h"
+
+#include "runtime/hal/drivers/registration.h"
+#include "runtime/module/compare.h"
+#include "runtime/module/executor.h"
+#include "runtime/module/module.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+namespace kb::workbench {
+
+namespace {
+
+struct RunFlags {
+  std::string build = "kb-out";
+  std::string device = "auto";
+  std::string function;
+  bool vkValidation = false;
+  size_t maxMismatches = 8;
+};
+
+int fail(const Status &status) {
+  std::fprintf(stderr, "kernel-bench run: error: %s\n", status.message().c_str());
+  return status.isUnavailable() ? kExitUnavailable : kExitUserError;
+}
+
+int runProgram(const RunFlags &flags) {
+  namespace fs = std::filesystem;
+  std::string path = flags.build;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    path = (fs::path(path) / "program.kbm").string();
+  if (!fs::exists(path, ec))
+    return fail(notFound(
+        path + " does not exist; run `kernel-bench build` first, or pass the "
+               "build directory (or a .kbm file) as BUILD"));
+  auto module = module::loadModuleFile(path);
+  if (!module.ok())
+    return fail(module.status());
+  std::string fnName = flags.function.empty() ? module->entryFunction : flags.function;
+  if (fnName.empty())
+    return fail(invalidArgument(path + " has no entry function (a benchmark "
+                                       "module?); pass --function NAME"));
+  const module::Function *function = module->findFunction(fnName);
+  if (!function) {
+    std::string names;
+    for (const module::Function &f : module->functions)
+      names += (names.empty() ? "" : ", ") + f.name;
+    return fail(notFound(path + ": no function `" + fnName + "`; it has: " +
+                         (names.empty() ? "none" : names)));
+  }
+
+  hal::DriverOptions driverOptions;
+  driverOptions.vulkanValidation = flags.vkValidation;
+  auto selected = hal::selectDevice(hal::builtinDrivers(), flags.device, driverOptions);
+  if (!selected.ok())
+    return fail(selected.status());
+  hal::Device &device = *selected->device;
+  std::printf("device: %s\n", selected->reason.c_str());
+
+  bool anyCandidate = false;
+  for (const module::Executable &exe : module->executables)
+    for (const module::Variant &v : exe.variants)
+      anyCandidate |= v.role == module::VariantRole::Candidate;
+
+  std::printf("module: %s, function `%s` (%zu ops)\n", path.c_str(),
+              function->name.c_str(), function->ops.size());
+  auto candidate = module::runFunction(device, *module, *function,
+                                       module::VariantChoice::PreferCandidate);
+  if (!candidate.ok())
+    return fail(candidate.status().withContext("run with substitutions"));
+  auto reference = module::runFunction(device, *module, *function,
+                                       module::VariantChoice::ReferenceOnly);
+  if (!reference.ok())
+    return fail(reference.status().withContext("run with generated kernels only"));
+  auto listVariants = [](const module::FunctionResult &r) {
+    std::string s;
+    for (const std::string &v : r.variantsUsed)
+      s += (s.empty() ? "" : ", ") + v;
+    return s;
+  };
+  std::printf("with substitutions: %s\n", listVariants(*candidate).c_str());
+  std::printf("generated only:     %s\n", listVariants(*reference).c_str());
+  if (!anyCandidate)
+    std::printf("note: the module has no substituted (candidate) variants; "
+                "both runs use the same kernels\n");
+
+  bool allAgree = true;
+  for (size_t i = 0; i < function->outputs.size(); ++i) {
+    const module::Output &out = function->outputs[i];
+    const module::OutputData &ref = reference->outputs[i];
+    const module::OutputData &cand = candidate->outputs[i];
+    module::Tolerance tol = module::defaultTolerance(ref.elementType);
+    if (out.absTolerance)
+      tol.abs = *out.absTolerance;
+    if (out.relTolerance)
+      tol.rel = *out.relTolerance;
+    module::Comparison cmp = module::compareElements(ref.elementType, ref.bytes,
+                                                     cand.bytes, tol,
+                                                     flags.maxMismatches);
+    std::string name = ref.name.empty() ? "buffer " + std::to_string(ref.buffer)
+                                        : "`" + ref.name + "`";
+    if (cmp.ok()) {
+      std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
+                  "tolerance abs %g + rel %g)\n",
+                  i, name.c_str(), toString(ref.elementType),
+                  static_cast<unsigned long long>(cmp.elementCount),
+                  cmp.maxAbsError, tol.abs, tol.rel);
+      continue;
+    }
+    allAgree = false;
+    std::printf("output %zu %s (%s x %llu): MISMATCH in %llu element(s) "
+                "(tolerance abs %g + rel %g); first:\n",
+                i, name.c_str(), toString(ref.elementType),
+                static_cast<unsigned long long>(cmp.elementCount),
+                static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
+                tol.rel);
+    for (const module::Mismatch &m : cmp.firstMismatches)
+      std::printf("    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
+                  static_cast<unsigned long long>(m.index), m.reference,
+                  m.candidate, m.candidate - m.reference);
+  }
+  std::printf("result: %s\n", allAgree ? "outputs agree"
+                                       : "OUTPUTS DIFFER between the substituted "
+                                         "and the generated kernels");
+  return allAgree ? kExitOk : kExitUserError;
+}
+
+} // namespace
+
+CommandRegistration addRunCommand(CLI::App &root) {
+  CLI::App *app = root.add_subcommand(
+      "run", "Run the program once with the substituted kernels and once with "
+             "the generated ones, and compare the outputs");
+  auto flags = std::make_shared<RunFlags>();
+  app->add_option("BUILD", flags->build,
+                  "Build directory holding program.kbm, or a .kbm file "
+                  "(default: kb-out)");
+  app->add_option("--device", flags->device,
+                  "auto | cuda[:N] | vulkan[:N] (auto: CUDA, then a Vulkan "
+                  "GPU, then a Vulkan CPU device such as lavapipe)");
+  app->add_option("--function", flags->function,
+                  "Function to run (default: the module's entry function)");
+  app->add_option("--max-mismatches", flags->maxMismatches,
+                  "Mismatches printed per output (default 8)");
+  app->add_flag("--vk-validation", flags->vkValidation,
+                "Enable the Vulkan validation layers (must be installed)");
+  return {app, [flags]() { return runProgram(*flags); }};
+}
+
+} // namespace kb::workbench
