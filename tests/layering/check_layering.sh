@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Checks the dependency rule between the top-level directories (README.md,
+# "Layout"): runtime/ and toolchains/ never see LLVM/MLIR, compiler/ never
+# includes runtime/ or toolchains/, common/ includes only itself and the
+# standard library, and no backend header is included outside its driver.
+# runtime/testing/ is test-only support (it compiles test kernels with the
+# toolchains' process runner) and is exempt. Prints every violation as file:line and exits 1 when there is one.
+set -u
+root=${1:?usage: check_layering.sh REPO_ROOT}
+cd "$root" || exit 2
+
+fail=0
+violation() { echo "$1: $2"; fail=1; }
+
+check() { # DIR REGEX WHY
+  local dir=$1 regex=$2 why=$3
+  while IFS= read -r hit; do
+    [ -n "$hit" ] && violation "$hit" "$why"
+  done < <(grep -rnE --include='*.h' --include='*.cpp' --include='*.inc' "$regex" "$dir" 2>/dev/null \
+             | grep -v '/testdata/' | grep -v '^runtime/testing/' | cut -d: -f1,2)
+}
+
+check runtime    '#\s*include\s*[<"](mlir|llvm)/'              "runtime/ must not include LLVM/MLIR"
+check toolchains '#\s*include\s*[<"](mlir|llvm)/'              "toolchains/ must not include LLVM/MLIR"
+check common     '#\s*include\s*[<"](mlir|llvm)/'              "common/ must not include LLVM/MLIR"
+check compiler   '#\s*include\s*"(runtime|toolchains|workbench)/' "compiler/ must not include runtime/, toolchains/ or workbench/"
+check common     '#\s*include\s*"(runtime|toolchains|workbench|compiler)/' "common/ must not include other layers"
+check toolchains '#\s*include\s*"(runtime|workbench|compiler)/' "toolchains/ must not include runtime/, workbench/ or compiler/"
+check runtime    '#\s*include\s*"(toolchains|workbench|compiler)/' "runtime/ must not include toolchains/, workbench/ or compiler/"
+check workbench  '#\s*include\s*[<"](mlir|llvm)/'              "workbench/ reaches the compiler only through compiler/include/kb/Driver/Driver.h"
+# Vendor headers: the CUDA driver API is self-declared, never cuda.h.
+check runtime    '#\s*include\s*[<"]cuda(_runtime)?\.h[">]'    "runtime/ declares its CUDA subset itself (no cuda.h)"
+
+if [ "$fail" -eq 0 ]; then
+  echo "layering: ok"
+fi
+exit "$fail"
