@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
 using namespace mlir;
@@ -199,6 +200,27 @@ void LayoutAttr::print(AsmPrinter &printer) const {
   printer << "<";
   printLayoutBody(printer, *this);
   printer << ">";
+}
+
+Attribute ObjectAttr::parse(AsmParser &parser, Type) {
+  std::string path, data;
+  if (parser.parseLess() || parser.parseLBrace() ||
+      parser.parseKeyword("path") || parser.parseEqual() ||
+      parser.parseString(&path) || parser.parseComma() ||
+      parser.parseKeyword("data") || parser.parseEqual() ||
+      parser.parseString(&data) || parser.parseRBrace() ||
+      parser.parseGreater())
+    return {};
+  return ObjectAttr::get(parser.getContext(), path, data);
+}
+
+void ObjectAttr::print(AsmPrinter &printer) const {
+  llvm::raw_ostream &os = printer.getStream();
+  os << "<{path = \"";
+  llvm::printEscapedString(getPath(), os);
+  os << "\", data = \"";
+  llvm::printEscapedString(getData(), os);
+  os << "\"}>";
 }
 
 StringRef ObjectAttr::getFormat() const {

@@ -69,7 +69,9 @@ def KB_ObjectAttr : KB_Attr<"Object", "object"> {
   }];
   let parameters = (ins StringRefParameter<"file name (base name)">:$path,
                         StringRefParameter<"the file's bytes">:$data);
-  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  // Custom: `data` is printed with every non-printable byte escaped (\XX),
+  // so binaries round-trip and the text stays one line.
+  let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     /// The object format from the path's extension: "ptx", "cubin", "spv",
     /// or "" when the extension is not one of them.
