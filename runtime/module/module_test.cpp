@@ -1,0 +1,286 @@
+//===- runtime/module/module_test.cpp - Loader, inputs, comparison --------===//
+#include "runtime/module/compare.h"
+#include "runtime/module/element_io.h"
+#include "runtime/module/executor.h"
+#include "runtime/module/inputs.h"
+#include "runtime/module/module.h"
+
+#include "runtime/hal/drivers/registration.h"
+#include "runtime/testing/module_writer.h"
+#include "runtime/testing/sample_modules.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace kb::module {
+namespace {
+
+using testing::writeModule;
+
+/// The sample program (GLSL via glslc), built once per test binary.
+const Module *sample() {
+  static StatusOr<Module> m = testing::makeSampleProgram({});
+  return m.ok() ? &*m : nullptr;
+}
+std::string sampleSkipReason() {
+  static StatusOr<Module> m = testing::makeSampleProgram({});
+  return m.ok() ? "" : m.status().message();
+}
+#define REQUIRE_SAMPLE()                                                       \
+  if (!sample())                                                               \
+  GTEST_SKIP() << sampleSkipReason()
+
+hal::DeviceProperties fakeVulkan() {
+  hal::DeviceProperties p;
+  p.driver = "vulkan";
+  p.name = "fake";
+  p.limits.maxWorkgroupSize = {1024, 1024, 64};
+  p.limits.maxWorkgroupInvocations = 1024;
+  p.limits.maxWorkgroupCount = {65535, 65535, 65535};
+  p.limits.maxSharedMemoryBytes = 32768;
+  p.limits.maxConstantBytes = 128;
+  p.limits.maxBindings = 16;
+  p.limits.maxBindingRange = uint64_t(1) << 32;
+  return p;
+}
+
+TEST(ModuleTest, RoundTripsThroughTheSchema) {
+  REQUIRE_SAMPLE();
+  for (bool typed : {true, false}) {
+    testing::WriteOptions options;
+    options.typedConstants = typed;
+    auto parsed = parseModule(writeModule(*sample(), options), "sample.kbm");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(parsed->schemaVersion, kSchemaVersion);
+    EXPECT_EQ(parsed->entryFunction, "main");
+    ASSERT_EQ(parsed->executables.size(), 2u);
+    EXPECT_EQ(parsed->executables[0].variants.size(), 2u);
+    EXPECT_EQ(parsed->executables[0].variants[1].role, VariantRole::Candidate);
+    EXPECT_EQ(parsed->executables[1].variants[0].exports[0].constants.size(), 3u);
+    const Function &fn = parsed->functions[0];
+    ASSERT_EQ(fn.ops.size(), 6u);
+    EXPECT_EQ(fn.ops[5].constants, sample()->functions[0].ops[5].constants)
+        << (typed ? "typed" : "raw");
+    EXPECT_EQ(fn.buffers[1].init.distribution, Distribution::Normal);
+    EXPECT_EQ(parsed->benchmarks[0].dispatchOp, 4u);
+  }
+}
+
+TEST(ModuleTest, NotAModuleAndTruncatedModulesAreDataLoss) {
+  REQUIRE_SAMPLE();
+  auto junk = parseModule("this is not a flatbuffer at all", "junk.kbm");
+  EXPECT_EQ(junk.status().code(), StatusCode::DataLoss);
+  EXPECT_NE(junk.status().message().find("junk.kbm: not a .kbm module"),
+            std::string::npos);
+  std::string bytes = writeModule(*sample());
+  for (size_t cut : {size_t(12), bytes.size() / 3, bytes.size() - 9}) {
+    auto truncated = parseModule(bytes.substr(0, cut), "t.kbm");
+    ASSERT_FALSE(truncated.ok()) << cut;
+    EXPECT_EQ(truncated.status().code(), StatusCode::DataLoss) << cut;
+  }
+  EXPECT_EQ(loadModuleFile("/nonexistent/program.kbm").status().code(),
+            StatusCode::NotFound);
+}
+
+TEST(ModuleTest, NewerSchemaVersionIsRefused) {
+  REQUIRE_SAMPLE();
+  testing::WriteOptions options;
+  options.schemaVersion = 2;
+  auto m = parseModule(writeModule(*sample(), options), "new.kbm");
+  EXPECT_EQ(m.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(m.status().message().find("schema version 2"), std::string::npos);
+  EXPECT_NE(m.status().message().find("update kernel-bench"), std::string::npos);
+}
+
+void expectError(const Module &m, const std::string &needle) {
+  auto parsed = parseModule(writeModule(m), "bad.kbm");
+  ASSERT_FALSE(parsed.ok()) << "expected an error containing: " << needle;
+  EXPECT_EQ(parsed.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(parsed.status().message().find(needle), std::string::npos)
+      << parsed.status().message();
+}
+
+TEST(ModuleTest, StructuralErrorsNameTheOffendingElement) {
+  REQUIRE_SAMPLE();
+  Module m = *sample();
+  m.functions[0].ops[4].executable = 5;
+  expectError(m, "bad.kbm: function 0 (`main`) op 4: executable index 5 is out of range");
+
+  m = *sample();
+  std::swap(m.functions[0].ops[0], m.functions[0].ops[4]);
+  expectError(m, "before its alloc op");
+
+  m = *sample();
+  m.functions[0].buffers[0].elementType = ElementType::I32;
+  expectError(m, "binding 0 (`x`): expects f32 elements but buffer 0 holds i32");
+
+  m = *sample();
+  m.functions[0].ops[4].bindings[2].offset = 3996;
+  m.functions[0].ops[4].bindings[2].length = 8;
+  expectError(m, "exceeds buffer 2 of 4000 bytes");
+
+  m = *sample();
+  m.functions[0].ops[5].constants.resize(8);
+  expectError(m, "raw constant data has 8 bytes; the export's constant block has 20");
+
+  m = *sample();
+  m.executables[1].variants.push_back(m.executables[0].variants[0]);
+  expectError(m, "executable 1 (`widen`) variant 1");
+
+  m = *sample();
+  m.functions[0].outputs[0].buffer = 9;
+  expectError(m, "output 0: buffer 9 is not an allocated buffer");
+
+  m = *sample();
+  m.entryFunction = "nope";
+  expectError(m, "names `nope`");
+
+  m = *sample();
+  m.benchmarks[0].dispatchOp = 1;
+  expectError(m, "op 1 of `main` is not a dispatch");
+}
+
+TEST(ModuleTest, DeviceChecksRunBeforeAnyDriverCall) {
+  REQUIRE_SAMPLE();
+  hal::DeviceProperties props = fakeVulkan();
+  EXPECT_TRUE(checkModuleForDevice(*sample(), props,
+                                   VariantChoice::PreferCandidate).ok());
+  // Limits: saxpy's workgroup of 64 does not fit a 32-wide device.
+  props.limits.maxWorkgroupSize[0] = 32;
+  Status s = checkModuleForDevice(*sample(), props, VariantChoice::ReferenceOnly);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("executable `saxpy` export 0 (`main`): workgroup "
+                             "size 64x1x1 exceeds the device limit"),
+            std::string::npos)
+      << s.message();
+  // ABI: the candidate's SPIR-V is really `widen` (2 bindings, 3 constants).
+  Module m = *sample();
+  m.executables[0].variants[1].data = m.executables[1].variants[0].data;
+  s = checkModuleForDevice(m, fakeVulkan(), VariantChoice::PreferCandidate);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("executable `saxpy` (spirv, vulkan1.1, candidate) "
+                             "export 0 (`main`) does not match its declared ABI"),
+            std::string::npos)
+      << s.message();
+  // ...which the reference-only run does not load.
+  EXPECT_TRUE(checkModuleForDevice(m, fakeVulkan(), VariantChoice::ReferenceOnly).ok());
+}
+
+TEST(ModuleTest, VariantSelectionExplainsWhatIsMissing) {
+  REQUIRE_SAMPLE();
+  hal::DeviceProperties cuda = fakeVulkan();
+  cuda.driver = "cuda";
+  cuda.ccMajor = 9;
+  auto v = selectVariant(sample()->executables[0], cuda, VariantChoice::PreferCandidate);
+  EXPECT_EQ(v.status().code(), StatusCode::NotFound);
+  EXPECT_NE(v.status().message().find("needs a cubin for sm_90 or PTX for sm_90 or older"),
+            std::string::npos)
+      << v.status().message();
+  auto c = selectVariant(sample()->executables[0], fakeVulkan(),
+                         VariantChoice::PreferCandidate);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->role, VariantRole::Candidate);
+  auto r = selectVariant(sample()->executables[0], fakeVulkan(),
+                         VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->role, VariantRole::Reference);
+}
+
+TEST(InputsTest, SeededAndWithinTheDistribution) {
+  BufferDecl b{"x", ElementType::F32, 4096, {}};
+  b.init.distribution = Distribution::Uniform;
+  b.init.seed = 42;
+  b.init.low = -2;
+  b.init.high = 3;
+  std::vector<uint8_t> first = generateContents(b), again = generateContents(b);
+  EXPECT_EQ(first, again);
+  b.init.seed = 43;
+  EXPECT_NE(first, generateContents(b));
+  const float *f = reinterpret_cast<const float *>(first.data());
+  double sum = 0;
+  for (size_t i = 0; i < 4096; ++i) {
+    ASSERT_GE(f[i], -2.0f);
+    ASSERT_LT(f[i], 3.0f);
+    sum += f[i];
+  }
+  EXPECT_NEAR(sum / 4096, 0.5, 0.1);
+
+  BufferDecl r{"r", ElementType::I8, 300, {}};
+  r.init.distribution = Distribution::Range;
+  r.init.start = 0;
+  r.init.step = 1;
+  std::vector<uint8_t> ints = generateContents(r);
+  EXPECT_EQ(static_cast<int8_t>(ints[5]), 5);
+  EXPECT_EQ(static_cast<int8_t>(ints[200]), 127) << "clamped, not wrapped";
+
+  BufferDecl z{"z", ElementType::F16, 7, {}};
+  EXPECT_EQ(generateContents(z), std::vector<uint8_t>(14, 0));
+}
+
+TEST(ElementIoTest, HalfAndBfloat16Conversions) {
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);
+  EXPECT_EQ(floatToHalf(1e6f), 0x7c00);
+  EXPECT_EQ(floatToHalf(1e-9f), 0x0000);
+  EXPECT_EQ(floatToHalf(5.9604645e-8f), 0x0001); // smallest subnormal
+  EXPECT_EQ(halfToFloat(0x0001), 5.9604645e-8f);
+  EXPECT_EQ(halfToFloat(0x3555), 0.333251953125f);
+  EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048), 0x3c00) << "ties to even";
+  EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
+  EXPECT_EQ(bfloat16ToFloat(0x4049), 3.140625f);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+}
+
+TEST(CompareTest, TolerancesNansAndExactIntegers) {
+  std::vector<float> ref = {1.0f, 2.0f, NAN, INFINITY, 100.0f};
+  std::vector<float> cand = {1.0f + 1e-6f, 2.5f, NAN, INFINITY, 100.001f};
+  auto bytes = [](const std::vector<float> &v) {
+    std::vector<uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  Comparison c = compareElements(ElementType::F32, bytes(ref), bytes(cand),
+                                 defaultTolerance(ElementType::F32));
+  EXPECT_EQ(c.elementCount, 5u);
+  EXPECT_EQ(c.mismatchCount, 1u);
+  ASSERT_EQ(c.firstMismatches.size(), 1u);
+  EXPECT_EQ(c.firstMismatches[0].index, 1u);
+  EXPECT_EQ(c.firstMismatches[0].candidate, 2.5);
+
+  std::vector<uint8_t> a(16, 0), b(16, 0);
+  b[9] = 1; // element 1 of two u64s differs by 256
+  Comparison ints = compareElements(ElementType::U64, a, b,
+                                    defaultTolerance(ElementType::U64));
+  EXPECT_EQ(ints.mismatchCount, 1u);
+  EXPECT_EQ(ints.firstMismatches[0].index, 1u);
+}
+
+TEST(ExecutorTest, SampleProgramComputesOnVulkan) {
+  REQUIRE_SAMPLE();
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");
+  if (!selected.ok() && selected.status().isUnavailable())
+    GTEST_SKIP() << selected.status().message();
+  ASSERT_TRUE(selected.ok()) << selected.status().message();
+  const Function &fn = sample()->functions[0];
+  auto result = runFunction(*selected->device, *sample(), fn,
+                            VariantChoice::PreferCandidate);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->dispatchCount, 2u);
+  EXPECT_EQ(result->barrierCount, 1u) << "t is written then read";
+  std::vector<uint8_t> x = generateContents(fn.buffers[0]);
+  std::vector<uint8_t> y = generateContents(fn.buffers[1]);
+  const float *xf = reinterpret_cast<const float *>(x.data());
+  const float *yf = reinterpret_cast<const float *>(y.data());
+  const float *t = reinterpret_cast<const float *>(result->outputs[0].bytes.data());
+  const double *out = reinterpret_cast<const double *>(result->outputs[1].bytes.data());
+  for (uint32_t i = 0; i < testing::kSampleElements; ++i) {
+    ASSERT_NEAR(t[i], 2.5f * xf[i] + yf[i], 1e-5) << i;
+    ASSERT_NEAR(out[i], double(t[i]) * 0.5 - 3.0, 1e-12) << i;
+  }
+}
+
+} // namespace
+} // namespace kb::module
