@@ -3,16 +3,11 @@
 
 #include "toolchains/process.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <set>
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace kb::workbench {
 
@@ -153,6 +148,7 @@ json toJson(const BuildReport &report) {
                             : json(nullptr)}}},
         {"timeout_seconds", finite(report.options.timeoutSeconds)},
         {"kernels_only", report.options.kernelsOnly}}},
+      {"error", report.error.empty() ? json(nullptr) : json(report.error)},
       {"tool_versions", toolVersions},
       {"jobs", jobs},
       {"program", report.program},
@@ -165,43 +161,6 @@ json toJson(const BuildReport &report) {
         {"cache_hits", totals.cacheHits},
         {"wall_seconds", finite(report.wallSeconds)},
         {"tool_seconds", totals.toolSeconds}}}};
-}
-
-Status writeFileAtomically(const fs::path &path, const std::string &text) {
-  std::string tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return internalError("cannot create " + displayPath(tmp) + ": " +
-                         std::strerror(errno));
-  size_t written = 0;
-  while (written < text.size()) {
-    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return internalError("cannot write " + displayPath(tmp) + ": " +
-                           std::strerror(err));
-    }
-    written += static_cast<size_t>(n);
-  }
-  int syncFailed = ::fsync(fd) != 0 ? errno : 0;
-  int closeFailed = ::close(fd) != 0 ? errno : 0;
-  if (syncFailed || closeFailed) {
-    int err = syncFailed ? syncFailed : closeFailed;
-    ::unlink(tmp.c_str());
-    return internalError("cannot write " + displayPath(tmp) + ": " +
-                         std::strerror(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return internalError("cannot rename " + displayPath(tmp) + " to " +
-                         displayPath(path) + ": " + std::strerror(err));
-  }
-  return okStatus();
 }
 
 } // namespace kb::workbench

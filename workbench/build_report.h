@@ -50,7 +50,10 @@ struct BuildReport {
   std::vector<JobRecord> jobs;
   /// The program step's record (compiler integration); null when the
   /// project names no program.
-  nlohmann::json program;
+  nlohmann::ordered_json program;
+  /// Why the build stopped before running its jobs (e.g. a missing
+  /// toolchain); empty when the jobs ran.
+  std::string error;
   double wallSeconds = 0;
 };
 
@@ -68,13 +71,7 @@ struct BuildTotals {
 BuildTotals computeTotals(const BuildReport &report);
 
 /// The build.json document.
-nlohmann::json toJson(const BuildReport &report);
-
-/// Writes |text| to |path| atomically: a temporary file in the same
-/// directory, fsync, rename. Readers see the old file or the new one, never
-/// a partial one.
-Status writeFileAtomically(const std::filesystem::path &path,
-                           const std::string &text);
+nlohmann::ordered_json toJson(const BuildReport &report);
 
 } // namespace kb::workbench
 

@@ -2,13 +2,16 @@
 //
 // The CLI edge: the only place exceptions are caught. Each subcommand
 // registers itself (command.h); this file parses, dispatches and maps
-// failures to exit codes.
+// failures to exit codes. Subcommands whose source is not part of this build
+// (workbench/CMakeLists.txt defines KB_HAVE_*_COMMAND) are not registered,
+// so --help lists only what works.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/command.h"
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -16,16 +19,24 @@
 using namespace kb::workbench;
 
 int main(int argc, char **argv) {
+  // A reader that goes away (`kernel-bench build | head`) must not kill us
+  // mid-write of build.json; writes then fail with EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
+
   CLI::App app{"kernel-bench: compile, validate, substitute and benchmark "
                "handwritten GPU kernels",
                "kernel-bench"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "kernel-bench 0.1.0");
+  app.set_version_flag("--version", "kernel-bench " KB_VERSION_STRING);
 
   std::vector<CommandRegistration> commands;
   commands.push_back(addBuildCommand(app));
+#ifdef KB_HAVE_DEVICES_COMMAND
   commands.push_back(addDevicesCommand(app));
+#endif
+#ifdef KB_HAVE_RUN_COMMAND
   commands.push_back(addRunCommand(app));
+#endif
 
   try {
     app.parse(argc, argv);

@@ -34,7 +34,7 @@ std::string programCompilerUnavailableReason();
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &succeeded,
                       const std::filesystem::path &outputDir,
-                      nlohmann::json &record);
+                      nlohmann::ordered_json &record);
 
 } // namespace kb::workbench
 

@@ -3,6 +3,8 @@
 
 #include "workbench/spelling.h"
 
+#include "toolchains/toolchains.h"
+
 #include <toml++/toml.h>
 
 #include <glob.h>
@@ -502,7 +504,8 @@ StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
     for (const KernelSpec &other : kernel.specs)
       if (other.language == *language)
         return file.error(
-            *node, "a second " + std::string(toString(*language)) +
+            *node, std::string("a second ") +
+                       (*language == Language::Cuda ? "CUDA" : "GLSL") +
                        " source `" + text + "`: a kernel has at most one "
                        "source per language (each builds its own targets); "
                        "put the other one in its own kernel directory");
@@ -681,16 +684,14 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
   KB_ASSIGN_OR_RETURN(const toml::table *tt, file.table(root, "toolchains"));
   if (tt) {
     KB_RETURN_IF_ERROR(
-        file.checkKeys(*tt, "[toolchains]", knownToolNames()));
+        file.checkKeys(*tt, "[toolchains]", toolchains::Toolchains::knownTools()));
     for (auto &&[key, value] : *tt) {
       if (!value.is_string() || value.as_string()->get().empty())
         return file.expected(value, std::string(key.str()),
                              "the path of the executable (a string)");
-      fs::path path(value.as_string()->get());
-      // A bare name ("nvcc-12") is looked up on PATH by the toolchain layer;
-      // a path is relative to the project.
-      if (path.has_parent_path())
-        path = (project.directory / path).lexically_normal();
+      // Relative to the project, like every other path in workbench.toml.
+      fs::path path =
+          (project.directory / value.as_string()->get()).lexically_normal();
       project.toolOverrides[std::string(key.str())] = path;
     }
   }

@@ -69,8 +69,8 @@ struct Project {
   /// "kb-out").
   std::filesystem::path outputDir;
   BuildSettings build;
-  /// `[toolchains]` overrides: tool name ("nvcc", "ptxas", "glslc",
-  /// "spirv-val", "spirv-opt") -> executable path (absolute).
+  /// `[toolchains]` overrides: tool name (toolchains::Toolchains::knownTools)
+  /// -> absolute executable path.
   std::map<std::string, std::filesystem::path> toolOverrides;
   /// Sorted by name; names are unique.
   std::vector<Kernel> kernels;
@@ -101,7 +101,7 @@ StatusOr<std::vector<PlannedJob>>
 planJobs(const Project &project,
          const std::vector<toolchains::Target> &requested);
 
-/// The tool names `[toolchains]` and `[kernel.flags]` accept.
+/// The tool names `[kernel.flags]` accepts.
 const std::vector<std::string> &knownToolNames();
 
 /// |path| relative to the current directory when it lies below it, else as

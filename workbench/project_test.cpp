@@ -200,7 +200,7 @@ TEST_F(ProjectTest, UnknownKeySuggestsNearest) {
   writeValidProject();
   writeSaxpyWith("include_dirs =", "include_dir =");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("kernel.toml:5:1: unknown key `include_dir` in [kernel]"));
+  EXPECT_THAT(message, HasSubstr("kernel.toml:6:1: unknown key `include_dir` in [kernel]"));
   EXPECT_THAT(message, HasSubstr("did you mean `include_dirs`?"));
 }
 
@@ -264,7 +264,7 @@ TEST_F(ProjectTest, BadElementTypeListsValidOnes) {
   writeSaxpyWith("type = \"f32\", access = \"readonly\"",
                  "type = \"float\", access = \"readonly\"");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("kernel.toml:17:26: `bindings[0].type`: expected one of i8, u8"));
+  EXPECT_THAT(message, HasSubstr("kernel.toml:17:24: `bindings[0].type`: expected one of i8, u8"));
   EXPECT_THAT(message, HasSubstr("found a string \"float\""));
 }
 
@@ -348,7 +348,7 @@ TEST_F(ProjectTest, WrongValueTypes) {
 TEST_F(ProjectTest, KernelsGlobMustMatch) {
   writeValidProject();
   write("workbench.toml", "[project]\nkernels = [\"kernelz/*\"]\n");
-  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:13: `kernels`: `kernelz/*` matches no directory with a kernel.toml"));
+  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:12: `kernels`: `kernelz/*` matches no directory with a kernel.toml"));
 }
 
 TEST_F(ProjectTest, MissingProgram) {

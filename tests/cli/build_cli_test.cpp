@@ -1,0 +1,505 @@
+//===- tests/cli/build_cli_test.cpp - `kernel-bench build` end to end ----===//
+//
+// Runs the built kernel-bench binary on the fixture projects in
+// tests/cli/fixtures/ with the real toolchains, and checks what a user sees:
+// exit codes, messages that point into the right file, build.json, what is
+// (not) published under OUT_DIR/kernels, and that failures never reach the
+// cache. Tests needing nvcc or glslc skip when the tool is missing.
+//
+//===----------------------------------------------------------------------===//
+#include "toolchains/process.h"
+#include "toolchains/toolchains.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const fs::path kSourceDir = KB_SOURCE_DIR;
+const fs::path kFixtures = kSourceDir / "tests/cli/fixtures";
+
+struct CliRun {
+  int exitCode = -1;
+  std::string output; // stdout + stderr
+  double seconds = 0;
+};
+
+class BuildCliTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kb_cli_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    tmp_ = tmpl;
+    out_ = tmp_ / "out";
+    cache_ = tmp_ / "cache";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+  }
+
+  /// Runs kernel-bench from the source directory (so messages show
+  /// repo-relative paths) with |args|.
+  CliRun run(std::vector<std::string> args,
+          std::vector<std::pair<std::string, std::string>> env = {}) {
+    kb::toolchains::ProcessOptions options;
+    options.argv = {KB_KERNEL_BENCH};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.workingDirectory = kSourceDir;
+    env.emplace_back("NO_COLOR", "1");
+    options.env = env;
+    options.timeout = std::chrono::seconds(300);
+    auto result = kb::toolchains::runProcess(options);
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    CliRun r;
+    if (!result.ok())
+      return r;
+    EXPECT_EQ(result->signal, 0) << result->describe();
+    r.exitCode = result->exitCode;
+    r.output = result->stdoutText + result->stderrText;
+    r.seconds = result->seconds;
+    return r;
+  }
+
+  /// `kernel-bench build FIXTURE -o OUT --cache-dir CACHE EXTRA...`.
+  CliRun build(const std::string &fixture, std::vector<std::string> extra = {},
+            std::vector<std::pair<std::string, std::string>> env = {}) {
+    std::vector<std::string> args = {"build", (kFixtures / fixture).string(),
+                                     "-o", out_.string(), "--cache-dir",
+                                     cache_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args, env);
+  }
+
+  json buildJson() {
+    std::ifstream in(out_ / "build.json");
+    EXPECT_TRUE(in.good()) << "no build.json in " << out_;
+    if (!in)
+      return json();
+    return json::parse(in);
+  }
+
+  /// Files published for (kernel, target-stem) under OUT_DIR/kernels.
+  std::vector<fs::path> published(const std::string &kernel) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (auto &entry : fs::directory_iterator(out_ / "kernels" / kernel, ec))
+      files.push_back(entry.path());
+    return files;
+  }
+
+  bool haveTool(const std::string &tool) {
+    kb::toolchains::Toolchains tools;
+    auto found = tools.find(tool);
+    return found.ok();
+  }
+
+  /// The common contract of every failing build: exit 1, the job recorded as
+  /// failed in build.json with nothing published, and a second run that does
+  /// not hit the cache (failures are never stored).
+  void expectFailedJobNotPublishedNorCached(const std::string &fixture,
+                                            const std::string &kernel,
+                                            const std::string &target,
+                                            const CliRun &first) {
+    EXPECT_EQ(first.exitCode, 1) << first.output;
+    json report = buildJson();
+    ASSERT_TRUE(report.is_object());
+    ASSERT_EQ(report["jobs"].size(), 1u) << report.dump(2);
+    const json &job = report["jobs"][0];
+    EXPECT_EQ(job["kernel"], kernel);
+    EXPECT_EQ(job["target"], target);
+    EXPECT_EQ(job["status"], "failed");
+    EXPECT_FALSE(job["error"].is_null());
+    EXPECT_TRUE(job["outputs"].empty());
+    EXPECT_EQ(job["cache"], "miss");
+    EXPECT_EQ(report["totals"]["failed"], 1);
+    EXPECT_THAT(published(kernel), ::testing::IsEmpty());
+
+    CliRun second = build(fixture);
+    EXPECT_EQ(second.exitCode, 1) << second.output;
+    json again = buildJson();
+    ASSERT_EQ(again["jobs"].size(), 1u);
+    EXPECT_EQ(again["jobs"][0]["cache"], "miss")
+        << "a failed job must not be stored in the cache";
+    EXPECT_EQ(again["jobs"][0]["status"], "failed");
+    EXPECT_THAT(published(kernel), ::testing::IsEmpty());
+  }
+
+  fs::path tmp_, out_, cache_;
+};
+
+#define REQUIRE_TOOL(tool)                                                     \
+  do {                                                                         \
+    if (!haveTool(tool))                                                       \
+      GTEST_SKIP() << tool << " is not installed; this test needs it";         \
+  } while (false)
+
+/// The build.json schema of workbench/README.md: every documented field,
+/// with its type.
+void expectValidBuildJson(const json &j) {
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_TRUE(j.at("generator").is_string());
+  for (const char *key : {"name", "directory", "manifest"})
+    EXPECT_TRUE(j.at("project").at(key).is_string()) << key;
+  EXPECT_TRUE(j.at("project").at("targets").is_array());
+  EXPECT_TRUE(j.at("output_dir").is_string());
+  const json &options = j.at("options");
+  EXPECT_TRUE(options.at("jobs").is_number_unsigned());
+  EXPECT_TRUE(options.at("targets").is_array());
+  EXPECT_TRUE(options.at("strict").is_boolean());
+  EXPECT_TRUE(options.at("cache").at("enabled").is_boolean());
+  EXPECT_TRUE(options.at("timeout_seconds").is_number());
+  EXPECT_TRUE(options.at("kernels_only").is_boolean());
+  EXPECT_TRUE(j.at("error").is_null() || j.at("error").is_string());
+  EXPECT_TRUE(j.at("tool_versions").is_object());
+  EXPECT_TRUE(j.contains("program"));
+  for (const json &job : j.at("jobs")) {
+    for (const char *key :
+         {"kernel", "target", "language", "source", "manifest", "entry"})
+      EXPECT_TRUE(job.at(key).is_string()) << key;
+    EXPECT_THAT(job.at("status").get<std::string>(),
+                ::testing::AnyOf("ok", "failed"));
+    EXPECT_THAT(job.at("cache").get<std::string>(),
+                ::testing::AnyOf("hit", "miss", "disabled"));
+    EXPECT_TRUE(job.at("seconds").is_number());
+    EXPECT_TRUE(job.at("tool_versions").is_object());
+    for (const json &c : job.at("commands")) {
+      EXPECT_TRUE(c.at("tool").is_string());
+      EXPECT_TRUE(c.at("argv").is_array());
+      EXPECT_TRUE(c.at("command_line").is_string());
+      EXPECT_TRUE(c.at("seconds").is_number());
+      EXPECT_TRUE(c.at("exit_code").is_number_integer());
+      EXPECT_TRUE(c.at("signal").is_number_integer());
+      EXPECT_TRUE(c.at("timed_out").is_boolean());
+    }
+    for (const json &o : job.at("outputs")) {
+      EXPECT_THAT(o.at("kind").get<std::string>(),
+                  ::testing::AnyOf("ptx", "cubin", "spv"));
+      EXPECT_TRUE(o.at("path").is_string());
+      EXPECT_EQ(o.at("sha256").get<std::string>().size(), 64u);
+      EXPECT_TRUE(o.at("bytes").is_number_unsigned());
+    }
+    if (!job.at("resources").is_null())
+      for (const char *key :
+           {"registers", "stack_frame_bytes", "spill_store_bytes",
+            "spill_load_bytes", "shared_memory_bytes", "barriers",
+            "constant_memory_bytes"})
+        EXPECT_TRUE(job.at("resources").at(key).is_number_unsigned()) << key;
+    for (const json &d : job.at("diagnostics")) {
+      for (const char *key : {"tool", "file", "severity", "message", "code"})
+        EXPECT_TRUE(d.at(key).is_string()) << key;
+      EXPECT_TRUE(d.at("line").is_number_integer());
+      EXPECT_TRUE(d.at("column").is_number_integer());
+    }
+    if (job.at("status") == "ok")
+      EXPECT_TRUE(job.at("error").is_null());
+    else
+      EXPECT_TRUE(job.at("error").at("message").is_string());
+  }
+  const json &totals = j.at("totals");
+  for (const char *key : {"kernels", "targets", "jobs", "succeeded", "failed",
+                          "cache_hits"})
+    EXPECT_TRUE(totals.at(key).is_number_unsigned()) << key;
+  EXPECT_TRUE(totals.at("wall_seconds").is_number());
+  EXPECT_TRUE(totals.at("tool_seconds").is_number());
+  EXPECT_EQ(totals.at("jobs"), j.at("jobs").size());
+}
+
+/// Every output recorded in build.json exists with the recorded size.
+void expectOutputsMatch(const json &j, const fs::path &outDir) {
+  for (const json &job : j.at("jobs"))
+    for (const json &o : job.at("outputs")) {
+      fs::path p = outDir / o.at("path").get<std::string>();
+      ASSERT_TRUE(fs::is_regular_file(p)) << p;
+      EXPECT_EQ(fs::file_size(p), o.at("bytes").get<uint64_t>()) << p;
+    }
+}
+
+TEST_F(BuildCliTest, UsageErrorsExitTwo) {
+  CliRun r = run({"build", "--no-such-flag"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  r = run({"build", (kFixtures / "good").string(), "--target", "metal:3"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--target metal:3"));
+  r = run({"build", (kFixtures / "good").string(), "-j", "0"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+TEST_F(BuildCliTest, MissingProjectDirectory) {
+  CliRun r = build("no_such_fixture");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("project directory not found"));
+}
+
+TEST_F(BuildCliTest, MalformedToml) {
+  CliRun r = build("malformed_toml");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tests/cli/fixtures/malformed_toml/workbench.toml:2:"));
+  EXPECT_THAT(r.output, HasSubstr("malformed TOML"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+}
+
+TEST_F(BuildCliTest, UnknownKeySuggestsTheNearestOne) {
+  CliRun r = build("unknown_key");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("tests/cli/fixtures/unknown_key/scale/kernel.toml:4:1: "
+                        "unknown key `include_dir` in [kernel]; did you mean "
+                        "`include_dirs`?"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+}
+
+TEST_F(BuildCliTest, MissingSource) {
+  CliRun r = build("missing_source");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("missing_source/scale/kernel.toml:3:12: "
+                                  "source file `scale_kernel.cu` not found"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+}
+
+TEST_F(BuildCliTest, CudaSyntaxErrorPointsIntoTheSource) {
+  REQUIRE_TOOL("nvcc");
+  CliRun r = build("cu_syntax");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale cuda:sm_90"));
+  // nvcc reports the missing `;` of line 5 where it notices it: line 6.
+  EXPECT_THAT(r.output, ::testing::ContainsRegex(
+                            "cu_syntax/scale/scale.cu:6(:[0-9]+)?: error: "
+                            "expected a \";\""));
+  expectFailedJobNotPublishedNorCached("cu_syntax", "scale", "cuda:sm_90", r);
+  json report = buildJson();
+  const json &diagnostics = report["jobs"][0]["diagnostics"];
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_THAT(diagnostics[0]["file"].get<std::string>(),
+              ::testing::EndsWith("cu_syntax/scale/scale.cu"));
+  EXPECT_EQ(diagnostics[0]["line"], 6);
+  EXPECT_EQ(diagnostics[0]["severity"], "error");
+  EXPECT_EQ(diagnostics[0]["tool"], "nvcc");
+}
+
+TEST_F(BuildCliTest, SyntaxErrorInIncludedHeaderPointsIntoTheHeader) {
+  REQUIRE_TOOL("nvcc");
+  CliRun r = build("header_syntax");
+  EXPECT_THAT(r.output, ::testing::ContainsRegex(
+                            "header_syntax/scale/include/twice.cuh:3(:[0-9]+)?: "
+                            "error: identifier \"undeclared_factor\" is "
+                            "undefined"));
+  expectFailedJobNotPublishedNorCached("header_syntax", "scale", "cuda:sm_90", r);
+}
+
+TEST_F(BuildCliTest, MissingInclude) {
+  REQUIRE_TOOL("nvcc");
+  CliRun r = build("missing_include");
+  EXPECT_THAT(r.output, ::testing::ContainsRegex(
+                            "missing_include/scale/scale.cu:1:[0-9]+: "
+                            "(fatal )?error: no_such_header.cuh: No such file"));
+  expectFailedJobNotPublishedNorCached("missing_include", "scale", "cuda:sm_90", r);
+}
+
+TEST_F(BuildCliTest, SpillsAreErrorsWhenTheKernelAsks) {
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("ptxas");
+  CliRun r = build("spills");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: spill cuda:sm_90"));
+  EXPECT_THAT(r.output, HasSubstr("Registers are spilled to local memory in "
+                                  "function 'spill'"));
+  expectFailedJobNotPublishedNorCached("spills", "spill", "cuda:sm_90", r);
+}
+
+TEST_F(BuildCliTest, PtxParameterMismatch) {
+  REQUIRE_TOOL("nvcc");
+  CliRun r = build("ptx_param_mismatch");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale cuda:sm_90"));
+  // The message names the parameter, what was declared and what was found.
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("`n`.*expected .*u32.*found "
+                                                 ".*(u64|b64|8 bytes)"));
+  expectFailedJobNotPublishedNorCached("ptx_param_mismatch", "scale",
+                                       "cuda:sm_90", r);
+}
+
+TEST_F(BuildCliTest, SpirvBindingMismatch) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build("spirv_binding_mismatch");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale vulkan:1.2"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("binding 1 \\(`y`\\)"));
+  expectFailedJobNotPublishedNorCached("spirv_binding_mismatch", "scale",
+                                       "vulkan:1.2", r);
+}
+
+TEST_F(BuildCliTest, SpirvPushConstantMismatch) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build("spirv_push_constant_mismatch");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale vulkan:1.2"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("error: push constant"));
+  expectFailedJobNotPublishedNorCached("spirv_push_constant_mismatch", "scale",
+                                       "vulkan:1.2", r);
+}
+
+TEST_F(BuildCliTest, SpirvWorkgroupSizeMismatch) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build("spirv_workgroup_mismatch");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale vulkan:1.2"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("workgroup.size.*64.*128"));
+  expectFailedJobNotPublishedNorCached("spirv_workgroup_mismatch", "scale",
+                                       "vulkan:1.2", r);
+}
+
+TEST_F(BuildCliTest, MissingToolchainOverride) {
+  CliRun r = build("missing_tool");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("nvcc not found: the override [toolchains] nvcc"));
+  EXPECT_THAT(r.output, HasSubstr("no/such/dir/nvcc"));
+  EXPECT_THAT(r.output, HasSubstr("cannot build cuda:sm_90 on this machine"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+  json report = buildJson();
+  EXPECT_THAT(report["error"].get<std::string>(), HasSubstr("nvcc not found"));
+  EXPECT_TRUE(report["jobs"].empty());
+  expectValidBuildJson(report);
+}
+
+TEST_F(BuildCliTest, MissingToolchainOnPathNamesTargetsToDrop) {
+  // glslc is looked up on PATH only.
+  CliRun r = build("good", {}, {{"PATH", "/nonexistent"}});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("glslc not found"));
+  EXPECT_THAT(r.output, HasSubstr("vulkan:1.2"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+}
+
+TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {
+  REQUIRE_TOOL("ptxas");
+  REQUIRE_TOOL("host-cxx");
+  fs::path pidFile = tmp_ / "hang.pid";
+  CliRun r = build("hanging_tool", {"--timeout", "1"},
+                {{"KB_TEST_HANG_PIDFILE", pidFile.string()}});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_LT(r.seconds, 30) << "the timeout did not stop the build";
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale cuda:sm_90"));
+  EXPECT_THAT(r.output, HasSubstr("timed out"));
+  EXPECT_THAT(published("scale"), ::testing::IsEmpty());
+
+  // The tool's own child was killed with it (the whole process group).
+  std::ifstream in(pidFile);
+  pid_t child = 0;
+  ASSERT_TRUE(in >> child) << "the hanging tool did not start";
+  bool alive = ::kill(child, 0) == 0;
+  if (alive) { // A zombie waiting for init to reap it is dead too.
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string pid, comm, state;
+    stat >> pid >> comm >> state;
+    alive = state != "Z";
+  }
+  EXPECT_FALSE(alive) << "pid " << child << " survived the timeout";
+
+  json report = buildJson();
+  ASSERT_EQ(report["jobs"].size(), 1u);
+  EXPECT_EQ(report["jobs"][0]["status"], "failed");
+  bool timedOut = false;
+  for (const json &c : report["jobs"][0]["commands"])
+    timedOut = timedOut || c["timed_out"].get<bool>();
+  EXPECT_TRUE(timedOut) << report.dump(2);
+}
+
+TEST_F(BuildCliTest, ProgramNeedsTheCompilerOrKernelsOnly) {
+  CliRun r = build("program");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("names a program"));
+  EXPECT_THAT(r.output, HasSubstr("--kernels-only"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  r = build("program", {"--kernels-only"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out_ / "kernels/scale/vulkan1.2.spv"));
+}
+
+TEST_F(BuildCliTest, GoodProjectBuildsThenHitsTheCache) {
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("glslc");
+  CliRun r = build("good", {"-j", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("built 1 kernel \u00d7 2 targets: 2 jobs, 0 cached"));
+  for (const char *file : {"sm_90.ptx", "sm_90.cubin", "vulkan1.2.spv"})
+    EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale" / file)) << file;
+  json first = buildJson();
+  expectValidBuildJson(first);
+  expectOutputsMatch(first, out_);
+  EXPECT_EQ(first["totals"]["cache_hits"], 0);
+  for (const json &job : first["jobs"]) {
+    EXPECT_EQ(job["status"], "ok");
+    EXPECT_EQ(job["cache"], "miss");
+    EXPECT_FALSE(job["commands"].empty());
+  }
+  EXPECT_TRUE(first["tool_versions"].contains("nvcc"));
+  EXPECT_TRUE(first["tool_versions"].contains("glslc"));
+
+  r = build("good", {"-j", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("2 jobs, 2 cached"));
+  json second = buildJson();
+  expectValidBuildJson(second);
+  expectOutputsMatch(second, out_);
+  for (size_t i = 0; i < second["jobs"].size(); ++i) {
+    EXPECT_EQ(second["jobs"][i]["cache"], "hit");
+    EXPECT_EQ(second["jobs"][i]["outputs"], first["jobs"][i]["outputs"]);
+  }
+
+  // --no-cache rebuilds and says so.
+  r = build("good", {"--no-cache", "--target", "vulkan:1.2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json third = buildJson();
+  ASSERT_EQ(third["jobs"].size(), 1u);
+  EXPECT_EQ(third["jobs"][0]["cache"], "disabled");
+  EXPECT_FALSE(third["options"]["cache"]["enabled"]);
+}
+
+TEST_F(BuildCliTest, VerbosePrintsCommandLines) {
+  REQUIRE_TOOL("glslc");
+  CliRun r = build("good", {"--target", "vulkan:1.2", "-v"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("\\$ [^ ]*glslc .*scale.comp"));
+}
+
+TEST_F(BuildCliTest, QuickstartBuildsBothTargetsThenAllCached) {
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("glslc");
+  auto args = std::vector<std::string>{
+      "build", (kSourceDir / "examples/quickstart").string(), "-o",
+      out_.string(), "--cache-dir", cache_.string(), "-j", "2"};
+  CliRun r = run(args);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json first = buildJson();
+  expectValidBuildJson(first);
+  expectOutputsMatch(first, out_);
+  EXPECT_EQ(first["totals"]["targets"], 2);
+  EXPECT_EQ(first["totals"]["failed"], 0);
+  EXPECT_GT(first["totals"]["jobs"].get<int>(), 2);
+
+  r = run(args);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json second = buildJson();
+  EXPECT_EQ(second["totals"]["cache_hits"], second["totals"]["jobs"]);
+  std::string jobs = std::to_string(second["totals"]["jobs"].get<int>());
+  EXPECT_THAT(r.output, HasSubstr("\u00d7 2 targets: " + jobs + " jobs, " +
+                                  jobs + " cached"));
+}
+
+} // namespace
