@@ -91,6 +91,16 @@ std::string replaceStaging(const std::string &arg, const fs::path &staging) {
          arg.substr(pos + std::strlen(kStagingMark));
 }
 
+/// |path| relative to the current directory when it lies below it (what a
+/// progress line should show), else as is.
+std::string displayPath(const fs::path &path) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  if (ec || !isUnder(path, cwd))
+    return path.string();
+  return path.lexically_relative(cwd).string();
+}
+
 bool hasLineInfo(const KernelSpec &spec) {
   for (const std::string &flag : extraFlags(spec, "nvcc"))
     if (flag == "-lineinfo" || flag == "--generate-line-info" || flag == "-G" ||
@@ -120,6 +130,9 @@ public:
   /// Removes outputs of an earlier build of this (kernel, target): a failed
   /// job leaves no output that could be mistaken for its result.
   void removeStaleOutputs() const;
+  /// Removes staging directories of this (kernel, target) left by a killed
+  /// build.
+  void removeAbandonedStaging() const;
 
 private:
   Status fail(StatusCode code, const std::string &what) const {
@@ -301,7 +314,7 @@ Status Job::runStep(const Step &step, const fs::path &staging,
                     std::string *stderrOut) {
   if (onStep_)
     onStep_(step.tool + " " + stem_ + " " +
-            (step.runInStaging ? spec_.name : spec_.source.string()));
+            (step.runInStaging ? spec_.name : displayPath(spec_.source)));
   ProcessOptions process;
   process.argv.push_back(tools_.at(step.tool).path.string());
   for (size_t i = 1; i < step.argv.size(); ++i)
@@ -504,6 +517,7 @@ Status Job::run() {
       return restoreFromCache(std::move(*hit));
   }
 
+  removeAbandonedStaging();
   KB_ASSIGN_OR_RETURN(TempDir staging,
                       TempDir::create(kernelOutDir_, "." + stem_ + ".tmp-"));
   std::string ptxasStderr;
@@ -557,6 +571,20 @@ Status Job::run() {
     }
   }
   return okStatus();
+}
+
+void Job::removeAbandonedStaging() const {
+  // Left by a build that was killed (SIGKILL, power loss) mid-job; nothing
+  // else creates these names.
+  std::error_code ec;
+  std::string prefix = "." + stem_ + ".tmp-";
+  for (fs::directory_iterator it(kernelOutDir_, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().filename().string().rfind(prefix, 0) == 0) {
+      std::error_code removeError;
+      fs::remove_all(it->path(), removeError);
+    }
+  }
 }
 
 void Job::removeStaleOutputs() const {

@@ -235,6 +235,10 @@ TEST_F(KernelBuilderTest, CudaCacheHitsUntilAnIncludedHeaderChanges) {
 TEST_F(KernelBuilderTest, GlslBuildValidatesOptimizesAndCaches) {
   NEED("glslc", "spirv-val", "spirv-opt");
   KernelSpec spec = glslSpec("saxpy.comp");
+  // Staging left behind by a build that was killed is cleaned up.
+  ASSERT_TRUE(writeFileAtomic(out() / "kernels/saxpy/.vulkan1.2.tmp-dead/x.spv",
+                              "half")
+                  .ok());
   BuildJobResult result = build(spec, "vulkan:1.2", cache_.get());
   ASSERT_TRUE(result.status.ok()) << describe(result);
   EXPECT_EQ(filesUnder(out()),

@@ -3,6 +3,7 @@
 #include "toolchains/process.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -125,6 +126,36 @@ buildEnvironment(const std::vector<std::pair<std::string, std::string>> &overrid
   return result;
 }
 
+/// Process groups of running children, for signalAllProcessGroups(). Plain
+/// atomics in a fixed array: the reader may be a signal handler, which can
+/// take no lock. More concurrent children than slots are simply not
+/// tracked (a build runs one per job; -j is far below this).
+constexpr size_t kGroupSlots = 1024;
+std::atomic<pid_t> gLiveGroups[kGroupSlots];
+
+/// Registers |pgid| for the lifetime of the object.
+class GroupRegistration {
+public:
+  explicit GroupRegistration(pid_t pgid) {
+    for (size_t i = 0; i < kGroupSlots; ++i) {
+      pid_t expected = 0;
+      if (gLiveGroups[i].compare_exchange_strong(expected, pgid)) {
+        slot_ = i;
+        return;
+      }
+    }
+  }
+  GroupRegistration(const GroupRegistration &) = delete;
+  GroupRegistration &operator=(const GroupRegistration &) = delete;
+  ~GroupRegistration() {
+    if (slot_ < kGroupSlots)
+      gLiveGroups[slot_].store(0);
+  }
+
+private:
+  size_t slot_ = kGroupSlots;
+};
+
 /// True once the group leader has exited; does not reap it, so its pid (and
 /// with it the process group id) cannot be reused while we still signal
 /// the group.
@@ -167,6 +198,14 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   if (options.argv.empty() || options.argv[0].empty())
     return invalidArgument("runProcess: empty argv (no program to run)");
 
+  if (!options.workingDirectory.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(options.workingDirectory, ec))
+      return invalidArgument("cannot run `" + options.argv[0] +
+                             "`: its working directory `" +
+                             options.workingDirectory.string() +
+                             "` is not a directory");
+  }
   ScopedDirectory tmpDir;
   std::vector<std::pair<std::string, std::string>> env = options.env;
   if (options.privateTmpDir) {
@@ -233,6 +272,9 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   }
   outWrite.reset();
   errWrite.reset();
+  // Unregistered when this function returns, after the leader is reaped,
+  // so a signalled group id always belongs to our child.
+  GroupRegistration registration(pid);
 
   ProcessResult result;
   bool haveDeadline = options.timeout.count() > 0;
@@ -314,6 +356,14 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
     result.signal = WTERMSIG(status);
   }
   return result;
+}
+
+void signalAllProcessGroups(int signal) {
+  for (size_t i = 0; i < kGroupSlots; ++i) {
+    pid_t pgid = gLiveGroups[i].load();
+    if (pgid > 0)
+      ::kill(-pgid, signal);
+  }
 }
 
 std::string formatCommandLine(const std::vector<std::string> &argv) {

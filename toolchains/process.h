@@ -68,6 +68,14 @@ struct ProcessResult {
 /// ProcessResult says so.
 StatusOr<ProcessResult> runProcess(const ProcessOptions &options);
 
+/// Sends |signal| to the process group of every runProcess() child still
+/// running, in this process. Async-signal-safe: call it from the driver's
+/// SIGINT/SIGTERM handler. Children lead their own process groups, so the
+/// terminal's Ctrl-C does not reach them; without this, an interrupted build
+/// would leave nvcc and cicc running. The interrupted runs return normally,
+/// reporting the signal.
+void signalAllProcessGroups(int signal);
+
 /// Shell-style quoting of argv for logs and --verbose ("a 'b c'"). Never
 /// executed: for people to copy and paste.
 std::string formatCommandLine(const std::vector<std::string> &argv);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -139,6 +140,14 @@ TEST(ProcessTest, MissingExecutableIsUnavailable) {
 
   options.argv.clear();
   EXPECT_EQ(runProcess(options).status().code(), StatusCode::InvalidArgument);
+
+  // A missing working directory is not a missing tool.
+  options.argv = {"/bin/true"};
+  options.workingDirectory = "/nonexistent/kb-dir";
+  auto badDir = runProcess(options);
+  EXPECT_EQ(badDir.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(badDir.status().message().find("/nonexistent/kb-dir"),
+            std::string::npos);
 }
 
 TEST(ProcessTest, PrivateTmpDirWorkingDirectoryAndEnvironment) {
@@ -166,6 +175,34 @@ TEST(ProcessTest, PrivateTmpDirWorkingDirectoryAndEnvironment) {
   ASSERT_TRUE(second.ok());
   EXPECT_NE(second->stdoutText, result->stdoutText.substr(0, tmp.size() + 1))
       << "every run gets its own TMPDIR";
+}
+
+// What the driver's Ctrl-C handler does: every running child's group gets
+// the signal, and the interrupted run reports it.
+TEST(ProcessTest, SignalAllProcessGroupsInterruptsRunningChildren) {
+  ProcessResult result;
+  std::thread runner([&] {
+    result = run({"/bin/sh", "-c", "sleep 300 & wait"}, std::chrono::seconds(60));
+  });
+  auto start = std::chrono::steady_clock::now();
+  // Keep signalling until the run returns: the child may not have been
+  // spawned yet when we first try.
+  std::atomic<bool> done{false};
+  std::thread signaller([&] {
+    while (!done) {
+      signalAllProcessGroups(SIGTERM);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  runner.join();
+  done = true;
+  signaller.join();
+  double elapsed = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_LT(elapsed, 10.0);
+  EXPECT_FALSE(result.timedOut);
+  EXPECT_EQ(result.signal, SIGTERM) << result.describe();
 }
 
 TEST(ProcessTest, FormatCommandLineQuotes) {
