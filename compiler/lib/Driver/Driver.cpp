@@ -151,6 +151,8 @@ CompileResult compile(const CompileOptions &options) {
                   gpu::GPUDialect, math::MathDialect, memref::MemRefDialect,
                   scf::SCFDialect>();
   MLIRContext context(registry);
+  // The op a diagnostic is attached to is already shown by its location.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
 

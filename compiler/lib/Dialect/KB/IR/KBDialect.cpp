@@ -69,7 +69,7 @@ static ParseResult parseNamedEnum(AsmParser &parser, StringAttr &name,
 
 static ParseResult parseBindingBody(AsmParser &parser, BindingAttr &attr) {
   StringAttr name;
-  BindingElementType type;
+  BindingElementType type = BindingElementType::F32;
   if (parseNamedEnum(parser, name, type,
                      [](StringRef s) { return symbolizeBindingElementType(s); },
                      "a binding element type",
@@ -100,7 +100,7 @@ static void printBindingBody(AsmPrinter &printer, BindingAttr attr) {
 
 static ParseResult parseConstantBody(AsmParser &parser, ConstantAttr &attr) {
   StringAttr name;
-  ConstantType type;
+  ConstantType type = ConstantType::I32;
   if (parseNamedEnum(parser, name, type,
                      [](StringRef s) { return symbolizeConstantType(s); },
                      "a constant type", "i32, u32, f32, i64, u64, f64"))

@@ -59,6 +59,7 @@ kb.executable @duplicate_target {
 // -----
 
 kb.executable @duplicate_symbol {
+  // expected-note@+1 {{see existing symbol definition here}}
   kb.export @k workgroup_size = [1, 1, 1]
   // expected-error@+1 {{redefinition of symbol named 'k'}}
   kb.export @k workgroup_size = [1, 1, 1]
@@ -69,6 +70,7 @@ kb.executable @duplicate_symbol {
 
 // -----
 
+// expected-note@+1 {{see existing symbol definition here}}
 kb.executable @e {
   kb.export @k workgroup_size = [1, 1, 1]
   builtin.module {

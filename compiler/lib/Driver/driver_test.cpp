@@ -1,0 +1,93 @@
+// Tests of the KBDriver API as the workbench uses it. This file is built
+// like workbench/ code (exceptions on, no LLVM flags) and sees only
+// kb/Driver/Driver.h, which is what the API promises.
+#include "kb/Driver/Driver.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+const std::string kProgram =
+    std::string(KB_SOURCE_DIR) + "/examples/quickstart/program.mlir";
+const std::string kInputs =
+    std::string(KB_SOURCE_DIR) + "/compiler/test/Dialect/KB/Transforms/Inputs";
+
+TEST(DriverTest, SubstitutesObjectsAndReportsThem) {
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_90", "vulkan:1.2"};
+  options.objectSubstitutions = {
+      {"saxpy", kInputs + "/saxpy.ptx", "kernels/saxpy/kernel.toml"},
+      {"saxpy", kInputs + "/saxpy.spv", "kernels/saxpy/kernel.toml"}};
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.substitutions.size(), 2u);
+  EXPECT_EQ(result.substitutions[0].executable, "saxpy");
+  EXPECT_EQ(result.substitutions[0].variant, "cuda_sm_90");
+  EXPECT_EQ(result.substitutions[0].kind, "object");
+  EXPECT_EQ(result.substitutions[0].reference, "cuda_sm_90_reference");
+  EXPECT_EQ(result.substitutions[0].origin, "kernels/saxpy/kernel.toml");
+  EXPECT_EQ(result.substitutions[1].variant, "vulkan_1_2");
+  ASSERT_EQ(result.notes.size(), 2u);
+  EXPECT_EQ(result.notes[0].rfind("NOTE: kb.executable @saxpy variant @cuda_sm_90", 0), 0u)
+      << result.notes[0];
+}
+
+TEST(DriverTest, DuplicateKeysFromTwoKernelsNameBoth) {
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_90"};
+  options.objectSubstitutions = {
+      {"saxpy", kInputs + "/saxpy.ptx", "kernels/a/kernel.toml"},
+      {"saxpy", kInputs + "/saxpy.ptx", "kernels/b/kernel.toml"}};
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("kernels/a/kernel.toml"), std::string::npos)
+      << result.diagnostics;
+  EXPECT_NE(result.diagnostics.find("kernels/b/kernel.toml"), std::string::npos)
+      << result.diagnostics;
+}
+
+TEST(DriverTest, ErrorWritesNoOutput) {
+  std::string output = ::testing::TempDir() + "/kb_driver_test_out.mlir";
+  std::remove(output.c_str());
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_90"};
+  options.outputPath = output;
+  options.objectSubstitutions = {
+      {"saxpy", kInputs + "/saxpy_wrong_abi.ptx", "kernels/saxpy/kernel.toml"}};
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("does not match the ABI of export @saxpy"),
+            std::string::npos)
+      << result.diagnostics;
+  EXPECT_FALSE(std::ifstream(output).good());
+}
+
+TEST(DriverTest, ParseSubstitution) {
+  kb::driver::Substitution s;
+  std::string error;
+  EXPECT_TRUE(kb::driver::parseSubstitution("saxpy=a=b.ptx", s, error));
+  EXPECT_EQ(s.executable, "saxpy");
+  EXPECT_EQ(s.file, "a=b.ptx");
+  EXPECT_FALSE(kb::driver::parseSubstitution("saxpy.ptx", s, error));
+  EXPECT_NE(error.find("expected NAME=FILE"), std::string::npos);
+  EXPECT_FALSE(kb::driver::parseSubstitution("=x.ptx", s, error));
+  EXPECT_FALSE(kb::driver::parseSubstitution("saxpy=", s, error));
+}
+
+TEST(DriverTest, MissingProgram) {
+  kb::driver::CompileOptions options;
+  options.programPath = kInputs + "/no_such_program.mlir";
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("cannot read program"), std::string::npos)
+      << result.diagnostics;
+}
+
+} // namespace
