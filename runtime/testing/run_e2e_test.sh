@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# End-to-end `kernel-bench run` on the sample program modules (built here
+# with glslc, so this runs on lavapipe without a GPU):
+#   run_e2e_test.sh KERNEL_BENCH MAKE_MODULES WORK_DIR [DEVICE]
+# Exit 77 (ctest: skipped) when glslc or every Vulkan/CUDA device is missing.
+set -uo pipefail
+kb=$1 make_modules=$2 work=$3 device=${4:-auto}
+rm -rf "$work"; mkdir -p "$work"
+"$make_modules" "$work" >/dev/null; rc=$?
+[ $rc -eq 77 ] && { echo "skip: glslc not found"; exit 77; }
+[ $rc -eq 0 ] || { echo "FAIL: kb-make-test-modules exited $rc"; exit 1; }
+fail=0
+check() { # name expected_rc pattern -- command...
+  local name=$1 want=$2 pattern=$3; shift 4
+  local out; out=$("$@" 2>&1); local got=$?
+  if [ $got -eq 77 ] && [ "$want" != 77 ]; then echo "skip: $name: no device"; echo "$out"; exit 77; fi
+  if [ $got -ne "$want" ] || ! grep -qE "$pattern" <<<"$out"; then
+    echo "FAIL: $name: exit $got (want $want), pattern /$pattern/"; echo "$out"; fail=1
+  else
+    echo "ok: $name"
+  fi
+}
+check "agreeing candidate" 0 'result: outputs agree' -- "$kb" run "$work/ok" --device "$device"
+check "device choice is said" 0 'device: .*(cuda|vulkan):[0-9]' -- "$kb" run "$work/ok" --device "$device"
+check "wrong candidate" 1 'index 37: generated .*, substituted' -- "$kb" run "$work/wrong" --device "$device"
+check "wrong candidate verdict" 1 'OUTPUTS DIFFER' -- "$kb" run "$work/wrong/program.kbm" --device "$device"
+check "missing build" 1 'does not exist; run `kernel-bench build` first' -- "$kb" run "$work/nope"
+head -c 300 "$work/ok/program.kbm" > "$work/truncated.kbm"
+check "truncated module" 1 'corrupted or truncated' -- "$kb" run "$work/truncated.kbm"
+check "bad device" 1 'expected auto, cuda, cuda:N, vulkan or vulkan:N' -- "$kb" run "$work/ok" --device gpu7
+check "no such function" 1 'no function `nope`; it has: main' -- "$kb" run "$work/ok" --function nope --device "$device"
+exit $fail
