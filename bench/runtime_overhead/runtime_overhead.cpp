@@ -1,0 +1,188 @@
+//===- bench/runtime_overhead/runtime_overhead.cpp - HAL overheads --------===//
+//
+//   runtime_overhead [KERNEL_DIR]   (default: the HAL CTS kernels/ dir)
+//
+// 1. CUDA: host cost per dispatch of an empty kernel through the HAL
+//    (record + submit of N dispatches) vs raw cuLaunchKernel in a loop, same
+//    kernel, same stream discipline; target ratio <= 1.1.
+// 2. CUDA: module load time from cubin vs from PTX (driver JIT).
+// 3. Vulkan: compute pipeline creation with and without a VkPipelineCache.
+// Prints ratios; not a test (numbers depend on the machine).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/hal/api.h"
+#include "runtime/hal/drivers/registration.h"
+
+#ifdef KB_HAVE_CUDA_DRIVER
+#include "runtime/hal/drivers/cuda/cuda_driver.h"
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+using namespace kb;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double medianUs(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double timeUs(const std::function<void()> &fn) {
+  auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char *kEmptyPtx = ".version 7.8\n.target sm_75\n.address_size 64\n"
+                        ".visible .entry empty()\n{\n  ret;\n}\n";
+
+#ifdef KB_HAVE_CUDA_DRIVER
+void benchCuda(const std::string &kernelDir) {
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "cuda");
+  if (!selected.ok()) {
+    std::printf("cuda: skipped (%s)\n", selected.status().message().c_str());
+    return;
+  }
+  hal::Device &device = *selected->device;
+  auto *cuDevice = dynamic_cast<hal::cuda::CudaDevice *>(&device);
+  const hal::cuda::CudaSymbols &s = cuDevice->syms();
+  hal::ExecutableSpec spec;
+  spec.name = "empty";
+  spec.format = hal::ExecutableFormat::Ptx;
+  spec.target = "sm_75";
+  spec.data = kEmptyPtx;
+  KernelAbi abi;
+  abi.entry = "empty";
+  abi.workgroupSize = {32, 1, 1};
+  spec.exports = {abi};
+  auto exe = device.createExecutable(spec);
+  if (!exe.ok()) {
+    std::printf("cuda: %s\n", exe.status().message().c_str());
+    return;
+  }
+  auto *cuExe = dynamic_cast<hal::cuda::CudaExecutable *>(exe->get());
+  const int n = 10000, reps = 7;
+  std::vector<double> hal, raw;
+  for (int r = 0; r < reps; ++r) {
+    auto cb = device.createCommandBuffer();
+    hal.push_back(timeUs([&] {
+      for (int i = 0; i < n; ++i) {
+        hal::DispatchParams d;
+        d.executable = exe->get();
+        (*cb)->dispatch(d).ignoreError();
+      }
+      (*cb)->submitAndWait().ignoreError();
+    }) / n);
+    raw.push_back(timeUs([&] {
+      for (int i = 0; i < n; ++i)
+        s.cuLaunchKernel(cuExe->function(0), 1, 1, 1, 32, 1, 1, 0,
+                         cuDevice->stream(), nullptr, nullptr);
+      s.cuStreamSynchronize(cuDevice->stream());
+    }) / n);
+  }
+  double h = medianUs(hal), w = medianUs(raw);
+  std::printf("cuda dispatch host cost: HAL %.2f us, raw cuLaunchKernel %.2f us, "
+              "ratio %.2fx (target <= 1.10x)\n", h, w, h / w);
+
+  std::string ptx = readFile(kernelDir + "/cts_kernels.ptx");
+  std::string cubin = readFile(kernelDir + "/cts_kernels.sm_90.cubin");
+  if (ptx.empty() || cubin.empty() || device.properties().ccMajor != 9) {
+    std::printf("cuda module load: skipped (needs %s/cts_kernels.{ptx,sm_90.cubin} "
+                "and an sm_90 device)\n", kernelDir.c_str());
+    return;
+  }
+  auto load = [&](hal::ExecutableFormat format, const std::string &data) {
+    std::vector<double> t;
+    for (int r = 0; r < 5; ++r) {
+      hal::ExecutableSpec sp;
+      sp.name = "cts";
+      sp.format = format;
+      sp.target = format == hal::ExecutableFormat::Cubin ? "sm_90" : "sm_75";
+      sp.data = data;
+      KernelAbi k;
+      k.entry = "double_plus_one";
+      k.bindings = {{"a", ElementType::U32, Access::ReadOnly},
+                    {"b", ElementType::U32, Access::WriteOnly}};
+      k.constants = {{"n", ScalarType::U32}};
+      k.workgroupSize = {64, 1, 1};
+      sp.exports = {k};
+      t.push_back(timeUs([&] { device.createExecutable(sp).status().ignoreError(); }));
+    }
+    return medianUs(t);
+  };
+  double tp = load(hal::ExecutableFormat::Ptx, ptx);
+  double tc = load(hal::ExecutableFormat::Cubin, cubin);
+  std::printf("cuda module load: PTX %.0f us, cubin %.0f us, PTX/cubin %.1fx\n",
+              tp, tc, tp / tc);
+}
+#endif
+
+void benchVulkan(const std::string &kernelDir) {
+  std::string spirv = readFile(kernelDir + "/double_plus_one.spv");
+  if (spirv.empty()) {
+    std::printf("vulkan: skipped (%s/double_plus_one.spv missing)\n", kernelDir.c_str());
+    return;
+  }
+  hal::ExecutableSpec spec;
+  spec.name = "double_plus_one";
+  spec.format = hal::ExecutableFormat::Spirv;
+  spec.target = "vulkan1.1";
+  spec.data = spirv;
+  KernelAbi k;
+  k.entry = "main";
+  k.bindings = {{"a", ElementType::U32, Access::ReadOnly},
+                {"b", ElementType::U32, Access::WriteOnly}};
+  k.constants = {{"n", ScalarType::U32}};
+  k.workgroupSize = {64, 1, 1};
+  spec.exports = {k};
+  double results[2] = {0, 0};
+  for (int withCache = 0; withCache < 2; ++withCache) {
+    hal::DeviceOptions options;
+    options.pipelineCache = withCache;
+    auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan", {}, options);
+    if (!selected.ok()) {
+      std::printf("vulkan: skipped (%s)\n", selected.status().message().c_str());
+      return;
+    }
+    if (withCache == 0)
+      std::printf("vulkan device: %s\n", selected->reason.c_str());
+    // The first creation fills the cache; the median is of the later ones.
+    std::vector<double> t;
+    for (int r = 0; r < 9; ++r)
+      t.push_back(timeUs([&] {
+        selected->device->createExecutable(spec).status().ignoreError();
+      }));
+    t.erase(t.begin());
+    results[withCache] = medianUs(t);
+  }
+  std::printf("vulkan pipeline creation: no cache %.0f us, with cache %.0f us, "
+              "speedup %.1fx\n", results[0], results[1], results[0] / results[1]);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string kernelDir = argc > 1 ? argv[1] : KB_CTS_KERNEL_DIR;
+#ifdef KB_HAVE_CUDA_DRIVER
+  benchCuda(kernelDir);
+#else
+  std::printf("cuda: not in this build\n");
+#endif
+  benchVulkan(kernelDir);
+  return 0;
+}
