@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -89,7 +90,8 @@ std::string makeProgram(int count) {
 
 struct Case {
   int executables;
-  double seconds; // best of the repetitions
+  double seconds;    // wall time, best of the repetitions
+  double cpuSeconds; // process CPU time (all threads) of that repetition
 };
 
 } // namespace
@@ -113,8 +115,8 @@ int main(int argc, char **argv) {
   fs::create_directories(root);
 
   std::vector<Case> cases;
-  std::printf("%-12s %-12s %-12s %-14s\n", "executables", "substituted",
-              "time (ms)", "us/executable");
+  std::printf("%-12s %-12s %-10s %-10s %-14s\n", "executables",
+              "substituted", "wall (ms)", "cpu (ms)", "us/executable");
   for (int count : {100, 1000, 10000}) {
     fs::path dir = root / std::to_string(count);
     fs::create_directories(dir / "objects");
@@ -123,14 +125,16 @@ int main(int argc, char **argv) {
     for (int i = 0; i < count; i += 2)
       writeFile(dir / "objects" / ("e" + std::to_string(i) + "_cuda_sm_90.ptx"),
                 ptx);
-    double best = 1e30;
+    double best = 1e30, bestCpu = 0;
     for (int r = 0; r < repetitions; ++r) {
       kb::driver::CompileOptions options;
       options.programPath = (dir / "program.mlir").string();
       options.objectDirectories = {(dir / "objects").string()};
       options.outputPath = (dir / "out.mlir").string();
       auto start = std::chrono::steady_clock::now();
+      std::clock_t cpuStart = std::clock();
       kb::driver::CompileResult result = kb::driver::compile(options);
+      double cpu = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
       double seconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
@@ -142,18 +146,25 @@ int main(int argc, char **argv) {
         fs::remove_all(root);
         return 1;
       }
-      best = std::min(best, seconds);
+      if (seconds < best) {
+        best = seconds;
+        bestCpu = cpu;
+      }
     }
-    cases.push_back({count, best});
-    std::printf("%-12d %-12d %-12.1f %-14.1f\n", count, (count + 1) / 2,
-                best * 1e3, best * 1e6 / count);
+    cases.push_back({count, best, bestCpu});
+    std::printf("%-12d %-12d %-10.1f %-10.1f %-14.1f\n", count,
+                (count + 1) / 2, best * 1e3, bestCpu * 1e3,
+                best * 1e6 / count);
   }
   fs::remove_all(root);
 
   double ratio = cases[2].seconds / cases[1].seconds;
   std::printf("\n10k/1k ratio: %.2fx (target <= 12x): %s\n", ratio,
               ratio <= 12.0 ? "MET" : "NOT MET");
-  std::printf("10k time: %.3f s (target <= 2 s): %s\n", cases[2].seconds,
+  std::printf("10k time: %.3f s wall, %.3f s CPU (target <= 2 s): %s\n",
+              cases[2].seconds, cases[2].cpuSeconds,
               cases[2].seconds <= 2.0 ? "MET" : "NOT MET");
+  // Wall time is what the target is about; on a shared machine it includes
+  // waiting for a core, which the CPU figure does not.
   return 0;
 }
