@@ -250,10 +250,6 @@ int runBuild(const BuildFlags &flags) {
                               ? flags.timeoutSeconds
                               : project.build.timeoutSeconds.value_or(120.0);
 
-  toolchains::ToolchainsConfig toolConfig;
-  toolConfig.overrides = project.toolOverrides;
-  toolchains::Toolchains tools(toolConfig);
-
   BuildReport report;
   report.project = &project;
   report.outputDir = outDir;
@@ -296,6 +292,13 @@ int runBuild(const BuildFlags &flags) {
   }
   report.options.cacheEnabled = cache != nullptr;
   report.options.cacheDir = cacheDir;
+
+  toolchains::ToolchainsConfig toolConfig;
+  toolConfig.overrides = project.toolOverrides;
+  // Tool --version probes are remembered next to the cache, so a no-op
+  // build spawns no process at all.
+  toolConfig.probeCacheDirectory = cacheDir;
+  toolchains::Toolchains tools(toolConfig);
 
   // Every tool a planned target needs must be there before anything runs:
   // a build that silently skips a target would look like a success.

@@ -471,6 +471,46 @@ TEST_F(BuildCliTest, GoodProjectBuildsThenHitsTheCache) {
   EXPECT_FALSE(third["options"]["cache"]["enabled"]);
 }
 
+TEST_F(BuildCliTest, StrictTurnsWarningsIntoErrors) {
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("glslc");
+  // Without --strict: built, warnings shown compiler-style and recorded.
+  CliRun r = build("warning");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::ContainsRegex(
+                            "warning/scale/scale.cu:5(:[0-9]+)?: warning: "
+                            "variable \"unused\" was declared but never "
+                            "referenced"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex(
+                            "warning/scale/scale.comp:3(:[0-9]+)?: warning: "
+                            "'#extension' : extension not supported"));
+  json report = buildJson();
+  for (const json &job : report["jobs"]) {
+    ASSERT_FALSE(job["diagnostics"].empty()) << job.dump(2);
+    EXPECT_EQ(job["diagnostics"][0]["severity"], "warning");
+  }
+  EXPECT_FALSE(published("scale").empty());
+
+  // --strict: both jobs fail, and the outputs of the lenient build above are
+  // removed rather than left looking current. The lenient cache entries are
+  // not reused (the tools ran with -Werror) and nothing failed is stored.
+  for (int pass = 0; pass < 2; ++pass) {
+    r = build("warning", {"--strict"});
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("FAILED: scale cuda:sm_90"));
+    EXPECT_THAT(r.output, HasSubstr("FAILED: scale vulkan:1.2"));
+    EXPECT_THAT(r.output, ::testing::ContainsRegex(
+                              "scale.cu:5(:[0-9]+)?: error: variable "
+                              "\"unused\""));
+    report = buildJson();
+    EXPECT_TRUE(report["options"]["strict"].get<bool>());
+    EXPECT_EQ(report["totals"]["failed"], 2);
+    for (const json &job : report["jobs"])
+      EXPECT_EQ(job["cache"], "miss") << "pass " << pass;
+    EXPECT_THAT(published("scale"), ::testing::IsEmpty());
+  }
+}
+
 TEST_F(BuildCliTest, VerbosePrintsCommandLines) {
   REQUIRE_TOOL("glslc");
   CliRun r = build("good", {"--target", "vulkan:1.2", "-v"});
