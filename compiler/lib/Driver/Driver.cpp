@@ -1,6 +1,7 @@
 //===- Driver.cpp - Run the kb compiler in-process ------------------------===//
 #include "kb/Driver/Driver.h"
 
+#include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBDialect.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
@@ -43,6 +44,11 @@ bool parseSubstitution(const std::string &text, Substitution &result,
   result.executable = text.substr(0, eq);
   result.file = text.substr(eq + 1);
   return true;
+}
+
+std::string variantNameForTarget(const std::string &target) {
+  std::optional<kbir::TargetSpec> spec = kbir::parseTargetSpec(target);
+  return spec ? spec->getVariantName() : std::string();
 }
 
 /// The backend class of an object file ("cuda", "vulkan") or "source".

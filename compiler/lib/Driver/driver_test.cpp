@@ -81,6 +81,32 @@ TEST(DriverTest, ParseSubstitution) {
   EXPECT_FALSE(kb::driver::parseSubstitution("saxpy=", s, error));
 }
 
+TEST(DriverTest, PerTargetKeys) {
+  EXPECT_EQ(kb::driver::variantNameForTarget("cuda:sm_90"), "cuda_sm_90");
+  EXPECT_EQ(kb::driver::variantNameForTarget("vulkan:1.2"), "vulkan_1_2");
+  EXPECT_EQ(kb::driver::variantNameForTarget("cuda:sm_20"), "");
+
+  // One PTX per CUDA architecture, each into its own variant.
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_80", "cuda:sm_90"};
+  for (const char *target : {"cuda:sm_80", "cuda:sm_90"})
+    options.objectSubstitutions.push_back(
+        {"saxpy/" + kb::driver::variantNameForTarget(target),
+         kInputs + "/saxpy.ptx", "kernels/saxpy/kernel.toml"});
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  // The fixture PTX targets sm_90, which an sm_80 variant cannot load.
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("targets sm_90, newer than variant @cuda_sm_80"),
+            std::string::npos)
+      << result.diagnostics;
+  options.objectSubstitutions.erase(options.objectSubstitutions.begin());
+  result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.substitutions.size(), 1u);
+  EXPECT_EQ(result.substitutions[0].variant, "cuda_sm_90");
+}
+
 TEST(DriverTest, MissingProgram) {
   kb::driver::CompileOptions options;
   options.programPath = kInputs + "/no_such_program.mlir";
