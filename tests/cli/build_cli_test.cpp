@@ -415,6 +415,14 @@ TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {
   for (const json &c : report["jobs"][0]["commands"])
     timedOut = timedOut || c["timed_out"].get<bool>();
   EXPECT_TRUE(timedOut) << report.dump(2);
+
+  // A killed run is never cached: the second build runs the tool again.
+  r = build("hanging_tool", {"--timeout", "1"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  report = buildJson();
+  ASSERT_EQ(report["jobs"].size(), 1u);
+  EXPECT_EQ(report["jobs"][0]["cache"], "miss");
+  EXPECT_THAT(published("scale"), ::testing::IsEmpty());
 }
 
 TEST_F(BuildCliTest, ProgramNeedsTheCompilerOrKernelsOnly) {
