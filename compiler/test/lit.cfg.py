@@ -17,3 +17,14 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["kb-opt", "kb-compile"],
                                    [config.kb_tools_dir])
+
+# Real toolchains, for the tests that build the bundled kernels; the tests
+# that need them say `REQUIRES:` and are reported UNSUPPORTED without them.
+import shutil
+nvcc = shutil.which("nvcc") or (
+    "/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+if nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+if shutil.which("glslc"):
+    config.available_features.add("glslc")
