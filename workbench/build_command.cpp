@@ -335,13 +335,23 @@ int runBuild(const BuildFlags &flags) {
       // Steps name the source by absolute path; show it as the user sees it.
       const std::string absolute = job.spec->source.string();
       const std::string shown = displayPath(job.spec->source);
-      record.result = builder.build(
-          specs[i], job.target, outDir, [&](const std::string &step) {
-            std::string line = step;
-            if (size_t at = line.find(absolute); at != std::string::npos)
-              line.replace(at, absolute.size(), shown);
-            progress.step(number, line);
-          });
+      try {
+        record.result = builder.build(
+            specs[i], job.target, outDir, [&](const std::string &step) {
+              std::string line = step;
+              if (size_t at = line.find(absolute); at != std::string::npos)
+                line.replace(at, absolute.size(), shown);
+              progress.step(number, line);
+            });
+      } catch (const std::exception &e) {
+        // An exception escaping a worker thread would terminate the whole
+        // build; make it this job's failure instead.
+        record.result.kernel = job.kernel->name;
+        record.result.target = job.target;
+        record.result.status = internalError(
+            job.kernel->name + " for " + job.target.toString() + ": " +
+            e.what());
+      }
       if (flags.strict && record.result.status.ok()) {
         size_t warnings = std::count_if(
             record.result.diagnostics.begin(), record.result.diagnostics.end(),
