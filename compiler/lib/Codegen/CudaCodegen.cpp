@@ -26,6 +26,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -114,6 +116,13 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
              << what;
   }
 
+  // #gpu.address_space<workgroup> -> NVVM shared (3), global (1).
+  if (failed(codegen::lowerAddressSpaces(
+          gpuModule,
+          static_cast<unsigned>(NVVM::NVVMMemorySpace::kSharedMemorySpace),
+          static_cast<unsigned>(NVVM::NVVMMemorySpace::kGlobalMemorySpace), 0)))
+    return failure();
+
   LowerToLLVMOptions options(
       context, DataLayout(cast<DataLayoutOpInterface>(gpuModule.getOperation())));
   options.useBarePtrCallConv = true;
@@ -162,6 +171,11 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
     populateGpuToNVVMConversionPatterns(converter, patterns);
     LLVMConversionTarget target(*context);
     configureGpuToNVVMConversionLegality(target);
+    // configureGpuToNVVMConversionLegality expects these to become libdevice
+    // calls; the NVPTX backend selects them natively (abs, ceil, floor,
+    // sqrt.rn), and we link no libdevice.
+    target.addLegalOp<LLVM::FAbsOp, LLVM::FCeilOp, LLVM::FFloorOp,
+                      LLVM::SqrtOp>();
     if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
       return failure();
   }

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,12 +22,24 @@ std::string codegen::describeCodegen(ExecutableOp executable,
          executable.getSymName().str();
 }
 
+/// Workgroup memory: a static `memref.alloc` in #gpu.address_space<workgroup>
+/// directly in the kernel body (not in a loop or branch).
+static bool isWorkgroupAlloc(memref::AllocOp alloc) {
+  auto space =
+      alloc.getType().getMemorySpace().dyn_cast_or_null<gpu::AddressSpaceAttr>();
+  return space && space.getValue() == gpu::AddressSpace::Workgroup &&
+         alloc.getType().hasStaticShape() &&
+         isa<func::FuncOp>(alloc->getParentOp());
+}
+
 /// The ops both lowerings handle. Everything else is refused up front with a
 /// message at the op, instead of a "failed to legalize" from deep inside a
 /// conversion.
 static bool isSupportedBodyOp(Operation *op) {
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return true;
+  if (auto alloc = dyn_cast<memref::AllocOp>(op))
+    return isWorkgroupAlloc(alloc);
   return isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::WhileOp,
              scf::ConditionOp, memref::LoadOp, memref::StoreOp, gpu::ThreadIdOp,
              gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp, gpu::BarrierOp,
@@ -34,7 +48,9 @@ static bool isSupportedBodyOp(Operation *op) {
 }
 
 static constexpr const char *kSupportedOpsText =
-    "arith and math ops, scf.for/if/while, memref.load/store on bindings, "
+    "arith and math ops, scf.for/if/while, memref.load/store, "
+    "memref.alloc of static workgroup memory (#gpu.address_space<workgroup>) "
+    "at the top of the body, "
     "gpu.thread_id/block_id/block_dim/grid_dim/barrier, kb.binding, "
     "kb.constant, kb.workgroup_id/count/size";
 
@@ -179,10 +195,21 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
   if (flavor == codegen::KernelFlavor::Cuda)
     argTypes.append(constantTypes);
 
+  // CUDA: workgroup memory becomes workgroup attributions of the gpu.func
+  // (shared-memory globals after lowering). Vulkan keeps the allocs, which
+  // the SPIR-V lowering turns into Workgroup variables.
+  SmallVector<memref::AllocOp> workgroupAllocs;
+  SmallVector<Type> workgroupTypes;
+  if (flavor == codegen::KernelFlavor::Cuda)
+    for (auto alloc : body.getBody().front().getOps<memref::AllocOp>()) {
+      workgroupAllocs.push_back(alloc);
+      workgroupTypes.push_back(alloc.getType());
+    }
+
   OpBuilder builder = OpBuilder::atBlockEnd(gpuModule.getBody());
   auto gpuFunc = builder.create<gpu::GPUFuncOp>(
       body.getLoc(), exportOp.getSymName(),
-      builder.getFunctionType(argTypes, {}));
+      builder.getFunctionType(argTypes, {}), workgroupTypes);
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                    builder.getUnitAttr());
   Block &entry = gpuFunc.getBody().front();
@@ -220,13 +247,16 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
     }
     auto placeholder = builder.create<UnrealizedConversionCastOp>(
         loc, TypeRange{type}, ValueRange{});
-    placeholder->setAttr(kPushConstantAttr, builder.getI64IntegerAttr(i));
+    placeholder->setAttr(codegen::kPushConstantAttr, builder.getI64IntegerAttr(i));
     constantValues.push_back(placeholder.getResult(0));
   }
   (void)numConstants;
 
   // Clone the body, replacing the interface ops as we go.
   IRMapping mapping;
+  for (auto [alloc, attribution] :
+       llvm::zip(workgroupAllocs, gpuFunc.getWorkgroupAttributions()))
+    mapping.map(alloc.getResult(), attribution);
   builder.setInsertionPointToEnd(&entry);
   ArrayRef<int64_t> workgroupSize = exportOp.getWorkgroupSize();
   for (Operation &op : body.getBody().front()) {
@@ -234,6 +264,9 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
       builder.create<gpu::ReturnOp>(op.getLoc());
       continue;
     }
+    if (auto alloc = dyn_cast<memref::AllocOp>(op);
+        alloc && mapping.contains(alloc.getResult()))
+      continue;
     builder.clone(op, mapping);
   }
   SmallVector<Operation *> interfaceOps;
@@ -290,4 +323,26 @@ codegen::buildKernelModule(ExecutableOp executable, VariantOp variant,
       return failure();
   }
   return module;
+}
+
+LogicalResult codegen::lowerAddressSpaces(Operation *root, unsigned workgroup,
+                                          unsigned global,
+                                          unsigned privateSpace) {
+  MLIRContext *context = root->getContext();
+  RewritePatternSet patterns(context);
+  TypeConverter typeConverter;
+  typeConverter.addConversion([](Type t) { return t; });
+  gpu::populateMemorySpaceAttributeTypeConversions(
+      typeConverter, [=](gpu::AddressSpace space) -> unsigned {
+        switch (space) {
+        case gpu::AddressSpace::Global: return global;
+        case gpu::AddressSpace::Workgroup: return workgroup;
+        case gpu::AddressSpace::Private: return privateSpace;
+        }
+        llvm_unreachable("unknown address space");
+      });
+  gpu::populateMemorySpaceLoweringPatterns(typeConverter, patterns);
+  ConversionTarget target(*context);
+  gpu::populateLowerMemorySpaceOpLegality(target);
+  return applyFullConversion(root, target, std::move(patterns));
 }

@@ -42,6 +42,11 @@ FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(ExecutableOp executable,
                                                    VariantOp variant,
                                                    KernelFlavor flavor);
 
+/// Rewrites #gpu.address_space memory spaces to the target's numbers
+/// (workgroup, global, private), as MLIR 16's GPU lowerings do internally.
+LogicalResult lowerAddressSpaces(Operation *root, unsigned workgroup,
+                                 unsigned global, unsigned privateSpace);
+
 } // namespace mlir::kb::codegen
 
 #endif // KB_LIB_CODEGEN_KERNELBODY_H_

@@ -14,6 +14,7 @@
 #include "common/spirv_reader.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
 #include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
@@ -80,9 +81,52 @@ static spirv::TargetEnvAttr getTargetEnv(MLIRContext *context, StringRef arch) {
                                    spirv::ClientAPI::Vulkan);
 }
 
+/// MLIR 16's arith-to-spirv refuses unsigned ops on `index` ("bitwidth
+/// emulation is not implemented yet on unsigned op", its bit width check does
+/// not handle index). The same op on i32 (what index converts to) does:
+/// cast the operands, compute, cast back.
+static void rewriteUnsignedIndexOps(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    bool unsignedOp = isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp,
+                          arith::CeilDivUIOp, arith::MinUIOp, arith::MaxUIOp>(op);
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op))
+      unsignedOp = cmp.getPredicate() == arith::CmpIPredicate::ult ||
+                   cmp.getPredicate() == arith::CmpIPredicate::ule ||
+                   cmp.getPredicate() == arith::CmpIPredicate::ugt ||
+                   cmp.getPredicate() == arith::CmpIPredicate::uge;
+    if (unsignedOp && op->getNumOperands() == 2 &&
+        op->getOperand(0).getType().isIndex())
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Type i64 = b.getI32Type();
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(b.create<arith::IndexCastOp>(op->getLoc(), i64, v));
+    Operation *wide = b.clone(*op);
+    wide->setOperands(operands);
+    if (!isa<arith::CmpIOp>(op)) {
+      wide->getResult(0).setType(i64);
+      Value back = b.create<arith::IndexCastOp>(op->getLoc(), b.getIndexType(),
+                                                wide->getResult(0));
+      op->getResult(0).replaceAllUsesWith(back);
+    } else {
+      op->getResult(0).replaceAllUsesWith(wide->getResult(0));
+    }
+    op->erase();
+  }
+}
+
 /// gpu.module -> spirv.module (replaces the gpu.module in |module|).
 static LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule) {
   MLIRContext *context = module.getContext();
+  // #gpu.address_space -> the numbers mapMemorySpaceToVulkanStorageClass
+  // knows: Workgroup 3, StorageBuffer 0, Function 6.
+  if (failed(codegen::lowerAddressSpaces(gpuModule, 3, 0, 6)))
+    return failure();
+  rewriteUnsignedIndexOps(gpuModule);
   {
     spirv::MemorySpaceToStorageClassConverter converter(
         spirv::mapMemorySpaceToVulkanStorageClass);
@@ -100,6 +144,8 @@ static LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule)
       [](UnrealizedConversionCastOp op) {
         return op->hasAttr(codegen::kPushConstantAttr);
       });
+  // index is 32-bit (the default): MLIR 16 derives the GPU builtins'
+  // type from it, and Vulkan requires 32-bit WorkgroupId/LocalInvocationId.
   SPIRVTypeConverter typeConverter(targetEnv);
   ScfToSPIRVContext scfContext;
   RewritePatternSet patterns(context);

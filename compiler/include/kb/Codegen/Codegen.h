@@ -35,6 +35,12 @@ namespace kb {
 class ExecutableOp;
 class VariantOp;
 
+/// The variant attribute that holds what codegen produced: an array of
+/// `{target = "sm_90", object = #kb.object<{path, data}>}` dictionaries
+/// (PTX then cubin for cuda, SPIR-V for vulkan). Kept when object
+/// substitution renames the variant to `<name>_reference`.
+inline constexpr llvm::StringLiteral kGeneratedAttrName = "kb.generated";
+
 /// One binary produced for a variant.
 struct GeneratedBinary {
   /// "ptx", "cubin" or "spv" (the extension the object would have).

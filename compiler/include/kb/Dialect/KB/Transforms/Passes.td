@@ -133,4 +133,80 @@ def MaterializeVariantsPass
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Codegen and benchmark generation (compiler/lib/Codegen, issue 4)
+//===----------------------------------------------------------------------===//
+
+def CodegenPass : Pass<"kb-codegen", "mlir::ModuleOp"> {
+  let summary = "Generates PTX (+ cubin) and SPIR-V for every generated variant";
+  let description = [{
+    For every `kb.variant` without `objects`, compiles the executable's
+    kernel body in-process (kb/Codegen/Codegen.h) and records the result on
+    the variant as `kb.generated = [{target = "sm_90", object =
+    #kb.object<{path = "<exe>_<variant>.ptx", data = ...}>}, ...]`:
+
+    * `cuda`: PTX from LLVM's NVPTX backend (bindings as bare pointers, then
+      typed constants; `.reqntid` = workgroup size), plus a cubin for the
+      variant's architecture when ptxas is found (CUDA_PATH/bin,
+      /usr/local/cuda/bin, PATH) and `emit-cubin` is set.
+    * `vulkan`: SPIR-V (set 0 binding i storage buffers, NonWritable when
+      readonly, one push-constant block, LocalSize = workgroup size).
+
+    Every binary is checked against its exports' ABI with common/abi_check.h.
+    A body op the lowering does not support is an error at that op naming
+    the target. External variants are left alone; a variant that already
+    has `kb.generated` is not regenerated. Runs before object substitution,
+    so a substituted variant's generated code becomes its reference.
+
+    ```
+    kb-opt program.mlir --kb-materialize-variants=targets=cuda:sm_90 --kb-codegen
+    ```
+  }];
+  let options = [
+    Option<"emitCubin", "emit-cubin", "bool", "true",
+           "Also compile a cubin with ptxas when ptxas is found">,
+    Option<"ptxas", "ptxas", "std::string", "",
+           "The ptxas to use (default: search CUDA_PATH/bin, "
+           "/usr/local/cuda/bin, PATH)">,
+  ];
+}
+
+def GenerateBenchmarksPass
+    : Pass<"kb-generate-benchmarks", "mlir::ModuleOp"> {
+  let summary = "Describes one benchmark per (executable, export, workload) "
+                "dispatch, after object substitution";
+  let description = [{
+    Walks every `kb.dispatch` of the host functions and evaluates its
+    workload, constants and binding sizes from the constants at the dispatch
+    site (`arith.constant` and arith arithmetic on them, through
+    `kb.alloc` dynamic sizes). Dispatch sites with the same executable,
+    export, workload, constants and binding sizes/aliasing are one
+    benchmark; sites that differ in constants or binding sizes are distinct
+    (unlike IREE, which keeps the last one seen).
+
+    Sets `kb.benchmarks` on the module, one dictionary per benchmark:
+    `name` (`<exe>_<export>_<w0>x<w1>x<w2>`, with `_2`, `_3`... for distinct
+    benchmarks of the same shape), `executable`, `export`, `workload`,
+    `workgroup_count`, `buffers` (element type, element count, `init`: a
+    seeded `uniform` draw for buffers the dispatch reads, `zero` for
+    write-only ones, `output` for buffers it writes), `bindings` (buffer index
+    per binding, so aliasing is kept), typed `constants`, `candidates`
+    (external variants: the handwritten kernels) and `references` (generated
+    variants), and `sites` (dispatch locations).
+
+    A dispatch that cannot be benchmarked (a workload, constant or buffer
+    size that is not a constant at the dispatch site) gets a remark saying
+    why and is listed in `kb.unbenchmarked` with the reason, never dropped
+    silently.
+
+    ```
+    kb-opt program.mlir --kb-generate-benchmarks
+    ```
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", "0",
+           "Mixed into every input seed (same seed = same inputs)">,
+  ];
+}
+
 #endif // KB_DIALECT_KB_TRANSFORMS_PASSES_TD

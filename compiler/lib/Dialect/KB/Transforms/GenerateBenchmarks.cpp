@@ -1,0 +1,193 @@
+//===- GenerateBenchmarks.cpp - kb-generate-benchmarks --------------------===//
+//
+// Runs after object substitution (DESIGN.md §4), so the candidate of each
+// benchmark is the handwritten kernel and its reference the generated one —
+// IREE dumps benchmarks before substitution, so a substituted .ptx never
+// reaches them (research/iree.md §2.4).
+//
+//===----------------------------------------------------------------------===//
+#include "kb/Dialect/KB/IR/KBOps.h"
+#include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Serialization/HostProgram.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::kb {
+#define GEN_PASS_DEF_GENERATEBENCHMARKSPASS
+#include "kb/Dialect/KB/Transforms/Passes.h.inc"
+} // namespace mlir::kb
+
+using namespace mlir;
+using namespace mlir::kb;
+
+namespace {
+
+struct BufferSpec {
+  BindingElementType elementType;
+  int64_t count = 0;
+  bool read = false;
+  bool written = false;
+};
+
+struct BenchmarkSpec {
+  DispatchInfo info;
+  SmallVector<BufferSpec> buffers;
+  SmallVector<int64_t> bindingBuffers;
+  SmallVector<Attribute> sites;
+};
+
+static std::string printLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << loc;
+  return os.str();
+}
+
+/// What makes two dispatch sites the same benchmark: executable, export,
+/// workload, constants, buffer sizes and types, and which binding shares a
+/// buffer with which.
+static std::string getKey(BenchmarkSpec &spec) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << spec.info.executable.getSymName() << "::"
+     << spec.info.exportOp.getSymName() << "[";
+  llvm::interleaveComma(spec.info.workload, os);
+  os << "](";
+  for (Attribute constant : spec.info.constants)
+    os << constant << ";";
+  os << ")";
+  for (const BufferSpec &buffer : spec.buffers)
+    os << getElementTypeName(buffer.elementType) << "x" << buffer.count << ","
+       << buffer.read << buffer.written << ";";
+  llvm::interleaveComma(spec.bindingBuffers, os);
+  return os.str();
+}
+
+/// Buffers of the dispatch (a buffer bound twice is one buffer, so the
+/// benchmark keeps the program's aliasing).
+static void collectBuffers(DispatchOp dispatch, BenchmarkSpec &spec) {
+  SmallVector<Value> distinct;
+  ArrayRef<BindingAttr> layout = spec.info.exportOp.getLayout().getBindings();
+  for (auto [i, value] : llvm::enumerate(dispatch.getBindings())) {
+    auto it = llvm::find(distinct, value);
+    int64_t index = it - distinct.begin();
+    if (it == distinct.end()) {
+      distinct.push_back(value);
+      spec.buffers.push_back(
+          {layout[i].getElementType(), spec.info.bindingCounts[i]});
+    }
+    BindingAccess access = layout[i].getAccess();
+    spec.buffers[index].read |= access != BindingAccess::WriteOnly;
+    spec.buffers[index].written |= access != BindingAccess::ReadOnly;
+    spec.bindingBuffers.push_back(index);
+  }
+}
+
+struct GenerateBenchmarksPass
+    : public mlir::kb::impl::GenerateBenchmarksPassBase<GenerateBenchmarksPass> {
+  using mlir::kb::impl::GenerateBenchmarksPassBase<
+      GenerateBenchmarksPass>::GenerateBenchmarksPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    Builder b(context);
+    std::vector<BenchmarkSpec> specs;
+    llvm::StringMap<size_t> byKey;
+    SmallVector<Attribute> unbenchmarked;
+
+    for (Operation *func : getHostFunctions(module)) {
+      func->walk([&](DispatchOp dispatch) {
+        std::string reason;
+        std::optional<DispatchInfo> info = analyzeDispatch(dispatch, reason);
+        if (!info) {
+          dispatch.emitRemark("not benchmarked: ") << reason;
+          unbenchmarked.push_back(b.getDictionaryAttr(
+              {b.getNamedAttr("executable",
+                              b.getStringAttr(dispatch.getExecutableName())),
+               b.getNamedAttr("export",
+                              b.getStringAttr(dispatch.getExportName())),
+               b.getNamedAttr("site", b.getStringAttr(
+                                          printLocation(dispatch.getLoc()))),
+               b.getNamedAttr("reason", b.getStringAttr(reason))}));
+          return;
+        }
+        BenchmarkSpec spec;
+        spec.info = *info;
+        collectBuffers(dispatch, spec);
+        Attribute site = b.getStringAttr(printLocation(dispatch.getLoc()));
+        std::string key = getKey(spec);
+        auto [it, inserted] = byKey.try_emplace(key, specs.size());
+        if (!inserted) {
+          specs[it->second].sites.push_back(site);
+          return;
+        }
+        spec.sites.push_back(site);
+        specs.push_back(std::move(spec));
+      });
+    }
+
+    llvm::StringMap<unsigned> shapeCount;
+    SmallVector<Attribute> benchmarks;
+    for (BenchmarkSpec &spec : specs) {
+      DispatchInfo &info = spec.info;
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      os << info.executable.getSymName() << "_" << info.exportOp.getSymName()
+         << "_" << info.workload[0] << "x" << info.workload[1] << "x"
+         << info.workload[2];
+      unsigned n = ++shapeCount[os.str()];
+      if (n > 1)
+        os << "_" << n;
+      std::string benchmarkName = os.str();
+
+      SmallVector<Attribute> buffers;
+      for (auto [i, buffer] : llvm::enumerate(spec.buffers)) {
+        uint64_t seed =
+            hashName(benchmarkName + "/" + std::to_string(i), this->seed);
+        buffers.push_back(b.getDictionaryAttr(
+            {b.getNamedAttr("element_type", b.getStringAttr(getElementTypeName(
+                                                buffer.elementType))),
+             b.getNamedAttr("element_count", b.getI64IntegerAttr(buffer.count)),
+             b.getNamedAttr("init",
+                            buildInitSpec(context, buffer.elementType,
+                                          buffer.read, seed)),
+             b.getNamedAttr("output", b.getBoolAttr(buffer.written))}));
+      }
+      SmallVector<Attribute> candidates, references;
+      for (VariantOp variant : info.executable.getVariantOps()) {
+        if (variant.isExternal())
+          candidates.push_back(b.getStringAttr(variant.getSymName()));
+        else
+          references.push_back(b.getStringAttr(variant.getSymName()));
+      }
+      benchmarks.push_back(b.getDictionaryAttr({
+          b.getNamedAttr("name", b.getStringAttr(benchmarkName)),
+          b.getNamedAttr("executable",
+                         b.getStringAttr(info.executable.getSymName())),
+          b.getNamedAttr("export", b.getStringAttr(info.exportOp.getSymName())),
+          b.getNamedAttr("workload", b.getDenseI64ArrayAttr(info.workload)),
+          b.getNamedAttr("workgroup_count",
+                         b.getDenseI64ArrayAttr(info.workgroupCount)),
+          b.getNamedAttr("buffers", b.getArrayAttr(buffers)),
+          b.getNamedAttr("bindings", b.getDenseI64ArrayAttr(spec.bindingBuffers)),
+          b.getNamedAttr("constants",
+                         b.getArrayAttr(SmallVector<Attribute>(
+                             info.constants.begin(), info.constants.end()))),
+          b.getNamedAttr("candidates", b.getArrayAttr(candidates)),
+          b.getNamedAttr("references", b.getArrayAttr(references)),
+          b.getNamedAttr("sites", b.getArrayAttr(spec.sites)),
+      }));
+    }
+    module->setAttr(kBenchmarksAttrName, b.getArrayAttr(benchmarks));
+    if (unbenchmarked.empty())
+      module->removeAttr(kUnbenchmarkedAttrName);
+    else
+      module->setAttr(kUnbenchmarkedAttrName, b.getArrayAttr(unbenchmarked));
+  }
+};
+
+} // namespace

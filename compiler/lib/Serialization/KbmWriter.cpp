@@ -1,0 +1,600 @@
+//===- KbmWriter.cpp - Program and benchmark modules as .kbm files --------===//
+#include "kb/Serialization/KbmWriter.h"
+#include "kb/Codegen/Codegen.h"
+#include "kb/Dialect/KB/IR/KBOps.h"
+#include "kb/Serialization/HostProgram.h"
+
+#include "common/kbm/kbm_generated.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::kb;
+namespace fb = flatbuffers;
+namespace kbm = ::kb::kbm;
+
+// The kbm enums are declared in the same order as the dialect's (both follow
+// common/kernel_abi.h), so they convert by value.
+static kbm::ElementType toKbm(BindingElementType t) {
+  return static_cast<kbm::ElementType>(static_cast<uint8_t>(t));
+}
+static kbm::ScalarType toKbm(ConstantType t) {
+  return static_cast<kbm::ScalarType>(static_cast<uint8_t>(t));
+}
+static kbm::Access toKbm(BindingAccess a) {
+  return static_cast<kbm::Access>(static_cast<uint8_t>(a));
+}
+
+static std::optional<kbm::ExecutableFormat> getFormat(ObjectAttr object) {
+  StringRef format = object.getFormat();
+  if (format == "ptx") return kbm::ExecutableFormat::Ptx;
+  if (format == "cubin") return kbm::ExecutableFormat::Cubin;
+  if (format == "spv") return kbm::ExecutableFormat::Spirv;
+  return std::nullopt;
+}
+
+/// The low bytes of |value| as the layout type |type| reads them.
+static uint64_t getBits(TypedAttr value) {
+  if (auto f = value.dyn_cast<FloatAttr>())
+    return f.getValue().bitcastToAPInt().getZExtValue();
+  return value.cast<IntegerAttr>().getValue().getZExtValue();
+}
+
+/// Converts |value| to the constant's declared scalar type (a dispatch may
+/// pass `i32` for a `u32`, or a float literal of the right width).
+static TypedAttr castToLayout(TypedAttr value, ConstantType type) {
+  MLIRContext *context = value.getContext();
+  auto intValue = value.dyn_cast<IntegerAttr>();
+  switch (type) {
+  case ConstantType::I32:
+  case ConstantType::U32:
+  case ConstantType::I64:
+  case ConstantType::U64: {
+    if (!intValue)
+      return {};
+    unsigned width =
+        (type == ConstantType::I32 || type == ConstantType::U32) ? 32 : 64;
+    return IntegerAttr::get(IntegerType::get(context, width),
+                            intValue.getValue().sextOrTrunc(width));
+  }
+  case ConstantType::F32:
+  case ConstantType::F64: {
+    auto f = value.dyn_cast<FloatAttr>();
+    if (!f)
+      return {};
+    Type ft = type == ConstantType::F32 ? FloatType::getF32(context)
+                                        : FloatType::getF64(context);
+    if (f.getType() == ft)
+      return f;
+    return FloatAttr::get(ft, f.getValueAsDouble());
+  }
+  }
+  return {};
+}
+
+namespace {
+
+class ModuleWriter {
+public:
+  fb::FlatBufferBuilder fbb{1 << 16};
+
+  /// Writes |executable|; failure when a variant has no code.
+  FailureOr<fb::Offset<kbm::Executable>> writeExecutable(ExecutableOp executable) {
+    // Substituted objects are candidates when a generated reference for the
+    // same backend exists; an executable shipped only as objects is its own
+    // reference.
+    bool hasGenerated[2] = {false, false};
+    for (VariantOp v : executable.getVariantOps())
+      if (!v.isExternal())
+        hasGenerated[static_cast<int>(v.getBackend())] = true;
+
+    std::vector<fb::Offset<kbm::ExecutableVariant>> variants;
+    for (VariantOp v : executable.getVariantOps()) {
+      auto exports = writeExports(executable, v);
+      if (v.isExternal()) {
+        auto object = v.getObjectsAttr()[0].cast<ObjectAttr>();
+        std::optional<kbm::ExecutableFormat> format = getFormat(object);
+        if (!format)
+          return v.emitOpError("object '")
+                 << object.getPath() << "' has no .ptx/.cubin/.spv extension";
+        kbm::VariantRole role = hasGenerated[static_cast<int>(v.getBackend())]
+                                    ? kbm::VariantRole::Candidate
+                                    : kbm::VariantRole::Reference;
+        variants.push_back(writeVariant(*format, v.getArch(), role,
+                                        object.getData(), exports));
+        continue;
+      }
+      auto generated = v->getAttrOfType<ArrayAttr>(kGeneratedAttrName);
+      if (!generated || generated.empty())
+        return v.emitOpError("of kb.executable @")
+               << executable.getSymName()
+               << " has no generated code to serialize; run kb-codegen first";
+      for (Attribute entry : generated) {
+        auto dict = entry.cast<DictionaryAttr>();
+        auto object = dict.getAs<ObjectAttr>("object");
+        auto target = dict.getAs<StringAttr>("target");
+        std::optional<kbm::ExecutableFormat> format =
+            object ? getFormat(object) : std::nullopt;
+        if (!format || !target)
+          return v.emitOpError("has a malformed ")
+                 << kGeneratedAttrName << " entry " << entry;
+        variants.push_back(writeVariant(*format, target.getValue(),
+                                        kbm::VariantRole::Reference,
+                                        object.getData(), exports));
+      }
+    }
+    return kbm::CreateExecutable(fbb, fbb.CreateString(executable.getSymName().str()),
+                                 fbb.CreateVector(variants));
+  }
+
+  fb::Offset<fb::Vector<fb::Offset<kbm::Export>>>
+  writeExports(ExecutableOp executable, VariantOp variant) {
+    std::vector<fb::Offset<kbm::Export>> exports;
+    for (ExportOp exportOp : executable.getExportOps()) {
+      LayoutAttr layout = exportOp.getLayout();
+      std::vector<fb::Offset<kbm::BindingLayout>> bindings;
+      for (BindingAttr b : layout.getBindings())
+        bindings.push_back(kbm::CreateBindingLayout(
+            fbb, b.getName() ? fbb.CreateString(b.getName().str()) : 0,
+            toKbm(b.getElementType()), toKbm(b.getAccess())));
+      std::vector<fb::Offset<kbm::ConstantLayout>> constants;
+      for (ConstantAttr c : layout.getConstants())
+        constants.push_back(kbm::CreateConstantLayout(
+            fbb, c.getName() ? fbb.CreateString(c.getName().str()) : 0,
+            toKbm(c.getType())));
+      ArrayRef<int64_t> size = exportOp.getWorkgroupSize();
+      kbm::Dim3 workgroupSize(size[0], size[1], size[2]);
+      std::string entry =
+          variant.getEntryPointName(exportOp.getSymName()).str();
+      exports.push_back(kbm::CreateExport(
+          fbb, fbb.CreateString(entry), fbb.CreateVector(bindings),
+          fbb.CreateVector(constants), &workgroupSize,
+          static_cast<uint32_t>(exportOp.getSharedMemoryBytes())));
+    }
+    return fbb.CreateVector(exports);
+  }
+
+  fb::Offset<kbm::ExecutableVariant>
+  writeVariant(kbm::ExecutableFormat format, StringRef target,
+               kbm::VariantRole role, StringRef data,
+               fb::Offset<fb::Vector<fb::Offset<kbm::Export>>> exports) {
+    auto bytes = fbb.CreateVector(reinterpret_cast<const uint8_t *>(data.data()),
+                                  data.size());
+    return kbm::CreateExecutableVariant(fbb, format, fbb.CreateString(target.str()),
+                                        role, bytes, exports);
+  }
+
+  fb::Offset<kbm::InitSpec> writeInit(DictionaryAttr init) {
+    auto distribution = init.getAs<StringAttr>("distribution");
+    if (!distribution || distribution.getValue() == "zero")
+      return kbm::CreateInitSpec(fbb, kbm::Distribution::Zero);
+    auto seed = init.getAs<IntegerAttr>("seed");
+    auto low = init.getAs<FloatAttr>("low");
+    auto high = init.getAs<FloatAttr>("high");
+    return kbm::CreateInitSpec(
+        fbb, kbm::Distribution::Uniform,
+        seed ? seed.getValue().getZExtValue() : 0,
+        low ? low.getValueAsDouble() : 0.0, high ? high.getValueAsDouble() : 1.0);
+  }
+
+  fb::Offset<kbm::Op> writeDispatch(unsigned executableIndex,
+                                    unsigned exportIndex, ExportOp exportOp,
+                                    ArrayRef<int64_t> bufferOfBinding,
+                                    ArrayRef<TypedAttr> constants,
+                                    ArrayRef<int64_t> workgroupCount) {
+    std::vector<kbm::BindingRef> bindings;
+    for (int64_t buffer : bufferOfBinding)
+      bindings.emplace_back(static_cast<uint32_t>(buffer), 0, 0);
+    std::vector<kbm::ConstantValue> values;
+    for (auto [i, c] : llvm::enumerate(exportOp.getLayout().getConstants()))
+      values.emplace_back(toKbm(c.getType()), getBits(constants[i]));
+    kbm::Dim3 count(static_cast<uint32_t>(workgroupCount[0]),
+                    static_cast<uint32_t>(workgroupCount[1]),
+                    static_cast<uint32_t>(workgroupCount[2]));
+    auto dispatch = kbm::CreateDispatch(
+        fbb, executableIndex, exportIndex, fbb.CreateVectorOfStructs(bindings),
+        fbb.CreateVectorOfStructs(values), 0, &count);
+    return kbm::CreateOp(fbb, kbm::Command::Dispatch, dispatch.Union());
+  }
+
+  fb::Offset<kbm::Op> writeAlloc(unsigned buffer) {
+    return kbm::CreateOp(fbb, kbm::Command::Alloc,
+                         kbm::CreateAlloc(fbb, buffer).Union());
+  }
+
+  /// Finishes the module and checks it with the same verifier the runtime
+  /// runs first.
+  LogicalResult finish(Operation *anchor, StringRef name,
+                       std::vector<fb::Offset<kbm::Executable>> &executables,
+                       std::vector<fb::Offset<kbm::Function>> &functions,
+                       StringRef entryFunction,
+                       std::vector<fb::Offset<kbm::Benchmark>> &benchmarks,
+                       std::string &bytes) {
+    auto module = kbm::CreateModule(
+        fbb, static_cast<uint32_t>(kbm::SchemaVersion::Current),
+        fbb.CreateString(name.str()), fbb.CreateVector(executables),
+        fbb.CreateVector(functions),
+        entryFunction.empty() ? 0 : fbb.CreateString(entryFunction.str()),
+        fbb.CreateVector(benchmarks));
+    kbm::FinishModuleBuffer(fbb, module);
+    fb::Verifier verifier(fbb.GetBufferPointer(), fbb.GetSize());
+    if (!kbm::VerifyModuleBuffer(verifier))
+      return anchor->emitError("internal error: the .kbm module '")
+             << name << "' fails the FlatBuffers verifier";
+    bytes.assign(reinterpret_cast<const char *>(fbb.GetBufferPointer()),
+                 fbb.GetSize());
+    return success();
+  }
+};
+
+/// The program's view of one host function.
+struct HostFunctionWriter {
+  ModuleWriter &writer;
+  llvm::StringMap<unsigned> &executableIndex;
+  std::vector<fb::Offset<kbm::Buffer>> buffers;
+  std::vector<fb::Offset<kbm::Op>> ops;
+  DenseMap<Value, unsigned> bufferIndex;
+  // Per buffer: op index of its last read and last write by a dispatch.
+  std::vector<int64_t> lastRead, lastWrite;
+
+  /// The element type a buffer holds: what the first binding bound to it
+  /// says (u32 vs i32), else its MLIR element type.
+  static std::optional<BindingElementType> getBufferElementType(Value buffer,
+                                                                bool &isInput) {
+    isInput = false;
+    std::optional<BindingElementType> fromBinding;
+    bool decided = false;
+    for (Operation *user : buffer.getUsers()) {
+      auto dispatch = dyn_cast<DispatchOp>(user);
+      if (!dispatch)
+        continue;
+      auto module = dispatch->getParentOfType<ModuleOp>();
+      auto executable =
+          module.lookupSymbol<ExecutableOp>(dispatch.getExecutableName());
+      auto exportOp = executable ? dyn_cast_or_null<ExportOp>(
+                                       SymbolTable::lookupSymbolIn(
+                                           executable, dispatch.getExportName()))
+                                 : ExportOp();
+      if (!exportOp)
+        continue;
+      for (auto [i, value] : llvm::enumerate(dispatch.getBindings())) {
+        if (value != buffer)
+          continue;
+        BindingAttr binding = exportOp.getLayout().getBindings()[i];
+        if (!fromBinding)
+          fromBinding = binding.getElementType();
+        // Users are not in program order; the first dispatch in the block
+        // decides whether the buffer is an input.
+        (void)decided;
+      }
+    }
+    // Program order: the earliest dispatch using the buffer.
+    Operation *first = nullptr;
+    for (Operation *user : buffer.getUsers())
+      if (isa<DispatchOp>(user) && (!first || user->isBeforeInBlock(first)))
+        first = user;
+    if (auto dispatch = dyn_cast_or_null<DispatchOp>(first)) {
+      auto module = dispatch->getParentOfType<ModuleOp>();
+      auto executable =
+          module.lookupSymbol<ExecutableOp>(dispatch.getExecutableName());
+      if (auto exportOp = executable ? dyn_cast_or_null<ExportOp>(
+                                           SymbolTable::lookupSymbolIn(
+                                               executable,
+                                               dispatch.getExportName()))
+                                     : ExportOp())
+        for (auto [i, value] : llvm::enumerate(dispatch.getBindings()))
+          if (value == buffer &&
+              exportOp.getLayout().getBindings()[i].getAccess() !=
+                  BindingAccess::WriteOnly)
+            isInput = true;
+    } else {
+      isInput = true; // never dispatched: keep its contents meaningful
+    }
+    if (fromBinding)
+      return fromBinding;
+    return getElementTypeOf(buffer.getType().cast<BufferType>().getElementType());
+  }
+
+  LogicalResult writeAlloc(AllocOp alloc, StringRef functionName) {
+    std::string reason;
+    std::optional<int64_t> count = getBufferElementCount(alloc.getResult(), &reason);
+    if (!count)
+      return alloc.emitOpError("cannot be serialized to .kbm: ") << reason;
+    if (*count < 1)
+      return alloc.emitOpError("allocates ") << *count
+                                             << " elements; a buffer needs >= 1";
+    bool isInput = false;
+    std::optional<BindingElementType> type =
+        getBufferElementType(alloc.getResult(), isInput);
+    if (!type)
+      return alloc.emitOpError("has element type ")
+             << alloc.getType().cast<BufferType>().getElementType()
+             << ", which no .kbm buffer holds";
+    unsigned index = buffers.size();
+    std::string name = "%" + std::to_string(index);
+    uint64_t seed = hashName((functionName + "/" + name).str());
+    auto init = writer.writeInit(
+        buildInitSpec(alloc.getContext(), *type, isInput, seed));
+    buffers.push_back(kbm::CreateBuffer(writer.fbb, writer.fbb.CreateString(name),
+                                        toKbm(*type),
+                                        static_cast<uint64_t>(*count), init));
+    bufferIndex[alloc.getResult()] = index;
+    lastRead.push_back(-1);
+    lastWrite.push_back(-1);
+    ops.push_back(writer.writeAlloc(index));
+    return success();
+  }
+
+  LogicalResult writeDispatch(DispatchOp dispatch) {
+    std::string reason;
+    std::optional<DispatchInfo> info = analyzeDispatch(dispatch, reason);
+    if (!info)
+      return dispatch.emitOpError("cannot be serialized to .kbm: ") << reason;
+    SmallVector<int64_t> bufferOfBinding;
+    ArrayRef<BindingAttr> layout = info->exportOp.getLayout().getBindings();
+    int64_t opIndex = ops.size();
+    for (auto [i, value] : llvm::enumerate(dispatch.getBindings())) {
+      auto it = bufferIndex.find(value);
+      if (it == bufferIndex.end())
+        return dispatch.emitOpError("binds a buffer that is not a kb.alloc of ")
+               << "this function (binding " << i << ")";
+      bufferOfBinding.push_back(it->second);
+      if (layout[i].getAccess() != BindingAccess::WriteOnly)
+        lastRead[it->second] = opIndex;
+      if (layout[i].getAccess() != BindingAccess::ReadOnly)
+        lastWrite[it->second] = opIndex;
+    }
+    SmallVector<TypedAttr> constants;
+    for (auto [i, c] : llvm::enumerate(info->exportOp.getLayout().getConstants())) {
+      TypedAttr value = castToLayout(info->constants[i], c.getType());
+      if (!value)
+        return dispatch.emitOpError("constant ")
+               << i << " (" << info->constants[i] << ") does not convert to "
+               << stringifyConstantType(c.getType());
+      constants.push_back(value);
+    }
+    ops.push_back(writer.writeDispatch(
+        executableIndex.lookup(info->executable.getSymName()), info->exportIndex,
+        info->exportOp, bufferOfBinding, constants, info->workgroupCount));
+    return success();
+  }
+
+  FailureOr<fb::Offset<kbm::Function>> write(func::FuncOp func) {
+    if (func.getNumArguments() != 0)
+      return func.emitOpError("takes arguments; a .kbm program function runs "
+                              "with none (sizes and constants must be "
+                              "constants in the function)");
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError("has more than one block; the .kbm writer "
+                              "needs a straight-line host function");
+    for (Operation &op : func.getBody().front()) {
+      if (auto alloc = dyn_cast<AllocOp>(op)) {
+        if (failed(writeAlloc(alloc, func.getSymName())))
+          return failure();
+      } else if (auto dispatch = dyn_cast<DispatchOp>(op)) {
+        if (failed(writeDispatch(dispatch)))
+          return failure();
+      } else if (!isa<func::ReturnOp>(op) &&
+                 !isa<arith::ArithDialect>(op.getDialect())) {
+        return op.emitOpError("is not supported in a host function by the "
+                              ".kbm writer (expected kb.alloc, kb.dispatch, "
+                              "arith ops and func.return)");
+      }
+    }
+    // Outputs: what a dispatch writes and no later dispatch reads.
+    std::vector<fb::Offset<kbm::Output>> outputs;
+    for (unsigned i = 0; i < buffers.size(); ++i)
+      if (lastWrite[i] >= 0 && lastRead[i] <= lastWrite[i])
+        outputs.push_back(kbm::CreateOutput(writer.fbb, i));
+    return kbm::CreateFunction(writer.fbb,
+                               writer.fbb.CreateString(func.getSymName().str()),
+                               writer.fbb.CreateVector(buffers),
+                               writer.fbb.CreateVector(ops),
+                               writer.fbb.CreateVector(outputs));
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
+  ModuleWriter writer;
+  std::vector<fb::Offset<kbm::Executable>> executables;
+  llvm::StringMap<unsigned> executableIndex;
+  for (auto executable : module.getOps<ExecutableOp>()) {
+    auto written = writer.writeExecutable(executable);
+    if (failed(written))
+      return failure();
+    executableIndex[executable.getSymName()] = executables.size();
+    executables.push_back(*written);
+  }
+  std::vector<fb::Offset<kbm::Function>> functions;
+  std::string entry;
+  for (Operation *op : getHostFunctions(module)) {
+    auto func = cast<func::FuncOp>(op);
+    HostFunctionWriter functionWriter{writer, executableIndex};
+    auto written = functionWriter.write(func);
+    if (failed(written))
+      return failure();
+    functions.push_back(*written);
+    if (entry.empty() || func.getSymName() == "main")
+      entry = func.getSymName().str();
+  }
+  if (functions.empty())
+    return module.emitError("has no host function (func.func with kb.alloc "
+                            "and kb.dispatch) to write as program.kbm");
+  std::vector<fb::Offset<kbm::Benchmark>> none;
+  StringRef name = module.getSymName() ? *module.getSymName() : "program";
+  return writer.finish(module, name, executables, functions, entry, none, bytes);
+}
+
+/// One benchmark module from a kb.benchmarks entry.
+static LogicalResult buildBenchmarkKbm(ModuleOp module, DictionaryAttr spec,
+                                       KbmFile &file) {
+  auto name = spec.getAs<StringAttr>("name");
+  auto executableName = spec.getAs<StringAttr>("executable");
+  auto exportName = spec.getAs<StringAttr>("export");
+  auto buffers = spec.getAs<ArrayAttr>("buffers");
+  auto bindings = spec.getAs<DenseI64ArrayAttr>("bindings");
+  auto constants = spec.getAs<ArrayAttr>("constants");
+  auto workgroupCount = spec.getAs<DenseI64ArrayAttr>("workgroup_count");
+  if (!name || !executableName || !exportName || !buffers || !bindings ||
+      !constants || !workgroupCount)
+    return module.emitError("malformed ") << kBenchmarksAttrName << " entry "
+                                          << spec;
+  auto executable = module.lookupSymbol<ExecutableOp>(executableName.getValue());
+  ExportOp exportOp;
+  unsigned exportIndex = 0;
+  if (executable)
+    for (auto [i, e] : llvm::enumerate(executable.getExportOps()))
+      if (e.getSymName() == exportName.getValue()) {
+        exportOp = e;
+        exportIndex = i;
+      }
+  if (!exportOp)
+    return module.emitError("benchmark '")
+           << name.getValue() << "' names @" << executableName.getValue()
+           << "::@" << exportName.getValue() << ", which does not exist";
+
+  ModuleWriter writer;
+  std::vector<fb::Offset<kbm::Executable>> executables;
+  auto written = writer.writeExecutable(executable);
+  if (failed(written))
+    return failure();
+  executables.push_back(*written);
+
+  std::vector<fb::Offset<kbm::Buffer>> bufferOffsets;
+  std::vector<fb::Offset<kbm::Op>> ops;
+  std::vector<fb::Offset<kbm::Output>> outputs;
+  for (auto [i, attr] : llvm::enumerate(buffers)) {
+    auto buffer = attr.cast<DictionaryAttr>();
+    std::optional<BindingElementType> type = symbolizeBindingElementType(
+        buffer.getAs<StringAttr>("element_type").getValue());
+    auto count = buffer.getAs<IntegerAttr>("element_count");
+    auto init = buffer.getAs<DictionaryAttr>("init");
+    auto output = buffer.getAs<BoolAttr>("output");
+    if (!type || !count || !init || !output)
+      return module.emitError("malformed buffer in benchmark '")
+             << name.getValue() << "': " << buffer;
+    std::string bufferName = exportOp.getLayout().getBindings().size() > i
+                                 ? "%" + std::to_string(i)
+                                 : "%" + std::to_string(i);
+    bufferOffsets.push_back(kbm::CreateBuffer(
+        writer.fbb, writer.fbb.CreateString(bufferName), toKbm(*type),
+        count.getValue().getZExtValue(), writer.writeInit(init)));
+    ops.push_back(writer.writeAlloc(i));
+    if (output.getValue())
+      outputs.push_back(kbm::CreateOutput(writer.fbb, i));
+  }
+  SmallVector<TypedAttr> values;
+  for (auto [i, c] : llvm::enumerate(exportOp.getLayout().getConstants())) {
+    TypedAttr value = i < constants.size()
+                          ? castToLayout(constants[i].cast<TypedAttr>(), c.getType())
+                          : TypedAttr();
+    if (!value)
+      return module.emitError("benchmark '")
+             << name.getValue() << "' has no valid value for constant " << i;
+    values.push_back(value);
+  }
+  unsigned dispatchOp = ops.size();
+  ops.push_back(writer.writeDispatch(0, exportIndex, exportOp,
+                                     bindings.asArrayRef(), values,
+                                     workgroupCount.asArrayRef()));
+  std::vector<fb::Offset<kbm::Function>> functions = {kbm::CreateFunction(
+      writer.fbb, writer.fbb.CreateString(name.getValue().str()),
+      writer.fbb.CreateVector(bufferOffsets), writer.fbb.CreateVector(ops),
+      writer.fbb.CreateVector(outputs))};
+  std::vector<fb::Offset<kbm::Benchmark>> benchmarks = {kbm::CreateBenchmark(
+      writer.fbb, writer.fbb.CreateString(name.getValue().str()), 0,
+      dispatchOp)};
+  file.path = ("bench/" + name.getValue() + ".kbm").str();
+  return writer.finish(module, name.getValue(), executables, functions, "",
+                       benchmarks, file.bytes);
+}
+
+LogicalResult mlir::kb::buildBenchmarkKbms(ModuleOp module,
+                                     SmallVectorImpl<KbmFile> &files) {
+  auto benchmarks = module->getAttrOfType<ArrayAttr>(kBenchmarksAttrName);
+  if (!benchmarks)
+    return success();
+  for (Attribute attr : benchmarks) {
+    auto spec = attr.dyn_cast<DictionaryAttr>();
+    if (!spec)
+      return module.emitError("malformed ") << kBenchmarksAttrName;
+    KbmFile file;
+    if (failed(buildBenchmarkKbm(module, spec, file)))
+      return failure();
+    files.push_back(std::move(file));
+  }
+  return success();
+}
+
+LogicalResult mlir::kb::buildKbmFiles(ModuleOp module, bool withProgram,
+                                SmallVectorImpl<KbmFile> &files) {
+  if (withProgram) {
+    KbmFile program{"program.kbm", {}};
+    if (failed(buildProgramKbm(module, program.bytes)))
+      return failure();
+    files.push_back(std::move(program));
+  }
+  return buildBenchmarkKbms(module, files);
+}
+
+LogicalResult mlir::kb::writeKbmFiles(StringRef directory, ArrayRef<KbmFile> files,
+                                std::string &error) {
+  SmallVector<std::string> written;
+  auto rollback = [&](std::string message) {
+    for (const std::string &path : written)
+      llvm::sys::fs::remove(path);
+    error = std::move(message);
+    return failure();
+  };
+  llvm::StringSet<> keep;
+  for (const KbmFile &file : files) {
+    llvm::SmallString<256> path(directory);
+    llvm::sys::path::append(path, file.path);
+    if (std::error_code ec = llvm::sys::fs::create_directories(
+            llvm::sys::path::parent_path(path)))
+      return rollback("cannot create directory '" +
+                      llvm::sys::path::parent_path(path).str() +
+                      "': " + ec.message());
+    llvm::SmallString<256> temp(path);
+    temp += ".tmp";
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(temp, ec, llvm::sys::fs::OF_None);
+      if (ec)
+        return rollback("cannot write '" + temp.str().str() + "': " + ec.message());
+      os << file.bytes;
+      os.close();
+      if (os.has_error()) {
+        llvm::sys::fs::remove(temp);
+        return rollback("cannot write '" + temp.str().str() +
+                        "': " + os.error().message());
+      }
+    }
+    if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+      llvm::sys::fs::remove(temp);
+      return rollback("cannot rename '" + temp.str().str() + "' to '" +
+                      path.str().str() + "': " + ec.message());
+    }
+    written.push_back(path.str().str());
+    keep.insert(path.str());
+  }
+  // Benchmarks of an earlier build that this one no longer has would be
+  // run by `kernel-bench bench` as if current: remove them.
+  llvm::SmallString<256> benchDir(directory);
+  llvm::sys::path::append(benchDir, "bench");
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(benchDir, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".kbm" &&
+        !keep.contains(it->path()))
+      llvm::sys::fs::remove(it->path());
+  return success();
+}
