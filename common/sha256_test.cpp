@@ -2,11 +2,9 @@
 
 #include "common/sha256.h"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <gtest/gtest.h>
 #include <string>
-
 #include <unistd.h>
 
 namespace kb {
@@ -39,8 +37,8 @@ TEST(Sha256Test, IncrementalEqualsOneShot) {
   std::string data;
   for (int i = 0; i < 1000; ++i)
     data.push_back(char(i * 7));
-  for (size_t split : {size_t(0), size_t(1), size_t(63), size_t(64),
-                       size_t(65), size_t(999)}) {
+  for (size_t split : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65),
+                       size_t(999)}) {
     Sha256 hash;
     hash.update(data.substr(0, split));
     hash.update(data.substr(split));

@@ -4,12 +4,10 @@
 
 #include "toolchains/file_util.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 namespace kb::toolchains {
@@ -32,7 +30,8 @@ void putU64(std::string &out, uint64_t value) {
     out.push_back(char(value >> (8 * i)));
 }
 
-std::string encodeContainer(const std::map<std::string, std::string> &sections) {
+std::string
+encodeContainer(const std::map<std::string, std::string> &sections) {
   std::string out(kMagic);
   putU64(out, sections.size());
   for (const auto &[name, bytes] : sections) {
@@ -52,8 +51,7 @@ std::string encodeContainer(const std::map<std::string, std::string> &sections) 
 std::optional<std::map<std::string, std::string>>
 decodeContainer(std::string_view bytes) {
   size_t magicSize = std::strlen(kMagic);
-  if (bytes.size() < magicSize + 8 + 32 ||
-      bytes.substr(0, magicSize) != kMagic)
+  if (bytes.size() < magicSize + 8 + 32 || bytes.substr(0, magicSize) != kMagic)
     return std::nullopt;
   std::string_view body = bytes.substr(0, bytes.size() - 32);
   Sha256 hash;
@@ -99,9 +97,12 @@ decodeContainer(std::string_view bytes) {
 //===----------------------------------------------------------------------===//
 
 json diagnosticToJson(const Diagnostic &d) {
-  return {{"tool", d.tool},       {"file", d.file},
-          {"line", d.line},       {"column", d.column},
-          {"severity", int(d.severity)}, {"message", d.message},
+  return {{"tool", d.tool},
+          {"file", d.file},
+          {"line", d.line},
+          {"column", d.column},
+          {"severity", int(d.severity)},
+          {"message", d.message},
           {"code", d.code}};
 }
 
@@ -178,9 +179,9 @@ struct Candidate {
   std::string resultKey;
 };
 
-std::string resultKeyFor(const std::string &primaryKey,
-                         const std::vector<std::pair<std::string, std::string>>
-                             &dependencies) {
+std::string resultKeyFor(
+    const std::string &primaryKey,
+    const std::vector<std::pair<std::string, std::string>> &dependencies) {
   CacheKeyBuilder key;
   key.add(kFormatVersion).add("result").add(primaryKey);
   for (const auto &[path, hash] : dependencies)
@@ -245,7 +246,8 @@ StatusOr<fs::path> BuildCache::defaultDirectory() {
       "build with --no-cache.");
 }
 
-StatusOr<std::unique_ptr<BuildCache>> BuildCache::open(const fs::path &directory) {
+StatusOr<std::unique_ptr<BuildCache>>
+BuildCache::open(const fs::path &directory) {
   fs::path dir = fs::absolute(directory).lexically_normal();
   std::error_code ec;
   fs::create_directories(dir / "v1", ec);
@@ -258,8 +260,9 @@ StatusOr<std::unique_ptr<BuildCache>> BuildCache::open(const fs::path &directory
   if (!fs::exists(tag, ec)) {
     // Tells backup tools (tar --exclude-caches, borg, restic) to skip it.
     KB_RETURN_IF_ERROR(writeFileAtomic(
-        tag, "Signature: 8a477f597d28d172789f06886806bc55\n"
-             "# This file is a cache directory tag created by kernel-bench.\n"));
+        tag,
+        "Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This file is a cache directory tag created by kernel-bench.\n"));
   }
   return std::unique_ptr<BuildCache>(new BuildCache(dir));
 }
@@ -276,7 +279,8 @@ std::optional<std::string> BuildCache::hashDependency(const std::string &path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return std::nullopt;
-  int64_t mtimeNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  int64_t mtimeNs =
+      int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   {
     std::lock_guard<std::mutex> lock(memoMutex_);
     auto it = memo_.find(path);
@@ -288,8 +292,8 @@ std::optional<std::string> BuildCache::hashDependency(const std::string &path) {
   if (!hash.ok())
     return std::nullopt;
   std::lock_guard<std::mutex> lock(memoMutex_);
-  memo_[path] = FileStamp{uint64_t(st.st_size), mtimeNs, uint64_t(st.st_ino),
-                          *hash};
+  memo_[path] =
+      FileStamp{uint64_t(st.st_size), mtimeNs, uint64_t(st.st_ino), *hash};
   return *hash;
 }
 
@@ -353,8 +357,8 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
   sections["meta"] = metaToJson(entry).dump();
   for (const auto &[kind, bytes] : entry.outputs)
     sections["out:" + kind] = bytes;
-  KB_RETURN_IF_ERROR(
-      writeFileAtomic(resultPath(candidate.resultKey), encodeContainer(sections)));
+  KB_RETURN_IF_ERROR(writeFileAtomic(resultPath(candidate.resultKey),
+                                     encodeContainer(sections)));
 
   // Read-modify-write of the manifest: a concurrent writer may win the
   // rename and drop our candidate; that costs one future miss, never a
@@ -374,11 +378,12 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
     json deps = json::array();
     for (const auto &[path, hash] : c.dependencies)
       deps.push_back({path, hash});
-    manifest["candidates"].push_back({{"result", c.resultKey},
-                                      {"dependencies", deps}});
+    manifest["candidates"].push_back(
+        {{"result", c.resultKey}, {"dependencies", deps}});
   }
-  KB_RETURN_IF_ERROR(writeFileAtomic(
-      manifestPath(primaryKey), encodeContainer({{"manifest", manifest.dump()}})));
+  KB_RETURN_IF_ERROR(
+      writeFileAtomic(manifestPath(primaryKey),
+                      encodeContainer({{"manifest", manifest.dump()}})));
   ++stores_;
   return okStatus();
 }

@@ -1,11 +1,9 @@
 //===- toolchains/build_cache_test.cpp ------------------------------------===//
 
 #include "toolchains/build_cache.h"
-
 #include "toolchains/file_util.h"
 
 #include <gtest/gtest.h>
-
 #include <thread>
 
 namespace kb::toolchains {
@@ -35,7 +33,9 @@ protected:
   CacheEntry sampleEntry() const {
     CacheEntry entry;
     entry.outputs["ptx"] = "// ptx\n.version 9.0\n";
-    entry.outputs["cubin"] = std::string("\x7f" "ELF\0\x01\x02", 7);
+    entry.outputs["cubin"] = std::string("\x7f"
+                                         "ELF\0\x01\x02",
+                                         7);
     Diagnostic d;
     d.tool = "nvcc";
     d.file = "k.cu";
@@ -137,7 +137,8 @@ TEST_F(BuildCacheTest, CorruptedEntriesAreMisses) {
   ASSERT_TRUE(cache_->store(k, sampleEntry(), later()).ok());
   ASSERT_TRUE(cache_->lookup(k).has_value());
   int corrupted = 0;
-  for (const auto &file : fs::recursive_directory_iterator(root() / "cache" / "v1" / "results")) {
+  for (const auto &file :
+       fs::recursive_directory_iterator(root() / "cache" / "v1" / "results")) {
     if (!file.is_regular_file())
       continue;
     auto bytes = readFile(file.path());
@@ -151,7 +152,8 @@ TEST_F(BuildCacheTest, CorruptedEntriesAreMisses) {
   EXPECT_FALSE(cache_->lookup(k).has_value());
 
   // A truncated manifest too; storing again repairs the entry.
-  for (const auto &file : fs::recursive_directory_iterator(root() / "cache" / "v1" / "manifests"))
+  for (const auto &file :
+       fs::recursive_directory_iterator(root() / "cache" / "v1" / "manifests"))
     if (file.is_regular_file())
       fs::resize_file(file.path(), 10);
   EXPECT_FALSE(cache_->lookup(k).has_value());
@@ -207,7 +209,8 @@ TEST(BuildCacheDirectoryTest, DefaultDirectoryFollowsTheEnvironment) {
   ::unsetenv("KB_CACHE_DIR");
   EXPECT_EQ(*BuildCache::defaultDirectory(), fs::path("/xdg/kernel-bench"));
   ::unsetenv("XDG_CACHE_HOME");
-  EXPECT_EQ(*BuildCache::defaultDirectory(), fs::path("/home/u/.cache/kernel-bench"));
+  EXPECT_EQ(*BuildCache::defaultDirectory(),
+            fs::path("/home/u/.cache/kernel-bench"));
   ::unsetenv("HOME");
   auto none = BuildCache::defaultDirectory();
   EXPECT_FALSE(none.ok());

@@ -95,7 +95,8 @@ StatusOr<std::vector<DepfileRule>> parseDepfile(std::string_view text,
   return rules;
 }
 
-std::vector<std::string> allDependencies(const std::vector<DepfileRule> &rules) {
+std::vector<std::string>
+allDependencies(const std::vector<DepfileRule> &rules) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const DepfileRule &rule : rules)

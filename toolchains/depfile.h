@@ -32,8 +32,8 @@ struct DepfileRule {
 
 /// Parses |text|. InvalidArgument (naming |name| and the line) when a rule
 /// has no `:` separator.
-StatusOr<std::vector<DepfileRule>> parseDepfile(std::string_view text,
-                                                std::string_view name = "depfile");
+StatusOr<std::vector<DepfileRule>>
+parseDepfile(std::string_view text, std::string_view name = "depfile");
 
 /// Every dependency of every rule, first occurrence order, without
 /// duplicates.

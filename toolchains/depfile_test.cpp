@@ -13,7 +13,8 @@ TEST(DepfileTest, NvccFormWithSpaceBeforeColon) {
   const char *text =
       "k.ptx : k.cu \\\n"
       "    /usr/include/stdc-predef.h \\\n"
-      "    /usr/local/cuda/bin/../targets/x86_64-linux/include/cuda_runtime.h \\\n"
+      "    /usr/local/cuda/bin/../targets/x86_64-linux/include/cuda_runtime.h "
+      "\\\n"
       "    k.h\n";
   auto rules = parseDepfile(text);
   ASSERT_TRUE(rules.ok()) << rules.status().message();
@@ -35,7 +36,8 @@ TEST(DepfileTest, GlslcOneLineForm) {
 }
 
 TEST(DepfileTest, EscapesAndSeveralTargets) {
-  auto rules = parseDepfile("a.o b.o: my\\ file.h cost$$.h hash\\#.h \\\\server\n");
+  auto rules =
+      parseDepfile("a.o b.o: my\\ file.h cost$$.h hash\\#.h \\\\server\n");
   ASSERT_TRUE(rules.ok()) << rules.status().message();
   ASSERT_EQ(rules->size(), 1u);
   EXPECT_EQ((*rules)[0].targets, (Strings{"a.o", "b.o"}));

@@ -9,7 +9,8 @@
 //   driver fatals      nvcc fatal   : Unsupported gpu architecture 'sm_99'
 //   ptxas              ptxas bad.ptx, line 5; error   : Arguments mismatch ...
 //                      ptxas fatal   : Ptx assembly aborted due to errors
-//                      ptxas warning : Registers are spilled to local memory ...
+//                      ptxas warning : Registers are spilled to local memory
+//                      ...
 //   glslc              add.comp:11: error: 'SCALE' : undeclared identifier
 //                      glslc: error: 'k.glsl': .glsl file encountered but ...
 //   spirv-val/-opt     error: line 51: Structure id 9 decorated as Block ...
@@ -77,11 +78,16 @@ const Patterns &patterns() {
 
 const char *toString(Severity severity) {
   switch (severity) {
-  case Severity::Note: return "note";
-  case Severity::Remark: return "remark";
-  case Severity::Warning: return "warning";
-  case Severity::Error: return "error";
-  case Severity::Fatal: return "fatal error";
+  case Severity::Note:
+    return "note";
+  case Severity::Remark:
+    return "remark";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Error:
+    return "error";
+  case Severity::Fatal:
+    return "fatal error";
   }
   return "error";
 }
@@ -141,9 +147,10 @@ std::vector<Diagnostic> parseDiagnostics(std::string_view tool,
       d.message = m[5];
     } else if (std::regex_match(line, m, p.toolPrefixed)) {
       std::string prefix = m[1];
-      d.tool = prefix == "glslc" || prefix == "spirv-val" || prefix == "spirv-opt"
-                   ? prefix
-                   : std::string("host-cxx");
+      d.tool =
+          prefix == "glslc" || prefix == "spirv-val" || prefix == "spirv-opt"
+              ? prefix
+              : std::string("host-cxx");
       d.severity = severityFromWord(m[2]);
       d.message = m[3];
     } else if (std::regex_match(line, m, p.spirvTools)) {
@@ -177,10 +184,18 @@ std::string formatDiagnostic(const Diagnostic &diagnostic, bool color) {
   if (color) {
     switch (diagnostic.severity) {
     case Severity::Fatal:
-    case Severity::Error: severityColor = "\x1b[1;31m"; break;
-    case Severity::Warning: severityColor = "\x1b[1;35m"; break;
-    case Severity::Remark: severityColor = "\x1b[1;34m"; break;
-    case Severity::Note: severityColor = "\x1b[1;36m"; break;
+    case Severity::Error:
+      severityColor = "\x1b[1;31m";
+      break;
+    case Severity::Warning:
+      severityColor = "\x1b[1;35m";
+      break;
+    case Severity::Remark:
+      severityColor = "\x1b[1;34m";
+      break;
+    case Severity::Note:
+      severityColor = "\x1b[1;36m";
+      break;
     }
   }
   std::string location;

@@ -14,7 +14,7 @@ namespace kb::toolchains {
 namespace {
 
 struct Case {
-  const char *tool;  // the tool whose stderr this is
+  const char *tool; // the tool whose stderr this is
   const char *line;
   const char *expectTool;
   const char *file;
@@ -45,14 +45,15 @@ const Case kCases[] = {
      "missing.h: No such file or directory", ""},
     {"nvcc", "nvcc fatal   : Unsupported gpu architecture 'sm_99'", "nvcc", "",
      0, 0, Severity::Fatal, "Unsupported gpu architecture 'sm_99'", ""},
-    {"ptxas", "ptxas bad.ptx, line 5; error   : Arguments mismatch for instruction 'ld'",
+    {"ptxas",
+     "ptxas bad.ptx, line 5; error   : Arguments mismatch for instruction 'ld'",
      "ptxas", "bad.ptx", 5, 0, Severity::Error,
      "Arguments mismatch for instruction 'ld'", ""},
     {"nvcc",
      "ptxas /tmp/tmpxft_00003296_00000000-6_asm.ptx, line 27; error   : "
      "Unknown modifier '.instr'",
-     "ptxas", "/tmp/tmpxft_00003296_00000000-6_asm.ptx", 27, 0,
-     Severity::Error, "Unknown modifier '.instr'", ""},
+     "ptxas", "/tmp/tmpxft_00003296_00000000-6_asm.ptx", 27, 0, Severity::Error,
+     "Unknown modifier '.instr'", ""},
     {"ptxas", "ptxas fatal   : Ptx assembly aborted due to errors", "ptxas", "",
      0, 0, Severity::Fatal, "Ptx assembly aborted due to errors", ""},
     {"ptxas",
@@ -73,8 +74,7 @@ const Case kCases[] = {
      "ptxas application ptx input, line 5; error   : Unknown symbol 'x'",
      "ptxas", "", 5, 0, Severity::Error, "Unknown symbol 'x'", ""},
     {"glslc", "add.comp:11: error: 'SCALE' : undeclared identifier", "glslc",
-     "add.comp", 11, 0, Severity::Error, "'SCALE' : undeclared identifier",
-     ""},
+     "add.comp", 11, 0, Severity::Error, "'SCALE' : undeclared identifier", ""},
     {"glslc", "badinc.glsl:2: error: 'undefined_x' : undeclared identifier",
      "glslc", "badinc.glsl", 2, 0, Severity::Error,
      "'undefined_x' : undeclared identifier", ""},
@@ -112,7 +112,8 @@ TEST(DiagnosticsTest, ParsesEveryKnownFormat) {
 // Whole stderr blocks: source echo, carets, summaries and resource reports
 // are dropped; order is kept.
 TEST(DiagnosticsTest, NvccFrontEndBlock) {
-  const char *text = R"(inc/bad.h(1): error: identifier "undefined_thing" is undefined
+  const char *text =
+      R"(inc/bad.h(1): error: identifier "undefined_thing" is undefined
   inline __attribute__((device)) int f() { return undefined_thing; }
                                                   ^
 
@@ -130,11 +131,12 @@ b.cu(2): error: expected a ";"
 }
 
 TEST(DiagnosticsTest, HostPreprocessorBlock) {
-  const char *text = "In file included from m2.cu:1:\n"
-                     "inc/m2.h:1:10: fatal error: nothere.h: No such file or directory\n"
-                     "    1 | #include <nothere.h>\n"
-                     "      |          ^~~~~~~~~~~\n"
-                     "compilation terminated.\n";
+  const char *text =
+      "In file included from m2.cu:1:\n"
+      "inc/m2.h:1:10: fatal error: nothere.h: No such file or directory\n"
+      "    1 | #include <nothere.h>\n"
+      "      |          ^~~~~~~~~~~\n"
+      "compilation terminated.\n";
   auto parsed = parseDiagnostics("nvcc", text);
   ASSERT_EQ(parsed.size(), 1u);
   EXPECT_EQ(parsed[0].tool, "host-cxx");
@@ -162,7 +164,8 @@ TEST(DiagnosticsTest, SpirvValKeepsTheInstructionContext) {
   auto parsed = parseDiagnostics("spirv-val", text);
   ASSERT_EQ(parsed.size(), 1u);
   EXPECT_EQ(parsed[0].severity, Severity::Error);
-  EXPECT_NE(parsed[0].message.find("(SPIR-V instruction 51)"), std::string::npos);
+  EXPECT_NE(parsed[0].message.find("(SPIR-V instruction 51)"),
+            std::string::npos);
   EXPECT_NE(parsed[0].message.find("\n  %PC = OpTypeStruct %uint %float"),
             std::string::npos)
       << parsed[0].message;
@@ -200,7 +203,8 @@ TEST(PtxasReportTest, ReadsUsageForTheRequestedEntry) {
       "ptxas info    : Used 40 registers, used 0 barriers\n"
       "ptxas info    : Compiling entry function 'saxpy' for 'sm_75'\n"
       "ptxas info    : Function properties for saxpy\n"
-      "    640 bytes stack frame, 672 bytes spill stores, 736 bytes spill loads\n"
+      "    640 bytes stack frame, 672 bytes spill stores, 736 bytes spill "
+      "loads\n"
       "ptxas info    : Used 10 registers, used 1 barriers, 1024 bytes smem, "
       "380 bytes cmem[0]\n";
   auto usage = parsePtxasResourceUsage(text, "saxpy");

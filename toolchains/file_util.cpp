@@ -3,14 +3,13 @@
 #include "toolchains/file_util.h"
 
 #include <cerrno>
-#include <fstream>
-#include <system_error>
-#include <vector>
-
 #include <fcntl.h>
+#include <fstream>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <system_error>
 #include <unistd.h>
+#include <vector>
 
 namespace kb::toolchains {
 namespace {

@@ -22,7 +22,8 @@ StatusOr<std::string> readFile(const std::filesystem::path &path);
 
 /// Writes |bytes| to |path| atomically (temp in the same directory, fsync,
 /// rename). Creates the parent directory.
-Status writeFileAtomic(const std::filesystem::path &path, std::string_view bytes);
+Status writeFileAtomic(const std::filesystem::path &path,
+                       std::string_view bytes);
 
 /// Renames |from| to |to| (same filesystem) after fsync'ing |from|; creates
 /// |to|'s parent directory.

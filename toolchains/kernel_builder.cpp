@@ -58,7 +58,8 @@ std::vector<std::string> extraFlags(const KernelSpec &spec, const char *tool) {
   return it == spec.extraFlags.end() ? std::vector<std::string>() : it->second;
 }
 
-void append(std::vector<std::string> &to, const std::vector<std::string> &from) {
+void append(std::vector<std::string> &to,
+            const std::vector<std::string> &from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
@@ -72,8 +73,8 @@ bool isUnder(const fs::path &path, const fs::path &root) {
   if (root.empty())
     return false;
   fs::path normal = path.lexically_normal();
-  auto [rootEnd, pathIt] = std::mismatch(root.begin(), root.end(),
-                                         normal.begin(), normal.end());
+  auto [rootEnd, pathIt] =
+      std::mismatch(root.begin(), root.end(), normal.begin(), normal.end());
   return rootEnd == root.end();
 }
 
@@ -136,7 +137,8 @@ public:
 
 private:
   Status fail(StatusCode code, const std::string &what) const {
-    return Status(code, spec_.name + " for " + target_.toString() + ": " + what);
+    return Status(code,
+                  spec_.name + " for " + target_.toString() + ": " + what);
   }
   Status findTools();
   std::vector<Step> planSteps() const;
@@ -171,7 +173,7 @@ private:
   std::string stem_;
   std::map<std::string, ToolIdentity> tools_;
   fs::path cudaRoot_;
-  std::string resourceEntry_; // the PTX entry ptxas reports on
+  std::string resourceEntry_;              // the PTX entry ptxas reports on
   std::vector<Diagnostic> rawDiagnostics_; // as printed, for the cache
 };
 
@@ -193,7 +195,8 @@ Status Job::findTools() {
     tools_[name] = *tool;
   }
   if (target_.kind == Target::Kind::Cuda)
-    cudaRoot_ = tools_["nvcc"].path.parent_path().parent_path().lexically_normal();
+    cudaRoot_ =
+        tools_["nvcc"].path.parent_path().parent_path().lexically_normal();
   return okStatus();
 }
 
@@ -212,16 +215,17 @@ std::vector<Step> Job::planSteps() const {
     const ToolIdentity &host = tools_.at("host-cxx");
     if (host.overridden)
       append(nvcc.argv, {"-ccbin", host.path.string()});
-    append(nvcc.argv, {"-MD", "-MF", staging + "/" + stem_ + ".d", "-MT",
-                       stem_ + ".ptx"});
+    append(nvcc.argv,
+           {"-MD", "-MF", staging + "/" + stem_ + ".d", "-MT", stem_ + ".ptx"});
     append(nvcc.argv, defines);
     append(nvcc.argv, includes);
     append(nvcc.argv, extraFlags(spec_, "nvcc"));
     append(nvcc.argv, {sourceName, "-o", staging + "/" + stem_ + ".ptx"});
     steps.push_back(nvcc);
 
-    Step ptxas{"ptxas", {"ptxas", "-arch=" + target_.arch, "-v",
-                         "--warn-on-spills"}, true};
+    Step ptxas{"ptxas",
+               {"ptxas", "-arch=" + target_.arch, "-v", "--warn-on-spills"},
+               true};
     if (spec_.spillsAreErrors)
       ptxas.argv.push_back("--warning-as-error");
     append(ptxas.argv, extraFlags(spec_, "ptxas"));
@@ -367,7 +371,8 @@ Status Job::runStep(const Step &step, const fs::path &staging,
               why + "; its output is in the failure log");
 }
 
-std::vector<std::string> Job::collectDependencies(const fs::path &depfile) const {
+std::vector<std::string>
+Job::collectDependencies(const fs::path &depfile) const {
   std::vector<std::string> deps;
   auto text = readFile(depfile);
   if (!text.ok())
@@ -399,8 +404,8 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
   if (target_.kind == Target::Kind::Cuda) {
     StatusOr<PtxModule> ptx = readPtx(outputs.at("ptx"));
     if (!ptx.ok())
-      return fail(StatusCode::Internal,
-                  "cannot read the PTX nvcc produced: " + ptx.status().message());
+      return fail(StatusCode::Internal, "cannot read the PTX nvcc produced: " +
+                                            ptx.status().message());
     mismatches = checkPtxAbi(*ptx, spec_.abi);
     what = "the PTX entry";
     resourceEntry_ = spec_.abi.entry;
@@ -409,8 +414,9 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
   } else {
     StatusOr<SpirvModule> spirv = readSpirvBytes(outputs.at("spv"));
     if (!spirv.ok())
-      return fail(StatusCode::Internal, "cannot read the SPIR-V glslc produced: " +
-                                            spirv.status().message());
+      return fail(StatusCode::Internal,
+                  "cannot read the SPIR-V glslc produced: " +
+                      spirv.status().message());
     mismatches = checkSpirvAbi(*spirv, spec_.abi);
     what = "the SPIR-V module";
   }
@@ -507,7 +513,8 @@ Status Job::run() {
   std::vector<Step> steps = planSteps();
   StatusOr<std::string> source = readFile(spec_.source);
   if (!source.ok())
-    return source.status().withContext(spec_.name + " for " + target_.toString());
+    return source.status().withContext(spec_.name + " for " +
+                                       target_.toString());
 
   auto jobStart = fs::file_time_type::clock::now();
   std::string key;
@@ -539,9 +546,9 @@ Status Job::run() {
              {"cubin", staging.path() / (stem_ + ".cubin")}};
     result_.resources = parsePtxasResourceUsage(ptxasStderr, resourceEntry_);
   } else {
-    files = {{"spv", staging.path() / (stem_ + (spec_.optimizeSpirv
-                                                    ? ".opt.spv"
-                                                    : ".spv"))}};
+    files = {
+        {"spv", staging.path() /
+                    (stem_ + (spec_.optimizeSpirv ? ".opt.spv" : ".spv"))}};
     KB_ASSIGN_OR_RETURN(std::string spv, readFile(files["spv"]));
     KB_RETURN_IF_ERROR(checkAbi({{"spv", spv}}));
   }
@@ -550,8 +557,7 @@ Status Job::run() {
   for (const auto &[kind, path] : files) {
     KB_ASSIGN_OR_RETURN(entry.outputs[kind], readFile(path));
   }
-  entry.dependencies =
-      collectDependencies(staging.path() / (stem_ + ".d"));
+  entry.dependencies = collectDependencies(staging.path() / (stem_ + ".d"));
   KB_RETURN_IF_ERROR(publish(files));
 
   if (cache_) {
@@ -565,8 +571,8 @@ Status Job::run() {
       Diagnostic d;
       d.tool = "kernel-bench";
       d.severity = Severity::Warning;
-      d.message = "the build succeeded but could not be cached: " +
-                  stored.message();
+      d.message =
+          "the build succeeded but could not be cached: " + stored.message();
       result_.diagnostics.push_back(std::move(d));
     }
   }
@@ -604,7 +610,8 @@ KernelBuilder::KernelBuilder(const Toolchains &toolchains, BuildCache *cache,
                              BuildOptions options)
     : toolchains_(toolchains), cache_(cache), options_(options) {}
 
-BuildJobResult KernelBuilder::build(const KernelSpec &spec, const Target &target,
+BuildJobResult KernelBuilder::build(const KernelSpec &spec,
+                                    const Target &target,
                                     const fs::path &outDir,
                                     const StepCallback &onStep) const {
   auto start = Clock::now();

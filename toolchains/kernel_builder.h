@@ -76,11 +76,11 @@ struct ResourceUsage {
 
 /// One external tool invocation of a job.
 struct ToolInvocation {
-  std::string tool;               // "nvcc", "ptxas", "glslc", ...
-  std::vector<std::string> argv;  // Exactly what ran (argv[0] absolute).
+  std::string tool;              // "nvcc", "ptxas", "glslc", ...
+  std::vector<std::string> argv; // Exactly what ran (argv[0] absolute).
   double seconds = 0;
-  int exitCode = 0;               // -1 when killed by a signal.
-  int signal = 0;                 // Signal number when killed.
+  int exitCode = 0; // -1 when killed by a signal.
+  int signal = 0;   // Signal number when killed.
   bool timedOut = false;
 };
 

@@ -8,21 +8,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "toolchains/kernel_builder.h"
-
 #include "common/sha256.h"
 #include "toolchains/build_cache.h"
 #include "toolchains/file_util.h"
+#include "toolchains/kernel_builder.h"
 #include "toolchains/toolchains.h"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <gtest/gtest.h>
 #include <set>
-#include <thread>
-
 #include <signal.h>
 #include <sys/stat.h>
+#include <thread>
 
 namespace kb::toolchains {
 namespace {
@@ -97,7 +94,8 @@ protected:
     return true;
   }
 
-  KernelSpec cudaSpec(const std::string &file, const fs::path &dir = kTestData) {
+  KernelSpec cudaSpec(const std::string &file,
+                      const fs::path &dir = kTestData) {
     KernelSpec spec;
     spec.name = "saxpy";
     spec.source = dir / file;
@@ -108,7 +106,8 @@ protected:
     spec.manifest = dir / "kernel.toml";
     return spec;
   }
-  KernelSpec glslSpec(const std::string &file, const fs::path &dir = kTestData) {
+  KernelSpec glslSpec(const std::string &file,
+                      const fs::path &dir = kTestData) {
     KernelSpec spec = cudaSpec(file, dir);
     spec.language = Language::Glsl;
     spec.entry = "main";
@@ -122,7 +121,8 @@ protected:
                        BuildOptions options = {}) {
     auto parsed = Target::parse(target);
     EXPECT_TRUE(parsed.ok()) << parsed.status().message();
-    KernelBuilder builder(toolchains ? *toolchains : toolchains_, cache, options);
+    KernelBuilder builder(toolchains ? *toolchains : toolchains_, cache,
+                          options);
     return builder.build(spec, *parsed, out());
   }
 
@@ -164,9 +164,9 @@ TEST_F(KernelBuilderTest, CudaBuildPublishesPtxAndCubinWithResources) {
   spec.defines = {{"KB_SCALE", "3.0f"}};
   std::vector<std::string> steps;
   KernelBuilder builder(toolchains_, nullptr, BuildOptions{});
-  BuildJobResult result = builder.build(
-      spec, *Target::parse("cuda:sm_90"), out(),
-      [&](const std::string &step) { steps.push_back(step); });
+  BuildJobResult result =
+      builder.build(spec, *Target::parse("cuda:sm_90"), out(),
+                    [&](const std::string &step) { steps.push_back(step); });
   ASSERT_TRUE(result.status.ok()) << describe(result);
   EXPECT_FALSE(result.cacheHit);
   EXPECT_EQ(filesUnder(out()),
@@ -219,9 +219,9 @@ TEST_F(KernelBuilderTest, CudaCacheHitsUntilAnIncludedHeaderChanges) {
   ASSERT_TRUE(second.resources.has_value());
   EXPECT_EQ(second.resources->registers, first.resources->registers);
 
-  ASSERT_TRUE(writeFileAtomic(src / "include" / "scale.h",
-                              "#define KB_SCALE 3.0f\n")
-                  .ok());
+  ASSERT_TRUE(
+      writeFileAtomic(src / "include" / "scale.h", "#define KB_SCALE 3.0f\n")
+          .ok());
   BuildJobResult third = build(spec, "cuda:sm_90", cache_.get());
   ASSERT_TRUE(third.status.ok()) << describe(third);
   EXPECT_FALSE(third.cacheHit) << "a header edit must invalidate the entry";
@@ -236,9 +236,9 @@ TEST_F(KernelBuilderTest, GlslBuildValidatesOptimizesAndCaches) {
   NEED("glslc", "spirv-val", "spirv-opt");
   KernelSpec spec = glslSpec("saxpy.comp");
   // Staging left behind by a build that was killed is cleaned up.
-  ASSERT_TRUE(writeFileAtomic(out() / "kernels/saxpy/.vulkan1.2.tmp-dead/x.spv",
-                              "half")
-                  .ok());
+  ASSERT_TRUE(
+      writeFileAtomic(out() / "kernels/saxpy/.vulkan1.2.tmp-dead/x.spv", "half")
+          .ok());
   BuildJobResult result = build(spec, "vulkan:1.2", cache_.get());
   ASSERT_TRUE(result.status.ok()) << describe(result);
   EXPECT_EQ(filesUnder(out()),
@@ -271,8 +271,10 @@ TEST_F(KernelBuilderTest, ConcurrentJobsShareOutputDirectoryAndCache) {
   KernelSpec cuda = cudaSpec("saxpy.cu");
   KernelSpec glsl = glslSpec("saxpy.comp");
   std::vector<std::pair<const KernelSpec *, std::string>> jobs = {
-      {&cuda, "cuda:sm_90"}, {&cuda, "cuda:sm_80"},
-      {&glsl, "vulkan:1.2"}, {&glsl, "vulkan:1.3"}};
+      {&cuda, "cuda:sm_90"},
+      {&cuda, "cuda:sm_80"},
+      {&glsl, "vulkan:1.2"},
+      {&glsl, "vulkan:1.3"}};
   for (int round = 0; round < 2; ++round) {
     std::vector<BuildJobResult> results(jobs.size());
     std::vector<std::thread> threads;
@@ -299,7 +301,8 @@ TEST_F(KernelBuilderTest, MissingSourceNamesTheManifest) {
   KernelSpec spec = cudaSpec("no_such_kernel.cu");
   BuildJobResult result = build(spec, "cuda:sm_90", cache_.get());
   EXPECT_EQ(result.status.code(), StatusCode::NotFound);
-  EXPECT_NE(result.status.message().find("no_such_kernel.cu"), std::string::npos);
+  EXPECT_NE(result.status.message().find("no_such_kernel.cu"),
+            std::string::npos);
   EXPECT_NE(result.status.message().find("kernel.toml"), std::string::npos);
   ASSERT_FALSE(result.diagnostics.empty());
   EXPECT_EQ(result.diagnostics[0].file, spec.manifest.string());
@@ -309,8 +312,8 @@ TEST_F(KernelBuilderTest, MissingSourceNamesTheManifest) {
 
 TEST_F(KernelBuilderTest, CudaSyntaxErrorPointsIntoTheSource) {
   NEED("nvcc", "ptxas", "host-cxx");
-  BuildJobResult result = build(cudaSpec("syntax_error.cu"), "cuda:sm_90",
-                                cache_.get());
+  BuildJobResult result =
+      build(cudaSpec("syntax_error.cu"), "cuda:sm_90", cache_.get());
   EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
   const Diagnostic *d = findDiagnostic(result, "testdata/syntax_error.cu");
   ASSERT_NE(d, nullptr) << describe(result);
@@ -349,9 +352,10 @@ TEST_F(KernelBuilderTest, CudaMissingIncludeIsTheHostPreprocessorsError) {
 // fails; that file must not be published.
 TEST_F(KernelBuilderTest, NvccPtxasCheckFailurePublishesNothing) {
   NEED("nvcc", "ptxas", "host-cxx");
-  BuildJobResult result = build(cudaSpec("inline_asm_error.cu"), "cuda:sm_90",
-                                cache_.get());
-  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument) << describe(result);
+  BuildJobResult result =
+      build(cudaSpec("inline_asm_error.cu"), "cuda:sm_90", cache_.get());
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument)
+      << describe(result);
   ASSERT_FALSE(result.commands.empty());
   EXPECT_EQ(result.commands[0].exitCode, 255);
   const Diagnostic *d = findDiagnostic(result, "testdata/inline_asm_error.cu");
@@ -446,7 +450,8 @@ TEST_F(KernelBuilderTest, GlslSyntaxErrorAndHeaderErrorAndMissingInclude) {
   EXPECT_EQ(d->line, 3);
   expectNothingPublished(header);
 
-  BuildJobResult include = build(glslSpec("missing_include.comp"), "vulkan:1.2");
+  BuildJobResult include =
+      build(glslSpec("missing_include.comp"), "vulkan:1.2");
   d = findDiagnostic(include, "testdata/missing_include.comp");
   ASSERT_NE(d, nullptr) << describe(include);
   EXPECT_EQ(d->line, 3);
@@ -457,7 +462,8 @@ TEST_F(KernelBuilderTest, GlslSyntaxErrorAndHeaderErrorAndMissingInclude) {
 TEST_F(KernelBuilderTest, SpirvInterfaceMismatches) {
   NEED("glslc", "spirv-val");
   KernelSpec extraBinding = glslSpec("saxpy.comp");
-  extraBinding.abi.bindings.push_back({"z", ElementType::F32, Access::WriteOnly});
+  extraBinding.abi.bindings.push_back(
+      {"z", ElementType::F32, Access::WriteOnly});
   BuildJobResult binding = build(extraBinding, "vulkan:1.2", cache_.get());
   EXPECT_EQ(binding.status.code(), StatusCode::InvalidArgument);
   EXPECT_NE(binding.status.message().find("binding 2"), std::string::npos)
@@ -495,8 +501,9 @@ TEST_F(KernelBuilderTest, MissingToolchainIsUnavailable) {
   BuildJobResult result =
       build(cudaSpec("saxpy.cu"), "cuda:sm_90", cache_.get(), &missing);
   EXPECT_EQ(result.status.code(), StatusCode::Unavailable);
-  EXPECT_NE(result.status.message().find((root() / "nowhere" / "nvcc").string()),
-            std::string::npos)
+  EXPECT_NE(
+      result.status.message().find((root() / "nowhere" / "nvcc").string()),
+      std::string::npos)
       << result.status.message();
   expectNothingPublished(result);
   EXPECT_EQ(cacheFileCount(), 0u);
@@ -532,9 +539,9 @@ TEST_F(KernelBuilderTest, HangingToolchainIsKilledWithItsChildren) {
   auto start = std::chrono::steady_clock::now();
   BuildJobResult result = build(cudaSpec("saxpy.cu"), "cuda:sm_90",
                                 cache_.get(), &hanging, options);
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(result.status.code(), StatusCode::DeadlineExceeded)
       << describe(result);
   EXPECT_NE(result.status.message().find("timed out"), std::string::npos);

@@ -9,17 +9,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <optional>
-#include <system_error>
-#include <thread>
-
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <system_error>
+#include <thread>
 #include <unistd.h>
 
 extern char **environ;
@@ -100,8 +99,8 @@ StatusOr<std::filesystem::path> makePrivateTmpDir() {
 }
 
 /// Parent environment with |overrides| applied, as "K=V" strings.
-std::vector<std::string>
-buildEnvironment(const std::vector<std::pair<std::string, std::string>> &overrides) {
+std::vector<std::string> buildEnvironment(
+    const std::vector<std::pair<std::string, std::string>> &overrides) {
   std::map<std::string, std::string> vars;
   std::vector<std::string> order;
   for (char **entry = environ; entry && *entry; ++entry) {
@@ -201,10 +200,9 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   if (!options.workingDirectory.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(options.workingDirectory, ec))
-      return invalidArgument("cannot run `" + options.argv[0] +
-                             "`: its working directory `" +
-                             options.workingDirectory.string() +
-                             "` is not a directory");
+      return invalidArgument(
+          "cannot run `" + options.argv[0] + "`: its working directory `" +
+          options.workingDirectory.string() + "` is not a directory");
   }
   ScopedDirectory tmpDir;
   std::vector<std::pair<std::string, std::string>> env = options.env;
@@ -309,7 +307,8 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
       bool isOut = fds[i].fd == outRead.get();
       ssize_t n = ::read(fds[i].fd, buffer, sizeof(buffer));
       if (n > 0) {
-        (isOut ? result.stdoutText : result.stderrText).append(buffer, size_t(n));
+        (isOut ? result.stdoutText : result.stderrText)
+            .append(buffer, size_t(n));
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         (isOut ? outRead : errRead).reset();
       }
@@ -347,8 +346,7 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  result.seconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (WIFEXITED(status)) {
     result.exitCode = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -371,11 +369,11 @@ std::string formatCommandLine(const std::vector<std::string> &argv) {
   for (const std::string &arg : argv) {
     if (!out.empty())
       out += ' ';
-    bool plain = !arg.empty() &&
-                 std::all_of(arg.begin(), arg.end(), [](char c) {
-                   return std::isalnum(static_cast<unsigned char>(c)) ||
-                          std::strchr("_-+=/.,:@%", c);
-                 });
+    bool plain =
+        !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) ||
+                 std::strchr("_-+=/.,:@%", c);
+        });
     if (plain) {
       out += arg;
       continue;

@@ -2,23 +2,22 @@
 
 #include "toolchains/process.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
 #include <thread>
-
 #include <unistd.h>
 
 namespace kb::toolchains {
 namespace {
 
-ProcessResult run(std::vector<std::string> argv,
-                  std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+ProcessResult
+run(std::vector<std::string> argv,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
   ProcessOptions options;
   options.argv = std::move(argv);
   options.timeout = timeout;
@@ -67,7 +66,8 @@ TEST(ProcessTest, LargeOutputOnBothPipes) {
       {"/bin/sh", "-c",
        "i=0; while [ $i -lt 3000 ]; do "
        "echo 0123456789012345678901234567890123456789012345678901234567890123;"
-       "echo abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl >&2;"
+       "echo abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl "
+       ">&2;"
        "i=$((i+1)); done"});
   EXPECT_TRUE(result.succeeded()) << result.describe();
   EXPECT_EQ(result.stdoutText.size(), 3000u * 65);
@@ -94,13 +94,13 @@ TEST(ProcessTest, TimeoutKillsTheWholeProcessGroup) {
   auto start = std::chrono::steady_clock::now();
   // Both ignore SIGTERM (inherited SIG_IGN), so only the SIGKILL after the
   // grace period ends them.
-  ProcessResult result = run({"/bin/sh", "-c",
-                              "trap '' TERM; sleep 300 & echo $! > " +
-                                  pidFile.string() + "; wait"},
-                             std::chrono::milliseconds(500));
-  double elapsed = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  ProcessResult result = run(
+      {"/bin/sh", "-c",
+       "trap '' TERM; sleep 300 & echo $! > " + pidFile.string() + "; wait"},
+      std::chrono::milliseconds(500));
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_TRUE(result.timedOut);
   EXPECT_FALSE(result.succeeded());
   EXPECT_EQ(result.signal, SIGKILL) << result.describe(); // it ignored TERM
@@ -121,9 +121,9 @@ TEST(ProcessTest, TimeoutKillsTheWholeProcessGroup) {
 TEST(ProcessTest, LeftoverChildDoesNotBlockCompletion) {
   auto start = std::chrono::steady_clock::now();
   ProcessResult result = run({"/bin/sh", "-c", "sleep 300 & echo done"});
-  double elapsed = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_TRUE(result.succeeded()) << result.describe();
   EXPECT_EQ(result.stdoutText, "done\n");
   EXPECT_LT(elapsed, 5.0);
@@ -182,7 +182,8 @@ TEST(ProcessTest, PrivateTmpDirWorkingDirectoryAndEnvironment) {
 TEST(ProcessTest, SignalAllProcessGroupsInterruptsRunningChildren) {
   ProcessResult result;
   std::thread runner([&] {
-    result = run({"/bin/sh", "-c", "sleep 300 & wait"}, std::chrono::seconds(60));
+    result =
+        run({"/bin/sh", "-c", "sleep 300 & wait"}, std::chrono::seconds(60));
   });
   auto start = std::chrono::steady_clock::now();
   // Keep signalling until the run returns: the child may not have been
@@ -197,9 +198,9 @@ TEST(ProcessTest, SignalAllProcessGroupsInterruptsRunningChildren) {
   runner.join();
   done = true;
   signaller.join();
-  double elapsed = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_LT(elapsed, 10.0);
   EXPECT_FALSE(result.timedOut);
   EXPECT_EQ(result.signal, SIGTERM) << result.describe();

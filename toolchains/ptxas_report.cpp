@@ -18,8 +18,8 @@ uint32_t toU32(const std::string &text) {
 
 } // namespace
 
-std::optional<ResourceUsage> parsePtxasResourceUsage(std::string_view stderrText,
-                                                     std::string_view entry) {
+std::optional<ResourceUsage>
+parsePtxasResourceUsage(std::string_view stderrText, std::string_view entry) {
   static const std::regex compiling(
       R"(^ptxas info\s*: Compiling entry function '([^']+)' for '[^']*'$)");
   static const std::regex properties(
@@ -30,8 +30,8 @@ std::optional<ResourceUsage> parsePtxasResourceUsage(std::string_view stderrText
   static const std::regex field(R"(^\s*(?:used )?(\d+) (.+?)\s*$)");
 
   std::optional<ResourceUsage> usage;
-  std::string compilingEntry;   // the entry whose "Used" line comes next
-  std::string propertiesOf;     // the function the frame line belongs to
+  std::string compilingEntry; // the entry whose "Used" line comes next
+  std::string propertiesOf;   // the function the frame line belongs to
   size_t pos = 0;
   while (pos < stderrText.size()) {
     size_t end = stderrText.find('\n', pos);
@@ -61,8 +61,9 @@ std::optional<ResourceUsage> parsePtxasResourceUsage(std::string_view stderrText
       size_t start = 0;
       while (start <= list.size()) {
         size_t comma = list.find(',', start);
-        std::string item = list.substr(
-            start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos
+                                                          : comma - start);
         start = comma == std::string::npos ? list.size() + 1 : comma + 1;
         std::smatch f;
         if (!std::regex_match(item, f, field))

@@ -24,8 +24,8 @@ namespace kb::toolchains {
 
 /// The resource usage ptxas reported for |entry| in |stderrText|; nullopt
 /// when the report does not mention that entry.
-std::optional<ResourceUsage> parsePtxasResourceUsage(std::string_view stderrText,
-                                                     std::string_view entry);
+std::optional<ResourceUsage>
+parsePtxasResourceUsage(std::string_view stderrText, std::string_view entry);
 
 } // namespace kb::toolchains
 

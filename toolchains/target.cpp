@@ -11,13 +11,15 @@ namespace {
 // `nvcc --list-gpu-code` of CUDA 13.0: sm_75 is the oldest architecture it
 // accepts. The `a` (architecture-specific features) forms exist from sm_90,
 // the `f` (family) forms from sm_100 (checked with nvcc 13.0).
-constexpr int kCudaArchs[] = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
+constexpr int kCudaArchs[] = {75, 80,  86,  87,  88,  89,
+                              90, 100, 103, 110, 120, 121};
 constexpr const char *kVulkanVersions[] = {"1.0", "1.1", "1.2", "1.3"};
 
 std::string validForms() {
   std::string cuda;
   for (int arch : kCudaArchs)
-    cuda += (cuda.empty() ? "" : ", ") + std::string("sm_") + std::to_string(arch);
+    cuda +=
+        (cuda.empty() ? "" : ", ") + std::string("sm_") + std::to_string(arch);
   return "expected cuda:sm_XX with XX one of " + cuda +
          " (sm_XXa for XX >= 90, sm_XXf for XX >= 100), or vulkan:1.0, "
          "vulkan:1.1, vulkan:1.2, vulkan:1.3";
@@ -44,8 +46,8 @@ std::string Target::vulkanEnv() const {
 
 StatusOr<Target> Target::parse(std::string_view text) {
   auto fail = [&](const std::string &why) -> Status {
-    return invalidArgument("invalid target `" + std::string(text) + "`: " +
-                           why + "; " + validForms());
+    return invalidArgument("invalid target `" + std::string(text) +
+                           "`: " + why + "; " + validForms());
   };
   size_t colon = text.find(':');
   if (colon == std::string_view::npos)

@@ -7,11 +7,10 @@
 #include "toolchains/process.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <sstream>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,8 +41,8 @@ std::string installHint(std::string_view tool) {
           "spirv-tools)";
   else
     how = "Install the Debian package `gcc` (apt-get install gcc)";
-  return how + ", or set [toolchains] " + std::string(tool) +
-         " = \"/path/to/" + executableName(tool) + "\" in workbench.toml";
+  return how + ", or set [toolchains] " + std::string(tool) + " = \"/path/to/" +
+         executableName(tool) + "\" in workbench.toml";
 }
 
 bool isExecutableFile(const fs::path &path) {
@@ -124,11 +123,10 @@ StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path,
   StatusOr<std::string> version = [&]() -> StatusOr<std::string> {
     KB_ASSIGN_OR_RETURN(ProcessResult result, runProcess(options));
     if (!result.succeeded())
-      return unavailable("`" + path.string() + " --version` failed (" +
-                         result.describe() + "): " +
-                         trimRight(result.stderrText) + ". Is `" +
-                         path.string() + "` really " + std::string(tool) +
-                         "? " + installHint(tool));
+      return unavailable(
+          "`" + path.string() + " --version` failed (" + result.describe() +
+          "): " + trimRight(result.stderrText) + ". Is `" + path.string() +
+          "` really " + std::string(tool) + "? " + installHint(tool));
     return trimRight(result.stdoutText + result.stderrText);
   }();
   // Only successful probes are remembered; a failed write costs a spawn
@@ -169,8 +167,7 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
       return unavailable(
           std::string(tool) + " not found: the override [toolchains] " +
           std::string(tool) + " = \"" + override->second.string() + "\" " +
-          (fs::exists(path) ? "is not an executable file"
-                            : "does not exist") +
+          (fs::exists(path) ? "is not an executable file" : "does not exist") +
           ". Fix the path, or remove the override to search CUDA_PATH and "
           "PATH.");
     identity.path = path;
@@ -187,7 +184,8 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
         cudaPath = env;
       if (!cudaPath.empty()) {
         candidates.push_back(fs::path(cudaPath) / "bin" / exe);
-        lookedIn.push_back("CUDA_PATH/bin=" + (fs::path(cudaPath) / "bin").string());
+        lookedIn.push_back("CUDA_PATH/bin=" +
+                           (fs::path(cudaPath) / "bin").string());
       } else {
         lookedIn.push_back("CUDA_PATH (unset)");
       }
@@ -218,9 +216,9 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
                          installHint(tool) + ".");
     }
   }
-  KB_ASSIGN_OR_RETURN(identity.version,
-                      probeVersion(tool, identity.path,
-                                   config_.probeCacheDirectory, *probes_));
+  KB_ASSIGN_OR_RETURN(
+      identity.version,
+      probeVersion(tool, identity.path, config_.probeCacheDirectory, *probes_));
   identity.versionSummary = summarize(tool, identity.version);
   return identity;
 }

@@ -10,8 +10,8 @@
 //
 // A tool's identity is its absolute path plus its `--version` text, probed
 // once per Toolchains object and path (and remembered on disk when
-// ToolchainsConfig::probeCacheDirectory is set). Identities feed the build cache key and
-// build.json.
+// ToolchainsConfig::probeCacheDirectory is set). Identities feed the build
+// cache key and build.json.
 //
 // Tools: "nvcc", "ptxas", "glslc", "spirv-val", "spirv-opt" and "host-cxx"
 // (the host compiler nvcc runs for preprocessing: `gcc` from PATH unless

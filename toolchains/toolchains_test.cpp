@@ -1,13 +1,10 @@
 //===- toolchains/toolchains_test.cpp -------------------------------------===//
 
+#include "toolchains/file_util.h"
 #include "toolchains/toolchains.h"
 
-#include "toolchains/file_util.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
-
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 namespace kb::toolchains {
@@ -18,7 +15,8 @@ namespace fs = std::filesystem;
 class ToolchainsTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    auto dir = TempDir::create(fs::temp_directory_path(), "kb-toolchains-test-");
+    auto dir =
+        TempDir::create(fs::temp_directory_path(), "kb-toolchains-test-");
     ASSERT_TRUE(dir.ok()) << dir.status().message();
     dir_.emplace(std::move(*dir));
   }
@@ -26,8 +24,8 @@ protected:
 
   /// An executable script printing |version| for --version.
   fs::path fakeTool(const fs::path &path, const std::string &version) {
-    Status written = writeFileAtomic(
-        path, "#!/bin/sh\necho '" + version + "'\n");
+    Status written =
+        writeFileAtomic(path, "#!/bin/sh\necho '" + version + "'\n");
     EXPECT_TRUE(written.ok()) << written.message();
     ::chmod(path.c_str(), 0755);
     return path;
@@ -39,7 +37,8 @@ protected:
 TEST_F(ToolchainsTest, FindsToolsOnTheSearchPathWithTheirVersion) {
   fakeTool(root() / "bin" / "glslc", "shaderc fake-1");
   ToolchainsConfig config;
-  config.searchPath = (root() / "empty").string() + ":" + (root() / "bin").string();
+  config.searchPath =
+      (root() / "empty").string() + ":" + (root() / "bin").string();
   Toolchains toolchains(config);
   auto glslc = toolchains.find("glslc");
   ASSERT_TRUE(glslc.ok()) << glslc.status().message();
@@ -89,7 +88,8 @@ TEST_F(ToolchainsTest, MissingToolIsUnavailableWithAnInstallHint) {
 
   auto spirvVal = toolchains.find("spirv-val");
   ASSERT_FALSE(spirvVal.ok());
-  EXPECT_NE(spirvVal.status().message().find("`spirv-tools`"), std::string::npos);
+  EXPECT_NE(spirvVal.status().message().find("`spirv-tools`"),
+            std::string::npos);
 }
 
 TEST_F(ToolchainsTest, OverrideToAMissingFileIsUnavailable) {
@@ -108,7 +108,8 @@ TEST_F(ToolchainsTest, OverrideToAMissingFileIsUnavailable) {
 
 TEST_F(ToolchainsTest, ToolWhoseVersionProbeFailsIsUnavailable) {
   fs::path broken = root() / "bin" / "spirv-opt";
-  ASSERT_TRUE(writeFileAtomic(broken, "#!/bin/sh\necho broken >&2\nexit 3\n").ok());
+  ASSERT_TRUE(
+      writeFileAtomic(broken, "#!/bin/sh\necho broken >&2\nexit 3\n").ok());
   ::chmod(broken.c_str(), 0755);
   ToolchainsConfig config;
   config.searchPath = (root() / "bin").string();
@@ -126,8 +127,9 @@ TEST_F(ToolchainsTest, VersionProbesAreRememberedAcrossRuns) {
   fs::path tool = root() / "bin" / "glslc";
   fs::path count = root() / "count";
   auto install = [&](const std::string &version) {
-    ASSERT_TRUE(writeFileAtomic(tool, "#!/bin/sh\necho x >> '" + count.string() +
-                                          "'\necho '" + version + "'\n")
+    ASSERT_TRUE(writeFileAtomic(tool, "#!/bin/sh\necho x >> '" +
+                                          count.string() + "'\necho '" +
+                                          version + "'\n")
                     .ok());
     ::chmod(tool.c_str(), 0755);
   };
