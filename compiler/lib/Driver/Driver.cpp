@@ -6,6 +6,9 @@
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Dialect/KB/Transforms/Substitutions.h"
+#include "kb/Codegen/Codegen.h"
+#include "kb/Serialization/HostProgram.h"
+#include "kb/Serialization/KbmWriter.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -136,6 +139,49 @@ static std::string findOrigin(const CompileOptions &options,
   return origin;
 }
 
+static std::vector<std::string> toStrings(ArrayAttr array) {
+  std::vector<std::string> out;
+  if (array)
+    for (Attribute a : array)
+      if (auto s = a.dyn_cast<StringAttr>())
+        out.push_back(s.str());
+  return out;
+}
+
+/// Copies kb.benchmarks / kb.unbenchmarked into |result|.
+static void readBenchmarks(ModuleOp module, const CompileOptions &options,
+                           CompileResult &result) {
+  if (auto benchmarks =
+          module->getAttrOfType<ArrayAttr>(kbir::kBenchmarksAttrName))
+    for (Attribute attr : benchmarks) {
+      auto d = attr.cast<DictionaryAttr>();
+      BenchmarkRecord r;
+      r.name = d.getAs<StringAttr>("name").str();
+      r.executable = d.getAs<StringAttr>("executable").str();
+      r.exportName = d.getAs<StringAttr>("export").str();
+      for (int64_t v : d.getAs<DenseI64ArrayAttr>("workload").asArrayRef())
+        r.workload.push_back(v);
+      for (int64_t v :
+           d.getAs<DenseI64ArrayAttr>("workgroup_count").asArrayRef())
+        r.workgroupCount.push_back(v);
+      r.candidates = toStrings(d.getAs<ArrayAttr>("candidates"));
+      r.references = toStrings(d.getAs<ArrayAttr>("references"));
+      r.sites = toStrings(d.getAs<ArrayAttr>("sites"));
+      if (!options.outputDir.empty())
+        r.file = "bench/" + r.name + ".kbm";
+      result.benchmarks.push_back(std::move(r));
+    }
+  if (auto skipped =
+          module->getAttrOfType<ArrayAttr>(kbir::kUnbenchmarkedAttrName))
+    for (Attribute attr : skipped) {
+      auto d = attr.cast<DictionaryAttr>();
+      result.unbenchmarked.push_back(
+          {d.getAs<StringAttr>("executable").str(),
+           d.getAs<StringAttr>("export").str(), d.getAs<StringAttr>("site").str(),
+           d.getAs<StringAttr>("reason").str()});
+    }
+}
+
 CompileResult compile(const CompileOptions &options) {
   CompileResult result;
   std::string diagnosticsText;
@@ -201,6 +247,25 @@ CompileResult compile(const CompileOptions &options) {
     o.targets = options.targets;
     pm.addPass(kbir::createMaterializeVariantsPass(o));
   }
+  // Codegen runs between materialization and object substitution, so a
+  // substituted variant's generated code becomes its reference. It runs
+  // outside the pass manager to time each variant.
+  if (failed(pm.run(*module)))
+    return finish(false);
+  pm.clear();
+  if (options.codegen) {
+    kbir::CodegenOptions codegenOptions;
+    codegenOptions.emitCubin = options.emitCubin;
+    codegenOptions.ptxasPath = options.ptxasPath;
+    DialectRegistry codegenRegistry;
+    kbir::registerCodegenDialects(codegenRegistry);
+    context.appendDialectRegistry(codegenRegistry);
+    SmallVector<kbir::CodegenRecord> records;
+    if (failed(kbir::generateAllVariants(*module, codegenOptions, &records)))
+      return finish(false);
+    for (const kbir::CodegenRecord &r : records)
+      result.codegen.push_back({r.executable, r.variant, r.target, r.milliseconds});
+  }
   if (!options.objectSubstitutions.empty() ||
       !options.objectDirectories.empty()) {
     kbir::SubstituteExecutablesPassOptions o;
@@ -212,10 +277,51 @@ CompileResult compile(const CompileOptions &options) {
     o.printNotes = options.printNotes;
     pm.addPass(kbir::createSubstituteExecutablesPass(o));
   }
+  bool wantBenchmarks =
+      !options.outputDir.empty() || !options.dumpBenchmarksDir.empty();
+  if (wantBenchmarks)
+    pm.addPass(kbir::createGenerateBenchmarksPass());
   // The parser verified the input; the pass manager verifies the result of
   // every pass.
   if (failed(pm.run(*module)))
     return finish(false);
+
+  // .kbm modules are built in memory first: a program the writer cannot
+  // express fails the compile before any file is written.
+  SmallVector<kbir::KbmFile> kbmFiles;
+  if (wantBenchmarks) {
+    readBenchmarks(*module, options, result);
+    if (failed(kbir::buildKbmFiles(*module, !options.outputDir.empty(),
+                                   kbmFiles)))
+      return finish(false);
+  }
+  auto writeKbm = [&]() -> bool {
+    std::string writeError;
+    if (!options.outputDir.empty()) {
+      if (failed(kbir::writeKbmFiles(options.outputDir, kbmFiles, writeError))) {
+        diagnostics << "error: " << writeError << "\n";
+        return false;
+      }
+      for (const kbir::KbmFile &f : kbmFiles)
+        result.writtenFiles.push_back(
+            (llvm::Twine(options.outputDir) + "/" + f.path).str());
+    }
+    if (!options.dumpBenchmarksDir.empty()) {
+      SmallVector<kbir::KbmFile> dump;
+      for (const kbir::KbmFile &f : kbmFiles)
+        if (StringRef(f.path).startswith("bench/"))
+          dump.push_back({StringRef(f.path).drop_front(6).str(), f.bytes});
+      if (failed(kbir::writeKbmFiles(options.dumpBenchmarksDir, dump,
+                                     writeError))) {
+        diagnostics << "error: " << writeError << "\n";
+        return false;
+      }
+      for (const kbir::KbmFile &f : dump)
+        result.writtenFiles.push_back(
+            (llvm::Twine(options.dumpBenchmarksDir) + "/" + f.path).str());
+    }
+    return true;
+  };
 
   for (const kbir::SubstitutionRecord &record :
        kbir::readSubstitutionRecords(*module)) {
@@ -247,6 +353,8 @@ CompileResult compile(const CompileOptions &options) {
                        kbir::createDumpExecutableBinariesPass(
                            {options.dumpBinariesDir}))))
       return finish(false);
+    if (!writeKbm())
+      return finish(false);
     output->keep();
     return finish(true);
   }
@@ -259,6 +367,8 @@ CompileResult compile(const CompileOptions &options) {
       failed(runPass(context, *module,
                      kbir::createDumpExecutableBinariesPass(
                          {options.dumpBinariesDir}))))
+    return finish(false);
+  if (!writeKbm())
     return finish(false);
   return finish(true);
 }

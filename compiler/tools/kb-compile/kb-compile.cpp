@@ -17,7 +17,11 @@ static cl::OptionCategory category("kb-compile options");
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<program.mlir|.mlirbc>"),
                                       cl::init("-"), cl::cat(category));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' = stdout)"),
+static cl::opt<std::string> outputFile("o",
+                                       cl::desc("Output: FILE.mlir, FILE.mlirbc or '-' (stdout) "
+                                                "for the compiled MLIR; any other path is a "
+                                                "directory that receives program.kbm and "
+                                                "bench/<benchmark>.kbm"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(category));
 static cl::opt<bool> emitBytecode("emit-bytecode",
@@ -53,6 +57,21 @@ static cl::opt<std::string> dumpSourcesTo(
     "dump-executable-sources-to",
     cl::desc("Write each executable (as given) to DIR/<executable>.mlir"),
     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> dumpBenchmarksTo(
+    "dump-executable-benchmarks-to",
+    cl::desc("Write one .kbm benchmark module per (executable, export, "
+             "workload) to DIR/<exe>_<export>_<shape>.kbm"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> codegen(
+    "codegen",
+    cl::desc("Generate PTX (+ cubin) and SPIR-V for variants without objects "
+             "(default on; --codegen=false shows the IR before codegen)"),
+    cl::init(true), cl::cat(category));
+static cl::opt<std::string> ptxasPath(
+    "ptxas",
+    cl::desc("ptxas for the cubins of generated CUDA variants (default: "
+             "CUDA_PATH/bin, /usr/local/cuda/bin, PATH; none found = PTX only)"),
+    cl::value_desc("PATH"), cl::cat(category));
 static cl::opt<std::string> dumpBinariesTo(
     "dump-executable-binaries-to",
     cl::desc("Write each external object to DIR/<executable>_<variant>.<ext>"),
@@ -104,8 +123,18 @@ int main(int argc, char **argv) {
   options.targets = targets;
   options.strict = strict;
   options.printNotes = true;
-  options.outputPath = outputFile;
-  options.emitBytecode = emitBytecode;
+  // -o picks the output by its name: MLIR for .mlir/.mlirbc/'-', else a
+  // directory of .kbm modules.
+  llvm::StringRef output = outputFile;
+  if (output == "-" || output.endswith(".mlir") || output.endswith(".mlirbc")) {
+    options.outputPath = outputFile;
+  } else {
+    options.outputDir = outputFile;
+  }
+  options.dumpBenchmarksDir = dumpBenchmarksTo;
+  options.codegen = codegen;
+  options.ptxasPath = ptxasPath;
+  options.emitBytecode = emitBytecode || output.endswith(".mlirbc");
   options.dumpSourcesDir = dumpSourcesTo;
   options.dumpBinariesDir = dumpBinariesTo;
 

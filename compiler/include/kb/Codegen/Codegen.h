@@ -31,6 +31,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class Operation;
 namespace kb {
 class ExecutableOp;
 class VariantOp;
@@ -68,6 +69,23 @@ void registerCodegenDialects(DialectRegistry &registry);
 LogicalResult generateVariant(ExecutableOp executable, VariantOp variant,
                               const CodegenOptions &options,
                               llvm::SmallVectorImpl<GeneratedBinary> &result);
+
+/// What codegen did for one variant, for reports and bench/.
+struct CodegenRecord {
+  std::string executable;
+  std::string variant;
+  std::string target; // "cuda:sm_90", "vulkan:1.2"
+  double milliseconds = 0; // wall time, ptxas included
+};
+
+/// Generates every generated (non-external) variant of every executable in
+/// |module| that has no kGeneratedAttrName yet and records the binaries
+/// there. Keeps going after a failure so one run reports every executable
+/// the lowering cannot handle. |records| (optional) receives one entry per
+/// variant generated.
+LogicalResult generateAllVariants(Operation *module,
+                                  const CodegenOptions &options,
+                                  llvm::SmallVectorImpl<CodegenRecord> *records);
 
 /// The ptxas executable, or nullopt when none is found.
 std::optional<std::string> findPtxas(llvm::StringRef explicitPath = {});

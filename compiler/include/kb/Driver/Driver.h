@@ -6,11 +6,14 @@
 // types only: no LLVM/MLIR header is reachable from here, so code built with
 // exceptions and RTTI (workbench/) can include it and link `KBDriver`.
 //
-// Pipeline (DESIGN.md §4; codegen, benchmarks and .kbm serialization come
-// with the next compiler stage):
+// Pipeline (DESIGN.md §4):
 //   parse + verify -> substitute sources -> materialize variants (targets)
-//   -> substitute objects (ABI-checked) -> write output; then the source dump
-//   (of the program as parsed) and the binaries dump.
+//   -> codegen of every generated variant (PTX + cubin, SPIR-V)
+//   -> substitute objects (ABI-checked; generated variant kept as reference)
+//   -> generate benchmarks (when .kbm output or a benchmark dump is asked)
+//   -> write output: MLIR, OUT_DIR/program.kbm + OUT_DIR/bench/<name>.kbm;
+//   then the source dump (of the program as parsed), the binaries dump and
+//   the benchmark dump.
 // On any error nothing is written: no output file, no dump files.
 //
 //===----------------------------------------------------------------------===//
@@ -66,6 +69,57 @@ struct CompileOptions {
   /// Dump directories (created when missing); empty = no dump.
   std::string dumpSourcesDir;
   std::string dumpBinariesDir;
+
+  /// Generate PTX/SPIR-V for every variant without objects (kb-codegen).
+  /// Needed for .kbm output; off only to inspect the IR before codegen.
+  bool codegen = true;
+  /// Also compile a cubin per CUDA variant when ptxas is found.
+  bool emitCubin = true;
+  /// The ptxas to use; empty searches CUDA_PATH/bin, /usr/local/cuda/bin,
+  /// PATH.
+  std::string ptxasPath;
+  /// Writes <outputDir>/program.kbm and <outputDir>/bench/<name>.kbm (one
+  /// per benchmark); empty = no .kbm output.
+  std::string outputDir;
+  /// Writes <dir>/<name>.kbm per benchmark (IREE's
+  /// --dump-executable-benchmarks-to); empty = no dump.
+  std::string dumpBenchmarksDir;
+};
+
+/// One benchmark the compiler generated (kb-generate-benchmarks).
+struct BenchmarkRecord {
+  /// `<executable>_<export>_<w0>x<w1>x<w2>` (`_2`, ... when the same shape
+  /// has distinct constants or buffer sizes).
+  std::string name;
+  std::string executable;
+  std::string exportName;
+  std::vector<long long> workload;       // 3 entries
+  std::vector<long long> workgroupCount; // 3 entries
+  /// Variant names: candidates are the substituted (handwritten) objects,
+  /// references the generated variants.
+  std::vector<std::string> candidates;
+  std::vector<std::string> references;
+  /// Dispatch sites ("file:line:col") this benchmark stands for.
+  std::vector<std::string> sites;
+  /// Relative to CompileOptions::outputDir ("bench/<name>.kbm"); empty
+  /// when no outputDir was given.
+  std::string file;
+};
+
+/// A dispatch that could not be benchmarked, and why.
+struct UnbenchmarkedDispatch {
+  std::string executable;
+  std::string exportName;
+  std::string site;
+  std::string reason;
+};
+
+/// Codegen of one variant.
+struct CodegenRecord {
+  std::string executable;
+  std::string variant;
+  std::string target; // "cuda:sm_90"
+  double milliseconds = 0;
 };
 
 /// One substitution the compiler applied.
@@ -91,6 +145,11 @@ struct CompileResult {
   /// One `NOTE: ...` line per applied substitution.
   std::vector<std::string> notes;
   std::vector<AppliedSubstitution> substitutions;
+  std::vector<CodegenRecord> codegen;
+  std::vector<BenchmarkRecord> benchmarks;
+  std::vector<UnbenchmarkedDispatch> unbenchmarked;
+  /// Every file written under outputDir and dumpBenchmarksDir.
+  std::vector<std::string> writtenFiles;
 };
 
 /// Runs the pipeline. Never throws; errors are in the result.

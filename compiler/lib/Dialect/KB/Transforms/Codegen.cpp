@@ -25,23 +25,6 @@ using namespace mlir::kb;
 
 namespace {
 
-/// Records |binaries| on |variant| as the kb.generated attribute.
-static void recordBinaries(ExecutableOp executable, VariantOp variant,
-                           ArrayRef<GeneratedBinary> binaries) {
-  Builder b(variant.getContext());
-  SmallVector<Attribute> entries;
-  for (const GeneratedBinary &binary : binaries) {
-    std::string path = (executable.getSymName() + "_" + variant.getSymName() +
-                        "." + binary.format)
-                           .str();
-    entries.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("target", b.getStringAttr(binary.target)),
-         b.getNamedAttr("object",
-                        ObjectAttr::get(b.getContext(), path, binary.data))}));
-  }
-  variant->setAttr(kGeneratedAttrName, b.getArrayAttr(entries));
-}
-
 struct CodegenPass : public mlir::kb::impl::CodegenPassBase<CodegenPass> {
   using mlir::kb::impl::CodegenPassBase<CodegenPass>::CodegenPassBase;
 
@@ -53,22 +36,7 @@ struct CodegenPass : public mlir::kb::impl::CodegenPassBase<CodegenPass> {
     CodegenOptions options;
     options.emitCubin = emitCubin;
     options.ptxasPath = ptxas;
-    bool failedAny = false;
-    for (auto executable : getOperation().getOps<ExecutableOp>()) {
-      for (VariantOp variant : executable.getVariantOps()) {
-        if (variant.isExternal() || variant->hasAttr(kGeneratedAttrName))
-          continue;
-        SmallVector<GeneratedBinary> binaries;
-        // Keep going after a failure so that one run reports every
-        // executable the lowering cannot handle.
-        if (failed(generateVariant(executable, variant, options, binaries))) {
-          failedAny = true;
-          continue;
-        }
-        recordBinaries(executable, variant, binaries);
-      }
-    }
-    if (failedAny)
+    if (failed(generateAllVariants(getOperation(), options, nullptr)))
       signalPassFailure();
   }
 };

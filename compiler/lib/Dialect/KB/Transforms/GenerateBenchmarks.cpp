@@ -39,10 +39,15 @@ struct BenchmarkSpec {
   SmallVector<Attribute> sites;
 };
 
+/// "file:line:col" for file locations, MLIR's printing otherwise.
 static std::string printLocation(Location loc) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << loc;
+  if (auto file = loc.dyn_cast<FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
   return os.str();
 }
 
