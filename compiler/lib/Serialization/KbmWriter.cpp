@@ -417,6 +417,13 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
   std::string entry;
   for (Operation *op : getHostFunctions(module)) {
     auto func = cast<func::FuncOp>(op);
+    // A function with arguments cannot run without a caller to supply them;
+    // its dispatches still get benchmarks where their values are constants.
+    if (func.getNumArguments() != 0) {
+      func.emitWarning("takes arguments, so it is not written to program.kbm "
+                       "(kernel-bench run runs functions without arguments)");
+      continue;
+    }
     HostFunctionWriter functionWriter{writer, executableIndex};
     auto written = functionWriter.write(func);
     if (failed(written))
@@ -426,8 +433,9 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
       entry = func.getSymName().str();
   }
   if (functions.empty())
-    return module.emitError("has no host function (func.func with kb.alloc "
-                            "and kb.dispatch) to write as program.kbm");
+    return module.emitError("has no host function without arguments "
+                            "(func.func with kb.alloc and kb.dispatch) to "
+                            "write as program.kbm");
   std::vector<fb::Offset<kbm::Benchmark>> none;
   StringRef name = module.getSymName() ? *module.getSymName() : "program";
   return writer.finish(module, name, executables, functions, entry, none, bytes);

@@ -10,6 +10,8 @@
 //    one Dispatch per kb.dispatch with typed constants and the workgroup
 //    count; outputs are the buffers a dispatch writes that no later dispatch
 //    reads. The entry function is @main, else the first host function.
+//    Functions with arguments are left out with a warning (nothing could
+//    supply them).
 //  * bench/<name>.kbm: one per entry of `kb.benchmarks`: the executable, a
 //    function that allocates and initializes the benchmark's buffers and
 //    runs its dispatch, and the Benchmark entry pointing at that dispatch.

@@ -1,0 +1,437 @@
+// End-to-end tests of codegen, benchmark generation and .kbm output through
+// the KBDriver API (built like workbench/ code: exceptions on, no LLVM
+// flags). Every module is checked with the FlatBuffers verifier, every
+// generated binary with the real ptxas / spirv-val (skipped when missing)
+// and with the shared ABI readers against the layout the module declares.
+#include "kb/Driver/Driver.h"
+
+#include "common/abi_check.h"
+#include "common/kbm/kbm_generated.h"
+#include "common/ptx_reader.h"
+#include "common/spirv_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+namespace kbm = kb::kbm;
+
+namespace {
+
+const std::string kProgram =
+    std::string(KB_SOURCE_DIR) + "/examples/quickstart/program.mlir";
+const std::string kInputs =
+    std::string(KB_SOURCE_DIR) + "/compiler/test/Dialect/KB/Transforms/Inputs";
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeFile(const fs::path &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+/// A fresh directory under the gtest temp dir.
+fs::path freshDir(const std::string &name) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("kbm_output_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// The tool's path, or "" (CUDA_PATH/bin and /usr/local/cuda/bin first, as
+/// the compiler searches).
+std::string findTool(const std::string &name) {
+  std::vector<std::string> dirs;
+  if (const char *cuda = std::getenv("CUDA_PATH"))
+    dirs.push_back(std::string(cuda) + "/bin");
+  dirs.push_back("/usr/local/cuda/bin");
+  if (const char *path = std::getenv("PATH")) {
+    std::stringstream s(path);
+    for (std::string dir; std::getline(s, dir, ':');)
+      dirs.push_back(dir);
+  }
+  for (const std::string &dir : dirs) {
+    fs::path candidate = fs::path(dir) / name;
+    if (fs::exists(candidate))
+      return candidate.string();
+  }
+  return "";
+}
+
+/// Runs |command|; returns its exit status, output in |output|.
+int run(const std::string &command, std::string &output) {
+  std::string logPath = ::testing::TempDir() + "/kbm_output_test_cmd.log";
+  int rc = std::system((command + " >" + logPath + " 2>&1").c_str());
+  output = readFile(logPath);
+  return rc;
+}
+
+/// The verified module in |bytes|, or nullptr (with a test failure).
+const kbm::Module *verified(const std::string &bytes, const std::string &what) {
+  if (bytes.size() < 8 ||
+      !flatbuffers::BufferHasIdentifier(bytes.data(), kbm::ModuleIdentifier())) {
+    ADD_FAILURE() << what << ": no KBM1 identifier";
+    return nullptr;
+  }
+  flatbuffers::Verifier verifier(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
+  if (!kbm::VerifyModuleBuffer(verifier)) {
+    ADD_FAILURE() << what << ": the FlatBuffers verifier rejects it";
+    return nullptr;
+  }
+  const kbm::Module *module = kbm::GetModule(bytes.data());
+  EXPECT_EQ(module->schema_version(),
+            static_cast<uint32_t>(kbm::SchemaVersion::Current))
+      << what;
+  return module;
+}
+
+kb::KernelAbi toAbi(const kbm::Export *e) {
+  kb::KernelAbi abi;
+  abi.entry = e->entry()->str();
+  if (e->bindings())
+    for (const kbm::BindingLayout *b : *e->bindings())
+      abi.bindings.push_back({b->name() ? b->name()->str() : "",
+                              static_cast<kb::ElementType>(b->element_type()),
+                              static_cast<kb::Access>(b->access())});
+  if (e->constants())
+    for (const kbm::ConstantLayout *c : *e->constants())
+      abi.constants.push_back({c->name() ? c->name()->str() : "",
+                               static_cast<kb::ScalarType>(c->type())});
+  abi.workgroupSize = {e->workgroup_size()->x(), e->workgroup_size()->y(),
+                       e->workgroup_size()->z()};
+  abi.dynamicSharedMemoryBytes = e->dynamic_shared_memory_bytes();
+  return abi;
+}
+
+kb::driver::CompileResult compileQuickstart(const fs::path &out,
+                                            bool substitute = false) {
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_90", "vulkan:1.2"};
+  options.outputDir = out.string();
+  if (substitute)
+    options.objectSubstitutions = {{"saxpy", kInputs + "/saxpy.ptx", ""},
+                                   {"saxpy", kInputs + "/saxpy.spv", ""}};
+  return kb::driver::compile(options);
+}
+
+TEST(KbmOutputTest, QuickstartWritesAProgramAndOneBenchmarkPerDispatch) {
+  fs::path out = freshDir("quickstart");
+  kb::driver::CompileResult result = compileQuickstart(out);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+
+  const std::string programBytes = readFile(out / "program.kbm");
+  const kbm::Module *program = verified(programBytes, "program.kbm");
+  ASSERT_NE(program, nullptr);
+  ASSERT_NE(program->entry_function(), nullptr);
+  EXPECT_EQ(program->entry_function()->str(), "main");
+  ASSERT_EQ(program->executables()->size(), 4u);
+  bool havePtxas = !findTool("ptxas").empty();
+  for (const kbm::Executable *exe : *program->executables()) {
+    std::map<kbm::ExecutableFormat, int> formats;
+    for (const kbm::ExecutableVariant *v : *exe->variants()) {
+      ++formats[v->format()];
+      EXPECT_EQ(v->role(), kbm::VariantRole::Reference) << exe->name()->str();
+    }
+    EXPECT_EQ(formats[kbm::ExecutableFormat::Ptx], 1) << exe->name()->str();
+    EXPECT_EQ(formats[kbm::ExecutableFormat::Spirv], 1) << exe->name()->str();
+    EXPECT_EQ(formats[kbm::ExecutableFormat::Cubin], havePtxas ? 1 : 0)
+        << exe->name()->str();
+  }
+  // main: 9 allocs + 5 dispatches; outputs are the buffers no later
+  // dispatch reads: the total, the softmax probabilities, the matmul C.
+  ASSERT_EQ(program->functions()->size(), 1u);
+  const kbm::Function *main = program->functions()->Get(0);
+  EXPECT_EQ(main->buffers()->size(), 9u);
+  EXPECT_EQ(main->ops()->size(), 14u);
+  ASSERT_EQ(main->outputs()->size(), 3u);
+  // Inputs are seeded draws, buffers first written by a dispatch zeros.
+  const kbm::Buffer *x = main->buffers()->Get(0);
+  ASSERT_NE(x->init(), nullptr);
+  EXPECT_EQ(x->init()->distribution(), kbm::Distribution::Uniform);
+  const kbm::Buffer *partials = main->buffers()->Get(2);
+  EXPECT_TRUE(!partials->init() ||
+              partials->init()->distribution() == kbm::Distribution::Zero);
+
+  // One benchmark per (executable, export, workload): the two reduce_sum
+  // dispatches have different workloads.
+  std::vector<std::string> names;
+  for (const auto &b : result.benchmarks)
+    names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "saxpy_saxpy_1048576x1x1",
+                       "reduce_sum_reduce_sum_1048576x1x1",
+                       "reduce_sum_reduce_sum_256x1x1",
+                       "softmax_softmax_1024x1x1",
+                       "matmul_matmul_tiled_512x512x1"}));
+  EXPECT_TRUE(result.unbenchmarked.empty());
+  size_t files = 0;
+  for (const auto &entry : fs::directory_iterator(out / "bench"))
+    files += entry.path().extension() == ".kbm";
+  EXPECT_EQ(files, names.size());
+  for (const auto &b : result.benchmarks) {
+    ASSERT_EQ(b.file, "bench/" + b.name + ".kbm");
+    std::string bytes = readFile(out / b.file);
+    const kbm::Module *bench = verified(bytes, b.file);
+    ASSERT_NE(bench, nullptr);
+    EXPECT_EQ(bench->entry_function(), nullptr) << b.file;
+    ASSERT_EQ(bench->executables()->size(), 1u);
+    EXPECT_EQ(bench->executables()->Get(0)->name()->str(), b.executable);
+    ASSERT_EQ(bench->benchmarks()->size(), 1u);
+    const kbm::Benchmark *entry = bench->benchmarks()->Get(0);
+    EXPECT_EQ(entry->name()->str(), b.name);
+    const kbm::Function *fn = bench->functions()->Get(entry->function());
+    ASSERT_LT(entry->dispatch_op(), fn->ops()->size());
+    const kbm::Op *op = fn->ops()->Get(entry->dispatch_op());
+    ASSERT_EQ(op->command_type(), kbm::Command::Dispatch);
+    const kbm::Dispatch *dispatch = op->command_as_Dispatch();
+    EXPECT_EQ(dispatch->workgroup_count()->x(), b.workgroupCount[0]);
+    EXPECT_EQ(dispatch->workgroup_count()->y(), b.workgroupCount[1]);
+    EXPECT_GE(fn->outputs()->size(), 1u) << b.file;
+  }
+  // The matmul's workload [512, 512] over 16x16 workgroups.
+  EXPECT_EQ(result.benchmarks[4].workgroupCount,
+            (std::vector<long long>{32, 32, 1}));
+  // Codegen ran once per executable and target.
+  EXPECT_EQ(result.codegen.size(), 8u);
+}
+
+TEST(KbmOutputTest, GeneratedBinariesPassPtxasSpirvValAndTheAbiCheck) {
+  fs::path out = freshDir("tools");
+  kb::driver::CompileResult result = compileQuickstart(out);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  const std::string bytes = readFile(out / "program.kbm");
+  const kbm::Module *program = verified(bytes, "program.kbm");
+  ASSERT_NE(program, nullptr);
+  std::string ptxas = findTool("ptxas");
+  std::string spirvVal = findTool("spirv-val");
+  int checked = 0;
+  for (const kbm::Executable *exe : *program->executables()) {
+    for (const kbm::ExecutableVariant *v : *exe->variants()) {
+      std::string data(reinterpret_cast<const char *>(v->data()->data()),
+                       v->data()->size());
+      std::string where = exe->name()->str() + " " + v->target()->str();
+      std::string output;
+      if (v->format() == kbm::ExecutableFormat::Ptx) {
+        auto ptx = kb::readPtx(data);
+        ASSERT_TRUE(ptx.ok()) << where << ": " << ptx.status().message();
+        for (const kbm::Export *e : *v->exports()) {
+          auto mismatches = kb::checkPtxAbi(*ptx, toAbi(e));
+          EXPECT_TRUE(mismatches.empty())
+              << where << ": " << kb::formatMismatches(mismatches);
+        }
+        if (!ptxas.empty()) {
+          fs::path file = out / (exe->name()->str() + ".ptx");
+          writeFile(file, data);
+          EXPECT_EQ(run(ptxas + " -arch=sm_90 " + file.string() + " -o " +
+                            (out / "x.cubin").string(),
+                        output),
+                    0)
+              << where << ":\n" << output;
+          ++checked;
+        }
+      } else if (v->format() == kbm::ExecutableFormat::Spirv) {
+        auto spirv = kb::readSpirvBytes(data);
+        ASSERT_TRUE(spirv.ok()) << where << ": " << spirv.status().message();
+        for (const kbm::Export *e : *v->exports()) {
+          auto mismatches = kb::checkSpirvAbi(*spirv, toAbi(e));
+          EXPECT_TRUE(mismatches.empty())
+              << where << ": " << kb::formatMismatches(mismatches);
+        }
+        if (!spirvVal.empty()) {
+          fs::path file = out / (exe->name()->str() + ".spv");
+          writeFile(file, data);
+          EXPECT_EQ(run(spirvVal + " --target-env vulkan1.2 " + file.string(),
+                        output),
+                    0)
+              << where << ":\n" << output;
+          ++checked;
+        }
+      } else {
+        // A cubin starts with the ELF magic.
+        EXPECT_EQ(data.substr(0, 4), "\x7f" "ELF") << where;
+      }
+    }
+  }
+  if (ptxas.empty() || spirvVal.empty())
+    GTEST_SKIP() << "ABI checked; ptxas or spirv-val not found, so "
+                 << checked << " binaries were checked with the real tools";
+}
+
+TEST(KbmOutputTest, SubstitutedBenchmarkCarriesCandidateAndReference) {
+  fs::path out = freshDir("substituted");
+  kb::driver::CompileResult result = compileQuickstart(out, /*substitute=*/true);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_FALSE(result.benchmarks.empty());
+  const kb::driver::BenchmarkRecord &saxpy = result.benchmarks[0];
+  EXPECT_EQ(saxpy.name, "saxpy_saxpy_1048576x1x1");
+  EXPECT_EQ(saxpy.candidates,
+            (std::vector<std::string>{"cuda_sm_90", "vulkan_1_2"}));
+  EXPECT_EQ(saxpy.references, (std::vector<std::string>{
+                                  "cuda_sm_90_reference", "vulkan_1_2_reference"}));
+  std::string bytes = readFile(out / saxpy.file);
+  const kbm::Module *bench = verified(bytes, saxpy.file);
+  ASSERT_NE(bench, nullptr);
+  std::map<std::pair<kbm::ExecutableFormat, kbm::VariantRole>, int> seen;
+  for (const kbm::ExecutableVariant *v :
+       *bench->executables()->Get(0)->variants())
+    ++seen[{v->format(), v->role()}];
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Ptx, kbm::VariantRole::Candidate}]), 1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Ptx, kbm::VariantRole::Reference}]), 1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Spirv, kbm::VariantRole::Candidate}]), 1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Spirv, kbm::VariantRole::Reference}]), 1);
+}
+
+/// A program with one dispatch that cannot be benchmarked.
+const char *kDynamicProgram = R"mlir(
+kb.executable @copy {
+  kb.export @copy bindings(in: f32 readonly, out: f32 writeonly)
+      constants(n: u32) workgroup_size = [64, 1, 1]
+  builtin.module {
+    func.func @copy() {
+      %in = kb.binding 0 : memref<?xf32>
+      %out = kb.binding 1 : memref<?xf32>
+      %n_i32 = kb.constant 0 : i32
+      %n = arith.index_castui %n_i32 : i32 to index
+      %wg = kb.workgroup_id x
+      %size = kb.workgroup_size x
+      %tid = gpu.thread_id x
+      %base = arith.muli %wg, %size : index
+      %i = arith.addi %base, %tid : index
+      %ok = arith.cmpi ult, %i, %n : index
+      scf.if %ok {
+        %v = memref.load %in[%i] : memref<?xf32>
+        memref.store %v, %out[%i] : memref<?xf32>
+      }
+      return
+    }
+  }
+}
+func.func @main() {
+  %c256 = arith.constant 256 : index
+  %c4 = arith.constant 4 : index
+  %n = arith.constant 1024 : i32
+  %size = arith.muli %c256, %c4 : index
+  %a = kb.alloc(%size) : !kb.buffer<?xf32>
+  %b = kb.alloc(%size) : !kb.buffer<?xf32>
+  kb.dispatch @copy::@copy[%size](%a, %b : !kb.buffer<?xf32>, !kb.buffer<?xf32>) constants(%n : i32)
+  return
+}
+func.func @sized(%count: index) {
+  %n = arith.constant 1024 : i32
+  %a = kb.alloc : !kb.buffer<1024xf32>
+  %b = kb.alloc : !kb.buffer<1024xf32>
+  kb.dispatch @copy::@copy[%count](%a, %b : !kb.buffer<1024xf32>, !kb.buffer<1024xf32>) constants(%n : i32)
+  return
+}
+)mlir";
+
+TEST(KbmOutputTest, DynamicWorkloadsFromConstantsAreBenchmarkedOthersListed) {
+  fs::path dir = freshDir("dynamic");
+  writeFile(dir / "program.mlir", kDynamicProgram);
+  kb::driver::CompileOptions options;
+  options.programPath = (dir / "program.mlir").string();
+  options.targets = {"vulkan:1.2"};
+  options.outputDir = (dir / "out").string();
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.benchmarks.size(), 1u);
+  EXPECT_EQ(result.benchmarks[0].name, "copy_copy_1024x1x1");
+  ASSERT_EQ(result.unbenchmarked.size(), 1u);
+  EXPECT_EQ(result.unbenchmarked[0].executable, "copy");
+  EXPECT_NE(result.unbenchmarked[0].reason.find(
+                "workload dimension 0 is argument 0 of @sized"),
+            std::string::npos)
+      << result.unbenchmarked[0].reason;
+  // The remark and the warning about @sized are reported to the user.
+  EXPECT_NE(result.diagnostics.find("not benchmarked"), std::string::npos)
+      << result.diagnostics;
+  EXPECT_NE(result.diagnostics.find("takes arguments"), std::string::npos)
+      << result.diagnostics;
+  const std::string bytes = readFile(dir / "out" / "program.kbm");
+  const kbm::Module *program = verified(bytes, "program.kbm");
+  ASSERT_NE(program, nullptr);
+  ASSERT_EQ(program->functions()->size(), 1u);
+  EXPECT_EQ(program->functions()->Get(0)->buffers()->Get(0)->element_count(),
+            1024u);
+}
+
+TEST(KbmOutputTest, UnsupportedBodyOpNamesTheTargetAndWritesNothing) {
+  fs::path dir = freshDir("unsupported");
+  std::string text = kDynamicProgram;
+  text.replace(text.find("memref.store %v, %out[%i]"),
+               std::string("memref.store %v, %out[%i]").size(),
+               "%p = math.powf %v, %v : f32\n        memref.store %p, %out[%i]");
+  writeFile(dir / "program.mlir", text);
+  kb::driver::CompileOptions options;
+  options.programPath = (dir / "program.mlir").string();
+  options.targets = {"cuda:sm_90"};
+  options.outputDir = (dir / "out").string();
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("'math.powf' op is not supported by the "
+                                    "cuda:sm_90 codegen of kb.executable @copy"),
+            std::string::npos)
+      << result.diagnostics;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(KbmOutputTest, CorruptedBytecodeIsAnError) {
+  fs::path dir = freshDir("corrupted");
+  fs::path good = dir / "good.mlirbc";
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.codegen = false;
+  options.outputPath = good.string();
+  options.emitBytecode = true;
+  ASSERT_TRUE(kb::driver::compile(options).ok);
+  std::string bytes = readFile(good);
+  ASSERT_GT(bytes.size(), 64u);
+  bytes.resize(bytes.size() / 2); // truncated
+  writeFile(dir / "bad.mlirbc", bytes);
+  options = {};
+  options.programPath = (dir / "bad.mlirbc").string();
+  options.outputDir = (dir / "out").string();
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("bad.mlirbc"), std::string::npos)
+      << result.diagnostics;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(KbmOutputTest, UnknownTargetListsTheValidOnes) {
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_9"};
+  options.outputDir = freshDir("target").string() + "/out";
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("cuda:sm_9"), std::string::npos)
+      << result.diagnostics;
+  EXPECT_NE(result.diagnostics.find("vulkan:1.0 ... vulkan:1.3"),
+            std::string::npos)
+      << result.diagnostics;
+}
+
+TEST(KbmOutputTest, RebuildRemovesStaleBenchmarks) {
+  fs::path out = freshDir("stale");
+  fs::create_directories(out / "bench");
+  writeFile(out / "bench" / "gone_gone_1x1x1.kbm", "stale");
+  ASSERT_TRUE(compileQuickstart(out).ok);
+  EXPECT_FALSE(fs::exists(out / "bench" / "gone_gone_1x1x1.kbm"));
+  EXPECT_TRUE(fs::exists(out / "bench" / "saxpy_saxpy_1048576x1x1.kbm"));
+}
+
+} // namespace
