@@ -28,6 +28,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <map>
 
 using namespace mlir;
@@ -289,13 +290,23 @@ CompileResult compile(const CompileOptions &options) {
   // .kbm modules are built in memory first: a program the writer cannot
   // express fails the compile before any file is written.
   SmallVector<kbir::KbmFile> kbmFiles;
+  auto kbmStart = std::chrono::steady_clock::now();
+  auto addKbmTime = [&] {
+    result.kbmMilliseconds += std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - kbmStart)
+                                  .count();
+  };
   if (wantBenchmarks) {
     readBenchmarks(*module, options, result);
     if (failed(kbir::buildKbmFiles(*module, !options.outputDir.empty(),
                                    kbmFiles)))
       return finish(false);
+    for (const kbir::KbmFile &f : kbmFiles)
+      result.kbmBytes += f.bytes.size();
   }
+  addKbmTime();
   auto writeKbm = [&]() -> bool {
+    kbmStart = std::chrono::steady_clock::now();
     std::string writeError;
     if (!options.outputDir.empty()) {
       if (failed(kbir::writeKbmFiles(options.outputDir, kbmFiles, writeError))) {
@@ -320,6 +331,7 @@ CompileResult compile(const CompileOptions &options) {
         result.writtenFiles.push_back(
             (llvm::Twine(options.dumpBenchmarksDir) + "/" + f.path).str());
     }
+    addKbmTime();
     return true;
   };
 

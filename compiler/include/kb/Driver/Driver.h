@@ -150,6 +150,10 @@ struct CompileResult {
   std::vector<UnbenchmarkedDispatch> unbenchmarked;
   /// Every file written under outputDir and dumpBenchmarksDir.
   std::vector<std::string> writtenFiles;
+  /// .kbm output: bytes of every module built, and the wall time to build
+  /// (serialize and verify) and write them.
+  unsigned long long kbmBytes = 0;
+  double kbmMilliseconds = 0;
 };
 
 /// Runs the pipeline. Never throws; errors are in the result.
