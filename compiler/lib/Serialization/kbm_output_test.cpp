@@ -434,4 +434,116 @@ TEST(KbmOutputTest, RebuildRemovesStaleBenchmarks) {
   EXPECT_TRUE(fs::exists(out / "bench" / "saxpy_saxpy_1048576x1x1.kbm"));
 }
 
+/// The copy executable of kDynamicProgram, alone: a reference body.
+std::string copyExecutable() {
+  std::string text = kDynamicProgram;
+  return text.substr(0, text.find("func.func @main"));
+}
+
+kb::driver::StandaloneKernel copyKernel() {
+  kb::driver::StandaloneKernel kernel;
+  kernel.name = "my_copy";
+  kernel.entry = "copy";
+  kernel.bindings = {{"in", "f32", "readonly", 4096},
+                     {"out", "f32", "writeonly", 4096}};
+  kernel.constants = {{"n", "u32", "4096"}};
+  kernel.workgroupSize = {64, 1, 1};
+  kernel.workload = {4096};
+  return kernel;
+}
+
+TEST(KbmOutputTest, StandaloneKernelWithAReferenceGetsABenchmark) {
+  fs::path dir = freshDir("standalone");
+  writeFile(dir / "reference.mlir", copyExecutable());
+  kb::driver::StandaloneKernel kernel = copyKernel();
+  kernel.referenceExecutable = (dir / "reference.mlir").string();
+  std::string error;
+  ASSERT_TRUE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "program.mlir").string(), error))
+      << error;
+  kb::driver::CompileOptions options;
+  options.programPath = (dir / "program.mlir").string();
+  options.targets = {"cuda:sm_90", "vulkan:1.2"};
+  options.outputDir = (dir / "out").string();
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.benchmarks.size(), 1u);
+  EXPECT_EQ(result.benchmarks[0].name, "my_copy_copy_4096x1x1");
+  EXPECT_EQ(result.benchmarks[0].workgroupCount,
+            (std::vector<long long>{64, 1, 1}));
+  EXPECT_EQ(result.benchmarks[0].references,
+            (std::vector<std::string>{"cuda_sm_90", "vulkan_1_2"}));
+  const std::string bytes = readFile(dir / "out" / result.benchmarks[0].file);
+  ASSERT_NE(verified(bytes, result.benchmarks[0].file), nullptr);
+}
+
+TEST(KbmOutputTest, StandaloneKernelWithoutAReferenceRunsItsObjects) {
+  fs::path dir = freshDir("standalone_objects");
+  kb::driver::StandaloneKernel kernel;
+  kernel.name = "saxpy_only";
+  kernel.entry = "saxpy";
+  kernel.bindings = {{"x", "f32", "readonly", 1024},
+                     {"y", "f32", "readwrite", 1024}};
+  kernel.constants = {{"a", "f32", "2.5"}, {"n", "u32", "1024"}};
+  kernel.workgroupSize = {256, 1, 1};
+  kernel.workload = {1024};
+  kernel.objects = {{"vulkan:1.2", kInputs + "/saxpy.spv", "main"}};
+  std::string error;
+  ASSERT_TRUE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "program.mlir").string(), error))
+      << error;
+  kb::driver::CompileOptions options;
+  options.programPath = (dir / "program.mlir").string();
+  options.targets = {"vulkan:1.2"};
+  options.outputDir = (dir / "out").string();
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.benchmarks.size(), 1u);
+  EXPECT_EQ(result.benchmarks[0].candidates,
+            (std::vector<std::string>{"vulkan_1_2"}));
+  EXPECT_TRUE(result.benchmarks[0].references.empty());
+  EXPECT_TRUE(result.codegen.empty());
+}
+
+TEST(KbmOutputTest, StandaloneKernelErrorsNameTheProblem) {
+  fs::path dir = freshDir("standalone_errors");
+  writeFile(dir / "reference.mlir", copyExecutable());
+  std::string error;
+  kb::driver::StandaloneKernel kernel = copyKernel();
+  kernel.referenceExecutable = (dir / "reference.mlir").string();
+  kernel.bindings[1].access = "readwrite";
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "a.mlir").string(), error));
+  EXPECT_NE(error.find("must match"), std::string::npos) << error;
+  kernel = copyKernel();
+  kernel.referenceExecutable = (dir / "reference.mlir").string();
+  kernel.constants[0].value = "-1";
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "b.mlir").string(), error));
+  EXPECT_NE(error.find("constant 0 (`n`): value '-1' is not a u32"),
+            std::string::npos)
+      << error;
+  // An object that does not fit the declared ABI (one constant too many).
+  kernel = copyKernel();
+  kernel.name = "saxpy_only";
+  kernel.entry = "saxpy";
+  kernel.bindings = {{"x", "f32", "readonly", 1024},
+                     {"y", "f32", "readwrite", 1024}};
+  kernel.constants = {{"a", "f32", "1"}, {"n", "u32", "1024"}, {"m", "u32", "1"}};
+  kernel.workgroupSize = {256, 1, 1};
+  kernel.objects = {{"vulkan:1.2", kInputs + "/saxpy.spv", "main"}};
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "d.mlir").string(), error));
+  EXPECT_NE(error.find("does not match the declared ABI"), std::string::npos)
+      << error;
+  kernel = copyKernel();
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "c.mlir").string(), error));
+  EXPECT_NE(error.find("neither a reference executable nor objects"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(fs::exists(dir / "a.mlir") || fs::exists(dir / "b.mlir") ||
+               fs::exists(dir / "c.mlir") || fs::exists(dir / "d.mlir"));
+}
+
 } // namespace

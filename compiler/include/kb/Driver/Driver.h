@@ -159,6 +159,55 @@ struct CompileResult {
 /// Runs the pipeline. Never throws; errors are in the result.
 CompileResult compile(const CompileOptions &options);
 
+/// A kernel.toml that substitutes nothing (issue 4 §3): the workbench
+/// synthesizes a one-dispatch program for it with writeStandaloneProgram and
+/// compiles that like any program.
+struct StandaloneBinding {
+  std::string name;        // optional
+  std::string elementType; // kernel.toml spelling: "f32", "u32", ...
+  std::string access;      // "readonly", "writeonly", "readwrite"
+  unsigned long long elementCount = 0;
+};
+struct StandaloneConstant {
+  std::string name; // optional
+  std::string type; // "i32", "u32", "f32", "i64", "u64", "f64"
+  std::string value; // decimal integer or floating-point literal
+};
+/// An object for one target when there is no reference: it becomes the
+/// external variant of that target directly (nothing is generated).
+struct StandaloneObject {
+  std::string target; // "cuda:sm_90", "vulkan:1.2"
+  std::string file;   // .ptx, .cubin or .spv
+  /// Entry name inside the object when it is not the export's ("main" for
+  /// GLSL); empty = the export name.
+  std::string entry;
+};
+struct StandaloneKernel {
+  std::string name;  // the executable (kernel) name
+  std::string entry; // the export name (CUDA extern "C" name)
+  std::vector<StandaloneBinding> bindings;
+  std::vector<StandaloneConstant> constants;
+  std::vector<long long> workgroupSize; // 3 entries
+  std::vector<long long> workload;      // 1 to 3 entries
+  /// Optional; default: the workgroup size (DESIGN.md §3).
+  std::vector<long long> workloadPerWorkgroup;
+  long long sharedMemoryBytes = 0;
+  /// Optional .mlir/.mlirbc holding a kb.executable whose export @entry has
+  /// the same layout: its body is the reference the kernel is checked and
+  /// timed against (substitute the kernel's objects as usual). Without one,
+  /// |objects| are the executable's only variants.
+  std::string referenceExecutable;
+  std::vector<StandaloneObject> objects;
+};
+
+/// Writes a program (.mlir) for |kernel|: `kb.executable @<name>` (the
+/// reference's body, or |objects| as external variants) and `@main`, which
+/// allocates one buffer per binding and dispatches the export once over the
+/// workload with the constants. Returns false with |error| (naming the field
+/// or file) when the kernel is inconsistent or a file cannot be read.
+bool writeStandaloneProgram(const StandaloneKernel &kernel,
+                            const std::string &path, std::string &error);
+
 /// The variant name the compiler gives a target: "cuda:sm_90" ->
 /// "cuda_sm_90", "vulkan:1.2" -> "vulkan_1_2"; empty when |target| is not a
 /// valid target. A kernel built for several targets substitutes each output

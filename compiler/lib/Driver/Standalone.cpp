@@ -1,0 +1,358 @@
+//===- Standalone.cpp - A one-dispatch program for a standalone kernel ----===//
+//
+// A kernel.toml that substitutes nothing still gets a benchmark (issue 4 §3):
+// this builds the program the workbench then compiles like any other, so
+// the same pipeline (codegen of the reference, object substitution, ABI
+// checks, benchmark generation, .kbm) runs for it.
+//
+//===----------------------------------------------------------------------===//
+#include "kb/Driver/Driver.h"
+
+#include "common/abi_check.h"
+
+#include "kb/Dialect/KB/IR/KBAbi.h"
+#include "kb/Dialect/KB/IR/KBDialect.h"
+#include "kb/Dialect/KB/IR/KBOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Support/FileUtilities.h"
+
+using namespace mlir;
+namespace kbir = mlir::kb;
+
+namespace kb::driver {
+
+/// The signless MLIR type a buffer of |type| holds.
+static Type getMlirElementType(MLIRContext *context, kbir::BindingElementType type) {
+  switch (type) {
+  case kbir::BindingElementType::I8:
+  case kbir::BindingElementType::U8: return IntegerType::get(context, 8);
+  case kbir::BindingElementType::I16:
+  case kbir::BindingElementType::U16: return IntegerType::get(context, 16);
+  case kbir::BindingElementType::I32:
+  case kbir::BindingElementType::U32: return IntegerType::get(context, 32);
+  case kbir::BindingElementType::I64:
+  case kbir::BindingElementType::U64: return IntegerType::get(context, 64);
+  case kbir::BindingElementType::F16: return FloatType::getF16(context);
+  case kbir::BindingElementType::BF16: return FloatType::getBF16(context);
+  case kbir::BindingElementType::F32: return FloatType::getF32(context);
+  case kbir::BindingElementType::F64: return FloatType::getF64(context);
+  }
+  return {};
+}
+
+/// The constant's value as an arith.constant attribute, or null.
+static TypedAttr parseConstantValue(Builder &b, kbir::ConstantType type,
+                                    StringRef text) {
+  text = text.trim();
+  switch (type) {
+  case kbir::ConstantType::F32:
+  case kbir::ConstantType::F64: {
+    double value = 0;
+    if (text.getAsDouble(value))
+      return {};
+    return type == kbir::ConstantType::F32 ? TypedAttr(b.getF32FloatAttr(value))
+                                           : TypedAttr(b.getF64FloatAttr(value));
+  }
+  default: {
+    unsigned width = (type == kbir::ConstantType::I32 ||
+                      type == kbir::ConstantType::U32)
+                         ? 32
+                         : 64;
+    bool isUnsigned = type == kbir::ConstantType::U32 ||
+                      type == kbir::ConstantType::U64;
+    llvm::APInt value;
+    if (text.getAsInteger(10, value))
+      return {};
+    // Range: what the declared type can hold.
+    if (isUnsigned ? (value.isNegative() || value.getActiveBits() > width)
+                   : value.getSignificantBits() > width)
+      return {};
+    return b.getIntegerAttr(b.getIntegerType(width),
+                            value.sextOrTrunc(width));
+  }
+  }
+}
+
+static std::string describe(const std::string &what, size_t index,
+                            const std::string &name) {
+  return what + " " + std::to_string(index) +
+         (name.empty() ? "" : " (`" + name + "`)");
+}
+
+/// The declared layout as a kb attribute; false with |error|.
+static bool buildLayout(MLIRContext *context, const StandaloneKernel &kernel,
+                        kbir::LayoutAttr &layout, std::string &error) {
+  Builder b(context);
+  SmallVector<kbir::BindingAttr> bindings;
+  for (auto [i, binding] : llvm::enumerate(kernel.bindings)) {
+    auto type = kbir::symbolizeBindingElementType(binding.elementType);
+    auto access = kbir::symbolizeBindingAccess(binding.access);
+    if (!type || !access) {
+      error = describe("binding", i, binding.name) + ": " +
+              (!type ? "element type '" + binding.elementType +
+                           "' is not one of " + ::kb::validElementTypes()
+                     : "access '" + binding.access + "' is not one of " +
+                           ::kb::validAccesses());
+      return false;
+    }
+    if (binding.elementCount == 0) {
+      error = describe("binding", i, binding.name) +
+              ": element count is 0; a standalone kernel needs each buffer's "
+              "size";
+      return false;
+    }
+    bindings.push_back(kbir::BindingAttr::get(
+        context, binding.name.empty() ? StringAttr() : b.getStringAttr(binding.name),
+        *type, *access));
+  }
+  SmallVector<kbir::ConstantAttr> constants;
+  for (auto [i, constant] : llvm::enumerate(kernel.constants)) {
+    auto type = kbir::symbolizeConstantType(constant.type);
+    if (!type) {
+      error = describe("constant", i, constant.name) + ": type '" +
+              constant.type + "' is not one of " + ::kb::validScalarTypes();
+      return false;
+    }
+    constants.push_back(kbir::ConstantAttr::get(
+        context,
+        constant.name.empty() ? StringAttr() : b.getStringAttr(constant.name),
+        *type));
+  }
+  layout = kbir::LayoutAttr::get(context, bindings, constants);
+  return true;
+}
+
+/// The executable of the reference file, renamed to |kernel.name|; null
+/// with |error|.
+static OwningOpRef<Operation *> loadReference(MLIRContext *context,
+                                              const StandaloneKernel &kernel,
+                                              kbir::LayoutAttr layout,
+                                              std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  SourceMgrDiagnosticHandler handler(sourceMgr, context, os);
+  std::string openError;
+  auto input = openInputFile(kernel.referenceExecutable, &openError);
+  if (!input) {
+    error = "cannot read the reference '" + kernel.referenceExecutable +
+            "': " + openError;
+    return {};
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> parsed =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+  if (!parsed) {
+    error = "the reference '" + kernel.referenceExecutable +
+            "' does not parse:\n" + os.str();
+    return {};
+  }
+  auto executables = parsed->getOps<kbir::ExecutableOp>();
+  if (std::distance(executables.begin(), executables.end()) != 1) {
+    error = "the reference '" + kernel.referenceExecutable +
+            "' must hold exactly one kb.executable";
+    return {};
+  }
+  kbir::ExecutableOp executable = *executables.begin();
+  auto exportOp = dyn_cast_or_null<kbir::ExportOp>(
+      SymbolTable::lookupSymbolIn(executable, kernel.entry));
+  if (!exportOp) {
+    error = "the reference '" + kernel.referenceExecutable +
+            "' has no export @" + kernel.entry + " (the kernel's entry)";
+    return {};
+  }
+  if (exportOp.getLayout() != layout) {
+    std::string declared, found;
+    llvm::raw_string_ostream d(declared), f(found);
+    d << layout;
+    f << exportOp.getLayout();
+    error = "the reference's export @" + kernel.entry + " has layout " +
+            f.str() + " but the kernel declares " + d.str() +
+            "; they must match to compare results";
+    return {};
+  }
+  // Only the body is the reference; the kernel's variants come from the
+  // targets, its objects from substitution.
+  for (auto variant :
+       llvm::make_early_inc_range(executable.getVariantOps()))
+    variant.erase();
+  Operation *clone = executable->clone();
+  SymbolTable::setSymbolName(clone, kernel.name);
+  return OwningOpRef<Operation *>(clone);
+}
+
+bool writeStandaloneProgram(const StandaloneKernel &kernel,
+                            const std::string &path, std::string &error) {
+  DialectRegistry registry;
+  registry.insert<kbir::KBDialect, arith::ArithDialect, func::FuncDialect,
+                  gpu::GPUDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  Builder b(&context);
+  std::string prefix = "standalone kernel '" + kernel.name + "': ";
+  auto fail = [&](const std::string &message) {
+    error = prefix + message;
+    return false;
+  };
+  if (kernel.name.empty() || kernel.entry.empty())
+    return fail("needs a name and an entry");
+  if (kernel.workgroupSize.size() != 3)
+    return fail("workgroup_size must have 3 entries");
+  if (kernel.workload.empty() || kernel.workload.size() > 3)
+    return fail("workload must have 1 to 3 entries, found " +
+                std::to_string(kernel.workload.size()));
+  for (long long w : kernel.workload)
+    if (w < 1)
+      return fail("workload entries must be >= 1, found " + std::to_string(w));
+  if (kernel.referenceExecutable.empty() && kernel.objects.empty())
+    return fail("has neither a reference executable nor objects; nothing "
+                "could run");
+
+  kbir::LayoutAttr layout;
+  if (!buildLayout(&context, kernel, layout, error)) {
+    error = prefix + error;
+    return false;
+  }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  Location loc = builder.getUnknownLoc();
+  if (!kernel.referenceExecutable.empty()) {
+    OwningOpRef<Operation *> reference =
+        loadReference(&context, kernel, layout, error);
+    if (!reference) {
+      error = prefix + error;
+      return false;
+    }
+    builder.insert(reference.release());
+  } else {
+    auto executable = builder.create<kbir::ExecutableOp>(loc, kernel.name);
+    OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
+    inner.create<kbir::ExportOp>(
+        loc, b.getStringAttr(kernel.entry), layout,
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(kernel.workgroupSize.begin(),
+                                                    kernel.workgroupSize.end())),
+        kernel.workloadPerWorkgroup.empty()
+            ? DenseI64ArrayAttr()
+            : b.getDenseI64ArrayAttr(SmallVector<int64_t>(
+                  kernel.workloadPerWorkgroup.begin(),
+                  kernel.workloadPerWorkgroup.end())),
+        kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
+                                 : IntegerAttr());
+    for (const StandaloneObject &object : kernel.objects) {
+      std::optional<kbir::TargetSpec> target =
+          kbir::parseTargetSpec(object.target);
+      if (!target)
+        return fail("object '" + object.file + "' has target '" +
+                    object.target + "'; valid targets: " +
+                    kbir::getValidTargetsText());
+      auto bytes = llvm::MemoryBuffer::getFile(object.file, /*IsText=*/false);
+      if (!bytes)
+        return fail("cannot read object '" + object.file +
+                    "': " + bytes.getError().message());
+      // The same ABI check object substitution does (a cubin has no
+      // reflection: it is checked by the runtime's limits only).
+      StringRef extension = llvm::sys::path::extension(object.file);
+      ::kb::KernelAbi abi = kbir::getKernelAbi(
+          cast<kbir::ExportOp>(executable.getBlock().front()),
+          object.entry.empty() ? kernel.entry : object.entry);
+      std::vector<::kb::AbiMismatch> mismatches;
+      std::string data = (*bytes)->getBuffer().str();
+      if (extension == ".ptx") {
+        auto ptx = ::kb::readPtx(data);
+        if (!ptx.ok())
+          return fail("object '" + object.file + "': " + ptx.status().message());
+        mismatches = ::kb::checkPtxAbi(*ptx, abi);
+      } else if (extension == ".spv") {
+        auto spirv = ::kb::readSpirvBytes(data);
+        if (!spirv.ok())
+          return fail("object '" + object.file + "': " +
+                      spirv.status().message());
+        mismatches = ::kb::checkSpirvAbi(*spirv, abi);
+      }
+      if (!mismatches.empty())
+        return fail("object '" + object.file +
+                    "' does not match the declared ABI:\n" +
+                    ::kb::formatMismatches(mismatches));
+      auto objectAttr = kbir::ObjectAttr::get(
+          &context, llvm::sys::path::filename(object.file),
+          (*bytes)->getBuffer());
+      DictionaryAttr entryPoints;
+      if (!object.entry.empty() && object.entry != kernel.entry)
+        entryPoints = b.getDictionaryAttr(
+            {b.getNamedAttr(kernel.entry, b.getStringAttr(object.entry))});
+      inner.create<kbir::VariantOp>(
+          loc, b.getStringAttr(target->getVariantName()),
+          kbir::BackendAttr::get(&context, target->backend),
+          b.getStringAttr(target->arch), b.getArrayAttr({objectAttr}),
+          /*reference=*/nullptr, entryPoints);
+    }
+  }
+
+  // The host function: one buffer per binding, one dispatch.
+  auto main = builder.create<func::FuncOp>(loc, "main",
+                                           builder.getFunctionType({}, {}));
+  OpBuilder host = OpBuilder::atBlockEnd(main.addEntryBlock());
+  SmallVector<Value> workload, buffers, constants;
+  for (long long w : kernel.workload)
+    workload.push_back(host.create<arith::ConstantIndexOp>(loc, w));
+  for (auto [i, binding] : llvm::enumerate(layout.getBindings())) {
+    auto type = kbir::BufferType::get(
+        &context, {static_cast<int64_t>(kernel.bindings[i].elementCount)},
+        getMlirElementType(&context, binding.getElementType()));
+    buffers.push_back(host.create<kbir::AllocOp>(loc, type, ValueRange{}));
+  }
+  for (auto [i, constant] : llvm::enumerate(layout.getConstants())) {
+    TypedAttr value =
+        parseConstantValue(b, constant.getType(), kernel.constants[i].value);
+    if (!value)
+      return fail(describe("constant", i, kernel.constants[i].name) +
+                  ": value '" + kernel.constants[i].value + "' is not a " +
+                  kbir::stringifyConstantType(constant.getType()).str());
+    constants.push_back(host.create<arith::ConstantOp>(loc, value));
+  }
+  host.create<kbir::DispatchOp>(
+      loc,
+      SymbolRefAttr::get(b.getStringAttr(kernel.name),
+                         {FlatSymbolRefAttr::get(b.getStringAttr(kernel.entry))}),
+      workload, buffers, constants);
+  host.create<func::ReturnOp>(loc);
+
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      os << d << "\n";
+      return success();
+    });
+    if (failed(verify(*module)))
+      return fail("the synthesized program is invalid: " + os.str());
+  }
+  std::string openError;
+  auto output = openOutputFile(path, &openError);
+  if (!output)
+    return fail("cannot write '" + path + "': " + openError);
+  output->os() << "// Synthesized by kernel-bench for the standalone kernel '"
+               << kernel.name << "'.\n";
+  module->print(output->os());
+  output->keep();
+  return true;
+}
+
+} // namespace kb::driver
