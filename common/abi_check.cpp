@@ -120,8 +120,10 @@ bool fits(const PtxParam &p, const ExpectedParam &e) {
   return e.cls == ExpectedParam::Class::Integer; // u, s
 }
 
-const PtxEntry *resolvePtxEntry(const PtxModule &ptx, const std::string &name,
-                                std::vector<AbiMismatch> &out) {
+} // namespace
+
+const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
+                                std::string *error) {
   if (const PtxEntry *entry = ptx.findEntry(name))
     return entry;
   std::vector<std::string> present, matches;
@@ -135,28 +137,30 @@ const PtxEntry *resolvePtxEntry(const PtxModule &ptx, const std::string &name,
   }
   if (matches.size() == 1)
     return match;
-  if (matches.size() > 1) {
-    out.push_back({"entry `" + name + "` is ambiguous in the PTX: it matches " +
-                   join(matches) +
-                   "; set the entry to one mangled name, or declare the kernel "
-                   "extern \"C\""});
+  if (!error)
     return nullptr;
-  }
-  out.push_back({"entry `" + name + "` not found in the PTX; " +
-                 (present.empty() ? std::string("the module has no .entry")
-                                  : "entries present: " + join(present)) +
-                 " (declare the kernel extern \"C\" or fix `entry`)"});
+  const std::string quoted = "entry `" + std::string(name) + "`";
+  if (matches.size() > 1)
+    *error = quoted + " is ambiguous in the PTX: it matches " + join(matches) +
+             "; set the entry to one mangled name, or declare the kernel "
+             "extern \"C\"";
+  else
+    *error = quoted + " not found in the PTX; " +
+             (present.empty() ? std::string("the module has no .entry")
+                              : "entries present: " + join(present)) +
+             " (declare the kernel extern \"C\" or fix `entry`)";
   return nullptr;
 }
-
-} // namespace
 
 std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
                                      const KernelAbi &abi) {
   std::vector<AbiMismatch> out;
-  const PtxEntry *entry = resolvePtxEntry(ptx, abi.entry, out);
-  if (!entry)
+  std::string missing;
+  const PtxEntry *entry = resolvePtxEntry(ptx, abi.entry, &missing);
+  if (!entry) {
+    out.push_back({std::move(missing)});
     return out;
+  }
   const std::string where =
       "`.entry " + entry->name + "` (line " + std::to_string(entry->line) + ")";
   size_t expectedCount = abi.bindings.size() + abi.constants.size();

@@ -13,6 +13,7 @@
 #include "common/spirv_reader.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb {
@@ -24,8 +25,19 @@ struct AbiMismatch {
   std::string message;
 };
 
-/// Compares the `.entry` named |abi.entry| in |ptx| with |abi|: entry present
-/// (a mangled C++ name resolves from the plain name when unique), parameter
+/// The `.entry` of |ptx| that the kernel function |name| compiled to: the
+/// entry named exactly |name|, else the one entry whose mangled C++ name
+/// names a function |name| at global or namespace scope (`saxpy` finds
+/// `_Z5saxpyfPKfPfi`, `tile` finds `_ZN2ns4tileEv`). Null when there is no
+/// such entry or several (overloads, template instances); |error|, when
+/// given, then says which entries exist or match, and what to do. The one
+/// resolver for the toolchain layer (ABI check, ptxas report), the compiler
+/// (object substitution) and the runtime.
+const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
+                                std::string *error = nullptr);
+
+/// Compares the `.entry` resolvePtxEntry() finds for |abi.entry| in |ptx|
+/// with |abi|: entry present, parameter
 /// count, each parameter's size and alignment (pointer = 8 bytes), and
 /// `.reqntid` / `.maxntid` against the workgroup size. Empty = fits.
 std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,

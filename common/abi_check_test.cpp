@@ -143,6 +143,39 @@ TEST(PtxAbi, OverloadsAreAmbiguous) {
   EXPECT_EQ(messages(checkPtxAbi(*m, abi)), Messages{});
 }
 
+TEST(ResolvePtxEntry, ExactThenUniqueMangledName) {
+  StatusOr<PtxModule> m =
+      readPtx(".version 9.0\n.target sm_90\n"
+              ".visible .entry k()\n{ ret; }\n"
+              ".visible .entry _Z5scalePffi()\n{ ret; }\n"
+              // `5scale` appears in the parameter types only: not a `scale`.
+              ".visible .entry _Z3mapP5scale()\n{ ret; }\n"
+              ".visible .entry _Z1fi()\n{ ret; }\n"
+              ".visible .entry _Z1ff()\n{ ret; }\n"
+              ".visible .entry _Z4tileIfEvPT_()\n{ ret; }\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto resolved = [&](std::string_view name) {
+    const PtxEntry *entry = resolvePtxEntry(*m, name);
+    return entry ? entry->name : std::string("(none)");
+  };
+  EXPECT_EQ(resolved("k"), "k");
+  EXPECT_EQ(resolved("scale"), "_Z5scalePffi");
+  EXPECT_EQ(resolved("_Z5scalePffi"), "_Z5scalePffi");
+  EXPECT_EQ(resolved("map"), "_Z3mapP5scale");
+  EXPECT_EQ(resolved("tile"), "_Z4tileIfEvPT_");
+  EXPECT_EQ(resolved("f"), "(none)"); // overloads
+  EXPECT_EQ(resolved("missing"), "(none)");
+
+  std::string error;
+  EXPECT_EQ(resolvePtxEntry(*m, "f", &error), nullptr);
+  EXPECT_EQ(error, "entry `f` is ambiguous in the PTX: it matches `_Z1fi`, "
+                   "`_Z1ff`; set the entry to one mangled name, or declare "
+                   "the kernel extern \"C\"");
+  error.clear();
+  EXPECT_NE(resolvePtxEntry(*m, "k", &error), nullptr);
+  EXPECT_EQ(error, ""); // untouched on success
+}
+
 TEST(PtxAbi, ByteArrayParametersFitBySizeAndAlignment) {
   StatusOr<PtxModule> m =
       readPtx(".version 9.0\n.target sm_90\n"

@@ -408,9 +408,10 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
                                             ptx.status().message());
     mismatches = checkPtxAbi(*ptx, spec_.abi);
     what = "the PTX entry";
-    resourceEntry_ = spec_.abi.entry;
-    if (!ptx->findEntry(spec_.abi.entry) && ptx->entries.size() == 1)
-      resourceEntry_ = ptx->entries[0].name; // a mangled C++ name
+    // ptxas reports on the entry the ABI check resolved (a C++ kernel's
+    // mangled name).
+    const PtxEntry *entry = resolvePtxEntry(*ptx, spec_.abi.entry);
+    resourceEntry_ = entry ? entry->name : spec_.abi.entry;
   } else {
     StatusOr<SpirvModule> spirv = readSpirvBytes(outputs.at("spv"));
     if (!spirv.ok())
