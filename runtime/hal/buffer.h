@@ -11,6 +11,7 @@
 #include "common/status.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace kb::hal {
 
@@ -36,12 +37,12 @@ const char *toString(MemoryType type);
 // Buffer
 //===----------------------------------------------------------------------===//
 
-/// Owned by the caller (unique_ptr from Device::allocateBuffer); must not
-/// outlive its Device, and must outlive every CommandBuffer that recorded
-/// it. Host transfers are synchronous and wait for nothing else: the caller
-/// orders them against submitted command buffers (submitAndWait does).
-/// Not thread-safe.
-class Buffer {
+/// Shared: the caller holds the shared_ptr Device::allocateBuffer returns,
+/// and every CommandBuffer that records the buffer holds another until it is
+/// reset or destroyed. Must not outlive its Device. Host transfers are
+/// synchronous and wait for nothing else: the caller orders them against
+/// submitted command buffers (submitAndWait does). Not thread-safe.
+class Buffer : public std::enable_shared_from_this<Buffer> {
 public:
   virtual ~Buffer() = default;
   Buffer(const Buffer &) = delete;

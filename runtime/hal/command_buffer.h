@@ -14,9 +14,10 @@
 // are not separated by barrier() (Vulkan does; CUDA streams serialise
 // anyway). Record a barrier between commands that depend on each other.
 //
-// ***LIFETIMES***: a command buffer does not own what it records. Every
-// Buffer, Executable and Timer it records MUST stay alive until the command
-// buffer is reset or destroyed.
+// Lifetimes: a command buffer keeps every Buffer, Executable and Timer it
+// records alive (it holds a shared_ptr to each) until it is reset() or
+// destroyed, so callers may drop theirs right after recording. The Device
+// itself must outlive the command buffer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_COMMAND_BUFFER_H_
@@ -26,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,8 +42,9 @@ class Timer;
 // Types and enums
 //===----------------------------------------------------------------------===//
 
-/// A range of |buffer| bound to one binding of a dispatch. |length| 0 means
-/// "to the end of the buffer". Vulkan requires |offset| to be a multiple of
+/// A range of |buffer| bound to one binding of a dispatch (borrowed for the
+/// call; the command buffer retains the buffer). |length| 0 means "to the
+/// end of the buffer". Vulkan requires |offset| to be a multiple of
 /// DeviceLimits::minBindingOffsetAlignment (checked at record time).
 struct BindingRef {
   Buffer *buffer = nullptr;
@@ -116,6 +119,30 @@ public:
 
 protected:
   CommandBuffer() = default;
+
+  /// Keeps |resource| alive until releaseRetained() (called by reset()) or
+  /// destruction. Implementations retain every object a command refers to
+  /// before recording it. InvalidArgument when |resource| is not owned by a
+  /// shared_ptr, i.e. was not made by a Device factory.
+  template <typename T> Status retain(const T &resource, const char *what) {
+    auto owner = resource.weak_from_this().lock();
+    if (!owner)
+      return invalidArgument(std::string(what) +
+                             ": the object is not owned by a shared_ptr "
+                             "from a Device factory, so the command buffer "
+                             "cannot keep it alive");
+    if (retained_.empty() || retained_.back() != owner)
+      retained_.push_back(std::move(owner));
+    return okStatus();
+  }
+  /// Drops the references; call only once the device no longer uses the
+  /// recorded commands.
+  void releaseRetained() { retained_.clear(); }
+
+private:
+  // Destroyed after the implementation's destructor body and members, i.e.
+  // after the native command buffer/graph that refers to these objects.
+  std::vector<std::shared_ptr<const void>> retained_;
 };
 
 /// Shared argument checks for CommandBuffer implementations (one place for

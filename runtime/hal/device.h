@@ -54,6 +54,14 @@ struct DeviceLimits {
   /// minStorageBufferOffsetAlignment (CUDA: 1; kernels assume their own
   /// alignment).
   uint64_t minBindingOffsetAlignment = 1;
+  /// Largest single buffer (Vulkan: maxMemoryAllocationSize, capped by the
+  /// device-local heap; CUDA: total memory). allocateBuffer refuses larger
+  /// sizes before any driver call.
+  uint64_t maxAllocationBytes = 0;
+  /// Kernel parameter space shared by the bindings (8 bytes each) and the
+  /// constants, laid out per kb::cudaParamLayout (CUDA: 4096). 0 = no such
+  /// shared space (Vulkan: bindings are descriptors).
+  uint32_t maxParameterBytes = 0;
 };
 
 /// What `kernel-bench devices` prints. 0 / empty = unknown to this driver.
@@ -105,19 +113,21 @@ public:
   virtual const DeviceProperties &properties() const = 0;
 
   /// Allocates |size| bytes (> 0). Contents are undefined until written.
-  virtual StatusOr<std::unique_ptr<Buffer>> allocateBuffer(uint64_t size,
+  /// ResourceExhausted, before any driver call, when |size| exceeds
+  /// limits.maxAllocationBytes.
+  virtual StatusOr<std::shared_ptr<Buffer>> allocateBuffer(uint64_t size,
                                                            MemoryType type) = 0;
   /// Loads |spec|. Every export is checked against properties().limits
   /// (checkExportFitsDevice) before any driver call; a module the driver
   /// rejects is InvalidArgument with the driver's log (CUDA JIT error/info
   /// log, Vulkan result) in the message. Unimplemented for a format the
   /// driver cannot load (SPIR-V on CUDA).
-  virtual StatusOr<std::unique_ptr<Executable>>
+  virtual StatusOr<std::shared_ptr<Executable>>
   createExecutable(const ExecutableSpec &spec) = 0;
   virtual StatusOr<std::unique_ptr<CommandBuffer>>
   createCommandBuffer(const CommandBufferOptions &options = {}) = 0;
   /// Unimplemented when the device has no timestamps (timestampValidBits 0).
-  virtual StatusOr<std::unique_ptr<Timer>> createTimer(uint32_t slotCount) = 0;
+  virtual StatusOr<std::shared_ptr<Timer>> createTimer(uint32_t slotCount) = 0;
 
   /// Whether this driver loads |format| at all (PTX/cubin: CUDA; SPIR-V:
   /// Vulkan).

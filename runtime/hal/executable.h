@@ -14,6 +14,7 @@
 #include "common/kernel_abi.h"
 #include "common/status.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,10 +60,11 @@ Status checkExportFitsDevice(std::string_view executableName,
 // Executable
 //===----------------------------------------------------------------------===//
 
-/// Owned by the caller; must not outlive its Device and must outlive every
-/// CommandBuffer that dispatched it. Immutable after creation; thread-safe
-/// for concurrent reads.
-class Executable {
+/// Shared between the caller (Device::createExecutable's shared_ptr) and
+/// every CommandBuffer that dispatched it, until that one is reset or
+/// destroyed. Must not outlive its Device. Immutable after creation;
+/// thread-safe for concurrent reads.
+class Executable : public std::enable_shared_from_this<Executable> {
 public:
   virtual ~Executable() = default;
   Executable(const Executable &) = delete;

@@ -113,6 +113,16 @@ Status checkExportFitsDevice(std::string_view executableName,
     return invalidArgument(where + ": " + std::to_string(abi.bindings.size()) +
                            " bindings exceed the device limit of " +
                            std::to_string(limits.maxBindings));
+  if (limits.maxParameterBytes) {
+    std::vector<ParamSlot> params = cudaParamLayout(abi);
+    uint64_t paramBytes =
+        params.empty() ? 0 : uint64_t(params.back().offset) + params.back().size;
+    if (paramBytes > limits.maxParameterBytes)
+      return invalidArgument(where + ": " + std::to_string(paramBytes) +
+                             " bytes of kernel parameters (8 per binding, "
+                             "then the constants) exceed the device limit of " +
+                             std::to_string(limits.maxParameterBytes));
+  }
   return okStatus();
 }
 

@@ -13,12 +13,14 @@
 #include "common/status.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace kb::hal {
 
-/// Owned by the caller; must not outlive its Device and must outlive every
-/// CommandBuffer that wrote it. Not thread-safe.
-class Timer {
+/// Shared between the caller (Device::createTimer's shared_ptr) and every
+/// CommandBuffer that writes it, until that one is reset or destroyed. Must
+/// not outlive its Device. Not thread-safe.
+class Timer : public std::enable_shared_from_this<Timer> {
 public:
   virtual ~Timer() = default;
   Timer(const Timer &) = delete;

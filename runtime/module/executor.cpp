@@ -47,7 +47,7 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
   std::string where = module.sourceName + ": function `" + function.name + "`";
 
   // Executables this function dispatches, loaded once each.
-  std::map<uint32_t, std::unique_ptr<hal::Executable>> executables;
+  std::map<uint32_t, std::shared_ptr<hal::Executable>> executables;
   for (const Op &op : function.ops) {
     if (op.kind != Op::Kind::Dispatch || executables.count(op.executable))
       continue;
@@ -65,7 +65,7 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                   variant->target);
   }
 
-  std::vector<std::unique_ptr<hal::Buffer>> buffers(function.buffers.size());
+  std::vector<std::shared_ptr<hal::Buffer>> buffers(function.buffers.size());
   KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
   Hazards hazards;
   for (size_t i = 0; i < function.ops.size(); ++i) {
@@ -154,9 +154,6 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
         buffers[out.buffer]->download(0, data.bytes.data(), data.bytes.size()));
     result.outputs.push_back(std::move(data));
   }
-  // The command buffer references the buffers and executables; release it
-  // first (declared after them, destroyed before them, but be explicit).
-  commands.reset();
   return result;
 }
 

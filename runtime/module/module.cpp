@@ -656,6 +656,35 @@ Status checkModuleForDevice(const Module &module,
                            formatMismatches(mismatches));
     }
   }
+  // Memory: every buffer must fit one allocation and each function's
+  // buffers the device together, or a hostile element_count would reach the
+  // driver (and the host-side input generation) unchecked.
+  for (const Function &fn : module.functions) {
+    uint64_t total = 0;
+    for (const Op &op : fn.ops) {
+      if (op.kind != Op::Kind::Alloc)
+        continue;
+      const BufferDecl &decl = fn.buffers[op.buffer];
+      uint64_t bytes = decl.byteSize();
+      total += bytes; // <= 2^40 each (parse cap), so no overflow
+      uint64_t limit = device.limits.maxAllocationBytes;
+      if (limit && bytes > limit)
+        problems.push_back("function `" + fn.name + "` buffer " +
+                           std::to_string(op.buffer) +
+                           (decl.name.empty() ? "" : " (`" + decl.name + "`)") +
+                           ": " + std::to_string(decl.elementCount) + " x " +
+                           toString(decl.elementType) + " = " +
+                           std::to_string(bytes) +
+                           " bytes exceeds the largest allocation the device "
+                           "allows (" + std::to_string(limit) + " bytes)");
+    }
+    if (device.memoryBytes && total > device.memoryBytes)
+      problems.push_back("function `" + fn.name + "` allocates " +
+                         std::to_string(total) +
+                         " bytes of buffers; the device has " +
+                         std::to_string(device.memoryBytes) +
+                         " bytes of memory");
+  }
   if (problems.empty())
     return okStatus();
   std::string message = module.sourceName + ": " +

@@ -3,7 +3,9 @@
 //   kb-make-test-modules OUT_DIR [--cuda] [--no-spirv]
 //
 // Writes OUT_DIR/ok/program.kbm (candidate agrees with reference) and
-// OUT_DIR/wrong/program.kbm (candidate wrong at element 37): the inputs of
+// OUT_DIR/wrong/program.kbm (candidate wrong at element 37) and
+// OUT_DIR/huge/program.kbm (valid, but its input x is 1 TiB: no device can
+// hold it, so the runtime must refuse it before allocating): the inputs of
 // the `kernel-bench run` end-to-end tests, the libFuzzer seed corpus and the
 // GPU-host script (which runs them with CUDA variants built here).
 //
@@ -32,15 +34,17 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  for (bool wrong : {false, true}) {
-    options.wrongCandidate = wrong;
+  for (const char *kind : {"ok", "wrong", "huge"}) {
+    options.wrongCandidate = !std::strcmp(kind, "wrong");
     auto module = kb::testing::makeSampleProgram(options);
     if (!module.ok()) {
       std::fprintf(stderr, "kb-make-test-modules: %s\n",
                    module.status().message().c_str());
       return module.status().isUnavailable() ? 77 : 1;
     }
-    std::string path = out + (wrong ? "/wrong" : "/ok") + "/program.kbm";
+    if (!std::strcmp(kind, "huge"))
+      module->functions.front().buffers.front().elementCount = uint64_t(1) << 38;
+    std::string path = out + "/" + kind + "/program.kbm";
     kb::Status status =
         kb::testing::writeFile(path, kb::testing::writeModule(*module));
     if (!status.ok()) {

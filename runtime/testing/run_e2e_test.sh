@@ -29,4 +29,27 @@ head -c 300 "$work/ok/program.kbm" > "$work/truncated.kbm"
 check "truncated module" 1 'corrupted or truncated' -- "$kb" run "$work/truncated.kbm"
 check "bad device" 1 'expected auto, cuda, cuda:N, vulkan or vulkan:N' -- "$kb" run "$work/ok" --device gpu7
 check "no such function" 1 'no function `nope`; it has: main' -- "$kb" run "$work/ok" --function nope --device "$device"
+
+# Streams (workbench/README.md): the report on stdout, diagnostics on stderr.
+streams() { # name -- command...   ($out, $err: what each stream got)
+  local name=$1; shift 2
+  "$@" >"$work/stdout" 2>"$work/stderr"; rc=$?
+  [ $rc -eq 77 ] && { echo "skip: $name: no device"; exit 77; }
+  out=$(cat "$work/stdout") err=$(cat "$work/stderr")
+}
+expect() { # name condition-text -- test...
+  local name=$1 what=$2; shift 3
+  if "$@"; then echo "ok: $name"; else
+    echo "FAIL: $name: $what"; echo "stdout: $out"; echo "stderr: $err"; fail=1; fi
+}
+streams "report on stdout" -- "$kb" run "$work/ok" --device "$device"
+expect "report on stdout" "device, verdicts and result on stdout; stderr empty" -- \
+  bash -c '[[ $0 == *"device: "* && $0 == *"result: outputs agree"* && -z $1 ]]' "$out" "$err"
+streams "errors on stderr" -- "$kb" run "$work/nope"
+expect "errors on stderr" "the error on stderr, nothing on stdout" -- \
+  bash -c '[[ $1 == *"error: "*"does not exist"* && -z $0 ]]' "$out" "$err"
+
+# A module whose buffers do not fit the device is refused before anything is
+# allocated (the huge/ module asks for 1 TiB).
+check "buffers over device memory" 1 'exceeds the largest allocation the device allows|bytes of memory' -- "$kb" run "$work/huge" --device "$device"
 exit $fail

@@ -13,7 +13,10 @@ std::string kernelDir() {
     return env;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return (exe.parent_path() / "kernels").string();
+  auto besideBinary = exe.parent_path() / "kernels";
+  if (std::filesystem::is_directory(besideBinary, ec))
+    return besideBinary.string();
+  return KB_CTS_BUILD_KERNEL_DIR;
 }
 
 KernelAbi kernelAbi(const std::string &driver, const std::string &name) {

@@ -4,7 +4,7 @@
 // Unavailable) and loads the conformance kernels compiled at build time:
 // kernels/<name>.spv for Vulkan, kernels/cts_kernels.ptx (and the sm_90
 // cubin) for CUDA. The kernel directory is $KB_CTS_KERNEL_DIR, else
-// kernels/ next to the test binary.
+// kernels/ next to the test binary, else where this build wrote them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_CTS_CTS_SUPPORT_H_

@@ -36,7 +36,7 @@ protected:
     driver_.reset();
   }
 
-  std::unique_ptr<Executable> load(const std::string &name, std::string &data,
+  std::shared_ptr<Executable> load(const std::string &name, std::string &data,
                                    bool cubin = false) {
     auto bytes = readKernelFile(GetParam(), name, cubin);
     if (!bytes.ok()) {
@@ -49,7 +49,7 @@ protected:
     return exe.ok() ? std::move(*exe) : nullptr;
   }
 
-  std::unique_ptr<Buffer> buffer(uint64_t size,
+  std::shared_ptr<Buffer> buffer(uint64_t size,
                                  MemoryType type = MemoryType::DeviceLocal) {
     auto b = device_->allocateBuffer(size, type);
     EXPECT_TRUE(b.ok()) << b.status().message();
@@ -261,6 +261,80 @@ TEST_P(HalCts, BarrierOrdersDependentDispatchesAndResubmitReplays) {
     std::vector<uint32_t> zeros(n, 0);
     ASSERT_TRUE(c->upload(0, zeros.data(), n * 4).ok());
   }
+}
+
+TEST_P(HalCts, RecordedObjectsStayAliveUntilReset) {
+  std::string data;
+  auto exe = load("double_plus_one", data);
+  ASSERT_TRUE(exe);
+  const uint32_t n = 256;
+  auto in = buffer(n * 4), out = buffer(n * 4);
+  ASSERT_TRUE(in && out);
+  std::vector<uint32_t> values(n);
+  std::iota(values.begin(), values.end(), 1u);
+  ASSERT_TRUE(in->upload(0, values.data(), n * 4).ok());
+  std::shared_ptr<Timer> timer; // null where the device has no timestamps
+  if (auto t = device_->createTimer(2); t.ok())
+    timer = std::move(*t);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(cb.ok());
+  auto scratch = buffer(64);
+  ASSERT_TRUE(scratch);
+  ASSERT_TRUE((*cb)->fillBuffer(*scratch, 0, 0, 1).ok());
+  if (timer)
+    ASSERT_TRUE((*cb)->writeTimestamp(*timer, 0).ok());
+  DispatchParams d;
+  d.executable = exe.get();
+  d.workgroupCount = {n / 64, 1, 1};
+  d.bindings = {{in.get(), 0, 0}, {out.get(), 0, 0}};
+  d.constants.resize(4);
+  std::memcpy(d.constants.data(), &n, 4);
+  ASSERT_TRUE((*cb)->dispatch(d).ok());
+  // The caller lets go of everything but the output; the command buffer
+  // holds the rest.
+  std::weak_ptr<Executable> weakExe = exe;
+  std::weak_ptr<Buffer> weakIn = in, weakScratch = scratch;
+  std::weak_ptr<Timer> weakTimer = timer;
+  exe.reset();
+  in.reset();
+  scratch.reset();
+  timer.reset();
+  EXPECT_FALSE(weakExe.expired() || weakIn.expired() || weakScratch.expired());
+  ASSERT_TRUE((*cb)->submitAndWait().ok());
+  std::vector<uint32_t> got = read<uint32_t>(*out, n);
+  for (uint32_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], values[i] * 2 + 1) << i;
+  ASSERT_TRUE((*cb)->reset().ok());
+  EXPECT_TRUE(weakExe.expired()) << "reset() releases the executable";
+  EXPECT_TRUE(weakIn.expired() && weakScratch.expired())
+      << "reset() releases the buffers";
+  EXPECT_TRUE(weakTimer.expired()) << "reset() releases the timer";
+}
+
+TEST_P(HalCts, DestroyingACommandBufferReleasesWhatItRecorded) {
+  auto b = buffer(64);
+  ASSERT_TRUE(b);
+  std::weak_ptr<Buffer> weak = b;
+  {
+    auto cb = device_->createCommandBuffer();
+    ASSERT_TRUE(cb.ok());
+    ASSERT_TRUE((*cb)->fillBuffer(*b, 0, 0, 3).ok());
+    b.reset();
+    EXPECT_FALSE(weak.expired());
+  }
+  EXPECT_TRUE(weak.expired());
+}
+
+TEST_P(HalCts, BufferOverTheAllocationLimitIsRefusedBeforeTheDriver) {
+  const DeviceLimits &limits = device_->properties().limits;
+  ASSERT_GT(limits.maxAllocationBytes, 0u);
+  auto b = device_->allocateBuffer(limits.maxAllocationBytes + 4,
+                                   MemoryType::DeviceLocal);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), StatusCode::ResourceExhausted);
+  EXPECT_NE(b.status().message().find(std::to_string(limits.maxAllocationBytes)),
+            std::string::npos)
+      << b.status().message();
 }
 
 TEST_P(HalCts, TimestampsBracketWork) {

@@ -12,6 +12,8 @@
 namespace kb::hal::cuda {
 
 CudaCommandBuffer::~CudaCommandBuffer() { destroyGraph(); }
+// The retained objects are released after this (CommandBuffer's member),
+// i.e. after the graph that refers to them.
 
 void CudaCommandBuffer::destroyGraph() {
   if (graphExec_) {
@@ -42,6 +44,14 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   if (!exe)
     return invalidArgument(describeDispatch(params) +
                            ": the executable was not created by a CUDA device");
+  for (size_t i = 0; i < params.bindings.size(); ++i)
+    if (!dynamic_cast<const CudaBuffer *>(params.bindings[i].buffer))
+      return invalidArgument(describeDispatch(params) + ": binding " +
+                             std::to_string(i) +
+                             " is not a buffer of a CUDA device");
+  KB_RETURN_IF_ERROR(retain(*exe, "dispatch"));
+  for (const BindingRef &ref : params.bindings)
+    KB_RETURN_IF_ERROR(retain(*ref.buffer, "dispatch binding"));
   const KernelAbi &abi = exe->exportAbi(params.exportIndex);
   std::vector<ParamSlot> slots = cudaParamLayout(abi);
   std::vector<ParamSlot> constantSlots = pushConstantLayout(abi);
@@ -54,10 +64,7 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   c.label = describeDispatch(params);
   c.args.assign(slots.empty() ? 0 : slots.back().offset + slots.back().size, 0);
   for (size_t i = 0; i < params.bindings.size(); ++i) {
-    const auto *buffer = dynamic_cast<const CudaBuffer *>(params.bindings[i].buffer);
-    if (!buffer)
-      return invalidArgument(c.label + ": binding " + std::to_string(i) +
-                             " is not a buffer of a CUDA device");
+    const auto *buffer = static_cast<const CudaBuffer *>(params.bindings[i].buffer);
     CUdeviceptr p = buffer->pointer() + params.bindings[i].offset;
     std::memcpy(c.args.data() + slots[i].offset, &p, sizeof(p));
   }
@@ -88,6 +95,7 @@ Status CudaCommandBuffer::fillBuffer(Buffer &buffer, uint64_t offset,
   auto *cu = dynamic_cast<CudaBuffer *>(&buffer);
   if (!cu)
     return invalidArgument("fill: not a buffer of a CUDA device");
+  KB_RETURN_IF_ERROR(retain(buffer, "fill"));
   Command c;
   c.kind = Command::Kind::Fill;
   c.target = cu->pointer() + offset;
@@ -110,6 +118,8 @@ Status CudaCommandBuffer::copyBuffer(Buffer &source, uint64_t sourceOffset,
   auto *dst = dynamic_cast<CudaBuffer *>(&target);
   if (!src || !dst)
     return invalidArgument("copy: not a buffer of a CUDA device");
+  KB_RETURN_IF_ERROR(retain(source, "copy source"));
+  KB_RETURN_IF_ERROR(retain(target, "copy target"));
   Command c;
   c.kind = Command::Kind::Copy;
   c.source = src->pointer() + sourceOffset;
@@ -130,6 +140,7 @@ Status CudaCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
     return outOfRange("timestamp slot " + std::to_string(slot) +
                       " is out of range: the timer has " +
                       std::to_string(cu->slotCount()) + " slots");
+  KB_RETURN_IF_ERROR(retain(timer, "timestamp"));
   Command c;
   c.kind = Command::Kind::Timestamp;
   c.timer = cu;
@@ -141,6 +152,7 @@ Status CudaCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
 
 Status CudaCommandBuffer::issue() {
   const CudaSymbols &s = device_.syms();
+  CudaDevice &d = device_;
   CUstream stream = device_.stream();
   for (Command &c : commands_) {
     switch (c.kind) {
@@ -148,27 +160,26 @@ Status CudaCommandBuffer::issue() {
       std::vector<void *> args;
       for (uint32_t offset : c.argOffsets)
         args.push_back(c.args.data() + offset);
-      KB_CU_RETURN_IF_ERROR(
-          s,
+      KB_RETURN_IF_ERROR(d.check(
           s.cuLaunchKernel(c.function, c.grid[0], c.grid[1], c.grid[2],
                            c.block[0], c.block[1], c.block[2], c.sharedBytes,
                            stream, args.empty() ? nullptr : args.data(), nullptr),
-          "cuLaunchKernel for " + c.label);
+          "cuLaunchKernel for " + c.label));
       break;
     }
     case Command::Kind::Fill:
-      KB_CU_RETURN_IF_ERROR(
-          s, s.cuMemsetD32Async(c.target, c.pattern, c.length / 4, stream),
-          "cuMemsetD32Async");
+      KB_RETURN_IF_ERROR(d.check(
+          s.cuMemsetD32Async(c.target, c.pattern, c.length / 4, stream),
+          "cuMemsetD32Async"));
       break;
     case Command::Kind::Copy:
-      KB_CU_RETURN_IF_ERROR(
-          s, s.cuMemcpyDtoDAsync(c.target, c.source, c.length, stream),
-          "cuMemcpyDtoDAsync");
+      KB_RETURN_IF_ERROR(d.check(
+          s.cuMemcpyDtoDAsync(c.target, c.source, c.length, stream),
+          "cuMemcpyDtoDAsync"));
       break;
     case Command::Kind::Timestamp:
-      KB_CU_RETURN_IF_ERROR(s, s.cuEventRecord(c.timer->event(c.slot), stream),
-                            "cuEventRecord");
+      KB_RETURN_IF_ERROR(
+          d.check(s.cuEventRecord(c.timer->event(c.slot), stream), "cuEventRecord"));
       break;
     }
   }
@@ -190,13 +201,21 @@ Status CudaCommandBuffer::submitAndWait() {
       Status issued = issue();
       CUgraph graph = nullptr;
       CUresult end = s.cuStreamEndCapture(stream, &graph);
-      KB_RETURN_IF_ERROR(issued);
-      KB_CU_RETURN_IF_ERROR(s, end, "cuStreamEndCapture");
+      if (!issued.ok() || end != CUDA_SUCCESS) {
+        if (graph) // a capture that ended but recorded an error
+          (void)s.cuGraphDestroy(graph);
+        KB_RETURN_IF_ERROR(issued);
+        return device_.check(end, "cuStreamEndCapture");
+      }
       CUresult inst = s.cuGraphInstantiateWithFlags(&graphExec_, graph, 0);
       (void)s.cuGraphDestroy(graph);
-      KB_CU_RETURN_IF_ERROR(s, inst, "cuGraphInstantiateWithFlags");
+      if (inst != CUDA_SUCCESS) {
+        graphExec_ = nullptr;
+        return device_.check(inst, "cuGraphInstantiateWithFlags");
+      }
     }
-    KB_CU_RETURN_IF_ERROR(s, s.cuGraphLaunch(graphExec_, stream), "cuGraphLaunch");
+    KB_RETURN_IF_ERROR(
+        device_.check(s.cuGraphLaunch(graphExec_, stream), "cuGraphLaunch"));
   } else {
     KB_RETURN_IF_ERROR(issue());
   }
@@ -212,9 +231,9 @@ Status CudaCommandBuffer::submitAndWait() {
       }
     if (n > 3)
       what += ", ... (" + std::to_string(n) + " dispatches)";
-    return internalError("kernel fault in " +
-                         (what.empty() ? std::string("command buffer") : what) +
-                         ": " + s.describe(r) +
+    std::string where = what.empty() ? std::string("command buffer") : what;
+    (void)device_.check(r, "a kernel of " + where); // remembers a sticky fault
+    return internalError("kernel fault in " + where + ": " + s.describe(r) +
                          "; the CUDA context is unusable after this error");
   }
   for (const Command &c : commands_)
@@ -225,6 +244,7 @@ Status CudaCommandBuffer::submitAndWait() {
 
 Status CudaCommandBuffer::reset() {
   destroyGraph();
+  releaseRetained();
   commands_.clear();
   submitted_ = false;
   return okStatus();

@@ -69,8 +69,10 @@ StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &) {
     // Volta+, but 4 KiB is valid everywhere): bindings take 8 bytes each.
     l.maxConstantBytes = 4096;
     l.maxBindings = 4096 / 8;
+    l.maxParameterBytes = 4096; // bindings and constants together
     l.maxBindingRange = memory;
     l.minBindingOffsetAlignment = 1;
+    l.maxAllocationBytes = memory;
     driver->handles_.push_back(dev);
     driver->properties_.push_back(std::move(p));
   }
@@ -106,26 +108,52 @@ Status CudaDevice::init() {
 
 CudaDevice::~CudaDevice() {
   // Errors here (e.g. a context poisoned by a kernel fault) are ignored:
-  // destructors have nobody to report to.
+  // destructors have nobody to report to. A poisoned context fails these
+  // calls at once; nothing waits on its stream.
   if (context_)
     (void)syms_.cuCtxSetCurrent(context_);
   if (stream_) {
-    (void)syms_.cuStreamSynchronize(stream_);
+    if (lost_.empty())
+      (void)syms_.cuStreamSynchronize(stream_);
     (void)syms_.cuStreamDestroy(stream_);
   }
-  if (context_)
+  if (context_) {
     (void)syms_.cuDevicePrimaryCtxRelease(device_);
+    // Do not leave a released (possibly destroyed) context current.
+    (void)syms_.cuCtxSetCurrent(nullptr);
+  }
 }
 
 Status CudaDevice::makeCurrent() const {
+  if (!lost_.empty())
+    return failedPrecondition(
+        properties_.driver + ":" + std::to_string(properties_.index) +
+        " is unusable: " + lost_ +
+        "; the CUDA context cannot be used again in this process (start a new "
+        "kernel-bench process)");
   KB_CU_RETURN_IF_ERROR(syms_, syms_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
   return okStatus();
 }
 
-StatusOr<std::unique_ptr<Buffer>> CudaDevice::allocateBuffer(uint64_t size,
+Status CudaDevice::check(CUresult result, const std::string &what) {
+  if (result == CUDA_SUCCESS)
+    return okStatus();
+  for (CUresult sticky : kStickyErrors)
+    if (result == sticky && lost_.empty())
+      lost_ = what + " failed with " + syms_.describe(result);
+  return syms_.toStatus(result, what);
+}
+
+StatusOr<std::shared_ptr<Buffer>> CudaDevice::allocateBuffer(uint64_t size,
                                                              MemoryType type) {
   if (size == 0)
     return invalidArgument("buffer allocation of 0 bytes");
+  if (size > properties_.limits.maxAllocationBytes)
+    return resourceExhausted("a buffer of " + std::to_string(size) +
+                             " bytes exceeds the memory of " +
+                             properties_.name + " (" +
+                             std::to_string(properties_.limits.maxAllocationBytes) +
+                             " bytes); use smaller buffers");
   KB_RETURN_IF_ERROR(makeCurrent());
   CUdeviceptr pointer = 0;
   // Padded to 4 bytes so whole-buffer 32-bit fills cover every byte.
@@ -133,10 +161,10 @@ StatusOr<std::unique_ptr<Buffer>> CudaDevice::allocateBuffer(uint64_t size,
   if (r != CUDA_SUCCESS)
     return resourceExhausted("cuMemAlloc of " + std::to_string(size) +
                              " bytes failed: " + syms_.describe(r));
-  return std::unique_ptr<Buffer>(new CudaBuffer(*this, size, type, pointer));
+  return std::shared_ptr<Buffer>(new CudaBuffer(*this, size, type, pointer));
 }
 
-StatusOr<std::unique_ptr<Executable>>
+StatusOr<std::shared_ptr<Executable>>
 CudaDevice::createExecutable(const ExecutableSpec &spec) {
   KB_RETURN_IF_ERROR(makeCurrent());
   return CudaExecutable::create(*this, spec);
@@ -147,7 +175,7 @@ CudaDevice::createCommandBuffer(const CommandBufferOptions &options) {
   return std::unique_ptr<CommandBuffer>(new CudaCommandBuffer(*this, options));
 }
 
-StatusOr<std::unique_ptr<Timer>> CudaDevice::createTimer(uint32_t slotCount) {
+StatusOr<std::shared_ptr<Timer>> CudaDevice::createTimer(uint32_t slotCount) {
   KB_RETURN_IF_ERROR(makeCurrent());
   return CudaTimer::create(*this, slotCount);
 }
@@ -166,10 +194,8 @@ Status CudaBuffer::upload(uint64_t offset, const void *data, uint64_t length) {
   if (length == 0)
     return okStatus();
   KB_RETURN_IF_ERROR(device_.makeCurrent());
-  KB_CU_RETURN_IF_ERROR(device_.syms(),
-                        device_.syms().cuMemcpyHtoD(pointer_ + offset, data, length),
-                        "cuMemcpyHtoD");
-  return okStatus();
+  return device_.check(device_.syms().cuMemcpyHtoD(pointer_ + offset, data, length),
+                       "cuMemcpyHtoD");
 }
 
 Status CudaBuffer::download(uint64_t offset, void *data, uint64_t length) {
@@ -177,17 +203,15 @@ Status CudaBuffer::download(uint64_t offset, void *data, uint64_t length) {
   if (length == 0)
     return okStatus();
   KB_RETURN_IF_ERROR(device_.makeCurrent());
-  KB_CU_RETURN_IF_ERROR(device_.syms(),
-                        device_.syms().cuMemcpyDtoH(data, pointer_ + offset, length),
-                        "cuMemcpyDtoH");
-  return okStatus();
+  return device_.check(device_.syms().cuMemcpyDtoH(data, pointer_ + offset, length),
+                       "cuMemcpyDtoH");
 }
 
 //===----------------------------------------------------------------------===//
 // CudaTimer
 //===----------------------------------------------------------------------===//
 
-StatusOr<std::unique_ptr<Timer>> CudaTimer::create(CudaDevice &device,
+StatusOr<std::shared_ptr<Timer>> CudaTimer::create(CudaDevice &device,
                                                    uint32_t slotCount) {
   if (slotCount == 0)
     return invalidArgument("a timer needs at least one slot");
@@ -199,7 +223,7 @@ StatusOr<std::unique_ptr<Timer>> CudaTimer::create(CudaDevice &device,
                           "cuEventCreate");
     timer->events_.push_back(event);
   }
-  return std::unique_ptr<Timer>(std::move(timer));
+  return std::shared_ptr<Timer>(std::move(timer));
 }
 
 CudaTimer::~CudaTimer() {
@@ -218,10 +242,9 @@ StatusOr<double> CudaTimer::elapsedNs(uint32_t begin, uint32_t end) {
                                 "command buffer");
   KB_RETURN_IF_ERROR(device_.makeCurrent());
   float ms = 0;
-  KB_CU_RETURN_IF_ERROR(device_.syms(),
-                        device_.syms().cuEventElapsedTime(&ms, events_[begin],
-                                                          events_[end]),
-                        "cuEventElapsedTime");
+  KB_RETURN_IF_ERROR(device_.check(
+      device_.syms().cuEventElapsedTime(&ms, events_[begin], events_[end]),
+      "cuEventElapsedTime"));
   return static_cast<double>(ms) * 1e6;
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/hal/drivers/cuda/cuda_symbols.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kb::hal::cuda {
@@ -45,13 +46,13 @@ public:
   Status init();
 
   const DeviceProperties &properties() const override { return properties_; }
-  StatusOr<std::unique_ptr<Buffer>> allocateBuffer(uint64_t size,
+  StatusOr<std::shared_ptr<Buffer>> allocateBuffer(uint64_t size,
                                                    MemoryType type) override;
-  StatusOr<std::unique_ptr<Executable>>
+  StatusOr<std::shared_ptr<Executable>>
   createExecutable(const ExecutableSpec &spec) override;
   StatusOr<std::unique_ptr<CommandBuffer>>
   createCommandBuffer(const CommandBufferOptions &options) override;
-  StatusOr<std::unique_ptr<Timer>> createTimer(uint32_t slotCount) override;
+  StatusOr<std::shared_ptr<Timer>> createTimer(uint32_t slotCount) override;
   bool supportsFormat(ExecutableFormat format) const override {
     return format == ExecutableFormat::Ptx || format == ExecutableFormat::Cubin;
   }
@@ -59,10 +60,18 @@ public:
   const CudaSymbols &syms() const { return syms_; }
   CUstream stream() const { return stream_; }
   /// Makes the primary context current on the calling thread.
+  /// FailedPrecondition once a kernel fault has poisoned the context.
   Status makeCurrent() const;
+  /// Converts |result| of |what|; a sticky error (a kernel fault: the
+  /// context cannot be used again) is remembered, and every later call on
+  /// this device fails at once with FailedPrecondition naming |what|,
+  /// instead of returning the driver's repeated error from some unrelated
+  /// call (or waiting on a dead stream).
+  Status check(CUresult result, const std::string &what);
 
 private:
   const CudaSymbols &syms_;
+  std::string lost_; // why the context is unusable; empty while it is fine
   CUdevice device_;
   DeviceProperties properties_;
   CUcontext context_ = nullptr;
@@ -86,7 +95,7 @@ private:
 
 class CudaExecutable final : public Executable {
 public:
-  static StatusOr<std::unique_ptr<Executable>> create(CudaDevice &device,
+  static StatusOr<std::shared_ptr<Executable>> create(CudaDevice &device,
                                                       const ExecutableSpec &spec);
   ~CudaExecutable() override;
   CUfunction function(size_t exportIndex) const { return functions_[exportIndex]; }
@@ -104,7 +113,7 @@ private:
 
 class CudaTimer final : public Timer {
 public:
-  static StatusOr<std::unique_ptr<Timer>> create(CudaDevice &device,
+  static StatusOr<std::shared_ptr<Timer>> create(CudaDevice &device,
                                                  uint32_t slotCount);
   ~CudaTimer() override;
   StatusOr<double> elapsedNs(uint32_t begin, uint32_t end) override;

@@ -134,6 +134,20 @@ TEST_F(CudaDriverTest, IllegalAddressNamesTheDispatch) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("`main` op 7"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("ILLEGAL_ADDRESS"), std::string::npos) << s.message();
+
+  // The context is poisoned: every later call fails at once, naming the
+  // fault, instead of repeating ILLEGAL_ADDRESS from an unrelated call.
+  uint32_t word = 0;
+  Status download = (*p)->download(0, &word, 4);
+  EXPECT_EQ(download.code(), StatusCode::FailedPrecondition) << download.message();
+  EXPECT_NE(download.message().find("`main` op 7"), std::string::npos)
+      << download.message();
+  EXPECT_NE(download.message().find("new kernel-bench process"), std::string::npos)
+      << download.message();
+  EXPECT_EQ(device_->allocateBuffer(4, MemoryType::DeviceLocal).status().code(),
+            StatusCode::FailedPrecondition);
+  EXPECT_EQ((*cb)->submitAndWait().code(), StatusCode::FailedPrecondition);
+  // TearDown destroys the device and driver; that must not hang either.
 }
 
 } // namespace

@@ -24,7 +24,7 @@ std::string trimLog(const char *log) {
 }
 } // namespace
 
-StatusOr<std::unique_ptr<Executable>>
+StatusOr<std::shared_ptr<Executable>>
 CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
   std::string where = "executable `" + spec.name + "` (" +
                       toString(spec.format) + ", " + spec.target + ")";
@@ -94,6 +94,34 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
       return notFound(where + " export " + std::to_string(i) + ": kernel `" +
                       abi.entry + "` not found in the loaded module (" +
                       s.describe(r) + ")");
+    // What the compiled kernel can launch with (registers, .maxntid) may be
+    // below the device limit checked before the load: refuse here, with
+    // the reason, rather than at cuLaunchKernel.
+    int maxThreads = 0, staticShared = 0;
+    KB_CU_RETURN_IF_ERROR(
+        s, s.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+        where + ": cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+    KB_CU_RETURN_IF_ERROR(
+        s, s.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+        where + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    uint64_t threads = uint64_t(abi.workgroupSize[0]) * abi.workgroupSize[1] *
+                       abi.workgroupSize[2];
+    if (maxThreads > 0 && threads > uint64_t(maxThreads))
+      return invalidArgument(
+          where + " export " + std::to_string(i) + " (`" + abi.entry +
+          "`): workgroup size of " + std::to_string(threads) +
+          " threads, but the compiled kernel launches at most " +
+          std::to_string(maxThreads) +
+          " per block (register use or .maxntid); lower the workgroup size "
+          "or the kernel's register use");
+    if (uint64_t(staticShared) + abi.dynamicSharedMemoryBytes >
+        device.properties().limits.maxSharedMemoryBytes)
+      return invalidArgument(
+          where + " export " + std::to_string(i) + " (`" + abi.entry + "`): " +
+          std::to_string(staticShared) + " bytes of static and " +
+          std::to_string(abi.dynamicSharedMemoryBytes) +
+          " bytes of dynamic shared memory exceed the device limit of " +
+          std::to_string(device.properties().limits.maxSharedMemoryBytes));
     if (abi.dynamicSharedMemoryBytes > kDefaultDynamicSharedLimit)
       KB_CU_RETURN_IF_ERROR(
           s,
@@ -102,7 +130,7 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
           where + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     exe->functions_.push_back(fn);
   }
-  return std::unique_ptr<Executable>(std::move(exe));
+  return std::shared_ptr<Executable>(std::move(exe));
 }
 
 CudaExecutable::~CudaExecutable() {

@@ -41,6 +41,13 @@ constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
+// The errors after which "the process must be terminated and relaunched to
+// continue using CUDA" (cuda.h 13.0): ILLEGAL_ADDRESS 700, LAUNCH_TIMEOUT 702,
+// ASSERT 710, HARDWARE_STACK_ERROR 714, ILLEGAL_INSTRUCTION 715,
+// MISALIGNED_ADDRESS 716, INVALID_ADDRESS_SPACE 717, INVALID_PC 718,
+// LAUNCH_FAILED 719.
+constexpr CUresult kStickyErrors[] = {700, 702, 710, 714, 715,
+                                      716, 717, 718, 719};
 
 // CUdevice_attribute_enum (CUDA 13.0)
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
@@ -58,6 +65,7 @@ constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 // CUfunction_attribute_enum (CUDA 13.0)
+constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 

@@ -1,6 +1,7 @@
 //===- runtime/hal/drivers/vulkan/vulkan_buffer.cpp - Storage buffers -----===//
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kb::hal::vulkan {
@@ -11,12 +12,22 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 constexpr VkMemoryPropertyFlags kHostFlags =
     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+// Staged transfers go through a host-visible buffer of at most this size, so
+// a large upload does not need a second allocation of the same size.
+constexpr uint64_t kStagingChunkBytes = 64ull << 20;
 } // namespace
 
 StatusOr<std::unique_ptr<VulkanBuffer>>
 VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type) {
   if (size == 0)
     return invalidArgument("buffer allocation of 0 bytes");
+  uint64_t limit = device.properties().limits.maxAllocationBytes;
+  if (limit && size > limit)
+    return resourceExhausted(
+        "a buffer of " + std::to_string(size) + " bytes exceeds the largest "
+        "allocation " + device.properties().name + " allows (" +
+        std::to_string(limit) + " bytes, maxMemoryAllocationSize or the "
+        "device-local heap); use smaller buffers");
   std::unique_ptr<VulkanBuffer> buffer(new VulkanBuffer(device, size, type));
   const DeviceSymbols &s = device.syms();
   // Padded to 4 bytes so whole-buffer fills (vkCmdFillBuffer works on
@@ -81,15 +92,21 @@ Status VulkanBuffer::upload(uint64_t offset, const void *data, uint64_t length) 
     return okStatus();
   }
   KB_ASSIGN_OR_RETURN(auto staging,
-                      VulkanBuffer::create(device_, length, MemoryType::HostVisible));
-  std::memcpy(staging->mapped_, data, length);
-  VkBufferCopy region{0, offset, length};
+                      VulkanBuffer::create(device_, std::min(length, kStagingChunkBytes),
+                                           MemoryType::HostVisible));
   const DeviceSymbols &s = device_.syms();
-  return device_.runOnce(
-      [&](VkCommandBuffer cb) {
-        s.vkCmdCopyBuffer(cb, staging->buffer_, buffer_, 1, &region);
-      },
-      "staging upload");
+  for (uint64_t done = 0; done < length;) {
+    uint64_t n = std::min(length - done, kStagingChunkBytes);
+    std::memcpy(staging->mapped_, static_cast<const char *>(data) + done, n);
+    VkBufferCopy region{0, offset + done, n};
+    KB_RETURN_IF_ERROR(device_.runOnce(
+        [&](VkCommandBuffer cb) {
+          s.vkCmdCopyBuffer(cb, staging->buffer_, buffer_, 1, &region);
+        },
+        "staging upload"));
+    done += n;
+  }
+  return okStatus();
 }
 
 Status VulkanBuffer::download(uint64_t offset, void *data, uint64_t length) {
@@ -101,21 +118,26 @@ Status VulkanBuffer::download(uint64_t offset, void *data, uint64_t length) {
     return okStatus();
   }
   KB_ASSIGN_OR_RETURN(auto staging,
-                      VulkanBuffer::create(device_, length, MemoryType::HostVisible));
-  VkBufferCopy region{offset, 0, length};
+                      VulkanBuffer::create(device_, std::min(length, kStagingChunkBytes),
+                                           MemoryType::HostVisible));
   const DeviceSymbols &s = device_.syms();
-  KB_RETURN_IF_ERROR(device_.runOnce(
-      [&](VkCommandBuffer cb) {
-        s.vkCmdCopyBuffer(cb, buffer_, staging->buffer_, 1, &region);
-        VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-        toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-        s.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                               VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
-                               nullptr, 0, nullptr);
-      },
-      "staging download"));
-  std::memcpy(data, staging->mapped_, length);
+  for (uint64_t done = 0; done < length;) {
+    uint64_t n = std::min(length - done, kStagingChunkBytes);
+    VkBufferCopy region{offset + done, 0, n};
+    KB_RETURN_IF_ERROR(device_.runOnce(
+        [&](VkCommandBuffer cb) {
+          s.vkCmdCopyBuffer(cb, buffer_, staging->buffer_, 1, &region);
+          VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+          toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+          toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+          s.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
+                                 nullptr, 0, nullptr);
+        },
+        "staging download"));
+    std::memcpy(static_cast<char *>(data) + done, staging->mapped_, n);
+    done += n;
+  }
   return okStatus();
 }
 

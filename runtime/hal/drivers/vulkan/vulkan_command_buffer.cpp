@@ -35,6 +35,7 @@ VulkanCommandBuffer::create(VulkanDevice &device) {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   KB_VK_RETURN_IF_ERROR(s.vkBeginCommandBuffer(cb->commandBuffer_, &begin),
                         "vkBeginCommandBuffer");
+  device.recordVisibilityBarrier(cb->commandBuffer_);
   return std::unique_ptr<CommandBuffer>(std::move(cb));
 }
 
@@ -103,6 +104,14 @@ Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
   if (!exe)
     return invalidArgument(describeDispatch(params) +
                            ": the executable was not created by a Vulkan device");
+  for (size_t i = 0; i < params.bindings.size(); ++i)
+    if (!dynamic_cast<const VulkanBuffer *>(params.bindings[i].buffer))
+      return invalidArgument(describeDispatch(params) + ": binding " +
+                             std::to_string(i) +
+                             " is not a buffer of a Vulkan device");
+  KB_RETURN_IF_ERROR(retain(*exe, "dispatch"));
+  for (const BindingRef &ref : params.bindings)
+    KB_RETURN_IF_ERROR(retain(*ref.buffer, "dispatch binding"));
   const VulkanExecutable::ExportPipeline &p = exe->pipeline(params.exportIndex);
   const DeviceSymbols &s = device_.syms();
   uint32_t bindingCount = static_cast<uint32_t>(params.bindings.size());
@@ -113,11 +122,7 @@ Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
     std::vector<VkWriteDescriptorSet> writes(bindingCount);
     for (uint32_t i = 0; i < bindingCount; ++i) {
       const BindingRef &ref = params.bindings[i];
-      const auto *buffer = dynamic_cast<const VulkanBuffer *>(ref.buffer);
-      if (!buffer)
-        return invalidArgument(describeDispatch(params) + ": binding " +
-                               std::to_string(i) +
-                               " is not a buffer of a Vulkan device");
+      const auto *buffer = static_cast<const VulkanBuffer *>(ref.buffer);
       infos[i] = {buffer->handle(), ref.offset,
                   ref.length ? ref.length : VK_WHOLE_SIZE};
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -164,6 +169,7 @@ Status VulkanCommandBuffer::fillBuffer(Buffer &buffer, uint64_t offset,
   auto *vk = dynamic_cast<VulkanBuffer *>(&buffer);
   if (!vk)
     return invalidArgument("fill: not a buffer of a Vulkan device");
+  KB_RETURN_IF_ERROR(retain(buffer, "fill"));
   uint64_t n = length ? length : vk->allocatedSize() - offset;
   device_.syms().vkCmdFillBuffer(commandBuffer_, vk->handle(), offset, n,
                                  pattern);
@@ -180,6 +186,8 @@ Status VulkanCommandBuffer::copyBuffer(Buffer &source, uint64_t sourceOffset,
   auto *dst = dynamic_cast<VulkanBuffer *>(&target);
   if (!src || !dst)
     return invalidArgument("copy: not a buffer of a Vulkan device");
+  KB_RETURN_IF_ERROR(retain(source, "copy source"));
+  KB_RETURN_IF_ERROR(retain(target, "copy target"));
   VkBufferCopy region{sourceOffset, targetOffset, length};
   device_.syms().vkCmdCopyBuffer(commandBuffer_, src->handle(), dst->handle(),
                                  1, &region);
@@ -195,6 +203,7 @@ Status VulkanCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
     return outOfRange("timestamp slot " + std::to_string(slot) +
                       " is out of range: the timer has " +
                       std::to_string(vk->slotCount()) + " slots");
+  KB_RETURN_IF_ERROR(retain(timer, "timestamp"));
   const DeviceSymbols &s = device_.syms();
   s.vkCmdResetQueryPool(commandBuffer_, vk->pool(), slot, 1);
   // BOTTOM_OF_PIPE: the timestamp is taken once every earlier command has
@@ -232,11 +241,13 @@ Status VulkanCommandBuffer::reset() {
   KB_VK_RETURN_IF_ERROR(s.vkResetCommandBuffer(commandBuffer_, 0),
                         "vkResetCommandBuffer");
   destroyPools();
+  releaseRetained(); // nothing refers to them any more
   labels_.clear();
   ended_ = false;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   KB_VK_RETURN_IF_ERROR(s.vkBeginCommandBuffer(commandBuffer_, &begin),
                         "vkBeginCommandBuffer");
+  device_.recordVisibilityBarrier(commandBuffer_);
   return okStatus();
 }
 

@@ -1,11 +1,14 @@
 //===- runtime/hal/drivers/vulkan/vulkan_device.cpp - VkDevice ------------===//
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
 
+#include <algorithm>
+
 namespace kb::hal::vulkan {
 
 StatusOr<std::unique_ptr<Device>>
 VulkanDevice::create(const InstanceSymbols &instanceSyms,
                      VkPhysicalDevice physical, uint32_t queueFamily,
+                     uint32_t instanceApiVersion,
                      const DeviceProperties &properties,
                      const DeviceOptions &options) {
   std::unique_ptr<VulkanDevice> device(new VulkanDevice());
@@ -23,29 +26,47 @@ VulkanDevice::create(const InstanceSymbols &instanceSyms,
   // Enable every feature the device has, so that kernels using 64-bit,
   // 16-bit or 8-bit types run where the hardware allows them, except
   // robustBufferAccess: its bounds checks would distort benchmarks.
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  VkPhysicalDeviceVulkan11Features features11{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features features12{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceFeatures features10{};
+  // The same structs record what was enabled, for the SPIR-V capability
+  // check (spirv_features.h).
+  EnabledFeatures &enabled = device->features_;
   VkPhysicalDeviceProperties physicalProps{};
   instanceSyms.vkGetPhysicalDeviceProperties(physical, &physicalProps);
+  // What the application may use is capped by the instance's version.
+  enabled.apiVersion = std::min(physicalProps.apiVersion, instanceApiVersion);
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  enabled.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  enabled.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  enabled.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   if (instanceSyms.vkGetPhysicalDeviceFeatures2 &&
-      physicalProps.apiVersion >= VK_API_VERSION_1_2) {
-    features.pNext = &features11;
-    features11.pNext = &features12;
+      enabled.apiVersion >= VK_API_VERSION_1_2) {
+    features.pNext = &enabled.v11;
+    enabled.v11.pNext = &enabled.v12;
+    if (enabled.apiVersion >= VK_API_VERSION_1_3)
+      enabled.v12.pNext = &enabled.v13;
     instanceSyms.vkGetPhysicalDeviceFeatures2(physical, &features);
     features.features.robustBufferAccess = VK_FALSE;
+    enabled.core = features.features;
     info.pNext = &features;
   } else {
-    instanceSyms.vkGetPhysicalDeviceFeatures(physical, &features10);
-    features10.robustBufferAccess = VK_FALSE;
-    info.pEnabledFeatures = &features10;
+    instanceSyms.vkGetPhysicalDeviceFeatures(physical, &enabled.core);
+    enabled.core.robustBufferAccess = VK_FALSE;
+    info.pEnabledFeatures = &enabled.core;
+  }
+  if (instanceSyms.vkGetPhysicalDeviceProperties2 &&
+      enabled.apiVersion >= VK_API_VERSION_1_1) {
+    VkPhysicalDeviceSubgroupProperties subgroup{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &subgroup;
+    instanceSyms.vkGetPhysicalDeviceProperties2(physical, &p2);
+    if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+      enabled.computeSubgroupOperations = subgroup.supportedOperations;
   }
   KB_VK_RETURN_IF_ERROR(
       instanceSyms.vkCreateDevice(physical, &info, nullptr, &device->device_),
       "vkCreateDevice for " + properties.name);
+  // The pNext chain pointed into |enabled|; it is a plain record from here.
+  enabled.v11.pNext = enabled.v12.pNext = enabled.v13.pNext = nullptr;
   KB_RETURN_IF_ERROR(device->syms_.load(instanceSyms, device->device_));
   const DeviceSymbols &s = device->syms_;
   s.vkGetDeviceQueue(device->device_, queueFamily, 0, &device->queue_);
@@ -129,6 +150,17 @@ Status VulkanDevice::submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
   return okStatus();
 }
 
+void VulkanDevice::recordVisibilityBarrier(VkCommandBuffer cb) const {
+  constexpr VkPipelineStageFlags kStages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  syms_.vkCmdPipelineBarrier(cb, kStages, kStages, 0, 1, &b, 0, nullptr, 0,
+                             nullptr);
+}
+
 Status VulkanDevice::runOnce(const std::function<void(VkCommandBuffer)> &record,
                              const std::string &what) {
   VkCommandBufferAllocateInfo alloc{
@@ -146,6 +178,7 @@ Status VulkanDevice::runOnce(const std::function<void(VkCommandBuffer)> &record,
   if (r != VK_SUCCESS)
     status = vkResultToStatus(r, "vkBeginCommandBuffer");
   if (status.ok()) {
+    recordVisibilityBarrier(cb);
     record(cb);
     r = syms_.vkEndCommandBuffer(cb);
     if (r != VK_SUCCESS)
@@ -157,13 +190,13 @@ Status VulkanDevice::runOnce(const std::function<void(VkCommandBuffer)> &record,
   return status;
 }
 
-StatusOr<std::unique_ptr<Buffer>> VulkanDevice::allocateBuffer(uint64_t size,
+StatusOr<std::shared_ptr<Buffer>> VulkanDevice::allocateBuffer(uint64_t size,
                                                                MemoryType type) {
   KB_ASSIGN_OR_RETURN(auto buffer, VulkanBuffer::create(*this, size, type));
-  return std::unique_ptr<Buffer>(std::move(buffer));
+  return std::shared_ptr<Buffer>(std::move(buffer));
 }
 
-StatusOr<std::unique_ptr<Executable>>
+StatusOr<std::shared_ptr<Executable>>
 VulkanDevice::createExecutable(const ExecutableSpec &spec) {
   return VulkanExecutable::create(*this, spec);
 }
@@ -173,7 +206,7 @@ VulkanDevice::createCommandBuffer(const CommandBufferOptions &) {
   return VulkanCommandBuffer::create(*this);
 }
 
-StatusOr<std::unique_ptr<Timer>> VulkanDevice::createTimer(uint32_t slotCount) {
+StatusOr<std::shared_ptr<Timer>> VulkanDevice::createTimer(uint32_t slotCount) {
   return VulkanTimer::create(*this, slotCount);
 }
 

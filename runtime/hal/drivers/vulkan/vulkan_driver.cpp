@@ -1,6 +1,7 @@
 //===- runtime/hal/drivers/vulkan/vulkan_driver.cpp - Instance, devices ---===//
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -100,6 +101,7 @@ VulkanDriver::create(const DriverOptions &options) {
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
 
+  driver->instanceApiVersion_ = apiVersion;
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "kernel-bench";
   app.apiVersion = apiVersion;
@@ -174,19 +176,32 @@ VulkanDriver::create(const DriverOptions &options) {
     for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
       if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
         props.memoryBytes += mem.memoryHeaps[h].size;
-    if (syms.vkGetPhysicalDeviceProperties2 && p.apiVersion >= VK_API_VERSION_1_1) {
+    // The largest device-local heap bounds any one allocation.
+    uint64_t largestHeap = 0;
+    for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
+      if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+        largestHeap = std::max<uint64_t>(largestHeap, mem.memoryHeaps[h].size);
+    props.limits.maxAllocationBytes = largestHeap;
+    // Properties2 is core 1.1: both the instance and the device need it.
+    if (syms.vkGetPhysicalDeviceProperties2 && apiVersion >= VK_API_VERSION_1_1 &&
+        p.apiVersion >= VK_API_VERSION_1_1) {
       VkPhysicalDeviceSubgroupProperties subgroup{
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+      VkPhysicalDeviceMaintenance3Properties maintenance3{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+      subgroup.pNext = &maintenance3;
       VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
       p2.pNext = &subgroup;
       syms.vkGetPhysicalDeviceProperties2(pd, &p2);
       props.subgroupSize = subgroup.subgroupSize;
+      if (maintenance3.maxMemoryAllocationSize)
+        props.limits.maxAllocationBytes = std::min<uint64_t>(
+            largestHeap, maintenance3.maxMemoryAllocationSize);
     }
     props.timestampPeriodNs = p.limits.timestampPeriod;
-    props.timestampValidBits =
-        p.limits.timestampComputeAndGraphics || families[family].timestampValidBits
-            ? families[family].timestampValidBits
-            : 0;
+    // The queue family's timestampValidBits alone says whether its queues
+    // write timestamps (0 = not at all).
+    props.timestampValidBits = families[family].timestampValidBits;
     DeviceLimits &l = props.limits;
     for (int i = 0; i < 3; ++i) {
       l.maxWorkgroupSize[i] = p.limits.maxComputeWorkGroupSize[i];
@@ -224,8 +239,8 @@ VulkanDriver::createDevice(uint32_t index, const DeviceOptions &options) {
                       " does not exist; the driver has " +
                       std::to_string(physicalDevices_.size()) + " device(s)");
   return VulkanDevice::create(syms_, physicalDevices_[index],
-                              queueFamilies_[index], properties_[index],
-                              options);
+                              queueFamilies_[index], instanceApiVersion_,
+                              properties_[index], options);
 }
 
 } // namespace kb::hal::vulkan

@@ -11,6 +11,7 @@
 #define KB_RUNTIME_HAL_DRIVERS_VULKAN_VULKAN_DRIVER_H_
 
 #include "runtime/hal/driver.h"
+#include "runtime/hal/drivers/vulkan/spirv_features.h"
 #include "runtime/hal/drivers/vulkan/vulkan_symbols.h"
 
 #include <functional>
@@ -38,6 +39,7 @@ private:
   InstanceSymbols syms_;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  uint32_t instanceApiVersion_ = VK_API_VERSION_1_0; // what the instance asked for
   std::vector<VkPhysicalDevice> physicalDevices_;
   std::vector<uint32_t> queueFamilies_; // compute queue family per device
   std::vector<DeviceProperties> properties_;
@@ -47,21 +49,24 @@ class VulkanDevice final : public Device {
 public:
   static StatusOr<std::unique_ptr<Device>>
   create(const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
-         uint32_t queueFamily, const DeviceProperties &properties,
-         const DeviceOptions &options);
+         uint32_t queueFamily, uint32_t instanceApiVersion,
+         const DeviceProperties &properties, const DeviceOptions &options);
   ~VulkanDevice() override;
 
   const DeviceProperties &properties() const override { return properties_; }
-  StatusOr<std::unique_ptr<Buffer>> allocateBuffer(uint64_t size,
+  StatusOr<std::shared_ptr<Buffer>> allocateBuffer(uint64_t size,
                                                    MemoryType type) override;
-  StatusOr<std::unique_ptr<Executable>>
+  StatusOr<std::shared_ptr<Executable>>
   createExecutable(const ExecutableSpec &spec) override;
   StatusOr<std::unique_ptr<CommandBuffer>>
   createCommandBuffer(const CommandBufferOptions &options) override;
-  StatusOr<std::unique_ptr<Timer>> createTimer(uint32_t slotCount) override;
+  StatusOr<std::shared_ptr<Timer>> createTimer(uint32_t slotCount) override;
   bool supportsFormat(ExecutableFormat format) const override {
     return format == ExecutableFormat::Spirv;
   }
+  /// The API version and features the VkDevice was created with (what a
+  /// SPIR-V module may use).
+  const EnabledFeatures &enabledFeatures() const { return features_; }
 
   // Shared with the other classes of this driver.
   const DeviceSymbols &syms() const { return syms_; }
@@ -77,6 +82,10 @@ public:
   VkMemoryPropertyFlags memoryTypeFlags(uint32_t index) const {
     return memory_.memoryTypes[index].propertyFlags;
   }
+  /// Makes the writes of earlier submissions (shaders, transfers) visible to
+  /// the shader and transfer accesses recorded after it in |cb|: a fence
+  /// wait alone makes them available to the host, not visible to the device.
+  void recordVisibilityBarrier(VkCommandBuffer cb) const;
   /// Records |record| into a one-time command buffer, submits it and waits.
   Status runOnce(const std::function<void(VkCommandBuffer)> &record,
                  const std::string &what);
@@ -89,6 +98,7 @@ private:
   DeviceProperties properties_;
   DeviceSymbols syms_;
   VkPhysicalDeviceMemoryProperties memory_{};
+  EnabledFeatures features_;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
@@ -122,7 +132,7 @@ private:
 
 class VulkanExecutable final : public Executable {
 public:
-  static StatusOr<std::unique_ptr<Executable>>
+  static StatusOr<std::shared_ptr<Executable>>
   create(VulkanDevice &device, const ExecutableSpec &spec);
   ~VulkanExecutable() override;
 
@@ -146,7 +156,7 @@ private:
 
 class VulkanTimer final : public Timer {
 public:
-  static StatusOr<std::unique_ptr<Timer>> create(VulkanDevice &device,
+  static StatusOr<std::shared_ptr<Timer>> create(VulkanDevice &device,
                                                  uint32_t slotCount);
   ~VulkanTimer() override;
   StatusOr<double> elapsedNs(uint32_t begin, uint32_t end) override;

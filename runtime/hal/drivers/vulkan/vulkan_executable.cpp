@@ -12,7 +12,7 @@ constexpr uint32_t kSpirvMagic = 0x07230203;
 constexpr uint32_t kGLCompute = 5;
 } // namespace
 
-StatusOr<std::unique_ptr<Executable>>
+StatusOr<std::shared_ptr<Executable>>
 VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
   std::string where = "executable `" + spec.name + "` (" + spec.target + ")";
   if (spec.format != ExecutableFormat::Spirv)
@@ -33,6 +33,18 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
     return reflected.status().withContext(where);
   if (spec.exports.empty())
     return invalidArgument(where + ": no exports");
+  // Capabilities and extensions the device lacks: lavapipe, for one, only
+  // warns about them and builds a pipeline anyway.
+  auto requirements = readSpirvRequirements(spec.data);
+  if (!requirements.ok())
+    return requirements.status().withContext(where);
+  std::string exportNames;
+  for (const KernelAbi &abi : spec.exports)
+    exportNames += (exportNames.empty() ? "`" : ", `") + abi.entry + "`";
+  KB_RETURN_IF_ERROR(checkSpirvRequirements(
+      *requirements, device.enabledFeatures(), device.properties().name,
+      where + " (export" + (spec.exports.size() > 1 ? "s " : " ") +
+          exportNames + ")"));
   for (size_t i = 0; i < spec.exports.size(); ++i) {
     const KernelAbi &abi = spec.exports[i];
     const SpirvEntryPoint *entry = reflected->findEntryPoint(abi.entry);
@@ -107,7 +119,7 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
                              "pipeline: vkCreateComputePipelines returned " +
                              vkResultName(result));
   }
-  return std::unique_ptr<Executable>(std::move(exe));
+  return std::shared_ptr<Executable>(std::move(exe));
 }
 
 VulkanExecutable::~VulkanExecutable() {
@@ -129,7 +141,7 @@ VulkanExecutable::~VulkanExecutable() {
 // VulkanTimer
 //===----------------------------------------------------------------------===//
 
-StatusOr<std::unique_ptr<Timer>> VulkanTimer::create(VulkanDevice &device,
+StatusOr<std::shared_ptr<Timer>> VulkanTimer::create(VulkanDevice &device,
                                                      uint32_t slotCount) {
   if (device.properties().timestampValidBits == 0)
     return unimplemented("the compute queue of " + device.properties().name +
@@ -150,7 +162,7 @@ StatusOr<std::unique_ptr<Timer>> VulkanTimer::create(VulkanDevice &device,
   KB_RETURN_IF_ERROR(device.runOnce(
       [&](VkCommandBuffer cb) { s.vkCmdResetQueryPool(cb, pool, 0, slotCount); },
       "timestamp query pool reset"));
-  return std::unique_ptr<Timer>(std::move(timer));
+  return std::shared_ptr<Timer>(std::move(timer));
 }
 
 VulkanTimer::~VulkanTimer() {
