@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Stages what run_gpu_checks.sh needs on the GPU host into one small folder
+# (stripped runtime-only binaries, the conformance kernels, the sample
+# modules with CUDA variants), to be carried there with the working tree.
+#
+#   tests/gpu/stage.sh BUILD_DIR [STAGE_DIR]      (default: .carry/gpu)
+#
+# BUILD_DIR must be a runtime-only, statically linked build:
+#   cmake -S . -B build-gpu -G Ninja -DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$1 stage=${2:-$root/.carry/gpu}
+targets=(kernel-bench hal_cts_cuda hal_cts_vulkan cuda_driver_test
+         vulkan_driver_test module_test kb-make-test-modules runtime_overhead)
+ninja -C "$build" "${targets[@]}"
+rm -rf "$stage"; mkdir -p "$stage/bin"
+for f in workbench/kernel-bench runtime/hal/cts/hal_cts_cuda \
+         runtime/hal/cts/hal_cts_vulkan runtime/hal/drivers/cuda/cuda_driver_test \
+         runtime/hal/drivers/vulkan/vulkan_driver_test runtime/module/module_test \
+         bench/runtime_overhead/runtime_overhead; do
+  # Debug info would make the carried tree too large (64 MiB in all).
+  objcopy --strip-debug "$build/$f" "$stage/bin/$(basename "$f")"
+done
+cp -r "$build/runtime/hal/cts/kernels" "$stage/kernels"
+"$build/runtime/testing/kb-make-test-modules" "$stage/modules" --cuda
+if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR'; then
+  echo "stage.sh: $build links libstdc++ or LLVM dynamically; configure it with" \
+       "-DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON" >&2
+  exit 1
+fi
+du -sh "$stage"
