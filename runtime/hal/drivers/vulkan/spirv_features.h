@@ -2,8 +2,9 @@
 //
 // A SPIR-V module declares the capabilities and extensions it uses up front
 // (OpCapability, OpExtension). Drivers are not required to reject a module
-// that declares something the device lacks — Mesa's lavapipe only warns and
-// carries on — so the Vulkan driver checks them itself, before any driver
+// that declares something the device lacks (Mesa's spirv_to_nir, used by
+// lavapipe, warns about an unsupported capability and carries on; using one
+// is undefined behaviour), so the Vulkan driver checks them itself, before any driver
 // call, against the Vulkan version and the features it enabled. The rules
 // follow the Vulkan spec's SPIR-V environment appendix for the capabilities
 // a compute kernel can use without device extensions (this driver enables

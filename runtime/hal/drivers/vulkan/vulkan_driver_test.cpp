@@ -2,7 +2,7 @@
 //
 // What only the Vulkan driver does: refusing SPIR-V that declares a
 // capability, extension or version the device cannot take, before any
-// driver call (lavapipe itself only warns about unsupported capabilities).
+// driver call (drivers need not reject them; Mesa's front end only warns).
 // The pure checks run everywhere; the device tests run on lavapipe and skip
 // where no Vulkan device exists.
 //
@@ -129,7 +129,7 @@ TEST_F(VulkanDeviceTest, TheUnpatchedKernelLoads) {
 
 TEST_F(VulkanDeviceTest, CapabilityTheDeviceLacksIsRefusedBeforeTheDriver) {
   // RuntimeDescriptorArray needs the Vulkan 1.2 feature of that name, which
-  // lavapipe (Mesa 22) does not have; lavapipe itself would only warn.
+  // lavapipe (Mesa 22) does not have.
   if (features().v12.runtimeDescriptorArray)
     GTEST_SKIP() << device_->properties().name << " supports runtimeDescriptorArray";
   std::string patched = withPreamble(spirv_, {kOpCapability, 5302});

@@ -33,8 +33,8 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
     return reflected.status().withContext(where);
   if (spec.exports.empty())
     return invalidArgument(where + ": no exports");
-  // Capabilities and extensions the device lacks: lavapipe, for one, only
-  // warns about them and builds a pipeline anyway.
+  // Capabilities and extensions the device lacks: drivers need not reject
+  // them (Mesa's SPIR-V front end only warns), so they are refused here.
   auto requirements = readSpirvRequirements(spec.data);
   if (!requirements.ok())
     return requirements.status().withContext(where);
