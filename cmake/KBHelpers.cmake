@@ -18,9 +18,18 @@ function(kb_cc_test)
   if(NOT T_LABELS)
     set(T_LABELS cpu)
   endif()
-  # A ';' inside PROPERTIES would split the list into separate properties.
-  string(REPLACE ";" "\\;" T_LABELS "${T_LABELS}")
   gtest_discover_tests(${T_NAME}
-    PROPERTIES LABELS "${T_LABELS}"
+    TEST_LIST ${T_NAME}_TESTS
     DISCOVERY_TIMEOUT 60)
+  # Labels are set by a ctest include file of our own, read after the one
+  # gtest_discover_tests registers (which defines ${T_NAME}_TESTS): CMake
+  # 3.25's discovery script splits a list passed through PROPERTIES into
+  # separate arguments, so LABELS "a;b" kept only `a` (escaping the `;` does
+  # not survive either).
+  set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_labels.cmake")
+  file(WRITE "${labels_file}"
+    "if(DEFINED ${T_NAME}_TESTS)\n"
+    "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${T_LABELS}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()

@@ -143,6 +143,10 @@ json metaToJson(const CacheEntry &entry) {
                                 {"seconds", c.seconds},
                                 {"exitCode", c.exitCode}});
   meta["dependencies"] = entry.dependencies;
+  json hashes = json::object();
+  for (const auto &[kind, bytes] : entry.outputs)
+    hashes[kind] = sha256Hex(bytes);
+  meta["outputHashes"] = hashes;
   return meta;
 }
 
@@ -171,6 +175,9 @@ CacheEntry entryFromJson(const json &meta) {
     entry.commands.push_back(std::move(invocation));
   }
   entry.dependencies = meta.at("dependencies").get<std::vector<std::string>>();
+  if (meta.contains("outputHashes"))
+    entry.outputHashes =
+        meta.at("outputHashes").get<std::map<std::string, std::string>>();
   return entry;
 }
 
@@ -275,28 +282,6 @@ fs::path BuildCache::resultPath(const std::string &key) const {
   return directory_ / "v1" / "results" / key.substr(0, 2) / key;
 }
 
-std::optional<std::string> BuildCache::hashDependency(const std::string &path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return std::nullopt;
-  int64_t mtimeNs =
-      int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  {
-    std::lock_guard<std::mutex> lock(memoMutex_);
-    auto it = memo_.find(path);
-    if (it != memo_.end() && it->second.size == uint64_t(st.st_size) &&
-        it->second.mtimeNs == mtimeNs && it->second.inode == st.st_ino)
-      return it->second.hash;
-  }
-  auto hash = sha256File(path);
-  if (!hash.ok())
-    return std::nullopt;
-  std::lock_guard<std::mutex> lock(memoMutex_);
-  memo_[path] =
-      FileStamp{uint64_t(st.st_size), mtimeNs, uint64_t(st.st_ino), *hash};
-  return *hash;
-}
-
 std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
   if (!isHexKey(primaryKey)) {
     ++misses_;
@@ -305,7 +290,7 @@ std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
   for (const Candidate &candidate : readManifest(manifestPath(primaryKey))) {
     bool unchanged = true;
     for (const auto &[path, hash] : candidate.dependencies) {
-      std::optional<std::string> now = hashDependency(path);
+      std::optional<std::string> now = hashFile(path);
       if (!now || *now != hash) {
         unchanged = false;
         break;
@@ -326,6 +311,16 @@ std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
       for (auto &[name, data] : *sections)
         if (name.rfind("out:", 0) == 0)
           entry.outputs[name.substr(4)] = std::move(data);
+      // The container's checksum covers the recorded hashes; entries
+      // written before they were recorded get them computed.
+      for (const auto &[kind, bytes] : entry.outputs)
+        if (!entry.outputHashes.count(kind) ||
+            entry.outputHashes[kind].size() != 64)
+          entry.outputHashes[kind] = sha256Hex(bytes);
+      for (auto it = entry.outputHashes.begin();
+           it != entry.outputHashes.end();)
+        it = entry.outputs.count(it->first) ? std::next(it)
+                                            : entry.outputHashes.erase(it);
       ++hits_;
       return entry;
     } catch (const std::exception &) {
@@ -346,7 +341,7 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
     fs::file_time_type modified = fs::last_write_time(path, ec);
     std::optional<std::string> hash;
     if (!ec && modified < jobStart)
-      hash = hashDependency(path);
+      hash = hashFile(path);
     if (!hash)
       return okStatus(); // Missing or edited during the job: don't cache.
     candidate.dependencies.emplace_back(path, *hash);

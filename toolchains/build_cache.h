@@ -16,8 +16,9 @@
 //                 the resource report and the commands that produced them.
 //
 // A lookup walks the manifest's candidates and re-hashes their dependencies
-// (memoized by path, size, mtime and inode); the first candidate whose files
-// are unchanged names the result. Every file is written to a temp name in
+// (remembered across runs by stat in <dir>/v1/file-hashes, see
+// file_hash_memo.h); the first candidate whose files are unchanged names the
+// result. Every file is written to a temp name in
 // its directory, fsync'ed and renamed, so two builds may share a cache
 // directory at once: readers see whole files, and concurrent writers of one
 // key write identical content. Each file carries a sha256 trailer; a
@@ -28,7 +29,7 @@
 // skip the entry (the outputs may predate the edit).
 //
 // Layout: <dir>/v1/manifests/<k[0:2]>/<k>, <dir>/v1/results/<k[0:2]>/<k>,
-// <dir>/CACHEDIR.TAG.
+// <dir>/v1/file-hashes, <dir>/CACHEDIR.TAG.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_TOOLCHAINS_BUILD_CACHE_H_
@@ -37,6 +38,7 @@
 #include "common/sha256.h"
 #include "common/status.h"
 #include "toolchains/diagnostics.h"
+#include "toolchains/file_hash_memo.h"
 #include "toolchains/kernel_builder.h"
 
 #include <atomic>
@@ -72,6 +74,9 @@ private:
 struct CacheEntry {
   /// Output kind ("ptx", "cubin", "spv") -> file contents.
   std::map<std::string, std::string> outputs;
+  /// Output kind -> sha256 (hex) of its contents. Filled by lookup() (from
+  /// the entry, whose checksum was verified); store() computes it.
+  std::map<std::string, std::string> outputHashes;
   /// Diagnostics of the successful run (warnings), replayed on a hit. File
   /// names are stored as the tools printed them.
   std::vector<Diagnostic> diagnostics;
@@ -108,6 +113,18 @@ public:
   Status store(const std::string &primaryKey, const CacheEntry &entry,
                std::filesystem::file_time_type jobStart);
 
+  /// sha256 (64 hex) of |path|'s contents through the cache's file hash
+  /// memo (e.g. outputs already in place); nullopt when unreadable.
+  /// Thread-safe.
+  std::optional<std::string> hashFile(const std::string &path) {
+    return fileHashes_.hash(path);
+  }
+
+  /// Persists the file hashes learned by this process, so the next build
+  /// only stats unchanged files. Call once the jobs are done; a failure
+  /// costs the next build some hashing, nothing else.
+  Status saveFileHashes() { return fileHashes_.save(); }
+
   const std::filesystem::path &directory() const { return directory_; }
 
   struct Stats {
@@ -119,25 +136,14 @@ public:
 
 private:
   explicit BuildCache(std::filesystem::path directory)
-      : directory_(std::move(directory)) {}
-
-  /// sha256 of |path|'s contents, memoized on (size, mtime, inode); nullopt
-  /// when unreadable.
-  std::optional<std::string> hashDependency(const std::string &path);
+      : directory_(std::move(directory)),
+        fileHashes_(directory_ / "v1" / "file-hashes") {}
 
   std::filesystem::path manifestPath(const std::string &key) const;
   std::filesystem::path resultPath(const std::string &key) const;
 
-  struct FileStamp {
-    uint64_t size = 0;
-    int64_t mtimeNs = 0;
-    uint64_t inode = 0;
-    std::string hash;
-  };
-
   std::filesystem::path directory_;
-  std::mutex memoMutex_;
-  std::map<std::string, FileStamp> memo_;
+  FileHashMemo fileHashes_;
   std::atomic<uint64_t> hits_{0}, misses_{0}, stores_{0};
 };
 

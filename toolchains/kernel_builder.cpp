@@ -460,15 +460,15 @@ Status Job::restoreFromCache(CacheEntry entry) {
   KB_RETURN_IF_ERROR(checkAbi(entry.outputs));
   for (const std::string &kind : outputKinds()) {
     const std::string &bytes = entry.outputs.at(kind);
-    std::string hash = sha256Hex(bytes);
+    auto known = entry.outputHashes.find(kind);
+    std::string hash =
+        known != entry.outputHashes.end() ? known->second : sha256Hex(bytes);
     // A no-op rebuild finds its outputs already in place; rewriting them
-    // (with an fsync each) would dominate its time.
-    std::error_code ec;
-    bool current = fs::file_size(finalPath(kind), ec) == bytes.size() && !ec;
-    if (current) {
-      auto existing = sha256File(finalPath(kind));
-      current = existing.ok() && *existing == hash;
-    }
+    // (with an fsync each) would dominate its time. Their hashes come from
+    // the cache's stat-keyed memo, so an unchanged output is not re-read.
+    std::optional<std::string> existing =
+        cache_->hashFile(finalPath(kind).string());
+    bool current = existing && *existing == hash;
     if (!current)
       KB_RETURN_IF_ERROR(writeFileAtomic(finalPath(kind), bytes));
     result_.outputs.push_back(

@@ -7,7 +7,7 @@
 //
 // Exit codes: 0 every job succeeded; 1 a project, kernel or toolchain error
 // (a missing toolchain included: the message says which targets to drop);
-// 2 a usage error.
+// 2 a usage error; 128 + N interrupted by signal N (130 for Ctrl-C).
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/build_report.h"
@@ -28,13 +28,17 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <pthread.h>
 
 namespace fs = std::filesystem;
 
@@ -195,6 +199,79 @@ Status checkToolsAvailable(const toolchains::Toolchains &tools,
   return unavailable(messages + advice);
 }
 
+/// Ctrl-C and SIGTERM while a build runs. Every tool leads its own process
+/// group (toolchains/process.h), so the terminal's SIGINT reaches only us:
+/// without forwarding, nvcc and cicc would keep running after we exit.
+///
+/// SIGINT and SIGTERM are blocked in this thread (and so in the workers
+/// started after it; tools get an empty mask from the process runner) and a
+/// waiter thread takes them with sigtimedwait. On the first one it sends the
+/// same signal to every tool's process group, and keeps re-sending it every
+/// few milliseconds until the build is done, so a tool spawned just after
+/// the signal (between steps, or before its group was registered) is stopped
+/// too; tools still alive after kGrace get SIGKILL, and a second signal
+/// sends SIGKILL at once. No async-signal-safety concerns: the waiter is an
+/// ordinary thread.
+class InterruptForwarder {
+public:
+  InterruptForwarder() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, &previousMask_);
+    waiter_ = std::thread([this] { wait(); });
+  }
+  ~InterruptForwarder() {
+    done_ = true;
+    waiter_.join();
+    pthread_sigmask(SIG_SETMASK, &previousMask_, nullptr);
+  }
+  InterruptForwarder(const InterruptForwarder &) = delete;
+  InterruptForwarder &operator=(const InterruptForwarder &) = delete;
+
+  /// The signal that interrupted the build; 0 when none did.
+  int signal() const { return signal_.load(); }
+
+private:
+  static constexpr std::chrono::milliseconds kGrace{2000};
+
+  void wait() {
+    const timespec poll = {0, 10 * 1000 * 1000};
+    std::chrono::steady_clock::time_point first;
+    bool killed = false;
+    while (!done_) {
+      int got = sigtimedwait(&signals_, nullptr, &poll);
+      auto now = std::chrono::steady_clock::now();
+      if (got > 0 && signal_.load() == 0) {
+        signal_ = got;
+        first = now;
+      } else if (got > 0) {
+        killed = true; // A second signal: no more patience.
+      }
+      int received = signal_.load();
+      if (received == 0)
+        continue;
+      if (!killed && now - first >= kGrace)
+        killed = true;
+      toolchains::signalAllProcessGroups(killed ? SIGKILL : received);
+    }
+  }
+
+  sigset_t signals_;
+  sigset_t previousMask_;
+  std::atomic<bool> done_{false};
+  std::atomic<int> signal_{0};
+  std::thread waiter_;
+};
+
+/// "SIGINT (Ctrl-C)" / "SIGTERM".
+std::string signalName(int signal) {
+  if (signal == SIGINT)
+    return "SIGINT (Ctrl-C)";
+  const char *abbrev = ::sigabbrev_np(signal);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
+}
+
 int runBuild(const BuildFlags &flags) {
   auto wallStart = std::chrono::steady_clock::now();
 
@@ -321,12 +398,26 @@ int runBuild(const BuildFlags &flags) {
   for (const PlannedJob &job : *planned)
     specs.push_back(flags.strict ? strictSpec(*job.spec) : *job.spec);
 
+  // From here to the end a SIGINT/SIGTERM stops the tools, lets the running
+  // jobs fail (outputs are published only by a job that completed), starts
+  // no new job, skips the program step and still writes build.json.
+  InterruptForwarder interrupt;
+  auto interruptedStatus = [&](const PlannedJob &job, const char *what) {
+    return Status(StatusCode::Aborted,
+                  job.kernel->name + " for " + job.target.toString() + ": " +
+                      what + ": the build was interrupted by " +
+                      signalName(interrupt.signal()));
+  };
+
   std::vector<JobRecord> records(planned->size());
+  std::vector<char> started(planned->size(), 0);
   ProgressOptions terminal = detectTerminal();
   Progress progress(stdout, terminal, planned->size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < planned->size(); i = next++) {
+    for (size_t i = next++; i < planned->size() && !interrupt.signal();
+         i = next++) {
+      started[i] = 1;
       const PlannedJob &job = (*planned)[i];
       size_t number = progress.jobStarted();
       JobRecord &record = records[i];
@@ -367,6 +458,12 @@ int runBuild(const BuildFlags &flags) {
         removeOutputs(outDir, record.result);
         record.result.outputs.clear();
         record.result.resources.reset();
+        if (interrupt.signal()) {
+          // Its tool was stopped by us; the failure block would be noise.
+          record.result.status = interruptedStatus(job, "stopped");
+          progress.jobFinished("");
+          continue;
+        }
       }
       progress.jobFinished(jobBlock(record, flags.verbose, terminal.color));
     }
@@ -380,14 +477,38 @@ int runBuild(const BuildFlags &flags) {
       t.join();
   }
   progress.finish();
+  // The dependency and output hashes this build computed, for the next one.
+  if (cache)
+    cache->saveFileHashes().ignoreError();
 
+  const int interruptedBy = interrupt.signal();
+  if (interruptedBy) {
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (started[i])
+        continue;
+      const PlannedJob &job = (*planned)[i];
+      JobRecord &record = records[i];
+      record.kernel = job.kernel;
+      record.spec = job.spec;
+      record.result.kernel = job.kernel->name;
+      record.result.target = job.target;
+      record.result.status = interruptedStatus(job, "not started");
+    }
+    report.error = "interrupted by " + signalName(interruptedBy) +
+                   ": the tools were stopped, jobs that had not finished "
+                   "published nothing";
+  }
   report.jobs = std::move(records);
 
   BuildTotals totals = computeTotals(report);
   int exitCode = totals.failed ? kExitUserError : kExitOk;
 
   if (compileProgramStep) {
-    if (totals.failed) {
+    if (interruptedBy) {
+      report.program = {{"path", project.program->string()},
+                        {"status", "skipped"},
+                        {"reason", "the build was interrupted"}};
+    } else if (totals.failed) {
       report.program = {{"path", project.program->string()},
                         {"status", "skipped"},
                         {"reason", "kernel jobs failed"}};
@@ -409,6 +530,14 @@ int runBuild(const BuildFlags &flags) {
   if (!written.ok()) {
     printError(written.message());
     exitCode = kExitUserError;
+  }
+
+  if (interruptedBy) {
+    printError("interrupted by " + signalName(interruptedBy) + ": " +
+               std::to_string(totals.succeeded) + " of " +
+               std::to_string(totals.jobs) + " jobs finished; see " +
+               displayPath(reportPath));
+    return 128 + interruptedBy;
   }
 
   auto plural = [](size_t n, const char *word) {

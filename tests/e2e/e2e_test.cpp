@@ -1,0 +1,327 @@
+//===- tests/e2e/e2e_test.cpp - build with the compiler, then run ---------===//
+//
+// The main flows of a kernel-bench built with the compiler, through the
+// built binary: `kernel-bench build` compiles the project's program with the
+// kernels substituted (program.kbm + one bench/<name>.kbm per dispatch,
+// build.json "program"), then `kernel-bench run` executes it on lavapipe with
+// and without the substitutions and the outputs agree. Bad programs and bad
+// substitutions exit 1 with the compiler's diagnostic and leave no module.
+// Tests skip when a tool (nvcc, glslc, ...) or the Vulkan device is missing.
+//
+//===----------------------------------------------------------------------===//
+#include "toolchains/process.h"
+#include "toolchains/toolchains.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const fs::path kSourceDir = KB_SOURCE_DIR;
+const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
+
+/// `kernel-bench run` exits with this when the device is unavailable.
+constexpr int kExitUnavailable = 77;
+
+struct CliRun {
+  int exitCode = -1;
+  std::string output; // stdout + stderr
+};
+
+class EndToEndTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/kb_e2e_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    tmp_ = tmpl;
+    out_ = tmp_ / "out";
+    cache_ = tmp_ / "cache";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+  }
+
+  /// Runs kernel-bench from the source directory (messages show
+  /// repo-relative paths).
+  CliRun run(std::vector<std::string> args) {
+    kb::toolchains::ProcessOptions options;
+    options.argv = {KB_KERNEL_BENCH};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.workingDirectory = kSourceDir;
+    options.env = {{"NO_COLOR", "1"}};
+    options.timeout = std::chrono::seconds(600);
+    auto result = kb::toolchains::runProcess(options);
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    CliRun r;
+    if (!result.ok())
+      return r;
+    EXPECT_EQ(result->signal, 0) << result->describe();
+    r.exitCode = result->exitCode;
+    r.output = result->stdoutText + result->stderrText;
+    return r;
+  }
+
+  CliRun build(const fs::path &project, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"build",        project.string(), "-o",
+                                     out_.string(), "--cache-dir",
+                                     cache_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  }
+
+  /// `kernel-bench run OUT --device vulkan` (lavapipe where there is no
+  /// GPU); exit 77 when there is no Vulkan device (SKIP_WITHOUT_VULKAN).
+  CliRun runOnVulkan() {
+    return run({"run", out_.string(), "--device", "vulkan"});
+  }
+
+  json buildJson() {
+    std::ifstream in(out_ / "build.json");
+    EXPECT_TRUE(in.good()) << "no build.json in " << out_;
+    if (!in)
+      return json();
+    return json::parse(in);
+  }
+
+  /// The .kbm files under OUT/bench.
+  std::set<std::string> benchFiles() {
+    std::set<std::string> files;
+    std::error_code ec;
+    for (auto &entry : fs::directory_iterator(out_ / "bench", ec))
+      files.insert("bench/" + entry.path().filename().string());
+    return files;
+  }
+
+  static bool haveTool(const std::string &tool) {
+    kb::toolchains::Toolchains tools;
+    return tools.find(tool).ok();
+  }
+
+  fs::path tmp_, out_, cache_;
+};
+
+#define REQUIRE_TOOL(tool)                                                     \
+  do {                                                                         \
+    if (!haveTool(tool))                                                       \
+      GTEST_SKIP() << tool << " is not installed; this test needs it";         \
+  } while (false)
+
+#define SKIP_WITHOUT_VULKAN(r)                                                 \
+  do {                                                                         \
+    if ((r).exitCode == kExitUnavailable)                                      \
+      GTEST_SKIP() << "no Vulkan device (lavapipe: Debian "                    \
+                      "mesa-vulkan-drivers): "                                 \
+                   << (r).output;                                              \
+  } while (false)
+
+/// The build.json "program" record of a successful compile: every field
+/// workbench/README.md documents, with its type.
+void expectValidProgramRecord(const json &program) {
+  ASSERT_TRUE(program.is_object()) << program.dump(2);
+  EXPECT_EQ(program.at("status"), "ok");
+  EXPECT_TRUE(program.at("path").is_string());
+  EXPECT_TRUE(program.at("targets").is_array());
+  EXPECT_TRUE(program.at("diagnostics").is_string());
+  EXPECT_EQ(program.at("module"), "program.kbm");
+  for (const json &s : program.at("substitutions"))
+    for (const char *key : {"executable", "variant", "kind", "kernel",
+                            "manifest", "file", "reference"})
+      EXPECT_TRUE(s.at(key).is_string()) << key << " in " << s.dump();
+  for (const json &b : program.at("benchmarks")) {
+    for (const char *key : {"name", "executable", "export", "file"})
+      EXPECT_TRUE(b.at(key).is_string()) << key << " in " << b.dump();
+    EXPECT_EQ(b.at("workload").size(), 3u);
+    EXPECT_EQ(b.at("workgroup_count").size(), 3u);
+    for (const char *key : {"candidates", "references", "sites"})
+      EXPECT_TRUE(b.at(key).is_array()) << key << " in " << b.dump();
+  }
+  for (const json &u : program.at("unbenchmarked"))
+    for (const char *key : {"executable", "export", "site", "reason"})
+      EXPECT_TRUE(u.at(key).is_string()) << key;
+  for (const json &c : program.at("codegen")) {
+    for (const char *key : {"executable", "variant", "target"})
+      EXPECT_TRUE(c.at(key).is_string()) << key;
+    EXPECT_TRUE(c.at("milliseconds").is_number());
+  }
+}
+
+TEST_F(EndToEndTest, QuickstartBuildsTheProgramThenRunsAgreeing) {
+  for (const char *tool : {"nvcc", "ptxas", "glslc", "spirv-val"})
+    REQUIRE_TOOL(tool);
+  CliRun r = build(kSourceDir / "examples/quickstart", {"-j", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json report = buildJson();
+  const json &program = report.at("program");
+  expectValidProgramRecord(program);
+  EXPECT_EQ(program.at("targets"), json({"cuda:sm_90", "vulkan:1.2"}));
+
+  // Every (kernel, target) of a kernel with `substitutes` replaced its
+  // variant, and build.json says which kernel did.
+  std::map<std::string, std::string> substitutes = {{"saxpy", "saxpy"},
+                                                    {"reduce_sum", "reduce_sum"},
+                                                    {"softmax", "softmax"},
+                                                    {"matmul_tiled", "matmul"}};
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const json &s : program.at("substitutions")) {
+    std::string kernel = s.at("kernel");
+    ASSERT_TRUE(substitutes.count(kernel)) << s.dump();
+    EXPECT_EQ(s.at("executable"), substitutes[kernel]);
+    EXPECT_EQ(s.at("kind"), "object");
+    EXPECT_THAT(s.at("manifest").get<std::string>(),
+                HasSubstr("kernels/" + kernel + "/kernel.toml"));
+    EXPECT_TRUE(fs::is_regular_file(out_ / s.at("file").get<std::string>()))
+        << s.dump();
+    EXPECT_FALSE(s.at("reference").get<std::string>().empty());
+    seen.insert({kernel, s.at("variant")});
+  }
+  std::set<std::pair<std::string, std::string>> expected;
+  for (const auto &[kernel, exe] : substitutes)
+    for (const char *variant : {"cuda_sm_90", "vulkan_1_2"})
+      expected.insert({kernel, variant});
+  EXPECT_EQ(seen, expected);
+
+  // One benchmark per dispatch (the two reduce_sum passes differ in
+  // shape), each with the handwritten candidates and generated references.
+  EXPECT_TRUE(fs::is_regular_file(out_ / "program.kbm"));
+  const json &benchmarks = program.at("benchmarks");
+  EXPECT_EQ(benchmarks.size(), 5u) << benchmarks.dump(2);
+  EXPECT_TRUE(program.at("unbenchmarked").empty()) << program.dump(2);
+  std::set<std::string> files;
+  std::map<std::string, int> perExecutable;
+  for (const json &b : benchmarks) {
+    files.insert(b.at("file").get<std::string>());
+    ++perExecutable[b.at("executable")];
+    EXPECT_EQ(b.at("candidates").size(), 2u) << b.dump();
+    EXPECT_EQ(b.at("references").size(), 2u) << b.dump();
+  }
+  EXPECT_EQ(files, benchFiles());
+  EXPECT_EQ(perExecutable,
+            (std::map<std::string, int>{
+                {"saxpy", 1}, {"reduce_sum", 2}, {"softmax", 1}, {"matmul", 1}}));
+  EXPECT_FALSE(program.at("codegen").empty());
+
+  CliRun ran = runOnVulkan();
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("result: outputs agree"));
+  EXPECT_THAT(ran.output, Not(HasSubstr("no substituted (candidate) variants")));
+}
+
+TEST_F(EndToEndTest, SmallProgramRecordsTheSubstitutionAndRunsOnLavapipe) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build(kFixtures / "scale_program");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json program = buildJson().at("program");
+  expectValidProgramRecord(program);
+  ASSERT_EQ(program.at("substitutions").size(), 1u) << program.dump(2);
+  const json &s = program.at("substitutions")[0];
+  EXPECT_EQ(s.at("executable"), "scale");
+  EXPECT_EQ(s.at("variant"), "vulkan_1_2");
+  EXPECT_EQ(s.at("kernel"), "scale");
+  EXPECT_EQ(s.at("manifest"),
+            "tests/e2e/fixtures/scale_program/scale/kernel.toml");
+  EXPECT_EQ(s.at("file"), "kernels/scale/vulkan1.2.spv");
+  ASSERT_EQ(program.at("benchmarks").size(), 1u);
+  const json &b = program.at("benchmarks")[0];
+  EXPECT_EQ(b.at("executable"), "scale");
+  EXPECT_EQ(b.at("workload"), json({4096, 1, 1}));
+  EXPECT_EQ(b.at("candidates"), json({"vulkan_1_2"}));
+  EXPECT_EQ(b.at("references").size(), 1u);
+  EXPECT_EQ(benchFiles(), std::set<std::string>{b.at("file").get<std::string>()});
+  ASSERT_EQ(program.at("codegen").size(), 1u);
+  EXPECT_EQ(program.at("codegen")[0].at("target"), "vulkan:1.2");
+
+  CliRun ran = runOnVulkan();
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("result: outputs agree"));
+}
+
+TEST_F(EndToEndTest, ProgramErrorExitsOneAndRemovesEarlierModules) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  ASSERT_EQ(build(project).exitCode, 0);
+  ASSERT_TRUE(fs::exists(out_ / "program.kbm"));
+  ASSERT_FALSE(benchFiles().empty());
+
+  {
+    std::ofstream broken(project / "program.mlir");
+    broken << "// line 4 uses an op the kb dialect does not have\n"
+              "func.func @main() {\n"
+              "  %c1 = arith.constant 1 : index\n"
+              "  kb.bogus %c1 : index\n"
+              "  return\n"
+              "}\n";
+  }
+  CliRun r = build(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("program.mlir failed:"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("program\\.mlir:4:[0-9]+: error: "));
+  // A build whose program failed leaves no module an earlier build wrote:
+  // `kernel-bench run` must not run a stale program.
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_TRUE(benchFiles().empty());
+  json program = buildJson().at("program");
+  EXPECT_EQ(program.at("status"), "failed");
+  EXPECT_THAT(program.at("diagnostics").get<std::string>(), HasSubstr("error: "));
+  // The kernels themselves built.
+  EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
+}
+
+TEST_F(EndToEndTest, DuplicateSubstitutionNamesBothKernelTomls) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build(kFixtures / "duplicate");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tests/e2e/fixtures/scale_program/scale/kernel.toml"));
+  EXPECT_THAT(r.output, HasSubstr("tests/e2e/fixtures/duplicate/scale2/kernel.toml"));
+  EXPECT_THAT(r.output, HasSubstr("'scale'"));
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_TRUE(benchFiles().empty());
+  EXPECT_EQ(buildJson().at("program").at("status"), "failed");
+}
+
+TEST_F(EndToEndTest, AbiMismatchFailsWithTheCompilersDiagnostic) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build(kFixtures / "abi_mismatch");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  // The kernel fits its own kernel.toml (the job succeeds); the compiler
+  // rejects it at the export it substitutes.
+  EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale_wide/vulkan1.2.spv"));
+  EXPECT_THAT(r.output, HasSubstr("tests/e2e/fixtures/scale_program/program.mlir:3:3: error: "));
+  EXPECT_THAT(r.output, HasSubstr("does not match the ABI of export @scale"));
+  EXPECT_THAT(r.output, HasSubstr("expected 64x1x1, found 128x1x1"));
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_TRUE(benchFiles().empty());
+}
+
+TEST_F(EndToEndTest, KernelsOnlySkipsTheProgram) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build(kFixtures / "scale_program", {"--kernels-only"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(buildJson().at("program").is_null());
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
+}
+
+} // namespace
