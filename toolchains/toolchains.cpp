@@ -2,6 +2,8 @@
 
 #include "toolchains/toolchains.h"
 
+#include "toolchains/file_hash_memo.h"
+
 #include "common/sha256.h"
 #include "toolchains/file_util.h"
 #include "toolchains/process.h"
@@ -83,16 +85,14 @@ constexpr const char kProbeHeader[] = "kernel-bench tool probe v1\n";
 /// when the executable is replaced or rebuilt. Empty when |dir| is empty or
 /// the file cannot be stat'ed.
 fs::path probeRecordPath(const fs::path &dir, const fs::path &path) {
-  struct stat st;
-  if (dir.empty() || ::stat(path.c_str(), &st) != 0)
+  std::optional<FileStamp> st;
+  if (dir.empty() || !(st = stampFile(path.string())))
     return {};
-  std::string identity = path.string() + "\n" + std::to_string(st.st_size) +
-                         "\n" + std::to_string(st.st_mtim.tv_sec) + "." +
-                         std::to_string(st.st_mtim.tv_nsec) + "\n" +
-                         std::to_string(st.st_ctim.tv_sec) + "." +
-                         std::to_string(st.st_ctim.tv_nsec) + "\n" +
-                         std::to_string(st.st_ino) + "\n" +
-                         std::to_string(st.st_dev);
+  std::string identity = path.string() + "\n" + std::to_string(st->size) +
+                         "\n" + std::to_string(st->mtimeNs) + "\n" +
+                         std::to_string(st->ctimeNs) + "\n" +
+                         std::to_string(st->inode) + "\n" +
+                         std::to_string(st->device);
   return dir / "v1" / "tool-probes" / sha256Hex(identity);
 }
 
