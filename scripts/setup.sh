@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (run as root):
 #
-#   scripts/setup.sh main   install what is missing, build, run the main job
-#                           (kernel-bench build of examples/quickstart)
+#   scripts/setup.sh main   install what is missing, build, run the main job:
+#                           kernel-bench build of examples/quickstart (kernels
+#                           + program.kbm + benchmarks), then kernel-bench run
+#                           (substituted vs generated kernels; lavapipe when
+#                           there is no GPU)
 #   scripts/setup.sh test   install what is missing, build, run every test
 #
 # Environment: KB_BUILD_DIR (default build), KB_JOBS (default nproc),
@@ -63,7 +66,16 @@ cmake --build "$build" -j "$jobs"
 case "$mode" in
   main)
     "$build/workbench/kernel-bench" build "$root/examples/quickstart" \
-      -o "$build/quickstart" ;;
+      -o "$build/quickstart"
+    # The program with the handwritten kernels substituted, once with them and
+    # once with only the compiler's kernels; exit 0 only when outputs agree.
+    rc=0
+    "$build/workbench/kernel-bench" run "$build/quickstart" || rc=$?
+    if [ $rc -eq 77 ]; then
+      echo "setup: no device to run on (no CUDA driver, no Vulkan device;" \
+           "lavapipe comes with mesa-vulkan-drivers)" >&2
+    fi
+    exit $rc ;;
   test)
     ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
 esac

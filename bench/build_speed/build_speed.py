@@ -71,7 +71,8 @@ class KernelBench:
     def build(self):
         seconds, output = run_timed(
             [self.binary, "build", str(self.project), "-o", str(self.out),
-             "--cache-dir", str(self.cache), "-j", str(self.jobs)]
+             "--cache-dir", str(self.cache), "-j", str(self.jobs),
+             "--kernels-only"]
             + sum((["--target", t] for t in TARGETS), []))
         report = json.loads((self.out / "build.json").read_text())
         return seconds, report
