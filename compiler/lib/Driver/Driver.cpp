@@ -265,7 +265,9 @@ CompileResult compile(const CompileOptions &options) {
     if (failed(kbir::generateAllVariants(*module, codegenOptions, &records)))
       return finish(false);
     for (const kbir::CodegenRecord &r : records)
-      result.codegen.push_back({r.executable, r.variant, r.target, r.milliseconds});
+      result.codegen.push_back(
+          {r.executable, r.variant, r.target, r.milliseconds,
+           r.ptxasMilliseconds});
   }
   if (!options.objectSubstitutions.empty() ||
       !options.objectDirectories.empty()) {

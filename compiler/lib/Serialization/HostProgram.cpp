@@ -135,10 +135,13 @@ std::optional<int64_t> kb::getBufferElementCount(Value value,
 }
 
 std::optional<DispatchInfo> kb::analyzeDispatch(DispatchOp dispatch,
-                                                std::string &reason) {
+                                                std::string &reason,
+                                                SymbolTable *symbols) {
   DispatchInfo info;
   auto module = dispatch->getParentOfType<ModuleOp>();
-  info.executable = module.lookupSymbol<ExecutableOp>(dispatch.getExecutableName());
+  info.executable =
+      symbols ? symbols->lookup<ExecutableOp>(dispatch.getExecutableName())
+              : module.lookupSymbol<ExecutableOp>(dispatch.getExecutableName());
   if (!info.executable) {
     reason = "it references unknown executable @" +
              dispatch.getExecutableName().str();

@@ -237,64 +237,43 @@ public:
 struct HostFunctionWriter {
   ModuleWriter &writer;
   llvm::StringMap<unsigned> &executableIndex;
+  SymbolTable &symbols;
   std::vector<fb::Offset<kbm::Buffer>> buffers;
   std::vector<fb::Offset<kbm::Op>> ops;
   DenseMap<Value, unsigned> bufferIndex;
   // Per buffer: op index of its last read and last write by a dispatch.
   std::vector<int64_t> lastRead, lastWrite;
 
-  /// The element type a buffer holds: what the first binding bound to it
-  /// says (u32 vs i32), else its MLIR element type.
-  static std::optional<BindingElementType> getBufferElementType(Value buffer,
-                                                                bool &isInput) {
-    isInput = false;
+  /// The element type a buffer holds and whether it is an input, from the
+  /// first dispatch (in program order) that binds it: its binding's element
+  /// type (u32 vs i32) and whether that binding reads. A buffer no dispatch
+  /// binds keeps its MLIR element type and counts as an input.
+  std::optional<BindingElementType> getBufferElementType(Value buffer,
+                                                         bool &isInput) {
+    DispatchOp first;
+    for (Operation *user : buffer.getUsers())
+      if (auto dispatch = dyn_cast<DispatchOp>(user))
+        if (!first || dispatch->isBeforeInBlock(first))
+          first = dispatch;
+    isInput = true;
     std::optional<BindingElementType> fromBinding;
-    bool decided = false;
-    for (Operation *user : buffer.getUsers()) {
-      auto dispatch = dyn_cast<DispatchOp>(user);
-      if (!dispatch)
-        continue;
-      auto module = dispatch->getParentOfType<ModuleOp>();
-      auto executable =
-          module.lookupSymbol<ExecutableOp>(dispatch.getExecutableName());
-      auto exportOp = executable ? dyn_cast_or_null<ExportOp>(
-                                       SymbolTable::lookupSymbolIn(
-                                           executable, dispatch.getExportName()))
-                                 : ExportOp();
-      if (!exportOp)
-        continue;
-      for (auto [i, value] : llvm::enumerate(dispatch.getBindings())) {
+    ExecutableOp executable =
+        first ? symbols.lookup<ExecutableOp>(first.getExecutableName())
+              : ExecutableOp();
+    auto exportOp = executable ? dyn_cast_or_null<ExportOp>(
+                                     SymbolTable::lookupSymbolIn(
+                                         executable, first.getExportName()))
+                               : ExportOp();
+    if (exportOp) {
+      isInput = false;
+      for (auto [i, value] : llvm::enumerate(first.getBindings())) {
         if (value != buffer)
           continue;
         BindingAttr binding = exportOp.getLayout().getBindings()[i];
         if (!fromBinding)
           fromBinding = binding.getElementType();
-        // Users are not in program order; the first dispatch in the block
-        // decides whether the buffer is an input.
-        (void)decided;
+        isInput |= binding.getAccess() != BindingAccess::WriteOnly;
       }
-    }
-    // Program order: the earliest dispatch using the buffer.
-    Operation *first = nullptr;
-    for (Operation *user : buffer.getUsers())
-      if (isa<DispatchOp>(user) && (!first || user->isBeforeInBlock(first)))
-        first = user;
-    if (auto dispatch = dyn_cast_or_null<DispatchOp>(first)) {
-      auto module = dispatch->getParentOfType<ModuleOp>();
-      auto executable =
-          module.lookupSymbol<ExecutableOp>(dispatch.getExecutableName());
-      if (auto exportOp = executable ? dyn_cast_or_null<ExportOp>(
-                                           SymbolTable::lookupSymbolIn(
-                                               executable,
-                                               dispatch.getExportName()))
-                                     : ExportOp())
-        for (auto [i, value] : llvm::enumerate(dispatch.getBindings()))
-          if (value == buffer &&
-              exportOp.getLayout().getBindings()[i].getAccess() !=
-                  BindingAccess::WriteOnly)
-            isInput = true;
-    } else {
-      isInput = true; // never dispatched: keep its contents meaningful
     }
     if (fromBinding)
       return fromBinding;
@@ -333,7 +312,8 @@ struct HostFunctionWriter {
 
   LogicalResult writeDispatch(DispatchOp dispatch) {
     std::string reason;
-    std::optional<DispatchInfo> info = analyzeDispatch(dispatch, reason);
+    std::optional<DispatchInfo> info =
+        analyzeDispatch(dispatch, reason, &symbols);
     if (!info)
       return dispatch.emitOpError("cannot be serialized to .kbm: ") << reason;
     SmallVector<int64_t> bufferOfBinding;
@@ -415,6 +395,7 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
   }
   std::vector<fb::Offset<kbm::Function>> functions;
   std::string entry;
+  SymbolTable symbols(module);
   for (Operation *op : getHostFunctions(module)) {
     auto func = cast<func::FuncOp>(op);
     // A function with arguments cannot run without a caller to supply them;
@@ -424,7 +405,7 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
                        "(kernel-bench run runs functions without arguments)");
       continue;
     }
-    HostFunctionWriter functionWriter{writer, executableIndex};
+    HostFunctionWriter functionWriter{writer, executableIndex, symbols};
     auto written = functionWriter.write(func);
     if (failed(written))
       return failure();
@@ -442,8 +423,8 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
 }
 
 /// One benchmark module from a kb.benchmarks entry.
-static LogicalResult buildBenchmarkKbm(ModuleOp module, DictionaryAttr spec,
-                                       KbmFile &file) {
+static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
+                                       DictionaryAttr spec, KbmFile &file) {
   auto name = spec.getAs<StringAttr>("name");
   auto executableName = spec.getAs<StringAttr>("executable");
   auto exportName = spec.getAs<StringAttr>("export");
@@ -455,7 +436,7 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, DictionaryAttr spec,
       !constants || !workgroupCount)
     return module.emitError("malformed ") << kBenchmarksAttrName << " entry "
                                           << spec;
-  auto executable = module.lookupSymbol<ExecutableOp>(executableName.getValue());
+  auto executable = symbols.lookup<ExecutableOp>(executableName.getValue());
   ExportOp exportOp;
   unsigned exportIndex = 0;
   if (executable)
@@ -489,9 +470,7 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, DictionaryAttr spec,
     if (!type || !count || !init || !output)
       return module.emitError("malformed buffer in benchmark '")
              << name.getValue() << "': " << buffer;
-    std::string bufferName = exportOp.getLayout().getBindings().size() > i
-                                 ? "%" + std::to_string(i)
-                                 : "%" + std::to_string(i);
+    std::string bufferName = "%" + std::to_string(i);
     bufferOffsets.push_back(kbm::CreateBuffer(
         writer.fbb, writer.fbb.CreateString(bufferName), toKbm(*type),
         count.getValue().getZExtValue(), writer.writeInit(init)));
@@ -530,12 +509,13 @@ LogicalResult mlir::kb::buildBenchmarkKbms(ModuleOp module,
   auto benchmarks = module->getAttrOfType<ArrayAttr>(kBenchmarksAttrName);
   if (!benchmarks)
     return success();
+  SymbolTable symbols(module);
   for (Attribute attr : benchmarks) {
     auto spec = attr.dyn_cast<DictionaryAttr>();
     if (!spec)
       return module.emitError("malformed ") << kBenchmarksAttrName;
     KbmFile file;
-    if (failed(buildBenchmarkKbm(module, spec, file)))
+    if (failed(buildBenchmarkKbm(module, symbols, spec, file)))
       return failure();
     files.push_back(std::move(file));
   }

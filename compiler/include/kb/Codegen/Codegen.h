@@ -75,14 +75,16 @@ struct CodegenRecord {
   std::string executable;
   std::string variant;
   std::string target; // "cuda:sm_90", "vulkan:1.2"
-  double milliseconds = 0; // wall time, ptxas included
+  double milliseconds = 0;      // in-process codegen (wall time)
+  double ptxasMilliseconds = 0; // the ptxas run for the cubin (0 = none)
 };
 
 /// Generates every generated (non-external) variant of every executable in
 /// |module| that has no kGeneratedAttrName yet and records the binaries
 /// there. Keeps going after a failure so one run reports every executable
-/// the lowering cannot handle. |records| (optional) receives one entry per
-/// variant generated.
+/// the lowering cannot handle. Codegen is sequential; the ptxas runs for the
+/// cubins (options.emitCubin) run in parallel, one per core. |records|
+/// (optional) receives one entry per variant generated.
 LogicalResult generateAllVariants(Operation *module,
                                   const CodegenOptions &options,
                                   llvm::SmallVectorImpl<CodegenRecord> *records);

@@ -119,7 +119,11 @@ struct CodegenRecord {
   std::string executable;
   std::string variant;
   std::string target; // "cuda:sm_90"
+  /// In-process codegen (NVVM/NVPTX or SPIR-V), wall time.
   double milliseconds = 0;
+  /// The ptxas run that made the cubin (runs in parallel with others); 0
+  /// when there was none.
+  double ptxasMilliseconds = 0;
 };
 
 /// One substitution the compiler applied.

@@ -12,6 +12,7 @@
 #include "kb/Dialect/KB/IR/KBOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -49,8 +50,10 @@ struct DispatchInfo {
 };
 
 /// Evaluates |dispatch|; on failure |reason| says what is not a constant.
+/// |symbols| (the module's table, optional) avoids a linear lookup per call.
 std::optional<DispatchInfo> analyzeDispatch(DispatchOp dispatch,
-                                            std::string &reason);
+                                            std::string &reason,
+                                            SymbolTable *symbols = nullptr);
 
 /// The host functions of |module|: `func.func` ops outside executables.
 llvm::SmallVector<Operation *> getHostFunctions(ModuleOp module);

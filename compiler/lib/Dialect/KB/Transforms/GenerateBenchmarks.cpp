@@ -102,12 +102,14 @@ struct GenerateBenchmarksPass
     Builder b(context);
     std::vector<BenchmarkSpec> specs;
     llvm::StringMap<size_t> byKey;
+    SymbolTable symbols(module);
     SmallVector<Attribute> unbenchmarked;
 
     for (Operation *func : getHostFunctions(module)) {
       func->walk([&](DispatchOp dispatch) {
         std::string reason;
-        std::optional<DispatchInfo> info = analyzeDispatch(dispatch, reason);
+        std::optional<DispatchInfo> info =
+            analyzeDispatch(dispatch, reason, &symbols);
         if (!info) {
           dispatch.emitRemark("not benchmarked: ") << reason;
           unbenchmarked.push_back(b.getDictionaryAttr(
