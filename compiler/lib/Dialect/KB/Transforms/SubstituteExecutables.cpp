@@ -363,25 +363,6 @@ static int getSmNumber(StringRef arch) {
   return sm;
 }
 
-/// The name of the PTX entry for |exportName|: itself, or the unique mangled
-/// C++ name (`_Z5saxpy...`) of a function so named.
-static std::string resolvePtxEntryName(const ::kb::PtxModule &ptx,
-                                       StringRef exportName) {
-  if (ptx.findEntry(std::string_view(exportName.data(), exportName.size())))
-    return exportName.str();
-  std::string needle = std::to_string(exportName.size()) + exportName.str();
-  std::string match;
-  int matches = 0;
-  for (const ::kb::PtxEntry &entry : ptx.entries) {
-    StringRef name = entry.name;
-    if (name.starts_with("_Z") && name.contains(needle)) {
-      match = entry.name;
-      ++matches;
-    }
-  }
-  return matches == 1 ? match : exportName.str();
-}
-
 /// Highest SPIR-V version a Vulkan environment accepts.
 static uint32_t getMaxSpirvVersion(StringRef arch) {
   if (arch == "vulkan1.0")
@@ -422,7 +403,12 @@ static LogicalResult checkObject(ExecutableOp executable,
       return executable.emitError()
              << "cannot read PTX '" << path << "': " << ptx.status().message();
     for (ExportOp exportOp : executable.getExportOps()) {
-      std::string entry = resolvePtxEntryName(*ptx, exportOp.getSymName());
+      // The export's entry, or the unique mangled C++ name of a function
+      // so named; a missing one is reported by checkPtxAbi below.
+      StringRef exportName = exportOp.getSymName();
+      const ::kb::PtxEntry *resolved = ::kb::resolvePtxEntry(
+          *ptx, std::string_view(exportName.data(), exportName.size()));
+      std::string entry = resolved ? resolved->name : exportName.str();
       if (entry != exportOp.getSymName())
         entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
       reportMismatches(exportOp,
