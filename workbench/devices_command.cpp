@@ -2,7 +2,8 @@
 //
 // Lists every driver this build has, each with its devices and their
 // properties, or the reason the driver is unavailable ("libcuda.so.1 not
-// found"). Exit 0 when at least one device exists, 77 when none does.
+// found"), all on stdout (the listing is the result; workbench/README.md).
+// Exit 0 when at least one device exists, 77 when none does.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/command.h"
@@ -70,6 +71,7 @@ void printDevice(const hal::DeviceProperties &p) {
   row(p.driver == "cuda" ? "max parameter bytes" : "max push constants",
       std::to_string(l.maxConstantBytes) + " B");
   row("max bindings", std::to_string(l.maxBindings));
+  row("max allocation", orUnknown(l.maxAllocationBytes, bytes(l.maxAllocationBytes)));
   row("binding alignment", std::to_string(l.minBindingOffsetAlignment) + " B");
   char period[64];
   std::snprintf(period, sizeof(period), "%g ns/tick, %u valid bits",
