@@ -294,14 +294,28 @@ int runBuild(const BuildFlags &flags) {
   }
   const Project &project = *loaded;
 
-  bool compileProgramStep = project.program && !flags.kernelsOnly;
+  // The program step also synthesizes and compiles the one-dispatch program
+  // of every standalone kernel (`[bench]`).
+  const Kernel *standalone = nullptr;
+  for (const Kernel &kernel : project.kernels)
+    if (kernel.bench && !standalone)
+      standalone = &kernel;
+  bool compileProgramStep =
+      (project.program || standalone) && !flags.kernelsOnly;
   if (compileProgramStep && !canCompilePrograms()) {
-    printError(displayPath(project.manifest) + " names a program (" +
-               displayPath(*project.program) + ") but " +
-               programCompilerUnavailableReason() +
+    printError((project.program
+                    ? displayPath(project.manifest) + " names a program (" +
+                          displayPath(*project.program) + ")"
+                    : displayPath(standalone->manifest) +
+                          " has a [bench] table (its benchmark program is "
+                          "compiled)") +
+               " but " + programCompilerUnavailableReason() +
                "; pass --kernels-only to build just the kernels");
     return kExitUserError;
   }
+  const nlohmann::ordered_json programPath =
+      project.program ? nlohmann::ordered_json(project.program->string())
+                      : nlohmann::ordered_json(nullptr);
 
   StatusOr<std::vector<PlannedJob>> planned = planJobs(project, requested);
   if (!planned.ok()) {
@@ -505,11 +519,11 @@ int runBuild(const BuildFlags &flags) {
 
   if (compileProgramStep) {
     if (interruptedBy) {
-      report.program = {{"path", project.program->string()},
+      report.program = {{"path", programPath},
                         {"status", "skipped"},
                         {"reason", "the build was interrupted"}};
     } else if (totals.failed) {
-      report.program = {{"path", project.program->string()},
+      report.program = {{"path", programPath},
                         {"status", "skipped"},
                         {"reason", "kernel jobs failed"}};
     } else {

@@ -259,7 +259,9 @@ const std::vector<std::string> kKernelKeys = {
     "name",         "source",      "sources",  "entry",
     "targets",      "defines",     "include_dirs", "substitutes",
     "spills_are_errors", "optimize_spirv", "flags"};
-const std::vector<std::string> kKernelFileKeys = {"kernel", "abi"};
+const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench"};
+const std::vector<std::string> kBenchKeys = {
+    "workload", "workload_per_workgroup", "constants", "elements", "reference"};
 const std::vector<std::string> kAbiKeys = {
     "workgroup_size", "dynamic_shared_memory", "bindings", "constants"};
 const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
@@ -377,6 +379,178 @@ Status parseAbi(const TomlFile &file, const toml::table &abiTable,
 
 /// Loads a kernel.toml; |nameWhere| receives the location that defines the
 /// kernel's name (for duplicate-name errors).
+/// A size in [bench]: a positive integer, or a string that multiplies
+/// positive integers and integer constants by name ("M*K", "n").
+StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
+                               const std::string &key,
+                               const std::map<std::string, int64_t> &values) {
+  const char *what = "a positive integer, or a product of integers and "
+                     "integer [bench] constants such as \"M*K\"";
+  if (const auto *i = node.as_integer()) {
+    if (i->get() < 1)
+      return file.expected(node, key, what);
+    return i->get();
+  }
+  const auto *text = node.as_string();
+  if (!text)
+    return file.expected(node, key, what);
+  const std::string &expression = text->get();
+  int64_t product = 1;
+  size_t start = 0;
+  while (true) {
+    size_t star = expression.find('*', start);
+    std::string term = expression.substr(
+        start, star == std::string::npos ? std::string::npos : star - start);
+    size_t first = term.find_first_not_of(" \t");
+    term = first == std::string::npos
+               ? std::string()
+               : term.substr(first, term.find_last_not_of(" \t") - first + 1);
+    int64_t factor = 0;
+    bool digits = !term.empty() &&
+                  std::all_of(term.begin(), term.end(), [](char c) {
+                    return std::isdigit(static_cast<unsigned char>(c));
+                  });
+    if (digits) {
+      factor = term.size() > 18 ? 0 : std::stoll(term);
+    } else if (auto it = values.find(term); it != values.end()) {
+      factor = it->second;
+    } else {
+      std::string known;
+      for (const auto &[name, value] : values)
+        known += (known.empty() ? "" : ", ") + name;
+      return file.error(node, "`" + key + "`: `" + term +
+                                  "` is neither a positive integer nor an "
+                                  "integer constant of [bench] constants" +
+                                  (known.empty() ? "" : " (" + known + ")"));
+    }
+    if (factor < 1 || product > std::numeric_limits<int64_t>::max() / factor)
+      return file.expected(node, key, what);
+    product *= factor;
+    if (star == std::string::npos)
+      break;
+    start = star + 1;
+  }
+  return product;
+}
+
+/// `[bench]` (BenchSettings) against the kernel's parsed [abi].
+Status parseBench(const TomlFile &file, const toml::table &table,
+                  const KernelAbi &abi, BenchSettings &bench) {
+  KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
+
+  // Constants first: sizes may name them.
+  std::map<std::string, int64_t> integerValues;
+  KB_ASSIGN_OR_RETURN(const toml::table *constants,
+                      file.table(table, "constants"));
+  std::vector<std::string> constantNames;
+  for (const Constant &c : abi.constants)
+    constantNames.push_back(c.name);
+  if (constants)
+    KB_RETURN_IF_ERROR(
+        file.checkKeys(*constants, "[bench] constants", constantNames));
+  for (size_t i = 0; i < abi.constants.size(); ++i) {
+    const Constant &c = abi.constants[i];
+    const toml::node *node =
+        constants && !c.name.empty() ? constants->get(c.name) : nullptr;
+    if (!node)
+      return file.error(constants ? static_cast<const toml::node &>(*constants)
+                                  : static_cast<const toml::node &>(table),
+                        "[bench] constants: no value for constant " +
+                            std::to_string(i) + " `" + c.name + "` (" +
+                            toString(c.type) +
+                            "); give every [abi] constant a value");
+    std::string key = "constants." + c.name;
+    if (c.type == ScalarType::F32 || c.type == ScalarType::F64) {
+      double value = 0;
+      if (const auto *f = node->as_floating_point())
+        value = f->get();
+      else if (const auto *n = node->as_integer())
+        value = static_cast<double>(n->get());
+      else
+        return file.expected(*node, key, "a number");
+      char buffer[64];
+      std::snprintf(buffer, sizeof buffer, "%.17g", value);
+      bench.constantValues.push_back(buffer);
+      continue;
+    }
+    const auto *n = node->as_integer();
+    bool isUnsigned = c.type == ScalarType::U32 || c.type == ScalarType::U64;
+    bool is32 = c.type == ScalarType::I32 || c.type == ScalarType::U32;
+    int64_t min = isUnsigned ? 0 : (is32 ? INT32_MIN : INT64_MIN);
+    int64_t max = is32 ? (isUnsigned ? int64_t(UINT32_MAX) : INT32_MAX)
+                       : INT64_MAX;
+    if (!n || n->get() < min || n->get() > max)
+      return file.expected(*node, key,
+                           std::string("an integer that fits ") +
+                               toString(c.type));
+    bench.constantValues.push_back(std::to_string(n->get()));
+    integerValues[c.name] = n->get();
+  }
+
+  // One element count per binding.
+  KB_ASSIGN_OR_RETURN(const toml::table *elements,
+                      file.table(table, "elements"));
+  std::vector<std::string> bindingNames;
+  for (const Binding &b : abi.bindings)
+    bindingNames.push_back(b.name);
+  if (elements)
+    KB_RETURN_IF_ERROR(
+        file.checkKeys(*elements, "[bench] elements", bindingNames));
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const Binding &b = abi.bindings[i];
+    const toml::node *node =
+        elements && !b.name.empty() ? elements->get(b.name) : nullptr;
+    if (!node)
+      return file.error(elements ? static_cast<const toml::node &>(*elements)
+                                 : static_cast<const toml::node &>(table),
+                        "[bench] elements: no element count for binding " +
+                            std::to_string(i) + " `" + b.name +
+                            "`; give every [abi] binding its size, e.g. `" +
+                            (b.name.empty() ? "x" : b.name) + " = \"n\"`");
+    KB_ASSIGN_OR_RETURN(int64_t count,
+                        evaluateSize(file, *node, "elements." + b.name,
+                                     integerValues));
+    bench.elementCounts.push_back(static_cast<uint64_t>(count));
+  }
+
+  for (const std::string key : {"workload", "workload_per_workgroup"}) {
+    const toml::node *node = table.get(key);
+    if (!node) {
+      if (key == "workload")
+        return file.error(table, "[bench] needs `workload = [...]`: 1 to 3 "
+                                 "sizes, integers or products of integer "
+                                 "constants such as \"n\"");
+      continue;
+    }
+    const toml::array *array = node->as_array();
+    if (!array || array->empty() || array->size() > 3)
+      return file.expected(*node, key, "an array of 1 to 3 sizes");
+    std::vector<int64_t> &out =
+        key == "workload" ? bench.workload : bench.workloadPerWorkgroup;
+    for (size_t i = 0; i < array->size(); ++i) {
+      KB_ASSIGN_OR_RETURN(int64_t size,
+                          evaluateSize(file, *array->get(i),
+                                       key + "[" + std::to_string(i) + "]",
+                                       integerValues));
+      out.push_back(size);
+    }
+  }
+
+  KB_ASSIGN_OR_RETURN(auto reference, file.string(table, "reference"));
+  if (reference) {
+    fs::path path = (file.dir() / *reference).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      return file.error(*table.get("reference"),
+                        "`reference`: file `" + *reference +
+                            "` not found (looked for " + displayPath(path) +
+                            "); expected a .mlir holding the kb.executable "
+                            "the kernel is checked against");
+    bench.reference = path;
+  }
+  return okStatus();
+}
+
 StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
                                 const std::vector<Target> &defaultTargets,
                                 std::string *nameWhere) {
@@ -538,6 +712,19 @@ StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
                                                    : "GLSL (.glsl/.comp)") +
                 " source, but `sources` has none; add one or drop the target");
     }
+  }
+  KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
+  if (benchTable) {
+    if (!kernel.substitutes.empty())
+      return file.error(*benchTable,
+                        "[bench] is for a standalone kernel, but this one "
+                        "`substitutes` `" + kernel.substitutes +
+                            "`: the program's dispatches give its "
+                            "benchmarks; remove one of the two");
+    BenchSettings bench;
+    bench.exportName = entry.value_or(kernel.name);
+    KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench));
+    kernel.bench = std::move(bench);
   }
   return kernel;
 }

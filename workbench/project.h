@@ -28,6 +28,25 @@
 
 namespace kb::workbench {
 
+/// The `[bench]` table of a standalone kernel (one that substitutes
+/// nothing): the one dispatch the workbench synthesizes a program for
+/// (kb::driver::writeStandaloneProgram) so it gets a benchmark too.
+struct BenchSettings {
+  /// 1 to 3 entries, each >= 1.
+  std::vector<int64_t> workload;
+  /// Empty: the workgroup size.
+  std::vector<int64_t> workloadPerWorkgroup;
+  /// One per [abi] constant, in order: its value as a decimal literal.
+  std::vector<std::string> constantValues;
+  /// One per [abi] binding, in order: its element count.
+  std::vector<uint64_t> elementCounts;
+  /// Absolute .mlir/.mlirbc holding a kb.executable whose export has the
+  /// kernel's entry name and layout: the generated reference. Empty: none.
+  std::filesystem::path reference;
+  /// The export name: the kernel's `entry` (default: its name).
+  std::string exportName;
+};
+
 /// One kernel directory (one kernel.toml).
 struct Kernel {
   std::string name;
@@ -44,6 +63,8 @@ struct Kernel {
   /// Name of the program executable this kernel replaces; empty for a
   /// standalone kernel.
   std::string substitutes;
+  /// `[bench]`: only a kernel that substitutes nothing has one.
+  std::optional<BenchSettings> bench;
 
   /// The spec that builds |target| (CUDA source for cuda:*, GLSL for
   /// vulkan:*), or null when the kernel has no source for that family.

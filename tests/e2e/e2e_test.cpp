@@ -134,10 +134,16 @@ protected:
 void expectValidProgramRecord(const json &program) {
   ASSERT_TRUE(program.is_object()) << program.dump(2);
   EXPECT_EQ(program.at("status"), "ok");
-  EXPECT_TRUE(program.at("path").is_string());
+  // A standalone kernel's record names its kernel and synthesized program.
+  if (program.contains("kernel"))
+    for (const char *key : {"kernel", "manifest", "program"})
+      EXPECT_TRUE(program.at(key).is_string()) << key;
+  else
+    EXPECT_TRUE(program.at("path").is_string());
   EXPECT_TRUE(program.at("targets").is_array());
   EXPECT_TRUE(program.at("diagnostics").is_string());
-  EXPECT_EQ(program.at("module"), "program.kbm");
+  EXPECT_THAT(program.at("module").get<std::string>(),
+              ::testing::EndsWith("program.kbm"));
   for (const json &s : program.at("substitutions"))
     for (const char *key : {"executable", "variant", "kind", "kernel",
                             "manifest", "file", "reference"})
@@ -322,6 +328,97 @@ TEST_F(EndToEndTest, KernelsOnlySkipsTheProgram) {
   EXPECT_TRUE(buildJson().at("program").is_null());
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
   EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
+}
+
+TEST_F(EndToEndTest, StandaloneKernelsGetTheirOwnBenchmarkProgram) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build(kFixtures / "standalone");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json program = buildJson().at("program");
+  EXPECT_TRUE(program.at("path").is_null());
+  EXPECT_EQ(program.at("status"), "ok");
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  std::map<std::string, json> byKernel;
+  for (const json &entry : program.at("standalone")) {
+    expectValidProgramRecord(entry);
+    byKernel[entry.at("kernel")] = entry;
+  }
+  ASSERT_EQ(byKernel.size(), 2u) << program.dump(2);
+
+  // With a reference: the compiler generates it from scale.mlir and the
+  // handwritten kernel substitutes it, so the benchmark carries both.
+  const json &ref = byKernel.at("scale_ref");
+  EXPECT_EQ(ref.at("module"), "standalone/scale_ref/program.kbm");
+  ASSERT_EQ(ref.at("substitutions").size(), 1u);
+  EXPECT_EQ(ref.at("substitutions")[0].at("kernel"), "scale_ref");
+  ASSERT_EQ(ref.at("benchmarks").size(), 1u);
+  const json &b = ref.at("benchmarks")[0];
+  EXPECT_EQ(b.at("workload"), json({5000, 1, 1})); // workload = ["n"]
+  EXPECT_EQ(b.at("workgroup_count"), json({79, 1, 1}));
+  EXPECT_EQ(b.at("candidates"), json({"vulkan_1_2"}));
+  EXPECT_EQ(b.at("references").size(), 1u);
+  EXPECT_TRUE(fs::is_regular_file(out_ / b.at("file").get<std::string>()));
+  EXPECT_TRUE(fs::is_regular_file(out_ / "standalone/scale_ref/program.mlir"));
+
+  // Without one: the handwritten kernel is the only variant.
+  const json &noref = byKernel.at("scale_noref");
+  ASSERT_EQ(noref.at("benchmarks").size(), 1u);
+  EXPECT_TRUE(noref.at("benchmarks")[0].at("references").empty());
+  EXPECT_TRUE(noref.at("codegen").empty());
+  EXPECT_TRUE(fs::is_regular_file(
+      out_ / noref.at("benchmarks")[0].at("file").get<std::string>()));
+
+  CliRun ran = run({"run", (out_ / "standalone/scale_ref").string(),
+                    "--device", "vulkan"});
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("candidate spirv"));
+  EXPECT_THAT(ran.output, HasSubstr("result: outputs agree"));
+}
+
+TEST_F(EndToEndTest, BadBenchTablesAreLocatedErrors) {
+  fs::path kernel = tmp_ / "project/k";
+  fs::create_directories(kernel);
+  std::ofstream(tmp_ / "project/workbench.toml")
+      << "[project]\nname = \"p\"\nkernels = [\"k\"]\n"
+         "targets = [\"vulkan:1.2\"]\n";
+  const std::string head =
+      "[kernel]\nname = \"k\"\nsources = [\"" +
+      (kFixtures / "scale_program/scale/scale.comp").string() +
+      "\"]\n";
+  const std::string abi =
+      "[abi]\nworkgroup_size = [64, 1, 1]\nbindings = [\n"
+      "  { name = \"x\", type = \"f32\", access = \"readonly\" },\n"
+      "  { name = \"y\", type = \"f32\", access = \"writeonly\" },\n]\n"
+      "constants = [{ name = \"n\", type = \"u32\" }]\n";
+  struct Case {
+    std::string toml;
+    std::string message;
+  } cases[] = {
+      {head + abi + "[bench]\nworkload = [\"n\"]\nelements = { x = 1, y = 1 }\n",
+       "kernel.toml:11:1: [bench] constants: no value for constant 0 `n` (u32)"},
+      {head + abi +
+           "[bench]\nworkload = [\"m\"]\nconstants = { n = 4 }\n"
+           "elements = { x = 1, y = 1 }\n",
+       "kernel.toml:12:13: `workload[0]`: `m` is neither a positive integer "
+       "nor an integer constant of [bench] constants (n)"},
+      {head + abi +
+           "[bench]\nworkload = [4]\nconstants = { n = -1 }\n"
+           "elements = { x = 1, y = 1 }\n",
+       "`constants.n`: expected an integer that fits u32, found"},
+      {head + "substitutes = \"scale\"\n" + abi +
+           "[bench]\nworkload = [4]\nconstants = { n = 4 }\n"
+           "elements = { x = 1, y = 1 }\n",
+       "[bench] is for a standalone kernel, but this one `substitutes` `scale`"},
+  };
+  for (const Case &c : cases) {
+    std::ofstream(kernel / "kernel.toml") << c.toml;
+    CliRun r = build(tmp_ / "project");
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.message)) << c.toml;
+    EXPECT_FALSE(fs::exists(out_ / "standalone"));
+  }
 }
 
 } // namespace
