@@ -517,7 +517,12 @@ int runBuild(const BuildFlags &flags) {
   BuildTotals totals = computeTotals(report);
   int exitCode = totals.failed ? kExitUserError : kExitOk;
 
+  bool programFailed = false;
   if (compileProgramStep) {
+    // A skipped step must not leave an earlier build's modules behind for
+    // `kernel-bench run` to run as if they were current.
+    if (interruptedBy || totals.failed)
+      discardProgramOutputs(project, outDir);
     if (interruptedBy) {
       report.program = {{"path", programPath},
                         {"status", "skipped"},
@@ -535,6 +540,7 @@ int runBuild(const BuildFlags &flags) {
       if (!status.ok()) {
         printError(status.message());
         exitCode = kExitUserError;
+        programFailed = true;
       }
     }
   }
@@ -566,12 +572,34 @@ int runBuild(const BuildFlags &flags) {
             << totals.cacheHits << " cached, "
             << formatSeconds(report.wallSeconds) << "; see "
             << displayPath(reportPath);
-  else
+  else {
+    if (programFailed)
+      summary << colorize("FAILED:", "1;31", terminal.color)
+              << " the program step (above); ";
     summary << "built " << plural(totals.kernels, "kernel") << " \u00d7 "
             << plural(totals.targets, "target") << ": "
             << plural(totals.jobs, "job") << ", " << totals.cacheHits
-            << " cached, " << formatSeconds(report.wallSeconds) << "; "
-            << displayPath(reportPath);
+            << " cached, " << formatSeconds(report.wallSeconds) << "; ";
+    if (!programFailed && report.program.is_object() &&
+        report.program.value("status", "") == "ok") {
+      // What the program step produced, from its build.json record.
+      size_t benchmarks = 0, substitutions = 0;
+      auto count = [&](const nlohmann::ordered_json &r) {
+        if (r.contains("benchmarks"))
+          benchmarks += r["benchmarks"].size();
+        if (r.contains("substitutions"))
+          substitutions += r["substitutions"].size();
+      };
+      count(report.program);
+      if (report.program.contains("standalone"))
+        for (const auto &r : report.program["standalone"])
+          count(r);
+      summary << (report.program["path"].is_null() ? "" : "program.kbm, ")
+              << plural(substitutions, "substitution") << ", "
+              << plural(benchmarks, "benchmark") << "; ";
+    }
+    summary << displayPath(reportPath);
+  }
   progress.printLine(summary.str());
   return exitCode;
 }

@@ -36,6 +36,12 @@ Status compileProgram(const Project &project,
                       const std::filesystem::path &outputDir,
                       nlohmann::ordered_json &record);
 
+/// Removes what compileProgram() wrote into |outputDir| by an earlier build
+/// (program.kbm, bench/, the standalone kernels' directories): called when
+/// the step is skipped (a kernel job failed, or the build was interrupted).
+void discardProgramOutputs(const Project &project,
+                           const std::filesystem::path &outputDir);
+
 } // namespace kb::workbench
 
 #endif // KB_WORKBENCH_PROGRAM_STEP_H_

@@ -381,4 +381,13 @@ Status compileProgram(const Project &project,
   return status;
 }
 
+void discardProgramOutputs(const Project &project, const fs::path &outputDir) {
+  if (project.program)
+    removeStaleModules(outputDir);
+  std::error_code ec;
+  for (const Kernel &kernel : project.kernels)
+    if (kernel.bench)
+      fs::remove_all(outputDir / "standalone" / kernel.name, ec);
+}
+
 } // namespace kb::workbench

@@ -34,4 +34,8 @@ Status compileProgram(const Project &project,
   return failedPrecondition(reason);
 }
 
+// This kernel-bench never writes program modules; one left by a kernel-bench
+// with the compiler in the same directory is not its to remove.
+void discardProgramOutputs(const Project &, const std::filesystem::path &) {}
+
 } // namespace kb::workbench

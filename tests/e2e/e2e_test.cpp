@@ -280,6 +280,7 @@ TEST_F(EndToEndTest, ProgramErrorExitsOneAndRemovesEarlierModules) {
   CliRun r = build(project);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("program.mlir failed:"));
+  EXPECT_THAT(r.output, HasSubstr("FAILED: the program step (above); built 1 kernel"));
   EXPECT_THAT(r.output, ::testing::ContainsRegex("program\\.mlir:4:[0-9]+: error: "));
   // A build whose program failed leaves no module an earlier build wrote:
   // `kernel-bench run` must not run a stale program.
@@ -290,6 +291,26 @@ TEST_F(EndToEndTest, ProgramErrorExitsOneAndRemovesEarlierModules) {
   EXPECT_THAT(program.at("diagnostics").get<std::string>(), HasSubstr("error: "));
   // The kernels themselves built.
   EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
+}
+
+TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  CliRun first = build(project);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_THAT(first.output,
+              HasSubstr("program.kbm, 1 substitution, 1 benchmark; "));
+  ASSERT_TRUE(fs::exists(out_ / "program.kbm"));
+
+  std::ofstream(project / "scale/scale.comp", std::ios::app)
+      << "this is not GLSL\n";
+  CliRun r = build(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_EQ(buildJson().at("program").at("status"), "skipped");
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_TRUE(benchFiles().empty());
 }
 
 TEST_F(EndToEndTest, DuplicateSubstitutionNamesBothKernelTomls) {
