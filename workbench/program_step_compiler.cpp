@@ -273,6 +273,9 @@ Status compileMainProgram(const Project &project,
   for (const toolchains::Target &target : project.targets)
     options.targets.push_back(target.toString());
   options.outputDir = outputDir.string();
+  // A `substitutes` that names no executable of the program is a mistake in
+  // a kernel.toml, not an option to ignore (IREE's flags only warn).
+  options.strict = true;
 
   // The kernel behind each origin (its kernel.toml), to report
   // substitutions by kernel.

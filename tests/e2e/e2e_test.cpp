@@ -313,6 +313,26 @@ TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
   EXPECT_TRUE(benchFiles().empty());
 }
 
+TEST_F(EndToEndTest, SubstitutingAnUnknownExecutableIsAnError) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  {
+    std::ifstream in(project / "scale/kernel.toml");
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    text.replace(text.find("substitutes = \"scale\""), 21,
+                 "substitutes = \"scael\"");
+    std::ofstream(project / "scale/kernel.toml") << text;
+  }
+  CliRun r = build(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no kb.executable matches 'scael/vulkan_1_2'"));
+  EXPECT_THAT(r.output, HasSubstr("executables: @scale"));
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+}
+
 TEST_F(EndToEndTest, DuplicateSubstitutionNamesBothKernelTomls) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
