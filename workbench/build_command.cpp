@@ -433,7 +433,7 @@ int runBuild(const BuildFlags &flags) {
          i = next++) {
       started[i] = 1;
       const PlannedJob &job = (*planned)[i];
-      size_t number = progress.jobStarted();
+      progress.jobStarted();
       JobRecord &record = records[i];
       record.kernel = job.kernel;
       record.spec = job.spec;
@@ -446,7 +446,7 @@ int runBuild(const BuildFlags &flags) {
               std::string line = step;
               if (size_t at = line.find(absolute); at != std::string::npos)
                 line.replace(at, absolute.size(), shown);
-              progress.step(number, line);
+              progress.step(line);
             });
       } catch (const std::exception &e) {
         // An exception escaping a worker thread would terminate the whole

@@ -46,14 +46,15 @@ Progress::Progress(std::FILE *out, ProgressOptions options, size_t totalJobs)
 
 Progress::~Progress() { finish(); }
 
-size_t Progress::jobStarted() {
+void Progress::jobStarted() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return ++started_;
+  ++started_;
 }
 
-void Progress::step(size_t job, const std::string &description) {
+void Progress::step(const std::string &description) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::string line = "[" + std::to_string(job) + "/" + std::to_string(total_) +
+  std::string line = "[" + std::to_string(started_) + "/" +
+                     std::to_string(total_) +
                      "] " + description;
   if (options_.smartTerminal) {
     // Leave the last column free: some terminals wrap when it is written.

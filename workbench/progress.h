@@ -47,10 +47,13 @@ public:
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;
 
-  /// A job started; returns its 1-based number in start order.
-  size_t jobStarted();
-  /// A step of job |job| started ("nvcc sm_90 kernels/saxpy/saxpy.cu").
-  void step(size_t job, const std::string &description);
+  /// A job started.
+  void jobStarted();
+  /// A step of some job started ("nvcc sm_90 kernels/saxpy/saxpy.cu").
+  /// Shown as `[S/T] description`, S = jobs started so far: with parallel
+  /// jobs the counter stays monotonic (ninja's `%s`), whichever job the step
+  /// belongs to.
+  void step(const std::string &description);
   /// A job ended; |block| (possibly empty) is printed as one unit.
   void jobFinished(const std::string &block);
   /// Prints a line that is not a status (e.g. the summary), clearing the

@@ -35,10 +35,12 @@ TEST(ProgressTest, PlainLinesWhenNotATerminal) {
   Capture capture;
   {
     Progress progress(capture.file(), ProgressOptions{}, 2);
-    size_t a = progress.jobStarted();
-    progress.step(a, "nvcc sm_90 kernels/saxpy/saxpy.cu");
-    size_t b = progress.jobStarted();
-    progress.step(b, "glslc vulkan1.2 kernels/saxpy/saxpy.comp");
+    progress.jobStarted();
+    progress.step("nvcc sm_90 kernels/saxpy/saxpy.cu");
+    progress.jobStarted();
+    progress.step("glslc vulkan1.2 kernels/saxpy/saxpy.comp");
+    // A later step of the first job still shows the monotonic counter.
+    progress.step("ptxas sm_90 saxpy");
     progress.jobFinished("");
     progress.jobFinished("FAILED: saxpy vulkan:1.2\nsome output");
     progress.printLine("summary");
@@ -46,6 +48,7 @@ TEST(ProgressTest, PlainLinesWhenNotATerminal) {
   EXPECT_EQ(capture.text(),
             "[1/2] nvcc sm_90 kernels/saxpy/saxpy.cu\n"
             "[2/2] glslc vulkan1.2 kernels/saxpy/saxpy.comp\n"
+            "[2/2] ptxas sm_90 saxpy\n"
             "FAILED: saxpy vulkan:1.2\nsome output\n"
             "summary\n");
 }
@@ -57,8 +60,8 @@ TEST(ProgressTest, SmartTerminalRewritesOneElidedLine) {
   options.width = 21;
   {
     Progress progress(capture.file(), options, 9);
-    size_t job = progress.jobStarted();
-    progress.step(job, "nvcc sm_90 kernels/matmul/tiled.cu");
+    progress.jobStarted();
+    progress.step("nvcc sm_90 kernels/matmul/tiled.cu");
     progress.jobFinished("block\n");
     progress.printLine("done");
   }
