@@ -17,6 +17,7 @@
 #include "workbench/project.h"
 
 #include "toolchains/build_cache.h"
+#include "toolchains/file_hash_memo.h"
 #include "toolchains/file_util.h"
 #include "toolchains/kernel_builder.h"
 #include "toolchains/process.h"
@@ -535,8 +536,26 @@ int runBuild(const BuildFlags &flags) {
       std::vector<const JobRecord *> succeeded;
       for (const JobRecord &job : report.jobs)
         succeeded.push_back(&job);
+      ProgramStepOptions step;
+      step.targets = project.targets;
+      if (std::any_of(step.targets.begin(), step.targets.end(),
+                      [](const Target &t) {
+                        return t.kind == Target::Kind::Cuda;
+                      }))
+        if (StatusOr<toolchains::ToolIdentity> ptxas = tools.find("ptxas");
+            ptxas.ok())
+          step.ptxas = *ptxas;
+      // The cache's memo when there is a cache (a no-op build then only
+      // stats); --no-cache also compiles the program again.
+      toolchains::FileHashMemo localHashes;
+      step.hashFile = [&](const std::string &path) {
+        return cache ? cache->hashFile(path) : localHashes.hash(path);
+      };
+      step.reuse = cache != nullptr;
       Status status =
-          compileProgram(project, succeeded, outDir, report.program);
+          compileProgram(project, succeeded, outDir, step, report.program);
+      if (cache)
+        cache->saveFileHashes().ignoreError();
       if (!status.ok()) {
         printError(status.message());
         exitCode = kExitUserError;
@@ -594,8 +613,14 @@ int runBuild(const BuildFlags &flags) {
       if (report.program.contains("standalone"))
         for (const auto &r : report.program["standalone"])
           count(r);
-      summary << (report.program["path"].is_null() ? "" : "program.kbm, ")
-              << plural(substitutions, "substitution") << ", "
+      // "(cached)": the step found its outputs up to date and compiled
+      // nothing.
+      bool cached = report.program.value("cached", false);
+      if (!report.program["path"].is_null())
+        summary << (cached ? "program.kbm (cached), " : "program.kbm, ");
+      else if (cached)
+        summary << "programs cached, ";
+      summary << plural(substitutions, "substitution") << ", "
               << plural(benchmarks, "benchmark") << "; ";
     }
     summary << displayPath(reportPath);

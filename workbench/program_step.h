@@ -11,12 +11,17 @@
 #define KB_WORKBENCH_PROGRAM_STEP_H_
 
 #include "common/status.h"
+#include "toolchains/target.h"
+#include "toolchains/toolchains.h"
 #include "workbench/build_report.h"
 #include "workbench/project.h"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace kb::workbench {
@@ -28,17 +33,44 @@ bool canCompilePrograms();
 /// Why programs cannot be compiled, and what to do; empty when they can.
 std::string programCompilerUnavailableReason();
 
+/// The stamp compileProgram() leaves in OUT_DIR after a successful compile:
+/// the key of everything the step read, the sha256 of every file it wrote
+/// and its build.json record. Written last; removed by any failure.
+inline constexpr const char *kProgramStampName = ".kb-program-stamp";
+
+/// What the build command decides for the program step.
+struct ProgramStepOptions {
+  /// The targets this build built: the program gets one variant each.
+  std::vector<toolchains::Target> targets;
+  /// The ptxas the compiler runs for cubins (the toolchains layer's, so
+  /// workbench.toml's [toolchains] applies); nullopt: no CUDA target.
+  std::optional<toolchains::ToolIdentity> ptxas;
+  /// sha256 (hex) of a file's contents, nullopt when unreadable: the build
+  /// cache's stat-keyed memo (toolchains/file_hash_memo.h), so a no-op
+  /// build only stats the files it checks.
+  std::function<std::optional<std::string>(const std::string &)> hashFile;
+  /// False (--no-cache): compile even when the stamp says nothing changed.
+  bool reuse = true;
+};
+
 /// Compiles |project|.program into |outputDir| with the kernels of
 /// |succeeded| substituted. |record| receives the build.json "program"
 /// object (what was compiled, which substitutions were applied).
+///
+/// Skips the compile when the stamp of the previous build has the same key
+/// (program contents, substituted files' contents, targets, ptxas,
+/// kernel-bench build id, ...) and every file it recorded is still in place
+/// unchanged: |record| is then the previous record with "cached": true.
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &succeeded,
                       const std::filesystem::path &outputDir,
+                      const ProgramStepOptions &options,
                       nlohmann::ordered_json &record);
 
 /// Removes what compileProgram() wrote into |outputDir| by an earlier build
-/// (program.kbm, bench/, the standalone kernels' directories): called when
-/// the step is skipped (a kernel job failed, or the build was interrupted).
+/// (program.kbm, bench/, the standalone kernels' directories, the stamp):
+/// called when the step is skipped (a kernel job failed, or the build was
+/// interrupted).
 void discardProgramOutputs(const Project &project,
                            const std::filesystem::path &outputDir);
 

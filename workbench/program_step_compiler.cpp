@@ -19,11 +19,28 @@
 // export's ABI (it has no cubin reader), and an external variant holds one
 // object.
 //
+// A no-op rebuild skips the compile (codegen of every generated variant and
+// a ptxas run per CUDA one cost far more than the cached kernel jobs): the
+// step hashes everything the compiler reads into a key, like the kernel
+// cache's primary key (toolchains::CacheKeyBuilder), and leaves
+// OUT_DIR/.kb-program-stamp with that key, the sha256 of every file it
+// wrote and its build.json record. The next build reuses the outputs iff
+// the key matches and each recorded file still hashes the same (through the
+// build cache's stat-keyed memo: a no-op build only stats). The stamp is
+// written last and removed before any compile, so a failed or interrupted
+// step never leaves one behind.
+//
 //===----------------------------------------------------------------------===//
 #include "workbench/program_step.h"
 
 #include "kb/Driver/Driver.h"
 
+#include "toolchains/build_cache.h"
+#include "toolchains/file_util.h"
+
+#include <link.h>
+
+#include <cstring>
 #include <map>
 #include <set>
 #include <system_error>
@@ -174,31 +191,34 @@ fs::path absoluteIn(const fs::path &path, const fs::path &outputDir) {
   return path.is_absolute() ? path : outputDir / path;
 }
 
-/// Synthesizes and compiles the one-dispatch program of a standalone
-/// kernel into OUT_DIR/standalone/<kernel>/.
-Status compileStandalone(const Kernel &kernel,
-                         const std::vector<const JobRecord *> &succeeded,
-                         const fs::path &outputDir, ordered_json &record) {
+/// The one-dispatch program of a standalone kernel: what it synthesizes
+/// and how it is compiled. |skipped| when the kernel was built for no target
+/// of this build.
+struct StandalonePlan {
+  const Kernel *kernel = nullptr;
+  bool skipped = false;
+  driver::StandaloneKernel standalone;
+  driver::CompileOptions options;
+};
+
+StandalonePlan planStandalone(const Kernel &kernel,
+                              const std::vector<const JobRecord *> &succeeded,
+                              const fs::path &outputDir,
+                              const ProgramStepOptions &step) {
+  StandalonePlan plan;
+  plan.kernel = &kernel;
   const BenchSettings &bench = *kernel.bench;
-  const std::string prefix = "standalone/" + kernel.name + "/";
   const fs::path dir = outputDir / "standalone" / kernel.name;
   const std::string origin = displayPath(kernel.manifest);
-  record["kernel"] = kernel.name;
-  record["manifest"] = origin;
-  record["status"] = "failed";
 
   auto objects = objectsOf(kernel, succeeded);
-  std::error_code ec;
   if (objects.empty()) {
-    // Built for none of this build's targets (--target): nothing to compare.
-    fs::remove_all(dir, ec);
-    record["status"] = "skipped";
-    record["reason"] = "the kernel was built for no target in this build";
-    return okStatus();
+    plan.skipped = true;
+    return plan;
   }
 
   const KernelAbi &abi = kernel.specs.front().abi;
-  driver::StandaloneKernel standalone;
+  driver::StandaloneKernel &standalone = plan.standalone;
   standalone.name = kernel.name;
   standalone.entry = bench.exportName;
   for (size_t i = 0; i < abi.bindings.size(); ++i)
@@ -218,9 +238,11 @@ Status compileStandalone(const Kernel &kernel,
   standalone.sharedMemoryBytes = abi.dynamicSharedMemoryBytes;
   standalone.referenceExecutable = bench.reference.string();
 
-  driver::CompileOptions options;
+  driver::CompileOptions &options = plan.options;
   options.outputDir = dir.string();
   options.programPath = (dir / "program.mlir").string();
+  if (step.ptxas)
+    options.ptxasPath = step.ptxas->path.string();
   for (const auto &[job, object] : objects) {
     std::string file = absoluteIn(object->path, outputDir).string();
     if (bench.reference.empty()) {
@@ -237,13 +259,40 @@ Status compileStandalone(const Kernel &kernel,
            file, origin});
     }
   }
+  return plan;
+}
 
+/// Synthesizes and compiles the one-dispatch program of a standalone
+/// kernel into OUT_DIR/standalone/<kernel>/; |written| receives the files
+/// it wrote.
+Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
+                         ordered_json &record,
+                         std::vector<std::string> &written) {
+  const Kernel &kernel = *plan.kernel;
+  const std::string prefix = "standalone/" + kernel.name + "/";
+  const fs::path dir = outputDir / "standalone" / kernel.name;
+  const std::string origin = displayPath(kernel.manifest);
+  record["kernel"] = kernel.name;
+  record["manifest"] = origin;
+  record["status"] = "failed";
+
+  std::error_code ec;
+  if (plan.skipped) {
+    // Built for none of this build's targets (--target): nothing to compare.
+    fs::remove_all(dir, ec);
+    record["status"] = "skipped";
+    record["reason"] = "the kernel was built for no target in this build";
+    return okStatus();
+  }
+
+  const driver::CompileOptions &options = plan.options;
   fs::create_directories(dir, ec);
   if (ec)
     return invalidArgument("cannot create " + displayPath(dir) + ": " +
                            ec.message());
   std::string error;
-  if (!driver::writeStandaloneProgram(standalone, options.programPath, error)) {
+  if (!driver::writeStandaloneProgram(plan.standalone, options.programPath,
+                                      error)) {
     fs::remove_all(dir, ec);
     record["error"] = error;
     return invalidArgument(origin + ": [bench]: " + error);
@@ -260,26 +309,37 @@ Status compileStandalone(const Kernel &kernel,
                           kernel.name + " (" + origin + ")",
                       result.diagnostics));
   }
+  written.push_back(options.programPath);
+  written.insert(written.end(), result.writtenFiles.begin(),
+                 result.writtenFiles.end());
   recordResult(result, {{origin, &kernel}}, outputDir, prefix, record);
   return okStatus();
 }
 
-/// The project's program with the substituting kernels' objects.
-Status compileMainProgram(const Project &project,
-                          const std::vector<const JobRecord *> &succeeded,
-                          const fs::path &outputDir, ordered_json &record) {
+/// The project's program compile: its options, and the kernel behind each
+/// origin (its kernel.toml), to report substitutions by kernel.
+struct MainPlan {
   driver::CompileOptions options;
+  std::map<std::string, const Kernel *> kernelByOrigin;
+};
+
+/// Plans the project's program with the substituting kernels' objects.
+Status planMainProgram(const Project &project,
+                       const std::vector<const JobRecord *> &succeeded,
+                       const fs::path &outputDir,
+                       const ProgramStepOptions &step, MainPlan &plan,
+                       ordered_json &record) {
+  driver::CompileOptions &options = plan.options;
   options.programPath = project.program->string();
-  for (const toolchains::Target &target : project.targets)
+  for (const toolchains::Target &target : step.targets)
     options.targets.push_back(target.toString());
   options.outputDir = outputDir.string();
+  if (step.ptxas)
+    options.ptxasPath = step.ptxas->path.string();
   // A `substitutes` that names no executable of the program is a mistake in
   // a kernel.toml, not an option to ignore (IREE's flags only warn).
   options.strict = true;
 
-  // The kernel behind each origin (its kernel.toml), to report
-  // substitutions by kernel.
-  std::map<std::string, const Kernel *> kernelByOrigin;
   for (const JobRecord *job : succeeded) {
     if (!job->result.status.ok() || !job->kernel ||
         job->kernel->substitutes.empty())
@@ -301,7 +361,7 @@ Status compileMainProgram(const Project &project,
                            job->result.target.toString() + " of kernel " +
                            job->kernel->name);
     std::string origin = displayPath(job->kernel->manifest);
-    kernelByOrigin[origin] = job->kernel;
+    plan.kernelByOrigin[origin] = job->kernel;
     fs::path file = absoluteIn(object->path, outputDir);
     options.objectSubstitutions.push_back(
         {job->kernel->substitutes + "/" + variant, file.string(), origin});
@@ -310,81 +370,323 @@ Status compileMainProgram(const Project &project,
   // Two kernels that substitute the same variant: the compiler names both
   // kernel.toml files too, but only for the variants they both built; this
   // names them whatever the targets.
-  {
-    std::map<std::string, const Kernel *> bySubstituted;
-    for (const Kernel &kernel : project.kernels) {
-      if (kernel.substitutes.empty())
-        continue;
-      auto [it, inserted] = bySubstituted.emplace(kernel.substitutes, &kernel);
-      if (inserted)
-        continue;
-      // Distinct source families (one CUDA, one GLSL kernel) do not clash.
-      std::set<std::string> first, second;
-      for (const toolchains::KernelSpec &spec : it->second->specs)
-        first.insert(familyOf(spec));
-      for (const toolchains::KernelSpec &spec : kernel.specs)
-        second.insert(familyOf(spec));
-      for (const std::string &family : first)
-        if (second.count(family)) {
-          std::string message =
-              "executable '" + kernel.substitutes + "' of " +
-              displayPath(*project.program) + " is substituted (" + family +
-              ") by two kernels: " + displayPath(it->second->manifest) +
-              " and " + displayPath(kernel.manifest) +
-              "; keep `substitutes` in only one of them";
-          record["error"] = message;
-          removeStaleModules(outputDir);
-          return invalidArgument(message);
-        }
-    }
+  std::map<std::string, const Kernel *> bySubstituted;
+  for (const Kernel &kernel : project.kernels) {
+    if (kernel.substitutes.empty())
+      continue;
+    auto [it, inserted] = bySubstituted.emplace(kernel.substitutes, &kernel);
+    if (inserted)
+      continue;
+    // Distinct source families (one CUDA, one GLSL kernel) do not clash.
+    std::set<std::string> first, second;
+    for (const toolchains::KernelSpec &spec : it->second->specs)
+      first.insert(familyOf(spec));
+    for (const toolchains::KernelSpec &spec : kernel.specs)
+      second.insert(familyOf(spec));
+    for (const std::string &family : first)
+      if (second.count(family)) {
+        std::string message =
+            "executable '" + kernel.substitutes + "' of " +
+            displayPath(*project.program) + " is substituted (" + family +
+            ") by two kernels: " + displayPath(it->second->manifest) + " and " +
+            displayPath(kernel.manifest) +
+            "; keep `substitutes` in only one of them";
+        record["error"] = message;
+        removeStaleModules(outputDir);
+        return invalidArgument(message);
+      }
   }
+  return okStatus();
+}
 
-  driver::CompileResult result = driver::compile(options);
+/// Compiles the planned program; |written| receives the files it wrote.
+Status compileMainProgram(const Project &project, const MainPlan &plan,
+                          const fs::path &outputDir, ordered_json &record,
+                          std::vector<std::string> &written) {
+  driver::CompileResult result = driver::compile(plan.options);
 
   std::string diagnostics = result.diagnostics;
-  record["targets"] = toJsonArray(options.targets);
+  record["targets"] = toJsonArray(plan.options.targets);
   record["diagnostics"] = diagnostics;
   if (!result.ok) {
     removeStaleModules(outputDir);
     return invalidArgument(
         compilerError("compiling " + displayPath(*project.program), diagnostics));
   }
-
-  recordResult(result, kernelByOrigin, outputDir, "", record);
+  written.insert(written.end(), result.writtenFiles.begin(),
+                 result.writtenFiles.end());
+  recordResult(result, plan.kernelByOrigin, outputDir, "", record);
   return okStatus();
+}
+
+/// The GNU build ids of kernel-bench and of every library it has loaded
+/// (libLLVM/libMLIR when linked shared), read from memory: a rebuilt or
+/// upgraded compiler changes them, a rebuild with the same version string
+/// included. Empty when the executable itself has none.
+std::string loadedBuildIds() {
+  struct Collected {
+    std::string ids;
+    bool first = true;
+    bool executableHasId = false;
+  } collected;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        auto &out = *static_cast<Collected *>(data);
+        bool isExecutable = out.first;
+        out.first = false;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &header = info->dlpi_phdr[i];
+          if (header.p_type != PT_NOTE)
+            continue;
+          const char *p =
+              reinterpret_cast<const char *>(info->dlpi_addr + header.p_vaddr);
+          const char *end = p + header.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *note = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((note->n_namesz + 3) & ~3u);
+            const char *next = desc + ((note->n_descsz + 3) & ~3u);
+            if (next > end)
+              break;
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0) {
+              out.ids += info->dlpi_name;
+              out.ids += '=';
+              out.ids.append(desc, note->n_descsz); // raw bytes: a key field
+              out.ids += '\n';
+              out.executableHasId |= isExecutable;
+            }
+            p = next;
+          }
+        }
+        return 0;
+      },
+      &collected);
+  return collected.executableHasId ? collected.ids : std::string();
+}
+
+/// Bump when what the key covers or the stamp's layout changes.
+constexpr const char *kStampFormat = "kb-program-stamp 1";
+
+/// Adds |path| and the sha256 of its contents ("missing" when unreadable:
+/// the compile then fails, and failures leave no stamp).
+void addFile(toolchains::CacheKeyBuilder &key, const ProgramStepOptions &step,
+             const std::string &path) {
+  std::optional<std::string> hash = step.hashFile(path);
+  key.add("file", path).add(hash ? *hash : std::string("missing"));
+}
+
+void addCompileOptions(toolchains::CacheKeyBuilder &key,
+                       const ProgramStepOptions &step,
+                       const driver::CompileOptions &options) {
+  key.add("targets", std::to_string(options.targets.size()));
+  for (const std::string &target : options.targets)
+    key.add(target);
+  key.add("substitutions",
+          std::to_string(options.objectSubstitutions.size()));
+  for (const driver::Substitution &s : options.objectSubstitutions) {
+    key.add(s.executable).add(s.origin);
+    addFile(key, step, s.file);
+  }
+  // The step passes no source substitutions, object directories or search
+  // paths; the program's objects are inline (#kb.object), so these files
+  // and ptxas are all the compiler reads.
+  key.add("strict", options.strict ? "1" : "0");
+  key.add("codegen", options.codegen ? "1" : "0");
+  key.add("emit-cubin", options.emitCubin ? "1" : "0");
+  key.add("output", options.outputDir);
+}
+
+/// The key of everything the step reads: see the file comment.
+std::string programStepKey(const MainPlan *main,
+                           const std::vector<StandalonePlan> &standalone,
+                           const fs::path &outputDir,
+                           const ProgramStepOptions &step) {
+  toolchains::CacheKeyBuilder key;
+  key.add(kStampFormat).add("kernel-bench " KB_VERSION_STRING);
+  std::string buildIds = loadedBuildIds();
+  if (buildIds.empty()) {
+    // No build id (a linker without --build-id): the executable's bytes.
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    std::optional<std::string> hash;
+    if (!ec)
+      hash = step.hashFile(self.string());
+    buildIds = hash ? *hash : "unknown";
+  }
+  key.add("build-ids", buildIds);
+  key.add("ptxas", step.ptxas ? step.ptxas->path.string() + "\n" +
+                                    step.ptxas->version
+                              : std::string("none"));
+  key.add("output-dir", outputDir.string());
+  if (main) {
+    key.add("program");
+    addFile(key, step, main->options.programPath);
+    addCompileOptions(key, step, main->options);
+    for (const auto &[origin, kernel] : main->kernelByOrigin)
+      key.add(origin, kernel->name);
+  } else {
+    key.add("no-program");
+  }
+  for (const StandalonePlan &plan : standalone) {
+    const driver::StandaloneKernel &k = plan.standalone;
+    key.add("standalone", plan.kernel->name)
+        .add(displayPath(plan.kernel->manifest));
+    if (plan.skipped) {
+      key.add("skipped");
+      continue;
+    }
+    key.add(k.name).add(k.entry);
+    key.add("bindings", std::to_string(k.bindings.size()));
+    for (const driver::StandaloneBinding &b : k.bindings)
+      key.add(b.name).add(b.elementType).add(b.access).add(
+          std::to_string(b.elementCount));
+    key.add("constants", std::to_string(k.constants.size()));
+    for (const driver::StandaloneConstant &c : k.constants)
+      key.add(c.name).add(c.type).add(c.value);
+    for (const auto *dims : {&k.workgroupSize, &k.workload,
+                             &k.workloadPerWorkgroup}) {
+      key.add("dims", std::to_string(dims->size()));
+      for (long long d : *dims)
+        key.add(std::to_string(d));
+    }
+    key.add("shared", std::to_string(k.sharedMemoryBytes));
+    if (k.referenceExecutable.empty())
+      key.add("no-reference");
+    else
+      addFile(key, step, k.referenceExecutable);
+    key.add("objects", std::to_string(k.objects.size()));
+    for (const driver::StandaloneObject &o : k.objects) {
+      key.add(o.target).add(o.entry);
+      addFile(key, step, o.file);
+    }
+    addCompileOptions(key, step, plan.options);
+  }
+  return key.finish();
+}
+
+fs::path stampPath(const fs::path &outputDir) {
+  return outputDir / kProgramStampName;
+}
+
+void removeStamp(const fs::path &outputDir) {
+  std::error_code ec;
+  fs::remove(stampPath(outputDir), ec);
+}
+
+/// The record of the previous build when its stamp has |key| and every file
+/// it lists still hashes the same; nullopt otherwise (no stamp, a corrupted
+/// one, a changed input or output).
+std::optional<ordered_json> upToDateRecord(const fs::path &outputDir,
+                                           const std::string &key,
+                                           const ProgramStepOptions &step) {
+  StatusOr<std::string> text = toolchains::readFile(stampPath(outputDir));
+  if (!text.ok())
+    return std::nullopt;
+  ordered_json stamp =
+      ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!stamp.is_object() || stamp.value("format", "") != kStampFormat ||
+      stamp.value("key", "") != key || !stamp.contains("outputs") ||
+      !stamp["outputs"].is_object() || !stamp.contains("record") ||
+      !stamp["record"].is_object())
+    return std::nullopt;
+  for (const auto &[file, hash] : stamp["outputs"].items()) {
+    if (!hash.is_string())
+      return std::nullopt;
+    std::optional<std::string> now = step.hashFile((outputDir / file).string());
+    if (!now || *now != hash.get<std::string>())
+      return std::nullopt;
+  }
+  return stamp["record"];
+}
+
+/// Written after every compile succeeded: the key, the sha256 of every file
+/// written, the record. A failure to write costs the next build a compile.
+void writeStamp(const fs::path &outputDir, const std::string &key,
+                const std::vector<std::string> &written,
+                const ProgramStepOptions &step, const ordered_json &record) {
+  ordered_json outputs = ordered_json::object();
+  for (const std::string &file : written) {
+    std::optional<std::string> hash = step.hashFile(file);
+    if (!hash)
+      return; // Gone already: nothing to vouch for.
+    outputs[relativeTo(file, outputDir)] = *hash;
+  }
+  ordered_json stamp = {{"format", kStampFormat},
+                        {"key", key},
+                        {"outputs", std::move(outputs)},
+                        {"record", record}};
+  toolchains::writeFileAtomic(stampPath(outputDir), stamp.dump(1) + "\n")
+      .ignoreError();
 }
 
 } // namespace
 
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &succeeded,
-                      const fs::path &outputDir, ordered_json &record) {
+                      const fs::path &outputDir,
+                      const ProgramStepOptions &step, ordered_json &record) {
   record = ordered_json::object();
   record["path"] = project.program ? ordered_json(project.program->string())
                                    : ordered_json(nullptr);
   record["status"] = project.program ? "failed" : "ok";
-  if (project.program)
-    KB_RETURN_IF_ERROR(compileMainProgram(project, succeeded, outputDir, record));
+
+  std::optional<MainPlan> main;
+  if (project.program) {
+    main.emplace();
+    Status planned =
+        planMainProgram(project, succeeded, outputDir, step, *main, record);
+    if (!planned.ok()) {
+      removeStamp(outputDir);
+      return planned;
+    }
+  }
+  std::vector<StandalonePlan> standalonePlans;
+  for (const Kernel &kernel : project.kernels)
+    if (kernel.bench)
+      standalonePlans.push_back(
+          planStandalone(kernel, succeeded, outputDir, step));
+
+  const std::string key = programStepKey(main ? &*main : nullptr,
+                                         standalonePlans, outputDir, step);
+  if (step.reuse)
+    if (std::optional<ordered_json> previous =
+            upToDateRecord(outputDir, key, step)) {
+      record = std::move(*previous);
+      record["cached"] = true;
+      return okStatus();
+    }
+  // From here until every compile succeeded there is no stamp: an
+  // interrupted or failed step cannot be mistaken for a finished one.
+  removeStamp(outputDir);
+
+  std::vector<std::string> written;
+  if (main)
+    KB_RETURN_IF_ERROR(
+        compileMainProgram(project, *main, outputDir, record, written));
 
   ordered_json standalone = ordered_json::array();
   Status status;
-  for (const Kernel &kernel : project.kernels) {
-    if (!kernel.bench)
-      continue;
+  for (const StandalonePlan &plan : standalonePlans) {
     ordered_json entry = ordered_json::object();
-    status = compileStandalone(kernel, succeeded, outputDir, entry);
+    status = compileStandalone(plan, outputDir, entry, written);
     standalone.push_back(std::move(entry));
     if (!status.ok())
       break;
   }
   if (!standalone.empty())
     record["standalone"] = std::move(standalone);
-  if (!status.ok())
+  if (!status.ok()) {
     record["status"] = "failed";
-  return status;
+    return status;
+  }
+  record["cached"] = false;
+  writeStamp(outputDir, key, written, step, record);
+  return okStatus();
 }
 
 void discardProgramOutputs(const Project &project, const fs::path &outputDir) {
+  removeStamp(outputDir);
   if (project.program)
     removeStaleModules(outputDir);
   std::error_code ec;

@@ -26,7 +26,9 @@ std::string programCompilerUnavailableReason() {
 
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &,
-                      const std::filesystem::path &, nlohmann::ordered_json &record) {
+                      const std::filesystem::path &,
+                      const ProgramStepOptions &,
+                      nlohmann::ordered_json &record) {
   std::string reason = programCompilerUnavailableReason();
   record = {{"path", project.program ? project.program->string() : ""},
             {"status", "not_compiled"},

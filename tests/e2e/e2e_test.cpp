@@ -286,6 +286,7 @@ TEST_F(EndToEndTest, ProgramErrorExitsOneAndRemovesEarlierModules) {
   // `kernel-bench run` must not run a stale program.
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
   EXPECT_TRUE(benchFiles().empty());
+  EXPECT_FALSE(fs::exists(out_ / ".kb-program-stamp"));
   json program = buildJson().at("program");
   EXPECT_EQ(program.at("status"), "failed");
   EXPECT_THAT(program.at("diagnostics").get<std::string>(), HasSubstr("error: "));
@@ -311,6 +312,102 @@ TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
   EXPECT_EQ(buildJson().at("program").at("status"), "skipped");
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
   EXPECT_TRUE(benchFiles().empty());
+  EXPECT_FALSE(fs::exists(out_ / ".kb-program-stamp"));
+
+  // Fixed again: compiled, not taken from the discarded outputs.
+  std::ofstream(project / "scale/scale.comp", std::ios::trunc)
+      << std::ifstream(kFixtures / "scale_program/scale/scale.comp").rdbuf();
+  CliRun fixed = build(project);
+  ASSERT_EQ(fixed.exitCode, 0) << fixed.output;
+  EXPECT_EQ(buildJson().at("program").at("cached"), false);
+  EXPECT_TRUE(fs::exists(out_ / "program.kbm"));
+}
+
+/// Rewrites |file| with the first |from| replaced by |to|.
+void replaceInFile(const fs::path &file, const std::string &from,
+                   const std::string &to) {
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  in.close();
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from << " not in " << file;
+  text.replace(at, from.size(), to);
+  std::ofstream(file, std::ios::trunc) << text;
+}
+
+TEST_F(EndToEndTest, NoOpRebuildReusesTheProgramAndAnyChangeRecompiles) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  const fs::path stamp = out_ / ".kb-program-stamp";
+
+  // Builds and says whether the program step reused the previous outputs.
+  auto buildCached = [&](std::vector<std::string> extra = {}) {
+    CliRun r = build(project, extra);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    json program = buildJson().at("program");
+    expectValidProgramRecord(program);
+    EXPECT_TRUE(fs::is_regular_file(stamp));
+    bool cached = program.at("cached").get<bool>();
+    EXPECT_EQ(r.output.find("program.kbm (cached), ") != std::string::npos,
+              cached)
+        << r.output;
+    return cached;
+  };
+
+  ASSERT_FALSE(buildCached());
+  json first = buildJson().at("program");
+  ASSERT_TRUE(buildCached());
+  // The reused record is the compile's, complete.
+  json second = buildJson().at("program");
+  second["cached"] = false;
+  EXPECT_EQ(second, first);
+  EXPECT_THAT(run({"build", project.string(), "-o", out_.string(),
+                   "--cache-dir", cache_.string()})
+                  .output,
+              HasSubstr("program.kbm (cached), 1 substitution, 1 benchmark; "));
+
+  // The program's contents.
+  std::ofstream(project / "program.mlir", std::ios::app) << "// edited\n";
+  EXPECT_FALSE(buildCached());
+  EXPECT_TRUE(buildCached());
+
+  // The substituted kernel's object.
+  replaceInFile(project / "scale/scale.comp", "2.0 * x[i]", "3.0 * x[i]");
+  EXPECT_FALSE(buildCached());
+  EXPECT_TRUE(buildCached());
+
+  // An output deleted, or corrupted: recompiled, and restored.
+  std::set<std::string> bench = benchFiles();
+  ASSERT_EQ(bench.size(), 1u);
+  const fs::path kbm = out_ / *bench.begin();
+  std::ifstream original(kbm, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(original)),
+                    std::istreambuf_iterator<char>());
+  original.close();
+  fs::remove(kbm);
+  EXPECT_FALSE(buildCached());
+  EXPECT_TRUE(fs::is_regular_file(kbm));
+  std::ofstream(kbm, std::ios::binary | std::ios::trunc)
+      << std::string(bytes.size(), '\0');
+  EXPECT_FALSE(buildCached());
+  std::ifstream restored(kbm, std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(restored)),
+                        std::istreambuf_iterator<char>()),
+            bytes);
+  EXPECT_TRUE(buildCached());
+
+  // The targets.
+  replaceInFile(project / "workbench.toml", R"(targets = ["vulkan:1.2"])",
+                R"(targets = ["vulkan:1.3"])");
+  EXPECT_FALSE(buildCached());
+  EXPECT_EQ(buildJson().at("program").at("targets"), json({"vulkan:1.3"}));
+  EXPECT_TRUE(buildCached());
+
+  // --no-cache compiles again.
+  EXPECT_FALSE(buildCached({"--no-cache"}));
 }
 
 TEST_F(EndToEndTest, SubstitutingAnUnknownExecutableIsAnError) {
@@ -409,6 +506,16 @@ TEST_F(EndToEndTest, StandaloneKernelsGetTheirOwnBenchmarkProgram) {
   EXPECT_TRUE(noref.at("codegen").empty());
   EXPECT_TRUE(fs::is_regular_file(
       out_ / noref.at("benchmarks")[0].at("file").get<std::string>()));
+
+  // A no-op rebuild reuses both synthesized programs.
+  EXPECT_EQ(program.at("cached"), false);
+  CliRun again = build(kFixtures / "standalone");
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("programs cached, "));
+  json reused = buildJson().at("program");
+  EXPECT_EQ(reused.at("cached"), true);
+  reused["cached"] = false;
+  EXPECT_EQ(reused, program);
 
   CliRun ran = run({"run", (out_ / "standalone/scale_ref").string(),
                     "--device", "vulkan"});
