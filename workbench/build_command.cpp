@@ -537,7 +537,9 @@ int runBuild(const BuildFlags &flags) {
       for (const JobRecord &job : report.jobs)
         succeeded.push_back(&job);
       ProgramStepOptions step;
-      step.targets = project.targets;
+      // The targets this build built: `--target` narrows the program too,
+      // so no variant is generated for a target nobody asked for.
+      step.targets = requested.empty() ? project.targets : requested;
       if (std::any_of(step.targets.begin(), step.targets.end(),
                       [](const Target &t) {
                         return t.kind == Target::Kind::Cuda;

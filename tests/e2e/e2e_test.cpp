@@ -410,6 +410,29 @@ TEST_F(EndToEndTest, NoOpRebuildReusesTheProgramAndAnyChangeRecompiles) {
   EXPECT_FALSE(buildCached({"--no-cache"}));
 }
 
+TEST_F(EndToEndTest, TargetFlagNarrowsTheProgramsTargets) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  replaceInFile(project / "workbench.toml", R"(targets = ["vulkan:1.2"])",
+                R"(targets = ["vulkan:1.2", "vulkan:1.3"])");
+  CliRun both = build(project);
+  ASSERT_EQ(both.exitCode, 0) << both.output;
+  EXPECT_EQ(buildJson().at("program").at("targets"),
+            json({"vulkan:1.2", "vulkan:1.3"}));
+
+  CliRun one = build(project, {"--target", "vulkan:1.3"});
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  json program = buildJson().at("program");
+  EXPECT_EQ(program.at("cached"), false); // the targets are in the key
+  EXPECT_EQ(program.at("targets"), json({"vulkan:1.3"}));
+  ASSERT_EQ(program.at("codegen").size(), 1u) << program.dump(2);
+  EXPECT_EQ(program.at("codegen")[0].at("target"), "vulkan:1.3");
+  ASSERT_EQ(program.at("substitutions").size(), 1u);
+  EXPECT_EQ(program.at("substitutions")[0].at("variant"), "vulkan_1_3");
+}
+
 TEST_F(EndToEndTest, SubstitutingAnUnknownExecutableIsAnError) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
