@@ -64,6 +64,15 @@ std::string str(const flatbuffers::String *s) {
   return s ? s->str() : std::string();
 }
 
+/// The FlatBuffers verifier checks a vector's length word (4-byte aligned)
+/// but not that its elements meet their struct's alignment, so a corrupted
+/// offset can place an 8-byte-aligned struct vector at 4 mod 8. Reading it
+/// would be undefined behaviour (found by runtime_module_fuzz).
+template <typename T>
+bool structVectorAligned(const flatbuffers::Vector<const T *> *v) {
+  return !v || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
+}
+
 template <typename E> bool enumInRange(E value, E last) {
   return static_cast<uint32_t>(value) <= static_cast<uint32_t>(last);
 }
@@ -307,6 +316,10 @@ public:
     const KernelAbi &abi = exports[out.exportIndex];
     std::string what = where + " (`" + exe.name + "` export " +
                        std::to_string(out.exportIndex) + ")";
+    if (!structVectorAligned(d->bindings()) ||
+        !structVectorAligned(d->constants()))
+      return fail(what, "misaligned binding or constant vector (the module "
+                        "is corrupt; rebuild it)");
     size_t nb = d->bindings() ? d->bindings()->size() : 0;
     if (nb != abi.bindings.size())
       return fail(what, "binds " + std::to_string(nb) +
@@ -457,6 +470,13 @@ StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName
     return dataLoss(source + ": not a .kbm module (the file identifier is not "
                              "\"KBM1\"); expected a file written by kb-compile "
                              "or kernel-bench build");
+  // FlatBuffers alignment is relative to the buffer start; give the reader
+  // an 8-byte-aligned base so struct alignment checks are absolute.
+  std::string alignedCopy;
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 8 != 0) {
+    alignedCopy.assign(bytes);
+    bytes = alignedCopy;
+  }
   flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t *>(bytes.data()),
                                  bytes.size());
   if (!kbm::VerifyModuleBuffer(verifier))

@@ -25,7 +25,9 @@ if [ $rc -eq 77 ]; then echo "skip: glslc not found for the seed corpus"; exit 7
 [ $rc -eq 0 ] || exit $rc
 cp "$work/seeds/ok/program.kbm" "$work/corpus/ok.kbm"
 cp "$work/seeds/wrong/program.kbm" "$work/corpus/wrong.kbm"
+# Inputs that once crashed the loader run first, every time.
+cp "$src"/runtime/module/fuzz/regressions/*.kbm "$work/corpus/"
 # Fixed seed: the same inputs every run, so a failure reproduces.
 "$work/build/kbm_module_fuzzer" -runs="$runs" -seed=1 -max_len=65536 \
-  -rss_limit_mb=2048 "$work/corpus"
+  -rss_limit_mb=2048 -artifact_prefix="$work/" "$work/corpus"
 echo "fuzz: $runs runs, no crash"
