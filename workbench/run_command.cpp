@@ -10,8 +10,12 @@
 // `result:` line — so `kernel-bench run > file` keeps a complete record;
 // stderr carries only diagnostics (`error:`, Vulkan validation messages).
 //
-// Exit codes: 0 outputs agree; 1 a mismatch, a bad module or a runtime
-// error; 2 usage; 77 the requested device is unavailable.
+// An executable with no reference variant at all (a standalone kernel
+// without `reference`) leaves nothing to compare: the program runs once with
+// the handwritten kernels, the report says so, and the exit code is 0.
+//
+// Exit codes: 0 outputs agree (or nothing to compare); 1 a mismatch, a bad
+// module or a runtime error; 2 usage; 77 the requested device is unavailable.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/command.h"
@@ -23,6 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -83,22 +88,61 @@ int runProgram(const RunFlags &flags) {
     for (const module::Variant &v : exe.variants)
       anyCandidate |= v.role == module::VariantRole::Candidate;
 
+  // Executables the function dispatches that hold no reference variant at
+  // all (a standalone kernel without `reference`): there is nothing to
+  // compare the handwritten kernel with, so it runs once.
+  std::vector<std::string> noReference;
+  for (const module::Op &op : function->ops) {
+    if (op.kind != module::Op::Kind::Dispatch)
+      continue;
+    const module::Executable &exe = module->executables[op.executable];
+    bool hasReference = false;
+    for (const module::Variant &v : exe.variants)
+      hasReference |= v.role == module::VariantRole::Reference;
+    if (!hasReference &&
+        std::find(noReference.begin(), noReference.end(), exe.name) ==
+            noReference.end())
+      noReference.push_back(exe.name);
+  }
+
   std::printf("module: %s, function `%s` (%zu ops)\n", path.c_str(),
               function->name.c_str(), function->ops.size());
   auto candidate = module::runFunction(device, *module, *function,
                                        module::VariantChoice::PreferCandidate);
   if (!candidate.ok())
     return fail(candidate.status().withContext("run with substitutions"));
-  auto reference = module::runFunction(device, *module, *function,
-                                       module::VariantChoice::ReferenceOnly);
-  if (!reference.ok())
-    return fail(reference.status().withContext("run with generated kernels only"));
   auto listVariants = [](const module::FunctionResult &r) {
     std::string s;
     for (const std::string &v : r.variantsUsed)
       s += (s.empty() ? "" : ", ") + v;
     return s;
   };
+  auto outputName = [](const module::OutputData &data) {
+    return data.name.empty() ? "buffer " + std::to_string(data.buffer)
+                             : data.name;
+  };
+  if (!noReference.empty()) {
+    std::string names;
+    for (const std::string &name : noReference)
+      names += (names.empty() ? "`" : ", `") + name + "`";
+    std::printf("with substitutions: %s\n", listVariants(*candidate).c_str());
+    for (size_t i = 0; i < candidate->outputs.size(); ++i) {
+      const module::OutputData &out = candidate->outputs[i];
+      std::printf("output %zu %s (%s x %llu): not compared\n", i,
+                  outputName(out).c_str(), toString(out.elementType),
+                  static_cast<unsigned long long>(
+                      out.bytes.size() / byteSize(out.elementType)));
+    }
+    std::printf("result: no reference for %s: ran the handwritten kernel%s "
+                "once; nothing to compare (give the kernel a `reference` "
+                "executable to check its results)\n",
+                names.c_str(), noReference.size() == 1 ? "" : "s");
+    return kExitOk;
+  }
+  auto reference = module::runFunction(device, *module, *function,
+                                       module::VariantChoice::ReferenceOnly);
+  if (!reference.ok())
+    return fail(reference.status().withContext("run with generated kernels only"));
   std::printf("with substitutions: %s\n", listVariants(*candidate).c_str());
   std::printf("generated only:     %s\n", listVariants(*reference).c_str());
 
@@ -115,8 +159,7 @@ int runProgram(const RunFlags &flags) {
     module::Comparison cmp = module::compareElements(ref.elementType, ref.bytes,
                                                      cand.bytes, tol,
                                                      flags.maxMismatches);
-    std::string name = ref.name.empty() ? "buffer " + std::to_string(ref.buffer)
-                                        : "`" + ref.name + "`";
+    std::string name = outputName(ref);
     if (cmp.ok()) {
       std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
                   "tolerance abs %g + rel %g)\n",

@@ -112,6 +112,21 @@ toPassList(const std::vector<Substitution> &substitutions) {
   return list;
 }
 
+/// The origins of |substitutions| for the pass's `origins` option: empty
+/// when none has one (flags), else one entry per substitution.
+static std::vector<std::string>
+toOriginList(const std::vector<Substitution> &substitutions) {
+  std::vector<std::string> list;
+  bool any = false;
+  for (const Substitution &s : substitutions) {
+    list.push_back(s.origin);
+    any |= !s.origin.empty();
+  }
+  if (!any)
+    list.clear();
+  return list;
+}
+
 /// Runs |pass| alone on |module|.
 static LogicalResult runPass(MLIRContext &context, ModuleOp module,
                              std::unique_ptr<Pass> pass) {
@@ -207,6 +222,26 @@ CompileResult compile(const CompileOptions &options) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+  // A diagnostic no op is at fault for (a substitution naming no executable)
+  // has an unknown location and names what it is about in its message; it
+  // prints as `error: ...`, not SourceMgr's `<unknown>:0: error: ...`.
+  ScopedDiagnosticHandler unlocated(&context, [&](Diagnostic &d) {
+    if (!d.getLocation().isa<UnknownLoc>())
+      return failure();
+    auto severity = [](DiagnosticSeverity s) {
+      switch (s) {
+      case DiagnosticSeverity::Error: return "error";
+      case DiagnosticSeverity::Warning: return "warning";
+      case DiagnosticSeverity::Note: return "note";
+      case DiagnosticSeverity::Remark: return "remark";
+      }
+      return "error";
+    };
+    diagnostics << severity(d.getSeverity()) << ": " << d << "\n";
+    for (const Diagnostic &note : d.getNotes())
+      diagnostics << severity(note.getSeverity()) << ": " << note << "\n";
+    return success();
+  });
 
   std::string error;
   auto input = openInputFile(options.programPath, &error);
@@ -231,11 +266,16 @@ CompileResult compile(const CompileOptions &options) {
   // Pass options hold ArrayRefs: the lists must outlive pass creation.
   std::vector<std::string> sourceList = toPassList(options.sourceSubstitutions);
   std::vector<std::string> objectList = toPassList(options.objectSubstitutions);
+  std::vector<std::string> sourceOrigins =
+      toOriginList(options.sourceSubstitutions);
+  std::vector<std::string> objectOrigins =
+      toOriginList(options.objectSubstitutions);
   PassManager pm(&context);
   if (!options.sourceSubstitutions.empty() ||
       !options.sourceDirectories.empty()) {
     kbir::SubstituteExecutablesPassOptions o;
     o.substitutions = sourceList;
+    o.origins = sourceOrigins;
     o.directories = options.sourceDirectories;
     o.searchPaths = options.searchPaths;
     o.kind = "source";
@@ -273,6 +313,7 @@ CompileResult compile(const CompileOptions &options) {
       !options.objectDirectories.empty()) {
     kbir::SubstituteExecutablesPassOptions o;
     o.substitutions = objectList;
+    o.origins = objectOrigins;
     o.directories = options.objectDirectories;
     o.searchPaths = options.searchPaths;
     o.kind = "object";

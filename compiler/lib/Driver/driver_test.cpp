@@ -69,6 +69,35 @@ TEST(DriverTest, ErrorWritesNoOutput) {
   EXPECT_FALSE(std::ifstream(output).good());
 }
 
+TEST(DriverTest, StrictUnknownExecutableNamesItsKernelToml) {
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"vulkan:1.2"};
+  options.strict = true;
+  options.objectSubstitutions = {
+      {"nope", kInputs + "/saxpy.spv", "kernels/x/kernel.toml"}};
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  EXPECT_FALSE(result.ok);
+  // Where the substitution came from, and the program it missed in; not a
+  // made-up `program.mlir:0:0` location.
+  EXPECT_EQ(result.diagnostics.rfind(
+                "error: kb-substitute-executables: no kb.executable matches "
+                "'nope' (substitution 'nope=",
+                0),
+            0u)
+      << result.diagnostics;
+  EXPECT_NE(result.diagnostics.find("from kernels/x/kernel.toml, file '"),
+            std::string::npos)
+      << result.diagnostics;
+  EXPECT_NE(result.diagnostics.find(
+                "') in '" + kProgram +
+                "'; executables: @saxpy, @reduce_sum, @softmax, @matmul"),
+            std::string::npos)
+      << result.diagnostics;
+  EXPECT_EQ(result.diagnostics.find(":0:0"), std::string::npos)
+      << result.diagnostics;
+}
+
 TEST(DriverTest, ParseSubstitution) {
   kb::driver::Substitution s;
   std::string error;

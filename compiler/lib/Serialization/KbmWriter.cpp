@@ -86,14 +86,10 @@ public:
 
   /// Writes |executable|; failure when a variant has no code.
   FailureOr<fb::Offset<kbm::Executable>> writeExecutable(ExecutableOp executable) {
-    // Substituted objects are candidates when a generated reference for the
-    // same backend exists; an executable shipped only as objects is its own
-    // reference.
-    bool hasGenerated[2] = {false, false};
-    for (VariantOp v : executable.getVariantOps())
-      if (!v.isExternal())
-        hasGenerated[static_cast<int>(v.getBackend())] = true;
-
+    // A handwritten object is always a candidate, generated code always a
+    // reference. An executable shipped only as objects (a standalone kernel
+    // without a reference) thus has no reference: `kernel-bench run` says
+    // so instead of passing the handwritten kernel off as generated.
     std::vector<fb::Offset<kbm::ExecutableVariant>> variants;
     for (VariantOp v : executable.getVariantOps()) {
       auto exports = writeExports(executable, v);
@@ -103,10 +99,8 @@ public:
         if (!format)
           return v.emitOpError("object '")
                  << object.getPath() << "' has no .ptx/.cubin/.spv extension";
-        kbm::VariantRole role = hasGenerated[static_cast<int>(v.getBackend())]
-                                    ? kbm::VariantRole::Candidate
-                                    : kbm::VariantRole::Reference;
-        variants.push_back(writeVariant(*format, v.getArch(), role,
+        variants.push_back(writeVariant(*format, v.getArch(),
+                                        kbm::VariantRole::Candidate,
                                         object.getData(), exports));
         continue;
       }
@@ -241,6 +235,7 @@ struct HostFunctionWriter {
   std::vector<fb::Offset<kbm::Buffer>> buffers;
   std::vector<fb::Offset<kbm::Op>> ops;
   DenseMap<Value, unsigned> bufferIndex;
+  llvm::StringSet<> bufferNames;
   // Per buffer: op index of its last read and last write by a dispatch.
   std::vector<int64_t> lastRead, lastWrite;
 
@@ -280,6 +275,62 @@ struct HostFunctionWriter {
     return getElementTypeOf(buffer.getType().cast<BufferType>().getElementType());
   }
 
+  /// A name for |buffer| that `kernel-bench run` shows: `exe.binding` of
+  /// the last dispatch that writes it (what the output holds), else of the
+  /// first that reads it (an input); `buffer<N>` when no dispatch binds it
+  /// or the binding is unnamed. A name taken by an earlier buffer (the same
+  /// export dispatched twice) gets `#<N>` appended, so each is distinct.
+  std::string getBufferName(Value buffer, unsigned index) {
+    DispatchOp lastWriter, firstReader;
+    unsigned writerBinding = 0, readerBinding = 0;
+    for (Operation *user : buffer.getUsers()) {
+      auto dispatch = dyn_cast<DispatchOp>(user);
+      if (!dispatch)
+        continue;
+      ExecutableOp executable =
+          symbols.lookup<ExecutableOp>(dispatch.getExecutableName());
+      auto exportOp = executable
+                          ? dyn_cast_or_null<ExportOp>(SymbolTable::lookupSymbolIn(
+                                executable, dispatch.getExportName()))
+                          : ExportOp();
+      if (!exportOp)
+        continue;
+      ArrayRef<BindingAttr> layout = exportOp.getLayout().getBindings();
+      for (auto [i, value] : llvm::enumerate(dispatch.getBindings())) {
+        if (value != buffer || i >= layout.size())
+          continue;
+        if (layout[i].getAccess() != BindingAccess::ReadOnly &&
+            (!lastWriter || lastWriter->isBeforeInBlock(dispatch))) {
+          lastWriter = dispatch;
+          writerBinding = i;
+        }
+        if (!firstReader || dispatch->isBeforeInBlock(firstReader)) {
+          firstReader = dispatch;
+          readerBinding = i;
+        }
+      }
+    }
+    DispatchOp named = lastWriter ? lastWriter : firstReader;
+    unsigned binding = lastWriter ? writerBinding : readerBinding;
+    std::string name;
+    if (named) {
+      ExportOp exportOp = cast<ExportOp>(SymbolTable::lookupSymbolIn(
+          symbols.lookup<ExecutableOp>(named.getExecutableName()),
+          named.getExportName()));
+      StringAttr bindingName =
+          exportOp.getLayout().getBindings()[binding].getName();
+      if (bindingName && !bindingName.getValue().empty())
+        name = (named.getExecutableName() + "." + bindingName.getValue()).str();
+    }
+    if (name.empty())
+      name = "buffer" + std::to_string(index);
+    if (!bufferNames.insert(name).second) {
+      name += "#" + std::to_string(index);
+      bufferNames.insert(name);
+    }
+    return name;
+  }
+
   LogicalResult writeAlloc(AllocOp alloc, StringRef functionName) {
     std::string reason;
     std::optional<int64_t> count = getBufferElementCount(alloc.getResult(), &reason);
@@ -296,10 +347,13 @@ struct HostFunctionWriter {
              << alloc.getType().cast<BufferType>().getElementType()
              << ", which no .kbm buffer holds";
     unsigned index = buffers.size();
-    std::string name = "%" + std::to_string(index);
-    uint64_t seed = hashName((functionName + "/" + name).str());
+    // The seed depends on the buffer's position only, so renaming bindings
+    // does not change a program's inputs.
+    uint64_t seed = hashName(
+        (functionName + "/%" + std::to_string(index)).str());
     auto init = writer.writeInit(
         buildInitSpec(alloc.getContext(), *type, isInput, seed));
+    std::string name = getBufferName(alloc.getResult(), index);
     buffers.push_back(kbm::CreateBuffer(writer.fbb, writer.fbb.CreateString(name),
                                         toKbm(*type),
                                         static_cast<uint64_t>(*count), init));
@@ -470,7 +524,16 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
     if (!type || !count || !init || !output)
       return module.emitError("malformed buffer in benchmark '")
              << name.getValue() << "': " << buffer;
-    std::string bufferName = "%" + std::to_string(i);
+    // Named after the binding that uses it, as in program.kbm.
+    std::string bufferName = "buffer" + std::to_string(i);
+    for (auto [b, buffer] : llvm::enumerate(bindings.asArrayRef()))
+      if (buffer == static_cast<int64_t>(i) &&
+          b < exportOp.getLayout().getBindings().size())
+        if (StringAttr n = exportOp.getLayout().getBindings()[b].getName())
+          if (!n.getValue().empty()) {
+            bufferName = (executableName.getValue() + "." + n.getValue()).str();
+            break;
+          }
     bufferOffsets.push_back(kbm::CreateBuffer(
         writer.fbb, writer.fbb.CreateString(bufferName), toKbm(*type),
         count.getValue().getZExtValue(), writer.writeInit(init)));

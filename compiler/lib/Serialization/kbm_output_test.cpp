@@ -157,6 +157,17 @@ TEST(KbmOutputTest, QuickstartWritesAProgramAndOneBenchmarkPerDispatch) {
   EXPECT_EQ(main->buffers()->size(), 9u);
   EXPECT_EQ(main->ops()->size(), 14u);
   ASSERT_EQ(main->outputs()->size(), 3u);
+  // Buffers are named after the binding of the last dispatch that writes
+  // them (else the first that reads them), qualified by executable; the
+  // second reduce_sum writes its total through `partials` again.
+  std::vector<std::string> bufferNames;
+  for (const kbm::Buffer *buffer : *main->buffers())
+    bufferNames.push_back(buffer->name()->str());
+  EXPECT_EQ(bufferNames,
+            (std::vector<std::string>{
+                "saxpy.x", "saxpy.y", "reduce_sum.partials",
+                "reduce_sum.partials#3", "softmax.input", "softmax.output",
+                "matmul.a", "matmul.b", "matmul.c"}));
   // Inputs are seeded draws, buffers first written by a dispatch zeros.
   const kbm::Buffer *x = main->buffers()->Get(0);
   ASSERT_NE(x->init(), nullptr);
@@ -198,6 +209,12 @@ TEST(KbmOutputTest, QuickstartWritesAProgramAndOneBenchmarkPerDispatch) {
     ASSERT_EQ(op->command_type(), kbm::Command::Dispatch);
     const kbm::Dispatch *dispatch = op->command_as_Dispatch();
     EXPECT_EQ(dispatch->workgroup_count()->x(), b.workgroupCount[0]);
+    // Each buffer is named after the binding it is bound to.
+    for (const kbm::BindingRef *ref : *dispatch->bindings())
+      EXPECT_EQ(fn->buffers()->Get(ref->buffer())->name()->str().rfind(
+                    b.executable + ".", 0),
+                0u)
+          << b.file;
     EXPECT_EQ(dispatch->workgroup_count()->y(), b.workgroupCount[1]);
     EXPECT_GE(fn->outputs()->size(), 1u) << b.file;
   }
@@ -595,6 +612,18 @@ TEST(KbmOutputTest, StandaloneKernelWithoutAReferenceRunsItsObjects) {
             (std::vector<std::string>{"vulkan_1_2"}));
   EXPECT_TRUE(result.benchmarks[0].references.empty());
   EXPECT_TRUE(result.codegen.empty());
+  // The handwritten object is a candidate in every module, never passed off
+  // as a (generated) reference.
+  for (const std::string file :
+       {std::string("program.kbm"), result.benchmarks[0].file}) {
+    const std::string bytes = readFile(dir / "out" / file);
+    const kbm::Module *module = verified(bytes, file);
+    ASSERT_NE(module, nullptr);
+    ASSERT_EQ(module->executables()->size(), 1u);
+    const auto *variants = module->executables()->Get(0)->variants();
+    ASSERT_EQ(variants->size(), 1u) << file;
+    EXPECT_EQ(variants->Get(0)->role(), kbm::VariantRole::Candidate) << file;
+  }
 }
 
 TEST(KbmOutputTest, StandaloneKernelErrorsNameTheProblem) {

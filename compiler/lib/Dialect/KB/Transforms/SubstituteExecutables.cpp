@@ -127,7 +127,7 @@ static LogicalResult scanDirectory(ModuleOp module, StringRef dir,
 
 /// Parses one `NAME=FILE` entry into a request.
 static LogicalResult parseExplicit(ModuleOp module, StringRef text,
-                                   StringRef stage,
+                                   StringRef origin, StringRef stage,
                                    std::vector<Request> &requests) {
   auto [key, file] = text.split('=');
   if (!text.contains('=') || key.empty() || file.empty())
@@ -150,8 +150,10 @@ static LogicalResult parseExplicit(ModuleOp module, StringRef text,
                                    "--substitute-executable-object"
                                  : "objects (.ptx, .cubin, .spv); use "
                                    "--substitute-executable-source");
-  requests.push_back({key.str(), file.str(),
-                      ("substitution '" + text + "'").str(), *kind, false});
+  std::string described = ("substitution '" + text + "'").str();
+  if (!origin.empty())
+    described += (" from " + origin).str();
+  requests.push_back({key.str(), file.str(), described, *kind, false});
   return success();
 }
 
@@ -560,18 +562,32 @@ SubstituteExecutablesPass::collectRequests(std::vector<Request> &requests) {
   for (const std::string &dir : directories)
     if (failed(scanDirectory(module, dir, kind, requests)))
       return failure();
-  for (const std::string &text : substitutions)
-    if (failed(parseExplicit(module, text, kind, requests)))
+  if (!origins.empty() && origins.size() != substitutions.size())
+    return module.emitError()
+           << "kb-substitute-executables: " << origins.size()
+           << " origins for " << substitutions.size()
+           << " substitutions; give one origin per substitution, or none";
+  for (auto [i, text] : llvm::enumerate(substitutions))
+    if (failed(parseExplicit(module, text,
+                             origins.empty() ? StringRef() : origins[i], kind,
+                             requests)))
       return failure();
   return success();
 }
 
 LogicalResult SubstituteExecutablesPass::reportUnmatched(const Request &request) {
   ModuleOp module = getOperation();
-  InFlightDiagnostic diag = strict ? module.emitError() : module.emitWarning();
+  // No op is at fault, and the module's own location is line 0 of the
+  // program: the message names the request's origin and the program file
+  // instead of pointing at a bogus `program.mlir:0:0`.
+  Location loc = UnknownLoc::get(module.getContext());
+  InFlightDiagnostic diag = strict ? emitError(loc) : emitWarning(loc);
   diag << "kb-substitute-executables: no kb.executable matches '"
        << request.key << "' (" << request.origin << ", file '" << request.file
-       << "'); executables: " << listExecutables(module);
+       << "')";
+  if (auto file = module.getLoc()->findInstanceOf<FileLineColLoc>())
+    diag << " in '" << file.getFilename().getValue() << "'";
+  diag << "; executables: " << listExecutables(module);
   if (strict)
     return failure();
   return success();

@@ -83,6 +83,13 @@ func.func @helper() {
 
 // Unknown names: a warning (the pass succeeds), an error under strict.
 // RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=nosuch=%S/Inputs/replacement.mlir})' 2>&1 >/dev/null | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: warning: kb-substitute-executables: no kb.executable matches 'nosuch' (substitution 'nosuch={{.*}}replacement.mlir', file '{{.*}}replacement.mlir'); executables: @saxpy, @untouched
+// No op is at fault: an unknown location (the module's would be a bogus
+// line 0), the program's file named in the message instead.
+// UNKNOWN: warning: kb-substitute-executables: no kb.executable matches 'nosuch' (substitution 'nosuch={{.*}}replacement.mlir', file '{{.*}}replacement.mlir') in '{{.*}}substitute_executables_sources.mlir'; executables: @saxpy, @untouched
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=nosuch=%S/Inputs/replacement.mlir strict=true})' 2>&1 | FileCheck %s --check-prefix=STRICT
 // STRICT: error: kb-substitute-executables: no kb.executable matches 'nosuch'
+// With `origins`, each substitution names where it came from.
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=nosuch=%S/Inputs/replacement.mlir origins=kernels/x/kernel.toml strict=true})' 2>&1 | FileCheck %s --check-prefix=ORIGIN
+// ORIGIN: error: kb-substitute-executables: no kb.executable matches 'nosuch' (substitution 'nosuch={{.*}}replacement.mlir' from kernels/x/kernel.toml, file '{{.*}}replacement.mlir') in '{{.*}}substitute_executables_sources.mlir'; executables: @saxpy, @untouched
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=nosuch=%S/Inputs/replacement.mlir origins=a,b})' 2>&1 | FileCheck %s --check-prefix=ORIGINS
+// ORIGINS: error: kb-substitute-executables: 2 origins for 1 substitutions; give one origin per substitution, or none

@@ -50,6 +50,9 @@ def SubstituteExecutablesPass
   let options = [
     ListOption<"substitutions", "substitutions", "std::string",
                "`NAME=FILE` pairs (NAME: executable or executable/variant)">,
+    ListOption<"origins", "origins", "std::string",
+               "Where each of `substitutions` came from (e.g. a kernel.toml "
+               "path), in the same order, named by its diagnostics">,
     ListOption<"directories", "directories", "std::string",
                "Directories whose files substitute the executables named by "
                "their stems (non-recursive)">,

@@ -1,0 +1,144 @@
+//===- tests/e2e/run_report_test.cpp - what `run` and strict builds say ---===//
+//
+// The words kernel-bench prints, end to end: `run` on a standalone kernel
+// without a reference says there is nothing to compare (and exits 0) rather
+// than claiming two generated runs; outputs are labelled `executable.binding`;
+// a `substitutes` naming no executable names its kernel.toml and no bogus
+// `program.mlir:0:0` location. Skips without glslc/spirv-val or Vulkan.
+//
+//===----------------------------------------------------------------------===//
+#include "toolchains/process.h"
+#include "toolchains/toolchains.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const fs::path kSourceDir = KB_SOURCE_DIR;
+const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
+constexpr int kExitUnavailable = 77;
+
+struct Cli {
+  int exitCode = -1;
+  std::string output; // stdout + stderr
+};
+
+class RunReportTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    kb::toolchains::Toolchains tools;
+    for (const char *tool : {"glslc", "spirv-val"})
+      if (!tools.find(tool).ok())
+        GTEST_SKIP() << tool << " is not installed; this test needs it";
+    char tmpl[] = "/tmp/kb_run_report_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    tmp_ = tmpl;
+    out_ = tmp_ / "out";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!tmp_.empty())
+      fs::remove_all(tmp_, ec);
+  }
+
+  Cli kernelBench(std::vector<std::string> args) {
+    kb::toolchains::ProcessOptions options;
+    options.argv = {KB_KERNEL_BENCH};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.workingDirectory = kSourceDir;
+    options.env = {{"NO_COLOR", "1"}};
+    options.timeout = std::chrono::seconds(600);
+    auto result = kb::toolchains::runProcess(options);
+    EXPECT_TRUE(result.ok()) << result.status().message();
+    Cli r;
+    if (!result.ok())
+      return r;
+    r.exitCode = result->exitCode;
+    r.output = result->stdoutText + result->stderrText;
+    return r;
+  }
+
+  Cli build(const fs::path &project) {
+    return kernelBench({"build", project.string(), "-o", out_.string(),
+                        "--cache-dir", (tmp_ / "cache").string()});
+  }
+
+  Cli runOnVulkan(const fs::path &module) {
+    return kernelBench({"run", module.string(), "--device", "vulkan"});
+  }
+
+  fs::path tmp_, out_;
+};
+
+#define SKIP_WITHOUT_VULKAN(r)                                                 \
+  do {                                                                         \
+    if ((r).exitCode == kExitUnavailable)                                      \
+      GTEST_SKIP() << "no Vulkan device: " << (r).output;                      \
+  } while (false)
+
+TEST_F(RunReportTest, StandaloneWithoutReferenceSaysNothingWasCompared) {
+  Cli b = build(kFixtures / "standalone");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+
+  Cli r = runOnVulkan(out_ / "standalone/scale_noref");
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("`scale_noref`: candidate spirv"));
+  EXPECT_THAT(r.output, HasSubstr("output 0 scale_noref.y (f32 x 1024): "
+                                  "not compared"));
+  EXPECT_THAT(r.output,
+              HasSubstr("result: no reference for `scale_noref`: ran the "
+                        "handwritten kernel once; nothing to compare"));
+  EXPECT_THAT(r.output, Not(HasSubstr("generated")));
+
+  // With a reference, both runs happen and agree.
+  Cli withRef = runOnVulkan(out_ / "standalone/scale_ref");
+  EXPECT_EQ(withRef.exitCode, 0) << withRef.output;
+  EXPECT_THAT(withRef.output, HasSubstr("output 0 scale_ref.y (f32 x 5000): OK"));
+  EXPECT_THAT(withRef.output, HasSubstr("result: outputs agree\n"));
+}
+
+TEST_F(RunReportTest, ProgramOutputsAreNamedAfterTheirBinding) {
+  Cli b = build(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = runOnVulkan(out_);
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("output 0 scale.y (f32 x 4096): OK"));
+  EXPECT_THAT(r.output, Not(HasSubstr("%")));
+}
+
+TEST_F(RunReportTest, UnknownSubstitutionNamesItsKernelToml) {
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  {
+    std::ifstream in(project / "scale/kernel.toml");
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    text.replace(text.find("substitutes = \"scale\""), 21,
+                 "substitutes = \"nope\" ");
+    std::ofstream(project / "scale/kernel.toml") << text;
+  }
+  Cli r = build(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("error: kb-substitute-executables: no "
+                                  "kb.executable matches 'nope/vulkan_1_2'"));
+  EXPECT_THAT(r.output, HasSubstr("scale/kernel.toml, file '"));
+  EXPECT_THAT(r.output, HasSubstr("program.mlir'; executables: @scale"));
+  EXPECT_THAT(r.output, Not(HasSubstr("program.mlir:0:0")));
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+}
+
+} // namespace
