@@ -66,6 +66,10 @@ step "run wrong (cuda)"        run_cuda_bad.log -- expect_output 1 'index 37: ge
 step "run huge refused (cuda)" run_cuda_big.log -- expect_output 1 'before any driver call' -- "$bin/kernel-bench" run "$mods/huge" --device cuda
 step "run ok (vulkan)"         run_vk_ok.log    -- expect_rc 0 -- "$bin/kernel-bench" run "$mods/ok" --device vulkan
 step "run wrong (vulkan)"      run_vk_bad.log   -- expect_output 1 'index 37: generated' -- "$bin/kernel-bench" run "$mods/wrong" --device vulkan
+if [ -f "$stage/quickstart/program.kbm" ]; then
+  step "quickstart run (cuda)"   qs_cuda.log      -- expect_output 0 'outputs agree' -- "$bin/kernel-bench" run "$stage/quickstart" --device cuda
+  step "quickstart run (vulkan)" qs_vulkan.log    -- expect_output 0 'outputs agree' -- "$bin/kernel-bench" run "$stage/quickstart" --device vulkan
+fi
 step "runtime_overhead bench"  overhead.log     -- "$bin/runtime_overhead" "$KB_CTS_KERNEL_DIR"
 
 summary() {

@@ -5,6 +5,11 @@
 #
 #   tests/gpu/stage.sh BUILD_DIR [STAGE_DIR]      (default: .carry/gpu)
 #
+# With KB_QUICKSTART=DIR (the output of `kernel-bench build examples/quickstart`
+# from a build WITH the compiler: program.kbm carries cubin + PTX and SPIR-V
+# variants), its modules are staged too and the host runs the bundled
+# example end to end on both drivers.
+#
 # BUILD_DIR must be a runtime-only, statically linked build:
 #   cmake -S . -B build-gpu -G Ninja -DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON
 set -euo pipefail
@@ -23,6 +28,12 @@ for f in workbench/kernel-bench runtime/hal/cts/hal_cts_cuda \
 done
 cp -r "$build/runtime/hal/cts/kernels" "$stage/kernels"
 "$build/runtime/testing/kb-make-test-modules" "$stage/modules" --cuda
+if [ -n "${KB_QUICKSTART:-}" ]; then
+  [ -f "$KB_QUICKSTART/program.kbm" ] || { echo "stage.sh: no program.kbm in $KB_QUICKSTART" >&2; exit 1; }
+  mkdir -p "$stage/quickstart"
+  cp "$KB_QUICKSTART/program.kbm" "$stage/quickstart/"
+  cp -r "$KB_QUICKSTART/bench" "$stage/quickstart/" 2>/dev/null || true
+fi
 if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR'; then
   echo "stage.sh: $build links libstdc++ or LLVM dynamically; configure it with" \
        "-DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON" >&2
