@@ -7,8 +7,7 @@
 // cache. Tests needing nvcc or glslc skip when the tool is missing.
 //
 //===----------------------------------------------------------------------===//
-#include "toolchains/process.h"
-#include "toolchains/toolchains.h"
+#include "tests/support/cli_test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,7 +19,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -32,18 +30,13 @@ namespace {
 const fs::path kSourceDir = KB_SOURCE_DIR;
 const fs::path kFixtures = kSourceDir / "tests/cli/fixtures";
 
-struct CliRun {
-  int exitCode = -1;
-  std::string output; // stdout + stderr
-  double seconds = 0;
-};
+using kb::test::CliRun;
 
 class BuildCliTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/kb_cli_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
+    tmp_ = kb::test::makeTempDir("kb_cli_test");
+    ASSERT_FALSE(tmp_.empty());
     out_ = tmp_ / "out";
     cache_ = tmp_ / "cache";
   }
@@ -52,27 +45,10 @@ protected:
     fs::remove_all(tmp_, ec);
   }
 
-  /// Runs kernel-bench from the source directory (so messages show
-  /// repo-relative paths) with |args|.
-  CliRun run(std::vector<std::string> args,
-          std::vector<std::pair<std::string, std::string>> env = {}) {
-    kb::toolchains::ProcessOptions options;
-    options.argv = {KB_KERNEL_BENCH};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.workingDirectory = kSourceDir;
-    env.emplace_back("NO_COLOR", "1");
-    options.env = env;
-    options.timeout = std::chrono::seconds(300);
-    auto result = kb::toolchains::runProcess(options);
-    EXPECT_TRUE(result.ok()) << result.status().message();
-    CliRun r;
-    if (!result.ok())
-      return r;
-    EXPECT_EQ(result->signal, 0) << result->describe();
-    r.exitCode = result->exitCode;
-    r.output = result->stdoutText + result->stderrText;
-    r.seconds = result->seconds;
-    return r;
+  /// Runs kernel-bench with |args| (see kb::test::runKernelBench).
+  CliRun run(std::vector<std::string> args, kb::test::EnvVars env = {}) {
+    return kb::test::runKernelBench(args, std::move(env),
+                                    std::chrono::seconds(300));
   }
 
   /// `kernel-bench build FIXTURE -o OUT --cache-dir CACHE EXTRA...`.
@@ -85,13 +61,7 @@ protected:
     return run(args, env);
   }
 
-  json buildJson() {
-    std::ifstream in(out_ / "build.json");
-    EXPECT_TRUE(in.good()) << "no build.json in " << out_;
-    if (!in)
-      return json();
-    return json::parse(in);
-  }
+  json buildJson() { return kb::test::readJsonFile(out_ / "build.json"); }
 
   /// Files published for (kernel, target-stem) under OUT_DIR/kernels.
   std::vector<fs::path> published(const std::string &kernel) {
@@ -100,12 +70,6 @@ protected:
     for (auto &entry : fs::directory_iterator(out_ / "kernels" / kernel, ec))
       files.push_back(entry.path());
     return files;
-  }
-
-  bool haveTool(const std::string &tool) {
-    kb::toolchains::Toolchains tools;
-    auto found = tools.find(tool);
-    return found.ok();
   }
 
   /// The common contract of every failing build: exit 1, the job recorded as
@@ -141,12 +105,6 @@ protected:
 
   fs::path tmp_, out_, cache_;
 };
-
-#define REQUIRE_TOOL(tool)                                                     \
-  do {                                                                         \
-    if (!haveTool(tool))                                                       \
-      GTEST_SKIP() << tool << " is not installed; this test needs it";         \
-  } while (false)
 
 /// The build.json schema of workbench/README.md: every documented field,
 /// with its type.

@@ -9,16 +9,13 @@
 // Tests skip when a tool (nvcc, glslc, ...) or the Vulkan device is missing.
 //
 //===----------------------------------------------------------------------===//
-#include "toolchains/process.h"
-#include "toolchains/toolchains.h"
+#include "tests/support/cli_test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,20 +31,14 @@ namespace {
 const fs::path kSourceDir = KB_SOURCE_DIR;
 const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
 
-/// `kernel-bench run` exits with this when the device is unavailable.
-constexpr int kExitUnavailable = 77;
-
-struct CliRun {
-  int exitCode = -1;
-  std::string output; // stdout + stderr
-};
+using kb::test::CliRun;
+using kb::test::replaceInFile;
 
 class EndToEndTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/kb_e2e_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
+    tmp_ = kb::test::makeTempDir("kb_e2e_test");
+    ASSERT_FALSE(tmp_.empty());
     out_ = tmp_ / "out";
     cache_ = tmp_ / "cache";
   }
@@ -56,24 +47,9 @@ protected:
     fs::remove_all(tmp_, ec);
   }
 
-  /// Runs kernel-bench from the source directory (messages show
-  /// repo-relative paths).
+  /// Runs kernel-bench with |args| (see kb::test::runKernelBench).
   CliRun run(std::vector<std::string> args) {
-    kb::toolchains::ProcessOptions options;
-    options.argv = {KB_KERNEL_BENCH};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.workingDirectory = kSourceDir;
-    options.env = {{"NO_COLOR", "1"}};
-    options.timeout = std::chrono::seconds(600);
-    auto result = kb::toolchains::runProcess(options);
-    EXPECT_TRUE(result.ok()) << result.status().message();
-    CliRun r;
-    if (!result.ok())
-      return r;
-    EXPECT_EQ(result->signal, 0) << result->describe();
-    r.exitCode = result->exitCode;
-    r.output = result->stdoutText + result->stderrText;
-    return r;
+    return kb::test::runKernelBench(args);
   }
 
   CliRun build(const fs::path &project, std::vector<std::string> extra = {}) {
@@ -90,13 +66,7 @@ protected:
     return run({"run", out_.string(), "--device", "vulkan"});
   }
 
-  json buildJson() {
-    std::ifstream in(out_ / "build.json");
-    EXPECT_TRUE(in.good()) << "no build.json in " << out_;
-    if (!in)
-      return json();
-    return json::parse(in);
-  }
+  json buildJson() { return kb::test::readJsonFile(out_ / "build.json"); }
 
   /// The .kbm files under OUT/bench.
   std::set<std::string> benchFiles() {
@@ -107,27 +77,8 @@ protected:
     return files;
   }
 
-  static bool haveTool(const std::string &tool) {
-    kb::toolchains::Toolchains tools;
-    return tools.find(tool).ok();
-  }
-
   fs::path tmp_, out_, cache_;
 };
-
-#define REQUIRE_TOOL(tool)                                                     \
-  do {                                                                         \
-    if (!haveTool(tool))                                                       \
-      GTEST_SKIP() << tool << " is not installed; this test needs it";         \
-  } while (false)
-
-#define SKIP_WITHOUT_VULKAN(r)                                                 \
-  do {                                                                         \
-    if ((r).exitCode == kExitUnavailable)                                      \
-      GTEST_SKIP() << "no Vulkan device (lavapipe: Debian "                    \
-                      "mesa-vulkan-drivers): "                                 \
-                   << (r).output;                                              \
-  } while (false)
 
 /// The build.json "program" record of a successful compile: every field
 /// workbench/README.md documents, with its type.
@@ -323,19 +274,6 @@ TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
   EXPECT_TRUE(fs::exists(out_ / "program.kbm"));
 }
 
-/// Rewrites |file| with the first |from| replaced by |to|.
-void replaceInFile(const fs::path &file, const std::string &from,
-                   const std::string &to) {
-  std::ifstream in(file);
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  in.close();
-  size_t at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from << " not in " << file;
-  text.replace(at, from.size(), to);
-  std::ofstream(file, std::ios::trunc) << text;
-}
-
 TEST_F(EndToEndTest, NoOpRebuildReusesTheProgramAndAnyChangeRecompiles) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
@@ -383,20 +321,14 @@ TEST_F(EndToEndTest, NoOpRebuildReusesTheProgramAndAnyChangeRecompiles) {
   std::set<std::string> bench = benchFiles();
   ASSERT_EQ(bench.size(), 1u);
   const fs::path kbm = out_ / *bench.begin();
-  std::ifstream original(kbm, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(original)),
-                    std::istreambuf_iterator<char>());
-  original.close();
+  std::string bytes = kb::test::readFile(kbm);
   fs::remove(kbm);
   EXPECT_FALSE(buildCached());
   EXPECT_TRUE(fs::is_regular_file(kbm));
   std::ofstream(kbm, std::ios::binary | std::ios::trunc)
       << std::string(bytes.size(), '\0');
   EXPECT_FALSE(buildCached());
-  std::ifstream restored(kbm, std::ios::binary);
-  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(restored)),
-                        std::istreambuf_iterator<char>()),
-            bytes);
+  EXPECT_EQ(kb::test::readFile(kbm), bytes);
   EXPECT_TRUE(buildCached());
 
   // The targets.
@@ -438,14 +370,8 @@ TEST_F(EndToEndTest, SubstitutingAnUnknownExecutableIsAnError) {
   REQUIRE_TOOL("spirv-val");
   fs::path project = tmp_ / "project";
   fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
-  {
-    std::ifstream in(project / "scale/kernel.toml");
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    text.replace(text.find("substitutes = \"scale\""), 21,
-                 "substitutes = \"scael\"");
-    std::ofstream(project / "scale/kernel.toml") << text;
-  }
+  replaceInFile(project / "scale/kernel.toml", "substitutes = \"scale\"",
+                "substitutes = \"scael\"");
   CliRun r = build(project);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("no kb.executable matches 'scael/vulkan_1_2'"));

@@ -7,18 +7,12 @@
 // `program.mlir:0:0` location. Skips without glslc/spirv-val or Vulkan.
 //
 //===----------------------------------------------------------------------===//
-#include "toolchains/process.h"
-#include "toolchains/toolchains.h"
+#include "tests/support/cli_test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -28,23 +22,15 @@ namespace {
 
 const fs::path kSourceDir = KB_SOURCE_DIR;
 const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
-constexpr int kExitUnavailable = 77;
-
-struct Cli {
-  int exitCode = -1;
-  std::string output; // stdout + stderr
-};
+using Cli = kb::test::CliRun;
 
 class RunReportTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    kb::toolchains::Toolchains tools;
-    for (const char *tool : {"glslc", "spirv-val"})
-      if (!tools.find(tool).ok())
-        GTEST_SKIP() << tool << " is not installed; this test needs it";
-    char tmpl[] = "/tmp/kb_run_report_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
+    REQUIRE_TOOL("glslc");
+    REQUIRE_TOOL("spirv-val");
+    tmp_ = kb::test::makeTempDir("kb_run_report_test");
+    ASSERT_FALSE(tmp_.empty());
     out_ = tmp_ / "out";
   }
   void TearDown() override {
@@ -54,20 +40,7 @@ protected:
   }
 
   Cli kernelBench(std::vector<std::string> args) {
-    kb::toolchains::ProcessOptions options;
-    options.argv = {KB_KERNEL_BENCH};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.workingDirectory = kSourceDir;
-    options.env = {{"NO_COLOR", "1"}};
-    options.timeout = std::chrono::seconds(600);
-    auto result = kb::toolchains::runProcess(options);
-    EXPECT_TRUE(result.ok()) << result.status().message();
-    Cli r;
-    if (!result.ok())
-      return r;
-    r.exitCode = result->exitCode;
-    r.output = result->stdoutText + result->stderrText;
-    return r;
+    return kb::test::runKernelBench(args);
   }
 
   Cli build(const fs::path &project) {
@@ -81,12 +54,6 @@ protected:
 
   fs::path tmp_, out_;
 };
-
-#define SKIP_WITHOUT_VULKAN(r)                                                 \
-  do {                                                                         \
-    if ((r).exitCode == kExitUnavailable)                                      \
-      GTEST_SKIP() << "no Vulkan device: " << (r).output;                      \
-  } while (false)
 
 TEST_F(RunReportTest, StandaloneWithoutReferenceSaysNothingWasCompared) {
   Cli b = build(kFixtures / "standalone");
@@ -123,14 +90,9 @@ TEST_F(RunReportTest, ProgramOutputsAreNamedAfterTheirBinding) {
 TEST_F(RunReportTest, UnknownSubstitutionNamesItsKernelToml) {
   fs::path project = tmp_ / "project";
   fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
-  {
-    std::ifstream in(project / "scale/kernel.toml");
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    text.replace(text.find("substitutes = \"scale\""), 21,
-                 "substitutes = \"nope\" ");
-    std::ofstream(project / "scale/kernel.toml") << text;
-  }
+  kb::test::replaceInFile(project / "scale/kernel.toml",
+                          "substitutes = \"scale\"",
+                          "substitutes = \"nope\" ");
   Cli r = build(project);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("error: kb-substitute-executables: no "

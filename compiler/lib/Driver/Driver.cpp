@@ -136,6 +136,27 @@ static LogicalResult runPass(MLIRContext &context, ModuleOp module,
 }
 
 /// The origin of the last substitution of |executable| with |file|.
+/// Adds kb-substitute-executables for one |kind| ("source" or "object")
+/// when there is anything to substitute. The pass options hold ArrayRefs:
+/// |substitutions|, |origins| and |directories| must outlive the pass.
+static void addSubstitutePass(PassManager &pm, StringRef kind,
+                              ArrayRef<std::string> substitutions,
+                              ArrayRef<std::string> origins,
+                              ArrayRef<std::string> directories,
+                              const CompileOptions &options) {
+  if (substitutions.empty() && directories.empty())
+    return;
+  kbir::SubstituteExecutablesPassOptions o;
+  o.substitutions = substitutions;
+  o.origins = origins;
+  o.directories = directories;
+  o.searchPaths = options.searchPaths;
+  o.kind = kind.str();
+  o.strict = options.strict;
+  o.printNotes = options.printNotes;
+  pm.addPass(kbir::createSubstituteExecutablesPass(o));
+}
+
 static std::string findOrigin(const CompileOptions &options,
                               const std::string &executable,
                               const std::string &file) {
@@ -271,18 +292,8 @@ CompileResult compile(const CompileOptions &options) {
   std::vector<std::string> objectOrigins =
       toOriginList(options.objectSubstitutions);
   PassManager pm(&context);
-  if (!options.sourceSubstitutions.empty() ||
-      !options.sourceDirectories.empty()) {
-    kbir::SubstituteExecutablesPassOptions o;
-    o.substitutions = sourceList;
-    o.origins = sourceOrigins;
-    o.directories = options.sourceDirectories;
-    o.searchPaths = options.searchPaths;
-    o.kind = "source";
-    o.strict = options.strict;
-    o.printNotes = options.printNotes;
-    pm.addPass(kbir::createSubstituteExecutablesPass(o));
-  }
+  addSubstitutePass(pm, "source", sourceList, sourceOrigins,
+                    options.sourceDirectories, options);
   if (!options.targets.empty()) {
     kbir::MaterializeVariantsPassOptions o;
     o.targets = options.targets;
@@ -309,18 +320,8 @@ CompileResult compile(const CompileOptions &options) {
           {r.executable, r.variant, r.target, r.milliseconds,
            r.ptxasMilliseconds});
   }
-  if (!options.objectSubstitutions.empty() ||
-      !options.objectDirectories.empty()) {
-    kbir::SubstituteExecutablesPassOptions o;
-    o.substitutions = objectList;
-    o.origins = objectOrigins;
-    o.directories = options.objectDirectories;
-    o.searchPaths = options.searchPaths;
-    o.kind = "object";
-    o.strict = options.strict;
-    o.printNotes = options.printNotes;
-    pm.addPass(kbir::createSubstituteExecutablesPass(o));
-  }
+  addSubstitutePass(pm, "object", objectList, objectOrigins,
+                    options.objectDirectories, options);
   bool wantBenchmarks =
       !options.outputDir.empty() || !options.dumpBenchmarksDir.empty();
   if (wantBenchmarks)

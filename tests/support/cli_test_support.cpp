@@ -1,0 +1,75 @@
+//===- tests/support/cli_test_support.cpp ---------------------------------===//
+#include "tests/support/cli_test_support.h"
+
+#include "toolchains/process.h"
+#include "toolchains/toolchains.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+
+namespace fs = std::filesystem;
+
+namespace kb::test {
+
+CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env,
+                      std::chrono::seconds timeout) {
+  kb::toolchains::ProcessOptions options;
+  options.argv = {KB_KERNEL_BENCH};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.workingDirectory = KB_SOURCE_DIR;
+  env.emplace_back("NO_COLOR", "1");
+  options.env = std::move(env);
+  options.timeout = timeout;
+  auto result = kb::toolchains::runProcess(options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  CliRun r;
+  if (!result.ok())
+    return r;
+  EXPECT_EQ(result->signal, 0) << result->describe();
+  r.exitCode = result->exitCode;
+  r.output = result->stdoutText + result->stderrText;
+  r.seconds = result->seconds;
+  return r;
+}
+
+fs::path makeTempDir(const std::string &prefix) {
+  std::string tmpl = "/tmp/" + prefix + "_XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp " << tmpl << " failed";
+    return fs::path();
+  }
+  return tmpl;
+}
+
+bool haveTool(const std::string &tool) {
+  kb::toolchains::Toolchains tools;
+  return tools.find(tool).ok();
+}
+
+std::string readFile(const fs::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
+nlohmann::json readJsonFile(const fs::path &file) {
+  std::ifstream in(file);
+  EXPECT_TRUE(in.good()) << "no " << file.filename().string() << " in "
+                         << file.parent_path();
+  if (!in)
+    return nlohmann::json();
+  return nlohmann::json::parse(in);
+}
+
+void replaceInFile(const fs::path &file, const std::string &from,
+                   const std::string &to) {
+  std::string text = readFile(file);
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from << " not in " << file;
+  text.replace(at, from.size(), to);
+  std::ofstream(file, std::ios::trunc) << text;
+}
+
+} // namespace kb::test

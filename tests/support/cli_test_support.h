@@ -1,0 +1,76 @@
+//===- tests/support/cli_test_support.h - running kernel-bench in tests ---===//
+//
+// What the end-to-end suites (tests/cli, tests/e2e) share: run the built
+// kernel-bench binary and capture what a user sees, scratch directories,
+// file and build.json helpers, and the skip macros for missing tools and
+// devices.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_TESTS_SUPPORT_CLI_TEST_SUPPORT_H
+#define KB_TESTS_SUPPORT_CLI_TEST_SUPPORT_H
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kb::test {
+
+/// `kernel-bench run` exits with this when the device is unavailable.
+constexpr int kExitUnavailable = 77;
+
+/// One kernel-bench invocation as a user sees it.
+struct CliRun {
+  int exitCode = -1;
+  std::string output; // stdout + stderr
+  double seconds = 0;
+};
+
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+/// Runs the built kernel-bench from the source directory (so messages show
+/// repo-relative paths) with |args|, |env| and NO_COLOR=1. Failing to start
+/// it, or it dying of a signal, is a test failure (exitCode stays -1 when it
+/// did not start).
+CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env = {},
+                      std::chrono::seconds timeout = std::chrono::seconds(600));
+
+/// A fresh directory /tmp/PREFIX_XXXXXX; empty (and a test failure) when it
+/// cannot be made.
+std::filesystem::path makeTempDir(const std::string &prefix);
+
+/// Whether the toolchain finder locates |tool| (nvcc, glslc, ...).
+bool haveTool(const std::string &tool);
+
+/// The whole of |file|, byte for byte ("" when it cannot be read).
+std::string readFile(const std::filesystem::path &file);
+
+/// |file| parsed as JSON; a null json (and a test failure) when missing.
+nlohmann::json readJsonFile(const std::filesystem::path &file);
+
+/// Rewrites |file| with the first |from| replaced by |to|; a test failure
+/// when |from| is not there.
+void replaceInFile(const std::filesystem::path &file, const std::string &from,
+                   const std::string &to);
+
+} // namespace kb::test
+
+#define REQUIRE_TOOL(tool)                                                     \
+  do {                                                                         \
+    if (!::kb::test::haveTool(tool))                                           \
+      GTEST_SKIP() << tool << " is not installed; this test needs it";         \
+  } while (false)
+
+#define SKIP_WITHOUT_VULKAN(r)                                                 \
+  do {                                                                         \
+    if ((r).exitCode == ::kb::test::kExitUnavailable)                          \
+      GTEST_SKIP() << "no Vulkan device (lavapipe: Debian "                    \
+                      "mesa-vulkan-drivers): "                                 \
+                   << (r).output;                                              \
+  } while (false)
+
+#endif // KB_TESTS_SUPPORT_CLI_TEST_SUPPORT_H
