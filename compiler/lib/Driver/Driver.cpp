@@ -388,6 +388,21 @@ CompileResult compile(const CompileOptions &options) {
          findOrigin(options, record.executable, record.file)});
   }
 
+  // Dumps run after the output is printed and before it is kept, so that on
+  // any failure nothing is left behind.
+  auto writeDumpsAndModules = [&]() -> bool {
+    if (original && failed(runPass(context, *original,
+                                   kbir::createDumpExecutableSourcesPass(
+                                       {options.dumpSourcesDir}))))
+      return false;
+    if (!options.dumpBinariesDir.empty() &&
+        failed(runPass(context, *module,
+                       kbir::createDumpExecutableBinariesPass(
+                           {options.dumpBinariesDir}))))
+      return false;
+    return writeKbm();
+  };
+
   if (!options.outputPath.empty()) {
     std::string outputError;
     auto output = openOutputFile(options.outputPath, &outputError);
@@ -400,33 +415,12 @@ CompileResult compile(const CompileOptions &options) {
       writeBytecodeToFile(*module, output->os());
     else
       module->print(output->os());
-    if (original && failed(runPass(context, *original,
-                                   kbir::createDumpExecutableSourcesPass(
-                                       {options.dumpSourcesDir}))))
-      return finish(false);
-    if (!options.dumpBinariesDir.empty() &&
-        failed(runPass(context, *module,
-                       kbir::createDumpExecutableBinariesPass(
-                           {options.dumpBinariesDir}))))
-      return finish(false);
-    if (!writeKbm())
+    if (!writeDumpsAndModules())
       return finish(false);
     output->keep();
     return finish(true);
   }
-
-  if (original && failed(runPass(context, *original,
-                                 kbir::createDumpExecutableSourcesPass(
-                                     {options.dumpSourcesDir}))))
-    return finish(false);
-  if (!options.dumpBinariesDir.empty() &&
-      failed(runPass(context, *module,
-                     kbir::createDumpExecutableBinariesPass(
-                         {options.dumpBinariesDir}))))
-    return finish(false);
-  if (!writeKbm())
-    return finish(false);
-  return finish(true);
+  return finish(writeDumpsAndModules());
 }
 
 } // namespace kb::driver
