@@ -31,7 +31,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
-  clang-16 libclang-rt-16-dev libfuzzer-16-dev
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev clang-format
 )
 
 install_missing() {
