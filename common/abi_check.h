@@ -20,7 +20,8 @@ namespace kb {
 
 /// One way an object does not fit. |message| names the parameter/binding,
 /// what was expected and what was found, e.g.
-/// "parameter 3 (constant 1 `n`): expected .u32 (4 bytes), found .u64 (8 bytes)".
+/// "parameter 3 (constant 1 `n`): expected .u32 (4 bytes), found .u64 (8
+/// bytes)".
 struct AbiMismatch {
   std::string message;
 };

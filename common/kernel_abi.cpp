@@ -9,12 +9,12 @@ struct ElementName {
   uint32_t size;
 };
 constexpr ElementName kElementNames[] = {
-    {ElementType::I8, "i8", 1},    {ElementType::U8, "u8", 1},
-    {ElementType::I16, "i16", 2},  {ElementType::U16, "u16", 2},
-    {ElementType::I32, "i32", 4},  {ElementType::U32, "u32", 4},
-    {ElementType::I64, "i64", 8},  {ElementType::U64, "u64", 8},
-    {ElementType::F16, "f16", 2},  {ElementType::BF16, "bf16", 2},
-    {ElementType::F32, "f32", 4},  {ElementType::F64, "f64", 8},
+    {ElementType::I8, "i8", 1},   {ElementType::U8, "u8", 1},
+    {ElementType::I16, "i16", 2}, {ElementType::U16, "u16", 2},
+    {ElementType::I32, "i32", 4}, {ElementType::U32, "u32", 4},
+    {ElementType::I64, "i64", 8}, {ElementType::U64, "u64", 8},
+    {ElementType::F16, "f16", 2}, {ElementType::BF16, "bf16", 2},
+    {ElementType::F32, "f32", 4}, {ElementType::F64, "f64", 8},
 };
 struct ScalarName {
   ScalarType type;

@@ -29,7 +29,20 @@
 namespace kb {
 
 /// Element type of a binding's buffer.
-enum class ElementType { I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64 };
+enum class ElementType {
+  I8,
+  U8,
+  I16,
+  U16,
+  I32,
+  U32,
+  I64,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64
+};
 
 /// Scalar type of a constant (kernel parameter / push-constant member).
 enum class ScalarType { I32, U32, F32, I64, U64, F64 };

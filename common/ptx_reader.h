@@ -39,8 +39,8 @@ struct PtxEntry {
 };
 
 struct PtxModule {
-  std::string version;   // "9.0"
-  std::string target;    // "sm_90"
+  std::string version; // "9.0"
+  std::string target;  // "sm_90"
   uint32_t addressSize = 0;
   std::vector<PtxEntry> entries;
 

@@ -39,19 +39,32 @@ enum class StatusCode {
 /// Returns the lower-case name of |code| ("invalid argument", ...).
 inline const char *statusCodeName(StatusCode code) {
   switch (code) {
-  case StatusCode::Ok: return "ok";
-  case StatusCode::InvalidArgument: return "invalid argument";
-  case StatusCode::NotFound: return "not found";
-  case StatusCode::AlreadyExists: return "already exists";
-  case StatusCode::FailedPrecondition: return "failed precondition";
-  case StatusCode::OutOfRange: return "out of range";
-  case StatusCode::Unavailable: return "unavailable";
-  case StatusCode::Unimplemented: return "unimplemented";
-  case StatusCode::Internal: return "internal";
-  case StatusCode::DeadlineExceeded: return "deadline exceeded";
-  case StatusCode::ResourceExhausted: return "resource exhausted";
-  case StatusCode::Aborted: return "aborted";
-  case StatusCode::DataLoss: return "data loss";
+  case StatusCode::Ok:
+    return "ok";
+  case StatusCode::InvalidArgument:
+    return "invalid argument";
+  case StatusCode::NotFound:
+    return "not found";
+  case StatusCode::AlreadyExists:
+    return "already exists";
+  case StatusCode::FailedPrecondition:
+    return "failed precondition";
+  case StatusCode::OutOfRange:
+    return "out of range";
+  case StatusCode::Unavailable:
+    return "unavailable";
+  case StatusCode::Unimplemented:
+    return "unimplemented";
+  case StatusCode::Internal:
+    return "internal";
+  case StatusCode::DeadlineExceeded:
+    return "deadline exceeded";
+  case StatusCode::ResourceExhausted:
+    return "resource exhausted";
+  case StatusCode::Aborted:
+    return "aborted";
+  case StatusCode::DataLoss:
+    return "data loss";
   }
   return "unknown";
 }
@@ -130,10 +143,10 @@ public:
       std::abort(); // An ok Status carries no value.
   }
   StatusOr(T value) : value_(std::move(value)) {}
-  template <typename U,
-            typename = std::enable_if_t<std::is_convertible_v<U &&, T> &&
-                                        !std::is_same_v<std::decay_t<U>, T> &&
-                                        !std::is_same_v<std::decay_t<U>, Status>>>
+  template <typename U, typename = std::enable_if_t<
+                            std::is_convertible_v<U &&, T> &&
+                            !std::is_same_v<std::decay_t<U>, T> &&
+                            !std::is_same_v<std::decay_t<U>, Status>>>
   StatusOr(U &&value) : value_(T(std::forward<U>(value))) {}
 
   bool ok() const { return status_.ok(); }
@@ -143,9 +156,13 @@ public:
   const T &value() const & { return const_cast<StatusOr *>(this)->checked(); }
   T &&value() && { return std::move(checked()); }
   T &operator*() & { return checked(); }
-  const T &operator*() const & { return const_cast<StatusOr *>(this)->checked(); }
+  const T &operator*() const & {
+    return const_cast<StatusOr *>(this)->checked();
+  }
   T *operator->() { return &checked(); }
-  const T *operator->() const { return &const_cast<StatusOr *>(this)->checked(); }
+  const T *operator->() const {
+    return &const_cast<StatusOr *>(this)->checked();
+  }
 
 private:
   T &checked() {
@@ -173,7 +190,8 @@ private:
 /// `KB_ASSIGN_OR_RETURN(auto x, makeX());` — binds the value or returns the
 /// error.
 #define KB_ASSIGN_OR_RETURN(lhs, expr)                                         \
-  KB_ASSIGN_OR_RETURN_IMPL_(KB_STATUS_CONCAT_(kb_statusor_, __LINE__), lhs, expr)
+  KB_ASSIGN_OR_RETURN_IMPL_(KB_STATUS_CONCAT_(kb_statusor_, __LINE__), lhs,    \
+                            expr)
 #define KB_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)                              \
   auto tmp = (expr);                                                           \
   if (!tmp.ok())                                                               \

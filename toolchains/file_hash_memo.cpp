@@ -101,8 +101,7 @@ FileHashMemo::Map FileHashMemo::readMemoFile(const fs::path &file) {
         !parseU64(nextField(line, at), mtime) ||
         !parseU64(nextField(line, at), ctime) ||
         !parseU64(nextField(line, at), entry.stamp.inode) ||
-        !parseU64(nextField(line, at), entry.stamp.device) ||
-        at >= line.size())
+        !parseU64(nextField(line, at), entry.stamp.device) || at >= line.size())
       return {};
     entry.stamp.mtimeNs = int64_t(mtime);
     entry.stamp.ctimeNs = int64_t(ctime);

@@ -72,9 +72,9 @@ TEST_F(FileHashMemoTest, ChangedFileIsHashedAgain) {
     ASSERT_NE(f, nullptr);
     std::fputs("#define A 3\n", f);
     std::fclose(f);
-    timespec times[2] = {{0, UTIME_OMIT},
-                         {before->mtimeNs / 1000000000,
-                          before->mtimeNs % 1000000000}};
+    timespec times[2] = {
+        {0, UTIME_OMIT},
+        {before->mtimeNs / 1000000000, before->mtimeNs % 1000000000}};
     ASSERT_EQ(::utimensat(AT_FDCWD, a_.c_str(), times, 0), 0);
   }
   FileHashMemo third = memo();

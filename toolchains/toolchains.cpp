@@ -88,11 +88,10 @@ fs::path probeRecordPath(const fs::path &dir, const fs::path &path) {
   std::optional<FileStamp> st;
   if (dir.empty() || !(st = stampFile(path.string())))
     return {};
-  std::string identity = path.string() + "\n" + std::to_string(st->size) +
-                         "\n" + std::to_string(st->mtimeNs) + "\n" +
-                         std::to_string(st->ctimeNs) + "\n" +
-                         std::to_string(st->inode) + "\n" +
-                         std::to_string(st->device);
+  std::string identity =
+      path.string() + "\n" + std::to_string(st->size) + "\n" +
+      std::to_string(st->mtimeNs) + "\n" + std::to_string(st->ctimeNs) + "\n" +
+      std::to_string(st->inode) + "\n" + std::to_string(st->device);
   return dir / "v1" / "tool-probes" / sha256Hex(identity);
 }
 

@@ -270,7 +270,8 @@ std::string signalName(int signal) {
   if (signal == SIGINT)
     return "SIGINT (Ctrl-C)";
   const char *abbrev = ::sigabbrev_np(signal);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
+  return abbrev ? std::string("SIG") + abbrev
+                : "signal " + std::to_string(signal);
 }
 
 int runBuild(const BuildFlags &flags) {
@@ -366,7 +367,8 @@ int runBuild(const BuildFlags &flags) {
     } else if (!project.build.cacheDir.empty()) {
       cacheDir = project.build.cacheDir;
     } else {
-      StatusOr<fs::path> defaultDir = toolchains::BuildCache::defaultDirectory();
+      StatusOr<fs::path> defaultDir =
+          toolchains::BuildCache::defaultDirectory();
       if (!defaultDir.ok()) {
         printError(defaultDir.status().message() +
                    "; pass --cache-dir DIR or --no-cache");
@@ -377,7 +379,8 @@ int runBuild(const BuildFlags &flags) {
     StatusOr<std::unique_ptr<toolchains::BuildCache>> opened =
         toolchains::BuildCache::open(cacheDir);
     if (!opened.ok()) {
-      printError(opened.status().message() + "; pass another --cache-dir or --no-cache");
+      printError(opened.status().message() +
+                 "; pass another --cache-dir or --no-cache");
       return kExitUserError;
     }
     cache = std::move(*opened);
@@ -418,10 +421,10 @@ int runBuild(const BuildFlags &flags) {
   // no new job, skips the program step and still writes build.json.
   InterruptForwarder interrupt;
   auto interruptedStatus = [&](const PlannedJob &job, const char *what) {
-    return Status(StatusCode::Aborted,
-                  job.kernel->name + " for " + job.target.toString() + ": " +
-                      what + ": the build was interrupted by " +
-                      signalName(interrupt.signal()));
+    return Status(StatusCode::Aborted, job.kernel->name + " for " +
+                                           job.target.toString() + ": " + what +
+                                           ": the build was interrupted by " +
+                                           signalName(interrupt.signal()));
   };
 
   std::vector<JobRecord> records(planned->size());
@@ -454,16 +457,16 @@ int runBuild(const BuildFlags &flags) {
         // build; make it this job's failure instead.
         record.result.kernel = job.kernel->name;
         record.result.target = job.target;
-        record.result.status = internalError(
-            job.kernel->name + " for " + job.target.toString() + ": " +
-            e.what());
+        record.result.status =
+            internalError(job.kernel->name + " for " + job.target.toString() +
+                          ": " + e.what());
       }
       if (flags.strict && record.result.status.ok()) {
-        size_t warnings = std::count_if(
-            record.result.diagnostics.begin(), record.result.diagnostics.end(),
-            [](const toolchains::Diagnostic &d) {
-              return isWarningOrWorse(d.severity);
-            });
+        size_t warnings = std::count_if(record.result.diagnostics.begin(),
+                                        record.result.diagnostics.end(),
+                                        [](const toolchains::Diagnostic &d) {
+                                          return isWarningOrWorse(d.severity);
+                                        });
         if (warnings)
           record.result.status = invalidArgument(
               std::to_string(warnings) + " warning" +
@@ -540,10 +543,9 @@ int runBuild(const BuildFlags &flags) {
       // The targets this build built: `--target` narrows the program too,
       // so no variant is generated for a target nobody asked for.
       step.targets = requested.empty() ? project.targets : requested;
-      if (std::any_of(step.targets.begin(), step.targets.end(),
-                      [](const Target &t) {
-                        return t.kind == Target::Kind::Cuda;
-                      }))
+      if (std::any_of(
+              step.targets.begin(), step.targets.end(),
+              [](const Target &t) { return t.kind == Target::Kind::Cuda; }))
         if (StatusOr<toolchains::ToolIdentity> ptxas = tools.find("ptxas");
             ptxas.ok())
           step.ptxas = *ptxas;
@@ -589,9 +591,8 @@ int runBuild(const BuildFlags &flags) {
     summary << colorize("FAILED:", "1;31", terminal.color) << " "
             << totals.failed << " of " << plural(totals.jobs, "job") << " ("
             << plural(totals.kernels, "kernel") << " \u00d7 "
-            << plural(totals.targets, "target") << "), "
-            << totals.cacheHits << " cached, "
-            << formatSeconds(report.wallSeconds) << "; see "
+            << plural(totals.targets, "target") << "), " << totals.cacheHits
+            << " cached, " << formatSeconds(report.wallSeconds) << "; see "
             << displayPath(reportPath);
   else {
     if (programFailed)

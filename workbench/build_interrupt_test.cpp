@@ -57,16 +57,16 @@ TEST_P(BuildInterruptTest, SignalStopsTheToolsAndIsRecorded) {
   std::ofstream(out / "kernels" / "scale" / "sm_90.ptx") << "stale";
 
   std::string pidEnv = "KB_TEST_HANG_PIDFILE=" + pidFile.string();
-  std::vector<std::string> args = {
-      KB_BINARY_DIR "/workbench/kernel-bench",
-      "build",
-      KB_SOURCE_DIR "/tests/cli/fixtures/hanging_tool",
-      "-o",
-      out.string(),
-      "--cache-dir",
-      (tmp / "cache").string(),
-      "--timeout",
-      "600"};
+  std::vector<std::string> args = {KB_BINARY_DIR "/workbench/kernel-bench",
+                                   "build",
+                                   KB_SOURCE_DIR
+                                   "/tests/cli/fixtures/hanging_tool",
+                                   "-o",
+                                   out.string(),
+                                   "--cache-dir",
+                                   (tmp / "cache").string(),
+                                   "--timeout",
+                                   "600"};
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());
@@ -77,9 +77,9 @@ TEST_P(BuildInterruptTest, SignalStopsTheToolsAndIsRecorded) {
   envp.push_back(pidEnv.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  ASSERT_EQ(::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(),
-                          envp.data()),
-            0);
+  ASSERT_EQ(
+      ::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()),
+      0);
 
   // Wait until the hanging tool runs (its child wrote the pid file).
   pid_t toolChild = 0;
@@ -98,8 +98,7 @@ TEST_P(BuildInterruptTest, SignalStopsTheToolsAndIsRecorded) {
   ASSERT_EQ(::kill(pid, signal), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  double seconds =
-      std::chrono::duration<double>(Clock::now() - sent).count();
+  double seconds = std::chrono::duration<double>(Clock::now() - sent).count();
   ASSERT_TRUE(WIFEXITED(status)) << "kernel-bench died of the signal instead "
                                     "of handling it";
   EXPECT_EQ(WEXITSTATUS(status), 128 + signal);

@@ -125,42 +125,41 @@ json toJson(const BuildReport &report) {
     projectTargets.push_back(t.toString());
 
   BuildTotals totals = computeTotals(report);
-  return {
-      {"schema_version", kBuildReportSchemaVersion},
-      {"generator", "kernel-bench " KB_VERSION_STRING},
-      {"project",
-       {{"name", report.project->name},
-        {"directory", report.project->directory.string()},
-        {"manifest", report.project->manifest.string()},
-        {"targets", projectTargets},
-        {"program", report.project->program
-                        ? json(report.project->program->string())
-                        : json(nullptr)}}},
-      {"output_dir", report.outputDir.string()},
-      {"options",
-       {{"jobs", report.options.jobs},
-        {"targets", requested},
-        {"strict", report.options.strict},
-        {"cache",
-         {{"enabled", report.options.cacheEnabled},
-          {"directory", report.options.cacheEnabled
-                            ? json(report.options.cacheDir.string())
+  return {{"schema_version", kBuildReportSchemaVersion},
+          {"generator", "kernel-bench " KB_VERSION_STRING},
+          {"project",
+           {{"name", report.project->name},
+            {"directory", report.project->directory.string()},
+            {"manifest", report.project->manifest.string()},
+            {"targets", projectTargets},
+            {"program", report.project->program
+                            ? json(report.project->program->string())
                             : json(nullptr)}}},
-        {"timeout_seconds", finite(report.options.timeoutSeconds)},
-        {"kernels_only", report.options.kernelsOnly}}},
-      {"error", report.error.empty() ? json(nullptr) : json(report.error)},
-      {"tool_versions", toolVersions},
-      {"jobs", jobs},
-      {"program", report.program},
-      {"totals",
-       {{"kernels", totals.kernels},
-        {"targets", totals.targets},
-        {"jobs", totals.jobs},
-        {"succeeded", totals.succeeded},
-        {"failed", totals.failed},
-        {"cache_hits", totals.cacheHits},
-        {"wall_seconds", finite(report.wallSeconds)},
-        {"tool_seconds", totals.toolSeconds}}}};
+          {"output_dir", report.outputDir.string()},
+          {"options",
+           {{"jobs", report.options.jobs},
+            {"targets", requested},
+            {"strict", report.options.strict},
+            {"cache",
+             {{"enabled", report.options.cacheEnabled},
+              {"directory", report.options.cacheEnabled
+                                ? json(report.options.cacheDir.string())
+                                : json(nullptr)}}},
+            {"timeout_seconds", finite(report.options.timeoutSeconds)},
+            {"kernels_only", report.options.kernelsOnly}}},
+          {"error", report.error.empty() ? json(nullptr) : json(report.error)},
+          {"tool_versions", toolVersions},
+          {"jobs", jobs},
+          {"program", report.program},
+          {"totals",
+           {{"kernels", totals.kernels},
+            {"targets", totals.targets},
+            {"jobs", totals.jobs},
+            {"succeeded", totals.succeeded},
+            {"failed", totals.failed},
+            {"cache_hits", totals.cacheHits},
+            {"wall_seconds", finite(report.wallSeconds)},
+            {"tool_seconds", totals.toolSeconds}}}};
 }
 
 } // namespace kb::workbench

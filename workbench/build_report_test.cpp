@@ -50,8 +50,8 @@ struct Fixture {
     nvcc.seconds = 0.5;
     job.result.commands.push_back(nvcc);
     if (ok) {
-      job.result.outputs.push_back(
-          {"ptx", "/p/kb-out/kernels/saxpy/sm_90.ptx", std::string(64, 'a'), 10});
+      job.result.outputs.push_back({"ptx", "/p/kb-out/kernels/saxpy/sm_90.ptx",
+                                    std::string(64, 'a'), 10});
       job.result.resources = toolchains::ResourceUsage{};
       job.result.resources->registers = 12;
     } else {

@@ -25,8 +25,8 @@ enum ExitCode : int {
 };
 
 struct CommandRegistration {
-  CLI::App *app = nullptr;        // The subcommand (owned by the root app).
-  std::function<int()> run;       // Runs the command once parsed.
+  CLI::App *app = nullptr;  // The subcommand (owned by the root app).
+  std::function<int()> run; // Runs the command once parsed.
 };
 
 CommandRegistration addBuildCommand(CLI::App &root);

@@ -28,7 +28,8 @@ std::string bytes(uint64_t n) {
   else if (n >= 1024)
     std::snprintf(buf, sizeof(buf), "%.1f KiB", n / 1024.0);
   else
-    std::snprintf(buf, sizeof(buf), "%llu B", static_cast<unsigned long long>(n));
+    std::snprintf(buf, sizeof(buf), "%llu B",
+                  static_cast<unsigned long long>(n));
   return buf;
 }
 
@@ -53,9 +54,11 @@ void printDevice(const hal::DeviceProperties &p) {
   row("driver version", p.driverVersion);
   row(p.driver == "cuda" ? "SMs" : "compute units",
       orUnknown(p.computeUnits, std::to_string(p.computeUnits)));
-  row("clock", orUnknown(p.clockKhz, std::to_string(p.clockKhz / 1000) + " MHz"));
+  row("clock",
+      orUnknown(p.clockKhz, std::to_string(p.clockKhz / 1000) + " MHz"));
   row("memory clock",
-      orUnknown(p.memoryClockKhz, std::to_string(p.memoryClockKhz / 1000) + " MHz"));
+      orUnknown(p.memoryClockKhz,
+                std::to_string(p.memoryClockKhz / 1000) + " MHz"));
   row("memory bus", orUnknown(p.memoryBusWidthBits,
                               std::to_string(p.memoryBusWidthBits) + " bits"));
   row("memory", orUnknown(p.memoryBytes, bytes(p.memoryBytes)));
@@ -71,7 +74,8 @@ void printDevice(const hal::DeviceProperties &p) {
   row(p.driver == "cuda" ? "max parameter bytes" : "max push constants",
       std::to_string(l.maxConstantBytes) + " B");
   row("max bindings", std::to_string(l.maxBindings));
-  row("max allocation", orUnknown(l.maxAllocationBytes, bytes(l.maxAllocationBytes)));
+  row("max allocation",
+      orUnknown(l.maxAllocationBytes, bytes(l.maxAllocationBytes)));
   row("binding alignment", std::to_string(l.minBindingOffsetAlignment) + " B");
   char period[64];
   std::snprintf(period, sizeof(period), "%g ns/tick, %u valid bits",
@@ -104,7 +108,8 @@ CommandRegistration addDevicesCommand(CLI::App &root) {
                     driver.status().message().c_str());
         continue;
       }
-      std::printf("%s: %zu device(s)\n", name.c_str(), (*driver)->devices().size());
+      std::printf("%s: %zu device(s)\n", name.c_str(),
+                  (*driver)->devices().size());
       for (const hal::DeviceProperties &p : (*driver)->devices())
         printDevice(p);
       deviceCount += (*driver)->devices().size();

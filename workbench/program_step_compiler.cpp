@@ -126,8 +126,8 @@ void recordResult(const driver::CompileResult &result,
     entry["kernel"] = kernel == kernelByOrigin.end()
                           ? ordered_json(nullptr)
                           : ordered_json(kernel->second->name);
-    entry["manifest"] = s.origin.empty() ? ordered_json(nullptr)
-                                         : ordered_json(s.origin);
+    entry["manifest"] =
+        s.origin.empty() ? ordered_json(nullptr) : ordered_json(s.origin);
     entry["file"] = relativeTo(s.file, outputDir);
     entry["reference"] = s.reference;
     substitutions.push_back(std::move(entry));
@@ -222,10 +222,9 @@ StandalonePlan planStandalone(const Kernel &kernel,
   standalone.name = kernel.name;
   standalone.entry = bench.exportName;
   for (size_t i = 0; i < abi.bindings.size(); ++i)
-    standalone.bindings.push_back({abi.bindings[i].name,
-                                   toString(abi.bindings[i].elementType),
-                                   toString(abi.bindings[i].access),
-                                   bench.elementCounts[i]});
+    standalone.bindings.push_back(
+        {abi.bindings[i].name, toString(abi.bindings[i].elementType),
+         toString(abi.bindings[i].access), bench.elementCounts[i]});
   for (size_t i = 0; i < abi.constants.size(); ++i)
     standalone.constants.push_back({abi.constants[i].name,
                                     toString(abi.constants[i].type),
@@ -346,14 +345,13 @@ Status planMainProgram(const Project &project,
       continue;
     const toolchains::OutputFile *object = substitutionObject(*job);
     if (!object)
-      return internalError("the " + job->result.target.toString() +
-                           " build of kernel " + job->kernel->name +
-                           " published no " +
-                           (job->result.target.kind ==
-                                    toolchains::Target::Kind::Cuda
-                                ? "PTX"
-                                : "SPIR-V") +
-                           " to substitute");
+      return internalError(
+          "the " + job->result.target.toString() + " build of kernel " +
+          job->kernel->name + " published no " +
+          (job->result.target.kind == toolchains::Target::Kind::Cuda
+               ? "PTX"
+               : "SPIR-V") +
+          " to substitute");
     std::string variant =
         driver::variantNameForTarget(job->result.target.toString());
     if (variant.empty())
@@ -410,8 +408,8 @@ Status compileMainProgram(const Project &project, const MainPlan &plan,
   record["diagnostics"] = diagnostics;
   if (!result.ok) {
     removeStaleModules(outputDir);
-    return invalidArgument(
-        compilerError("compiling " + displayPath(*project.program), diagnostics));
+    return invalidArgument(compilerError(
+        "compiling " + displayPath(*project.program), diagnostics));
   }
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());
@@ -482,8 +480,7 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
   key.add("targets", std::to_string(options.targets.size()));
   for (const std::string &target : options.targets)
     key.add(target);
-  key.add("substitutions",
-          std::to_string(options.objectSubstitutions.size()));
+  key.add("substitutions", std::to_string(options.objectSubstitutions.size()));
   for (const driver::Substitution &s : options.objectSubstitutions) {
     key.add(s.executable).add(s.origin);
     addFile(key, step, s.file);
@@ -515,9 +512,9 @@ std::string programStepKey(const MainPlan *main,
     buildIds = hash ? *hash : "unknown";
   }
   key.add("build-ids", buildIds);
-  key.add("ptxas", step.ptxas ? step.ptxas->path.string() + "\n" +
-                                    step.ptxas->version
-                              : std::string("none"));
+  key.add("ptxas", step.ptxas
+                       ? step.ptxas->path.string() + "\n" + step.ptxas->version
+                       : std::string("none"));
   key.add("output-dir", outputDir.string());
   if (main) {
     key.add("program");
@@ -539,13 +536,15 @@ std::string programStepKey(const MainPlan *main,
     key.add(k.name).add(k.entry);
     key.add("bindings", std::to_string(k.bindings.size()));
     for (const driver::StandaloneBinding &b : k.bindings)
-      key.add(b.name).add(b.elementType).add(b.access).add(
-          std::to_string(b.elementCount));
+      key.add(b.name)
+          .add(b.elementType)
+          .add(b.access)
+          .add(std::to_string(b.elementCount));
     key.add("constants", std::to_string(k.constants.size()));
     for (const driver::StandaloneConstant &c : k.constants)
       key.add(c.name).add(c.type).add(c.value);
-    for (const auto *dims : {&k.workgroupSize, &k.workload,
-                             &k.workloadPerWorkgroup}) {
+    for (const auto *dims :
+         {&k.workgroupSize, &k.workload, &k.workloadPerWorkgroup}) {
       key.add("dims", std::to_string(dims->size()));
       for (long long d : *dims)
         key.add(std::to_string(d));
@@ -624,8 +623,8 @@ void writeStamp(const fs::path &outputDir, const std::string &key,
 
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &succeeded,
-                      const fs::path &outputDir,
-                      const ProgramStepOptions &step, ordered_json &record) {
+                      const fs::path &outputDir, const ProgramStepOptions &step,
+                      ordered_json &record) {
   record = ordered_json::object();
   record["path"] = project.program ? ordered_json(project.program->string())
                                    : ordered_json(nullptr);
@@ -647,8 +646,8 @@ Status compileProgram(const Project &project,
       standalonePlans.push_back(
           planStandalone(kernel, succeeded, outputDir, step));
 
-  const std::string key = programStepKey(main ? &*main : nullptr,
-                                         standalonePlans, outputDir, step);
+  const std::string key =
+      programStepKey(main ? &*main : nullptr, standalonePlans, outputDir, step);
   if (step.reuse)
     if (std::optional<ordered_json> previous =
             upToDateRecord(outputDir, key, step)) {

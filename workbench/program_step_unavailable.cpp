@@ -26,8 +26,7 @@ std::string programCompilerUnavailableReason() {
 
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &,
-                      const std::filesystem::path &,
-                      const ProgramStepOptions &,
+                      const std::filesystem::path &, const ProgramStepOptions &,
                       nlohmann::ordered_json &record) {
   std::string reason = programCompilerUnavailableReason();
   record = {{"path", project.program ? project.program->string() : ""},

@@ -13,7 +13,8 @@ ProgressOptions detectTerminal() {
   ProgressOptions options;
   const char *term = std::getenv("TERM");
   bool tty = ::isatty(STDOUT_FILENO) == 1;
-  options.smartTerminal = tty && term && *term && std::strcmp(term, "dumb") != 0;
+  options.smartTerminal =
+      tty && term && *term && std::strcmp(term, "dumb") != 0;
   const char *noColor = std::getenv("NO_COLOR");
   // no-color.org: "when present and not an empty string".
   options.color = options.smartTerminal && !(noColor && *noColor);
@@ -54,8 +55,7 @@ void Progress::jobStarted() {
 void Progress::step(const std::string &description) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string line = "[" + std::to_string(started_) + "/" +
-                     std::to_string(total_) +
-                     "] " + description;
+                     std::to_string(total_) + "] " + description;
   if (options_.smartTerminal) {
     // Leave the last column free: some terminals wrap when it is written.
     line = elideMiddle(line, options_.width > 1 ? options_.width - 1 : 1);

@@ -45,12 +45,11 @@ TEST(ProgressTest, PlainLinesWhenNotATerminal) {
     progress.jobFinished("FAILED: saxpy vulkan:1.2\nsome output");
     progress.printLine("summary");
   }
-  EXPECT_EQ(capture.text(),
-            "[1/2] nvcc sm_90 kernels/saxpy/saxpy.cu\n"
-            "[2/2] glslc vulkan1.2 kernels/saxpy/saxpy.comp\n"
-            "[2/2] ptxas sm_90 saxpy\n"
-            "FAILED: saxpy vulkan:1.2\nsome output\n"
-            "summary\n");
+  EXPECT_EQ(capture.text(), "[1/2] nvcc sm_90 kernels/saxpy/saxpy.cu\n"
+                            "[2/2] glslc vulkan1.2 kernels/saxpy/saxpy.comp\n"
+                            "[2/2] ptxas sm_90 saxpy\n"
+                            "FAILED: saxpy vulkan:1.2\nsome output\n"
+                            "summary\n");
 }
 
 TEST(ProgressTest, SmartTerminalRewritesOneElidedLine) {

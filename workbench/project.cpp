@@ -30,16 +30,26 @@ namespace {
 
 const char *typeName(const toml::node &node) {
   switch (node.type()) {
-  case toml::node_type::table: return "a table";
-  case toml::node_type::array: return "an array";
-  case toml::node_type::string: return "a string";
-  case toml::node_type::integer: return "an integer";
-  case toml::node_type::floating_point: return "a float";
-  case toml::node_type::boolean: return "a boolean";
-  case toml::node_type::date: return "a date";
-  case toml::node_type::time: return "a time";
-  case toml::node_type::date_time: return "a date-time";
-  case toml::node_type::none: break;
+  case toml::node_type::table:
+    return "a table";
+  case toml::node_type::array:
+    return "an array";
+  case toml::node_type::string:
+    return "a string";
+  case toml::node_type::integer:
+    return "an integer";
+  case toml::node_type::floating_point:
+    return "a float";
+  case toml::node_type::boolean:
+    return "a boolean";
+  case toml::node_type::date:
+    return "a date";
+  case toml::node_type::time:
+    return "a time";
+  case toml::node_type::date_time:
+    return "a date-time";
+  case toml::node_type::none:
+    break;
   }
   return "nothing";
 }
@@ -80,8 +90,8 @@ public:
   Status load(toml::table &out) {
     std::ifstream in(path_, std::ios::binary);
     if (!in)
-      return notFound(displayPath(path_) + ": cannot read the file: " +
-                      std::strerror(errno));
+      return notFound(displayPath(path_) +
+                      ": cannot read the file: " + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
     try {
@@ -119,8 +129,8 @@ public:
       std::string k(key.str());
       if (std::find(valid.begin(), valid.end(), k) != valid.end())
         continue;
-      std::string message = where(key.source()) + ": unknown key `" + k +
-                            "` in " + tableName;
+      std::string message =
+          where(key.source()) + ": unknown key `" + k + "` in " + tableName;
       if (auto near = nearestSpelling(k, valid))
         message += "; did you mean `" + *near + "`?";
       else
@@ -163,8 +173,8 @@ public:
 
   /// An integer in [min, max].
   StatusOr<std::optional<int64_t>> integer(const toml::table &table,
-                                           const std::string &key,
-                                           int64_t min, int64_t max,
+                                           const std::string &key, int64_t min,
+                                           int64_t max,
                                            const std::string &what) const {
     const toml::node *node = table.get(key);
     if (!node)
@@ -256,9 +266,10 @@ bool covers(Language language, const Target &target) {
 }
 
 const std::vector<std::string> kKernelKeys = {
-    "name",         "source",      "sources",  "entry",
-    "targets",      "defines",     "include_dirs", "substitutes",
-    "spills_are_errors", "optimize_spirv", "flags"};
+    "name",           "source",      "sources",
+    "entry",          "targets",     "defines",
+    "include_dirs",   "substitutes", "spills_are_errors",
+    "optimize_spirv", "flags"};
 const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference"};
@@ -406,10 +417,10 @@ StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
                ? std::string()
                : term.substr(first, term.find_last_not_of(" \t") - first + 1);
     int64_t factor = 0;
-    bool digits = !term.empty() &&
-                  std::all_of(term.begin(), term.end(), [](char c) {
-                    return std::isdigit(static_cast<unsigned char>(c));
-                  });
+    bool digits =
+        !term.empty() && std::all_of(term.begin(), term.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        });
     if (digits) {
       factor = term.size() > 18 ? 0 : std::stoll(term);
     } else if (auto it = values.find(term); it != values.end()) {
@@ -477,12 +488,11 @@ Status parseBench(const TomlFile &file, const toml::table &table,
     bool isUnsigned = c.type == ScalarType::U32 || c.type == ScalarType::U64;
     bool is32 = c.type == ScalarType::I32 || c.type == ScalarType::U32;
     int64_t min = isUnsigned ? 0 : (is32 ? INT32_MIN : INT64_MIN);
-    int64_t max = is32 ? (isUnsigned ? int64_t(UINT32_MAX) : INT32_MAX)
-                       : INT64_MAX;
+    int64_t max =
+        is32 ? (isUnsigned ? int64_t(UINT32_MAX) : INT32_MAX) : INT64_MAX;
     if (!n || n->get() < min || n->get() > max)
-      return file.expected(*node, key,
-                           std::string("an integer that fits ") +
-                               toString(c.type));
+      return file.expected(
+          *node, key, std::string("an integer that fits ") + toString(c.type));
     bench.constantValues.push_back(std::to_string(n->get()));
     integerValues[c.name] = n->get();
   }
@@ -507,9 +517,9 @@ Status parseBench(const TomlFile &file, const toml::table &table,
                             std::to_string(i) + " `" + b.name +
                             "`; give every [abi] binding its size, e.g. `" +
                             (b.name.empty() ? "x" : b.name) + " = \"n\"`");
-    KB_ASSIGN_OR_RETURN(int64_t count,
-                        evaluateSize(file, *node, "elements." + b.name,
-                                     integerValues));
+    KB_ASSIGN_OR_RETURN(
+        int64_t count,
+        evaluateSize(file, *node, "elements." + b.name, integerValues));
     bench.elementCounts.push_back(static_cast<uint64_t>(count));
   }
 
@@ -622,8 +632,8 @@ StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
     for (auto &&[key, value] : *defineTable) {
       std::string k(key.str());
       if (!isIdentifier(k))
-        return invalidArgument(file.where(key.source()) + ": `defines`: `" +
-                               k + "` is not a valid macro name");
+        return invalidArgument(file.where(key.source()) + ": `defines`: `" + k +
+                               "` is not a valid macro name");
       if (const auto *s = value.as_string())
         defines.emplace_back(k, s->get());
       else if (const auto *i = value.as_integer())
@@ -651,7 +661,8 @@ StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
     KB_RETURN_IF_ERROR(
         file.checkKeys(*flagTable, "[kernel.flags]", knownToolNames()));
     for (auto &&[key, value] : *flagTable) {
-      KB_ASSIGN_OR_RETURN(auto list, file.strings(*flagTable, std::string(key.str())));
+      KB_ASSIGN_OR_RETURN(auto list,
+                          file.strings(*flagTable, std::string(key.str())));
       for (auto &item : list)
         flags[std::string(key.str())].push_back(item.first);
     }
@@ -673,22 +684,24 @@ StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
                                    "(CUDA), `.glsl` or `.comp` (GLSL) file");
     std::error_code ec;
     if (!fs::is_regular_file(source, ec))
-      return file.error(*node, "source file `" + text + "` not found (looked for " +
+      return file.error(*node, "source file `" + text +
+                                   "` not found (looked for " +
                                    displayPath(source) + ")");
     for (const KernelSpec &other : kernel.specs)
       if (other.language == *language)
         return file.error(
             *node, std::string("a second ") +
                        (*language == Language::Cuda ? "CUDA" : "GLSL") +
-                       " source `" + text + "`: a kernel has at most one "
+                       " source `" + text +
+                       "`: a kernel has at most one "
                        "source per language (each builds its own targets); "
                        "put the other one in its own kernel directory");
     KernelSpec spec;
     spec.name = kernel.name;
     spec.source = source;
     spec.language = *language;
-    spec.entry = *language == Language::Glsl ? "main"
-                                             : entry.value_or(kernel.name);
+    spec.entry =
+        *language == Language::Glsl ? "main" : entry.value_or(kernel.name);
     spec.defines = defines;
     spec.includeDirs = includeDirs;
     spec.extraFlags = flags;
@@ -718,7 +731,8 @@ StatusOr<Kernel> loadKernelImpl(const fs::path &manifestIn,
     if (!kernel.substitutes.empty())
       return file.error(*benchTable,
                         "[bench] is for a standalone kernel, but this one "
-                        "`substitutes` `" + kernel.substitutes +
+                        "`substitutes` `" +
+                            kernel.substitutes +
                             "`: the program's dispatches give its "
                             "benchmarks; remove one of the two");
     BenchSettings bench;
@@ -813,8 +827,7 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
   TomlFile file(project.manifest);
   toml::table root;
   KB_RETURN_IF_ERROR(file.load(root));
-  KB_RETURN_IF_ERROR(
-      file.checkKeys(root, "workbench.toml", kProjectFileKeys));
+  KB_RETURN_IF_ERROR(file.checkKeys(root, "workbench.toml", kProjectFileKeys));
 
   toml::table empty;
   KB_ASSIGN_OR_RETURN(const toml::table *pt, file.table(root, "project"));
@@ -831,10 +844,9 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
   if (program) {
     fs::path path = (project.directory / *program).lexically_normal();
     if (!fs::is_regular_file(path, ec))
-      return file.error(*pt->get("program"),
-                        "`program`: file `" + *program +
-                            "` not found (looked for " + displayPath(path) +
-                            ")");
+      return file.error(*pt->get("program"), "`program`: file `" + *program +
+                                                 "` not found (looked for " +
+                                                 displayPath(path) + ")");
     project.program = path;
   }
 
@@ -870,8 +882,8 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
 
   KB_ASSIGN_OR_RETURN(const toml::table *tt, file.table(root, "toolchains"));
   if (tt) {
-    KB_RETURN_IF_ERROR(
-        file.checkKeys(*tt, "[toolchains]", toolchains::Toolchains::knownTools()));
+    KB_RETURN_IF_ERROR(file.checkKeys(*tt, "[toolchains]",
+                                      toolchains::Toolchains::knownTools()));
     for (auto &&[key, value] : *tt) {
       if (!value.is_string() || value.as_string()->get().empty())
         return file.expected(value, std::string(key.str()),
@@ -906,12 +918,12 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
       }
       ::globfree(&matches);
       if (found == 0)
-        return file.error(
-            *node, "`kernels`: `" + pattern + "` " +
-                       (hasGlobChars(pattern) ? "matches no directory"
-                                              : "is not a directory") +
-                       " with a kernel.toml (looked in " +
-                       displayPath(project.directory) + ")");
+        return file.error(*node,
+                          "`kernels`: `" + pattern + "` " +
+                              (hasGlobChars(pattern) ? "matches no directory"
+                                                     : "is not a directory") +
+                              " with a kernel.toml (looked in " +
+                              displayPath(project.directory) + ")");
     }
   } else {
     manifests = findKernelManifests(project.directory, project.outputDir);
@@ -929,9 +941,8 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
                         loadKernelImpl(manifest, project.targets, &where));
     auto [it, inserted] = nameWhere.emplace(kernel.name, where);
     if (!inserted)
-      return invalidArgument(where + ": duplicate kernel name `" +
-                             kernel.name + "`: already defined at " +
-                             it->second +
+      return invalidArgument(where + ": duplicate kernel name `" + kernel.name +
+                             "`: already defined at " + it->second +
                              "; kernel names must be unique (set [kernel] "
                              "name in one of them)");
     project.kernels.push_back(std::move(kernel));
@@ -951,8 +962,7 @@ planJobs(const Project &project, const std::vector<Target> &requested) {
       targets = kernel.targets;
     } else if (kernel.declaresTargets) {
       for (const Target &t : kernel.targets)
-        if (std::find(requested.begin(), requested.end(), t) !=
-            requested.end())
+        if (std::find(requested.begin(), requested.end(), t) != requested.end())
           targets.push_back(t);
     } else {
       targets = requested;

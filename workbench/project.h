@@ -73,7 +73,7 @@ struct Kernel {
 
 /// The `[build]` table of workbench.toml; command-line flags override it.
 struct BuildSettings {
-  unsigned jobs = 0;              // 0 = all cores.
+  unsigned jobs = 0; // 0 = all cores.
   std::optional<double> timeoutSeconds;
   std::filesystem::path cacheDir; // Empty = the default location.
 };

@@ -91,7 +91,9 @@ constants = [
     write("kernels/saxpy/kernel.toml", text);
   }
 
-  std::string manifest() const { return (root_ / "kernels/saxpy/kernel.toml").string(); }
+  std::string manifest() const {
+    return (root_ / "kernels/saxpy/kernel.toml").string();
+  }
 
   fs::path root_;
 };
@@ -200,7 +202,9 @@ TEST_F(ProjectTest, UnknownKeySuggestsNearest) {
   writeValidProject();
   writeSaxpyWith("include_dirs =", "include_dir =");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("kernel.toml:6:1: unknown key `include_dir` in [kernel]"));
+  EXPECT_THAT(
+      message,
+      HasSubstr("kernel.toml:6:1: unknown key `include_dir` in [kernel]"));
   EXPECT_THAT(message, HasSubstr("did you mean `include_dirs`?"));
 }
 
@@ -214,19 +218,23 @@ TEST_F(ProjectTest, UnknownKeyFarFromAnyListsValidKeys) {
 
 TEST_F(ProjectTest, UnknownKeyInProjectAndFlags) {
   writeValidProject();
-  write("workbench.toml", "[project]\nname = \"d\"\ntarget = [\"cuda:sm_90\"]\n");
+  write("workbench.toml",
+        "[project]\nname = \"d\"\ntarget = [\"cuda:sm_90\"]\n");
   EXPECT_THAT(loadError(), HasSubstr("did you mean `targets`?"));
 
   writeValidProject();
   writeSaxpyWith("nvcc = [\"-O3\"]", "nvc = [\"-O3\"]");
-  EXPECT_THAT(loadError(), HasSubstr("unknown key `nvc` in [kernel.flags]; did you mean `nvcc`?"));
+  EXPECT_THAT(
+      loadError(),
+      HasSubstr("unknown key `nvc` in [kernel.flags]; did you mean `nvcc`?"));
 }
 
 TEST_F(ProjectTest, MissingSourceFile) {
   writeValidProject();
   fs::remove(root_ / "kernels/saxpy/saxpy.cu");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("kernel.toml:3:12: source file `saxpy.cu` not found"));
+  EXPECT_THAT(message,
+              HasSubstr("kernel.toml:3:12: source file `saxpy.cu` not found"));
   EXPECT_THAT(message, HasSubstr("kernels/saxpy/saxpy.cu"));
 }
 
@@ -234,7 +242,8 @@ TEST_F(ProjectTest, UnknownSourceExtension) {
   writeValidProject();
   write("kernels/saxpy/saxpy.hip", "\n");
   writeSaxpyWith("\"saxpy.cu\"", "\"saxpy.hip\"");
-  EXPECT_THAT(loadError(), HasSubstr("expected a `.cu` (CUDA), `.glsl` or `.comp`"));
+  EXPECT_THAT(loadError(),
+              HasSubstr("expected a `.cu` (CUDA), `.glsl` or `.comp`"));
 }
 
 TEST_F(ProjectTest, TwoSourcesOfOneLanguage) {
@@ -264,7 +273,10 @@ TEST_F(ProjectTest, BadElementTypeListsValidOnes) {
   writeSaxpyWith("type = \"f32\", access = \"readonly\"",
                  "type = \"float\", access = \"readonly\"");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("kernel.toml:17:24: `bindings[0].type`: expected one of i8, u8"));
+  EXPECT_THAT(
+      message,
+      HasSubstr(
+          "kernel.toml:17:24: `bindings[0].type`: expected one of i8, u8"));
   EXPECT_THAT(message, HasSubstr("found a string \"float\""));
 }
 
@@ -272,7 +284,8 @@ TEST_F(ProjectTest, BadAccessListsValidOnes) {
   writeValidProject();
   writeSaxpyWith("access = \"readwrite\"", "access = \"rw\"");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("`bindings[1].access`: expected one of readonly, writeonly, readwrite"));
+  EXPECT_THAT(message, HasSubstr("`bindings[1].access`: expected one of "
+                                 "readonly, writeonly, readwrite"));
   EXPECT_THAT(message, HasSubstr("found a string \"rw\""));
 }
 
@@ -286,7 +299,10 @@ TEST_F(ProjectTest, BadConstantTypeListsValidOnes) {
   writeValidProject();
   writeSaxpyWith("name = \"n\", type = \"u32\"", "name = \"n\", type = \"u8\"");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("`constants[1].type`: expected one of i32, u32, f32, i64, u64, f64"));
+  EXPECT_THAT(
+      message,
+      HasSubstr(
+          "`constants[1].type`: expected one of i32, u32, f32, i64, u64, f64"));
   EXPECT_THAT(message, HasSubstr("found a string \"u8\""));
 }
 
@@ -294,11 +310,13 @@ TEST_F(ProjectTest, WorkgroupSizeMustBeThreePositiveIntegers) {
   writeValidProject();
   writeSaxpyWith("[256, 1, 1]", "[256, 1]");
   std::string message = loadError();
-  EXPECT_THAT(message, HasSubstr("kernel.toml:14:18: `workgroup_size`: expected an array of 3 positive integers"));
+  EXPECT_THAT(message, HasSubstr("kernel.toml:14:18: `workgroup_size`: "
+                                 "expected an array of 3 positive integers"));
   EXPECT_THAT(message, HasSubstr("found an array of 2 elements"));
 
   writeSaxpyWith("[256, 1, 1]", "[256, 0, 1]");
-  EXPECT_THAT(loadError(), HasSubstr("`workgroup_size[1]`: expected a positive integer, found an integer (0)"));
+  EXPECT_THAT(loadError(), HasSubstr("`workgroup_size[1]`: expected a positive "
+                                     "integer, found an integer (0)"));
 
   writeSaxpyWith("[256, 1, 1]", "\"256\"");
   EXPECT_THAT(loadError(), HasSubstr("found a string \"256\""));
@@ -324,43 +342,58 @@ TEST_F(ProjectTest, DeclaredTargetNeedsASource) {
   writeValidProject();
   writeSaxpyWith("sources = [\"saxpy.cu\", \"saxpy.comp\"]",
                  "sources = [\"saxpy.cu\"]\ntargets = [\"vulkan:1.2\"]");
-  EXPECT_THAT(loadError(), HasSubstr("target vulkan:1.2 needs a GLSL (.glsl/.comp) source"));
+  EXPECT_THAT(loadError(),
+              HasSubstr("target vulkan:1.2 needs a GLSL (.glsl/.comp) source"));
 }
 
 TEST_F(ProjectTest, WrongValueTypes) {
   writeValidProject();
   writeSaxpyWith("spills_are_errors = true", "spills_are_errors = \"yes\"");
-  EXPECT_THAT(loadError(), HasSubstr("`spills_are_errors`: expected true or false, found a string \"yes\""));
+  EXPECT_THAT(loadError(), HasSubstr("`spills_are_errors`: expected true or "
+                                     "false, found a string \"yes\""));
 
   writeValidProject();
   writeSaxpyWith("include_dirs = [\"include\"]", "include_dirs = \"include\"");
-  EXPECT_THAT(loadError(), HasSubstr("`include_dirs`: expected an array of strings, found a string"));
+  EXPECT_THAT(
+      loadError(),
+      HasSubstr(
+          "`include_dirs`: expected an array of strings, found a string"));
 
   writeValidProject();
-  writeSaxpyWith("include_dirs = [\"include\"]", "include_dirs = [\"missing\"]");
+  writeSaxpyWith("include_dirs = [\"include\"]",
+                 "include_dirs = [\"missing\"]");
   EXPECT_THAT(loadError(), HasSubstr("directory `missing` not found"));
 
   writeValidProject();
-  write("workbench.toml", "[project]\nkernels = [\"kernels/*\"]\n[build]\ntimeout = -1\n");
-  EXPECT_THAT(loadError(), HasSubstr("`timeout`: expected a positive number of seconds"));
+  write("workbench.toml",
+        "[project]\nkernels = [\"kernels/*\"]\n[build]\ntimeout = -1\n");
+  EXPECT_THAT(loadError(),
+              HasSubstr("`timeout`: expected a positive number of seconds"));
 }
 
 TEST_F(ProjectTest, KernelsGlobMustMatch) {
   writeValidProject();
   write("workbench.toml", "[project]\nkernels = [\"kernelz/*\"]\n");
-  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:12: `kernels`: `kernelz/*` matches no directory with a kernel.toml"));
+  EXPECT_THAT(loadError(),
+              HasSubstr("workbench.toml:2:12: `kernels`: `kernelz/*` matches "
+                        "no directory with a kernel.toml"));
 }
 
 TEST_F(ProjectTest, MissingProgram) {
   writeValidProject();
-  write("workbench.toml", "[project]\nprogram = \"p.mlir\"\nkernels = [\"kernels/*\"]\n");
-  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:11: `program`: file `p.mlir` not found"));
+  write("workbench.toml",
+        "[project]\nprogram = \"p.mlir\"\nkernels = [\"kernels/*\"]\n");
+  EXPECT_THAT(
+      loadError(),
+      HasSubstr("workbench.toml:2:11: `program`: file `p.mlir` not found"));
 }
 
 TEST_F(ProjectTest, UnknownToolOverride) {
   writeValidProject();
-  write("workbench.toml", "[project]\nkernels = [\"kernels/*\"]\n[toolchains]\nspirv_val = \"x\"\n");
-  EXPECT_THAT(loadError(), HasSubstr("unknown key `spirv_val` in [toolchains]; did you mean `spirv-val`?"));
+  write("workbench.toml", "[project]\nkernels = "
+                          "[\"kernels/*\"]\n[toolchains]\nspirv_val = \"x\"\n");
+  EXPECT_THAT(loadError(), HasSubstr("unknown key `spirv_val` in [toolchains]; "
+                                     "did you mean `spirv-val`?"));
 }
 
 TEST_F(ProjectTest, DefaultKernelsAreFoundRecursively) {
@@ -402,8 +435,9 @@ TEST_F(ProjectTest, PlanJobsRejectsATargetNoKernelBuilds) {
   ASSERT_TRUE(vulkan.ok());
   auto jobs = planJobs(*project, {*vulkan});
   ASSERT_FALSE(jobs.ok());
-  EXPECT_THAT(jobs.status().message(),
-              HasSubstr("--target vulkan:1.2: no kernel of the project builds for it"));
+  EXPECT_THAT(
+      jobs.status().message(),
+      HasSubstr("--target vulkan:1.2: no kernel of the project builds for it"));
 }
 
 TEST_F(ProjectTest, PlanJobsWithoutTargets) {

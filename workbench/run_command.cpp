@@ -45,7 +45,8 @@ struct RunFlags {
 };
 
 int fail(const Status &status) {
-  std::fprintf(stderr, "kernel-bench run: error: %s\n", status.message().c_str());
+  std::fprintf(stderr, "kernel-bench run: error: %s\n",
+               status.message().c_str());
   return status.isUnavailable() ? kExitUnavailable : kExitUserError;
 }
 
@@ -62,7 +63,8 @@ int runProgram(const RunFlags &flags) {
   auto module = module::loadModuleFile(path);
   if (!module.ok())
     return fail(module.status());
-  std::string fnName = flags.function.empty() ? module->entryFunction : flags.function;
+  std::string fnName =
+      flags.function.empty() ? module->entryFunction : flags.function;
   if (fnName.empty())
     return fail(invalidArgument(path + " has no entry function (a benchmark "
                                        "module?); pass --function NAME"));
@@ -71,13 +73,14 @@ int runProgram(const RunFlags &flags) {
     std::string names;
     for (const module::Function &f : module->functions)
       names += (names.empty() ? "" : ", ") + f.name;
-    return fail(notFound(path + ": no function `" + fnName + "`; it has: " +
-                         (names.empty() ? "none" : names)));
+    return fail(notFound(path + ": no function `" + fnName +
+                         "`; it has: " + (names.empty() ? "none" : names)));
   }
 
   hal::DriverOptions driverOptions;
   driverOptions.vulkanValidation = flags.vkValidation;
-  auto selected = hal::selectDevice(hal::builtinDrivers(), flags.device, driverOptions);
+  auto selected =
+      hal::selectDevice(hal::builtinDrivers(), flags.device, driverOptions);
   if (!selected.ok())
     return fail(selected.status());
   hal::Device &device = *selected->device;
@@ -99,9 +102,8 @@ int runProgram(const RunFlags &flags) {
     bool hasReference = false;
     for (const module::Variant &v : exe.variants)
       hasReference |= v.role == module::VariantRole::Reference;
-    if (!hasReference &&
-        std::find(noReference.begin(), noReference.end(), exe.name) ==
-            noReference.end())
+    if (!hasReference && std::find(noReference.begin(), noReference.end(),
+                                   exe.name) == noReference.end())
       noReference.push_back(exe.name);
   }
 
@@ -130,8 +132,8 @@ int runProgram(const RunFlags &flags) {
       const module::OutputData &out = candidate->outputs[i];
       std::printf("output %zu %s (%s x %llu): not compared\n", i,
                   outputName(out).c_str(), toString(out.elementType),
-                  static_cast<unsigned long long>(
-                      out.bytes.size() / byteSize(out.elementType)));
+                  static_cast<unsigned long long>(out.bytes.size() /
+                                                  byteSize(out.elementType)));
     }
     std::printf("result: no reference for %s: ran the handwritten kernel%s "
                 "once; nothing to compare (give the kernel a `reference` "
@@ -142,7 +144,8 @@ int runProgram(const RunFlags &flags) {
   auto reference = module::runFunction(device, *module, *function,
                                        module::VariantChoice::ReferenceOnly);
   if (!reference.ok())
-    return fail(reference.status().withContext("run with generated kernels only"));
+    return fail(
+        reference.status().withContext("run with generated kernels only"));
   std::printf("with substitutions: %s\n", listVariants(*candidate).c_str());
   std::printf("generated only:     %s\n", listVariants(*reference).c_str());
 
@@ -156,9 +159,8 @@ int runProgram(const RunFlags &flags) {
       tol.abs = *out.absTolerance;
     if (out.relTolerance)
       tol.rel = *out.relTolerance;
-    module::Comparison cmp = module::compareElements(ref.elementType, ref.bytes,
-                                                     cand.bytes, tol,
-                                                     flags.maxMismatches);
+    module::Comparison cmp = module::compareElements(
+        ref.elementType, ref.bytes, cand.bytes, tol, flags.maxMismatches);
     std::string name = outputName(ref);
     if (cmp.ok()) {
       std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
@@ -176,9 +178,10 @@ int runProgram(const RunFlags &flags) {
                 static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
                 tol.rel);
     for (const module::Mismatch &m : cmp.firstMismatches)
-      std::printf("    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
-                  static_cast<unsigned long long>(m.index), m.reference,
-                  m.candidate, m.candidate - m.reference);
+      std::printf(
+          "    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
+          static_cast<unsigned long long>(m.index), m.reference, m.candidate,
+          m.candidate - m.reference);
   }
   std::printf("result: %s%s\n",
               allAgree ? "outputs agree"

@@ -22,7 +22,8 @@ size_t editDistance(std::string_view a, std::string_view b);
 /// typo (distance at most max(2, |word|/3)); ties go to the earlier
 /// candidate.
 std::optional<std::string>
-nearestSpelling(std::string_view word, const std::vector<std::string> &candidates);
+nearestSpelling(std::string_view word,
+                const std::vector<std::string> &candidates);
 
 } // namespace kb::workbench
 

@@ -214,8 +214,10 @@ int main(int argc, char **argv) {
   printKbm("quickstart (+ cubins)", quickCubin);
   for (const auto &[count, run] : synthetic)
     printKbm((std::to_string(count) + " elementwise").c_str(), run);
-  double perExe100 = synthetic[0].second.kbmMs / synthetic[0].second.executables;
-  double perExe1000 = synthetic[1].second.kbmMs / synthetic[1].second.executables;
+  double perExe100 =
+      synthetic[0].second.kbmMs / synthetic[0].second.executables;
+  double perExe1000 =
+      synthetic[1].second.kbmMs / synthetic[1].second.executables;
   std::printf("\nserialization per executable, 1000 vs 100: %.2fx (linear "
               "= about 1x): %s\n",
               perExe1000 / perExe100,

@@ -103,8 +103,9 @@ int main(int argc, char **argv) {
     if (arg.rfind("--repetitions=", 0) == 0)
       repetitions = std::max(1, std::atoi(arg.c_str() + 14));
   }
-  const fs::path ptxFixture = fs::path(KB_SOURCE_DIR) /
-                              "compiler/test/Dialect/KB/Transforms/Inputs/saxpy.ptx";
+  const fs::path ptxFixture =
+      fs::path(KB_SOURCE_DIR) /
+      "compiler/test/Dialect/KB/Transforms/Inputs/saxpy.ptx";
   const std::string ptx = readFile(ptxFixture);
   if (ptx.empty()) {
     std::cerr << "compiler_scale: cannot read " << ptxFixture << "\n";
@@ -115,8 +116,8 @@ int main(int argc, char **argv) {
   fs::create_directories(root);
 
   std::vector<Case> cases;
-  std::printf("%-12s %-12s %-10s %-10s %-14s\n", "executables",
-              "substituted", "wall (ms)", "cpu (ms)", "us/executable");
+  std::printf("%-12s %-12s %-10s %-10s %-14s\n", "executables", "substituted",
+              "wall (ms)", "cpu (ms)", "us/executable");
   for (int count : {100, 1000, 10000}) {
     fs::path dir = root / std::to_string(count);
     fs::create_directories(dir / "objects");
@@ -154,9 +155,8 @@ int main(int argc, char **argv) {
       }
     }
     cases.push_back({count, best, bestCpu});
-    std::printf("%-12d %-12d %-10.1f %-10.1f %-14.1f\n", count,
-                (count + 1) / 2, best * 1e3, bestCpu * 1e3,
-                best * 1e6 / count);
+    std::printf("%-12d %-12d %-10.1f %-10.1f %-14.1f\n", count, (count + 1) / 2,
+                best * 1e3, bestCpu * 1e3, best * 1e6 / count);
   }
   fs::remove_all(root);
 

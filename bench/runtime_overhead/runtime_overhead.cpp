@@ -81,29 +81,35 @@ void benchCuda(const std::string &kernelDir) {
   for (int r = 0; r < reps; ++r) {
     auto cb = device.createCommandBuffer();
     hal.push_back(timeUs([&] {
-      for (int i = 0; i < n; ++i) {
-        hal::DispatchParams d;
-        d.executable = exe->get();
-        (*cb)->dispatch(d).ignoreError();
-      }
-      (*cb)->submitAndWait().ignoreError();
-    }) / n);
+                    for (int i = 0; i < n; ++i) {
+                      hal::DispatchParams d;
+                      d.executable = exe->get();
+                      (*cb)->dispatch(d).ignoreError();
+                    }
+                    (*cb)->submitAndWait().ignoreError();
+                  }) /
+                  n);
     raw.push_back(timeUs([&] {
-      for (int i = 0; i < n; ++i)
-        s.cuLaunchKernel(cuExe->function(0), 1, 1, 1, 32, 1, 1, 0,
-                         cuDevice->stream(), nullptr, nullptr);
-      s.cuStreamSynchronize(cuDevice->stream());
-    }) / n);
+                    for (int i = 0; i < n; ++i)
+                      s.cuLaunchKernel(cuExe->function(0), 1, 1, 1, 32, 1, 1, 0,
+                                       cuDevice->stream(), nullptr, nullptr);
+                    s.cuStreamSynchronize(cuDevice->stream());
+                  }) /
+                  n);
   }
   double h = medianUs(hal), w = medianUs(raw);
-  std::printf("cuda dispatch host cost: HAL %.2f us, raw cuLaunchKernel %.2f us, "
-              "ratio %.2fx (target <= 1.10x)\n", h, w, h / w);
+  std::printf(
+      "cuda dispatch host cost: HAL %.2f us, raw cuLaunchKernel %.2f us, "
+      "ratio %.2fx (target <= 1.10x)\n",
+      h, w, h / w);
 
   std::string ptx = readFile(kernelDir + "/cts_kernels.ptx");
   std::string cubin = readFile(kernelDir + "/cts_kernels.sm_90.cubin");
   if (ptx.empty() || cubin.empty() || device.properties().ccMajor != 9) {
-    std::printf("cuda module load: skipped (needs %s/cts_kernels.{ptx,sm_90.cubin} "
-                "and an sm_90 device)\n", kernelDir.c_str());
+    std::printf(
+        "cuda module load: skipped (needs %s/cts_kernels.{ptx,sm_90.cubin} "
+        "and an sm_90 device)\n",
+        kernelDir.c_str());
     return;
   }
   auto load = [&](hal::ExecutableFormat format, const std::string &data) {
@@ -121,7 +127,8 @@ void benchCuda(const std::string &kernelDir) {
       k.constants = {{"n", ScalarType::U32}};
       k.workgroupSize = {64, 1, 1};
       sp.exports = {k};
-      t.push_back(timeUs([&] { device.createExecutable(sp).status().ignoreError(); }));
+      t.push_back(
+          timeUs([&] { device.createExecutable(sp).status().ignoreError(); }));
     }
     return medianUs(t);
   };
@@ -135,7 +142,8 @@ void benchCuda(const std::string &kernelDir) {
 void benchVulkan(const std::string &kernelDir) {
   std::string spirv = readFile(kernelDir + "/double_plus_one.spv");
   if (spirv.empty()) {
-    std::printf("vulkan: skipped (%s/double_plus_one.spv missing)\n", kernelDir.c_str());
+    std::printf("vulkan: skipped (%s/double_plus_one.spv missing)\n",
+                kernelDir.c_str());
     return;
   }
   hal::ExecutableSpec spec;
@@ -154,9 +162,11 @@ void benchVulkan(const std::string &kernelDir) {
   for (int withCache = 0; withCache < 2; ++withCache) {
     hal::DeviceOptions options;
     options.pipelineCache = withCache;
-    auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan", {}, options);
+    auto selected =
+        hal::selectDevice(hal::builtinDrivers(), "vulkan", {}, options);
     if (!selected.ok()) {
-      std::printf("vulkan: skipped (%s)\n", selected.status().message().c_str());
+      std::printf("vulkan: skipped (%s)\n",
+                  selected.status().message().c_str());
       return;
     }
     if (withCache == 0)
@@ -171,7 +181,8 @@ void benchVulkan(const std::string &kernelDir) {
     results[withCache] = medianUs(t);
   }
   std::printf("vulkan pipeline creation: no cache %.0f us, with cache %.0f us, "
-              "speedup %.1fx\n", results[0], results[1], results[0] / results[1]);
+              "speedup %.1fx\n",
+              results[0], results[1], results[0] / results[1]);
 }
 
 } // namespace

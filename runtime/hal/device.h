@@ -66,23 +66,23 @@ struct DeviceLimits {
 
 /// What `kernel-bench devices` prints. 0 / empty = unknown to this driver.
 struct DeviceProperties {
-  std::string driver;     // "cuda" or "vulkan"
-  uint32_t index = 0;     // index within the driver (cuda:N, vulkan:N)
-  std::string name;       // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
-  std::string vendor;     // "NVIDIA", "Mesa", ...
+  std::string driver; // "cuda" or "vulkan"
+  uint32_t index = 0; // index within the driver (cuda:N, vulkan:N)
+  std::string name;   // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string vendor; // "NVIDIA", "Mesa", ...
   DeviceType type = DeviceType::Other;
   /// CUDA compute capability "9.0" (also in ccMajor/ccMinor); Vulkan
   /// apiVersion "1.3.230".
   std::string apiVersion;
   int ccMajor = 0, ccMinor = 0;
   std::string driverVersion;
-  uint32_t computeUnits = 0;  // SMs (MULTIPROCESSOR_COUNT); Vulkan: unknown
-  uint32_t clockKhz = 0;      // CLOCK_RATE
+  uint32_t computeUnits = 0; // SMs (MULTIPROCESSOR_COUNT); Vulkan: unknown
+  uint32_t clockKhz = 0;     // CLOCK_RATE
   uint32_t memoryClockKhz = 0;
   uint32_t memoryBusWidthBits = 0;
-  uint64_t memoryBytes = 0;   // cuDeviceTotalMem / device-local heaps
-  uint64_t l2CacheBytes = 0;  // L2_CACHE_SIZE
-  uint32_t subgroupSize = 0;  // warp size / Vulkan subgroupSize
+  uint64_t memoryBytes = 0;  // cuDeviceTotalMem / device-local heaps
+  uint64_t l2CacheBytes = 0; // L2_CACHE_SIZE
+  uint32_t subgroupSize = 0; // warp size / Vulkan subgroupSize
   /// Nanoseconds per timestamp tick (Vulkan timestampPeriod; CUDA events
   /// report milliseconds: 1.0 here, resolution about 500 ns).
   double timestampPeriodNs = 0;

@@ -43,11 +43,16 @@ namespace {
 /// Preference of a device for `auto` (lower is better).
 int autoRank(const DeviceProperties &p) {
   switch (p.type) {
-  case DeviceType::DiscreteGpu: return 0;
-  case DeviceType::IntegratedGpu: return 1;
-  case DeviceType::VirtualGpu: return 2;
-  case DeviceType::Other: return 3;
-  case DeviceType::Cpu: return 4;
+  case DeviceType::DiscreteGpu:
+    return 0;
+  case DeviceType::IntegratedGpu:
+    return 1;
+  case DeviceType::VirtualGpu:
+    return 2;
+  case DeviceType::Other:
+    return 3;
+  case DeviceType::Cpu:
+    return 4;
   }
   return 5;
 }
@@ -116,9 +121,8 @@ StatusOr<SelectedDevice> selectDevice(const DriverRegistry &registry,
     if (digits.empty() || digits.size() > 6 ||
         !std::all_of(digits.begin(), digits.end(),
                      [](char c) { return std::isdigit((unsigned char)c); }))
-      return invalidArgument("device `" + std::string(spec) +
-                             "`: bad index `" + std::string(digits) + "`; " +
-                             kForms);
+      return invalidArgument("device `" + std::string(spec) + "`: bad index `" +
+                             std::string(digits) + "`; " + kForms);
     index = static_cast<uint32_t>(std::stoul(std::string(digits)));
   }
   if (name != "cuda" && name != "vulkan")

@@ -39,7 +39,7 @@ const char *toString(ExecutableFormat format);
 /// Everything a driver needs to create an Executable. |data| is borrowed for
 /// the duration of Device::createExecutable only.
 struct ExecutableSpec {
-  std::string name;   // the .kbm executable name, for messages
+  std::string name; // the .kbm executable name, for messages
   ExecutableFormat format = ExecutableFormat::Spirv;
   std::string target; // "sm_90", "vulkan1.2"
   std::string_view data;

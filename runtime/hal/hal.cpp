@@ -17,28 +17,38 @@ namespace kb::hal {
 
 const char *toString(MemoryType type) {
   switch (type) {
-  case MemoryType::DeviceLocal: return "device-local";
-  case MemoryType::HostVisible: return "host-visible";
+  case MemoryType::DeviceLocal:
+    return "device-local";
+  case MemoryType::HostVisible:
+    return "host-visible";
   }
   return "?";
 }
 
 const char *toString(ExecutableFormat format) {
   switch (format) {
-  case ExecutableFormat::Ptx: return "ptx";
-  case ExecutableFormat::Cubin: return "cubin";
-  case ExecutableFormat::Spirv: return "spirv";
+  case ExecutableFormat::Ptx:
+    return "ptx";
+  case ExecutableFormat::Cubin:
+    return "cubin";
+  case ExecutableFormat::Spirv:
+    return "spirv";
   }
   return "?";
 }
 
 const char *toString(DeviceType type) {
   switch (type) {
-  case DeviceType::DiscreteGpu: return "discrete GPU";
-  case DeviceType::IntegratedGpu: return "integrated GPU";
-  case DeviceType::VirtualGpu: return "virtual GPU";
-  case DeviceType::Cpu: return "CPU";
-  case DeviceType::Other: return "other";
+  case DeviceType::DiscreteGpu:
+    return "discrete GPU";
+  case DeviceType::IntegratedGpu:
+    return "integrated GPU";
+  case DeviceType::VirtualGpu:
+    return "virtual GPU";
+  case DeviceType::Cpu:
+    return "CPU";
+  case DeviceType::Other:
+    return "other";
   }
   return "?";
 }
@@ -51,9 +61,8 @@ static std::string dims(const std::array<uint32_t, 3> &d) {
 Status Buffer::checkRange(uint64_t offset, uint64_t length,
                           const char *what) const {
   if (offset > size_ || length > size_ - offset)
-    return outOfRange(std::string(what) + ": range [" +
-                      std::to_string(offset) + ", " +
-                      std::to_string(offset + length) +
+    return outOfRange(std::string(what) + ": range [" + std::to_string(offset) +
+                      ", " + std::to_string(offset + length) +
                       ") exceeds the buffer size " + std::to_string(size_));
   return okStatus();
 }
@@ -87,10 +96,10 @@ Status checkExportFitsDevice(std::string_view executableName,
       return invalidArgument(where + ": workgroup size " + dims(wg) +
                              " has a zero dimension");
     if (wg[i] > limits.maxWorkgroupSize[i])
-      return invalidArgument(
-          where + ": workgroup size " + dims(wg) + " exceeds the device limit " +
-          dims(limits.maxWorkgroupSize) + " in " + kAxis[i] +
-          "; lower the export's workgroup size");
+      return invalidArgument(where + ": workgroup size " + dims(wg) +
+                             " exceeds the device limit " +
+                             dims(limits.maxWorkgroupSize) + " in " + kAxis[i] +
+                             "; lower the export's workgroup size");
     invocations *= wg[i];
   }
   if (invocations > limits.maxWorkgroupInvocations)
@@ -116,7 +125,8 @@ Status checkExportFitsDevice(std::string_view executableName,
   if (limits.maxParameterBytes) {
     std::vector<ParamSlot> params = cudaParamLayout(abi);
     uint64_t paramBytes =
-        params.empty() ? 0 : uint64_t(params.back().offset) + params.back().size;
+        params.empty() ? 0
+                       : uint64_t(params.back().offset) + params.back().size;
     if (paramBytes > limits.maxParameterBytes)
       return invalidArgument(where + ": " + std::to_string(paramBytes) +
                              " bytes of kernel parameters (8 per binding, "
@@ -134,8 +144,8 @@ std::string describeDispatch(const DispatchParams &params) {
     s += " of `" + params.executable->name() + "` export " +
          std::to_string(params.exportIndex);
     if (params.exportIndex < params.executable->exportCount())
-      s += " (`" + params.executable->exportAbi(params.exportIndex).entry +
-           "`)";
+      s +=
+          " (`" + params.executable->exportAbi(params.exportIndex).entry + "`)";
   }
   return s;
 }
@@ -153,17 +163,17 @@ Status checkDispatchParams(const DispatchParams &params,
                       std::to_string(exe.exportCount()) + " exports");
   const KernelAbi &abi = exe.exportAbi(params.exportIndex);
   if (params.bindings.size() != abi.bindings.size())
-    return invalidArgument(what + ": expected " +
-                           std::to_string(abi.bindings.size()) +
-                           " bindings, got " +
-                           std::to_string(params.bindings.size()));
+    return invalidArgument(
+        what + ": expected " + std::to_string(abi.bindings.size()) +
+        " bindings, got " + std::to_string(params.bindings.size()));
   for (size_t i = 0; i < params.bindings.size(); ++i) {
     const BindingRef &ref = params.bindings[i];
     std::string b = what + ": " + describeBinding(abi, i);
     if (!ref.buffer)
       return invalidArgument(b + ": no buffer bound");
     uint64_t size = ref.buffer->size();
-    uint64_t length = ref.length ? ref.length : size - std::min(size, ref.offset);
+    uint64_t length =
+        ref.length ? ref.length : size - std::min(size, ref.offset);
     if (ref.offset > size || length > size - ref.offset)
       return outOfRange(b + ": range [" + std::to_string(ref.offset) + ", " +
                         std::to_string(ref.offset + length) +
@@ -184,11 +194,10 @@ Status checkDispatchParams(const DispatchParams &params,
   }
   uint32_t expected = pushConstantSize(abi);
   if (params.constants.size() != expected)
-    return invalidArgument(what + ": expected " + std::to_string(expected) +
-                           " bytes of constants (" +
-                           std::to_string(abi.constants.size()) +
-                           " constants), got " +
-                           std::to_string(params.constants.size()));
+    return invalidArgument(
+        what + ": expected " + std::to_string(expected) +
+        " bytes of constants (" + std::to_string(abi.constants.size()) +
+        " constants), got " + std::to_string(params.constants.size()));
   static const char *kAxis[] = {"x", "y", "z"};
   for (int i = 0; i < 3; ++i) {
     if (params.workgroupCount[i] == 0)
@@ -196,10 +205,10 @@ Status checkDispatchParams(const DispatchParams &params,
                              dims(params.workgroupCount) +
                              " has a zero dimension");
     if (params.workgroupCount[i] > limits.maxWorkgroupCount[i])
-      return invalidArgument(what + ": workgroup count " +
-                             dims(params.workgroupCount) +
-                             " exceeds the device limit " +
-                             dims(limits.maxWorkgroupCount) + " in " + kAxis[i]);
+      return invalidArgument(
+          what + ": workgroup count " + dims(params.workgroupCount) +
+          " exceeds the device limit " + dims(limits.maxWorkgroupCount) +
+          " in " + kAxis[i]);
   }
   return checkExportFitsDevice(exe.name(), params.exportIndex, abi, limits)
       .withContext(what);

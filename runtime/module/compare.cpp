@@ -11,15 +11,21 @@ namespace kb::module {
 
 Tolerance defaultTolerance(ElementType type) {
   switch (type) {
-  case ElementType::F64: return {1e-12, 1e-10};
-  case ElementType::F32: return {1e-5, 1e-4};
-  case ElementType::F16: return {1e-3, 1e-2};
-  case ElementType::BF16: return {1e-2, 2e-2};
-  default: return {0, 0};
+  case ElementType::F64:
+    return {1e-12, 1e-10};
+  case ElementType::F32:
+    return {1e-5, 1e-4};
+  case ElementType::F16:
+    return {1e-3, 1e-2};
+  case ElementType::BF16:
+    return {1e-2, 2e-2};
+  default:
+    return {0, 0};
   }
 }
 
-Comparison compareElements(ElementType type, const std::vector<uint8_t> &reference,
+Comparison compareElements(ElementType type,
+                           const std::vector<uint8_t> &reference,
                            const std::vector<uint8_t> &candidate,
                            Tolerance tolerance, size_t maxReported) {
   Comparison result;

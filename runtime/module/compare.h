@@ -43,7 +43,8 @@ struct Comparison {
 };
 
 /// Compares two equally sized element arrays of |type|.
-Comparison compareElements(ElementType type, const std::vector<uint8_t> &reference,
+Comparison compareElements(ElementType type,
+                           const std::vector<uint8_t> &reference,
                            const std::vector<uint8_t> &candidate,
                            Tolerance tolerance, size_t maxReported = 8);
 

@@ -51,7 +51,8 @@ float halfToFloat(uint16_t h) {
         ++e;
         mant <<= 1;
       } while (!(mant & 0x400));
-      x = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+      x = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) |
+          ((mant & 0x3ff) << 13);
     }
   } else if (exp == 31) {
     x = sign | 0x7f800000 | (mant << 13);
@@ -101,19 +102,29 @@ template <typename T> double load(const uint8_t *p) {
   std::memcpy(&v, p, sizeof(T));
   return static_cast<double>(v);
 }
-template <typename T> void store(T v, uint8_t *p) { std::memcpy(p, &v, sizeof(T)); }
+template <typename T> void store(T v, uint8_t *p) {
+  std::memcpy(p, &v, sizeof(T));
+}
 } // namespace
 
 double readElement(ElementType type, const uint8_t *p) {
   switch (type) {
-  case ElementType::I8: return load<int8_t>(p);
-  case ElementType::U8: return load<uint8_t>(p);
-  case ElementType::I16: return load<int16_t>(p);
-  case ElementType::U16: return load<uint16_t>(p);
-  case ElementType::I32: return load<int32_t>(p);
-  case ElementType::U32: return load<uint32_t>(p);
-  case ElementType::I64: return load<int64_t>(p);
-  case ElementType::U64: return load<uint64_t>(p);
+  case ElementType::I8:
+    return load<int8_t>(p);
+  case ElementType::U8:
+    return load<uint8_t>(p);
+  case ElementType::I16:
+    return load<int16_t>(p);
+  case ElementType::U16:
+    return load<uint16_t>(p);
+  case ElementType::I32:
+    return load<int32_t>(p);
+  case ElementType::U32:
+    return load<uint32_t>(p);
+  case ElementType::I64:
+    return load<int64_t>(p);
+  case ElementType::U64:
+    return load<uint64_t>(p);
   case ElementType::F16: {
     uint16_t h;
     std::memcpy(&h, p, 2);
@@ -124,26 +135,40 @@ double readElement(ElementType type, const uint8_t *p) {
     std::memcpy(&h, p, 2);
     return bfloat16ToFloat(h);
   }
-  case ElementType::F32: return load<float>(p);
-  case ElementType::F64: return load<double>(p);
+  case ElementType::F32:
+    return load<float>(p);
+  case ElementType::F64:
+    return load<double>(p);
   }
   return 0;
 }
 
 void writeElement(ElementType type, double v, uint8_t *p) {
   switch (type) {
-  case ElementType::I8: return store(clampTo<int8_t>(v), p);
-  case ElementType::U8: return store(clampTo<uint8_t>(v), p);
-  case ElementType::I16: return store(clampTo<int16_t>(v), p);
-  case ElementType::U16: return store(clampTo<uint16_t>(v), p);
-  case ElementType::I32: return store(clampTo<int32_t>(v), p);
-  case ElementType::U32: return store(clampTo<uint32_t>(v), p);
-  case ElementType::I64: return store(clampTo<int64_t>(v), p);
-  case ElementType::U64: return store(clampTo<uint64_t>(v), p);
-  case ElementType::F16: return store(floatToHalf(static_cast<float>(v)), p);
-  case ElementType::BF16: return store(floatToBfloat16(static_cast<float>(v)), p);
-  case ElementType::F32: return store(static_cast<float>(v), p);
-  case ElementType::F64: return store(v, p);
+  case ElementType::I8:
+    return store(clampTo<int8_t>(v), p);
+  case ElementType::U8:
+    return store(clampTo<uint8_t>(v), p);
+  case ElementType::I16:
+    return store(clampTo<int16_t>(v), p);
+  case ElementType::U16:
+    return store(clampTo<uint16_t>(v), p);
+  case ElementType::I32:
+    return store(clampTo<int32_t>(v), p);
+  case ElementType::U32:
+    return store(clampTo<uint32_t>(v), p);
+  case ElementType::I64:
+    return store(clampTo<int64_t>(v), p);
+  case ElementType::U64:
+    return store(clampTo<uint64_t>(v), p);
+  case ElementType::F16:
+    return store(floatToHalf(static_cast<float>(v)), p);
+  case ElementType::BF16:
+    return store(floatToBfloat16(static_cast<float>(v)), p);
+  case ElementType::F32:
+    return store(static_cast<float>(v), p);
+  case ElementType::F64:
+    return store(v, p);
   }
 }
 

@@ -24,7 +24,8 @@ public:
         return true;
     return false;
   }
-  void record(const std::set<uint32_t> &reads, const std::set<uint32_t> &writes) {
+  void record(const std::set<uint32_t> &reads,
+              const std::set<uint32_t> &writes) {
     read_.insert(reads.begin(), reads.end());
     written_.insert(writes.begin(), writes.end());
   }
@@ -52,17 +53,19 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
     if (op.kind != Op::Kind::Dispatch || executables.count(op.executable))
       continue;
     const Executable &exe = module.executables[op.executable];
-    KB_ASSIGN_OR_RETURN(const Variant *variant, selectVariant(exe, props, choice));
+    KB_ASSIGN_OR_RETURN(const Variant *variant,
+                        selectVariant(exe, props, choice));
     hal::ExecutableSpec spec;
     spec.name = exe.name;
     spec.format = variant->format;
     spec.target = variant->target;
     spec.data = variant->data;
     spec.exports = variant->exports;
-    KB_ASSIGN_OR_RETURN(executables[op.executable], device.createExecutable(spec));
-    result.variantsUsed.push_back("`" + exe.name + "`: " + toString(variant->role) +
-                                  " " + hal::toString(variant->format) + " " +
-                                  variant->target);
+    KB_ASSIGN_OR_RETURN(executables[op.executable],
+                        device.createExecutable(spec));
+    result.variantsUsed.push_back(
+        "`" + exe.name + "`: " + toString(variant->role) + " " +
+        hal::toString(variant->format) + " " + variant->target);
   }
 
   std::vector<std::shared_ptr<hal::Buffer>> buffers(function.buffers.size());
@@ -75,9 +78,9 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
     switch (op.kind) {
     case Op::Kind::Alloc: {
       const BufferDecl &decl = function.buffers[op.buffer];
-      KB_ASSIGN_OR_RETURN(buffers[op.buffer],
-                          device.allocateBuffer(decl.byteSize(),
-                                                hal::MemoryType::DeviceLocal));
+      KB_ASSIGN_OR_RETURN(
+          buffers[op.buffer],
+          device.allocateBuffer(decl.byteSize(), hal::MemoryType::DeviceLocal));
       std::vector<uint8_t> contents = generateContents(decl);
       KB_RETURN_IF_ERROR(buffers[op.buffer]
                              ->upload(0, contents.data(), contents.size())
@@ -97,8 +100,9 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
       writes.insert(op.target);
       break;
     case Op::Kind::Dispatch: {
-      const KernelAbi &abi =
-          module.executables[op.executable].variants.front().exports[op.exportIndex];
+      const KernelAbi &abi = module.executables[op.executable]
+                                 .variants.front()
+                                 .exports[op.exportIndex];
       for (size_t b = 0; b < op.bindings.size(); ++b) {
         Access access = abi.bindings[b].access;
         if (access != Access::WriteOnly)
@@ -121,9 +125,9 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
       status = commands->fillBuffer(*buffers[op.buffer], op.offset, op.length,
                                     op.pattern);
     } else if (op.kind == Op::Kind::Copy) {
-      status = commands->copyBuffer(*buffers[op.buffer], op.offset,
-                                    *buffers[op.target], op.targetOffset,
-                                    op.length);
+      status =
+          commands->copyBuffer(*buffers[op.buffer], op.offset,
+                               *buffers[op.target], op.targetOffset, op.length);
     } else {
       hal::DispatchParams params;
       params.executable = executables[op.executable].get();
@@ -133,7 +137,8 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
       params.label = label + " (`" + module.executables[op.executable].name +
                      "` export " + std::to_string(op.exportIndex) + ")";
       for (const BindingRef &ref : op.bindings)
-        params.bindings.push_back({buffers[ref.buffer].get(), ref.offset, ref.length});
+        params.bindings.push_back(
+            {buffers[ref.buffer].get(), ref.offset, ref.length});
       status = commands->dispatch(params);
       ++result.dispatchCount;
     }

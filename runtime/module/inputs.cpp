@@ -32,15 +32,16 @@ std::vector<uint8_t> generateContents(const BufferDecl &buffer) {
   for (uint64_t i = 0; i < buffer.elementCount; ++i) {
     double v = 0;
     switch (init.distribution) {
-    case Distribution::Zero: break;
+    case Distribution::Zero:
+      break;
     case Distribution::Uniform:
       v = init.low + (init.high - init.low) * rng.unit();
       break;
     case Distribution::Normal: {
       double u1 = 1.0 - rng.unit(); // (0, 1]: log() stays finite
       double u2 = rng.unit();
-      v = init.mean + init.stddev * std::sqrt(-2.0 * std::log(u1)) *
-                          std::cos(kTwoPi * u2);
+      v = init.mean +
+          init.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
       break;
     }
     case Distribution::Range:

@@ -24,20 +24,29 @@ const char *toString(VariantRole role) {
 }
 const char *toString(Distribution d) {
   switch (d) {
-  case Distribution::Zero: return "zero";
-  case Distribution::Uniform: return "uniform";
-  case Distribution::Normal: return "normal";
-  case Distribution::Range: return "range";
+  case Distribution::Zero:
+    return "zero";
+  case Distribution::Uniform:
+    return "uniform";
+  case Distribution::Normal:
+    return "normal";
+  case Distribution::Range:
+    return "range";
   }
   return "?";
 }
 const char *toString(Op::Kind kind) {
   switch (kind) {
-  case Op::Kind::Alloc: return "alloc";
-  case Op::Kind::Fill: return "fill";
-  case Op::Kind::Copy: return "copy";
-  case Op::Kind::Dispatch: return "dispatch";
-  case Op::Kind::Barrier: return "barrier";
+  case Op::Kind::Alloc:
+    return "alloc";
+  case Op::Kind::Fill:
+    return "fill";
+  case Op::Kind::Copy:
+    return "copy";
+  case Op::Kind::Dispatch:
+    return "dispatch";
+  case Op::Kind::Barrier:
+    return "barrier";
   }
   return "?";
 }
@@ -121,8 +130,8 @@ public:
   Status parseExecutable(const kbm::Executable *e, size_t index,
                          Executable &exe) {
     exe.name = e->name()->str();
-    std::string where = "executable " + std::to_string(index) + " (`" +
-                        exe.name + "`)";
+    std::string where =
+        "executable " + std::to_string(index) + " (`" + exe.name + "`)";
     if (exe.name.empty())
       return fail(where, "empty name");
     if (e->variants()->size() == 0)
@@ -132,8 +141,8 @@ public:
       std::string vwhere = where + " variant " + std::to_string(v);
       Variant out;
       if (!enumInRange(var->format(), kbm::ExecutableFormat::Spirv))
-        return fail(vwhere, "unknown format " +
-                                std::to_string(static_cast<int>(var->format())));
+        return fail(vwhere, "unknown format " + std::to_string(static_cast<int>(
+                                                    var->format())));
       if (!enumInRange(var->role(), kbm::VariantRole::Candidate))
         return fail(vwhere, "unknown role");
       out.format = static_cast<hal::ExecutableFormat>(var->format());
@@ -260,8 +269,8 @@ public:
       out.pattern = f->pattern();
       if (out.offset % 4 || out.length % 4)
         return fail(where, "fill offset and length must be multiples of 4");
-      KB_RETURN_IF_ERROR(checkRange(fn, out.buffer, out.offset, out.length,
-                                    where, "fill"));
+      KB_RETURN_IF_ERROR(
+          checkRange(fn, out.buffer, out.offset, out.length, where, "fill"));
       return needAlloc(out.buffer);
     }
     case kbm::Command::Copy: {
@@ -290,8 +299,9 @@ public:
       return parseDispatch(op->command_as_Dispatch(), fn, executables,
                            allocated, where, out);
     default:
-      return fail(where, "unknown command type " +
-                             std::to_string(static_cast<int>(op->command_type())));
+      return fail(where,
+                  "unknown command type " +
+                      std::to_string(static_cast<int>(op->command_type())));
     }
   }
 
@@ -332,11 +342,13 @@ public:
       if (ref.buffer >= fn.buffers.size())
         return fail(bwhere, "buffer index " + std::to_string(ref.buffer) +
                                 " is out of range (" +
-                                std::to_string(fn.buffers.size()) + " buffers)");
+                                std::to_string(fn.buffers.size()) +
+                                " buffers)");
       const BufferDecl &buf = fn.buffers[ref.buffer];
       uint64_t size = buf.byteSize();
-      uint64_t length = ref.length ? ref.length
-                                   : (ref.offset <= size ? size - ref.offset : 0);
+      uint64_t length = ref.length
+                            ? ref.length
+                            : (ref.offset <= size ? size - ref.offset : 0);
       if (ref.offset > size || length > size - ref.offset || length == 0)
         return fail(bwhere, "range [" + std::to_string(ref.offset) + ", " +
                                 std::to_string(ref.offset + length) +
@@ -352,7 +364,8 @@ public:
       uint32_t elem = kb::byteSize(buf.elementType);
       if (ref.offset % elem || length % elem)
         return fail(bwhere, "offset and length must be multiples of the "
-                            "element size " + std::to_string(elem));
+                            "element size " +
+                                std::to_string(elem));
       if (!allocated[ref.buffer])
         return fail(bwhere, "uses buffer " + std::to_string(ref.buffer) +
                                 " before its alloc op");
@@ -381,7 +394,8 @@ public:
                           std::to_string(static_cast<int>(c->type())));
         uint64_t bits = c->bits();
         // Little-endian: the scalar is the low |size| bytes.
-        std::memcpy(out.constants.data() + slots[i].offset, &bits, slots[i].size);
+        std::memcpy(out.constants.data() + slots[i].offset, &bits,
+                    slots[i].size);
       }
     } else if (raw) {
       if (d->constant_data()->size() != blockSize)
@@ -409,7 +423,8 @@ public:
                        const std::vector<Executable> &executables,
                        Function &fn) {
     fn.name = f->name()->str();
-    std::string where = "function " + std::to_string(index) + " (`" + fn.name + "`)";
+    std::string where =
+        "function " + std::to_string(index) + " (`" + fn.name + "`)";
     if (f->buffers())
       for (uint32_t i = 0; i < f->buffers()->size(); ++i) {
         const kbm::Buffer *b = f->buffers()->Get(i);
@@ -421,7 +436,8 @@ public:
         decl.elementType = static_cast<ElementType>(b->element_type());
         decl.elementCount = b->element_count();
         if (decl.elementCount == 0 ||
-            decl.elementCount > kMaxBufferBytes / kb::byteSize(decl.elementType))
+            decl.elementCount >
+                kMaxBufferBytes / kb::byteSize(decl.elementType))
           return fail(bwhere, "element count " +
                                   std::to_string(decl.elementCount) +
                                   " is zero or over the 1 TiB cap");
@@ -443,13 +459,15 @@ public:
         Output out;
         out.buffer = o->buffer();
         if (out.buffer >= fn.buffers.size() || !allocated[out.buffer])
-          return fail(owhere, "buffer " + std::to_string(out.buffer) +
-                                  " is not an allocated buffer of the function");
+          return fail(owhere,
+                      "buffer " + std::to_string(out.buffer) +
+                          " is not an allocated buffer of the function");
         if (o->abs_tolerance())
           out.absTolerance = *o->abs_tolerance();
         if (o->rel_tolerance())
           out.relTolerance = *o->rel_tolerance();
-        for (const std::optional<double> &t : {out.absTolerance, out.relTolerance})
+        for (const std::optional<double> &t :
+             {out.absTolerance, out.relTolerance})
           if (t && !(*t >= 0 && *t - *t == 0))
             return fail(owhere, "tolerances must be finite and >= 0");
         fn.outputs.push_back(out);
@@ -463,7 +481,8 @@ private:
 
 } // namespace
 
-StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName) {
+StatusOr<Module> parseModule(std::string_view bytes,
+                             std::string_view sourceName) {
   std::string source(sourceName);
   if (bytes.size() < 8 ||
       !flatbuffers::BufferHasIdentifier(bytes.data(), kbm::ModuleIdentifier()))
@@ -477,8 +496,8 @@ StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName
     alignedCopy.assign(bytes);
     bytes = alignedCopy;
   }
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t *>(bytes.data()),
-                                 bytes.size());
+  flatbuffers::Verifier verifier(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
   if (!kbm::VerifyModuleBuffer(verifier))
     return dataLoss(source + ": the .kbm module is corrupted or truncated (the "
                              "FlatBuffers verifier rejected it); rebuild it");
@@ -500,7 +519,8 @@ StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName
   if (m->executables())
     for (uint32_t i = 0; i < m->executables()->size(); ++i) {
       Executable exe;
-      KB_RETURN_IF_ERROR(parser.parseExecutable(m->executables()->Get(i), i, exe));
+      KB_RETURN_IF_ERROR(
+          parser.parseExecutable(m->executables()->Get(i), i, exe));
       for (const Executable &other : out.executables)
         if (other.name == exe.name)
           return parser.fail("executable " + std::to_string(i),
@@ -510,8 +530,8 @@ StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName
   if (m->functions())
     for (uint32_t i = 0; i < m->functions()->size(); ++i) {
       Function fn;
-      KB_RETURN_IF_ERROR(parser.parseFunction(m->functions()->Get(i), i,
-                                              out.executables, fn));
+      KB_RETURN_IF_ERROR(
+          parser.parseFunction(m->functions()->Get(i), i, out.executables, fn));
       out.functions.push_back(std::move(fn));
     }
   if (!out.entryFunction.empty() && !out.findFunction(out.entryFunction))
@@ -522,7 +542,8 @@ StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName
     for (uint32_t i = 0; i < m->benchmarks()->size(); ++i) {
       const kbm::Benchmark *b = m->benchmarks()->Get(i);
       Benchmark bench{b->name()->str(), b->function(), b->dispatch_op()};
-      std::string where = "benchmark " + std::to_string(i) + " (`" + bench.name + "`)";
+      std::string where =
+          "benchmark " + std::to_string(i) + " (`" + bench.name + "`)";
       if (bench.function >= out.functions.size())
         return parser.fail(where, "function index " +
                                       std::to_string(bench.function) +
@@ -602,7 +623,8 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
                              v.role == VariantRole::Reference
                          ? 100
                          : 0);
-    if (choice == VariantChoice::ReferenceOnly && v.role != VariantRole::Reference)
+    if (choice == VariantChoice::ReferenceOnly &&
+        v.role != VariantRole::Reference)
       continue;
     if (r < bestRank) {
       bestRank = r;
@@ -615,13 +637,13 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
   for (const Variant &v : exe.variants)
     have += std::string(have.empty() ? "" : ", ") + hal::toString(v.format) +
             " " + v.target + " (" + toString(v.role) + ")";
-  std::string needs =
-      device.driver == "cuda"
-          ? "a cubin for sm_" + std::to_string(device.ccMajor) +
-                std::to_string(device.ccMinor) + " or PTX for sm_" +
-                std::to_string(device.ccMajor) + std::to_string(device.ccMinor) +
-                " or older"
-          : "SPIR-V";
+  std::string needs = device.driver == "cuda"
+                          ? "a cubin for sm_" + std::to_string(device.ccMajor) +
+                                std::to_string(device.ccMinor) +
+                                " or PTX for sm_" +
+                                std::to_string(device.ccMajor) +
+                                std::to_string(device.ccMinor) + " or older"
+                          : "SPIR-V";
   return notFound("executable `" + exe.name + "` has no " +
                   (choice == VariantChoice::ReferenceOnly ? "reference " : "") +
                   "variant for " + device.driver + ":" +
@@ -689,29 +711,27 @@ Status checkModuleForDevice(const Module &module,
       total += bytes; // <= 2^40 each (parse cap), so no overflow
       uint64_t limit = device.limits.maxAllocationBytes;
       if (limit && bytes > limit)
-        problems.push_back("function `" + fn.name + "` buffer " +
-                           std::to_string(op.buffer) +
-                           (decl.name.empty() ? "" : " (`" + decl.name + "`)") +
-                           ": " + std::to_string(decl.elementCount) + " x " +
-                           toString(decl.elementType) + " = " +
-                           std::to_string(bytes) +
-                           " bytes exceeds the largest allocation the device "
-                           "allows (" + std::to_string(limit) + " bytes)");
+        problems.push_back(
+            "function `" + fn.name + "` buffer " + std::to_string(op.buffer) +
+            (decl.name.empty() ? "" : " (`" + decl.name + "`)") + ": " +
+            std::to_string(decl.elementCount) + " x " +
+            toString(decl.elementType) + " = " + std::to_string(bytes) +
+            " bytes exceeds the largest allocation the device "
+            "allows (" +
+            std::to_string(limit) + " bytes)");
     }
     if (device.memoryBytes && total > device.memoryBytes)
-      problems.push_back("function `" + fn.name + "` allocates " +
-                         std::to_string(total) +
-                         " bytes of buffers; the device has " +
-                         std::to_string(device.memoryBytes) +
-                         " bytes of memory");
+      problems.push_back(
+          "function `" + fn.name + "` allocates " + std::to_string(total) +
+          " bytes of buffers; the device has " +
+          std::to_string(device.memoryBytes) + " bytes of memory");
   }
   if (problems.empty())
     return okStatus();
   std::string message = module.sourceName + ": " +
-                        std::to_string(problems.size()) +
-                        " problem(s) for " + device.driver + ":" +
-                        std::to_string(device.index) + " (" + device.name +
-                        "), found before any driver call:";
+                        std::to_string(problems.size()) + " problem(s) for " +
+                        device.driver + ":" + std::to_string(device.index) +
+                        " (" + device.name + "), found before any driver call:";
   for (const std::string &p : problems)
     message += "\n  " + p;
   return invalidArgument(message);

@@ -119,7 +119,8 @@ struct Module {
 /// Verifies and parses |bytes| (the contents of |sourceName|). Every error is
 /// InvalidArgument (DataLoss for a file that is not a .kbm at all) and names
 /// the file and the offending element.
-StatusOr<Module> parseModule(std::string_view bytes, std::string_view sourceName);
+StatusOr<Module> parseModule(std::string_view bytes,
+                             std::string_view sourceName);
 
 /// Reads |path| and parses it. NotFound when the file does not exist.
 StatusOr<Module> loadModuleFile(const std::string &path);

@@ -58,7 +58,8 @@ TEST(ModuleTest, RoundTripsThroughTheSchema) {
     ASSERT_EQ(parsed->executables.size(), 2u);
     EXPECT_EQ(parsed->executables[0].variants.size(), 2u);
     EXPECT_EQ(parsed->executables[0].variants[1].role, VariantRole::Candidate);
-    EXPECT_EQ(parsed->executables[1].variants[0].exports[0].constants.size(), 3u);
+    EXPECT_EQ(parsed->executables[1].variants[0].exports[0].constants.size(),
+              3u);
     const Function &fn = parsed->functions[0];
     ASSERT_EQ(fn.ops.size(), 6u);
     EXPECT_EQ(fn.ops[5].constants, sample()->functions[0].ops[5].constants)
@@ -91,7 +92,8 @@ TEST(ModuleTest, NewerSchemaVersionIsRefused) {
   auto m = parseModule(writeModule(*sample(), options), "new.kbm");
   EXPECT_EQ(m.status().code(), StatusCode::InvalidArgument);
   EXPECT_NE(m.status().message().find("schema version 2"), std::string::npos);
-  EXPECT_NE(m.status().message().find("update kernel-bench"), std::string::npos);
+  EXPECT_NE(m.status().message().find("update kernel-bench"),
+            std::string::npos);
 }
 
 void expectError(const Module &m, const std::string &needle) {
@@ -106,7 +108,9 @@ TEST(ModuleTest, StructuralErrorsNameTheOffendingElement) {
   REQUIRE_SAMPLE();
   Module m = *sample();
   m.functions[0].ops[4].executable = 5;
-  expectError(m, "bad.kbm: function 0 (`main`) op 4: executable index 5 is out of range");
+  expectError(
+      m,
+      "bad.kbm: function 0 (`main`) op 4: executable index 5 is out of range");
 
   m = *sample();
   std::swap(m.functions[0].ops[0], m.functions[0].ops[4]);
@@ -114,7 +118,8 @@ TEST(ModuleTest, StructuralErrorsNameTheOffendingElement) {
 
   m = *sample();
   m.functions[0].buffers[0].elementType = ElementType::I32;
-  expectError(m, "binding 0 (`x`): expects f32 elements but buffer 0 holds i32");
+  expectError(m,
+              "binding 0 (`x`): expects f32 elements but buffer 0 holds i32");
 
   m = *sample();
   m.functions[0].ops[4].bindings[2].offset = 3996;
@@ -123,7 +128,8 @@ TEST(ModuleTest, StructuralErrorsNameTheOffendingElement) {
 
   m = *sample();
   m.functions[0].ops[5].constants.resize(8);
-  expectError(m, "raw constant data has 8 bytes; the export's constant block has 20");
+  expectError(
+      m, "raw constant data has 8 bytes; the export's constant block has 20");
 
   m = *sample();
   m.executables[1].variants.push_back(m.executables[0].variants[0]);
@@ -145,11 +151,13 @@ TEST(ModuleTest, StructuralErrorsNameTheOffendingElement) {
 TEST(ModuleTest, DeviceChecksRunBeforeAnyDriverCall) {
   REQUIRE_SAMPLE();
   hal::DeviceProperties props = fakeVulkan();
-  EXPECT_TRUE(checkModuleForDevice(*sample(), props,
-                                   VariantChoice::PreferCandidate).ok());
+  EXPECT_TRUE(
+      checkModuleForDevice(*sample(), props, VariantChoice::PreferCandidate)
+          .ok());
   // Limits: saxpy's workgroup of 64 does not fit a 32-wide device.
   props.limits.maxWorkgroupSize[0] = 32;
-  Status s = checkModuleForDevice(*sample(), props, VariantChoice::ReferenceOnly);
+  Status s =
+      checkModuleForDevice(*sample(), props, VariantChoice::ReferenceOnly);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
   EXPECT_NE(s.message().find("executable `saxpy` export 0 (`main`): workgroup "
                              "size 64x1x1 exceeds the device limit"),
@@ -160,12 +168,14 @@ TEST(ModuleTest, DeviceChecksRunBeforeAnyDriverCall) {
   m.executables[0].variants[1].data = m.executables[1].variants[0].data;
   s = checkModuleForDevice(m, fakeVulkan(), VariantChoice::PreferCandidate);
   EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
-  EXPECT_NE(s.message().find("executable `saxpy` (spirv, vulkan1.1, candidate) "
-                             "export 0 (`main`) does not match its declared ABI"),
-            std::string::npos)
+  EXPECT_NE(
+      s.message().find("executable `saxpy` (spirv, vulkan1.1, candidate) "
+                       "export 0 (`main`) does not match its declared ABI"),
+      std::string::npos)
       << s.message();
   // ...which the reference-only run does not load.
-  EXPECT_TRUE(checkModuleForDevice(m, fakeVulkan(), VariantChoice::ReferenceOnly).ok());
+  EXPECT_TRUE(
+      checkModuleForDevice(m, fakeVulkan(), VariantChoice::ReferenceOnly).ok());
 }
 
 TEST(ModuleTest, VariantSelectionExplainsWhatIsMissing) {
@@ -173,9 +183,11 @@ TEST(ModuleTest, VariantSelectionExplainsWhatIsMissing) {
   hal::DeviceProperties cuda = fakeVulkan();
   cuda.driver = "cuda";
   cuda.ccMajor = 9;
-  auto v = selectVariant(sample()->executables[0], cuda, VariantChoice::PreferCandidate);
+  auto v = selectVariant(sample()->executables[0], cuda,
+                         VariantChoice::PreferCandidate);
   EXPECT_EQ(v.status().code(), StatusCode::NotFound);
-  EXPECT_NE(v.status().message().find("needs a cubin for sm_90 or PTX for sm_90 or older"),
+  EXPECT_NE(v.status().message().find(
+                "needs a cubin for sm_90 or PTX for sm_90 or older"),
             std::string::npos)
       << v.status().message();
   auto c = selectVariant(sample()->executables[0], fakeVulkan(),
@@ -274,8 +286,10 @@ TEST(ExecutorTest, SampleProgramComputesOnVulkan) {
   std::vector<uint8_t> y = generateContents(fn.buffers[1]);
   const float *xf = reinterpret_cast<const float *>(x.data());
   const float *yf = reinterpret_cast<const float *>(y.data());
-  const float *t = reinterpret_cast<const float *>(result->outputs[0].bytes.data());
-  const double *out = reinterpret_cast<const double *>(result->outputs[1].bytes.data());
+  const float *t =
+      reinterpret_cast<const float *>(result->outputs[0].bytes.data());
+  const double *out =
+      reinterpret_cast<const double *>(result->outputs[1].bytes.data());
   for (uint32_t i = 0; i < testing::kSampleElements; ++i) {
     ASSERT_NEAR(t[i], 2.5f * xf[i] + yf[i], 1e-5) << i;
     ASSERT_NEAR(out[i], double(t[i]) * 0.5 - 3.0, 1e-12) << i;

@@ -20,7 +20,8 @@ namespace {
 struct ScratchDir {
   fs::path path;
   ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kb-kernels-XXXXXX").string();
+    std::string tmpl =
+        (fs::temp_directory_path() / "kb-kernels-XXXXXX").string();
     if (char *p = mkdtemp(tmpl.data()))
       path = p;
   }
@@ -47,7 +48,8 @@ StatusOr<std::string> readBytes(const fs::path &p) {
 }
 
 StatusOr<std::string> run(const std::string &tool,
-                          std::vector<std::string> args, const fs::path &output) {
+                          std::vector<std::string> args,
+                          const fs::path &output) {
   toolchains::Toolchains tools;
   KB_ASSIGN_OR_RETURN(toolchains::ToolIdentity id, tools.find(tool));
   toolchains::ProcessOptions options;

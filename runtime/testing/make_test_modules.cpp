@@ -19,7 +19,8 @@
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: kb-make-test-modules OUT_DIR [--cuda] [--no-spirv]\n");
+    std::fprintf(stderr,
+                 "usage: kb-make-test-modules OUT_DIR [--cuda] [--no-spirv]\n");
     return 2;
   }
   std::string out = argv[1];
@@ -30,7 +31,8 @@ int main(int argc, char **argv) {
     else if (!std::strcmp(argv[i], "--no-spirv"))
       options.spirv = false;
     else {
-      std::fprintf(stderr, "kb-make-test-modules: unknown option %s\n", argv[i]);
+      std::fprintf(stderr, "kb-make-test-modules: unknown option %s\n",
+                   argv[i]);
       return 2;
     }
   }
@@ -43,12 +45,14 @@ int main(int argc, char **argv) {
       return module.status().isUnavailable() ? 77 : 1;
     }
     if (!std::strcmp(kind, "huge"))
-      module->functions.front().buffers.front().elementCount = uint64_t(1) << 38;
+      module->functions.front().buffers.front().elementCount = uint64_t(1)
+                                                               << 38;
     std::string path = out + "/" + kind + "/program.kbm";
     kb::Status status =
         kb::testing::writeFile(path, kb::testing::writeModule(*module));
     if (!status.ok()) {
-      std::fprintf(stderr, "kb-make-test-modules: %s\n", status.message().c_str());
+      std::fprintf(stderr, "kb-make-test-modules: %s\n",
+                   status.message().c_str());
       return 1;
     }
     std::printf("wrote %s\n", path.c_str());

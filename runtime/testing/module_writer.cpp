@@ -13,22 +13,24 @@ namespace fb = flatbuffers;
 using namespace kb::module;
 
 namespace {
-fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b, const KernelAbi &abi) {
+fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b,
+                                    const KernelAbi &abi) {
   std::vector<fb::Offset<kbm::BindingLayout>> bindings;
   for (const Binding &x : abi.bindings)
-    bindings.push_back(kbm::CreateBindingLayout(
-        b, x.name.empty() ? 0 : b.CreateString(x.name),
-        static_cast<kbm::ElementType>(x.elementType),
-        static_cast<kbm::Access>(x.access)));
+    bindings.push_back(
+        kbm::CreateBindingLayout(b, x.name.empty() ? 0 : b.CreateString(x.name),
+                                 static_cast<kbm::ElementType>(x.elementType),
+                                 static_cast<kbm::Access>(x.access)));
   std::vector<fb::Offset<kbm::ConstantLayout>> constants;
   for (const Constant &x : abi.constants)
     constants.push_back(kbm::CreateConstantLayout(
         b, x.name.empty() ? 0 : b.CreateString(x.name),
         static_cast<kbm::ScalarType>(x.type)));
-  kbm::Dim3 wg(abi.workgroupSize[0], abi.workgroupSize[1], abi.workgroupSize[2]);
-  return kbm::CreateExport(b, b.CreateString(abi.entry), b.CreateVector(bindings),
-                           b.CreateVector(constants), &wg,
-                           abi.dynamicSharedMemoryBytes);
+  kbm::Dim3 wg(abi.workgroupSize[0], abi.workgroupSize[1],
+               abi.workgroupSize[2]);
+  return kbm::CreateExport(b, b.CreateString(abi.entry),
+                           b.CreateVector(bindings), b.CreateVector(constants),
+                           &wg, abi.dynamicSharedMemoryBytes);
 }
 
 fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,
@@ -40,14 +42,16 @@ fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,
   case Op::Kind::Fill:
     return kbm::CreateOp(
         b, kbm::Command::Fill,
-        kbm::CreateFill(b, op.buffer, op.offset, op.length, op.pattern).Union());
+        kbm::CreateFill(b, op.buffer, op.offset, op.length, op.pattern)
+            .Union());
   case Op::Kind::Copy:
     return kbm::CreateOp(b, kbm::Command::Copy,
                          kbm::CreateCopy(b, op.buffer, op.offset, op.target,
                                          op.targetOffset, op.length)
                              .Union());
   case Op::Kind::Barrier:
-    return kbm::CreateOp(b, kbm::Command::Barrier, kbm::CreateBarrier(b).Union());
+    return kbm::CreateOp(b, kbm::Command::Barrier,
+                         kbm::CreateBarrier(b).Union());
   case Op::Kind::Dispatch: {
     std::vector<kbm::BindingRef> refs;
     for (const BindingRef &r : op.bindings)
@@ -61,16 +65,19 @@ fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,
         !module.executables[op.executable].variants.empty() &&
         op.exportIndex <
             module.executables[op.executable].variants.front().exports.size())
-      abi = &module.executables[op.executable].variants.front().exports[op.exportIndex];
+      abi = &module.executables[op.executable]
+                 .variants.front()
+                 .exports[op.exportIndex];
     if (options.typedConstants && abi &&
         op.constants.size() == pushConstantSize(*abi)) {
       std::vector<kbm::ConstantValue> values;
       std::vector<ParamSlot> slots = pushConstantLayout(*abi);
       for (size_t i = 0; i < slots.size(); ++i) {
         uint64_t bits = 0;
-        std::memcpy(&bits, op.constants.data() + slots[i].offset, slots[i].size);
-        values.emplace_back(static_cast<kbm::ScalarType>(abi->constants[i].type),
-                            bits);
+        std::memcpy(&bits, op.constants.data() + slots[i].offset,
+                    slots[i].size);
+        values.emplace_back(
+            static_cast<kbm::ScalarType>(abi->constants[i].type), bits);
       }
       if (!values.empty())
         typed = b.CreateVectorOfStructs(values);
@@ -114,9 +121,9 @@ std::string writeModule(const Module &module, const WriteOptions &options) {
     std::vector<fb::Offset<kbm::Buffer>> buffers;
     for (const BufferDecl &d : fn.buffers) {
       const InitSpec &i = d.init;
-      auto init = kbm::CreateInitSpec(b, static_cast<kbm::Distribution>(i.distribution),
-                                      i.seed, i.low, i.high, i.mean, i.stddev,
-                                      i.start, i.step);
+      auto init = kbm::CreateInitSpec(
+          b, static_cast<kbm::Distribution>(i.distribution), i.seed, i.low,
+          i.high, i.mean, i.stddev, i.start, i.step);
       buffers.push_back(kbm::CreateBuffer(
           b, d.name.empty() ? 0 : b.CreateString(d.name),
           static_cast<kbm::ElementType>(d.elementType), d.elementCount, init));
@@ -126,17 +133,16 @@ std::string writeModule(const Module &module, const WriteOptions &options) {
       ops.push_back(writeOp(b, op, module, options));
     std::vector<fb::Offset<kbm::Output>> outputs;
     for (const Output &o : fn.outputs)
-      outputs.push_back(kbm::CreateOutput(b, o.buffer, o.absTolerance,
-                                          o.relTolerance));
-    functions.push_back(kbm::CreateFunction(b, b.CreateString(fn.name),
-                                            b.CreateVector(buffers),
-                                            b.CreateVector(ops),
-                                            b.CreateVector(outputs)));
+      outputs.push_back(
+          kbm::CreateOutput(b, o.buffer, o.absTolerance, o.relTolerance));
+    functions.push_back(
+        kbm::CreateFunction(b, b.CreateString(fn.name), b.CreateVector(buffers),
+                            b.CreateVector(ops), b.CreateVector(outputs)));
   }
   std::vector<fb::Offset<kbm::Benchmark>> benchmarks;
   for (const Benchmark &bench : module.benchmarks)
-    benchmarks.push_back(kbm::CreateBenchmark(b, b.CreateString(bench.name),
-                                              bench.function, bench.dispatchOp));
+    benchmarks.push_back(kbm::CreateBenchmark(
+        b, b.CreateString(bench.name), bench.function, bench.dispatchOp));
   auto root = kbm::CreateModule(
       b, options.schemaVersion ? options.schemaVersion : module.schemaVersion,
       b.CreateString(module.name), b.CreateVector(executables),

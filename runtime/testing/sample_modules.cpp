@@ -93,7 +93,8 @@ std::string withDefine(const char *source, bool wrong, bool glsl) {
   return "#define KB_WRONG 1\n" + s;
 }
 
-template <typename T> void append(std::vector<uint8_t> &block, size_t offset, T v) {
+template <typename T>
+void append(std::vector<uint8_t> &block, size_t offset, T v) {
   if (block.size() < offset + sizeof(T))
     block.resize(offset + sizeof(T), 0);
   std::memcpy(block.data() + offset, &v, sizeof(T));
@@ -132,23 +133,29 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
                         compileGlsl(withDefine(kSaxpyGlslCandidate,
                                                options.wrongCandidate, true)));
     KB_ASSIGN_OR_RETURN(std::string wid, compileGlsl(kWidenGlsl));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv, "vulkan1.1",
-                                        VariantRole::Reference, ref, saxpy, "main"));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv, "vulkan1.1",
-                                        VariantRole::Candidate, cand, saxpy, "main"));
-    widenExe.variants.push_back(variant(hal::ExecutableFormat::Spirv, "vulkan1.1",
-                                        VariantRole::Reference, wid, widen, "main"));
+    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
+                                        "vulkan1.1", VariantRole::Reference,
+                                        ref, saxpy, "main"));
+    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
+                                        "vulkan1.1", VariantRole::Candidate,
+                                        cand, saxpy, "main"));
+    widenExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
+                                        "vulkan1.1", VariantRole::Reference,
+                                        wid, widen, "main"));
   }
   if (options.cuda) {
-    KB_ASSIGN_OR_RETURN(std::string ref, compileCudaToPtx(kSaxpyCudaReference, "sm_75"));
-    KB_ASSIGN_OR_RETURN(std::string cand,
-                        compileCudaToPtx(withDefine(kSaxpyCudaCandidate,
-                                                    options.wrongCandidate, false),
-                                         "sm_90"));
+    KB_ASSIGN_OR_RETURN(std::string ref,
+                        compileCudaToPtx(kSaxpyCudaReference, "sm_75"));
+    KB_ASSIGN_OR_RETURN(
+        std::string cand,
+        compileCudaToPtx(
+            withDefine(kSaxpyCudaCandidate, options.wrongCandidate, false),
+            "sm_90"));
     KB_ASSIGN_OR_RETURN(std::string cubin, assembleCubin(cand, "sm_90"));
     KB_ASSIGN_OR_RETURN(std::string wid, compileCudaToPtx(kWidenCuda, "sm_75"));
     saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Ptx, "sm_75",
-                                        VariantRole::Reference, ref, saxpy, "saxpy"));
+                                        VariantRole::Reference, ref, saxpy,
+                                        "saxpy"));
     saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Ptx, "sm_90",
                                         VariantRole::Candidate, cand, saxpy,
                                         "saxpy_fma"));
@@ -156,7 +163,8 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
                                         VariantRole::Candidate, cubin, saxpy,
                                         "saxpy_fma"));
     widenExe.variants.push_back(variant(hal::ExecutableFormat::Ptx, "sm_75",
-                                        VariantRole::Reference, wid, widen, "widen"));
+                                        VariantRole::Reference, wid, widen,
+                                        "widen"));
   }
 
   Module m;
@@ -200,7 +208,8 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
   append(d2.constants, 16, kSampleElements);
   d2.workgroupCount = {(kSampleElements + 31) / 32, 1, 1};
   fn.ops.push_back(d2);
-  fn.outputs = {{2, std::nullopt, std::nullopt}, {3, std::nullopt, std::nullopt}};
+  fn.outputs = {{2, std::nullopt, std::nullopt},
+                {3, std::nullopt, std::nullopt}};
   m.functions = {fn};
   Benchmark bench{"saxpy_main_1000", 0, 4};
   m.benchmarks = {bench};

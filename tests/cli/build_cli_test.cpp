@@ -53,10 +53,11 @@ protected:
 
   /// `kernel-bench build FIXTURE -o OUT --cache-dir CACHE EXTRA...`.
   CliRun build(const std::string &fixture, std::vector<std::string> extra = {},
-            std::vector<std::pair<std::string, std::string>> env = {}) {
-    std::vector<std::string> args = {"build", (kFixtures / fixture).string(),
-                                     "-o", out_.string(), "--cache-dir",
-                                     cache_.string()};
+               std::vector<std::pair<std::string, std::string>> env = {}) {
+    std::vector<std::string> args = {
+        "build",       (kFixtures / fixture).string(),
+        "-o",          out_.string(),
+        "--cache-dir", cache_.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run(args, env);
   }
@@ -170,8 +171,8 @@ void expectValidBuildJson(const json &j) {
       EXPECT_TRUE(job.at("error").at("message").is_string());
   }
   const json &totals = j.at("totals");
-  for (const char *key : {"kernels", "targets", "jobs", "succeeded", "failed",
-                          "cache_hits"})
+  for (const char *key :
+       {"kernels", "targets", "jobs", "succeeded", "failed", "cache_hits"})
     EXPECT_TRUE(totals.at(key).is_number_unsigned()) << key;
   EXPECT_TRUE(totals.at("wall_seconds").is_number());
   EXPECT_TRUE(totals.at("tool_seconds").is_number());
@@ -207,7 +208,8 @@ TEST_F(BuildCliTest, MissingProjectDirectory) {
 TEST_F(BuildCliTest, MalformedToml) {
   CliRun r = build("malformed_toml");
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("tests/cli/fixtures/malformed_toml/workbench.toml:2:"));
+  EXPECT_THAT(r.output,
+              HasSubstr("tests/cli/fixtures/malformed_toml/workbench.toml:2:"));
   EXPECT_THAT(r.output, HasSubstr("malformed TOML"));
   EXPECT_FALSE(fs::exists(out_ / "kernels"));
 }
@@ -252,20 +254,24 @@ TEST_F(BuildCliTest, CudaSyntaxErrorPointsIntoTheSource) {
 TEST_F(BuildCliTest, SyntaxErrorInIncludedHeaderPointsIntoTheHeader) {
   REQUIRE_TOOL("nvcc");
   CliRun r = build("header_syntax");
-  EXPECT_THAT(r.output, ::testing::ContainsRegex(
-                            "header_syntax/scale/include/twice.cuh:3(:[0-9]+)?: "
-                            "error: identifier \"undeclared_factor\" is "
-                            "undefined"));
-  expectFailedJobNotPublishedNorCached("header_syntax", "scale", "cuda:sm_90", r);
+  EXPECT_THAT(r.output,
+              ::testing::ContainsRegex(
+                  "header_syntax/scale/include/twice.cuh:3(:[0-9]+)?: "
+                  "error: identifier \"undeclared_factor\" is "
+                  "undefined"));
+  expectFailedJobNotPublishedNorCached("header_syntax", "scale", "cuda:sm_90",
+                                       r);
 }
 
 TEST_F(BuildCliTest, MissingInclude) {
   REQUIRE_TOOL("nvcc");
   CliRun r = build("missing_include");
-  EXPECT_THAT(r.output, ::testing::ContainsRegex(
-                            "missing_include/scale/scale.cu:1:[0-9]+: "
-                            "(fatal )?error: no_such_header.cuh: No such file"));
-  expectFailedJobNotPublishedNorCached("missing_include", "scale", "cuda:sm_90", r);
+  EXPECT_THAT(r.output,
+              ::testing::ContainsRegex(
+                  "missing_include/scale/scale.cu:1:[0-9]+: "
+                  "(fatal )?error: no_such_header.cuh: No such file"));
+  expectFailedJobNotPublishedNorCached("missing_include", "scale", "cuda:sm_90",
+                                       r);
 }
 
 TEST_F(BuildCliTest, SpillsAreErrorsWhenTheKernelAsks) {
@@ -322,7 +328,8 @@ TEST_F(BuildCliTest, SpirvWorkgroupSizeMismatch) {
 TEST_F(BuildCliTest, MissingToolchainOverride) {
   CliRun r = build("missing_tool");
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("nvcc not found: the override [toolchains] nvcc"));
+  EXPECT_THAT(r.output,
+              HasSubstr("nvcc not found: the override [toolchains] nvcc"));
   EXPECT_THAT(r.output, HasSubstr("no/such/dir/nvcc"));
   EXPECT_THAT(r.output, HasSubstr("cannot build cuda:sm_90 on this machine"));
   EXPECT_FALSE(fs::exists(out_ / "kernels"));
@@ -346,7 +353,7 @@ TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {
   REQUIRE_TOOL("host-cxx");
   fs::path pidFile = tmp_ / "hang.pid";
   CliRun r = build("hanging_tool", {"--timeout", "1"},
-                {{"KB_TEST_HANG_PIDFILE", pidFile.string()}});
+                   {{"KB_TEST_HANG_PIDFILE", pidFile.string()}});
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_LT(r.seconds, 30) << "the timeout did not stop the build";
   EXPECT_THAT(r.output, HasSubstr("FAILED: scale cuda:sm_90"));
@@ -406,7 +413,8 @@ TEST_F(BuildCliTest, GoodProjectBuildsThenHitsTheCache) {
   REQUIRE_TOOL("glslc");
   CliRun r = build("good", {"-j", "2"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("built 1 kernel \u00d7 2 targets: 2 jobs, 0 cached"));
+  EXPECT_THAT(r.output,
+              HasSubstr("built 1 kernel \u00d7 2 targets: 2 jobs, 0 cached"));
   for (const char *file : {"sm_90.ptx", "sm_90.cubin", "vulkan1.2.spv"})
     EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale" / file)) << file;
   json first = buildJson();
@@ -485,7 +493,8 @@ TEST_F(BuildCliTest, VerbosePrintsCommandLines) {
   REQUIRE_TOOL("glslc");
   CliRun r = build("good", {"--target", "vulkan:1.2", "-v"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_THAT(r.output, ::testing::ContainsRegex("\\$ [^ ]*glslc .*scale.comp"));
+  EXPECT_THAT(r.output,
+              ::testing::ContainsRegex("\\$ [^ ]*glslc .*scale.comp"));
 }
 
 TEST_F(BuildCliTest, QuickstartBuildsBothTargetsThenAllCached) {

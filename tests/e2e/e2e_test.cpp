@@ -15,7 +15,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -53,9 +52,9 @@ protected:
   }
 
   CliRun build(const fs::path &project, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"build",        project.string(), "-o",
-                                     out_.string(), "--cache-dir",
-                                     cache_.string()};
+    std::vector<std::string> args = {"build",       project.string(),
+                                     "-o",          out_.string(),
+                                     "--cache-dir", cache_.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run(args);
   }
@@ -129,10 +128,11 @@ TEST_F(EndToEndTest, QuickstartBuildsTheProgramThenRunsAgreeing) {
 
   // Every (kernel, target) of a kernel with `substitutes` replaced its
   // variant, and build.json says which kernel did.
-  std::map<std::string, std::string> substitutes = {{"saxpy", "saxpy"},
-                                                    {"reduce_sum", "reduce_sum"},
-                                                    {"softmax", "softmax"},
-                                                    {"matmul_tiled", "matmul"}};
+  std::map<std::string, std::string> substitutes = {
+      {"saxpy", "saxpy"},
+      {"reduce_sum", "reduce_sum"},
+      {"softmax", "softmax"},
+      {"matmul_tiled", "matmul"}};
   std::set<std::pair<std::string, std::string>> seen;
   for (const json &s : program.at("substitutions")) {
     std::string kernel = s.at("kernel");
@@ -167,16 +167,18 @@ TEST_F(EndToEndTest, QuickstartBuildsTheProgramThenRunsAgreeing) {
     EXPECT_EQ(b.at("references").size(), 2u) << b.dump();
   }
   EXPECT_EQ(files, benchFiles());
-  EXPECT_EQ(perExecutable,
-            (std::map<std::string, int>{
-                {"saxpy", 1}, {"reduce_sum", 2}, {"softmax", 1}, {"matmul", 1}}));
+  EXPECT_EQ(
+      perExecutable,
+      (std::map<std::string, int>{
+          {"saxpy", 1}, {"reduce_sum", 2}, {"softmax", 1}, {"matmul", 1}}));
   EXPECT_FALSE(program.at("codegen").empty());
 
   CliRun ran = runOnVulkan();
   SKIP_WITHOUT_VULKAN(ran);
   EXPECT_EQ(ran.exitCode, 0) << ran.output;
   EXPECT_THAT(ran.output, HasSubstr("result: outputs agree"));
-  EXPECT_THAT(ran.output, Not(HasSubstr("no substituted (candidate) variants")));
+  EXPECT_THAT(ran.output,
+              Not(HasSubstr("no substituted (candidate) variants")));
 }
 
 TEST_F(EndToEndTest, SmallProgramRecordsTheSubstitutionAndRunsOnLavapipe) {
@@ -200,7 +202,8 @@ TEST_F(EndToEndTest, SmallProgramRecordsTheSubstitutionAndRunsOnLavapipe) {
   EXPECT_EQ(b.at("workload"), json({4096, 1, 1}));
   EXPECT_EQ(b.at("candidates"), json({"vulkan_1_2"}));
   EXPECT_EQ(b.at("references").size(), 1u);
-  EXPECT_EQ(benchFiles(), std::set<std::string>{b.at("file").get<std::string>()});
+  EXPECT_EQ(benchFiles(),
+            std::set<std::string>{b.at("file").get<std::string>()});
   ASSERT_EQ(program.at("codegen").size(), 1u);
   EXPECT_EQ(program.at("codegen")[0].at("target"), "vulkan:1.2");
 
@@ -231,8 +234,10 @@ TEST_F(EndToEndTest, ProgramErrorExitsOneAndRemovesEarlierModules) {
   CliRun r = build(project);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("program.mlir failed:"));
-  EXPECT_THAT(r.output, HasSubstr("FAILED: the program step (above); built 1 kernel"));
-  EXPECT_THAT(r.output, ::testing::ContainsRegex("program\\.mlir:4:[0-9]+: error: "));
+  EXPECT_THAT(r.output,
+              HasSubstr("FAILED: the program step (above); built 1 kernel"));
+  EXPECT_THAT(r.output,
+              ::testing::ContainsRegex("program\\.mlir:4:[0-9]+: error: "));
   // A build whose program failed leaves no module an earlier build wrote:
   // `kernel-bench run` must not run a stale program.
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
@@ -240,7 +245,8 @@ TEST_F(EndToEndTest, ProgramErrorExitsOneAndRemovesEarlierModules) {
   EXPECT_FALSE(fs::exists(out_ / ".kb-program-stamp"));
   json program = buildJson().at("program");
   EXPECT_EQ(program.at("status"), "failed");
-  EXPECT_THAT(program.at("diagnostics").get<std::string>(), HasSubstr("error: "));
+  EXPECT_THAT(program.at("diagnostics").get<std::string>(),
+              HasSubstr("error: "));
   // The kernels themselves built.
   EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
 }
@@ -374,7 +380,8 @@ TEST_F(EndToEndTest, SubstitutingAnUnknownExecutableIsAnError) {
                 "substitutes = \"scael\"");
   CliRun r = build(project);
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("no kb.executable matches 'scael/vulkan_1_2'"));
+  EXPECT_THAT(r.output,
+              HasSubstr("no kb.executable matches 'scael/vulkan_1_2'"));
   EXPECT_THAT(r.output, HasSubstr("executables: @scale"));
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
 }
@@ -384,8 +391,10 @@ TEST_F(EndToEndTest, DuplicateSubstitutionNamesBothKernelTomls) {
   REQUIRE_TOOL("spirv-val");
   CliRun r = build(kFixtures / "duplicate");
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("tests/e2e/fixtures/scale_program/scale/kernel.toml"));
-  EXPECT_THAT(r.output, HasSubstr("tests/e2e/fixtures/duplicate/scale2/kernel.toml"));
+  EXPECT_THAT(r.output,
+              HasSubstr("tests/e2e/fixtures/scale_program/scale/kernel.toml"));
+  EXPECT_THAT(r.output,
+              HasSubstr("tests/e2e/fixtures/duplicate/scale2/kernel.toml"));
   EXPECT_THAT(r.output, HasSubstr("'scale'"));
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
   EXPECT_TRUE(benchFiles().empty());
@@ -400,7 +409,9 @@ TEST_F(EndToEndTest, AbiMismatchFailsWithTheCompilersDiagnostic) {
   // The kernel fits its own kernel.toml (the job succeeds); the compiler
   // rejects it at the export it substitutes.
   EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale_wide/vulkan1.2.spv"));
-  EXPECT_THAT(r.output, HasSubstr("tests/e2e/fixtures/scale_program/program.mlir:3:3: error: "));
+  EXPECT_THAT(
+      r.output,
+      HasSubstr("tests/e2e/fixtures/scale_program/program.mlir:3:3: error: "));
   EXPECT_THAT(r.output, HasSubstr("does not match the ABI of export @scale"));
   EXPECT_THAT(r.output, HasSubstr("expected 64x1x1, found 128x1x1"));
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
@@ -466,8 +477,8 @@ TEST_F(EndToEndTest, StandaloneKernelsGetTheirOwnBenchmarkProgram) {
   reused["cached"] = false;
   EXPECT_EQ(reused, program);
 
-  CliRun ran = run({"run", (out_ / "standalone/scale_ref").string(),
-                    "--device", "vulkan"});
+  CliRun ran = run(
+      {"run", (out_ / "standalone/scale_ref").string(), "--device", "vulkan"});
   SKIP_WITHOUT_VULKAN(ran);
   EXPECT_EQ(ran.exitCode, 0) << ran.output;
   EXPECT_THAT(ran.output, HasSubstr("candidate spirv"));
@@ -482,8 +493,7 @@ TEST_F(EndToEndTest, BadBenchTablesAreLocatedErrors) {
          "targets = [\"vulkan:1.2\"]\n";
   const std::string head =
       "[kernel]\nname = \"k\"\nsources = [\"" +
-      (kFixtures / "scale_program/scale/scale.comp").string() +
-      "\"]\n";
+      (kFixtures / "scale_program/scale/scale.comp").string() + "\"]\n";
   const std::string abi =
       "[abi]\nworkgroup_size = [64, 1, 1]\nbindings = [\n"
       "  { name = \"x\", type = \"f32\", access = \"readonly\" },\n"
@@ -493,8 +503,10 @@ TEST_F(EndToEndTest, BadBenchTablesAreLocatedErrors) {
     std::string toml;
     std::string message;
   } cases[] = {
-      {head + abi + "[bench]\nworkload = [\"n\"]\nelements = { x = 1, y = 1 }\n",
-       "kernel.toml:11:1: [bench] constants: no value for constant 0 `n` (u32)"},
+      {head + abi +
+           "[bench]\nworkload = [\"n\"]\nelements = { x = 1, y = 1 }\n",
+       "kernel.toml:11:1: [bench] constants: no value for constant 0 `n` "
+       "(u32)"},
       {head + abi +
            "[bench]\nworkload = [\"m\"]\nconstants = { n = 4 }\n"
            "elements = { x = 1, y = 1 }\n",
@@ -507,7 +519,8 @@ TEST_F(EndToEndTest, BadBenchTablesAreLocatedErrors) {
       {head + "substitutes = \"scale\"\n" + abi +
            "[bench]\nworkload = [4]\nconstants = { n = 4 }\n"
            "elements = { x = 1, y = 1 }\n",
-       "[bench] is for a standalone kernel, but this one `substitutes` `scale`"},
+       "[bench] is for a standalone kernel, but this one `substitutes` "
+       "`scale`"},
   };
   for (const Case &c : cases) {
     std::ofstream(kernel / "kernel.toml") << c.toml;

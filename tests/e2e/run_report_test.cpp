@@ -73,7 +73,8 @@ TEST_F(RunReportTest, StandaloneWithoutReferenceSaysNothingWasCompared) {
   // With a reference, both runs happen and agree.
   Cli withRef = runOnVulkan(out_ / "standalone/scale_ref");
   EXPECT_EQ(withRef.exitCode, 0) << withRef.output;
-  EXPECT_THAT(withRef.output, HasSubstr("output 0 scale_ref.y (f32 x 5000): OK"));
+  EXPECT_THAT(withRef.output,
+              HasSubstr("output 0 scale_ref.y (f32 x 5000): OK"));
   EXPECT_THAT(withRef.output, HasSubstr("result: outputs agree\n"));
 }
 
@@ -91,8 +92,7 @@ TEST_F(RunReportTest, UnknownSubstitutionNamesItsKernelToml) {
   fs::path project = tmp_ / "project";
   fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
   kb::test::replaceInFile(project / "scale/kernel.toml",
-                          "substitutes = \"scale\"",
-                          "substitutes = \"nope\" ");
+                          "substitutes = \"scale\"", "substitutes = \"nope\" ");
   Cli r = build(project);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("error: kb-substitute-executables: no "

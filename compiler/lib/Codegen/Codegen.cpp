@@ -43,9 +43,9 @@ LogicalResult kb::generateVariant(ExecutableOp executable, VariantOp variant,
   // Conversions create ops of these dialects; a context that only parsed
   // the program has not loaded them.
   MLIRContext *context = executable.getContext();
-  context->loadDialect<cf::ControlFlowDialect, gpu::GPUDialect,
-                       LLVM::LLVMDialect, NVVM::NVVMDialect,
-                       spirv::SPIRVDialect>();
+  context
+      ->loadDialect<cf::ControlFlowDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                    NVVM::NVVMDialect, spirv::SPIRVDialect>();
   if (variant.getBackend() == Backend::Cuda)
     return codegen::generateCuda(executable, variant, options, result);
   return codegen::generateSpirv(executable, variant, result);
@@ -123,8 +123,8 @@ LogicalResult kb::generateAllVariants(Operation *module,
       for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
         Generated &g = *jobs[i];
         auto start = std::chrono::steady_clock::now();
-        g.ptxasFailed = failed(
-            runPtxas(*ptxas, g.ptx, g.arch, g.cubin, g.error));
+        g.ptxasFailed =
+            failed(runPtxas(*ptxas, g.ptx, g.arch, g.cubin, g.error));
         g.ptxasMilliseconds = std::chrono::duration<double, std::milli>(
                                   std::chrono::steady_clock::now() - start)
                                   .count();
@@ -132,8 +132,8 @@ LogicalResult kb::generateAllVariants(Operation *module,
     };
     for (Generated *g : jobs)
       g->arch = g->variant.getArch().str();
-    unsigned threads = std::max(1u, std::min<unsigned>(
-                                        std::thread::hardware_concurrency(),
+    unsigned threads =
+        std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
                                         static_cast<unsigned>(jobs.size())));
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t)
@@ -156,10 +156,9 @@ LogicalResult kb::generateAllVariants(Operation *module,
       g.binaries.push_back({"cubin", g.arch, std::move(g.cubin)});
     recordBinaries(g.executable, g.variant, g.binaries);
     if (records)
-      records->push_back({g.executable.getSymName().str(),
-                          g.variant.getSymName().str(),
-                          g.variant.getTargetString(), g.milliseconds,
-                          g.ptxasMilliseconds});
+      records->push_back(
+          {g.executable.getSymName().str(), g.variant.getSymName().str(),
+           g.variant.getTargetString(), g.milliseconds, g.ptxasMilliseconds});
   }
   return failure(failedAny);
 }

@@ -123,8 +123,8 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
           static_cast<unsigned>(NVVM::NVVMMemorySpace::kGlobalMemorySpace), 0)))
     return failure();
 
-  LowerToLLVMOptions options(
-      context, DataLayout(cast<DataLayoutOpInterface>(gpuModule.getOperation())));
+  LowerToLLVMOptions options(context, DataLayout(cast<DataLayoutOpInterface>(
+                                          gpuModule.getOperation())));
   options.useBarePtrCallConv = true;
   LLVMTypeConverter converter(context, options);
 
@@ -193,7 +193,8 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
 
 /// `.reqntid x, y, z`: the block size is part of the ABI (DESIGN.md §3), and
 /// ptxas may use it to allocate registers.
-static void addRequiredBlockSize(llvm::Module &module, ExecutableOp executable) {
+static void addRequiredBlockSize(llvm::Module &module,
+                                 ExecutableOp executable) {
   llvm::LLVMContext &context = module.getContext();
   llvm::NamedMDNode *annotations =
       module.getOrInsertNamedMetadata("nvvm.annotations");
@@ -237,7 +238,8 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
 
   initializeNvptx();
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(kTriple, error);
   if (!target)
     return variant.emitOpError("needs LLVM's NVPTX backend for the ")
            << what << ": " << error;

@@ -25,8 +25,9 @@ std::string codegen::describeCodegen(ExecutableOp executable,
 /// Workgroup memory: a static `memref.alloc` in #gpu.address_space<workgroup>
 /// directly in the kernel body (not in a loop or branch).
 static bool isWorkgroupAlloc(memref::AllocOp alloc) {
-  auto space =
-      alloc.getType().getMemorySpace().dyn_cast_or_null<gpu::AddressSpaceAttr>();
+  auto space = alloc.getType()
+                   .getMemorySpace()
+                   .dyn_cast_or_null<gpu::AddressSpaceAttr>();
   return space && space.getValue() == gpu::AddressSpace::Workgroup &&
          alloc.getType().hasStaticShape() &&
          isa<func::FuncOp>(alloc->getParentOp());
@@ -56,9 +57,12 @@ static constexpr const char *kSupportedOpsText =
 
 static gpu::Dimension toGpu(Dimension d) {
   switch (d) {
-  case Dimension::X: return gpu::Dimension::x;
-  case Dimension::Y: return gpu::Dimension::y;
-  case Dimension::Z: return gpu::Dimension::z;
+  case Dimension::X:
+    return gpu::Dimension::x;
+  case Dimension::Y:
+    return gpu::Dimension::y;
+  case Dimension::Z:
+    return gpu::Dimension::z;
   }
   llvm_unreachable("unknown dimension");
 }
@@ -68,17 +72,25 @@ static Type getBindingElementType(MLIRContext *context,
                                   BindingElementType type) {
   switch (type) {
   case BindingElementType::I8:
-  case BindingElementType::U8: return IntegerType::get(context, 8);
+  case BindingElementType::U8:
+    return IntegerType::get(context, 8);
   case BindingElementType::I16:
-  case BindingElementType::U16: return IntegerType::get(context, 16);
+  case BindingElementType::U16:
+    return IntegerType::get(context, 16);
   case BindingElementType::I32:
-  case BindingElementType::U32: return IntegerType::get(context, 32);
+  case BindingElementType::U32:
+    return IntegerType::get(context, 32);
   case BindingElementType::I64:
-  case BindingElementType::U64: return IntegerType::get(context, 64);
-  case BindingElementType::F16: return FloatType::getF16(context);
-  case BindingElementType::BF16: return FloatType::getBF16(context);
-  case BindingElementType::F32: return FloatType::getF32(context);
-  case BindingElementType::F64: return FloatType::getF64(context);
+  case BindingElementType::U64:
+    return IntegerType::get(context, 64);
+  case BindingElementType::F16:
+    return FloatType::getF16(context);
+  case BindingElementType::BF16:
+    return FloatType::getBF16(context);
+  case BindingElementType::F32:
+    return FloatType::getF32(context);
+  case BindingElementType::F64:
+    return FloatType::getF64(context);
   }
   llvm_unreachable("unknown element type");
 }
@@ -86,11 +98,15 @@ static Type getBindingElementType(MLIRContext *context,
 static Type getConstantType(MLIRContext *context, ConstantType type) {
   switch (type) {
   case ConstantType::I32:
-  case ConstantType::U32: return IntegerType::get(context, 32);
+  case ConstantType::U32:
+    return IntegerType::get(context, 32);
   case ConstantType::I64:
-  case ConstantType::U64: return IntegerType::get(context, 64);
-  case ConstantType::F32: return FloatType::getF32(context);
-  case ConstantType::F64: return FloatType::getF64(context);
+  case ConstantType::U64:
+    return IntegerType::get(context, 64);
+  case ConstantType::F32:
+    return FloatType::getF32(context);
+  case ConstantType::F64:
+    return FloatType::getF64(context);
   }
   llvm_unreachable("unknown constant type");
 }
@@ -98,7 +114,8 @@ static Type getConstantType(MLIRContext *context, ConstantType type) {
 /// Identity-layout strides of |shape|, or failure when a stride depends on a
 /// dynamic size (only the leading dimension of a binding may be dynamic: the
 /// ABI passes no sizes).
-static FailureOr<SmallVector<int64_t>> getStaticStrides(ArrayRef<int64_t> shape) {
+static FailureOr<SmallVector<int64_t>>
+getStaticStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
   int64_t running = 1;
   for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
@@ -124,8 +141,7 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
 
   if (!body.getBody().hasOneBlock())
     return body.emitOpError("has ")
-           << body.getBody().getBlocks().size()
-           << " blocks; the " << what
+           << body.getBody().getBlocks().size() << " blocks; the " << what
            << " needs a single-block kernel body (use scf ops for control "
               "flow)";
 
@@ -146,8 +162,8 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
       if (slot && slot != type) {
         binding.emitOpError("gives binding ")
             << binding.getIndex() << " type " << type
-            << " but another kb.binding gives it " << slot
-            << "; the " << what << " needs one type per binding";
+            << " but another kb.binding gives it " << slot << "; the " << what
+            << " needs one type per binding";
         return WalkResult::interrupt();
       }
       if (!type.getLayout().isIdentity() || type.getMemorySpace()) {
@@ -228,11 +244,11 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
     // load/store; 1 keeps the descriptor well formed.
     SmallVector<OpFoldResult> sizes;
     for (int64_t dim : type.getShape())
-      sizes.push_back(ShapedType::isDynamic(dim)
-                          ? OpFoldResult(builder.create<arith::ConstantIndexOp>(
-                                                   loc, 1)
-                                             .getResult())
-                          : OpFoldResult(builder.getIndexAttr(dim)));
+      sizes.push_back(
+          ShapedType::isDynamic(dim)
+              ? OpFoldResult(
+                    builder.create<arith::ConstantIndexOp>(loc, 1).getResult())
+              : OpFoldResult(builder.getIndexAttr(dim)));
     SmallVector<OpFoldResult> strides;
     for (int64_t stride : *getStaticStrides(type.getShape()))
       strides.push_back(builder.getIndexAttr(stride));
@@ -247,7 +263,8 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
     }
     auto placeholder = builder.create<UnrealizedConversionCastOp>(
         loc, TypeRange{type}, ValueRange{});
-    placeholder->setAttr(codegen::kPushConstantAttr, builder.getI64IntegerAttr(i));
+    placeholder->setAttr(codegen::kPushConstantAttr,
+                         builder.getI64IntegerAttr(i));
     constantValues.push_back(placeholder.getResult(0));
   }
   (void)numConstants;
@@ -290,8 +307,7 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
                                              toGpu(count.getDimension()));
     else if (auto size = dyn_cast<WorkgroupSizeOp>(op))
       replacement = b.create<arith::ConstantIndexOp>(
-          op->getLoc(),
-          workgroupSize[static_cast<int>(size.getDimension())]);
+          op->getLoc(), workgroupSize[static_cast<int>(size.getDimension())]);
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
@@ -335,9 +351,12 @@ LogicalResult codegen::lowerAddressSpaces(Operation *root, unsigned workgroup,
   gpu::populateMemorySpaceAttributeTypeConversions(
       typeConverter, [=](gpu::AddressSpace space) -> unsigned {
         switch (space) {
-        case gpu::AddressSpace::Global: return global;
-        case gpu::AddressSpace::Workgroup: return workgroup;
-        case gpu::AddressSpace::Private: return privateSpace;
+        case gpu::AddressSpace::Global:
+          return global;
+        case gpu::AddressSpace::Workgroup:
+          return workgroup;
+        case gpu::AddressSpace::Private:
+          return privateSpace;
         }
         llvm_unreachable("unknown address space");
       });

@@ -88,8 +88,9 @@ static spirv::TargetEnvAttr getTargetEnv(MLIRContext *context, StringRef arch) {
 static void rewriteUnsignedIndexOps(Operation *root) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    bool unsignedOp = isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp,
-                          arith::CeilDivUIOp, arith::MinUIOp, arith::MaxUIOp>(op);
+    bool unsignedOp =
+        isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp, arith::CeilDivUIOp,
+            arith::MinUIOp, arith::MaxUIOp>(op);
     if (auto cmp = dyn_cast<arith::CmpIOp>(op))
       unsignedOp = cmp.getPredicate() == arith::CmpIPredicate::ult ||
                    cmp.getPredicate() == arith::CmpIPredicate::ule ||
@@ -120,7 +121,8 @@ static void rewriteUnsignedIndexOps(Operation *root) {
 }
 
 /// gpu.module -> spirv.module (replaces the gpu.module in |module|).
-static LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+static LogicalResult convertToSpirv(ModuleOp module,
+                                    gpu::GPUModuleOp gpuModule) {
   MLIRContext *context = module.getContext();
   // #gpu.address_space -> the numbers mapMemorySpaceToVulkanStorageClass
   // knows: Workgroup 3, StorageBuffer 0, Function 6.
@@ -188,8 +190,7 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
                 "every export must declare the same constants";
     layoutExport = exportOp;
   }
-  ::kb::KernelAbi abi =
-      getKernelAbi(layoutExport, layoutExport.getSymName());
+  ::kb::KernelAbi abi = getKernelAbi(layoutExport, layoutExport.getSymName());
   std::vector<::kb::ParamSlot> slots = ::kb::pushConstantLayout(abi);
 
   MLIRContext *context = executable.getContext();
@@ -197,17 +198,26 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
   SmallVector<spirv::StructType::OffsetInfo> offsets;
   DenseMap<int64_t, Type> typeOf;
   for (UnrealizedConversionCastOp op : placeholders)
-    typeOf[op->getAttrOfType<IntegerAttr>(codegen::kPushConstantAttr).getInt()] =
-        op.getResult(0).getType();
-  for (auto [i, constant] : llvm::enumerate(layoutExport.getLayout().getConstants())) {
+    typeOf[op->getAttrOfType<IntegerAttr>(codegen::kPushConstantAttr)
+               .getInt()] = op.getResult(0).getType();
+  for (auto [i, constant] :
+       llvm::enumerate(layoutExport.getLayout().getConstants())) {
     Type type;
     switch (constant.getType()) {
     case ConstantType::I32:
-    case ConstantType::U32: type = IntegerType::get(context, 32); break;
+    case ConstantType::U32:
+      type = IntegerType::get(context, 32);
+      break;
     case ConstantType::I64:
-    case ConstantType::U64: type = IntegerType::get(context, 64); break;
-    case ConstantType::F32: type = FloatType::getF32(context); break;
-    case ConstantType::F64: type = FloatType::getF64(context); break;
+    case ConstantType::U64:
+      type = IntegerType::get(context, 64);
+      break;
+    case ConstantType::F32:
+      type = FloatType::getF32(context);
+      break;
+    case ConstantType::F64:
+      type = FloatType::getF64(context);
+      break;
     }
     members.push_back(type);
     offsets.push_back(slots[i].offset);
@@ -229,8 +239,8 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
     Value base = builder.create<spirv::AddressOfOp>(loc, variable);
     Value member = builder.create<spirv::ConstantOp>(
         loc, i32, builder.getI32IntegerAttr(static_cast<int32_t>(index)));
-    Value pointer = builder.create<spirv::AccessChainOp>(loc, base,
-                                                         ValueRange{member});
+    Value pointer =
+        builder.create<spirv::AccessChainOp>(loc, base, ValueRange{member});
     Value value = builder.create<spirv::LoadOp>(loc, pointer);
     op.getResult(0).replaceAllUsesWith(value);
     op.erase();
@@ -251,16 +261,17 @@ LogicalResult codegen::generateSpirv(ExecutableOp executable, VariantOp variant,
   gpuModule->setAttr(spirv::getTargetEnvAttrName(),
                      getTargetEnv(context, variant.getArch()));
   for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
-    auto exportOp = cast<ExportOp>(
-        SymbolTable::lookupSymbolIn(executable, func.getName()));
+    auto exportOp =
+        cast<ExportOp>(SymbolTable::lookupSymbolIn(executable, func.getName()));
     SmallVector<int32_t, 3> size;
     for (int64_t s : exportOp.getWorkgroupSize())
       size.push_back(static_cast<int32_t>(s));
     func->setAttr(spirv::getEntryPointABIAttrName(),
                   spirv::getEntryPointABIAttr(context, size));
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.setArgAttr(i, spirv::getInterfaceVarABIAttrName(),
-                      spirv::getInterfaceVarABIAttr(0, i, std::nullopt, context));
+      func.setArgAttr(
+          i, spirv::getInterfaceVarABIAttrName(),
+          spirv::getInterfaceVarABIAttr(0, i, std::nullopt, context));
   }
 
   if (failed(convertToSpirv(module, gpuModule)))
@@ -282,7 +293,8 @@ LogicalResult codegen::generateSpirv(ExecutableOp executable, VariantOp variant,
 
   // Read-only bindings are NonWritable (the ABI check requires it).
   for (ExportOp exportOp : executable.getExportOps())
-    for (auto [i, binding] : llvm::enumerate(exportOp.getLayout().getBindings()))
+    for (auto [i, binding] :
+         llvm::enumerate(exportOp.getLayout().getBindings()))
       if (binding.getAccess() == BindingAccess::ReadOnly)
         spirvModule.walk([&, i = i](spirv::GlobalVariableOp var) {
           if (var.getBinding() == i && var.getDescriptorSet() == 0u)

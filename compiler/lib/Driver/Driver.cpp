@@ -79,9 +79,9 @@ static bool checkDuplicates(const std::vector<Substitution> &substitutions,
     auto [it, inserted] = seen.emplace(key, &s);
     if (!inserted && it->second->origin != s.origin) {
       diagnostics << "error: executable '" << s.executable
-                  << "' is substituted (" << key.second << ") by two kernels: "
-                  << it->second->origin << " (" << it->second->file << ") and "
-                  << s.origin << " (" << s.file
+                  << "' is substituted (" << key.second
+                  << ") by two kernels: " << it->second->origin << " ("
+                  << it->second->file << ") and " << s.origin << " (" << s.file
                   << "); keep `substitutes` in only one of them\n";
       ok = false;
     }
@@ -163,9 +163,8 @@ static std::string findOrigin(const CompileOptions &options,
   std::string origin;
   auto scan = [&](const std::vector<Substitution> &list) {
     for (const Substitution &s : list) {
-      bool sameFile = s.file == file ||
-                      llvm::sys::path::filename(s.file) ==
-                          llvm::sys::path::filename(file);
+      bool sameFile = s.file == file || llvm::sys::path::filename(s.file) ==
+                                            llvm::sys::path::filename(file);
       StringRef exe = StringRef(s.executable).split('/').first;
       if (exe == executable && sameFile)
         origin = s.origin;
@@ -212,10 +211,10 @@ static void readBenchmarks(ModuleOp module, const CompileOptions &options,
           module->getAttrOfType<ArrayAttr>(kbir::kUnbenchmarkedAttrName))
     for (Attribute attr : skipped) {
       auto d = attr.cast<DictionaryAttr>();
-      result.unbenchmarked.push_back(
-          {d.getAs<StringAttr>("executable").str(),
-           d.getAs<StringAttr>("export").str(), d.getAs<StringAttr>("site").str(),
-           d.getAs<StringAttr>("reason").str()});
+      result.unbenchmarked.push_back({d.getAs<StringAttr>("executable").str(),
+                                      d.getAs<StringAttr>("export").str(),
+                                      d.getAs<StringAttr>("site").str(),
+                                      d.getAs<StringAttr>("reason").str()});
     }
 }
 
@@ -251,10 +250,14 @@ CompileResult compile(const CompileOptions &options) {
       return failure();
     auto severity = [](DiagnosticSeverity s) {
       switch (s) {
-      case DiagnosticSeverity::Error: return "error";
-      case DiagnosticSeverity::Warning: return "warning";
-      case DiagnosticSeverity::Note: return "note";
-      case DiagnosticSeverity::Remark: return "remark";
+      case DiagnosticSeverity::Error:
+        return "error";
+      case DiagnosticSeverity::Warning:
+        return "warning";
+      case DiagnosticSeverity::Note:
+        return "note";
+      case DiagnosticSeverity::Remark:
+        return "remark";
       }
       return "error";
     };
@@ -316,9 +319,8 @@ CompileResult compile(const CompileOptions &options) {
     if (failed(kbir::generateAllVariants(*module, codegenOptions, &records)))
       return finish(false);
     for (const kbir::CodegenRecord &r : records)
-      result.codegen.push_back(
-          {r.executable, r.variant, r.target, r.milliseconds,
-           r.ptxasMilliseconds});
+      result.codegen.push_back({r.executable, r.variant, r.target,
+                                r.milliseconds, r.ptxasMilliseconds});
   }
   addSubstitutePass(pm, "object", objectList, objectOrigins,
                     options.objectDirectories, options);
@@ -342,8 +344,8 @@ CompileResult compile(const CompileOptions &options) {
   };
   if (wantBenchmarks) {
     readBenchmarks(*module, options, result);
-    if (failed(kbir::buildKbmFiles(*module, !options.outputDir.empty(),
-                                   kbmFiles)))
+    if (failed(
+            kbir::buildKbmFiles(*module, !options.outputDir.empty(), kbmFiles)))
       return finish(false);
     for (const kbir::KbmFile &f : kbmFiles)
       result.kbmBytes += f.bytes.size();
@@ -353,7 +355,8 @@ CompileResult compile(const CompileOptions &options) {
     kbmStart = std::chrono::steady_clock::now();
     std::string writeError;
     if (!options.outputDir.empty()) {
-      if (failed(kbir::writeKbmFiles(options.outputDir, kbmFiles, writeError))) {
+      if (failed(
+              kbir::writeKbmFiles(options.outputDir, kbmFiles, writeError))) {
         diagnostics << "error: " << writeError << "\n";
         return false;
       }
@@ -396,9 +399,9 @@ CompileResult compile(const CompileOptions &options) {
                                        {options.dumpSourcesDir}))))
       return false;
     if (!options.dumpBinariesDir.empty() &&
-        failed(runPass(context, *module,
-                       kbir::createDumpExecutableBinariesPass(
-                           {options.dumpBinariesDir}))))
+        failed(runPass(
+            context, *module,
+            kbir::createDumpExecutableBinariesPass({options.dumpBinariesDir}))))
       return false;
     return writeKbm();
   };

@@ -37,20 +37,29 @@ namespace kbir = mlir::kb;
 namespace kb::driver {
 
 /// The signless MLIR type a buffer of |type| holds.
-static Type getMlirElementType(MLIRContext *context, kbir::BindingElementType type) {
+static Type getMlirElementType(MLIRContext *context,
+                               kbir::BindingElementType type) {
   switch (type) {
   case kbir::BindingElementType::I8:
-  case kbir::BindingElementType::U8: return IntegerType::get(context, 8);
+  case kbir::BindingElementType::U8:
+    return IntegerType::get(context, 8);
   case kbir::BindingElementType::I16:
-  case kbir::BindingElementType::U16: return IntegerType::get(context, 16);
+  case kbir::BindingElementType::U16:
+    return IntegerType::get(context, 16);
   case kbir::BindingElementType::I32:
-  case kbir::BindingElementType::U32: return IntegerType::get(context, 32);
+  case kbir::BindingElementType::U32:
+    return IntegerType::get(context, 32);
   case kbir::BindingElementType::I64:
-  case kbir::BindingElementType::U64: return IntegerType::get(context, 64);
-  case kbir::BindingElementType::F16: return FloatType::getF16(context);
-  case kbir::BindingElementType::BF16: return FloatType::getBF16(context);
-  case kbir::BindingElementType::F32: return FloatType::getF32(context);
-  case kbir::BindingElementType::F64: return FloatType::getF64(context);
+  case kbir::BindingElementType::U64:
+    return IntegerType::get(context, 64);
+  case kbir::BindingElementType::F16:
+    return FloatType::getF16(context);
+  case kbir::BindingElementType::BF16:
+    return FloatType::getBF16(context);
+  case kbir::BindingElementType::F32:
+    return FloatType::getF32(context);
+  case kbir::BindingElementType::F64:
+    return FloatType::getF64(context);
   }
   return {};
 }
@@ -65,16 +74,17 @@ static TypedAttr parseConstantValue(Builder &b, kbir::ConstantType type,
     double value = 0;
     if (text.getAsDouble(value))
       return {};
-    return type == kbir::ConstantType::F32 ? TypedAttr(b.getF32FloatAttr(value))
-                                           : TypedAttr(b.getF64FloatAttr(value));
+    return type == kbir::ConstantType::F32
+               ? TypedAttr(b.getF32FloatAttr(value))
+               : TypedAttr(b.getF64FloatAttr(value));
   }
   default: {
-    unsigned width = (type == kbir::ConstantType::I32 ||
-                      type == kbir::ConstantType::U32)
-                         ? 32
-                         : 64;
-    bool isUnsigned = type == kbir::ConstantType::U32 ||
-                      type == kbir::ConstantType::U64;
+    unsigned width =
+        (type == kbir::ConstantType::I32 || type == kbir::ConstantType::U32)
+            ? 32
+            : 64;
+    bool isUnsigned =
+        type == kbir::ConstantType::U32 || type == kbir::ConstantType::U64;
     llvm::APInt value;
     if (text.getAsInteger(10, value))
       return {};
@@ -82,8 +92,7 @@ static TypedAttr parseConstantValue(Builder &b, kbir::ConstantType type,
     if (isUnsigned ? (value.isNegative() || value.getActiveBits() > width)
                    : value.getSignificantBits() > width)
       return {};
-    return b.getIntegerAttr(b.getIntegerType(width),
-                            value.sextOrTrunc(width));
+    return b.getIntegerAttr(b.getIntegerType(width), value.sextOrTrunc(width));
   }
   }
 }
@@ -117,7 +126,8 @@ static bool buildLayout(MLIRContext *context, const StandaloneKernel &kernel,
       return false;
     }
     bindings.push_back(kbir::BindingAttr::get(
-        context, binding.name.empty() ? StringAttr() : b.getStringAttr(binding.name),
+        context,
+        binding.name.empty() ? StringAttr() : b.getStringAttr(binding.name),
         *type, *access));
   }
   SmallVector<kbir::ConstantAttr> constants;
@@ -188,8 +198,7 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
   }
   // Only the body is the reference; the kernel's variants come from the
   // targets, its objects from substitution.
-  for (auto variant :
-       llvm::make_early_inc_range(executable.getVariantOps()))
+  for (auto variant : llvm::make_early_inc_range(executable.getVariantOps()))
     variant.erase();
   Operation *clone = executable->clone();
   SymbolTable::setSymbolName(clone, kernel.name);
@@ -246,13 +255,13 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
     OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
     inner.create<kbir::ExportOp>(
         loc, b.getStringAttr(kernel.entry), layout,
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(kernel.workgroupSize.begin(),
-                                                    kernel.workgroupSize.end())),
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(
+            kernel.workgroupSize.begin(), kernel.workgroupSize.end())),
         kernel.workloadPerWorkgroup.empty()
             ? DenseI64ArrayAttr()
-            : b.getDenseI64ArrayAttr(SmallVector<int64_t>(
-                  kernel.workloadPerWorkgroup.begin(),
-                  kernel.workloadPerWorkgroup.end())),
+            : b.getDenseI64ArrayAttr(
+                  SmallVector<int64_t>(kernel.workloadPerWorkgroup.begin(),
+                                       kernel.workloadPerWorkgroup.end())),
         kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
                                  : IntegerAttr());
     for (const StandaloneObject &object : kernel.objects) {
@@ -260,8 +269,8 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
           kbir::parseTargetSpec(object.target);
       if (!target)
         return fail("object '" + object.file + "' has target '" +
-                    object.target + "'; valid targets: " +
-                    kbir::getValidTargetsText());
+                    object.target +
+                    "'; valid targets: " + kbir::getValidTargetsText());
       auto bytes = llvm::MemoryBuffer::getFile(object.file, /*IsText=*/false);
       if (!bytes)
         return fail("cannot read object '" + object.file +
@@ -277,13 +286,14 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
       if (extension == ".ptx") {
         auto ptx = ::kb::readPtx(data);
         if (!ptx.ok())
-          return fail("object '" + object.file + "': " + ptx.status().message());
+          return fail("object '" + object.file +
+                      "': " + ptx.status().message());
         mismatches = ::kb::checkPtxAbi(*ptx, abi);
       } else if (extension == ".spv") {
         auto spirv = ::kb::readSpirvBytes(data);
         if (!spirv.ok())
-          return fail("object '" + object.file + "': " +
-                      spirv.status().message());
+          return fail("object '" + object.file +
+                      "': " + spirv.status().message());
         mismatches = ::kb::checkSpirvAbi(*spirv, abi);
       }
       if (!mismatches.empty())
@@ -329,8 +339,9 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
   }
   host.create<kbir::DispatchOp>(
       loc,
-      SymbolRefAttr::get(b.getStringAttr(kernel.name),
-                         {FlatSymbolRefAttr::get(b.getStringAttr(kernel.entry))}),
+      SymbolRefAttr::get(
+          b.getStringAttr(kernel.name),
+          {FlatSymbolRefAttr::get(b.getStringAttr(kernel.entry))}),
       workload, buffers, constants);
   host.create<func::ReturnOp>(loc);
 

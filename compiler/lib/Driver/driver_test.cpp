@@ -33,7 +33,9 @@ TEST(DriverTest, SubstitutesObjectsAndReportsThem) {
   EXPECT_EQ(result.substitutions[0].origin, "kernels/saxpy/kernel.toml");
   EXPECT_EQ(result.substitutions[1].variant, "vulkan_1_2");
   ASSERT_EQ(result.notes.size(), 2u);
-  EXPECT_EQ(result.notes[0].rfind("NOTE: kb.executable @saxpy variant @cuda_sm_90", 0), 0u)
+  EXPECT_EQ(result.notes[0].rfind(
+                "NOTE: kb.executable @saxpy variant @cuda_sm_90", 0),
+            0u)
       << result.notes[0];
 }
 
@@ -126,8 +128,9 @@ TEST(DriverTest, PerTargetKeys) {
   kb::driver::CompileResult result = kb::driver::compile(options);
   // The fixture PTX targets sm_90, which an sm_80 variant cannot load.
   EXPECT_FALSE(result.ok);
-  EXPECT_NE(result.diagnostics.find("targets sm_90, newer than variant @cuda_sm_80"),
-            std::string::npos)
+  EXPECT_NE(
+      result.diagnostics.find("targets sm_90, newer than variant @cuda_sm_80"),
+      std::string::npos)
       << result.diagnostics;
   options.objectSubstitutions.erase(options.objectSubstitutions.begin());
   result = kb::driver::compile(options);

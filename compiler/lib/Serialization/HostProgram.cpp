@@ -68,15 +68,22 @@ std::optional<int64_t> kb::evaluateInteger(Value value, std::string *reason) {
       setReason(reason, "a division by zero in the host function");
       return std::nullopt;
     }
-    if (isa<arith::AddIOp>(op)) return *a + *b;
-    if (isa<arith::SubIOp>(op)) return *a - *b;
-    if (isa<arith::MulIOp>(op)) return *a * *b;
-    if (isa<arith::DivSIOp, arith::DivUIOp>(op)) return *a / *b;
+    if (isa<arith::AddIOp>(op))
+      return *a + *b;
+    if (isa<arith::SubIOp>(op))
+      return *a - *b;
+    if (isa<arith::MulIOp>(op))
+      return *a * *b;
+    if (isa<arith::DivSIOp, arith::DivUIOp>(op))
+      return *a / *b;
     if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
       return (*a + *b - 1) / *b;
-    if (isa<arith::RemSIOp, arith::RemUIOp>(op)) return *a % *b;
-    if (isa<arith::MinSIOp, arith::MinUIOp>(op)) return std::min(*a, *b);
-    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op)) return std::max(*a, *b);
+    if (isa<arith::RemSIOp, arith::RemUIOp>(op))
+      return *a % *b;
+    if (isa<arith::MinSIOp, arith::MinUIOp>(op))
+      return std::min(*a, *b);
+    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op))
+      return std::max(*a, *b);
   }
   setReason(reason, describeNonConstant(value));
   return std::nullopt;
@@ -119,14 +126,15 @@ std::optional<int64_t> kb::getBufferElementCount(Value value,
     std::optional<int64_t> size =
         evaluateInteger(alloc.getDynamicSizes()[dynamicIndex++], &why);
     if (!size) {
-      setReason(reason, "the size of the buffer allocated at " +
-                            [&] {
-                              std::string t;
-                              llvm::raw_string_ostream os(t);
-                              os << alloc.getLoc();
-                              return os.str();
-                            }() +
-                            " is " + why);
+      setReason(
+          reason, "the size of the buffer allocated at " +
+                      [&] {
+                        std::string t;
+                        llvm::raw_string_ostream os(t);
+                        os << alloc.getLoc();
+                        return os.str();
+                      }() +
+                      " is " + why);
       return std::nullopt;
     }
     count *= *size;
@@ -215,20 +223,29 @@ StringRef kb::getElementTypeName(BindingElementType type) {
 }
 
 std::optional<BindingElementType> kb::getElementTypeOf(Type type) {
-  if (type.isF16()) return BindingElementType::F16;
-  if (type.isBF16()) return BindingElementType::BF16;
-  if (type.isF32()) return BindingElementType::F32;
-  if (type.isF64()) return BindingElementType::F64;
+  if (type.isF16())
+    return BindingElementType::F16;
+  if (type.isBF16())
+    return BindingElementType::BF16;
+  if (type.isF32())
+    return BindingElementType::F32;
+  if (type.isF64())
+    return BindingElementType::F64;
   auto intType = type.dyn_cast<IntegerType>();
   if (!intType)
     return std::nullopt;
   bool isUnsigned = intType.isUnsigned();
   switch (intType.getWidth()) {
-  case 8: return isUnsigned ? BindingElementType::U8 : BindingElementType::I8;
-  case 16: return isUnsigned ? BindingElementType::U16 : BindingElementType::I16;
-  case 32: return isUnsigned ? BindingElementType::U32 : BindingElementType::I32;
-  case 64: return isUnsigned ? BindingElementType::U64 : BindingElementType::I64;
-  default: return std::nullopt;
+  case 8:
+    return isUnsigned ? BindingElementType::U8 : BindingElementType::I8;
+  case 16:
+    return isUnsigned ? BindingElementType::U16 : BindingElementType::I16;
+  case 32:
+    return isUnsigned ? BindingElementType::U32 : BindingElementType::I32;
+  case 64:
+    return isUnsigned ? BindingElementType::U64 : BindingElementType::I64;
+  default:
+    return std::nullopt;
   }
 }
 

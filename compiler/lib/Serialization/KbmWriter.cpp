@@ -33,9 +33,12 @@ static kbm::Access toKbm(BindingAccess a) {
 
 static std::optional<kbm::ExecutableFormat> getFormat(ObjectAttr object) {
   StringRef format = object.getFormat();
-  if (format == "ptx") return kbm::ExecutableFormat::Ptx;
-  if (format == "cubin") return kbm::ExecutableFormat::Cubin;
-  if (format == "spv") return kbm::ExecutableFormat::Spirv;
+  if (format == "ptx")
+    return kbm::ExecutableFormat::Ptx;
+  if (format == "cubin")
+    return kbm::ExecutableFormat::Cubin;
+  if (format == "spv")
+    return kbm::ExecutableFormat::Spirv;
   return std::nullopt;
 }
 
@@ -85,7 +88,8 @@ public:
   fb::FlatBufferBuilder fbb{1 << 16};
 
   /// Writes |executable|; failure when a variant has no code.
-  FailureOr<fb::Offset<kbm::Executable>> writeExecutable(ExecutableOp executable) {
+  FailureOr<fb::Offset<kbm::Executable>>
+  writeExecutable(ExecutableOp executable) {
     // A handwritten object is always a candidate, generated code always a
     // reference. An executable shipped only as objects (a standalone kernel
     // without a reference) thus has no reference: `kernel-bench run` says
@@ -123,8 +127,9 @@ public:
                                         object.getData(), exports));
       }
     }
-    return kbm::CreateExecutable(fbb, fbb.CreateString(executable.getSymName().str()),
-                                 fbb.CreateVector(variants));
+    return kbm::CreateExecutable(
+        fbb, fbb.CreateString(executable.getSymName().str()),
+        fbb.CreateVector(variants));
   }
 
   fb::Offset<fb::Vector<fb::Offset<kbm::Export>>>
@@ -158,10 +163,10 @@ public:
   writeVariant(kbm::ExecutableFormat format, StringRef target,
                kbm::VariantRole role, StringRef data,
                fb::Offset<fb::Vector<fb::Offset<kbm::Export>>> exports) {
-    auto bytes = fbb.CreateVector(reinterpret_cast<const uint8_t *>(data.data()),
-                                  data.size());
-    return kbm::CreateExecutableVariant(fbb, format, fbb.CreateString(target.str()),
-                                        role, bytes, exports);
+    auto bytes = fbb.CreateVector(
+        reinterpret_cast<const uint8_t *>(data.data()), data.size());
+    return kbm::CreateExecutableVariant(
+        fbb, format, fbb.CreateString(target.str()), role, bytes, exports);
   }
 
   fb::Offset<kbm::InitSpec> writeInit(DictionaryAttr init) {
@@ -171,10 +176,10 @@ public:
     auto seed = init.getAs<IntegerAttr>("seed");
     auto low = init.getAs<FloatAttr>("low");
     auto high = init.getAs<FloatAttr>("high");
-    return kbm::CreateInitSpec(
-        fbb, kbm::Distribution::Uniform,
-        seed ? seed.getValue().getZExtValue() : 0,
-        low ? low.getValueAsDouble() : 0.0, high ? high.getValueAsDouble() : 1.0);
+    return kbm::CreateInitSpec(fbb, kbm::Distribution::Uniform,
+                               seed ? seed.getValue().getZExtValue() : 0,
+                               low ? low.getValueAsDouble() : 0.0,
+                               high ? high.getValueAsDouble() : 1.0);
   }
 
   fb::Offset<kbm::Op> writeDispatch(unsigned executableIndex,
@@ -255,10 +260,10 @@ struct HostFunctionWriter {
     ExecutableOp executable =
         first ? symbols.lookup<ExecutableOp>(first.getExecutableName())
               : ExecutableOp();
-    auto exportOp = executable ? dyn_cast_or_null<ExportOp>(
-                                     SymbolTable::lookupSymbolIn(
-                                         executable, first.getExportName()))
-                               : ExportOp();
+    auto exportOp =
+        executable ? dyn_cast_or_null<ExportOp>(SymbolTable::lookupSymbolIn(
+                         executable, first.getExportName()))
+                   : ExportOp();
     if (exportOp) {
       isInput = false;
       for (auto [i, value] : llvm::enumerate(first.getBindings())) {
@@ -272,7 +277,8 @@ struct HostFunctionWriter {
     }
     if (fromBinding)
       return fromBinding;
-    return getElementTypeOf(buffer.getType().cast<BufferType>().getElementType());
+    return getElementTypeOf(
+        buffer.getType().cast<BufferType>().getElementType());
   }
 
   /// A name for |buffer| that `kernel-bench run` shows: `exe.binding` of
@@ -289,10 +295,10 @@ struct HostFunctionWriter {
         continue;
       ExecutableOp executable =
           symbols.lookup<ExecutableOp>(dispatch.getExecutableName());
-      auto exportOp = executable
-                          ? dyn_cast_or_null<ExportOp>(SymbolTable::lookupSymbolIn(
-                                executable, dispatch.getExportName()))
-                          : ExportOp();
+      auto exportOp =
+          executable ? dyn_cast_or_null<ExportOp>(SymbolTable::lookupSymbolIn(
+                           executable, dispatch.getExportName()))
+                     : ExportOp();
       if (!exportOp)
         continue;
       ArrayRef<BindingAttr> layout = exportOp.getLayout().getBindings();
@@ -333,12 +339,13 @@ struct HostFunctionWriter {
 
   LogicalResult writeAlloc(AllocOp alloc, StringRef functionName) {
     std::string reason;
-    std::optional<int64_t> count = getBufferElementCount(alloc.getResult(), &reason);
+    std::optional<int64_t> count =
+        getBufferElementCount(alloc.getResult(), &reason);
     if (!count)
       return alloc.emitOpError("cannot be serialized to .kbm: ") << reason;
     if (*count < 1)
-      return alloc.emitOpError("allocates ") << *count
-                                             << " elements; a buffer needs >= 1";
+      return alloc.emitOpError("allocates ")
+             << *count << " elements; a buffer needs >= 1";
     bool isInput = false;
     std::optional<BindingElementType> type =
         getBufferElementType(alloc.getResult(), isInput);
@@ -349,14 +356,14 @@ struct HostFunctionWriter {
     unsigned index = buffers.size();
     // The seed depends on the buffer's position only, so renaming bindings
     // does not change a program's inputs.
-    uint64_t seed = hashName(
-        (functionName + "/%" + std::to_string(index)).str());
+    uint64_t seed =
+        hashName((functionName + "/%" + std::to_string(index)).str());
     auto init = writer.writeInit(
         buildInitSpec(alloc.getContext(), *type, isInput, seed));
     std::string name = getBufferName(alloc.getResult(), index);
-    buffers.push_back(kbm::CreateBuffer(writer.fbb, writer.fbb.CreateString(name),
-                                        toKbm(*type),
-                                        static_cast<uint64_t>(*count), init));
+    buffers.push_back(
+        kbm::CreateBuffer(writer.fbb, writer.fbb.CreateString(name),
+                          toKbm(*type), static_cast<uint64_t>(*count), init));
     bufferIndex[alloc.getResult()] = index;
     lastRead.push_back(-1);
     lastWrite.push_back(-1);
@@ -385,7 +392,8 @@ struct HostFunctionWriter {
         lastWrite[it->second] = opIndex;
     }
     SmallVector<TypedAttr> constants;
-    for (auto [i, c] : llvm::enumerate(info->exportOp.getLayout().getConstants())) {
+    for (auto [i, c] :
+         llvm::enumerate(info->exportOp.getLayout().getConstants())) {
       TypedAttr value = castToLayout(info->constants[i], c.getType());
       if (!value)
         return dispatch.emitOpError("constant ")
@@ -394,8 +402,9 @@ struct HostFunctionWriter {
       constants.push_back(value);
     }
     ops.push_back(writer.writeDispatch(
-        executableIndex.lookup(info->executable.getSymName()), info->exportIndex,
-        info->exportOp, bufferOfBinding, constants, info->workgroupCount));
+        executableIndex.lookup(info->executable.getSymName()),
+        info->exportIndex, info->exportOp, bufferOfBinding, constants,
+        info->workgroupCount));
     return success();
   }
 
@@ -426,11 +435,10 @@ struct HostFunctionWriter {
     for (unsigned i = 0; i < buffers.size(); ++i)
       if (lastWrite[i] >= 0 && lastRead[i] <= lastWrite[i])
         outputs.push_back(kbm::CreateOutput(writer.fbb, i));
-    return kbm::CreateFunction(writer.fbb,
-                               writer.fbb.CreateString(func.getSymName().str()),
-                               writer.fbb.CreateVector(buffers),
-                               writer.fbb.CreateVector(ops),
-                               writer.fbb.CreateVector(outputs));
+    return kbm::CreateFunction(
+        writer.fbb, writer.fbb.CreateString(func.getSymName().str()),
+        writer.fbb.CreateVector(buffers), writer.fbb.CreateVector(ops),
+        writer.fbb.CreateVector(outputs));
   }
 };
 
@@ -473,7 +481,8 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
                             "write as program.kbm");
   std::vector<fb::Offset<kbm::Benchmark>> none;
   StringRef name = module.getSymName() ? *module.getSymName() : "program";
-  return writer.finish(module, name, executables, functions, entry, none, bytes);
+  return writer.finish(module, name, executables, functions, entry, none,
+                       bytes);
 }
 
 /// One benchmark module from a kb.benchmarks entry.
@@ -488,8 +497,8 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
   auto workgroupCount = spec.getAs<DenseI64ArrayAttr>("workgroup_count");
   if (!name || !executableName || !exportName || !buffers || !bindings ||
       !constants || !workgroupCount)
-    return module.emitError("malformed ") << kBenchmarksAttrName << " entry "
-                                          << spec;
+    return module.emitError("malformed ")
+           << kBenchmarksAttrName << " entry " << spec;
   auto executable = symbols.lookup<ExecutableOp>(executableName.getValue());
   ExportOp exportOp;
   unsigned exportIndex = 0;
@@ -543,9 +552,10 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
   }
   SmallVector<TypedAttr> values;
   for (auto [i, c] : llvm::enumerate(exportOp.getLayout().getConstants())) {
-    TypedAttr value = i < constants.size()
-                          ? castToLayout(constants[i].cast<TypedAttr>(), c.getType())
-                          : TypedAttr();
+    TypedAttr value =
+        i < constants.size()
+            ? castToLayout(constants[i].cast<TypedAttr>(), c.getType())
+            : TypedAttr();
     if (!value)
       return module.emitError("benchmark '")
              << name.getValue() << "' has no valid value for constant " << i;
@@ -568,7 +578,7 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
 }
 
 LogicalResult mlir::kb::buildBenchmarkKbms(ModuleOp module,
-                                     SmallVectorImpl<KbmFile> &files) {
+                                           SmallVectorImpl<KbmFile> &files) {
   auto benchmarks = module->getAttrOfType<ArrayAttr>(kBenchmarksAttrName);
   if (!benchmarks)
     return success();
@@ -586,7 +596,7 @@ LogicalResult mlir::kb::buildBenchmarkKbms(ModuleOp module,
 }
 
 LogicalResult mlir::kb::buildKbmFiles(ModuleOp module, bool withProgram,
-                                SmallVectorImpl<KbmFile> &files) {
+                                      SmallVectorImpl<KbmFile> &files) {
   if (withProgram) {
     KbmFile program{"program.kbm", {}};
     if (failed(buildProgramKbm(module, program.bytes)))
@@ -596,8 +606,9 @@ LogicalResult mlir::kb::buildKbmFiles(ModuleOp module, bool withProgram,
   return buildBenchmarkKbms(module, files);
 }
 
-LogicalResult mlir::kb::writeKbmFiles(StringRef directory, ArrayRef<KbmFile> files,
-                                std::string &error) {
+LogicalResult mlir::kb::writeKbmFiles(StringRef directory,
+                                      ArrayRef<KbmFile> files,
+                                      std::string &error) {
   SmallVector<std::string> written;
   auto rollback = [&](std::string message) {
     for (const std::string &path : written)
@@ -620,7 +631,8 @@ LogicalResult mlir::kb::writeKbmFiles(StringRef directory, ArrayRef<KbmFile> fil
       std::error_code ec;
       llvm::raw_fd_ostream os(temp, ec, llvm::sys::fs::OF_None);
       if (ec)
-        return rollback("cannot write '" + temp.str().str() + "': " + ec.message());
+        return rollback("cannot write '" + temp.str().str() +
+                        "': " + ec.message());
       os << file.bytes;
       os.close();
       if (os.has_error()) {
@@ -642,8 +654,8 @@ LogicalResult mlir::kb::writeKbmFiles(StringRef directory, ArrayRef<KbmFile> fil
   llvm::SmallString<256> benchDir(directory);
   llvm::sys::path::append(benchDir, "bench");
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(benchDir, ec), end; !ec && it != end;
-       it.increment(ec))
+  for (llvm::sys::fs::directory_iterator it(benchDir, ec), end;
+       !ec && it != end; it.increment(ec))
     if (llvm::sys::path::extension(it->path()) == ".kbm" &&
         !keep.contains(it->path()))
       llvm::sys::fs::remove(it->path());

@@ -79,8 +79,8 @@ int run(const std::string &command, std::string &output) {
 
 /// The verified module in |bytes|, or nullptr (with a test failure).
 const kbm::Module *verified(const std::string &bytes, const std::string &what) {
-  if (bytes.size() < 8 ||
-      !flatbuffers::BufferHasIdentifier(bytes.data(), kbm::ModuleIdentifier())) {
+  if (bytes.size() < 8 || !flatbuffers::BufferHasIdentifier(
+                              bytes.data(), kbm::ModuleIdentifier())) {
     ADD_FAILURE() << what << ": no KBM1 identifier";
     return nullptr;
   }
@@ -181,12 +181,11 @@ TEST(KbmOutputTest, QuickstartWritesAProgramAndOneBenchmarkPerDispatch) {
   std::vector<std::string> names;
   for (const auto &b : result.benchmarks)
     names.push_back(b.name);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "saxpy_saxpy_1048576x1x1",
-                       "reduce_sum_reduce_sum_1048576x1x1",
-                       "reduce_sum_reduce_sum_256x1x1",
-                       "softmax_softmax_1024x1x1",
-                       "matmul_matmul_tiled_512x512x1"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "saxpy_saxpy_1048576x1x1", "reduce_sum_reduce_sum_1048576x1x1",
+                "reduce_sum_reduce_sum_256x1x1", "softmax_softmax_1024x1x1",
+                "matmul_matmul_tiled_512x512x1"}));
   EXPECT_TRUE(result.unbenchmarked.empty());
   size_t files = 0;
   for (const auto &entry : fs::directory_iterator(out / "bench"))
@@ -211,8 +210,11 @@ TEST(KbmOutputTest, QuickstartWritesAProgramAndOneBenchmarkPerDispatch) {
     EXPECT_EQ(dispatch->workgroup_count()->x(), b.workgroupCount[0]);
     // Each buffer is named after the binding it is bound to.
     for (const kbm::BindingRef *ref : *dispatch->bindings())
-      EXPECT_EQ(fn->buffers()->Get(ref->buffer())->name()->str().rfind(
-                    b.executable + ".", 0),
+      EXPECT_EQ(fn->buffers()
+                    ->Get(ref->buffer())
+                    ->name()
+                    ->str()
+                    .rfind(b.executable + ".", 0),
                 0u)
           << b.file;
     EXPECT_EQ(dispatch->workgroup_count()->y(), b.workgroupCount[1]);
@@ -255,13 +257,15 @@ int checkGeneratedBinaries(const fs::path &kbmPath, const fs::path &scratch) {
               << where << ": " << kb::formatMismatches(mismatches);
         }
         if (!ptxas.empty()) {
-          fs::path file = scratch / (exe->name()->str() + "_" + target + ".ptx");
+          fs::path file =
+              scratch / (exe->name()->str() + "_" + target + ".ptx");
           writeFile(file, data);
           EXPECT_EQ(run(ptxas + " -arch=" + target + " " + file.string() +
                             " -o " + (scratch / "x.cubin").string(),
                         output),
                     0)
-              << where << ":\n" << output;
+              << where << ":\n"
+              << output;
           ++checked;
         }
       } else if (v->format() == kbm::ExecutableFormat::Spirv) {
@@ -275,18 +279,22 @@ int checkGeneratedBinaries(const fs::path &kbmPath, const fs::path &scratch) {
               << where << ": " << kb::formatMismatches(mismatches);
         }
         if (!spirvVal.empty()) {
-          fs::path file = scratch / (exe->name()->str() + "_" + target + ".spv");
+          fs::path file =
+              scratch / (exe->name()->str() + "_" + target + ".spv");
           writeFile(file, data);
-          EXPECT_EQ(run(spirvVal + " --target-env " + target + " " +
-                            file.string(),
-                        output),
-                    0)
-              << where << ":\n" << output;
+          EXPECT_EQ(
+              run(spirvVal + " --target-env " + target + " " + file.string(),
+                  output),
+              0)
+              << where << ":\n"
+              << output;
           ++checked;
         }
       } else {
         // A cubin starts with the ELF magic.
-        EXPECT_EQ(data.substr(0, 4), "\x7f" "ELF") << where;
+        EXPECT_EQ(data.substr(0, 4), "\x7f"
+                                     "ELF")
+            << where;
       }
     }
   }
@@ -367,8 +375,8 @@ TEST(KbmOutputTest, MixedTypesAndNewerTargetsPassTheTools) {
     targets.push_back(v->target()->str());
   bool havePtxas = !findTool("ptxas").empty();
   std::vector<std::string> expected =
-      havePtxas ? std::vector<std::string>{"sm_90", "sm_90", "sm_90", "sm_100",
-                                           "vulkan1.0", "vulkan1.2"}
+      havePtxas ? std::vector<std::string>{"sm_90",  "sm_90",     "sm_90",
+                                           "sm_100", "vulkan1.0", "vulkan1.2"}
                 : std::vector<std::string>{"sm_90", "sm_90", "vulkan1.0",
                                            "vulkan1.2"};
   EXPECT_EQ(targets, expected);
@@ -381,15 +389,17 @@ TEST(KbmOutputTest, MixedTypesAndNewerTargetsPassTheTools) {
 
 TEST(KbmOutputTest, SubstitutedBenchmarkCarriesCandidateAndReference) {
   fs::path out = freshDir("substituted");
-  kb::driver::CompileResult result = compileQuickstart(out, /*substitute=*/true);
+  kb::driver::CompileResult result =
+      compileQuickstart(out, /*substitute=*/true);
   ASSERT_TRUE(result.ok) << result.diagnostics;
   ASSERT_FALSE(result.benchmarks.empty());
   const kb::driver::BenchmarkRecord &saxpy = result.benchmarks[0];
   EXPECT_EQ(saxpy.name, "saxpy_saxpy_1048576x1x1");
   EXPECT_EQ(saxpy.candidates,
             (std::vector<std::string>{"cuda_sm_90", "vulkan_1_2"}));
-  EXPECT_EQ(saxpy.references, (std::vector<std::string>{
-                                  "cuda_sm_90_reference", "vulkan_1_2_reference"}));
+  EXPECT_EQ(saxpy.references,
+            (std::vector<std::string>{"cuda_sm_90_reference",
+                                      "vulkan_1_2_reference"}));
   std::string bytes = readFile(out / saxpy.file);
   const kbm::Module *bench = verified(bytes, saxpy.file);
   ASSERT_NE(bench, nullptr);
@@ -397,10 +407,14 @@ TEST(KbmOutputTest, SubstitutedBenchmarkCarriesCandidateAndReference) {
   for (const kbm::ExecutableVariant *v :
        *bench->executables()->Get(0)->variants())
     ++seen[{v->format(), v->role()}];
-  EXPECT_EQ((seen[{kbm::ExecutableFormat::Ptx, kbm::VariantRole::Candidate}]), 1);
-  EXPECT_EQ((seen[{kbm::ExecutableFormat::Ptx, kbm::VariantRole::Reference}]), 1);
-  EXPECT_EQ((seen[{kbm::ExecutableFormat::Spirv, kbm::VariantRole::Candidate}]), 1);
-  EXPECT_EQ((seen[{kbm::ExecutableFormat::Spirv, kbm::VariantRole::Reference}]), 1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Ptx, kbm::VariantRole::Candidate}]),
+            1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Ptx, kbm::VariantRole::Reference}]),
+            1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Spirv, kbm::VariantRole::Candidate}]),
+            1);
+  EXPECT_EQ((seen[{kbm::ExecutableFormat::Spirv, kbm::VariantRole::Reference}]),
+            1);
 }
 
 /// A program with one dispatch that cannot be benchmarked.
@@ -480,9 +494,10 @@ TEST(KbmOutputTest, DynamicWorkloadsFromConstantsAreBenchmarkedOthersListed) {
 TEST(KbmOutputTest, UnsupportedBodyOpNamesTheTargetAndWritesNothing) {
   fs::path dir = freshDir("unsupported");
   std::string text = kDynamicProgram;
-  text.replace(text.find("memref.store %v, %out[%i]"),
-               std::string("memref.store %v, %out[%i]").size(),
-               "%p = math.powf %v, %v : f32\n        memref.store %p, %out[%i]");
+  text.replace(
+      text.find("memref.store %v, %out[%i]"),
+      std::string("memref.store %v, %out[%i]").size(),
+      "%p = math.powf %v, %v : f32\n        memref.store %p, %out[%i]");
   writeFile(dir / "program.mlir", text);
   kb::driver::CompileOptions options;
   options.programPath = (dir / "program.mlir").string();
@@ -490,9 +505,10 @@ TEST(KbmOutputTest, UnsupportedBodyOpNamesTheTargetAndWritesNothing) {
   options.outputDir = (dir / "out").string();
   kb::driver::CompileResult result = kb::driver::compile(options);
   EXPECT_FALSE(result.ok);
-  EXPECT_NE(result.diagnostics.find("'math.powf' op is not supported by the "
-                                    "cuda:sm_90 codegen of kb.executable @copy"),
-            std::string::npos)
+  EXPECT_NE(
+      result.diagnostics.find("'math.powf' op is not supported by the "
+                              "cuda:sm_90 codegen of kb.executable @copy"),
+      std::string::npos)
       << result.diagnostics;
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
@@ -650,7 +666,8 @@ TEST(KbmOutputTest, StandaloneKernelErrorsNameTheProblem) {
   kernel.entry = "saxpy";
   kernel.bindings = {{"x", "f32", "readonly", 1024},
                      {"y", "f32", "readwrite", 1024}};
-  kernel.constants = {{"a", "f32", "1"}, {"n", "u32", "1024"}, {"m", "u32", "1"}};
+  kernel.constants = {
+      {"a", "f32", "1"}, {"n", "u32", "1024"}, {"m", "u32", "1"}};
   kernel.workgroupSize = {256, 1, 1};
   kernel.objects = {{"vulkan:1.2", kInputs + "/saxpy.spv", "main"}};
   EXPECT_FALSE(kb::driver::writeStandaloneProgram(

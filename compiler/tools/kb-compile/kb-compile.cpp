@@ -17,13 +17,13 @@ static cl::OptionCategory category("kb-compile options");
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<program.mlir|.mlirbc>"),
                                       cl::init("-"), cl::cat(category));
-static cl::opt<std::string> outputFile("o",
-                                       cl::desc("Output: FILE.mlir, FILE.mlirbc or '-' (stdout) "
-                                                "for the compiled MLIR; any other path is a "
-                                                "directory that receives program.kbm and "
-                                                "bench/<benchmark>.kbm"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::cat(category));
+static cl::opt<std::string>
+    outputFile("o",
+               cl::desc("Output: FILE.mlir, FILE.mlirbc or '-' (stdout) "
+                        "for the compiled MLIR; any other path is a "
+                        "directory that receives program.kbm and "
+                        "bench/<benchmark>.kbm"),
+               cl::value_desc("file"), cl::init("-"), cl::cat(category));
 static cl::opt<bool> emitBytecode("emit-bytecode",
                                   cl::desc("Write MLIR bytecode"),
                                   cl::cat(category));
@@ -69,18 +69,19 @@ static cl::opt<bool> codegen(
     cl::init(true), cl::cat(category));
 static cl::opt<std::string> ptxasPath(
     "ptxas",
-    cl::desc("ptxas for the cubins of generated CUDA variants (default: "
-             "CUDA_PATH/bin, /usr/local/cuda/bin, PATH; none found = PTX only)"),
+    cl::desc(
+        "ptxas for the cubins of generated CUDA variants (default: "
+        "CUDA_PATH/bin, /usr/local/cuda/bin, PATH; none found = PTX only)"),
     cl::value_desc("PATH"), cl::cat(category));
 static cl::opt<std::string> dumpBinariesTo(
     "dump-executable-binaries-to",
     cl::desc("Write each external object to DIR/<executable>_<variant>.<ext>"),
     cl::value_desc("DIR"), cl::cat(category));
-static cl::list<std::string> targets(
-    "target",
-    cl::desc("Target to compile for (one variant each): cuda:sm_75 ... "
-             "cuda:sm_121, vulkan:1.0 ... vulkan:1.3; repeatable"),
-    cl::value_desc("TARGET"), cl::cat(category));
+static cl::list<std::string>
+    targets("target",
+            cl::desc("Target to compile for (one variant each): cuda:sm_75 ... "
+                     "cuda:sm_121, vulkan:1.0 ... vulkan:1.3; repeatable"),
+            cl::value_desc("TARGET"), cl::cat(category));
 static cl::opt<bool> strict(
     "strict",
     cl::desc("A substitution NAME that matches no executable is an error"),

@@ -22,7 +22,6 @@ int main(int argc, char **argv) {
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect>();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "kb-opt: the kb dialect's optimizer driver\n",
-                        registry));
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "kb-opt: the kb dialect's optimizer driver\n", registry));
 }

@@ -41,16 +41,15 @@ KernelAbi kernelAbi(const std::string &driver, const std::string &name) {
 
 StatusOr<std::string> readKernelFile(const std::string &driver,
                                      const std::string &name, bool cubin) {
-  std::string file =
-      driver == "vulkan"
-          ? name + ".spv"
-          : (cubin ? "cts_kernels.sm_90.cubin" : "cts_kernels.ptx");
+  std::string file = driver == "vulkan" ? name + ".spv"
+                                        : (cubin ? "cts_kernels.sm_90.cubin"
+                                                 : "cts_kernels.ptx");
   std::string path = kernelDir() + "/" + file;
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return notFound(path + " is missing: " +
-                    (driver == "vulkan" ? "glslc" : "nvcc/ptxas") +
-                    " was not found when this build was configured");
+    return notFound(
+        path + " is missing: " + (driver == "vulkan" ? "glslc" : "nvcc/ptxas") +
+        " was not found when this build was configured");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -60,9 +59,9 @@ ExecutableSpec kernelSpec(const std::string &driver, const std::string &name,
                           const std::string &data, bool cubin) {
   ExecutableSpec spec;
   spec.name = "cts_" + name;
-  spec.format = driver == "vulkan" ? ExecutableFormat::Spirv
-                                   : (cubin ? ExecutableFormat::Cubin
-                                            : ExecutableFormat::Ptx);
+  spec.format = driver == "vulkan"
+                    ? ExecutableFormat::Spirv
+                    : (cubin ? ExecutableFormat::Cubin : ExecutableFormat::Ptx);
   spec.target = driver == "vulkan" ? "vulkan1.1" : (cubin ? "sm_90" : "sm_75");
   spec.data = data;
   spec.exports = {kernelAbi(driver, name)};

@@ -27,7 +27,8 @@ KernelAbi kernelAbi(const std::string &driver, const std::string &name);
 /// cts_kernels.ptx, or the cubin when |cubin|). NotFound names the file and
 /// the tool that was missing at build time.
 StatusOr<std::string> readKernelFile(const std::string &driver,
-                                     const std::string &name, bool cubin = false);
+                                     const std::string &name,
+                                     bool cubin = false);
 
 /// An ExecutableSpec over |data| (which must outlive the spec).
 ExecutableSpec kernelSpec(const std::string &driver, const std::string &name,

@@ -44,7 +44,8 @@ protected:
       return nullptr;
     }
     data = std::move(*bytes);
-    auto exe = device_->createExecutable(kernelSpec(GetParam(), name, data, cubin));
+    auto exe =
+        device_->createExecutable(kernelSpec(GetParam(), name, data, cubin));
     EXPECT_TRUE(exe.ok()) << exe.status().message();
     return exe.ok() ? std::move(*exe) : nullptr;
   }
@@ -56,8 +57,8 @@ protected:
     return b.ok() ? std::move(*b) : nullptr;
   }
 
-  template <typename T> std::vector<T> read(Buffer &b, size_t count,
-                                            uint64_t offset = 0) {
+  template <typename T>
+  std::vector<T> read(Buffer &b, size_t count, uint64_t offset = 0) {
     std::vector<T> out(count);
     Status s = b.download(offset, out.data(), count * sizeof(T));
     EXPECT_TRUE(s.ok()) << s.message();
@@ -98,7 +99,8 @@ TEST_P(HalCts, UploadDownloadBothMemoryTypes) {
     data[100] = patch[0];
     data[101] = patch[1];
     EXPECT_EQ(read<uint32_t>(*b, 1024), data) << toString(type);
-    EXPECT_EQ(read<uint32_t>(*b, 2, 400), std::vector<uint32_t>(patch, patch + 2));
+    EXPECT_EQ(read<uint32_t>(*b, 2, 400),
+              std::vector<uint32_t>(patch, patch + 2));
   }
 }
 
@@ -128,7 +130,8 @@ TEST_P(HalCts, FillWholeAndPartial) {
   for (size_t i = 0; i < 256; ++i)
     ASSERT_EQ(out[i], (i >= 64 && i < 96) ? 0xabcd0123u : 0x11111111u) << i;
   Status s = (*cb)->fillBuffer(*b, 0, 4, 0);
-  EXPECT_EQ(s.code(), StatusCode::FailedPrecondition) << "recording after submit";
+  EXPECT_EQ(s.code(), StatusCode::FailedPrecondition)
+      << "recording after submit";
   ASSERT_TRUE((*cb)->reset().ok());
   EXPECT_EQ((*cb)->fillBuffer(*b, 2, 4, 0).code(), StatusCode::InvalidArgument);
   EXPECT_EQ((*cb)->fillBuffer(*b, 1020, 8, 0).code(), StatusCode::OutOfRange);
@@ -157,7 +160,8 @@ TEST_P(HalCts, CopyBetweenAndWithinBuffers) {
   ASSERT_TRUE((*cb)->reset().ok());
   EXPECT_EQ((*cb)->copyBuffer(*b, 0, *b, 64, 128).code(),
             StatusCode::InvalidArgument); // overlapping
-  EXPECT_EQ((*cb)->copyBuffer(*a, 448, *b, 0, 128).code(), StatusCode::OutOfRange);
+  EXPECT_EQ((*cb)->copyBuffer(*a, 448, *b, 0, 128).code(),
+            StatusCode::OutOfRange);
 }
 
 TEST_P(HalCts, DispatchWithBindingOffsetsAndConstants) {
@@ -256,7 +260,8 @@ TEST_P(HalCts, BarrierOrdersDependentDispatchesAndResubmitReplays) {
     ASSERT_TRUE((*cb)->submitAndWait().ok()) << "round " << round;
     std::vector<uint32_t> got = read<uint32_t>(*c, n);
     for (uint32_t i = 0; i < n; ++i)
-      ASSERT_EQ(got[i], (values[i] * 2 + 1) * 2 + 1) << "round " << round << " i " << i;
+      ASSERT_EQ(got[i], (values[i] * 2 + 1) * 2 + 1)
+          << "round " << round << " i " << i;
     // The second submit must recompute from a fresh input.
     std::vector<uint32_t> zeros(n, 0);
     ASSERT_TRUE(c->upload(0, zeros.data(), n * 4).ok());
@@ -332,8 +337,9 @@ TEST_P(HalCts, BufferOverTheAllocationLimitIsRefusedBeforeTheDriver) {
                                    MemoryType::DeviceLocal);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().code(), StatusCode::ResourceExhausted);
-  EXPECT_NE(b.status().message().find(std::to_string(limits.maxAllocationBytes)),
-            std::string::npos)
+  EXPECT_NE(
+      b.status().message().find(std::to_string(limits.maxAllocationBytes)),
+      std::string::npos)
       << b.status().message();
 }
 
@@ -355,7 +361,8 @@ TEST_P(HalCts, TimestampsBracketWork) {
   ASSERT_TRUE(ns.ok()) << ns.status().message();
   EXPECT_GE(*ns, 0.0);
   EXPECT_LT(*ns, 60e9);
-  EXPECT_EQ((*timer)->elapsedNs(0, 2).status().code(), StatusCode::FailedPrecondition);
+  EXPECT_EQ((*timer)->elapsedNs(0, 2).status().code(),
+            StatusCode::FailedPrecondition);
 }
 
 TEST_P(HalCts, WorkgroupSizeOverTheLimitIsRefusedBeforeTheDriver) {
@@ -369,9 +376,11 @@ TEST_P(HalCts, WorkgroupSizeOverTheLimitIsRefusedBeforeTheDriver) {
   auto exe = device_->createExecutable(spec);
   ASSERT_FALSE(exe.ok());
   EXPECT_EQ(exe.status().code(), StatusCode::InvalidArgument);
-  EXPECT_NE(exe.status().message().find("exceeds the device limit"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("exceeds the device limit"),
+            std::string::npos)
       << exe.status().message();
-  EXPECT_NE(exe.status().message().find("cts_double_plus_one"), std::string::npos);
+  EXPECT_NE(exe.status().message().find("cts_double_plus_one"),
+            std::string::npos);
 
   spec.exports[0].workgroupSize = {64, 1, 1};
   spec.exports[0].dynamicSharedMemoryBytes = limits.maxSharedMemoryBytes + 1;
@@ -393,11 +402,13 @@ TEST_P(HalCts, BadDispatchesAreRefusedAtRecordTime) {
   d.constants.resize(4);
   d.label = "the test dispatch";
   DispatchParams tooMany = d;
-  tooMany.workgroupCount = {device_->properties().limits.maxWorkgroupCount[0] + 1u, 1, 1};
+  tooMany.workgroupCount = {
+      device_->properties().limits.maxWorkgroupCount[0] + 1u, 1, 1};
   if (tooMany.workgroupCount[0] != 0) { // not wrapped around
     Status s = (*cb)->dispatch(tooMany);
     EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
-    EXPECT_NE(s.message().find("the test dispatch"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("the test dispatch"), std::string::npos)
+        << s.message();
   }
   DispatchParams oneBinding = d;
   oneBinding.bindings.pop_back();
@@ -417,11 +428,13 @@ TEST_P(HalCts, BadDispatchesAreRefusedAtRecordTime) {
 TEST_P(HalCts, ForeignFormatsAreUnimplemented) {
   ExecutableSpec spec;
   spec.name = "foreign";
-  spec.format = GetParam() == "vulkan" ? ExecutableFormat::Ptx : ExecutableFormat::Spirv;
+  spec.format =
+      GetParam() == "vulkan" ? ExecutableFormat::Ptx : ExecutableFormat::Spirv;
   spec.data = "whatever";
   spec.exports = {kernelAbi(GetParam(), "double_plus_one")};
   EXPECT_FALSE(device_->supportsFormat(spec.format));
-  EXPECT_EQ(device_->createExecutable(spec).status().code(), StatusCode::Unimplemented);
+  EXPECT_EQ(device_->createExecutable(spec).status().code(),
+            StatusCode::Unimplemented);
 }
 
 TEST_P(HalCts, MalformedObjectsAreRejectedWithAMessage) {
@@ -430,10 +443,12 @@ TEST_P(HalCts, MalformedObjectsAreRejectedWithAMessage) {
   ASSERT_TRUE(bytes.ok()) << bytes.status().message();
   // Truncated in the middle of an instruction / of the text.
   data = bytes->substr(0, (bytes->size() / 2) & ~size_t(3));
-  auto exe = device_->createExecutable(kernelSpec(GetParam(), "double_plus_one", data));
+  auto exe = device_->createExecutable(
+      kernelSpec(GetParam(), "double_plus_one", data));
   ASSERT_FALSE(exe.ok());
   EXPECT_NE(exe.status().code(), StatusCode::Unavailable);
-  EXPECT_NE(exe.status().message().find("cts_double_plus_one"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("cts_double_plus_one"),
+            std::string::npos)
       << exe.status().message();
   // An entry point the object does not have.
   data = *bytes;

@@ -74,7 +74,7 @@ LogicalResult generateVariant(ExecutableOp executable, VariantOp variant,
 struct CodegenRecord {
   std::string executable;
   std::string variant;
-  std::string target; // "cuda:sm_90", "vulkan:1.2"
+  std::string target;           // "cuda:sm_90", "vulkan:1.2"
   double milliseconds = 0;      // in-process codegen (wall time)
   double ptxasMilliseconds = 0; // the ptxas run for the cubin (0 = none)
 };
@@ -85,9 +85,9 @@ struct CodegenRecord {
 /// the lowering cannot handle. Codegen is sequential; the ptxas runs for the
 /// cubins (options.emitCubin) run in parallel, one per core. |records|
 /// (optional) receives one entry per variant generated.
-LogicalResult generateAllVariants(Operation *module,
-                                  const CodegenOptions &options,
-                                  llvm::SmallVectorImpl<CodegenRecord> *records);
+LogicalResult
+generateAllVariants(Operation *module, const CodegenOptions &options,
+                    llvm::SmallVectorImpl<CodegenRecord> *records);
 
 /// The ptxas executable, or nullopt when none is found.
 std::optional<std::string> findPtxas(llvm::StringRef explicitPath = {});

@@ -173,8 +173,8 @@ struct StandaloneBinding {
   unsigned long long elementCount = 0;
 };
 struct StandaloneConstant {
-  std::string name; // optional
-  std::string type; // "i32", "u32", "f32", "i64", "u64", "f64"
+  std::string name;  // optional
+  std::string type;  // "i32", "u32", "f32", "i64", "u64", "f64"
   std::string value; // decimal integer or floating-point literal
 };
 /// An object for one target when there is no reference: it becomes the

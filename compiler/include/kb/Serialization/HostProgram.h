@@ -23,12 +23,14 @@ namespace mlir::kb {
 /// Module attributes set by kb-generate-benchmarks (see Passes.td) and read
 /// by the .kbm writer and the driver.
 inline constexpr llvm::StringLiteral kBenchmarksAttrName = "kb.benchmarks";
-inline constexpr llvm::StringLiteral kUnbenchmarkedAttrName = "kb.unbenchmarked";
+inline constexpr llvm::StringLiteral kUnbenchmarkedAttrName =
+    "kb.unbenchmarked";
 
 /// The integer value of |value| when it is computed from constants
 /// (arith.constant, casts, add/sub/mul/div/rem/min/max); nullopt otherwise,
 /// with |reason| saying why ("it is argument 0 of @main").
-std::optional<int64_t> evaluateInteger(Value value, std::string *reason = nullptr);
+std::optional<int64_t> evaluateInteger(Value value,
+                                       std::string *reason = nullptr);
 
 /// |value| as a typed constant (IntegerAttr of the value's width, or
 /// FloatAttr), or null with |reason|.

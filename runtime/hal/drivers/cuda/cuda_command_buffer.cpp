@@ -64,7 +64,8 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   c.label = describeDispatch(params);
   c.args.assign(slots.empty() ? 0 : slots.back().offset + slots.back().size, 0);
   for (size_t i = 0; i < params.bindings.size(); ++i) {
-    const auto *buffer = static_cast<const CudaBuffer *>(params.bindings[i].buffer);
+    const auto *buffer =
+        static_cast<const CudaBuffer *>(params.bindings[i].buffer);
     CUdeviceptr p = buffer->pointer() + params.bindings[i].offset;
     std::memcpy(c.args.data() + slots[i].offset, &p, sizeof(p));
   }
@@ -163,23 +164,24 @@ Status CudaCommandBuffer::issue() {
       KB_RETURN_IF_ERROR(d.check(
           s.cuLaunchKernel(c.function, c.grid[0], c.grid[1], c.grid[2],
                            c.block[0], c.block[1], c.block[2], c.sharedBytes,
-                           stream, args.empty() ? nullptr : args.data(), nullptr),
+                           stream, args.empty() ? nullptr : args.data(),
+                           nullptr),
           "cuLaunchKernel for " + c.label));
       break;
     }
     case Command::Kind::Fill:
-      KB_RETURN_IF_ERROR(d.check(
-          s.cuMemsetD32Async(c.target, c.pattern, c.length / 4, stream),
-          "cuMemsetD32Async"));
+      KB_RETURN_IF_ERROR(
+          d.check(s.cuMemsetD32Async(c.target, c.pattern, c.length / 4, stream),
+                  "cuMemsetD32Async"));
       break;
     case Command::Kind::Copy:
-      KB_RETURN_IF_ERROR(d.check(
-          s.cuMemcpyDtoDAsync(c.target, c.source, c.length, stream),
-          "cuMemcpyDtoDAsync"));
+      KB_RETURN_IF_ERROR(
+          d.check(s.cuMemcpyDtoDAsync(c.target, c.source, c.length, stream),
+                  "cuMemcpyDtoDAsync"));
       break;
     case Command::Kind::Timestamp:
-      KB_RETURN_IF_ERROR(
-          d.check(s.cuEventRecord(c.timer->event(c.slot), stream), "cuEventRecord"));
+      KB_RETURN_IF_ERROR(d.check(
+          s.cuEventRecord(c.timer->event(c.slot), stream), "cuEventRecord"));
       break;
     }
   }
@@ -196,7 +198,8 @@ Status CudaCommandBuffer::submitAndWait() {
       // Capture once; every later submit replays the instantiated graph
       // with a single cuGraphLaunch.
       KB_CU_RETURN_IF_ERROR(
-          s, s.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+          s,
+          s.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
           "cuStreamBeginCapture");
       Status issued = issue();
       CUgraph graph = nullptr;

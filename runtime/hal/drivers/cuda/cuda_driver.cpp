@@ -3,7 +3,8 @@
 
 namespace kb::hal::cuda {
 
-StatusOr<std::unique_ptr<Driver>> createCudaDriver(const DriverOptions &options) {
+StatusOr<std::unique_ptr<Driver>>
+createCudaDriver(const DriverOptions &options) {
   return CudaDriver::create(options);
 }
 
@@ -16,7 +17,8 @@ StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &) {
     return unavailable("cuInit failed: " + s.describe(init) +
                        " (is an NVIDIA GPU visible to this process?)");
   int version = 0, count = 0;
-  KB_CU_RETURN_IF_ERROR(s, s.cuDriverGetVersion(&version), "cuDriverGetVersion");
+  KB_CU_RETURN_IF_ERROR(s, s.cuDriverGetVersion(&version),
+                        "cuDriverGetVersion");
   KB_CU_RETURN_IF_ERROR(s, s.cuDeviceGetCount(&count), "cuDeviceGetCount");
   if (count == 0)
     return unavailable("the CUDA driver reports no devices");
@@ -34,14 +36,15 @@ StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &) {
     KB_CU_RETURN_IF_ERROR(s, s.cuDeviceGetName(name, sizeof(name) - 1, dev),
                           "cuDeviceGetName");
     size_t memory = 0;
-    KB_CU_RETURN_IF_ERROR(s, s.cuDeviceTotalMem(&memory, dev), "cuDeviceTotalMem");
+    KB_CU_RETURN_IF_ERROR(s, s.cuDeviceTotalMem(&memory, dev),
+                          "cuDeviceTotalMem");
     DeviceProperties p;
     p.driver = "cuda";
     p.index = static_cast<uint32_t>(i);
     p.name = name;
     p.vendor = "NVIDIA";
     p.type = attr(CU_DEVICE_ATTRIBUTE_INTEGRATED) ? DeviceType::IntegratedGpu
-                                                   : DeviceType::DiscreteGpu;
+                                                  : DeviceType::DiscreteGpu;
     p.ccMajor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     p.ccMinor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     p.apiVersion = std::to_string(p.ccMajor) + "." + std::to_string(p.ccMinor);
@@ -52,7 +55,8 @@ StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &) {
     p.memoryClockKhz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
     p.memoryBusWidthBits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
     p.memoryBytes = memory;
-    p.l2CacheBytes = static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+    p.l2CacheBytes =
+        static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
     p.subgroupSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
     // Timer::elapsedNs converts cuEventElapsedTime's milliseconds itself.
     p.timestampPeriodNs = 1.0;
@@ -85,8 +89,8 @@ CudaDriver::createDevice(uint32_t index, const DeviceOptions &) {
     return outOfRange("cuda:" + std::to_string(index) +
                       " does not exist; the driver has " +
                       std::to_string(handles_.size()) + " device(s)");
-  auto device = std::make_unique<CudaDevice>(syms_, handles_[index],
-                                             properties_[index]);
+  auto device =
+      std::make_unique<CudaDevice>(syms_, handles_[index], properties_[index]);
   KB_RETURN_IF_ERROR(device->init());
   return std::unique_ptr<Device>(std::move(device));
 }
@@ -98,10 +102,12 @@ CudaDriver::createDevice(uint32_t index, const DeviceOptions &) {
 Status CudaDevice::init() {
   // The primary context is what the runtime API and other libraries share;
   // cuCtxCreate_v2 is gone from CUDA 13 headers (GPU.md).
-  KB_CU_RETURN_IF_ERROR(syms_, syms_.cuDevicePrimaryCtxRetain(&context_, device_),
+  KB_CU_RETURN_IF_ERROR(syms_,
+                        syms_.cuDevicePrimaryCtxRetain(&context_, device_),
                         "cuDevicePrimaryCtxRetain");
   KB_RETURN_IF_ERROR(makeCurrent());
-  KB_CU_RETURN_IF_ERROR(syms_, syms_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING),
+  KB_CU_RETURN_IF_ERROR(syms_,
+                        syms_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING),
                         "cuStreamCreate");
   return okStatus();
 }
@@ -131,7 +137,8 @@ Status CudaDevice::makeCurrent() const {
         " is unusable: " + lost_ +
         "; the CUDA context cannot be used again in this process (start a new "
         "kernel-bench process)");
-  KB_CU_RETURN_IF_ERROR(syms_, syms_.cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  KB_CU_RETURN_IF_ERROR(syms_, syms_.cuCtxSetCurrent(context_),
+                        "cuCtxSetCurrent");
   return okStatus();
 }
 
@@ -149,11 +156,11 @@ StatusOr<std::shared_ptr<Buffer>> CudaDevice::allocateBuffer(uint64_t size,
   if (size == 0)
     return invalidArgument("buffer allocation of 0 bytes");
   if (size > properties_.limits.maxAllocationBytes)
-    return resourceExhausted("a buffer of " + std::to_string(size) +
-                             " bytes exceeds the memory of " +
-                             properties_.name + " (" +
-                             std::to_string(properties_.limits.maxAllocationBytes) +
-                             " bytes); use smaller buffers");
+    return resourceExhausted(
+        "a buffer of " + std::to_string(size) +
+        " bytes exceeds the memory of " + properties_.name + " (" +
+        std::to_string(properties_.limits.maxAllocationBytes) +
+        " bytes); use smaller buffers");
   KB_RETURN_IF_ERROR(makeCurrent());
   CUdeviceptr pointer = 0;
   // Padded to 4 bytes so whole-buffer 32-bit fills cover every byte.
@@ -194,8 +201,9 @@ Status CudaBuffer::upload(uint64_t offset, const void *data, uint64_t length) {
   if (length == 0)
     return okStatus();
   KB_RETURN_IF_ERROR(device_.makeCurrent());
-  return device_.check(device_.syms().cuMemcpyHtoD(pointer_ + offset, data, length),
-                       "cuMemcpyHtoD");
+  return device_.check(
+      device_.syms().cuMemcpyHtoD(pointer_ + offset, data, length),
+      "cuMemcpyHtoD");
 }
 
 Status CudaBuffer::download(uint64_t offset, void *data, uint64_t length) {
@@ -203,8 +211,9 @@ Status CudaBuffer::download(uint64_t offset, void *data, uint64_t length) {
   if (length == 0)
     return okStatus();
   KB_RETURN_IF_ERROR(device_.makeCurrent());
-  return device_.check(device_.syms().cuMemcpyDtoH(data, pointer_ + offset, length),
-                       "cuMemcpyDtoH");
+  return device_.check(
+      device_.syms().cuMemcpyDtoH(data, pointer_ + offset, length),
+      "cuMemcpyDtoH");
 }
 
 //===----------------------------------------------------------------------===//

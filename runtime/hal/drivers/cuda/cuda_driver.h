@@ -95,10 +95,12 @@ private:
 
 class CudaExecutable final : public Executable {
 public:
-  static StatusOr<std::shared_ptr<Executable>> create(CudaDevice &device,
-                                                      const ExecutableSpec &spec);
+  static StatusOr<std::shared_ptr<Executable>>
+  create(CudaDevice &device, const ExecutableSpec &spec);
   ~CudaExecutable() override;
-  CUfunction function(size_t exportIndex) const { return functions_[exportIndex]; }
+  CUfunction function(size_t exportIndex) const {
+    return functions_[exportIndex];
+  }
   /// The JIT info log of the load (empty for cubin or a quiet JIT).
   const std::string &infoLog() const { return infoLog_; }
 
@@ -154,7 +156,7 @@ private:
     CUfunction function = nullptr;
     std::array<uint32_t, 3> grid{}, block{};
     uint32_t sharedBytes = 0;
-    std::vector<uint8_t> args;       // packed per kb::cudaParamLayout
+    std::vector<uint8_t> args; // packed per kb::cudaParamLayout
     std::vector<uint32_t> argOffsets;
     std::string label;
     // Fill / Copy

@@ -67,7 +67,8 @@ TEST_F(CudaDriverTest, RejectedPtxCarriesTheJitLog) {
   EXPECT_EQ(exe.status().code(), StatusCode::InvalidArgument);
   EXPECT_NE(exe.status().message().find("JIT error log"), std::string::npos)
       << exe.status().message();
-  EXPECT_NE(exe.status().message().find("not_an_instruction"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("not_an_instruction"),
+            std::string::npos)
       << exe.status().message();
 }
 
@@ -87,7 +88,8 @@ TEST_F(CudaDriverTest, LoadsTheCubin) {
 TEST_F(CudaDriverTest, GraphBatchedLaunchesMatchStreamLaunches) {
   auto bytes = cts::readKernelFile("cuda", "double_plus_one");
   ASSERT_TRUE(bytes.ok()) << bytes.status().message();
-  auto exe = device_->createExecutable(cts::kernelSpec("cuda", "double_plus_one", *bytes));
+  auto exe = device_->createExecutable(
+      cts::kernelSpec("cuda", "double_plus_one", *bytes));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   const uint32_t n = 1 << 16;
   auto a = device_->allocateBuffer(n * 4, MemoryType::DeviceLocal);
@@ -119,7 +121,8 @@ TEST_F(CudaDriverTest, GraphBatchedLaunchesMatchStreamLaunches) {
 TEST_F(CudaDriverTest, IllegalAddressNamesTheDispatch) {
   auto bytes = cts::readKernelFile("cuda", "fault");
   ASSERT_TRUE(bytes.ok()) << bytes.status().message();
-  auto exe = device_->createExecutable(cts::kernelSpec("cuda", "fault", *bytes));
+  auto exe =
+      device_->createExecutable(cts::kernelSpec("cuda", "fault", *bytes));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   auto p = device_->allocateBuffer(4, MemoryType::DeviceLocal);
   ASSERT_TRUE(p.ok());
@@ -133,16 +136,19 @@ TEST_F(CudaDriverTest, IllegalAddressNamesTheDispatch) {
   Status s = (*cb)->submitAndWait();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("`main` op 7"), std::string::npos) << s.message();
-  EXPECT_NE(s.message().find("ILLEGAL_ADDRESS"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("ILLEGAL_ADDRESS"), std::string::npos)
+      << s.message();
 
   // The context is poisoned: every later call fails at once, naming the
   // fault, instead of repeating ILLEGAL_ADDRESS from an unrelated call.
   uint32_t word = 0;
   Status download = (*p)->download(0, &word, 4);
-  EXPECT_EQ(download.code(), StatusCode::FailedPrecondition) << download.message();
+  EXPECT_EQ(download.code(), StatusCode::FailedPrecondition)
+      << download.message();
   EXPECT_NE(download.message().find("`main` op 7"), std::string::npos)
       << download.message();
-  EXPECT_NE(download.message().find("new kernel-bench process"), std::string::npos)
+  EXPECT_NE(download.message().find("new kernel-bench process"),
+            std::string::npos)
       << download.message();
   EXPECT_EQ(device_->allocateBuffer(4, MemoryType::DeviceLocal).status().code(),
             StatusCode::FailedPrecondition);

@@ -18,7 +18,8 @@ constexpr uint32_t kDefaultDynamicSharedLimit = 48 * 1024;
 
 std::string trimLog(const char *log) {
   std::string s(log, strnlen(log, kLogBytes));
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\0'))
+  while (!s.empty() &&
+         (s.back() == '\n' || s.back() == ' ' || s.back() == '\0'))
     s.pop_back();
   return s;
 }
@@ -46,8 +47,12 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
     for (size_t i = 0; i < spec.exports.size(); ++i)
       if (!ptx->findEntry(spec.exports[i].entry))
         return notFound(where + " export " + std::to_string(i) +
-                        ": the PTX has no .entry `" + spec.exports[i].entry + "`");
-  } else if (image.size() < 4 || std::memcmp(image.data(), "\x7f" "ELF", 4) != 0) {
+                        ": the PTX has no .entry `" + spec.exports[i].entry +
+                        "`");
+  } else if (image.size() < 4 || std::memcmp(image.data(),
+                                             "\x7f"
+                                             "ELF",
+                                             4) != 0) {
     return invalidArgument(where + ": a cubin must be an ELF file (ptxas "
                                    "-arch=sm_XX output)");
   }
@@ -58,11 +63,10 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
   std::unique_ptr<CudaExecutable> exe(new CudaExecutable(device, spec));
   const CudaSymbols &s = device.syms();
   std::vector<char> infoLog(kLogBytes, 0), errorLog(kLogBytes, 0);
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_LOG_VERBOSE};
+  CUjit_option options[] = {
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_LOG_VERBOSE};
   void *values[] = {infoLog.data(), reinterpret_cast<void *>(kLogBytes),
                     errorLog.data(), reinterpret_cast<void *>(kLogBytes),
                     reinterpret_cast<void *>(uintptr_t(1))};
@@ -71,8 +75,8 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
                                     options, values);
   exe->infoLog_ = trimLog(infoLog.data());
   if (r != CUDA_SUCCESS) {
-    std::string message = where + ": the CUDA driver rejected the module: " +
-                          s.describe(r);
+    std::string message =
+        where + ": the CUDA driver rejected the module: " + s.describe(r);
     std::string err = trimLog(errorLog.data());
     message += err.empty() ? "\n(the JIT error log is empty)"
                            : "\nJIT error log:\n" + err;
@@ -99,10 +103,14 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
     // the reason, rather than at cuLaunchKernel.
     int maxThreads = 0, staticShared = 0;
     KB_CU_RETURN_IF_ERROR(
-        s, s.cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+        s,
+        s.cuFuncGetAttribute(&maxThreads,
+                             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
         where + ": cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
     KB_CU_RETURN_IF_ERROR(
-        s, s.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
+        s,
+        s.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                             fn),
         where + ": cuFuncGetAttribute(SHARED_SIZE_BYTES)");
     uint64_t threads = uint64_t(abi.workgroupSize[0]) * abi.workgroupSize[1] *
                        abi.workgroupSize[2];
@@ -117,15 +125,16 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
     if (uint64_t(staticShared) + abi.dynamicSharedMemoryBytes >
         device.properties().limits.maxSharedMemoryBytes)
       return invalidArgument(
-          where + " export " + std::to_string(i) + " (`" + abi.entry + "`): " +
-          std::to_string(staticShared) + " bytes of static and " +
+          where + " export " + std::to_string(i) + " (`" + abi.entry +
+          "`): " + std::to_string(staticShared) + " bytes of static and " +
           std::to_string(abi.dynamicSharedMemoryBytes) +
           " bytes of dynamic shared memory exceed the device limit of " +
           std::to_string(device.properties().limits.maxSharedMemoryBytes));
     if (abi.dynamicSharedMemoryBytes > kDefaultDynamicSharedLimit)
       KB_CU_RETURN_IF_ERROR(
           s,
-          s.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          s.cuFuncSetAttribute(fn,
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                static_cast<int>(abi.dynamicSharedMemoryBytes)),
           where + ": cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     exe->functions_.push_back(fn);

@@ -15,8 +15,8 @@
 
 namespace kb::hal::cuda {
 
-typedef int CUresult;           // enum cudaError_enum
-typedef int CUdevice;           // CUdevice_v1
+typedef int CUresult;                   // enum cudaError_enum
+typedef int CUdevice;                   // CUdevice_v1
 typedef unsigned long long CUdeviceptr; // CUdeviceptr_v2 (64-bit)
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
@@ -25,10 +25,10 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
-typedef int CUdevice_attribute;    // enum CUdevice_attribute_enum
-typedef int CUfunction_attribute;  // enum CUfunction_attribute_enum
-typedef int CUjit_option;          // enum CUjit_option_enum
-typedef int CUstreamCaptureMode;   // enum CUstreamCaptureMode_enum
+typedef int CUdevice_attribute;   // enum CUdevice_attribute_enum
+typedef int CUfunction_attribute; // enum CUfunction_attribute_enum
+typedef int CUjit_option;         // enum CUjit_option_enum
+typedef int CUstreamCaptureMode;  // enum CUstreamCaptureMode_enum
 typedef uint64_t cuuint64_t;
 typedef int CUdriverProcAddressQueryResult;
 
@@ -51,8 +51,9 @@ constexpr CUresult kStickyErrors[] = {700, 702, 710, 714, 715,
 
 // CUdevice_attribute_enum (CUDA 13.0)
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
-constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2; // Y=3, Z=4
-constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;  // Y=6, Z=7
+constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X =
+    2;                                                               // Y=3, Z=4
+constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5; // Y=6, Z=7
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -62,12 +63,14 @@ constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
-constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr CUdevice_attribute
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 // CUfunction_attribute_enum (CUDA 13.0)
 constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
-constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES =
+    8;
 
 // CUjit_option_enum (CUDA 13.0)
 constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;

@@ -23,18 +23,20 @@ StatusOr<CudaSymbols> CudaSymbols::load() {
     if (v2) {
       CUdriverProcAddressQueryResult found = 0;
       if (v2(name, &fn, kPinnedDriverApiVersion, CU_GET_PROC_ADDRESS_DEFAULT,
-             &found) == CUDA_SUCCESS && fn)
+             &found) == CUDA_SUCCESS &&
+          fn)
         return fn;
     } else if (v1) {
       if (v1(name, &fn, kPinnedDriverApiVersion, CU_GET_PROC_ADDRESS_DEFAULT) ==
-              CUDA_SUCCESS && fn)
+              CUDA_SUCCESS &&
+          fn)
         return fn;
     }
     return syms.library.symbol(exported);
   };
-  syms.resolvedBy = v2 || v1 ? "cuGetProcAddress@" +
-                                   std::to_string(kPinnedDriverApiVersion)
-                             : "dlsym";
+  syms.resolvedBy =
+      v2 || v1 ? "cuGetProcAddress@" + std::to_string(kPinnedDriverApiVersion)
+               : "dlsym";
 #define KB_CU_PFN(name, exported, params)                                      \
   syms.name = reinterpret_cast<CUresult(*) params>(resolve(#name, exported));  \
   if (!syms.name)                                                              \

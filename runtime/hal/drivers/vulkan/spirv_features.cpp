@@ -27,18 +27,24 @@ struct CapabilityRule {
 bool always(const EnabledFeatures &) { return true; }
 
 #define KB_FEATURE(id, name, path)                                             \
-  {id, name, #path,                                                            \
-   [](const EnabledFeatures &f) -> bool { return f.path == VK_TRUE; }}
+  {                                                                            \
+    id, name, #path,                                                           \
+        [](const EnabledFeatures &f) -> bool { return f.path == VK_TRUE; }     \
+  }
 #define KB_SUBGROUP(id, name, bit)                                             \
-  {id, name, "subgroup operation " #bit " in the compute stage",               \
-   [](const EnabledFeatures &f) -> bool {                                      \
-     return (f.computeSubgroupOperations & bit) != 0;                          \
-   }}
+  {                                                                            \
+    id, name, "subgroup operation " #bit " in the compute stage",              \
+        [](const EnabledFeatures &f) -> bool {                                 \
+          return (f.computeSubgroupOperations & bit) != 0;                     \
+        }                                                                      \
+  }
 #define KB_VERSION(id, name, major, minor)                                     \
-  {id, name, "Vulkan " #major "." #minor,                                      \
-   [](const EnabledFeatures &f) -> bool {                                      \
-     return f.apiVersion >= VK_MAKE_API_VERSION(0, major, minor, 0);           \
-   }}
+  {                                                                            \
+    id, name, "Vulkan " #major "." #minor,                                     \
+        [](const EnabledFeatures &f) -> bool {                                 \
+          return f.apiVersion >= VK_MAKE_API_VERSION(0, major, minor, 0);      \
+        }                                                                      \
+  }
 
 // Capabilities a compute kernel may declare on a device with no extensions
 // enabled (Vulkan spec, "SPIR-V Environment", capabilities table).
@@ -54,7 +60,8 @@ const CapabilityRule kCapabilities[] = {
        return f.v12.shaderBufferInt64Atomics || f.v12.shaderSharedInt64Atomics;
      }},
     KB_FEATURE(22, "Int16", core.shaderInt16),
-    KB_FEATURE(27, "StorageImageMultisample", core.shaderStorageImageMultisample),
+    KB_FEATURE(27, "StorageImageMultisample",
+               core.shaderStorageImageMultisample),
     KB_FEATURE(28, "UniformBufferArrayDynamicIndexing",
                core.shaderUniformBufferArrayDynamicIndexing),
     KB_FEATURE(29, "SampledImageArrayDynamicIndexing",
@@ -122,7 +129,8 @@ const CapabilityRule kCapabilities[] = {
                v13.shaderDemoteToHelperInvocation),
     KB_FEATURE(6016, "DotProductInputAll", v13.shaderIntegerDotProduct),
     KB_FEATURE(6017, "DotProductInput4x8Bit", v13.shaderIntegerDotProduct),
-    KB_FEATURE(6018, "DotProductInput4x8BitPacked", v13.shaderIntegerDotProduct),
+    KB_FEATURE(6018, "DotProductInput4x8BitPacked",
+               v13.shaderIntegerDotProduct),
     KB_FEATURE(6019, "DotProduct", v13.shaderIntegerDotProduct),
 };
 
@@ -190,8 +198,9 @@ uint32_t maxSpirvVersion(uint32_t apiVersion) {
 
 StatusOr<SpirvRequirements> readSpirvRequirements(std::string_view bytes) {
   if (bytes.size() < 20 || bytes.size() % 4 != 0)
-    return invalidArgument("SPIR-V must be at least 5 whole 32-bit words; got " +
-                           std::to_string(bytes.size()) + " bytes");
+    return invalidArgument(
+        "SPIR-V must be at least 5 whole 32-bit words; got " +
+        std::to_string(bytes.size()) + " bytes");
   size_t count = bytes.size() / 4;
   auto word = [&](size_t i) {
     uint32_t w;
@@ -239,8 +248,9 @@ Status checkSpirvRequirements(const SpirvRequirements &requirements,
   uint32_t maxVersion = maxSpirvVersion(features.apiVersion);
   if (requirements.version > maxVersion)
     problems.push_back(
-        "SPIR-V " + versionText((requirements.version >> 16) & 0xff,
-                                (requirements.version >> 8) & 0xff) +
+        "SPIR-V " +
+        versionText((requirements.version >> 16) & 0xff,
+                    (requirements.version >> 8) & 0xff) +
         " is newer than the SPIR-V " +
         versionText((maxVersion >> 16) & 0xff, (maxVersion >> 8) & 0xff) +
         " that Vulkan " +

@@ -4,11 +4,11 @@
 // (OpCapability, OpExtension). Drivers are not required to reject a module
 // that declares something the device lacks (Mesa's spirv_to_nir, used by
 // lavapipe, warns about an unsupported capability and carries on; using one
-// is undefined behaviour), so the Vulkan driver checks them itself, before any driver
-// call, against the Vulkan version and the features it enabled. The rules
-// follow the Vulkan spec's SPIR-V environment appendix for the capabilities
-// a compute kernel can use without device extensions (this driver enables
-// none); anything else is refused by name.
+// is undefined behaviour), so the Vulkan driver checks them itself, before any
+// driver call, against the Vulkan version and the features it enabled. The
+// rules follow the Vulkan spec's SPIR-V environment appendix for the
+// capabilities a compute kernel can use without device extensions (this driver
+// enables none); anything else is refused by name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_DRIVERS_VULKAN_SPIRV_FEATURES_H_

@@ -23,11 +23,13 @@ VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type) {
     return invalidArgument("buffer allocation of 0 bytes");
   uint64_t limit = device.properties().limits.maxAllocationBytes;
   if (limit && size > limit)
-    return resourceExhausted(
-        "a buffer of " + std::to_string(size) + " bytes exceeds the largest "
-        "allocation " + device.properties().name + " allows (" +
-        std::to_string(limit) + " bytes, maxMemoryAllocationSize or the "
-        "device-local heap); use smaller buffers");
+    return resourceExhausted("a buffer of " + std::to_string(size) +
+                             " bytes exceeds the largest "
+                             "allocation " +
+                             device.properties().name + " allows (" +
+                             std::to_string(limit) +
+                             " bytes, maxMemoryAllocationSize or the "
+                             "device-local heap); use smaller buffers");
   std::unique_ptr<VulkanBuffer> buffer(new VulkanBuffer(device, size, type));
   const DeviceSymbols &s = device.syms();
   // Padded to 4 bytes so whole-buffer fills (vkCmdFillBuffer works on
@@ -47,9 +49,9 @@ VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type) {
   // ReBAR GPUs) is mapped directly; otherwise host access is staged.
   std::optional<uint32_t> typeIndex =
       type == MemoryType::DeviceLocal
-          ? device.findMemoryType(req.memoryTypeBits,
-                                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHostFlags)
+          ? device.findMemoryType(
+                req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHostFlags)
           : device.findMemoryType(req.memoryTypeBits, kHostFlags, kHostFlags);
   if (!typeIndex)
     return resourceExhausted(std::string("no Vulkan memory type is ") +
@@ -83,7 +85,8 @@ VulkanBuffer::~VulkanBuffer() {
     s.vkFreeMemory(device_.handle(), memory_, nullptr);
 }
 
-Status VulkanBuffer::upload(uint64_t offset, const void *data, uint64_t length) {
+Status VulkanBuffer::upload(uint64_t offset, const void *data,
+                            uint64_t length) {
   KB_RETURN_IF_ERROR(checkRange(offset, length, "upload"));
   if (length == 0)
     return okStatus();
@@ -92,7 +95,8 @@ Status VulkanBuffer::upload(uint64_t offset, const void *data, uint64_t length) 
     return okStatus();
   }
   KB_ASSIGN_OR_RETURN(auto staging,
-                      VulkanBuffer::create(device_, std::min(length, kStagingChunkBytes),
+                      VulkanBuffer::create(device_,
+                                           std::min(length, kStagingChunkBytes),
                                            MemoryType::HostVisible));
   const DeviceSymbols &s = device_.syms();
   for (uint64_t done = 0; done < length;) {
@@ -118,7 +122,8 @@ Status VulkanBuffer::download(uint64_t offset, void *data, uint64_t length) {
     return okStatus();
   }
   KB_ASSIGN_OR_RETURN(auto staging,
-                      VulkanBuffer::create(device_, std::min(length, kStagingChunkBytes),
+                      VulkanBuffer::create(device_,
+                                           std::min(length, kStagingChunkBytes),
                                            MemoryType::HostVisible));
   const DeviceSymbols &s = device_.syms();
   for (uint64_t done = 0; done < length;) {

@@ -71,7 +71,8 @@ VulkanCommandBuffer::allocateSet(VkDescriptorSetLayout layout,
   if (setsLeftInPool_ == 0 || descriptorsLeftInPool_ < bindings) {
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                               std::max(kDescriptorsPerPool, bindings)};
-    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    VkDescriptorPoolCreateInfo info{
+        VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.maxSets = kSetsPerPool;
     info.poolSizeCount = 1;
     info.pPoolSizes = &size;
@@ -89,8 +90,9 @@ VulkanCommandBuffer::allocateSet(VkDescriptorSetLayout layout,
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  KB_VK_RETURN_IF_ERROR(s.vkAllocateDescriptorSets(device_.handle(), &alloc, &set),
-                        "vkAllocateDescriptorSets");
+  KB_VK_RETURN_IF_ERROR(
+      s.vkAllocateDescriptorSets(device_.handle(), &alloc, &set),
+      "vkAllocateDescriptorSets");
   --setsLeftInPool_;
   descriptorsLeftInPool_ -= bindings;
   return set;
@@ -98,12 +100,12 @@ VulkanCommandBuffer::allocateSet(VkDescriptorSetLayout layout,
 
 Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
   KB_RETURN_IF_ERROR(checkRecording("dispatch"));
-  KB_RETURN_IF_ERROR(
-      checkDispatchParams(params, device_.properties().limits));
+  KB_RETURN_IF_ERROR(checkDispatchParams(params, device_.properties().limits));
   const auto *exe = dynamic_cast<const VulkanExecutable *>(params.executable);
   if (!exe)
-    return invalidArgument(describeDispatch(params) +
-                           ": the executable was not created by a Vulkan device");
+    return invalidArgument(
+        describeDispatch(params) +
+        ": the executable was not created by a Vulkan device");
   for (size_t i = 0; i < params.bindings.size(); ++i)
     if (!dynamic_cast<const VulkanBuffer *>(params.bindings[i].buffer))
       return invalidArgument(describeDispatch(params) + ": binding " +
@@ -117,7 +119,8 @@ Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
   uint32_t bindingCount = static_cast<uint32_t>(params.bindings.size());
 
   if (bindingCount) {
-    KB_ASSIGN_OR_RETURN(VkDescriptorSet set, allocateSet(p.setLayout, bindingCount));
+    KB_ASSIGN_OR_RETURN(VkDescriptorSet set,
+                        allocateSet(p.setLayout, bindingCount));
     std::vector<VkDescriptorBufferInfo> infos(bindingCount);
     std::vector<VkWriteDescriptorSet> writes(bindingCount);
     for (uint32_t i = 0; i < bindingCount; ++i) {
@@ -218,7 +221,8 @@ Status VulkanCommandBuffer::submitAndWait() {
   if (!ended_) {
     // Make shader/transfer writes visible to host reads after the fence.
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    toHost.srcAccessMask =
+        VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
     s.vkCmdPipelineBarrier(commandBuffer_, kStages, VK_PIPELINE_STAGE_HOST_BIT,
                            0, 1, &toHost, 0, nullptr, 0, nullptr);
@@ -228,8 +232,8 @@ Status VulkanCommandBuffer::submitAndWait() {
   }
   std::string what = "command buffer";
   if (!labels_.empty()) {
-    what += " with " + std::to_string(labels_.size()) + " dispatch(es): " +
-            labels_.front();
+    what += " with " + std::to_string(labels_.size()) +
+            " dispatch(es): " + labels_.front();
     if (labels_.size() > 1)
       what += " ... " + labels_.back();
   }

@@ -5,12 +5,10 @@
 
 namespace kb::hal::vulkan {
 
-StatusOr<std::unique_ptr<Device>>
-VulkanDevice::create(const InstanceSymbols &instanceSyms,
-                     VkPhysicalDevice physical, uint32_t queueFamily,
-                     uint32_t instanceApiVersion,
-                     const DeviceProperties &properties,
-                     const DeviceOptions &options) {
+StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
+    const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
+    uint32_t queueFamily, uint32_t instanceApiVersion,
+    const DeviceProperties &properties, const DeviceOptions &options) {
   std::unique_ptr<VulkanDevice> device(new VulkanDevice());
   device->properties_ = properties;
   instanceSyms.vkGetPhysicalDeviceMemoryProperties(physical, &device->memory_);
@@ -33,7 +31,8 @@ VulkanDevice::create(const InstanceSymbols &instanceSyms,
   instanceSyms.vkGetPhysicalDeviceProperties(physical, &physicalProps);
   // What the application may use is capped by the instance's version.
   enabled.apiVersion = std::min(physicalProps.apiVersion, instanceApiVersion);
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   enabled.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   enabled.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   enabled.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
@@ -56,7 +55,8 @@ VulkanDevice::create(const InstanceSymbols &instanceSyms,
       enabled.apiVersion >= VK_API_VERSION_1_1) {
     VkPhysicalDeviceSubgroupProperties subgroup{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    VkPhysicalDeviceProperties2 p2{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     p2.pNext = &subgroup;
     instanceSyms.vkGetPhysicalDeviceProperties2(physical, &p2);
     if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
@@ -74,12 +74,12 @@ VulkanDevice::create(const InstanceSymbols &instanceSyms,
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = queueFamily;
-  KB_VK_RETURN_IF_ERROR(
-      s.vkCreateCommandPool(device->device_, &pool, nullptr,
-                            &device->commandPool_),
-      "vkCreateCommandPool");
+  KB_VK_RETURN_IF_ERROR(s.vkCreateCommandPool(device->device_, &pool, nullptr,
+                                              &device->commandPool_),
+                        "vkCreateCommandPool");
   if (options.pipelineCache) {
-    VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    VkPipelineCacheCreateInfo cache{
+        VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     KB_VK_RETURN_IF_ERROR(s.vkCreatePipelineCache(device->device_, &cache,
                                                   nullptr,
                                                   &device->pipelineCache_),
@@ -139,7 +139,8 @@ Status VulkanDevice::submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
   // A minute is far beyond any benchmark dispatch; a hang becomes an error
   // instead of a stuck process (the bench worker's watchdog is the backstop).
   constexpr uint64_t kTimeoutNs = 60ull * 1000 * 1000 * 1000;
-  VkResult result = syms_.vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeoutNs);
+  VkResult result =
+      syms_.vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeoutNs);
   if (result == VK_TIMEOUT)
     return deadlineExceeded(what + " did not finish within 60 s");
   if (result == VK_ERROR_DEVICE_LOST)
@@ -190,8 +191,8 @@ Status VulkanDevice::runOnce(const std::function<void(VkCommandBuffer)> &record,
   return status;
 }
 
-StatusOr<std::shared_ptr<Buffer>> VulkanDevice::allocateBuffer(uint64_t size,
-                                                               MemoryType type) {
+StatusOr<std::shared_ptr<Buffer>>
+VulkanDevice::allocateBuffer(uint64_t size, MemoryType type) {
   KB_ASSIGN_OR_RETURN(auto buffer, VulkanBuffer::create(*this, size, type));
   return std::shared_ptr<Buffer>(std::move(buffer));
 }

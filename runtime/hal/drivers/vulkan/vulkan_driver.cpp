@@ -15,9 +15,9 @@ VKAPI_ATTR VkBool32 VKAPI_CALL
 debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
               VkDebugUtilsMessageTypeFlagsEXT,
               const VkDebugUtilsMessengerCallbackDataEXT *data, void *) {
-  const char *level =
-      severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error"
-                                                                 : "warning";
+  const char *level = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT
+                          ? "error"
+                          : "warning";
   std::fprintf(stderr, "vulkan validation %s: %s\n", level,
                data && data->pMessage ? data->pMessage : "(no message)");
   return VK_FALSE;
@@ -31,13 +31,20 @@ std::string versionString(uint32_t v) {
 
 std::string vendorName(uint32_t id) {
   switch (id) {
-  case 0x10DE: return "NVIDIA";
-  case 0x1002: return "AMD";
-  case 0x8086: return "Intel";
-  case 0x13B5: return "ARM";
-  case 0x5143: return "Qualcomm";
-  case 0x106B: return "Apple";
-  case 0x10005: return "Mesa";
+  case 0x10DE:
+    return "NVIDIA";
+  case 0x1002:
+    return "AMD";
+  case 0x8086:
+    return "Intel";
+  case 0x13B5:
+    return "ARM";
+  case 0x5143:
+    return "Qualcomm";
+  case 0x106B:
+    return "Apple";
+  case 0x10005:
+    return "Mesa";
   default: {
     char buf[16];
     std::snprintf(buf, sizeof(buf), "0x%04X", id);
@@ -48,11 +55,16 @@ std::string vendorName(uint32_t id) {
 
 DeviceType deviceType(VkPhysicalDeviceType type) {
   switch (type) {
-  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return DeviceType::DiscreteGpu;
-  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return DeviceType::IntegratedGpu;
-  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return DeviceType::VirtualGpu;
-  case VK_PHYSICAL_DEVICE_TYPE_CPU: return DeviceType::Cpu;
-  default: return DeviceType::Other;
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return DeviceType::DiscreteGpu;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return DeviceType::IntegratedGpu;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return DeviceType::VirtualGpu;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return DeviceType::Cpu;
+  default:
+    return DeviceType::Other;
   }
 }
 
@@ -128,10 +140,10 @@ VulkanDriver::create(const DriverOptions &options) {
                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     m.pfnUserCallback = debugCallback;
-    KB_VK_RETURN_IF_ERROR(syms.vkCreateDebugUtilsMessengerEXT(
-                              driver->instance_, &m, nullptr,
-                              &driver->messenger_),
-                          "vkCreateDebugUtilsMessengerEXT");
+    KB_VK_RETURN_IF_ERROR(
+        syms.vkCreateDebugUtilsMessengerEXT(driver->instance_, &m, nullptr,
+                                            &driver->messenger_),
+        "vkCreateDebugUtilsMessengerEXT");
   }
 
   uint32_t count = 0;
@@ -139,8 +151,8 @@ VulkanDriver::create(const DriverOptions &options) {
       syms.vkEnumeratePhysicalDevices(driver->instance_, &count, nullptr),
       "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> physical(count);
-  KB_VK_RETURN_IF_ERROR(syms.vkEnumeratePhysicalDevices(driver->instance_,
-                                                        &count, physical.data()),
+  KB_VK_RETURN_IF_ERROR(syms.vkEnumeratePhysicalDevices(
+                            driver->instance_, &count, physical.data()),
                         "vkEnumeratePhysicalDevices");
   for (VkPhysicalDevice pd : physical) {
     uint32_t familyCount = 0;
@@ -183,14 +195,16 @@ VulkanDriver::create(const DriverOptions &options) {
         largestHeap = std::max<uint64_t>(largestHeap, mem.memoryHeaps[h].size);
     props.limits.maxAllocationBytes = largestHeap;
     // Properties2 is core 1.1: both the instance and the device need it.
-    if (syms.vkGetPhysicalDeviceProperties2 && apiVersion >= VK_API_VERSION_1_1 &&
+    if (syms.vkGetPhysicalDeviceProperties2 &&
+        apiVersion >= VK_API_VERSION_1_1 &&
         p.apiVersion >= VK_API_VERSION_1_1) {
       VkPhysicalDeviceSubgroupProperties subgroup{
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
       VkPhysicalDeviceMaintenance3Properties maintenance3{
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
       subgroup.pNext = &maintenance3;
-      VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+      VkPhysicalDeviceProperties2 p2{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
       p2.pNext = &subgroup;
       syms.vkGetPhysicalDeviceProperties2(pd, &p2);
       props.subgroupSize = subgroup.subgroupSize;

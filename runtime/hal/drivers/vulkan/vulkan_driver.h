@@ -39,7 +39,8 @@ private:
   InstanceSymbols syms_;
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
-  uint32_t instanceApiVersion_ = VK_API_VERSION_1_0; // what the instance asked for
+  uint32_t instanceApiVersion_ =
+      VK_API_VERSION_1_0; // what the instance asked for
   std::vector<VkPhysicalDevice> physicalDevices_;
   std::vector<uint32_t> queueFamilies_; // compute queue family per device
   std::vector<DeviceProperties> properties_;

@@ -1,4 +1,5 @@
-//===- runtime/hal/drivers/vulkan/vulkan_driver_test.cpp - Vulkan specifics ===//
+//===- runtime/hal/drivers/vulkan/vulkan_driver_test.cpp - Vulkan specifics
+//===//
 //
 // What only the Vulkan driver does: refusing SPIR-V that declares a
 // capability, extension or version the device cannot take, before any
@@ -49,7 +50,8 @@ TEST(SpirvRequirements, AcceptsWhatTheDeviceHas) {
   SpirvRequirements r;
   r.version = 0x00010500;
   r.capabilities = {1, 11, 4433, 61};
-  r.extensions = {"SPV_KHR_16bit_storage", "SPV_KHR_storage_buffer_storage_class"};
+  r.extensions = {"SPV_KHR_16bit_storage",
+                  "SPV_KHR_storage_buffer_storage_class"};
   Status s = checkSpirvRequirements(r, vulkan12Features(), "dev", "exe");
   EXPECT_TRUE(s.ok()) << s.message();
 }
@@ -73,8 +75,8 @@ TEST(SpirvRequirements, NamesEachMissingFeatureVersionAndExtension) {
         "extension SPV_KHR_shader_ballot needs a Vulkan device extension",
         "extension SPV_KHR_integer_dot_product needs Vulkan 1.3; the device "
         "has 1.2"})
-    EXPECT_NE(m.find(expected), std::string::npos) << "missing: " << expected
-                                                   << "\nin: " << m;
+    EXPECT_NE(m.find(expected), std::string::npos)
+        << "missing: " << expected << "\nin: " << m;
 }
 
 TEST(SpirvRequirements, MalformedPreambleIsAnError) {
@@ -82,14 +84,16 @@ TEST(SpirvRequirements, MalformedPreambleIsAnError) {
   uint32_t magic = 0x07230203;
   std::memcpy(header.data(), &magic, 4);
   std::vector<uint32_t> runsPast = {(9u << 16) | 17, 1};
-  std::string bad = header + std::string(reinterpret_cast<const char *>(runsPast.data()), 8);
+  std::string bad =
+      header + std::string(reinterpret_cast<const char *>(runsPast.data()), 8);
   auto r = readSpirvRequirements(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("runs past the end"), std::string::npos)
       << r.status().message();
   std::vector<uint32_t> unterminated = {(2u << 16) | 10, 0x41414141};
   r = readSpirvRequirements(
-      header + std::string(reinterpret_cast<const char *>(unterminated.data()), 8));
+      header +
+      std::string(reinterpret_cast<const char *>(unterminated.data()), 8));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("unterminated"), std::string::npos);
   EXPECT_FALSE(readSpirvRequirements("short").ok());
@@ -123,7 +127,8 @@ protected:
 };
 
 TEST_F(VulkanDeviceTest, TheUnpatchedKernelLoads) {
-  auto exe = device_->createExecutable(cts::kernelSpec("vulkan", "double_plus_one", spirv_));
+  auto exe = device_->createExecutable(
+      cts::kernelSpec("vulkan", "double_plus_one", spirv_));
   EXPECT_TRUE(exe.ok()) << exe.status().message();
 }
 
@@ -131,9 +136,11 @@ TEST_F(VulkanDeviceTest, CapabilityTheDeviceLacksIsRefusedBeforeTheDriver) {
   // RuntimeDescriptorArray needs the Vulkan 1.2 feature of that name, which
   // lavapipe (Mesa 22) does not have.
   if (features().v12.runtimeDescriptorArray)
-    GTEST_SKIP() << device_->properties().name << " supports runtimeDescriptorArray";
+    GTEST_SKIP() << device_->properties().name
+                 << " supports runtimeDescriptorArray";
   std::string patched = withPreamble(spirv_, {kOpCapability, 5302});
-  auto exe = device_->createExecutable(cts::kernelSpec("vulkan", "double_plus_one", patched));
+  auto exe = device_->createExecutable(
+      cts::kernelSpec("vulkan", "double_plus_one", patched));
   ASSERT_FALSE(exe.ok());
   EXPECT_EQ(exe.status().code(), StatusCode::InvalidArgument);
   const std::string &m = exe.status().message();
@@ -150,7 +157,8 @@ TEST_F(VulkanDeviceTest, ExtensionNeedingADeviceExtensionIsRefused) {
   std::vector<uint32_t> words = opExtension("SPV_KHR_shader_ballot");
   words.insert(words.begin(), {kOpCapability, 4423}); // SubgroupBallotKHR
   std::string patched = withPreamble(spirv_, words);
-  auto exe = device_->createExecutable(cts::kernelSpec("vulkan", "double_plus_one", patched));
+  auto exe = device_->createExecutable(
+      cts::kernelSpec("vulkan", "double_plus_one", patched));
   ASSERT_FALSE(exe.ok());
   const std::string &m = exe.status().message();
   EXPECT_NE(m.find("extension SPV_KHR_shader_ballot needs a Vulkan device "
@@ -163,7 +171,8 @@ TEST_F(VulkanDeviceTest, ExtensionNeedingADeviceExtensionIsRefused) {
 TEST_F(VulkanDeviceTest, FeaturesOfTheDeviceAreRecorded) {
   // lavapipe and every GPU driver report these for compute.
   EXPECT_GE(features().apiVersion, VK_API_VERSION_1_1);
-  EXPECT_NE(features().computeSubgroupOperations & VK_SUBGROUP_FEATURE_BASIC_BIT, 0u);
+  EXPECT_NE(
+      features().computeSubgroupOperations & VK_SUBGROUP_FEATURE_BASIC_BIT, 0u);
   EXPECT_EQ(features().core.robustBufferAccess, VK_FALSE)
       << "robustBufferAccess distorts benchmarks and stays off";
 }

@@ -21,13 +21,15 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
   // Untrusted input: check what the driver would otherwise trip over (some
   // drivers crash on malformed SPIR-V) before any Vulkan call.
   if (spec.data.size() < 20 || spec.data.size() % 4 != 0)
-    return invalidArgument(where + ": SPIR-V must be a non-empty sequence of "
-                                   "32-bit words; got " +
+    return invalidArgument(where +
+                           ": SPIR-V must be a non-empty sequence of "
+                           "32-bit words; got " +
                            std::to_string(spec.data.size()) + " bytes");
   uint32_t magic = 0;
   std::memcpy(&magic, spec.data.data(), 4);
   if (magic != kSpirvMagic)
-    return invalidArgument(where + ": not SPIR-V (magic word is not 0x07230203)");
+    return invalidArgument(where +
+                           ": not SPIR-V (magic word is not 0x07230203)");
   auto reflected = readSpirvBytes(spec.data);
   if (!reflected.ok())
     return reflected.status().withContext(where);
@@ -52,21 +54,23 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
       return invalidArgument(where + " export " + std::to_string(i) +
                              ": the SPIR-V has no GLCompute entry point `" +
                              abi.entry + "`");
-    KB_RETURN_IF_ERROR(checkExportFitsDevice(spec.name, i, abi,
-                                             device.properties().limits));
+    KB_RETURN_IF_ERROR(
+        checkExportFitsDevice(spec.name, i, abi, device.properties().limits));
   }
 
   std::unique_ptr<VulkanExecutable> exe(new VulkanExecutable(device, spec));
   const DeviceSymbols &s = device.syms();
   VkDevice vkDevice = device.handle();
-  VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  VkShaderModuleCreateInfo moduleInfo{
+      VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   moduleInfo.codeSize = spec.data.size();
   moduleInfo.pCode = reinterpret_cast<const uint32_t *>(spec.data.data());
   VkResult result =
       s.vkCreateShaderModule(vkDevice, &moduleInfo, nullptr, &exe->module_);
   if (result != VK_SUCCESS)
-    return invalidArgument(where + ": the Vulkan driver rejected the SPIR-V "
-                                   "module: vkCreateShaderModule returned " +
+    return invalidArgument(where +
+                           ": the Vulkan driver rejected the SPIR-V "
+                           "module: vkCreateShaderModule returned " +
                            std::string(vkResultName(result)));
 
   for (size_t i = 0; i < spec.exports.size(); ++i) {
@@ -85,9 +89,9 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
     setInfo.pBindings = bindings.data();
     exe->pipelines_.push_back(pipeline);
     ExportPipeline &p = exe->pipelines_.back();
-    KB_VK_RETURN_IF_ERROR(
-        s.vkCreateDescriptorSetLayout(vkDevice, &setInfo, nullptr, &p.setLayout),
-        "vkCreateDescriptorSetLayout");
+    KB_VK_RETURN_IF_ERROR(s.vkCreateDescriptorSetLayout(vkDevice, &setInfo,
+                                                        nullptr, &p.setLayout),
+                          "vkCreateDescriptorSetLayout");
 
     // Push-constant ranges are sized in whole words.
     p.pushConstantBytes = (pushConstantSize(abi) + 3) & ~3u;
@@ -105,7 +109,8 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
 
     VkComputePipelineCreateInfo pipelineInfo{
         VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pipelineInfo.stage.sType =
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipelineInfo.stage.module = exe->module_;
     pipelineInfo.stage.pName = abi.entry.c_str();
@@ -160,7 +165,9 @@ StatusOr<std::shared_ptr<Timer>> VulkanTimer::create(VulkanDevice &device,
   // a slot that was never written reports "not available" instead of junk.
   VkQueryPool pool = timer->pool_;
   KB_RETURN_IF_ERROR(device.runOnce(
-      [&](VkCommandBuffer cb) { s.vkCmdResetQueryPool(cb, pool, 0, slotCount); },
+      [&](VkCommandBuffer cb) {
+        s.vkCmdResetQueryPool(cb, pool, 0, slotCount);
+      },
       "timestamp query pool reset"));
   return std::shared_ptr<Timer>(std::move(timer));
 }

@@ -17,8 +17,8 @@ StatusOr<InstanceSymbols> InstanceSymbols::load() {
     return unavailable("libvulkan.so.1 has no vkGetInstanceProcAddr; is it a "
                        "Vulkan loader?");
 #define KB_VK_GLOBAL(level, name)                                              \
-  syms.name =                                                                  \
-      reinterpret_cast<PFN_##name>(syms.vkGetInstanceProcAddr(nullptr, #name)); \
+  syms.name = reinterpret_cast<PFN_##name>(                                    \
+      syms.vkGetInstanceProcAddr(nullptr, #name));                             \
   if (k##level && !syms.name)                                                  \
     return unavailable("libvulkan.so.1 does not provide " #name);
 #define KB_VK_INSTANCE(level, name)
@@ -61,7 +61,9 @@ Status DeviceSymbols::load(const InstanceSymbols &instance, VkDevice device) {
 
 const char *vkResultName(VkResult result) {
   switch (result) {
-#define KB_CASE(x) case x: return #x;
+#define KB_CASE(x)                                                             \
+  case x:                                                                      \
+    return #x;
     KB_CASE(VK_SUCCESS)
     KB_CASE(VK_NOT_READY)
     KB_CASE(VK_TIMEOUT)
@@ -82,7 +84,8 @@ const char *vkResultName(VkResult result) {
     KB_CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
     KB_CASE(VK_ERROR_INVALID_SHADER_NV)
 #undef KB_CASE
-  default: return "VkResult(unknown)";
+  default:
+    return "VkResult(unknown)";
   }
 }
 

@@ -9,39 +9,60 @@ using namespace mlir::kb;
 
 ::kb::ElementType mlir::kb::toCommon(BindingElementType type) {
   switch (type) {
-  case BindingElementType::I8: return ::kb::ElementType::I8;
-  case BindingElementType::U8: return ::kb::ElementType::U8;
-  case BindingElementType::I16: return ::kb::ElementType::I16;
-  case BindingElementType::U16: return ::kb::ElementType::U16;
-  case BindingElementType::I32: return ::kb::ElementType::I32;
-  case BindingElementType::U32: return ::kb::ElementType::U32;
-  case BindingElementType::I64: return ::kb::ElementType::I64;
-  case BindingElementType::U64: return ::kb::ElementType::U64;
-  case BindingElementType::F16: return ::kb::ElementType::F16;
-  case BindingElementType::BF16: return ::kb::ElementType::BF16;
-  case BindingElementType::F32: return ::kb::ElementType::F32;
-  case BindingElementType::F64: return ::kb::ElementType::F64;
+  case BindingElementType::I8:
+    return ::kb::ElementType::I8;
+  case BindingElementType::U8:
+    return ::kb::ElementType::U8;
+  case BindingElementType::I16:
+    return ::kb::ElementType::I16;
+  case BindingElementType::U16:
+    return ::kb::ElementType::U16;
+  case BindingElementType::I32:
+    return ::kb::ElementType::I32;
+  case BindingElementType::U32:
+    return ::kb::ElementType::U32;
+  case BindingElementType::I64:
+    return ::kb::ElementType::I64;
+  case BindingElementType::U64:
+    return ::kb::ElementType::U64;
+  case BindingElementType::F16:
+    return ::kb::ElementType::F16;
+  case BindingElementType::BF16:
+    return ::kb::ElementType::BF16;
+  case BindingElementType::F32:
+    return ::kb::ElementType::F32;
+  case BindingElementType::F64:
+    return ::kb::ElementType::F64;
   }
   llvm_unreachable("unknown BindingElementType");
 }
 
 ::kb::ScalarType mlir::kb::toCommon(ConstantType type) {
   switch (type) {
-  case ConstantType::I32: return ::kb::ScalarType::I32;
-  case ConstantType::U32: return ::kb::ScalarType::U32;
-  case ConstantType::F32: return ::kb::ScalarType::F32;
-  case ConstantType::I64: return ::kb::ScalarType::I64;
-  case ConstantType::U64: return ::kb::ScalarType::U64;
-  case ConstantType::F64: return ::kb::ScalarType::F64;
+  case ConstantType::I32:
+    return ::kb::ScalarType::I32;
+  case ConstantType::U32:
+    return ::kb::ScalarType::U32;
+  case ConstantType::F32:
+    return ::kb::ScalarType::F32;
+  case ConstantType::I64:
+    return ::kb::ScalarType::I64;
+  case ConstantType::U64:
+    return ::kb::ScalarType::U64;
+  case ConstantType::F64:
+    return ::kb::ScalarType::F64;
   }
   llvm_unreachable("unknown ConstantType");
 }
 
 ::kb::Access mlir::kb::toCommon(BindingAccess access) {
   switch (access) {
-  case BindingAccess::ReadOnly: return ::kb::Access::ReadOnly;
-  case BindingAccess::WriteOnly: return ::kb::Access::WriteOnly;
-  case BindingAccess::ReadWrite: return ::kb::Access::ReadWrite;
+  case BindingAccess::ReadOnly:
+    return ::kb::Access::ReadOnly;
+  case BindingAccess::WriteOnly:
+    return ::kb::Access::WriteOnly;
+  case BindingAccess::ReadWrite:
+    return ::kb::Access::ReadWrite;
   }
   llvm_unreachable("unknown BindingAccess");
 }
@@ -85,30 +106,48 @@ static bool matchesInteger(Type type, unsigned width, bool isUnsigned) {
 
 bool mlir::kb::matchesElementType(Type type, BindingElementType elementType) {
   switch (elementType) {
-  case BindingElementType::I8: return matchesInteger(type, 8, false);
-  case BindingElementType::U8: return matchesInteger(type, 8, true);
-  case BindingElementType::I16: return matchesInteger(type, 16, false);
-  case BindingElementType::U16: return matchesInteger(type, 16, true);
-  case BindingElementType::I32: return matchesInteger(type, 32, false);
-  case BindingElementType::U32: return matchesInteger(type, 32, true);
-  case BindingElementType::I64: return matchesInteger(type, 64, false);
-  case BindingElementType::U64: return matchesInteger(type, 64, true);
-  case BindingElementType::F16: return type.isF16();
-  case BindingElementType::BF16: return type.isBF16();
-  case BindingElementType::F32: return type.isF32();
-  case BindingElementType::F64: return type.isF64();
+  case BindingElementType::I8:
+    return matchesInteger(type, 8, false);
+  case BindingElementType::U8:
+    return matchesInteger(type, 8, true);
+  case BindingElementType::I16:
+    return matchesInteger(type, 16, false);
+  case BindingElementType::U16:
+    return matchesInteger(type, 16, true);
+  case BindingElementType::I32:
+    return matchesInteger(type, 32, false);
+  case BindingElementType::U32:
+    return matchesInteger(type, 32, true);
+  case BindingElementType::I64:
+    return matchesInteger(type, 64, false);
+  case BindingElementType::U64:
+    return matchesInteger(type, 64, true);
+  case BindingElementType::F16:
+    return type.isF16();
+  case BindingElementType::BF16:
+    return type.isBF16();
+  case BindingElementType::F32:
+    return type.isF32();
+  case BindingElementType::F64:
+    return type.isF64();
   }
   return false;
 }
 
 bool mlir::kb::matchesConstantType(Type type, ConstantType constantType) {
   switch (constantType) {
-  case ConstantType::I32: return matchesInteger(type, 32, false);
-  case ConstantType::U32: return matchesInteger(type, 32, true);
-  case ConstantType::I64: return matchesInteger(type, 64, false);
-  case ConstantType::U64: return matchesInteger(type, 64, true);
-  case ConstantType::F32: return type.isF32();
-  case ConstantType::F64: return type.isF64();
+  case ConstantType::I32:
+    return matchesInteger(type, 32, false);
+  case ConstantType::U32:
+    return matchesInteger(type, 32, true);
+  case ConstantType::I64:
+    return matchesInteger(type, 64, false);
+  case ConstantType::U64:
+    return matchesInteger(type, 64, true);
+  case ConstantType::F32:
+    return type.isF32();
+  case ConstantType::F64:
+    return type.isF64();
   }
   return false;
 }

@@ -60,9 +60,9 @@ static ParseResult parseNamedEnum(AsmParser &parser, StringAttr &name,
   }
   auto parsed = symbolize(keyword);
   if (!parsed)
-    return parser.emitError(loc) << "expected " << what << " (one of "
-                                 << validSpellings << "), found '" << keyword
-                                 << "'";
+    return parser.emitError(loc)
+           << "expected " << what << " (one of " << validSpellings
+           << "), found '" << keyword << "'";
   value = *parsed;
   return success();
 }
@@ -70,10 +70,11 @@ static ParseResult parseNamedEnum(AsmParser &parser, StringAttr &name,
 static ParseResult parseBindingBody(AsmParser &parser, BindingAttr &attr) {
   StringAttr name;
   BindingElementType type = BindingElementType::F32;
-  if (parseNamedEnum(parser, name, type,
-                     [](StringRef s) { return symbolizeBindingElementType(s); },
-                     "a binding element type",
-                     "i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64"))
+  if (parseNamedEnum(
+          parser, name, type,
+          [](StringRef s) { return symbolizeBindingElementType(s); },
+          "a binding element type",
+          "i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64"))
     return failure();
   std::string accessText;
   SMLoc loc = parser.getCurrentLocation();
@@ -101,9 +102,10 @@ static void printBindingBody(AsmPrinter &printer, BindingAttr attr) {
 static ParseResult parseConstantBody(AsmParser &parser, ConstantAttr &attr) {
   StringAttr name;
   ConstantType type = ConstantType::I32;
-  if (parseNamedEnum(parser, name, type,
-                     [](StringRef s) { return symbolizeConstantType(s); },
-                     "a constant type", "i32, u32, f32, i64, u64, f64"))
+  if (parseNamedEnum(
+          parser, name, type,
+          [](StringRef s) { return symbolizeConstantType(s); },
+          "a constant type", "i32, u32, f32, i64, u64, f64"))
     return failure();
   attr = ConstantAttr::get(parser.getContext(), name, type);
   return success();
@@ -142,9 +144,8 @@ void printLayoutBody(AsmPrinter &printer, LayoutAttr layout) {
   bool space = false;
   if (!layout.getBindings().empty()) {
     printer << "bindings(";
-    llvm::interleaveComma(layout.getBindings(), printer, [&](BindingAttr b) {
-      printBindingBody(printer, b);
-    });
+    llvm::interleaveComma(layout.getBindings(), printer,
+                          [&](BindingAttr b) { printBindingBody(printer, b); });
     printer << ")";
     space = true;
   }
@@ -262,9 +263,8 @@ void BufferType::print(AsmPrinter &printer) const {
   printer << getElementType() << ">";
 }
 
-LogicalResult
-BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
-                   ArrayRef<int64_t> shape, Type elementType) {
+LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, Type elementType) {
   if (shape.empty())
     return emitError() << "a buffer needs at least one dimension";
   for (int64_t dim : shape)

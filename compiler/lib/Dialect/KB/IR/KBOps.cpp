@@ -47,8 +47,7 @@ static void printBackend(OpAsmPrinter &printer, Operation *,
 #include "kb/Dialect/KB/IR/KBOps.cpp.inc"
 
 /// "@a, @b" for messages listing symbols.
-template <typename Range>
-static std::string joinSymbolNames(Range &&ops) {
+template <typename Range> static std::string joinSymbolNames(Range &&ops) {
   std::string text;
   for (auto op : ops) {
     if (!text.empty())
@@ -84,7 +83,8 @@ LogicalResult ExecutableOp::verify() {
       continue;
     if (auto module = dyn_cast<ModuleOp>(op)) {
       if (bodyModule)
-        return op.emitOpError("is a second kernel body module in kb.executable @")
+        return op.emitOpError(
+                   "is a second kernel body module in kb.executable @")
                << getSymName() << "; an executable holds at most one";
       bodyModule = module;
       continue;
@@ -100,11 +100,12 @@ LogicalResult ExecutableOp::verify() {
   if (bodyModule) {
     for (ExportOp exportOp : getExportOps()) {
       auto func = dyn_cast_or_null<FunctionOpInterface>(
-          ::mlir::SymbolTable::lookupSymbolIn(bodyModule, exportOp.getSymName()));
+          ::mlir::SymbolTable::lookupSymbolIn(bodyModule,
+                                              exportOp.getSymName()));
       if (!func)
         return exportOp.emitOpError("has no kernel body: expected `func.func @")
-               << exportOp.getSymName() << "()` in the module of kb.executable @"
-               << getSymName();
+               << exportOp.getSymName()
+               << "()` in the module of kb.executable @" << getSymName();
       if (func.getNumArguments() != 0 || func.getNumResults() != 0)
         return func.emitOpError("is the kernel body of export @")
                << exportOp.getSymName()
@@ -231,8 +232,9 @@ LogicalResult VariantOp::verify() {
       return emitOpError("targets ")
              << stringifyBackend(getBackend()) << " but its object '"
              << object.getPath() << "' is "
-             << (format.empty() ? StringRef("of an unknown format")
-                                : StringRef(format == "spv" ? "SPIR-V" : format))
+             << (format.empty()
+                     ? StringRef("of an unknown format")
+                     : StringRef(format == "spv" ? "SPIR-V" : format))
              << "; expected "
              << (getBackend() == Backend::Cuda ? ".ptx or .cubin" : ".spv");
   }
@@ -347,9 +349,7 @@ static LogicalResult verifyWorkgroupQuery(Operation *op) {
   return getEnclosingExport(op, exportOp);
 }
 LogicalResult WorkgroupIdOp::verify() { return verifyWorkgroupQuery(*this); }
-LogicalResult WorkgroupCountOp::verify() {
-  return verifyWorkgroupQuery(*this);
-}
+LogicalResult WorkgroupCountOp::verify() { return verifyWorkgroupQuery(*this); }
 LogicalResult WorkgroupSizeOp::verify() { return verifyWorkgroupQuery(*this); }
 
 //===----------------------------------------------------------------------===//
@@ -391,8 +391,8 @@ DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
     return emitOpError("references @")
            << getExecutableName() << ", which is a '"
            << symbol->getName().getStringRef() << "', not a kb.executable";
-  auto exportOp = dyn_cast_or_null<ExportOp>(
-      symbolTables.lookupSymbolIn(executable, getEntryPoint().getLeafReference()));
+  auto exportOp = dyn_cast_or_null<ExportOp>(symbolTables.lookupSymbolIn(
+      executable, getEntryPoint().getLeafReference()));
   if (!exportOp)
     return emitOpError("references unknown export @")
            << getExportName() << " of kb.executable @" << getExecutableName()
@@ -410,11 +410,11 @@ DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
     auto type = value.getType().cast<BufferType>();
     BindingElementType expected = layout.getBindings()[i].getElementType();
     if (!matchesElementType(type.getElementType(), expected))
-      return emitOpError()
-             << ::kb::describeBinding(abi, i) << " of export @"
-             << getExecutableName() << "::@" << getExportName()
-             << " expects " << stringifyBindingElementType(expected)
-             << " elements, found a buffer of type " << type;
+      return emitOpError() << ::kb::describeBinding(abi, i) << " of export @"
+                           << getExecutableName() << "::@" << getExportName()
+                           << " expects "
+                           << stringifyBindingElementType(expected)
+                           << " elements, found a buffer of type " << type;
   }
   if (getConstants().size() != layout.getConstants().size())
     return emitOpError("passes ")
@@ -424,11 +424,10 @@ DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTables) {
   for (auto [i, value] : llvm::enumerate(getConstants())) {
     ConstantType expected = layout.getConstants()[i].getType();
     if (!matchesConstantType(value.getType(), expected))
-      return emitOpError()
-             << ::kb::describeConstant(abi, i) << " of export @"
-             << getExecutableName() << "::@" << getExportName()
-             << " expects " << stringifyConstantType(expected) << ", found "
-             << value.getType();
+      return emitOpError() << ::kb::describeConstant(abi, i) << " of export @"
+                           << getExecutableName() << "::@" << getExportName()
+                           << " expects " << stringifyConstantType(expected)
+                           << ", found " << value.getType();
   }
   return success();
 }

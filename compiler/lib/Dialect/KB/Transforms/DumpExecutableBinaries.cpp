@@ -40,14 +40,15 @@ public:
           continue;
         auto object = variant.getObjectsAttr()[0].cast<ObjectAttr>();
         llvm::SmallString<256> file(path.getValue());
-        llvm::sys::path::append(
-            file, getBinaryDumpFileName(executable.getSymName(),
-                                        variant.getSymName(),
-                                        object.getFormat()));
-        llvm::Error error = llvm::writeToOutput(file, [&](llvm::raw_ostream &os) {
-          os << object.getData();
-          return llvm::Error::success();
-        });
+        llvm::sys::path::append(file,
+                                getBinaryDumpFileName(executable.getSymName(),
+                                                      variant.getSymName(),
+                                                      object.getFormat()));
+        llvm::Error error =
+            llvm::writeToOutput(file, [&](llvm::raw_ostream &os) {
+              os << object.getData();
+              return llvm::Error::success();
+            });
         if (error) {
           variant.emitError() << "cannot write '" << file
                               << "': " << llvm::toString(std::move(error));

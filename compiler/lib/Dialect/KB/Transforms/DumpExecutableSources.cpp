@@ -39,9 +39,8 @@ static LogicalResult dumpExecutable(ExecutableOp executable, StringRef path) {
     return llvm::Error::success();
   });
   if (error)
-    return executable.emitError()
-           << "cannot write '" << path
-           << "': " << llvm::toString(std::move(error));
+    return executable.emitError() << "cannot write '" << path
+                                  << "': " << llvm::toString(std::move(error));
   return success();
 }
 

@@ -57,8 +57,8 @@ static std::string printLocation(Location loc) {
 static std::string getKey(BenchmarkSpec &spec) {
   std::string key;
   llvm::raw_string_ostream os(key);
-  os << spec.info.executable.getSymName() << "::"
-     << spec.info.exportOp.getSymName() << "[";
+  os << spec.info.executable.getSymName()
+     << "::" << spec.info.exportOp.getSymName() << "[";
   llvm::interleaveComma(spec.info.workload, os);
   os << "](";
   for (Attribute constant : spec.info.constants)
@@ -92,7 +92,8 @@ static void collectBuffers(DispatchOp dispatch, BenchmarkSpec &spec) {
 }
 
 struct GenerateBenchmarksPass
-    : public mlir::kb::impl::GenerateBenchmarksPassBase<GenerateBenchmarksPass> {
+    : public mlir::kb::impl::GenerateBenchmarksPassBase<
+          GenerateBenchmarksPass> {
   using mlir::kb::impl::GenerateBenchmarksPassBase<
       GenerateBenchmarksPass>::GenerateBenchmarksPassBase;
 
@@ -117,8 +118,8 @@ struct GenerateBenchmarksPass
                               b.getStringAttr(dispatch.getExecutableName())),
                b.getNamedAttr("export",
                               b.getStringAttr(dispatch.getExportName())),
-               b.getNamedAttr("site", b.getStringAttr(
-                                          printLocation(dispatch.getLoc()))),
+               b.getNamedAttr(
+                   "site", b.getStringAttr(printLocation(dispatch.getLoc()))),
                b.getNamedAttr("reason", b.getStringAttr(reason))}));
           return;
         }
@@ -159,9 +160,8 @@ struct GenerateBenchmarksPass
             {b.getNamedAttr("element_type", b.getStringAttr(getElementTypeName(
                                                 buffer.elementType))),
              b.getNamedAttr("element_count", b.getI64IntegerAttr(buffer.count)),
-             b.getNamedAttr("init",
-                            buildInitSpec(context, buffer.elementType,
-                                          buffer.read, seed)),
+             b.getNamedAttr("init", buildInitSpec(context, buffer.elementType,
+                                                  buffer.read, seed)),
              b.getNamedAttr("output", b.getBoolAttr(buffer.written))}));
       }
       SmallVector<Attribute> candidates, references;
@@ -180,7 +180,8 @@ struct GenerateBenchmarksPass
           b.getNamedAttr("workgroup_count",
                          b.getDenseI64ArrayAttr(info.workgroupCount)),
           b.getNamedAttr("buffers", b.getArrayAttr(buffers)),
-          b.getNamedAttr("bindings", b.getDenseI64ArrayAttr(spec.bindingBuffers)),
+          b.getNamedAttr("bindings",
+                         b.getDenseI64ArrayAttr(spec.bindingBuffers)),
           b.getNamedAttr("constants",
                          b.getArrayAttr(SmallVector<Attribute>(
                              info.constants.begin(), info.constants.end()))),

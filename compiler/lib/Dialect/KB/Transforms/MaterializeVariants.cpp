@@ -45,10 +45,9 @@ static LogicalResult materialize(ExecutableOp executable,
     if (isRequested(variant, specs))
       continue;
     if (variant.isExternal())
-      variant.emitWarning()
-          << "external variant @" << variant.getSymName() << " ("
-          << variant.getTargetString()
-          << ") is dropped: its target was not requested";
+      variant.emitWarning() << "external variant @" << variant.getSymName()
+                            << " (" << variant.getTargetString()
+                            << ") is dropped: its target was not requested";
     variant.erase();
   }
   OpBuilder builder(executable.getContext());

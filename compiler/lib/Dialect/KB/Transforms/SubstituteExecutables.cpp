@@ -86,13 +86,11 @@ static bool acceptsKind(StringRef stage, FileKind kind) {
 static LogicalResult checkDirectory(ModuleOp module, StringRef dir,
                                     StringRef what) {
   if (!llvm::sys::fs::exists(dir))
-    return module.emitError()
-           << "kb-substitute-executables: " << what << " '" << dir
-           << "' does not exist";
+    return module.emitError() << "kb-substitute-executables: " << what << " '"
+                              << dir << "' does not exist";
   if (!llvm::sys::fs::is_directory(dir))
-    return module.emitError()
-           << "kb-substitute-executables: " << what << " '" << dir
-           << "' is not a directory";
+    return module.emitError() << "kb-substitute-executables: " << what << " '"
+                              << dir << "' is not a directory";
   return success();
 }
 
@@ -143,8 +141,8 @@ static LogicalResult parseExplicit(ModuleOp module, StringRef text,
               "(source) or .ptx, .cubin or .spv (object)";
   if (!acceptsKind(stage, *kind))
     return module.emitError()
-           << "kb-substitute-executables: substitution '" << text
-           << "' is " << (*kind == FileKind::Source ? "a source" : "an object")
+           << "kb-substitute-executables: substitution '" << text << "' is "
+           << (*kind == FileKind::Source ? "a source" : "an object")
            << " file but this stage takes "
            << (stage == "source" ? "sources (.mlir, .mlirbc); use "
                                    "--substitute-executable-object"
@@ -238,7 +236,8 @@ static LogicalResult resolveKey(ModuleOp module, SymbolTable &symbols,
   StringRef key = request.key;
   if (key.contains('/')) {
     auto [exeName, variantName] = key.split('/');
-    result.executable = lookupExecutable(symbols, exeName, request, failedLookup);
+    result.executable =
+        lookupExecutable(symbols, exeName, request, failedLookup);
     if (failedLookup)
       return failure();
     if (!result.executable)
@@ -280,11 +279,12 @@ static LogicalResult resolveKey(ModuleOp module, SymbolTable &symbols,
   for (StringRef name : candidates) {
     for (size_t pos = name.find('_'); pos != StringRef::npos;
          pos = name.find('_', pos + 1)) {
-      auto executable = dyn_cast_or_null<ExecutableOp>(
-          symbols.lookup(name.take_front(pos)));
+      auto executable =
+          dyn_cast_or_null<ExecutableOp>(symbols.lookup(name.take_front(pos)));
       if (!executable)
         continue;
-      if (VariantOp variant = lookupVariant(executable, name.drop_front(pos + 1))) {
+      if (VariantOp variant =
+              lookupVariant(executable, name.drop_front(pos + 1))) {
         result.executable = executable;
         result.variant = variant;
         return success();
@@ -387,8 +387,7 @@ static LogicalResult checkObject(ExecutableOp executable,
   MLIRContext *context = executable.getContext();
   bool ok = true;
   auto reportMismatches =
-      [&](ExportOp exportOp,
-          const std::vector<::kb::AbiMismatch> &mismatches) {
+      [&](ExportOp exportOp, const std::vector<::kb::AbiMismatch> &mismatches) {
         if (mismatches.empty())
           return;
         exportOp.emitError()
@@ -422,9 +421,8 @@ static LogicalResult checkObject(ExecutableOp executable,
       if (ptxSm > variantSm) {
         variant.emitError() << "PTX '" << path << "' targets " << ptx->target
                             << ", newer than variant @" << variant.getSymName()
-                            << " (" << variant.getArch()
-                            << "); build it for " << variant.getArch()
-                            << " or older";
+                            << " (" << variant.getArch() << "); build it for "
+                            << variant.getArch() << " or older";
         ok = false;
       }
     }
@@ -452,18 +450,17 @@ static LogicalResult checkObject(ExecutableOp executable,
         entry = computeEntries.front()->name;
         entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
       }
-      reportMismatches(exportOp, ::kb::checkSpirvAbi(
-                                     *spirv, getKernelAbi(exportOp, entry)));
+      reportMismatches(
+          exportOp, ::kb::checkSpirvAbi(*spirv, getKernelAbi(exportOp, entry)));
     }
     for (VariantOp variant : targets) {
       uint32_t max = getMaxSpirvVersion(variant.getArch());
       if (spirv->version > max) {
         variant.emitError()
-            << "SPIR-V '" << path << "' has version "
-            << (spirv->version >> 16) << "." << ((spirv->version >> 8) & 0xff)
-            << ", newer than " << variant.getArch() << " of variant @"
-            << variant.getSymName() << " accepts ("
-            << (max >> 16) << "." << ((max >> 8) & 0xff)
+            << "SPIR-V '" << path << "' has version " << (spirv->version >> 16)
+            << "." << ((spirv->version >> 8) & 0xff) << ", newer than "
+            << variant.getArch() << " of variant @" << variant.getSymName()
+            << " accepts (" << (max >> 16) << "." << ((max >> 8) & 0xff)
             << "); compile it with --target-env=" << variant.getArch();
         ok = false;
       }
@@ -473,7 +470,8 @@ static LogicalResult checkObject(ExecutableOp executable,
 
   // cubin: an ELF image. There is no cubin reader in common/, so only the
   // header is checked; the PTX of the same kernel gets the full check.
-  if (!bytes.starts_with("\x7f" "ELF"))
+  if (!bytes.starts_with("\x7f"
+                         "ELF"))
     return executable.emitError()
            << "'" << path << "' is not a cubin (no ELF header)";
   executable.emitWarning()
@@ -564,8 +562,8 @@ SubstituteExecutablesPass::collectRequests(std::vector<Request> &requests) {
       return failure();
   if (!origins.empty() && origins.size() != substitutions.size())
     return module.emitError()
-           << "kb-substitute-executables: " << origins.size()
-           << " origins for " << substitutions.size()
+           << "kb-substitute-executables: " << origins.size() << " origins for "
+           << substitutions.size()
            << " substitutions; give one origin per substitution, or none";
   for (auto [i, text] : llvm::enumerate(substitutions))
     if (failed(parseExplicit(module, text,
@@ -575,16 +573,16 @@ SubstituteExecutablesPass::collectRequests(std::vector<Request> &requests) {
   return success();
 }
 
-LogicalResult SubstituteExecutablesPass::reportUnmatched(const Request &request) {
+LogicalResult
+SubstituteExecutablesPass::reportUnmatched(const Request &request) {
   ModuleOp module = getOperation();
   // No op is at fault, and the module's own location is line 0 of the
   // program: the message names the request's origin and the program file
   // instead of pointing at a bogus `program.mlir:0:0`.
   Location loc = UnknownLoc::get(module.getContext());
   InFlightDiagnostic diag = strict ? emitError(loc) : emitWarning(loc);
-  diag << "kb-substitute-executables: no kb.executable matches '"
-       << request.key << "' (" << request.origin << ", file '" << request.file
-       << "')";
+  diag << "kb-substitute-executables: no kb.executable matches '" << request.key
+       << "' (" << request.origin << ", file '" << request.file << "')";
   if (auto file = module.getLoc()->findInstanceOf<FileLineColLoc>())
     diag << " in '" << file.getFilename().getValue() << "'";
   diag << "; executables: " << listExecutables(module);
@@ -644,8 +642,7 @@ void SubstituteExecutablesPass::runOnOperation() {
     auto executable = cast<ExecutableOp>(symbols.lookup(name));
     std::string exeName = name.str();
     FailureOr<std::string> path = resolveFile(module, *request, searchPaths);
-    if (failed(path) ||
-        failed(substituteSource(executable, *path, symbols))) {
+    if (failed(path) || failed(substituteSource(executable, *path, symbols))) {
       ok = false;
       continue;
     }
@@ -669,8 +666,8 @@ void SubstituteExecutablesPass::runOnOperation() {
       ok &= succeeded(reportUnmatched(request));
       continue;
     }
-    Backend backend = request.kind == FileKind::CudaObject ? Backend::Cuda
-                                                            : Backend::Vulkan;
+    Backend backend =
+        request.kind == FileKind::CudaObject ? Backend::Cuda : Backend::Vulkan;
     StringRef format = request.kind == FileKind::CudaObject
                            ? "a CUDA object (.ptx/.cubin)"
                            : "a SPIR-V object";
@@ -681,8 +678,8 @@ void SubstituteExecutablesPass::runOnOperation() {
         executable.emitError()
             << "'" << request.file << "' (" << request.origin << ") is "
             << format << " but variant @" << resolved.variant.getSymName()
-            << " is " << (resolved.variant.getReference() ? "a reference for "
-                                                          : "for ")
+            << " is "
+            << (resolved.variant.getReference() ? "a reference for " : "for ")
             << resolved.variant.getTargetString();
         ok = false;
         continue;
@@ -699,9 +696,9 @@ void SubstituteExecutablesPass::runOnOperation() {
     }
     if (matching.empty()) {
       executable.emitError()
-          << "'" << request.file << "' (" << request.origin << ") is "
-          << format << " but kb.executable @" << executable.getSymName()
-          << " has no " << stringifyBackend(backend)
+          << "'" << request.file << "' (" << request.origin << ") is " << format
+          << " but kb.executable @" << executable.getSymName() << " has no "
+          << stringifyBackend(backend)
           << " variant (variants: " << (names.empty() ? "none" : names)
           << "); request one with --target="
           << (backend == Backend::Cuda ? "cuda:sm_90" : "vulkan:1.2")
@@ -735,25 +732,24 @@ void SubstituteExecutablesPass::runOnOperation() {
     auto buffer = llvm::MemoryBuffer::getFile(*path, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
     if (!buffer) {
-      executable.emitError() << "cannot read '" << *path
-                             << "': " << buffer.getError().message();
+      executable.emitError()
+          << "cannot read '" << *path << "': " << buffer.getError().message();
       ok = false;
       continue;
     }
     StringRef bytes = (*buffer)->getBuffer();
-    std::string format = classifyFile(*path) == FileKind::VulkanObject
-                             ? "spv"
-                             : llvm::sys::path::extension(*path)
-                                   .drop_front()
-                                   .lower();
+    std::string format =
+        classifyFile(*path) == FileKind::VulkanObject
+            ? "spv"
+            : llvm::sys::path::extension(*path).drop_front().lower();
     NamedAttrList entryPoints;
     if (failed(checkObject(executable, variants, format, bytes, *path,
                            entryPoints))) {
       ok = false;
       continue;
     }
-    auto object = ObjectAttr::get(
-        context, llvm::sys::path::filename(*path), bytes);
+    auto object =
+        ObjectAttr::get(context, llvm::sys::path::filename(*path), bytes);
     for (VariantOp variant : variants) {
       std::string variantName = variant.getSymName().str();
       std::string referenceName;
@@ -770,7 +766,8 @@ void SubstituteExecutablesPass::runOnOperation() {
 
   if (!records_.empty()) {
     SmallVector<Attribute> all;
-    if (auto existing = module->getAttrOfType<ArrayAttr>(kSubstitutionsAttrName))
+    if (auto existing =
+            module->getAttrOfType<ArrayAttr>(kSubstitutionsAttrName))
       all.append(existing.begin(), existing.end());
     all.append(records_.begin(), records_.end());
     module->setAttr(kSubstitutionsAttrName, ArrayAttr::get(context, all));

@@ -16,7 +16,8 @@ std::string mlir::kb::getBinaryDumpFileName(StringRef executable,
   return (executable + "_" + variant + "." + format).str();
 }
 
-std::vector<SubstitutionRecord> mlir::kb::readSubstitutionRecords(ModuleOp module) {
+std::vector<SubstitutionRecord>
+mlir::kb::readSubstitutionRecords(ModuleOp module) {
   std::vector<SubstitutionRecord> records;
   auto array = module->getAttrOfType<ArrayAttr>(kSubstitutionsAttrName);
   if (!array)

@@ -9,12 +9,24 @@
 
 namespace mlir {
 class ModuleOp;
-namespace arith { class ArithDialect; }
-namespace func { class FuncDialect; }
-namespace gpu { class GPUDialect; }
-namespace math { class MathDialect; }
-namespace memref { class MemRefDialect; }
-namespace scf { class SCFDialect; }
+namespace arith {
+class ArithDialect;
+}
+namespace func {
+class FuncDialect;
+}
+namespace gpu {
+class GPUDialect;
+}
+namespace math {
+class MathDialect;
+}
+namespace memref {
+class MemRefDialect;
+}
+namespace scf {
+class SCFDialect;
+}
 } // namespace mlir
 
 namespace mlir::kb {
