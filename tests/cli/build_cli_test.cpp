@@ -32,37 +32,15 @@ const fs::path kFixtures = kSourceDir / "tests/cli/fixtures";
 
 using kb::test::CliRun;
 
-class BuildCliTest : public ::testing::Test {
+class BuildCliTest : public kb::test::KernelBenchTest {
 protected:
-  void SetUp() override {
-    tmp_ = kb::test::makeTempDir("kb_cli_test");
-    ASSERT_FALSE(tmp_.empty());
-    out_ = tmp_ / "out";
-    cache_ = tmp_ / "cache";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(tmp_, ec);
-  }
-
-  /// Runs kernel-bench with |args| (see kb::test::runKernelBench).
-  CliRun run(std::vector<std::string> args, kb::test::EnvVars env = {}) {
-    return kb::test::runKernelBench(args, std::move(env),
-                                    std::chrono::seconds(300));
-  }
+  BuildCliTest() : KernelBenchTest("kb_cli_test", std::chrono::seconds(300)) {}
 
   /// `kernel-bench build FIXTURE -o OUT --cache-dir CACHE EXTRA...`.
   CliRun build(const std::string &fixture, std::vector<std::string> extra = {},
-               std::vector<std::pair<std::string, std::string>> env = {}) {
-    std::vector<std::string> args = {
-        "build",       (kFixtures / fixture).string(),
-        "-o",          out_.string(),
-        "--cache-dir", cache_.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run(args, env);
+               kb::test::EnvVars env = {}) {
+    return buildProject(kFixtures / fixture, std::move(extra), std::move(env));
   }
-
-  json buildJson() { return kb::test::readJsonFile(out_ / "build.json"); }
 
   /// Files published for (kernel, target-stem) under OUT_DIR/kernels.
   std::vector<fs::path> published(const std::string &kernel) {
@@ -103,8 +81,6 @@ protected:
     EXPECT_EQ(again["jobs"][0]["status"], "failed");
     EXPECT_THAT(published(kernel), ::testing::IsEmpty());
   }
-
-  fs::path tmp_, out_, cache_;
 };
 
 /// The build.json schema of workbench/README.md: every documented field,

@@ -33,30 +33,12 @@ const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
 using kb::test::CliRun;
 using kb::test::replaceInFile;
 
-class EndToEndTest : public ::testing::Test {
+class EndToEndTest : public kb::test::KernelBenchTest {
 protected:
-  void SetUp() override {
-    tmp_ = kb::test::makeTempDir("kb_e2e_test");
-    ASSERT_FALSE(tmp_.empty());
-    out_ = tmp_ / "out";
-    cache_ = tmp_ / "cache";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(tmp_, ec);
-  }
-
-  /// Runs kernel-bench with |args| (see kb::test::runKernelBench).
-  CliRun run(std::vector<std::string> args) {
-    return kb::test::runKernelBench(args);
-  }
+  EndToEndTest() : KernelBenchTest("kb_e2e_test") {}
 
   CliRun build(const fs::path &project, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"build",       project.string(),
-                                     "-o",          out_.string(),
-                                     "--cache-dir", cache_.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run(args);
+    return buildProject(project, std::move(extra));
   }
 
   /// `kernel-bench run OUT --device vulkan` (lavapipe where there is no
@@ -64,8 +46,6 @@ protected:
   CliRun runOnVulkan() {
     return run({"run", out_.string(), "--device", "vulkan"});
   }
-
-  json buildJson() { return kb::test::readJsonFile(out_ / "build.json"); }
 
   /// The .kbm files under OUT/bench.
   std::set<std::string> benchFiles() {
@@ -75,8 +55,6 @@ protected:
       files.insert("bench/" + entry.path().filename().string());
     return files;
   }
-
-  fs::path tmp_, out_, cache_;
 };
 
 /// The build.json "program" record of a successful compile: every field

@@ -24,35 +24,21 @@ const fs::path kSourceDir = KB_SOURCE_DIR;
 const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
 using Cli = kb::test::CliRun;
 
-class RunReportTest : public ::testing::Test {
+class RunReportTest : public kb::test::KernelBenchTest {
 protected:
+  RunReportTest() : KernelBenchTest("kb_run_report_test") {}
+
   void SetUp() override {
     REQUIRE_TOOL("glslc");
     REQUIRE_TOOL("spirv-val");
-    tmp_ = kb::test::makeTempDir("kb_run_report_test");
-    ASSERT_FALSE(tmp_.empty());
-    out_ = tmp_ / "out";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!tmp_.empty())
-      fs::remove_all(tmp_, ec);
+    KernelBenchTest::SetUp();
   }
 
-  Cli kernelBench(std::vector<std::string> args) {
-    return kb::test::runKernelBench(args);
-  }
-
-  Cli build(const fs::path &project) {
-    return kernelBench({"build", project.string(), "-o", out_.string(),
-                        "--cache-dir", (tmp_ / "cache").string()});
-  }
+  Cli build(const fs::path &project) { return buildProject(project); }
 
   Cli runOnVulkan(const fs::path &module) {
-    return kernelBench({"run", module.string(), "--device", "vulkan"});
+    return run({"run", module.string(), "--device", "vulkan"});
   }
-
-  fs::path tmp_, out_;
 };
 
 TEST_F(RunReportTest, StandaloneWithoutReferenceSaysNothingWasCompared) {

@@ -72,4 +72,35 @@ void replaceInFile(const fs::path &file, const std::string &from,
   std::ofstream(file, std::ios::trunc) << text;
 }
 
+void KernelBenchTest::SetUp() {
+  tmp_ = makeTempDir(prefix_);
+  ASSERT_FALSE(tmp_.empty());
+  out_ = tmp_ / "out";
+  cache_ = tmp_ / "cache";
+}
+
+void KernelBenchTest::TearDown() {
+  std::error_code ec;
+  if (!tmp_.empty())
+    fs::remove_all(tmp_, ec);
+}
+
+CliRun KernelBenchTest::run(std::vector<std::string> args, EnvVars env) {
+  return runKernelBench(args, std::move(env), timeout_);
+}
+
+CliRun KernelBenchTest::buildProject(const fs::path &project,
+                                     std::vector<std::string> extra,
+                                     EnvVars env) {
+  std::vector<std::string> args = {"build",       project.string(),
+                                   "-o",          out_.string(),
+                                   "--cache-dir", cache_.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run(std::move(args), std::move(env));
+}
+
+nlohmann::json KernelBenchTest::buildJson() {
+  return readJsonFile(out_ / "build.json");
+}
+
 } // namespace kb::test

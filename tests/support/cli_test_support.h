@@ -57,6 +57,32 @@ nlohmann::json readJsonFile(const std::filesystem::path &file);
 void replaceInFile(const std::filesystem::path &file, const std::string &from,
                    const std::string &to);
 
+/// A fixture for tests that drive kernel-bench: a scratch directory removed
+/// after the test, with `out` and `cache` directories inside it.
+class KernelBenchTest : public ::testing::Test {
+protected:
+  explicit KernelBenchTest(std::string prefix, std::chrono::seconds timeout =
+                                                   std::chrono::seconds(600))
+      : prefix_(std::move(prefix)), timeout_(timeout) {}
+
+  void SetUp() override;
+  void TearDown() override;
+
+  /// Runs kernel-bench with |args| (see runKernelBench).
+  CliRun run(std::vector<std::string> args, EnvVars env = {});
+  /// `kernel-bench build PROJECT -o OUT --cache-dir CACHE EXTRA...`.
+  CliRun buildProject(const std::filesystem::path &project,
+                      std::vector<std::string> extra = {}, EnvVars env = {});
+  /// OUT/build.json.
+  nlohmann::json buildJson();
+
+  std::filesystem::path tmp_, out_, cache_;
+
+private:
+  std::string prefix_;
+  std::chrono::seconds timeout_;
+};
+
 } // namespace kb::test
 
 #define REQUIRE_TOOL(tool)                                                     \
