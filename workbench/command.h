@@ -21,7 +21,10 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitUserError = 1,
   kExitUsage = 2,
+  kExitInconclusive = 3,
+  kExitBadInput = 4,
   kExitUnavailable = 77,
+  kExitInterruptedBase = 128, // + the signal number (130 for SIGINT)
 };
 
 struct CommandRegistration {
