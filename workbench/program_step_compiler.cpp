@@ -35,6 +35,8 @@
 
 #include "kb/Driver/Driver.h"
 
+#include "common/paths.h"
+
 #include "toolchains/build_cache.h"
 #include "toolchains/file_util.h"
 

@@ -1,15 +1,11 @@
-//===- workbench/project.h - workbench.toml + kernel.toml model -----------===//
+//===- workbench/project.h - The project model ----------------------------===//
 //
-// Loads a project directory: its workbench.toml and every kernel.toml it
-// names (format: kernels/README.md). The result is what `kernel-bench build`
-// plans jobs from: one toolchains::KernelSpec per (kernel, source) with
-// absolute paths, the targets of each kernel, and the project settings the
-// compiler integration needs later (program path, which executable a kernel
-// substitutes).
-//
-// Every error is an InvalidArgument (NotFound for a missing file) whose
-// message starts with `file:line:col:` and names the key, what was expected
-// and what was found; an unknown key suggests the nearest valid one.
+// What a project directory holds once read: its workbench.toml
+// (workbench_toml.h) and every kernel.toml it names (kernel_toml.h). The
+// result is what `kernel-bench build` plans jobs from (job_plan.h): one
+// toolchains::KernelSpec per (kernel, source) with absolute paths, the
+// targets of each kernel, and the project settings the program step needs
+// (program path, which executable a kernel substitutes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_PROJECT_H_
@@ -96,38 +92,6 @@ struct Project {
   /// Sorted by name; names are unique.
   std::vector<Kernel> kernels;
 };
-
-/// Loads |directory|/workbench.toml and the kernels it names.
-StatusOr<Project> loadProject(const std::filesystem::path &directory);
-
-/// Loads one kernel.toml. |defaultTargets| are used when the kernel declares
-/// none. Exposed for tests and for tools that build a single kernel.
-StatusOr<Kernel>
-loadKernel(const std::filesystem::path &manifest,
-           const std::vector<toolchains::Target> &defaultTargets);
-
-/// One unit of `kernel-bench build`: one kernel source for one target.
-struct PlannedJob {
-  const Kernel *kernel = nullptr;
-  const toolchains::KernelSpec *spec = nullptr;
-  toolchains::Target target;
-};
-
-/// Plans the jobs of a build. Without |requested| every kernel builds for
-/// its targets. With |requested| (the `--target` flags), a kernel that
-/// declares targets builds those of them that are requested, and the other
-/// kernels build every requested target; a requested target no kernel can
-/// build, or a kernel left with no target at all, is an error.
-StatusOr<std::vector<PlannedJob>>
-planJobs(const Project &project,
-         const std::vector<toolchains::Target> &requested);
-
-/// The tool names `[kernel.flags]` accepts.
-const std::vector<std::string> &knownToolNames();
-
-/// |path| relative to the current directory when it lies below it, else as
-/// given; used for every path shown to the user.
-std::string displayPath(const std::filesystem::path &path);
 
 } // namespace kb::workbench
 

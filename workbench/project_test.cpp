@@ -1,6 +1,9 @@
 //===- workbench/project_test.cpp - workbench.toml / kernel.toml ---------===//
+#include "workbench/job_plan.h"
+#include "workbench/kernel_toml.h"
 #include "workbench/project.h"
 #include "workbench/spelling.h"
+#include "workbench/workbench_toml.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

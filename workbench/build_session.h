@@ -1,0 +1,88 @@
+//===- workbench/build_session.h - What a build sets up before its jobs ---===//
+//
+// The first phase of `kernel-bench build`: the project loaded, its jobs
+// planned, the output directory created, the cache opened and the tools
+// configured. Nothing has run yet; job_runner.h runs the plan and
+// build_summary.h reports it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_BUILD_SESSION_H_
+#define KB_WORKBENCH_BUILD_SESSION_H_
+
+#include "workbench/job_plan.h"
+#include "workbench/project.h"
+
+#include "common/status.h"
+#include "toolchains/build_cache.h"
+#include "toolchains/kernel_builder.h"
+#include "toolchains/toolchains.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+/// The command line of `kernel-bench build`.
+struct BuildFlags {
+  std::string projectDir = ".";
+  std::string outputDir;
+  unsigned jobs = 0;
+  std::vector<std::string> targets;
+  bool noCache = false;
+  std::string cacheDir;
+  bool strict = false;
+  bool verbose = false;
+  double timeoutSeconds = 0;
+  bool kernelsOnly = false;
+};
+
+/// Everything the jobs and the program step of one build share. Not
+/// movable: the plan points into |project|.
+struct BuildSession {
+  /// The `--target` flags, parsed and deduplicated; empty: all targets.
+  std::vector<toolchains::Target> requested;
+  Project project;
+  std::vector<PlannedJob> plan;
+  /// One spec per plan entry: the project's own, or its `--strict` copy.
+  std::vector<toolchains::KernelSpec> specs;
+  /// The project names a program or has a standalone `[bench]` kernel, and
+  /// `--kernels-only` was not given.
+  bool compileProgramStep = false;
+  /// Absolute; created.
+  std::filesystem::path outputDir;
+  unsigned jobs = 1;
+  double timeoutSeconds = 120;
+  /// Null with `--no-cache`.
+  std::unique_ptr<toolchains::BuildCache> cache;
+  /// Empty with `--no-cache`.
+  std::filesystem::path cacheDir;
+  std::unique_ptr<toolchains::Toolchains> tools;
+
+  BuildSession() = default;
+  BuildSession(const BuildSession &) = delete;
+  BuildSession &operator=(const BuildSession &) = delete;
+};
+
+/// The `--target` flags as targets, without duplicates; an unparsable one
+/// is an error naming it (a usage error).
+StatusOr<std::vector<toolchains::Target>>
+parseRequestedTargets(const std::vector<std::string> &texts);
+
+/// Loads the project, plans its jobs for |requested|, creates the output
+/// directory, opens the cache and configures the tools. Every error is a
+/// message for the user (exit 1).
+StatusOr<std::unique_ptr<BuildSession>>
+openBuildSession(const BuildFlags &flags,
+                 std::vector<toolchains::Target> requested);
+
+/// Every tool the planned jobs need is found (and version-probed) up front:
+/// a build that silently skipped a target would look like a success. The
+/// error lists the missing tools and the `--target` flags that would build
+/// the rest.
+Status checkToolsAvailable(const BuildSession &session);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_BUILD_SESSION_H_

@@ -1,0 +1,56 @@
+//===- workbench/interrupt_forwarder.cpp - Ctrl-C reaches the tools -------===//
+#include "workbench/interrupt_forwarder.h"
+
+#include "toolchains/process.h"
+
+#include <cstring>
+
+#include <pthread.h>
+
+namespace kb::workbench {
+
+InterruptForwarder::InterruptForwarder() {
+  sigemptyset(&signals_);
+  sigaddset(&signals_, SIGINT);
+  sigaddset(&signals_, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals_, &previousMask_);
+  waiter_ = std::thread([this] { wait(); });
+}
+
+InterruptForwarder::~InterruptForwarder() {
+  done_ = true;
+  waiter_.join();
+  pthread_sigmask(SIG_SETMASK, &previousMask_, nullptr);
+}
+
+void InterruptForwarder::wait() {
+  const timespec poll = {0, 10 * 1000 * 1000};
+  std::chrono::steady_clock::time_point first;
+  bool killed = false;
+  while (!done_) {
+    int got = sigtimedwait(&signals_, nullptr, &poll);
+    auto now = std::chrono::steady_clock::now();
+    if (got > 0 && signal_.load() == 0) {
+      signal_ = got;
+      first = now;
+    } else if (got > 0) {
+      killed = true; // A second signal: no more patience.
+    }
+    int received = signal_.load();
+    if (received == 0)
+      continue;
+    if (!killed && now - first >= kGrace)
+      killed = true;
+    toolchains::signalAllProcessGroups(killed ? SIGKILL : received);
+  }
+}
+
+std::string signalName(int signal) {
+  if (signal == SIGINT)
+    return "SIGINT (Ctrl-C)";
+  const char *abbrev = ::sigabbrev_np(signal);
+  return abbrev ? std::string("SIG") + abbrev
+                : "signal " + std::to_string(signal);
+}
+
+} // namespace kb::workbench

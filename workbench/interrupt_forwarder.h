@@ -1,0 +1,58 @@
+//===- workbench/interrupt_forwarder.h - Ctrl-C reaches the tools ---------===//
+//
+// Ctrl-C and SIGTERM while a build runs. Every tool leads its own process
+// group (toolchains/process.h), so the terminal's SIGINT reaches only us:
+// without forwarding, nvcc and cicc would keep running after we exit.
+//
+// SIGINT and SIGTERM are blocked in this thread (and so in the workers
+// started after it; tools get an empty mask from the process runner) and a
+// waiter thread takes them with sigtimedwait. On the first one it sends the
+// same signal to every tool's process group, and keeps re-sending it every
+// few milliseconds until the build is done, so a tool spawned just after
+// the signal (between steps, or before its group was registered) is stopped
+// too; tools still alive after kGrace get SIGKILL, and a second signal
+// sends SIGKILL at once. No async-signal-safety concerns: the waiter is an
+// ordinary thread.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_INTERRUPT_FORWARDER_H_
+#define KB_WORKBENCH_INTERRUPT_FORWARDER_H_
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
+
+namespace kb::workbench {
+
+/// Forwards SIGINT/SIGTERM to every tool from construction to destruction,
+/// which restores the signal mask.
+class InterruptForwarder {
+public:
+  InterruptForwarder();
+  ~InterruptForwarder();
+  InterruptForwarder(const InterruptForwarder &) = delete;
+  InterruptForwarder &operator=(const InterruptForwarder &) = delete;
+
+  /// The signal that interrupted the build; 0 when none did.
+  int signal() const { return signal_.load(); }
+
+private:
+  static constexpr std::chrono::milliseconds kGrace{2000};
+
+  void wait();
+
+  sigset_t signals_;
+  sigset_t previousMask_;
+  std::atomic<bool> done_{false};
+  std::atomic<int> signal_{0};
+  std::thread waiter_;
+};
+
+/// "SIGINT (Ctrl-C)" / "SIGTERM".
+std::string signalName(int signal);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_INTERRUPT_FORWARDER_H_

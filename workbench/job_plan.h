@@ -1,0 +1,30 @@
+//===- workbench/job_plan.h - Which (kernel, target) jobs a build runs ----===//
+#ifndef KB_WORKBENCH_JOB_PLAN_H_
+#define KB_WORKBENCH_JOB_PLAN_H_
+
+#include "workbench/project.h"
+
+#include <vector>
+
+namespace kb::workbench {
+
+/// One unit of `kernel-bench build`: one kernel source for one target.
+/// Points into the Project it was planned from.
+struct PlannedJob {
+  const Kernel *kernel = nullptr;
+  const toolchains::KernelSpec *spec = nullptr;
+  toolchains::Target target;
+};
+
+/// Plans the jobs of a build. Without |requested| every kernel builds for
+/// its targets. With |requested| (the `--target` flags), a kernel that
+/// declares targets builds those of them that are requested, and the other
+/// kernels build every requested target; a requested target no kernel can
+/// build, or a kernel left with no target at all, is an error.
+StatusOr<std::vector<PlannedJob>>
+planJobs(const Project &project,
+         const std::vector<toolchains::Target> &requested);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_JOB_PLAN_H_
