@@ -101,41 +101,44 @@ StatusOr<const toml::array *> tableArray(const TomlFile &file,
   return array;
 }
 
+/// `|key|.|field|` of an [abi] entry: required, one of |valid| as |parse|
+/// reads it. |entry| locates the error when the field is missing.
+template <typename T>
+StatusOr<T>
+readSpelling(const TomlFile &file, const toml::table &table,
+             const toml::node &entry, const std::string &key, const char *field,
+             std::optional<T> (*parse)(std::string_view), const char *valid) {
+  const toml::node *node = table.get(field);
+  if (!node)
+    return file.error(entry, "`" + key + "` is missing `" + field +
+                                 "`: expected one of " + valid);
+  std::optional<T> value;
+  if (node->is_string())
+    value = parse(node->as_string()->get());
+  if (!value)
+    return file.expected(*node, key + "." + field,
+                         std::string("one of ") + valid);
+  return *value;
+}
+
 Status parseBindings(const TomlFile &file, const toml::table &abiTable,
                      KernelAbi &abi) {
   KB_ASSIGN_OR_RETURN(const toml::array *bindings,
                       tableArray(file, abiTable, "bindings"));
   for (size_t i = 0; bindings && i < bindings->size(); ++i) {
-    const toml::table &t = *bindings->get(i)->as_table();
+    const toml::node &entry = *bindings->get(i);
+    const toml::table &t = *entry.as_table();
     std::string key = "bindings[" + std::to_string(i) + "]";
     KB_RETURN_IF_ERROR(file.checkKeys(t, key, kBindingKeys));
     Binding binding;
     KB_ASSIGN_OR_RETURN(auto name, file.string(t, "name"));
     binding.name = name.value_or("");
-    const toml::node *type = t.get("type");
-    if (!type)
-      return file.error(*bindings->get(i),
-                        "`" + key + "` is missing `type`: expected one of " +
-                            validElementTypes());
-    std::optional<ElementType> elementType;
-    if (type->is_string())
-      elementType = parseElementType(type->as_string()->get());
-    if (!elementType)
-      return file.expected(*type, key + ".type",
-                           std::string("one of ") + validElementTypes());
-    binding.elementType = *elementType;
-    const toml::node *access = t.get("access");
-    if (!access)
-      return file.error(*bindings->get(i),
-                        "`" + key + "` is missing `access`: expected one of " +
-                            validAccesses());
-    std::optional<Access> parsedAccess;
-    if (access->is_string())
-      parsedAccess = parseAccess(access->as_string()->get());
-    if (!parsedAccess)
-      return file.expected(*access, key + ".access",
-                           std::string("one of ") + validAccesses());
-    binding.access = *parsedAccess;
+    KB_ASSIGN_OR_RETURN(binding.elementType,
+                        readSpelling(file, t, entry, key, "type",
+                                     &parseElementType, validElementTypes()));
+    KB_ASSIGN_OR_RETURN(binding.access,
+                        readSpelling(file, t, entry, key, "access",
+                                     &parseAccess, validAccesses()));
     abi.bindings.push_back(std::move(binding));
   }
   return okStatus();
@@ -146,24 +149,16 @@ Status parseConstants(const TomlFile &file, const toml::table &abiTable,
   KB_ASSIGN_OR_RETURN(const toml::array *constants,
                       tableArray(file, abiTable, "constants"));
   for (size_t i = 0; constants && i < constants->size(); ++i) {
-    const toml::table &t = *constants->get(i)->as_table();
+    const toml::node &entry = *constants->get(i);
+    const toml::table &t = *entry.as_table();
     std::string key = "constants[" + std::to_string(i) + "]";
     KB_RETURN_IF_ERROR(file.checkKeys(t, key, kConstantKeys));
     Constant constant;
     KB_ASSIGN_OR_RETURN(auto name, file.string(t, "name"));
     constant.name = name.value_or("");
-    const toml::node *type = t.get("type");
-    if (!type)
-      return file.error(*constants->get(i),
-                        "`" + key + "` is missing `type`: expected one of " +
-                            validScalarTypes());
-    std::optional<ScalarType> scalar;
-    if (type->is_string())
-      scalar = parseScalarType(type->as_string()->get());
-    if (!scalar)
-      return file.expected(*type, key + ".type",
-                           std::string("one of ") + validScalarTypes());
-    constant.type = *scalar;
+    KB_ASSIGN_OR_RETURN(constant.type,
+                        readSpelling(file, t, entry, key, "type",
+                                     &parseScalarType, validScalarTypes()));
     abi.constants.push_back(std::move(constant));
   }
   return okStatus();
