@@ -75,6 +75,12 @@ Status Timer::checkSlot(uint32_t slot) const {
   return okStatus();
 }
 
+uint64_t timestampDelta(uint64_t begin, uint64_t end, uint32_t validBits) {
+  uint64_t mask =
+      validBits >= 64 ? ~uint64_t(0) : (uint64_t(1) << validBits) - 1;
+  return ((end & mask) - (begin & mask)) & mask;
+}
+
 std::optional<size_t> Executable::findExport(std::string_view entry) const {
   for (size_t i = 0; i < exports_.size(); ++i)
     if (exports_[i].entry == entry)

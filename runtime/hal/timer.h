@@ -41,6 +41,12 @@ private:
   uint32_t slotCount_;
 };
 
+/// Ticks from |begin| to |end| on a counter of |validBits| meaningful bits
+/// (Vulkan timestampValidBits): both are masked first and the difference is
+/// taken modulo 2^validBits, which is right for any interval shorter than
+/// one wrap of the counter.
+uint64_t timestampDelta(uint64_t begin, uint64_t end, uint32_t validBits);
+
 } // namespace kb::hal
 
 #endif // KB_RUNTIME_HAL_TIMER_H_

@@ -3,8 +3,8 @@
 
 #include "runtime/module/inputs.h"
 
-#include <map>
-#include <memory>
+#include <algorithm>
+#include <chrono>
 #include <set>
 
 namespace kb::module {
@@ -37,20 +37,51 @@ public:
 private:
   std::set<uint32_t> read_, written_;
 };
+
+/// The buffers op |op| reads and writes.
+void accessesOf(const Module &module, const Op &op, std::set<uint32_t> &reads,
+                std::set<uint32_t> &writes) {
+  switch (op.kind) {
+  case Op::Kind::Alloc:
+  case Op::Kind::Barrier:
+    return;
+  case Op::Kind::Fill:
+    writes.insert(op.buffer);
+    return;
+  case Op::Kind::Copy:
+    reads.insert(op.buffer);
+    writes.insert(op.target);
+    return;
+  case Op::Kind::Dispatch: {
+    const KernelAbi &abi =
+        module.executables[op.executable].variants.front().exports
+            [op.exportIndex];
+    for (size_t b = 0; b < op.bindings.size(); ++b) {
+      Access access = abi.bindings[b].access;
+      if (access != Access::WriteOnly)
+        reads.insert(op.bindings[b].buffer);
+      if (access != Access::ReadOnly)
+        writes.insert(op.bindings[b].buffer);
+    }
+    return;
+  }
+  }
+}
 } // namespace
 
-StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
-                                     const Function &function,
-                                     VariantChoice choice) {
+StatusOr<std::unique_ptr<PreparedFunction>>
+PreparedFunction::create(hal::Device &device, const Module &module,
+                         const Function &function, VariantChoice choice) {
   const hal::DeviceProperties &props = device.properties();
   KB_RETURN_IF_ERROR(checkModuleForDevice(module, props, choice));
-  FunctionResult result;
+  std::unique_ptr<PreparedFunction> prepared(
+      new PreparedFunction(device, module, function));
   std::string where = module.sourceName + ": function `" + function.name + "`";
 
   // Executables this function dispatches, loaded once each.
-  std::map<uint32_t, std::shared_ptr<hal::Executable>> executables;
   for (const Op &op : function.ops) {
-    if (op.kind != Op::Kind::Dispatch || executables.count(op.executable))
+    if (op.kind != Op::Kind::Dispatch ||
+        prepared->executables_.count(op.executable))
       continue;
     const Executable &exe = module.executables[op.executable];
     KB_ASSIGN_OR_RETURN(const Variant *variant,
@@ -61,104 +92,217 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
     spec.target = variant->target;
     spec.data = variant->data;
     spec.exports = variant->exports;
-    KB_ASSIGN_OR_RETURN(executables[op.executable],
-                        device.createExecutable(spec));
-    result.variantsUsed.push_back(
-        "`" + exe.name + "`: " + toString(variant->role) + " " +
-        hal::toString(variant->format) + " " + variant->target);
+    auto start = std::chrono::steady_clock::now();
+    KB_ASSIGN_OR_RETURN(auto loaded, device.createExecutable(spec));
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    prepared->executables_[op.executable] = loaded;
+    prepared->variants_.push_back({op.executable, variant, loaded, ms});
   }
 
-  std::vector<std::shared_ptr<hal::Buffer>> buffers(function.buffers.size());
-  KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
-  Hazards hazards;
+  prepared->buffers_.resize(function.buffers.size());
   for (size_t i = 0; i < function.ops.size(); ++i) {
     const Op &op = function.ops[i];
-    std::string label = "`" + function.name + "` op " + std::to_string(i);
+    if (op.kind != Op::Kind::Alloc || prepared->buffers_[op.buffer])
+      continue;
+    const BufferDecl &decl = function.buffers[op.buffer];
+    auto buffer =
+        device.allocateBuffer(decl.byteSize(), hal::MemoryType::DeviceLocal);
+    if (!buffer.ok())
+      return buffer.status().withContext(where + " op " + std::to_string(i));
+    prepared->buffers_[op.buffer] = std::move(*buffer);
+  }
+  KB_RETURN_IF_ERROR(prepared->initialize());
+  return prepared;
+}
+
+std::vector<uint8_t> PreparedFunction::initialContents(uint32_t index,
+                                                       uint64_t seedOffset,
+                                                       bool zeroInputs) const {
+  BufferDecl decl = function_.buffers[index];
+  if (zeroInputs)
+    decl.init.distribution = Distribution::Zero;
+  decl.init.seed += seedOffset;
+  return generateContents(decl);
+}
+
+Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
+                                    const std::vector<uint32_t> &poison,
+                                    uint32_t poisonPattern) {
+  for (uint32_t i = 0; i < buffers_.size(); ++i) {
+    if (!buffers_[i])
+      continue;
+    std::vector<uint8_t> contents;
+    if (std::find(poison.begin(), poison.end(), i) != poison.end()) {
+      contents.resize(buffers_[i]->size());
+      for (size_t b = 0; b < contents.size(); ++b)
+        contents[b] = uint8_t(poisonPattern >> (8 * (b % 4)));
+    } else {
+      contents = initialContents(i, seedOffset, zeroInputs);
+    }
+    KB_RETURN_IF_ERROR(
+        buffers_[i]
+            ->upload(0, contents.data(), contents.size())
+            .withContext(module_.sourceName + ": function `" +
+                         function_.name + "` buffer " + std::to_string(i)));
+  }
+  return okStatus();
+}
+
+Status PreparedFunction::record(hal::CommandBuffer &commands,
+                                FunctionResult *result) const {
+  std::string where =
+      module_.sourceName + ": function `" + function_.name + "`";
+  Hazards hazards;
+  for (size_t i = 0; i < function_.ops.size(); ++i) {
+    const Op &op = function_.ops[i];
+    if (op.kind == Op::Kind::Alloc)
+      continue;
+    if (op.kind == Op::Kind::Barrier) {
+      KB_RETURN_IF_ERROR(commands.barrier());
+      hazards.clear();
+      if (result)
+        ++result->barrierCount;
+      continue;
+    }
     std::set<uint32_t> reads, writes;
-    switch (op.kind) {
-    case Op::Kind::Alloc: {
-      const BufferDecl &decl = function.buffers[op.buffer];
-      KB_ASSIGN_OR_RETURN(
-          buffers[op.buffer],
-          device.allocateBuffer(decl.byteSize(), hal::MemoryType::DeviceLocal));
-      std::vector<uint8_t> contents = generateContents(decl);
-      KB_RETURN_IF_ERROR(buffers[op.buffer]
-                             ->upload(0, contents.data(), contents.size())
-                             .withContext(where + " op " + std::to_string(i)));
-      continue;
-    }
-    case Op::Kind::Barrier:
-      KB_RETURN_IF_ERROR(commands->barrier());
-      hazards.clear();
-      ++result.barrierCount;
-      continue;
-    case Op::Kind::Fill:
-      writes.insert(op.buffer);
-      break;
-    case Op::Kind::Copy:
-      reads.insert(op.buffer);
-      writes.insert(op.target);
-      break;
-    case Op::Kind::Dispatch: {
-      const KernelAbi &abi = module.executables[op.executable]
-                                 .variants.front()
-                                 .exports[op.exportIndex];
-      for (size_t b = 0; b < op.bindings.size(); ++b) {
-        Access access = abi.bindings[b].access;
-        if (access != Access::WriteOnly)
-          reads.insert(op.bindings[b].buffer);
-        if (access != Access::ReadOnly)
-          writes.insert(op.bindings[b].buffer);
-      }
-      break;
-    }
-    }
+    accessesOf(module_, op, reads, writes);
+    for (uint32_t b : reads)
+      if (!buffers_[b])
+        return failedPrecondition(where + " op " + std::to_string(i) +
+                                  " uses buffer " + std::to_string(b) +
+                                  " before any alloc op");
     if (hazards.needsBarrier(reads, writes)) {
-      KB_RETURN_IF_ERROR(commands->barrier());
+      KB_RETURN_IF_ERROR(commands.barrier());
       hazards.clear();
-      ++result.barrierCount;
+      if (result)
+        ++result->barrierCount;
     }
     hazards.record(reads, writes);
 
     Status status;
     if (op.kind == Op::Kind::Fill) {
-      status = commands->fillBuffer(*buffers[op.buffer], op.offset, op.length,
-                                    op.pattern);
+      status = commands.fillBuffer(*buffers_[op.buffer], op.offset, op.length,
+                                   op.pattern);
     } else if (op.kind == Op::Kind::Copy) {
       status =
-          commands->copyBuffer(*buffers[op.buffer], op.offset,
-                               *buffers[op.target], op.targetOffset, op.length);
+          commands.copyBuffer(*buffers_[op.buffer], op.offset,
+                              *buffers_[op.target], op.targetOffset, op.length);
     } else {
       hal::DispatchParams params;
-      params.executable = executables[op.executable].get();
+      params.executable = executables_.at(op.executable).get();
       params.exportIndex = op.exportIndex;
       params.workgroupCount = op.workgroupCount;
       params.constants = op.constants;
-      params.label = label + " (`" + module.executables[op.executable].name +
+      params.label = "`" + function_.name + "` op " + std::to_string(i) +
+                     " (`" + module_.executables[op.executable].name +
                      "` export " + std::to_string(op.exportIndex) + ")";
       for (const BindingRef &ref : op.bindings)
         params.bindings.push_back(
-            {buffers[ref.buffer].get(), ref.offset, ref.length});
-      status = commands->dispatch(params);
-      ++result.dispatchCount;
+            {buffers_[ref.buffer].get(), ref.offset, ref.length});
+      status = commands.dispatch(params);
+      if (result)
+        ++result->dispatchCount;
     }
     if (!status.ok())
       return status.withContext(where + " op " + std::to_string(i) + " (" +
                                 toString(op.kind) + ")");
   }
-  KB_RETURN_IF_ERROR(commands->submitAndWait().withContext(where));
+  return okStatus();
+}
 
-  for (const Output &out : function.outputs) {
-    const BufferDecl &decl = function.buffers[out.buffer];
+StatusOr<std::vector<uint8_t>>
+PreparedFunction::readBuffer(uint32_t index) const {
+  std::vector<uint8_t> bytes(function_.buffers[index].byteSize());
+  KB_RETURN_IF_ERROR(buffers_[index]->download(0, bytes.data(), bytes.size()));
+  return bytes;
+}
+
+StatusOr<std::vector<OutputData>> PreparedFunction::readOutputs() const {
+  std::vector<OutputData> outputs;
+  for (const Output &out : function_.outputs) {
+    const BufferDecl &decl = function_.buffers[out.buffer];
     OutputData data;
     data.buffer = out.buffer;
     data.name = decl.name;
     data.elementType = decl.elementType;
-    data.bytes.resize(decl.byteSize());
-    KB_RETURN_IF_ERROR(
-        buffers[out.buffer]->download(0, data.bytes.data(), data.bytes.size()));
-    result.outputs.push_back(std::move(data));
+    KB_ASSIGN_OR_RETURN(data.bytes, readBuffer(out.buffer));
+    outputs.push_back(std::move(data));
   }
+  return outputs;
+}
+
+std::vector<uint32_t> PreparedFunction::readOnlyBuffers() const {
+  std::set<uint32_t> reads, writes;
+  for (const Op &op : function_.ops)
+    accessesOf(module_, op, reads, writes);
+  std::vector<uint32_t> result;
+  for (uint32_t b : reads)
+    if (!writes.count(b))
+      result.push_back(b);
+  return result;
+}
+
+std::vector<uint32_t> PreparedFunction::writeOnlyBuffers() const {
+  std::set<uint32_t> reads, writes;
+  for (const Op &op : function_.ops)
+    accessesOf(module_, op, reads, writes);
+  std::vector<uint32_t> result;
+  for (uint32_t b : writes)
+    if (!reads.count(b))
+      result.push_back(b);
+  return result;
+}
+
+uint64_t PreparedFunction::bytesMoved() const {
+  uint64_t total = 0;
+  for (const Op &op : function_.ops) {
+    if (op.kind == Op::Kind::Copy) {
+      total += 2 * op.length;
+      continue;
+    }
+    if (op.kind != Op::Kind::Dispatch)
+      continue;
+    const KernelAbi &abi =
+        module_.executables[op.executable].variants.front().exports
+            [op.exportIndex];
+    for (size_t b = 0; b < op.bindings.size(); ++b) {
+      const BindingRef &ref = op.bindings[b];
+      uint64_t size = function_.buffers[ref.buffer].byteSize();
+      uint64_t length = ref.length ? ref.length : size - ref.offset;
+      Access access = abi.bindings[b].access;
+      if (access != Access::WriteOnly)
+        total += length;
+      if (access != Access::ReadOnly)
+        total += length;
+    }
+  }
+  return total;
+}
+
+std::vector<std::string> PreparedFunction::describeVariants() const {
+  std::vector<std::string> lines;
+  for (const LoadedVariant &v : variants_)
+    lines.push_back("`" + module_.executables[v.executable].name +
+                    "`: " + toString(v.variant->role) + " " +
+                    hal::toString(v.variant->format) + " " +
+                    v.variant->target);
+  return lines;
+}
+
+StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
+                                     const Function &function,
+                                     VariantChoice choice) {
+  KB_ASSIGN_OR_RETURN(auto prepared, PreparedFunction::create(
+                                         device, module, function, choice));
+  FunctionResult result;
+  result.variantsUsed = prepared->describeVariants();
+  KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
+  KB_RETURN_IF_ERROR(prepared->record(*commands, &result));
+  KB_RETURN_IF_ERROR(commands->submitAndWait().withContext(
+      module.sourceName + ": function `" + function.name + "`"));
+  KB_ASSIGN_OR_RETURN(result.outputs, prepared->readOutputs());
   return result;
 }
 

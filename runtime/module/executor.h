@@ -8,6 +8,12 @@
 // barrier wrote (or writes one it read) — submits, and reads back the
 // outputs.
 //
+// runFunction does all of that once. The measurement engine (runtime/bench)
+// needs the steps apart — load and allocate once, then record the function's
+// commands into many command buffers (one per timing sample), re-initialise
+// the inputs between correctness runs — so they are exposed as a
+// PreparedFunction, and runFunction is built from it.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_MODULE_EXECUTOR_H_
 #define KB_RUNTIME_MODULE_EXECUTOR_H_
@@ -15,6 +21,10 @@
 #include "runtime/hal/device.h"
 #include "runtime/module/module.h"
 
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +43,70 @@ struct FunctionResult {
   std::vector<std::string> variantsUsed;
   size_t dispatchCount = 0;
   size_t barrierCount = 0;
+};
+
+/// One executable as a prepared function loaded it.
+struct LoadedVariant {
+  uint32_t executable = 0; // index into Module::executables
+  const Variant *variant = nullptr;
+  std::shared_ptr<hal::Executable> loaded;
+  double loadMs = 0; // Device::createExecutable wall time (driver JIT)
+};
+
+/// A function whose executables are loaded and whose buffers are allocated.
+/// Must not outlive |device| or |module|.
+class PreparedFunction {
+public:
+  /// Checks the module for the device, loads the executables |function|
+  /// dispatches and allocates its buffers, holding their initial contents.
+  static StatusOr<std::unique_ptr<PreparedFunction>>
+  create(hal::Device &device, const Module &module, const Function &function,
+         VariantChoice choice);
+
+  /// Re-uploads every buffer's initial contents; each InitSpec seed is
+  /// offset by |seedOffset| (0 = the module's own inputs); |zeroInputs|
+  /// makes every buffer zero instead. Buffers in |poison| are filled with
+  /// |poisonPattern| bytes instead of their initial contents.
+  Status initialize(uint64_t seedOffset = 0, bool zeroInputs = false,
+                    const std::vector<uint32_t> &poison = {},
+                    uint32_t poisonPattern = 0);
+  /// Records the function's ops (barriers where hazards need them) into
+  /// |commands|; adds the counts to |result| when given.
+  Status record(hal::CommandBuffer &commands,
+                FunctionResult *result = nullptr) const;
+  /// Reads back the function's outputs.
+  StatusOr<std::vector<OutputData>> readOutputs() const;
+  /// Reads back buffer |index| whole.
+  StatusOr<std::vector<uint8_t>> readBuffer(uint32_t index) const;
+  /// The initial contents of buffer |index| for |seedOffset| / |zeroInputs|.
+  std::vector<uint8_t> initialContents(uint32_t index, uint64_t seedOffset = 0,
+                                       bool zeroInputs = false) const;
+
+  /// Buffers the function's ops only read (a kernel that changes one is
+  /// caught by a checksum), and buffers its ops only write (safe to poison
+  /// before a run).
+  std::vector<uint32_t> readOnlyBuffers() const;
+  std::vector<uint32_t> writeOnlyBuffers() const;
+  /// Bytes the function's dispatches move: each binding's range once per
+  /// read and once per write (a read-write binding counts twice).
+  uint64_t bytesMoved() const;
+
+  const std::vector<LoadedVariant> &variants() const { return variants_; }
+  std::vector<std::string> describeVariants() const;
+  const Function &function() const { return function_; }
+  const Module &module() const { return module_; }
+
+private:
+  PreparedFunction(hal::Device &device, const Module &module,
+                   const Function &function)
+      : device_(device), module_(module), function_(function) {}
+
+  hal::Device &device_;
+  const Module &module_;
+  const Function &function_;
+  std::vector<LoadedVariant> variants_;
+  std::map<uint32_t, std::shared_ptr<hal::Executable>> executables_;
+  std::vector<std::shared_ptr<hal::Buffer>> buffers_;
 };
 
 StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,

@@ -196,11 +196,8 @@ StatusOr<uint64_t> VulkanTimer::read(uint32_t slot) {
 StatusOr<double> VulkanTimer::elapsedNs(uint32_t begin, uint32_t end) {
   KB_ASSIGN_OR_RETURN(uint64_t t0, read(begin));
   KB_ASSIGN_OR_RETURN(uint64_t t1, read(end));
-  uint32_t bits = device_.properties().timestampValidBits;
-  uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-  // The counter wraps at 2^validBits; a difference taken modulo that is
-  // right for any interval shorter than one wrap.
-  uint64_t ticks = (t1 - t0) & mask;
+  uint64_t ticks =
+      timestampDelta(t0, t1, device_.properties().timestampValidBits);
   return static_cast<double>(ticks) * device_.properties().timestampPeriodNs;
 }
 

@@ -1,0 +1,218 @@
+//===- runtime/bench/bench_engine_test.cpp - Engine rules without a GPU ---===//
+//
+// What the measurement engine decides on numbers alone: summaries, the
+// stopping rule (noise target, plateau, quick settings, timeout), L2 flush
+// sizing, timestamp wrap-around. Runs everywhere.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/bench/cache_flush.h"
+#include "runtime/bench/clock_stamp.h"
+#include "runtime/bench/measure.h"
+#include "runtime/bench/statistics.h"
+#include "runtime/bench/stopping_rule.h"
+#include "runtime/hal/timer.h"
+#include "toolchains/process.h"
+#include "toolchains/toolchains.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace kb::bench {
+namespace {
+
+TEST(StatisticsTest, NearestRankQuartilesAndUnbiasedStdev) {
+  Summary s = summarize({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_EQ(s.median, 3);
+  EXPECT_EQ(s.q1, 2);
+  EXPECT_EQ(s.q3, 4);
+  EXPECT_EQ(s.iqr, 2);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_NEAR(s.stdev, std::sqrt(2.5), 1e-12);
+  EXPECT_NEAR(s.relStdev, std::sqrt(2.5) / 3, 1e-12);
+  // Quartiles are measured values, never interpolated.
+  Summary even = summarize({10, 20, 30, 40});
+  EXPECT_EQ(even.median, 30); // round(0.5 * 3) = 2
+  EXPECT_EQ(summarize({}).count, 0u);
+  EXPECT_EQ(summarize({7}).stdev, 0);
+}
+
+TEST(StatisticsTest, OnlineVarianceIsStableForNearlyEqualValues) {
+  OnlineVariance v;
+  for (int i = 0; i < 1000; ++i)
+    v.add(1e9 + (i % 2));
+  EXPECT_NEAR(v.mean(), 1e9 + 0.5, 1e-3);
+  EXPECT_NEAR(v.variance(), 0.25 * 1000 / 999, 1e-6);
+}
+
+TEST(StoppingRuleTest, StopsOnNoiseOnlyAfterMinSamplesAndMinTime) {
+  StoppingSettings settings;
+  settings.minSamples = 10;
+  settings.minTimeS = 1e-3; // 1 ms of GPU time
+  settings.maxNoise = 0.005;
+  StoppingRule rule(settings);
+  int n = 0;
+  // 100 us samples with 0.1 % jitter: noise is met at once, but 10 samples
+  // and 1 ms are required first.
+  while (!rule.add(100e3 * (1 + 0.001 * (n % 2))))
+    ++n;
+  EXPECT_EQ(rule.reason(), StopReason::NoiseTarget);
+  EXPECT_EQ(rule.count(), 11u); // 10 x 100 us is not > 1 ms; 11 is
+  EXPECT_TRUE(rule.noiseMet());
+}
+
+TEST(StoppingRuleTest, NoisyButStableNoiseStopsOnThePlateau) {
+  StoppingSettings settings;
+  settings.minTimeS = 0;
+  StoppingRule rule(settings);
+  // 10 % alternating noise never meets 0.5 %; its estimate converges, so the
+  // plateau rule stops it (checked every 16 samples after 64 noise values).
+  size_t n = 0;
+  while (!rule.add(n % 2 ? 110.0 : 90.0) && n < 10000)
+    ++n;
+  EXPECT_EQ(rule.reason(), StopReason::NoisePlateau);
+  EXPECT_LT(rule.count(), 200u);
+  EXPECT_EQ(rule.count() % 16, 0u);
+  EXPECT_FALSE(rule.noiseMet());
+}
+
+TEST(StoppingRuleTest, QuickSettingsStopAtTenSamplesWithoutTheNoiseTarget) {
+  StoppingSettings quick = quickStoppingSettings();
+  EXPECT_EQ(quick.minSamples, 10u);
+  EXPECT_EQ(quick.timeoutS, 1);
+  EXPECT_FALSE(quick.noiseRequired);
+  StoppingRule rule(quick);
+  for (int i = 0; i < 9; ++i)
+    EXPECT_FALSE(rule.add(i % 2 ? 1e6 : 2e6));
+  EXPECT_TRUE(rule.add(1e6));
+  EXPECT_EQ(rule.reason(), StopReason::MinimumSamples);
+  EXPECT_GT(rule.noise(), 0.005); // reported, not required
+}
+
+TEST(StoppingRuleTest, TimeoutEndsSamplingWhateverTheNoise) {
+  StoppingSettings settings;
+  settings.timeoutS = 2;
+  StoppingRule rule(settings);
+  EXPECT_FALSE(rule.add(1));
+  EXPECT_FALSE(rule.checkTimeout(1.9));
+  EXPECT_TRUE(rule.checkTimeout(2.1));
+  EXPECT_EQ(rule.reason(), StopReason::Timeout);
+  EXPECT_TRUE(std::isinf(rule.noise())); // fewer than 5 samples
+}
+
+TEST(CacheFlushTest, SizeComesFromFlagDriverTableHostThenDefault) {
+  hal::DeviceProperties gpu;
+  gpu.name = "NVIDIA H200";
+  gpu.type = hal::DeviceType::DiscreteGpu;
+  EXPECT_EQ(selectL2Size(gpu, uint64_t(8) << 20, 0).source, "flag");
+  EXPECT_EQ(selectL2Size(gpu, std::nullopt, 0).bytes, uint64_t(60) << 20);
+  EXPECT_EQ(selectL2Size(gpu, std::nullopt, 0).source, "table");
+  gpu.l2CacheBytes = 62914560; // CUDA's attribute wins over the table
+  EXPECT_EQ(selectL2Size(gpu, std::nullopt, 0).source, "driver");
+  EXPECT_EQ(selectL2Size(gpu, std::nullopt, 0).flushBytes(), 2 * 62914560ull);
+
+  hal::DeviceProperties cpu;
+  cpu.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  cpu.type = hal::DeviceType::Cpu;
+  EXPECT_EQ(selectL2Size(cpu, std::nullopt, 32 << 20).source, "host-llc");
+  EXPECT_EQ(selectL2Size(cpu, std::nullopt, 0).source, "default");
+  EXPECT_EQ(selectL2Size(cpu, std::nullopt, 0).bytes, kDefaultL2Bytes);
+
+  hal::DeviceProperties unknown;
+  unknown.name = "Some New GPU";
+  EXPECT_EQ(selectL2Size(unknown, std::nullopt, 32 << 20).source, "default");
+}
+
+TEST(CacheFlushTest, ParsesSysfsCacheSizes) {
+  EXPECT_EQ(parseCacheSize("32768K"), 32768ull << 10);
+  EXPECT_EQ(parseCacheSize("8M\n"), 8ull << 20);
+  EXPECT_EQ(parseCacheSize("1024"), 1024u);
+  EXPECT_EQ(parseCacheSize("K"), 0u);
+  EXPECT_EQ(parseCacheSize("12Q"), 0u);
+}
+
+TEST(TimestampTest, DeltaIsMaskedAndSurvivesWrapAround) {
+  // 36 valid bits: the counter wraps at 2^36.
+  uint64_t wrap = uint64_t(1) << 36;
+  EXPECT_EQ(hal::timestampDelta(100, 250, 36), 150u);
+  EXPECT_EQ(hal::timestampDelta(wrap - 10, 5, 36), 15u);
+  // Garbage above the valid bits is ignored.
+  EXPECT_EQ(hal::timestampDelta((uint64_t(7) << 40) | 100, 250, 36), 150u);
+  EXPECT_EQ(hal::timestampDelta(5, 3, 64), ~uint64_t(0) - 1);
+}
+
+TEST(MeasureTest, ModeSummaryReportsNoiseAgainstTheTarget) {
+  ModeResult r;
+  for (double v : {100.0, 100.1, 99.9, 100.0})
+    r.samples.push_back({v, v * 2, std::nullopt});
+  finishModeResult(r, 0.005);
+  EXPECT_EQ(r.gpu.count, 4u);
+  EXPECT_DOUBLE_EQ(r.host.median, 200);
+  EXPECT_TRUE(r.noiseMet);
+  finishModeResult(r, 1e-6);
+  EXPECT_FALSE(r.noiseMet);
+}
+
+TEST(ClockStampTest, ClockFromStampsIsCyclesPerSecond) {
+  // 1.98e6 cycles over 1 ms: 1.98 GHz.
+  auto hz = clockFromStamps(1000000, 5000, 2000000, 5000 + 1980000);
+  ASSERT_TRUE(hz);
+  EXPECT_NEAR(*hz, 1.98e9, 1);
+  EXPECT_FALSE(clockFromStamps(10, 0, 10, 5)); // the timer did not move
+  EXPECT_FALSE(clockFromStamps(10, 9, 20, 5)); // cycles went backwards
+}
+
+TEST(ClockStampTest, ThrottledSamplesAreDiscardedWithGrowingRecovery) {
+  ThrottleRule rule(1.98e9);
+  EXPECT_TRUE(rule.accept(1.98e9));
+  EXPECT_TRUE(rule.accept(0.75 * 1.98e9)); // exactly at the threshold
+  EXPECT_FALSE(rule.accept(0.5 * 1.98e9));
+  EXPECT_DOUBLE_EQ(rule.recoveryDelayS(), 0.05);
+  EXPECT_FALSE(rule.accept(0.5 * 1.98e9));
+  EXPECT_DOUBLE_EQ(rule.recoveryDelayS(), 0.05);
+  EXPECT_FALSE(rule.accept(0.5 * 1.98e9)); // third in a row: 1.5x
+  EXPECT_DOUBLE_EQ(rule.recoveryDelayS(), 0.075);
+  for (int i = 0; i < 20; ++i)
+    rule.accept(1e6);
+  EXPECT_DOUBLE_EQ(rule.recoveryDelayS(), 0.5); // capped
+  EXPECT_TRUE(rule.accept(2e9));                // recovered: reset
+  EXPECT_DOUBLE_EQ(rule.recoveryDelayS(), 0.05);
+  EXPECT_EQ(rule.consecutiveDiscards(), 0u);
+  // No default clock known: every sample counts.
+  ThrottleRule unknown(0);
+  EXPECT_TRUE(unknown.accept(1));
+}
+
+TEST(ClockStampTest, EmbeddedPtxMatchesItsAbiAndAssembles) {
+  std::string_view ptx = clockStampPtx();
+  EXPECT_NE(ptx.find(".visible .entry kb_clock_stamp("), std::string::npos);
+  EXPECT_NE(ptx.find("%globaltimer"), std::string::npos);
+  EXPECT_EQ(clockStampAbi().entry, "kb_clock_stamp");
+  // The real assembler, where the CUDA toolkit is installed (GPU hosts have
+  // none: they run the embedded PTX through the driver's JIT).
+  toolchains::Toolchains tools;
+  auto ptxas = tools.find("ptxas");
+  if (!ptxas.ok())
+    GTEST_SKIP() << "ptxas not found: " << ptxas.status().message();
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("kb_clock_stamp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "clock_stamp.ptx") << ptx; }
+  toolchains::ProcessOptions run;
+  run.argv = {ptxas->path.string(), "-arch=sm_90",
+              (dir / "clock_stamp.ptx").string(), "-o",
+              (dir / "clock_stamp.cubin").string()};
+  auto result = toolchains::runProcess(run);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_TRUE(result->succeeded()) << result->stderrText;
+}
+
+} // namespace
+} // namespace kb::bench

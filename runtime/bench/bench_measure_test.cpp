@@ -1,0 +1,134 @@
+//===- runtime/bench/bench_measure_test.cpp - Engine on a real device -----===//
+//
+// The sampling loop and the correctness checks on the first Vulkan device
+// (lavapipe here, a GPU elsewhere), with the sample program of
+// runtime/testing (GLSL through glslc). Skips when either is missing.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/bench/correctness.h"
+#include "runtime/bench/measure.h"
+
+#include "runtime/hal/drivers/registration.h"
+#include "runtime/testing/sample_modules.h"
+
+#include <gtest/gtest.h>
+
+namespace kb::bench {
+namespace {
+
+struct Fixture {
+  hal::SelectedDevice selected;
+  module::Module module;
+};
+
+/// Skips the test (returns null) when there is no Vulkan device or glslc.
+std::unique_ptr<Fixture> setUp(bool wrongCandidate, std::string &skip) {
+  auto fixture = std::make_unique<Fixture>();
+  testing::SampleOptions options;
+  options.wrongCandidate = wrongCandidate;
+  auto module = testing::makeSampleProgram(options);
+  if (!module.ok()) {
+    skip = module.status().message();
+    return nullptr;
+  }
+  fixture->module = std::move(*module);
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");
+  if (!selected.ok()) {
+    skip = selected.status().message();
+    return nullptr;
+  }
+  fixture->selected = std::move(*selected);
+  return fixture;
+}
+
+#define SET_UP(wrong)                                                          \
+  std::string skip;                                                            \
+  auto f = setUp(wrong, skip);                                                 \
+  if (!f)                                                                      \
+  GTEST_SKIP() << skip
+
+TEST(BenchMeasureTest, CorrectCandidatePassesEveryInputSet) {
+  SET_UP(false);
+  hal::Device &device = *f->selected.device;
+  const module::Function &main = f->module.functions[0];
+  auto cand = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::PreferCandidate);
+  auto ref = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(cand.ok()) << cand.status().message();
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  auto result = checkBeforeTiming(device, **cand, ref->get(), {});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->verdict, Verdict::Correct) << result->reason;
+  EXPECT_EQ(result->seedOffsets.size(), 3u);
+  auto after = checkAfterTiming(device, **cand, *result, {});
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->verdict, Verdict::Correct);
+
+  auto alone = checkBeforeTiming(device, **cand, nullptr, {});
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->verdict, Verdict::NoReference);
+}
+
+TEST(BenchMeasureTest, WrongCandidateIsIncorrectAtItsFirstBadIndex) {
+  SET_UP(true);
+  hal::Device &device = *f->selected.device;
+  const module::Function &main = f->module.functions[0];
+  auto cand = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::PreferCandidate);
+  auto ref = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(cand.ok() && ref.ok());
+  auto result = checkBeforeTiming(device, **cand, ref->get(), {});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->verdict, Verdict::Incorrect);
+  ASSERT_FALSE(result->mismatches.empty());
+  EXPECT_EQ(result->mismatches[0].first.at(0).index, testing::kWrongIndex);
+  EXPECT_NE(result->reason.find("index 37"), std::string::npos)
+      << result->reason;
+}
+
+TEST(BenchMeasureTest, ColdAndHotSamplesInterleaved) {
+  SET_UP(false);
+  hal::Device &device = *f->selected.device;
+  const module::Function &main = f->module.functions[0];
+  auto cand = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::PreferCandidate);
+  auto ref = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(cand.ok() && ref.ok());
+  MeasureSettings settings;
+  settings.stopping = quickStoppingSettings();
+  settings.l2 = {1 << 20, "flag"};
+  settings.hotMinSampleNs = 2e5;
+  auto engine = Engine::create(device, settings);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  std::vector<Subject> subjects = {
+      {"candidate", [&](hal::CommandBuffer &c) { return (*cand)->record(c); }},
+      {"reference", [&](hal::CommandBuffer &c) { return (*ref)->record(c); }}};
+  size_t progressCalls = 0;
+  for (TimingMode mode : {TimingMode::Cold, TimingMode::Hot}) {
+    auto results = (*engine)->measureInterleaved(
+        subjects, mode, [&](size_t, const StoppingRule &) { ++progressCalls; });
+    ASSERT_TRUE(results.ok()) << results.status().message();
+    ASSERT_EQ(results->size(), 2u);
+    for (const ModeResult &r : *results) {
+      EXPECT_EQ(r.mode, mode);
+      EXPECT_GE(r.gpu.count, 10u);
+      EXPECT_GT(r.gpu.median, 0);
+      EXPECT_GE(r.host.median, r.gpu.median * 0.5);
+      EXPECT_NE(r.stop, StopReason::NotStopped);
+      if (mode == TimingMode::Cold)
+        EXPECT_EQ(r.dispatchesPerSample, 1u);
+    }
+  }
+  EXPECT_GE(progressCalls, 40u);
+
+  auto interrupted = (*engine)->measureInterleaved(
+      subjects, TimingMode::Cold, {}, [] { return true; });
+  ASSERT_TRUE(interrupted.ok());
+  EXPECT_EQ((*interrupted)[0].stop, StopReason::Interrupted);
+}
+
+} // namespace
+} // namespace kb::bench

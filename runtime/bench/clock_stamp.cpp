@@ -1,0 +1,35 @@
+//===- runtime/bench/clock_stamp.cpp - SM clock per sample ----------------===//
+#include "runtime/bench/clock_stamp.h"
+
+#include <algorithm>
+
+namespace kb::bench {
+
+KernelAbi clockStampAbi() {
+  KernelAbi abi;
+  abi.entry = "kb_clock_stamp";
+  abi.bindings = {{"out", ElementType::U64, Access::WriteOnly}};
+  abi.constants = {{"slot", ScalarType::U32}};
+  abi.workgroupSize = {1, 1, 1};
+  return abi;
+}
+
+std::optional<double> clockFromStamps(uint64_t beginNs, uint64_t beginCycles,
+                                      uint64_t endNs, uint64_t endCycles) {
+  if (endNs <= beginNs || endCycles < beginCycles)
+    return std::nullopt;
+  return double(endCycles - beginCycles) / (double(endNs - beginNs) * 1e-9);
+}
+
+bool ThrottleRule::accept(double clockHz) {
+  if (defaultClockHz_ <= 0 || clockHz >= threshold_ * defaultClockHz_) {
+    consecutive_ = 0;
+    delayS_ = 0.05;
+    return true;
+  }
+  if (++consecutive_ > 2)
+    delayS_ = std::min(1.5 * delayS_, 0.5);
+  return false;
+}
+
+} // namespace kb::bench

@@ -1,0 +1,79 @@
+//===- runtime/bench/correctness.h - Correctness before and after timing --===//
+//
+// A benchmark's candidate is compared with its reference before it is
+// timed, from several seeded inputs (the module's own seeds, then the same
+// InitSpecs with seeds offset by 1, 2, ...) plus all-zero inputs; outputs
+// only ever written are poisoned with NaN bits before every run, so a
+// kernel that leaves elements unwritten cannot pass on stale data; the
+// buffers the function only reads are checksummed after the candidate runs
+// (a kernel that writes its inputs is wrong even when its outputs match).
+// The comparison is runtime/module/compare.h with the module's per-output
+// tolerances. After timing, the candidate runs once more from the first
+// inputs and is compared again (a kernel must not go wrong under repetition).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_BENCH_CORRECTNESS_H_
+#define KB_RUNTIME_BENCH_CORRECTNESS_H_
+
+#include "runtime/module/compare.h"
+#include "runtime/module/executor.h"
+
+#include <string>
+#include <vector>
+
+namespace kb::bench {
+
+/// NaN in every 32-bit lane (and in both halves for 16-bit floats).
+constexpr uint32_t kPoisonPattern = 0x7fc07fc0;
+
+struct CorrectnessSettings {
+  uint32_t seeds = 3;      // input sets from seeds (>= 1)
+  bool zeroInputs = true;  // one more run with every input zero
+  size_t maxMismatches = 8;
+};
+
+enum class Verdict { Correct, Incorrect, NoReference, NotChecked };
+const char *toString(Verdict verdict);
+
+struct OutputMismatch {
+  std::string inputs; // "seed +0", "seed +1", "zeros", "after timing"
+  std::string output;
+  ElementType elementType = ElementType::F32;
+  module::Tolerance tolerance;
+  uint64_t mismatchCount = 0;
+  std::vector<module::Mismatch> first;
+};
+
+struct CorrectnessResult {
+  Verdict verdict = Verdict::NotChecked;
+  /// Why Incorrect, or what NoReference means; one line.
+  std::string reason;
+  std::vector<uint64_t> seedOffsets; // the seeded input sets run
+  bool zeroInputs = false;
+  std::vector<OutputMismatch> mismatches; // first failing case only
+  std::vector<std::string> inputsWritten; // read-only buffers that changed
+  /// The reference's outputs for seed offset 0 (kept for the after-timing
+  /// recheck; empty without a reference).
+  std::vector<module::OutputData> referenceOutputs;
+};
+
+/// Runs |prepared| once: records its ops, submits, waits.
+Status runOnce(hal::Device &device, const module::PreparedFunction &prepared);
+
+/// Candidate against |reference| (null: no reference; the candidate still
+/// runs for every input set and its inputs are checksummed).
+StatusOr<CorrectnessResult>
+checkBeforeTiming(hal::Device &device, module::PreparedFunction &candidate,
+                  module::PreparedFunction *reference,
+                  const CorrectnessSettings &settings);
+
+/// Candidate from seed offset 0 again, against |before|'s reference
+/// outputs; Incorrect with the mismatches when they differ now.
+StatusOr<CorrectnessResult>
+checkAfterTiming(hal::Device &device, module::PreparedFunction &candidate,
+                 const CorrectnessResult &before,
+                 const CorrectnessSettings &settings);
+
+} // namespace kb::bench
+
+#endif // KB_RUNTIME_BENCH_CORRECTNESS_H_

@@ -1,0 +1,223 @@
+//===- runtime/bench/measure.cpp - The sampling loop (one protocol) -------===//
+#include "runtime/bench/measure.h"
+
+#include "runtime/bench/clock_stamp.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace kb::bench {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Submits |commands| and returns (device ns between slots 0 and 1, host ns).
+StatusOr<std::pair<double, double>> submitTimed(hal::CommandBuffer &commands,
+                                                hal::Timer &timer) {
+  auto start = Clock::now();
+  KB_RETURN_IF_ERROR(commands.submitAndWait());
+  double hostNs = secondsSince(start) * 1e9;
+  KB_ASSIGN_OR_RETURN(double gpuNs, timer.elapsedNs(0, 1));
+  return std::make_pair(gpuNs, hostNs);
+}
+} // namespace
+
+const char *toString(TimingMode mode) {
+  return mode == TimingMode::Cold ? "cold" : "hot";
+}
+
+struct Engine::Prepared {
+  std::unique_ptr<hal::CommandBuffer> commands;
+  std::shared_ptr<hal::Timer> timer;
+  std::shared_ptr<hal::Buffer> stamps; // 2 x {ns, cycles}; CUDA only
+  uint32_t dispatches = 1;
+};
+
+StatusOr<std::unique_ptr<Engine>>
+Engine::create(hal::Device &device, const MeasureSettings &settings) {
+  std::unique_ptr<Engine> engine(new Engine(device, settings));
+  uint64_t bytes = std::min<uint64_t>(
+      settings.l2.flushBytes(),
+      device.properties().limits.maxAllocationBytes
+          ? device.properties().limits.maxAllocationBytes / 4 * 4
+          : settings.l2.flushBytes());
+  if (bytes > 0) {
+    KB_ASSIGN_OR_RETURN(
+        engine->flush_,
+        device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal));
+  }
+  if (device.supportsFormat(hal::ExecutableFormat::Ptx)) {
+    hal::ExecutableSpec spec;
+    spec.name = "kb_clock_stamp";
+    spec.format = hal::ExecutableFormat::Ptx;
+    spec.target = "sm_75";
+    spec.data = clockStampPtx();
+    spec.exports = {clockStampAbi()};
+    auto stamp = device.createExecutable(spec);
+    if (stamp.ok())
+      engine->clockStamp_ = std::move(*stamp);
+    else
+      engine->clockError_ = "the SM clock-stamp kernel did not load: " +
+                            stamp.status().message();
+  }
+  return engine;
+}
+
+Status Engine::recordStamp(hal::CommandBuffer &commands, hal::Buffer &stamps,
+                           uint32_t slot) {
+  hal::DispatchParams params;
+  params.executable = clockStamp_.get();
+  params.bindings = {{&stamps, 0, 0}};
+  params.constants.resize(4);
+  std::memcpy(params.constants.data(), &slot, 4);
+  params.label = "SM clock stamp " + std::to_string(slot);
+  KB_RETURN_IF_ERROR(commands.barrier());
+  KB_RETURN_IF_ERROR(commands.dispatch(params));
+  return commands.barrier();
+}
+
+StatusOr<std::optional<double>> Engine::sampleClock(Prepared &p) {
+  if (!p.stamps)
+    return std::optional<double>();
+  uint64_t s[4] = {0, 0, 0, 0};
+  KB_RETURN_IF_ERROR(p.stamps->download(0, s, sizeof s));
+  return clockFromStamps(s[0], s[1], s[2], s[3]);
+}
+
+StatusOr<Engine::Prepared> Engine::prepare(const Subject &subject,
+                                           TimingMode mode) {
+  Prepared p;
+  KB_ASSIGN_OR_RETURN(p.timer, device_.createTimer(2));
+  if (clockStamp_) {
+    KB_ASSIGN_OR_RETURN(p.stamps, device_.allocateBuffer(
+                                      32, hal::MemoryType::DeviceLocal));
+  }
+  if (mode == TimingMode::Cold) {
+    KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer());
+    if (flush_) {
+      KB_RETURN_IF_ERROR(p.commands->fillBuffer(*flush_, 0, 0, 0x5a5a5a5a));
+      KB_RETURN_IF_ERROR(p.commands->barrier());
+    }
+    if (p.stamps)
+      KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 0));
+    KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 0));
+    KB_RETURN_IF_ERROR(subject.record(*p.commands));
+    KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 1));
+    if (p.stamps)
+      KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 1));
+    for (uint32_t i = 0; i < settings_.warmupRuns; ++i)
+      KB_RETURN_IF_ERROR(p.commands->submitAndWait());
+    return p;
+  }
+  // Hot: estimate one dispatch's time, then size the batch.
+  KB_ASSIGN_OR_RETURN(auto probe, device_.createCommandBuffer());
+  KB_RETURN_IF_ERROR(probe->writeTimestamp(*p.timer, 0));
+  KB_RETURN_IF_ERROR(subject.record(*probe));
+  KB_RETURN_IF_ERROR(probe->writeTimestamp(*p.timer, 1));
+  double estimateNs = 0;
+  for (uint32_t i = 0; i < std::max(settings_.warmupRuns, 1u); ++i) {
+    KB_ASSIGN_OR_RETURN(auto times, submitTimed(*probe, *p.timer));
+    estimateNs = times.first;
+  }
+  double wanted = std::ceil(settings_.hotMinSampleNs / std::max(estimateNs, 1.0));
+  p.dispatches = static_cast<uint32_t>(
+      std::clamp(wanted, 1.0, double(std::max(settings_.maxHotDispatches, 1u))));
+  hal::CommandBufferOptions options;
+  options.useGraph = true;
+  KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer(options));
+  if (p.stamps)
+    KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 0));
+  KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 0));
+  for (uint32_t i = 0; i < p.dispatches; ++i) {
+    KB_RETURN_IF_ERROR(subject.record(*p.commands));
+    KB_RETURN_IF_ERROR(p.commands->barrier());
+  }
+  KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 1));
+  if (p.stamps)
+    KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 1));
+  return p;
+}
+
+StatusOr<std::vector<ModeResult>>
+Engine::measureInterleaved(const std::vector<Subject> &subjects,
+                           TimingMode mode, const ProgressFn &progress,
+                           const InterruptFn &interrupted) {
+  std::vector<Prepared> prepared;
+  std::vector<ModeResult> results(subjects.size());
+  std::vector<StoppingRule> rules(subjects.size(),
+                                  StoppingRule(settings_.stopping));
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    KB_ASSIGN_OR_RETURN(Prepared p, prepare(subjects[i], mode));
+    results[i].mode = mode;
+    results[i].dispatchesPerSample = p.dispatches;
+    prepared.push_back(std::move(p));
+  }
+  double defaultClockHz = device_.properties().clockKhz * 1e3;
+  std::vector<ThrottleRule> throttle(subjects.size(),
+                                     ThrottleRule(defaultClockHz));
+  auto start = Clock::now();
+  auto unfinished = [&](size_t i) {
+    return results[i].stop == StopReason::NotStopped;
+  };
+  bool anyRunning = true;
+  while (anyRunning) {
+    anyRunning = false;
+    for (size_t i = 0; i < subjects.size(); ++i) {
+      if (!unfinished(i))
+        continue;
+      if (interrupted && interrupted()) {
+        for (ModeResult &r : results)
+          if (r.stop == StopReason::NotStopped)
+            r.stop = StopReason::Interrupted;
+        break;
+      }
+      Prepared &p = prepared[i];
+      KB_ASSIGN_OR_RETURN(auto times, submitTimed(*p.commands, *p.timer));
+      Sample sample;
+      sample.gpuNs = times.first / p.dispatches;
+      sample.hostNs = times.second / p.dispatches;
+      KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
+      StoppingRule &rule = rules[i];
+      if (sample.smClockHz && !throttle[i].accept(*sample.smClockHz)) {
+        // Throttled: not a measurement of the kernel. Let the GPU recover.
+        ++results[i].discarded;
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(throttle[i].recoveryDelayS()));
+        if (rule.checkTimeout(secondsSince(start)))
+          results[i].stop = rule.reason();
+        anyRunning |= unfinished(i);
+        continue;
+      }
+      results[i].samples.push_back(sample);
+      if (rule.add(sample.gpuNs) || rule.checkTimeout(secondsSince(start)))
+        results[i].stop = rule.reason();
+      if (progress)
+        progress(i, rule);
+      anyRunning |= unfinished(i);
+    }
+  }
+  for (ModeResult &r : results)
+    finishModeResult(r, settings_.stopping.maxNoise);
+  return results;
+}
+
+void finishModeResult(ModeResult &result, double maxNoise) {
+  std::vector<double> gpu, host;
+  for (const Sample &s : result.samples) {
+    gpu.push_back(s.gpuNs);
+    host.push_back(s.hostNs);
+  }
+  result.gpu = summarize(gpu);
+  result.host = summarize(host);
+  result.noise = result.gpu.relStdev;
+  result.noiseMet = result.gpu.count >= 2 && result.noise <= maxNoise;
+}
+
+} // namespace kb::bench

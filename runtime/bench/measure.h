@@ -1,0 +1,122 @@
+//===- runtime/bench/measure.h - The sampling loop (one protocol) ---------===//
+//
+// One protocol for CUDA and Vulkan, built from HAL command buffers and
+// timers only (research/bench.md §e.10):
+//
+//  * cold: one command buffer per subject, recorded once and submitted per
+//    sample: fill of the flush buffer (2 x L2, allocated once), barrier,
+//    timestamp, the subject's work, timestamp. Flush, timestamps and work
+//    go to the device in one submission, so host launch latency is hidden
+//    behind the flush and the device timestamps bracket only the work.
+//  * hot: timestamp, N x (work, barrier), timestamp in one command buffer
+//    (a CUDA graph on CUDA), N chosen from the warm-up so that one sample
+//    lasts at least |hotMinSampleNs|; the sample is the time per dispatch.
+//
+// On CUDA each sample is also bracketed by the SM clock stamp
+// (clock_stamp.h): samples below 75 % of the default clock are discarded and
+// counted, with nvbench's recovery wait. Host wall time around each
+// submission is recorded too. Subjects are
+// interleaved (one sample of each unfinished subject per round), so drift
+// and thermal state hit every subject alike; this is the loop a paired A/B
+// comparison reuses (measureInterleaved with the baseline's and the
+// candidate's workloads as subjects).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_BENCH_MEASURE_H_
+#define KB_RUNTIME_BENCH_MEASURE_H_
+
+#include "common/status.h"
+#include "runtime/bench/cache_flush.h"
+#include "runtime/bench/statistics.h"
+#include "runtime/bench/stopping_rule.h"
+#include "runtime/hal/api.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb::bench {
+
+enum class TimingMode { Cold, Hot };
+const char *toString(TimingMode mode);
+
+struct Sample {
+  double gpuNs = 0;  // device time of the sample / dispatches per sample
+  double hostNs = 0; // host wall time of the submission / dispatches
+  std::optional<double> smClockHz;
+};
+
+/// One subject timed in one mode.
+struct ModeResult {
+  TimingMode mode = TimingMode::Cold;
+  uint32_t dispatchesPerSample = 1;
+  std::vector<Sample> samples; // accepted, in the order taken
+  size_t discarded = 0;
+  Summary gpu, host;
+  double noise = 0; // relative stdev of gpu times (0 with < 2 samples)
+  bool noiseMet = false;
+  StopReason stop = StopReason::NotStopped;
+};
+
+/// Something to time: records its device work into a command buffer.
+struct Subject {
+  std::string name;
+  std::function<Status(hal::CommandBuffer &)> record;
+};
+
+struct MeasureSettings {
+  StoppingSettings stopping;
+  L2Size l2;
+  double hotMinSampleNs = 1e6;
+  uint32_t maxHotDispatches = 10000;
+  uint32_t warmupRuns = 1;
+};
+
+/// Progress after each sample: subject index, its rule (count, noise).
+using ProgressFn = std::function<void(size_t, const StoppingRule &)>;
+/// Polled between samples; true stops every subject (reason Interrupted).
+using InterruptFn = std::function<bool()>;
+
+/// Owns the flush buffer; create once per device and reuse.
+class Engine {
+public:
+  static StatusOr<std::unique_ptr<Engine>> create(hal::Device &device,
+                                                  const MeasureSettings &);
+
+  /// Times every subject in |mode|, interleaved; one result per subject.
+  StatusOr<std::vector<ModeResult>>
+  measureInterleaved(const std::vector<Subject> &subjects, TimingMode mode,
+                     const ProgressFn &progress = {},
+                     const InterruptFn &interrupted = {});
+
+  const MeasureSettings &settings() const { return settings_; }
+  hal::Device &device() { return device_; }
+  /// Why samples carry no SM clock on a device that should have one (the
+  /// clock-stamp kernel did not load); empty otherwise.
+  const std::string &clockError() const { return clockError_; }
+
+private:
+  Engine(hal::Device &device, const MeasureSettings &settings)
+      : device_(device), settings_(settings) {}
+  struct Prepared;
+  StatusOr<Prepared> prepare(const Subject &subject, TimingMode mode);
+  Status recordStamp(hal::CommandBuffer &commands, hal::Buffer &stamps,
+                     uint32_t slot);
+  /// The SM clock of the sample |p| just ran; none without stamps.
+  StatusOr<std::optional<double>> sampleClock(Prepared &p);
+
+  hal::Device &device_;
+  MeasureSettings settings_;
+  std::shared_ptr<hal::Buffer> flush_;
+  std::shared_ptr<hal::Executable> clockStamp_; // CUDA only
+  std::string clockError_;
+};
+
+/// Fills |result|'s summaries, noise and noiseMet from its samples.
+void finishModeResult(ModeResult &result, double maxNoise);
+
+} // namespace kb::bench
+
+#endif // KB_RUNTIME_BENCH_MEASURE_H_

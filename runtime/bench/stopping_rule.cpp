@@ -1,0 +1,98 @@
+//===- runtime/bench/stopping_rule.cpp - When to stop sampling ------------===//
+#include "runtime/bench/stopping_rule.h"
+
+#include <cmath>
+#include <limits>
+
+namespace kb::bench {
+
+namespace {
+constexpr size_t kNoiseRing = 512;
+constexpr size_t kPlateauMinValues = 64;
+constexpr size_t kPlateauCheckEvery = 16;
+constexpr double kPlateauRelStdev = 0.05;
+constexpr size_t kMaxNonFinite = 64;
+constexpr size_t kNoiseMinSamples = 5;
+} // namespace
+
+StoppingSettings quickStoppingSettings() {
+  StoppingSettings s;
+  s.minSamples = 10;
+  s.minTimeS = 0;
+  s.timeoutS = 1;
+  s.noiseRequired = false;
+  return s;
+}
+
+const char *toString(StopReason reason) {
+  switch (reason) {
+  case StopReason::NotStopped:
+    return "not-stopped";
+  case StopReason::NoiseTarget:
+    return "noise-target";
+  case StopReason::NoisePlateau:
+    return "noise-plateau";
+  case StopReason::NoiseNotFinite:
+    return "noise-not-finite";
+  case StopReason::MinimumSamples:
+    return "minimum-samples";
+  case StopReason::Timeout:
+    return "timeout";
+  case StopReason::Interrupted:
+    return "interrupted";
+  }
+  return "?";
+}
+
+double StoppingRule::noise() const {
+  if (variance_.count() < kNoiseMinSamples)
+    return std::numeric_limits<double>::infinity();
+  return variance_.relativeStdev();
+}
+
+bool StoppingRule::plateaued() const {
+  if (noiseRing_.size() <= kPlateauMinValues ||
+      variance_.count() % kPlateauCheckEvery != 0)
+    return false;
+  OnlineVariance ofNoise;
+  for (double n : noiseRing_)
+    ofNoise.add(n);
+  return ofNoise.relativeStdev() < kPlateauRelStdev;
+}
+
+bool StoppingRule::add(double gpuNs) {
+  variance_.add(gpuNs);
+  totalNs_ += gpuNs;
+  double current = noise();
+  if (variance_.count() >= kNoiseMinSamples) {
+    if (std::isfinite(current)) {
+      nonFiniteRun_ = 0;
+      noiseRing_.push_back(current);
+      if (noiseRing_.size() > kNoiseRing)
+        noiseRing_.pop_front();
+    } else {
+      ++nonFiniteRun_;
+    }
+  }
+  if (variance_.count() < settings_.minSamples ||
+      totalNs_ < settings_.minTimeS * 1e9)
+    return false;
+  if (current <= settings_.maxNoise)
+    reason_ = StopReason::NoiseTarget;
+  else if (!settings_.noiseRequired)
+    reason_ = StopReason::MinimumSamples;
+  else if (plateaued())
+    reason_ = StopReason::NoisePlateau;
+  else if (nonFiniteRun_ >= kMaxNonFinite)
+    reason_ = StopReason::NoiseNotFinite;
+  return reason_ != StopReason::NotStopped;
+}
+
+bool StoppingRule::checkTimeout(double wallS) {
+  if (wallS <= settings_.timeoutS)
+    return false;
+  reason_ = StopReason::Timeout;
+  return true;
+}
+
+} // namespace kb::bench

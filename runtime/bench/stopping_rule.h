@@ -1,0 +1,80 @@
+//===- runtime/bench/stopping_rule.h - When to stop sampling --------------===//
+//
+// nvbench's `stdrel` criterion (research/bench.md §b.1): the relative
+// standard deviation of the accepted GPU times is the noise; sampling stops
+// once at least |minSamples| samples and |minTimeS| of GPU time were taken
+// and either the noise is at most |maxNoise|, or the noise has plateaued
+// (over a ring of the last 512 noise values, once more than 64 exist and
+// checked every 16 samples: their own relative stdev is below 5 %), or the
+// noise was not finite for 64 samples in a row. The wall-clock |timeoutS|
+// ends sampling whatever the noise.
+//
+// Where the noise target cannot be met (CPU devices such as lavapipe, and
+// --quick) |noiseRequired| is false: sampling stops at |minSamples| with the
+// noise reported, not required.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_RUNTIME_BENCH_STOPPING_RULE_H_
+#define KB_RUNTIME_BENCH_STOPPING_RULE_H_
+
+#include "runtime/bench/statistics.h"
+
+#include <cstddef>
+#include <deque>
+
+namespace kb::bench {
+
+struct StoppingSettings {
+  size_t minSamples = 10;
+  double minTimeS = 0.5;   // accumulated GPU time of accepted samples
+  double maxNoise = 0.005; // relative stdev
+  double timeoutS = 15;    // wall time per variant and timing mode
+  bool noiseRequired = true;
+};
+
+/// The --quick settings, also the defaults on CPU devices: >= 10 samples,
+/// <= 1 s per benchmark, noise reported but not required.
+StoppingSettings quickStoppingSettings();
+
+enum class StopReason {
+  NotStopped,
+  NoiseTarget,   // noise <= maxNoise
+  NoisePlateau,  // the noise stopped improving
+  NoiseNotFinite,
+  MinimumSamples, // noise not required: minSamples reached
+  Timeout,
+  Interrupted,
+};
+const char *toString(StopReason reason);
+
+class StoppingRule {
+public:
+  explicit StoppingRule(const StoppingSettings &settings)
+      : settings_(settings) {}
+
+  /// Feeds one accepted sample; returns true when sampling should stop
+  /// (reason() says why).
+  bool add(double gpuNs);
+  /// True (reason Timeout) once |wallS| exceeds the timeout.
+  bool checkTimeout(double wallS);
+
+  /// Relative stdev of the samples so far; infinity before 5 samples.
+  double noise() const;
+  bool noiseMet() const { return noise() <= settings_.maxNoise; }
+  StopReason reason() const { return reason_; }
+  size_t count() const { return variance_.count(); }
+
+private:
+  bool plateaued() const;
+
+  StoppingSettings settings_;
+  OnlineVariance variance_;
+  double totalNs_ = 0;
+  std::deque<double> noiseRing_;
+  size_t nonFiniteRun_ = 0;
+  StopReason reason_ = StopReason::NotStopped;
+};
+
+} // namespace kb::bench
+
+#endif // KB_RUNTIME_BENCH_STOPPING_RULE_H_
