@@ -74,8 +74,9 @@ bool StoppingRule::add(double gpuNs) {
       ++nonFiniteRun_;
     }
   }
+  // nvbench: the GPU time must exceed min-time (not merely reach it).
   if (variance_.count() < settings_.minSamples ||
-      totalNs_ < settings_.minTimeS * 1e9)
+      (settings_.minTimeS > 0 && totalNs_ <= settings_.minTimeS * 1e9))
     return false;
   if (current <= settings_.maxNoise)
     reason_ = StopReason::NoiseTarget;
