@@ -124,8 +124,8 @@ TEST(BenchMeasureTest, ColdAndHotSamplesInterleaved) {
   }
   EXPECT_GE(progressCalls, 40u);
 
-  auto interrupted = (*engine)->measureInterleaved(
-      subjects, TimingMode::Cold, {}, [] { return true; });
+  auto interrupted = (*engine)->measureInterleaved(subjects, TimingMode::Cold,
+                                                   {}, [] { return true; });
   ASSERT_TRUE(interrupted.ok());
   EXPECT_EQ((*interrupted)[0].stop, StopReason::Interrupted);
 }

@@ -16,12 +16,10 @@ struct KnownL2 {
 // Published L2 sizes; the first fragment found in the device name wins, so
 // longer names come before their prefixes.
 constexpr KnownL2 kKnownL2[] = {
-    {"H200", 60},        {"H100", 50},     {"GH200", 60},
-    {"B200", 126},       {"A100", 40},     {"A10G", 6},
-    {"L40", 96},         {"L4", 48},       {"RTX 4090", 72},
-    {"RTX 4080", 64},    {"RTX 3090", 6},  {"V100", 6},
-    {"T4", 4},           {"MI300", 256},   {"MI250", 16},
-    {"Radeon RX 7900", 6},
+    {"H200", 60},     {"H100", 50},     {"GH200", 60},   {"B200", 126},
+    {"A100", 40},     {"A10G", 6},      {"L40", 96},     {"L4", 48},
+    {"RTX 4090", 72}, {"RTX 4080", 64}, {"RTX 3090", 6}, {"V100", 6},
+    {"T4", 4},        {"MI300", 256},   {"MI250", 16},   {"Radeon RX 7900", 6},
 };
 } // namespace
 

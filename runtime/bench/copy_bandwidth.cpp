@@ -12,8 +12,8 @@
 namespace kb::bench {
 
 std::string deviceIdentity(const hal::DeviceProperties &d) {
-  std::string key = d.driver + "|" + d.name + "|" + d.driverVersion + "|" +
-                    d.apiVersion;
+  std::string key =
+      d.driver + "|" + d.name + "|" + d.driverVersion + "|" + d.apiVersion;
   // One record per line, fields split by tabs: keep both out of the key.
   std::replace(key.begin(), key.end(), '\n', ' ');
   std::replace(key.begin(), key.end(), '\t', ' ');
@@ -30,10 +30,10 @@ StatusOr<double> measureCopyBandwidth(hal::Device &device, const L2Size &l2) {
   bytes = bytes / 4 * 4;
   if (bytes == 0)
     return failedPrecondition("no memory for the copy-bandwidth probe");
-  KB_ASSIGN_OR_RETURN(auto source,
-                      device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal));
-  KB_ASSIGN_OR_RETURN(auto target,
-                      device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal));
+  KB_ASSIGN_OR_RETURN(
+      auto source, device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal));
+  KB_ASSIGN_OR_RETURN(
+      auto target, device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal));
   KB_ASSIGN_OR_RETURN(auto timer, device.createTimer(2));
   KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
   KB_RETURN_IF_ERROR(commands->fillBuffer(*source, 0, 0, 0x3f800000));
@@ -55,8 +55,7 @@ StatusOr<double> measureCopyBandwidth(hal::Device &device, const L2Size &l2) {
   return 2.0 * double(bytes) / (median * 1e-9);
 }
 
-StatusOr<PeakBandwidth> peakCopyBandwidth(hal::Device &device,
-                                          const L2Size &l2,
+StatusOr<PeakBandwidth> peakCopyBandwidth(hal::Device &device, const L2Size &l2,
                                           const std::string &cacheFile) {
   std::string key = deviceIdentity(device.properties());
   if (!cacheFile.empty()) {

@@ -33,8 +33,7 @@ StatusOr<double> measureCopyBandwidth(hal::Device &device, const L2Size &l2);
 /// The cached figure for |device| in |cacheFile|, else measured and added
 /// to it ("" = never cache). A cache file that cannot be read or written
 /// only costs a new measurement.
-StatusOr<PeakBandwidth> peakCopyBandwidth(hal::Device &device,
-                                          const L2Size &l2,
+StatusOr<PeakBandwidth> peakCopyBandwidth(hal::Device &device, const L2Size &l2,
                                           const std::string &cacheFile);
 
 } // namespace kb::bench

@@ -22,12 +22,10 @@ std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
   return sets;
 }
 
-StatusOr<std::vector<OutputData>> runWith(hal::Device &device,
-                                          PreparedFunction &prepared,
-                                          const InputSet &set) {
-  KB_RETURN_IF_ERROR(prepared.initialize(set.seedOffset, set.zeros,
-                                         prepared.writeOnlyBuffers(),
-                                         kPoisonPattern));
+StatusOr<std::vector<OutputData>>
+runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set) {
+  KB_RETURN_IF_ERROR(prepared.initialize(
+      set.seedOffset, set.zeros, prepared.writeOnlyBuffers(), kPoisonPattern));
   KB_RETURN_IF_ERROR(runOnce(device, prepared));
   return prepared.readOutputs();
 }
@@ -61,9 +59,9 @@ void compareOutputs(const PreparedFunction &candidate,
       tol.abs = *out.absTolerance;
     if (out.relTolerance)
       tol.rel = *out.relTolerance;
-    module::Comparison cmp = module::compareElements(
-        reference[i].elementType, reference[i].bytes, actual[i].bytes, tol,
-        settings.maxMismatches);
+    module::Comparison cmp =
+        module::compareElements(reference[i].elementType, reference[i].bytes,
+                                actual[i].bytes, tol, settings.maxMismatches);
     if (cmp.ok())
       continue;
     OutputMismatch m;
@@ -85,7 +83,8 @@ std::string describeMismatch(const OutputMismatch &m) {
                      m.inputs + ")";
   if (!m.first.empty()) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "; first at index %llu: expected %.9g, got %.9g",
+    std::snprintf(buf, sizeof buf,
+                  "; first at index %llu: expected %.9g, got %.9g",
                   static_cast<unsigned long long>(m.first.front().index),
                   m.first.front().reference, m.first.front().candidate);
     text += buf;

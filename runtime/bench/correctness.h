@@ -27,8 +27,8 @@ namespace kb::bench {
 constexpr uint32_t kPoisonPattern = 0x7fc07fc0;
 
 struct CorrectnessSettings {
-  uint32_t seeds = 3;      // input sets from seeds (>= 1)
-  bool zeroInputs = true;  // one more run with every input zero
+  uint32_t seeds = 3;     // input sets from seeds (>= 1)
+  bool zeroInputs = true; // one more run with every input zero
   size_t maxMismatches = 8;
 };
 

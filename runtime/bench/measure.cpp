@@ -64,8 +64,8 @@ Engine::create(hal::Device &device, const MeasureSettings &settings) {
     if (stamp.ok())
       engine->clockStamp_ = std::move(*stamp);
     else
-      engine->clockError_ = "the SM clock-stamp kernel did not load: " +
-                            stamp.status().message();
+      engine->clockError_ =
+          "the SM clock-stamp kernel did not load: " + stamp.status().message();
   }
   return engine;
 }
@@ -96,8 +96,8 @@ StatusOr<Engine::Prepared> Engine::prepare(const Subject &subject,
   Prepared p;
   KB_ASSIGN_OR_RETURN(p.timer, device_.createTimer(2));
   if (clockStamp_) {
-    KB_ASSIGN_OR_RETURN(p.stamps, device_.allocateBuffer(
-                                      32, hal::MemoryType::DeviceLocal));
+    KB_ASSIGN_OR_RETURN(
+        p.stamps, device_.allocateBuffer(32, hal::MemoryType::DeviceLocal));
   }
   if (mode == TimingMode::Cold) {
     KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer());
@@ -126,9 +126,10 @@ StatusOr<Engine::Prepared> Engine::prepare(const Subject &subject,
     KB_ASSIGN_OR_RETURN(auto times, submitTimed(*probe, *p.timer));
     estimateNs = times.first;
   }
-  double wanted = std::ceil(settings_.hotMinSampleNs / std::max(estimateNs, 1.0));
-  p.dispatches = static_cast<uint32_t>(
-      std::clamp(wanted, 1.0, double(std::max(settings_.maxHotDispatches, 1u))));
+  double wanted =
+      std::ceil(settings_.hotMinSampleNs / std::max(estimateNs, 1.0));
+  p.dispatches = static_cast<uint32_t>(std::clamp(
+      wanted, 1.0, double(std::max(settings_.maxHotDispatches, 1u))));
   hal::CommandBufferOptions options;
   options.useGraph = true;
   KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer(options));

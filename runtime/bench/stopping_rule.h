@@ -38,8 +38,8 @@ StoppingSettings quickStoppingSettings();
 
 enum class StopReason {
   NotStopped,
-  NoiseTarget,   // noise <= maxNoise
-  NoisePlateau,  // the noise stopped improving
+  NoiseTarget,  // noise <= maxNoise
+  NoisePlateau, // the noise stopped improving
   NoiseNotFinite,
   MinimumSamples, // noise not required: minSamples reached
   Timeout,

@@ -53,9 +53,9 @@ void accessesOf(const Module &module, const Op &op, std::set<uint32_t> &reads,
     writes.insert(op.target);
     return;
   case Op::Kind::Dispatch: {
-    const KernelAbi &abi =
-        module.executables[op.executable].variants.front().exports
-            [op.exportIndex];
+    const KernelAbi &abi = module.executables[op.executable]
+                               .variants.front()
+                               .exports[op.exportIndex];
     for (size_t b = 0; b < op.bindings.size(); ++b) {
       Access access = abi.bindings[b].access;
       if (access != Access::WriteOnly)
@@ -141,11 +141,11 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
     } else {
       contents = initialContents(i, seedOffset, zeroInputs);
     }
-    KB_RETURN_IF_ERROR(
-        buffers_[i]
-            ->upload(0, contents.data(), contents.size())
-            .withContext(module_.sourceName + ": function `" +
-                         function_.name + "` buffer " + std::to_string(i)));
+    KB_RETURN_IF_ERROR(buffers_[i]
+                           ->upload(0, contents.data(), contents.size())
+                           .withContext(module_.sourceName + ": function `" +
+                                        function_.name + "` buffer " +
+                                        std::to_string(i)));
   }
   return okStatus();
 }
@@ -264,9 +264,9 @@ uint64_t PreparedFunction::bytesMoved() const {
     }
     if (op.kind != Op::Kind::Dispatch)
       continue;
-    const KernelAbi &abi =
-        module_.executables[op.executable].variants.front().exports
-            [op.exportIndex];
+    const KernelAbi &abi = module_.executables[op.executable]
+                               .variants.front()
+                               .exports[op.exportIndex];
     for (size_t b = 0; b < op.bindings.size(); ++b) {
       const BindingRef &ref = op.bindings[b];
       uint64_t size = function_.buffers[ref.buffer].byteSize();
@@ -286,8 +286,7 @@ std::vector<std::string> PreparedFunction::describeVariants() const {
   for (const LoadedVariant &v : variants_)
     lines.push_back("`" + module_.executables[v.executable].name +
                     "`: " + toString(v.variant->role) + " " +
-                    hal::toString(v.variant->format) + " " +
-                    v.variant->target);
+                    hal::toString(v.variant->format) + " " + v.variant->target);
   return lines;
 }
 
