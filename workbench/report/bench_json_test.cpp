@@ -1,0 +1,261 @@
+//===- workbench/report/bench_json_test.cpp - bench.json round trips ------===//
+#include "workbench/report/bench_json.h"
+#include "workbench/report/synthetic_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace kb::report {
+namespace {
+
+/// A report with every optional part present, so a round trip covers each
+/// field of the schema.
+BenchReport fullReport() {
+  BenchReport r = makeMixedReport(12);
+  r.interrupted = true;
+  r.settings.modes = {TimingMode::Cold, TimingMode::Hot};
+  r.settings.budgetSeconds = 120;
+  r.environment.smClockMHz = 1980;
+  r.environment.defaultSmClockMHz = 1980;
+  r.environment.memoryClockMHz = 2619;
+  r.environment.throttleReasons = 4;
+  r.environment.throttleReasonNames = {"sw-power-cap"};
+  r.environment.otherProcesses = {{4242, "python3", uint64_t(1) << 30}};
+  r.environment.warnings = {"GPU shared with 1 other process"};
+  Variant &v = r.benchmarks[0].variants[0];
+  v.resources = toolchains::ResourceUsage{32, 0, 0, 0, 1024, 1, 368};
+  v.timings[0].samples[3].smClockMHz = 1965;
+  v.timings[0].discarded = 2;
+  Timing hot = v.timings[0];
+  hot.mode = TimingMode::Hot;
+  hot.dispatchesPerSample = 64;
+  v.timings.push_back(hot);
+  ProgramResult p;
+  p.module = "program.kbm";
+  p.entryFunction = "main";
+  p.withSubstitutions = v.timings[0];
+  p.generatedOnly = r.benchmarks[0].variants[1].timings[0];
+  r.program = p;
+  computeDerived(r);
+  return r;
+}
+
+std::string render(const BenchReport &r) {
+  StatusOr<std::string> text = renderBenchJson(r);
+  EXPECT_TRUE(text.ok()) << text.status().message();
+  return text.ok() ? *text : std::string();
+}
+
+Status parseError(std::string_view text) {
+  StatusOr<BenchReport> r = parseBenchJson(text, "in.json");
+  return r.ok() ? okStatus() : r.status();
+}
+
+TEST(BenchJson, RoundTripKeepsEveryField) {
+  BenchReport original = fullReport();
+  std::string text = render(original);
+  StatusOr<BenchReport> parsed = parseBenchJson(text, "bench.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  // Rendering what was read gives the same bytes: nothing was lost.
+  EXPECT_EQ(render(*parsed), text);
+  EXPECT_TRUE(parsed->interrupted);
+  ASSERT_EQ(parsed->benchmarks.size(), 5u);
+  const Variant &v = parsed->benchmarks[0].variants[0];
+  ASSERT_TRUE(v.resources.has_value());
+  EXPECT_EQ(v.resources->registers, 32u);
+  EXPECT_EQ(v.timings[1].mode, TimingMode::Hot);
+  EXPECT_EQ(v.timings[1].dispatchesPerSample, 64u);
+  EXPECT_EQ(v.timings[0].samples[3].smClockMHz, 1965.0);
+  EXPECT_FALSE(v.timings[0].samples[2].smClockMHz.has_value());
+  EXPECT_EQ(v.timings[0].samples[5].gpuNs,
+            original.benchmarks[0].variants[0].timings[0].samples[5].gpuNs);
+  EXPECT_EQ(parsed->benchmarks[2].status, BenchStatus::Incorrect);
+  EXPECT_EQ(
+      parsed->benchmarks[2].variants[0].correctness.firstMismatches[0].actual,
+      "nan");
+  EXPECT_EQ(parsed->benchmarks[4].reason, "synthetic: skipped");
+  ASSERT_TRUE(parsed->program.has_value());
+  EXPECT_NEAR(*parsed->program->speedup, 1.5, 0.1);
+  EXPECT_EQ(parsed->environment.otherProcesses[0].name, "python3");
+}
+
+TEST(BenchJson, BenchmarkMessageRoundTrips) {
+  BenchReport r = fullReport();
+  StatusOr<std::string> line = renderBenchmarkJson(r.benchmarks[0]);
+  ASSERT_TRUE(line.ok());
+  EXPECT_EQ(line->find('\n'), std::string::npos);
+  StatusOr<Benchmark> back = parseBenchmarkJson(*line, "worker");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*renderBenchmarkJson(*back), *line);
+}
+
+TEST(BenchJson, WriterRefusesNonFiniteNumbersNamingTheField) {
+  BenchReport r = fullReport();
+  r.benchmarks[0].variants[0].timings[0].samples[4].gpuNs = std::nan("");
+  StatusOr<std::string> text = renderBenchJson(r);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find(
+                "benchmarks[0].variants[0].timings[0].samples.gpu_ns[4]"),
+            std::string::npos)
+      << text.status().message();
+  r = fullReport();
+  r.device.peakCopyGBps = INFINITY;
+  EXPECT_FALSE(renderBenchJson(r).ok());
+}
+
+TEST(BenchJson, WriteIsAtomicAndReadable) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "kb_bench_json_test";
+  std::filesystem::remove_all(dir);
+  BenchReport r = fullReport();
+  ASSERT_TRUE(writeBenchJson(dir / "results" / "bench.json", r).ok());
+  StatusOr<BenchReport> back = readBenchJson(dir / "results" / "bench.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->benchmarks.size(), r.benchmarks.size());
+  // A failed render writes nothing.
+  r.benchmarks[0].variants[0].flops = std::nan("");
+  EXPECT_FALSE(writeBenchJson(dir / "bad.json", r).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.json"));
+  StatusOr<BenchReport> missing = readBenchJson(dir / "none.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("none.json"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BenchJson, RefusesNaNAndInfinityTokens) {
+  std::string text = render(fullReport());
+  std::string needle = "\"peak_copy_gbps\": 100";
+  size_t at = text.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  for (const char *token : {"NaN", "Infinity", "-Infinity"}) {
+    std::string bad = text;
+    bad.replace(at, needle.size(), std::string("\"peak_copy_gbps\": ") + token);
+    Status s = parseError(bad);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("NaN and Infinity are not JSON"),
+              std::string::npos)
+        << s.message();
+    EXPECT_EQ(s.message().rfind("in.json:", 0), 0u) << s.message();
+  }
+}
+
+TEST(BenchJson, RefusesTruncatedInput) {
+  std::string text = render(fullReport());
+  for (size_t cut : {size_t(0), size_t(1), text.size() / 2, text.size() - 2}) {
+    Status s = parseError(text.substr(0, cut));
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("truncated"), std::string::npos)
+        << cut << ": " << s.message();
+  }
+}
+
+TEST(BenchJson, RefusesNonUtf8) {
+  std::string text = render(fullReport());
+  size_t at = text.find("Synthetic GPU");
+  ASSERT_NE(at, std::string::npos);
+  for (const char *bytes : {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xe2\x82"}) {
+    std::string bad = text;
+    bad.replace(at, 1, bytes);
+    Status s = parseError(bad);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("not UTF-8"), std::string::npos) << s.message();
+  }
+  // Valid multi-byte text is fine.
+  BenchReport r = fullReport();
+  r.device.name = "Gerät \xe2\x82\xac";
+  EXPECT_TRUE(parseError(render(r)).ok());
+}
+
+TEST(BenchJson, RefusesFilesThatAreNotOurs) {
+  Status s = parseError(R"({"context": {}, "benchmarks": []})");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("not a kernel-bench bench report"),
+            std::string::npos);
+  EXPECT_NE(s.message().find("Google Benchmark"), std::string::npos);
+  s = parseError(R"({"schema_version": 1, "jobs": []})");
+  EXPECT_NE(s.message().find("build.json"), std::string::npos) << s.message();
+  s = parseError("[1, 2]");
+  EXPECT_NE(s.message().find("expected a JSON object"), std::string::npos);
+}
+
+TEST(BenchJson, RefusesANewerSchema) {
+  BenchReport r = fullReport();
+  r.schemaVersion = kBenchSchemaVersion + 1;
+  Status s = parseError(render(r));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("newer than this kernel-bench reads"),
+            std::string::npos)
+      << s.message();
+}
+
+TEST(BenchJson, NamesTheFieldOfTheWrongType) {
+  std::string text = render(fullReport());
+  std::string needle = "\"workload\": \"n=1048576\"";
+  size_t at = text.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, needle.size(), "\"workload\": 7");
+  Status s = parseError(text);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "in.json: benchmarks[0].workload: expected a string, found a "
+            "number");
+}
+
+TEST(BenchJson, RefusesDuplicateBenchmarkNames) {
+  BenchReport r = fullReport();
+  r.benchmarks[1].name = r.benchmarks[0].name;
+  Status s = parseError(render(r));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("appears twice"), std::string::npos);
+}
+
+TEST(BenchJson, RefusesSampleArraysOfDifferentLengths) {
+  std::string text = render(fullReport());
+  size_t at = text.find("\"host_ns\": [");
+  ASSERT_NE(at, std::string::npos);
+  size_t comma = text.find(',', at);
+  text.erase(at + 12, comma - (at + 12) + 1); // drop the first host sample
+  Status s = parseError(text);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("one entry per sample"), std::string::npos)
+      << s.message();
+}
+
+TEST(Summary, MatchesNumpyDefinitions) {
+  Summary s = summarize({4, 1, 3, 2});
+  EXPECT_EQ(s.count, 4u);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.q1, 1.75); // numpy.quantile(.., 0.25)
+  EXPECT_DOUBLE_EQ(s.q3, 3.25);
+  EXPECT_DOUBLE_EQ(s.iqr, 1.5);
+  EXPECT_NEAR(s.stdev, 1.2909944487, 1e-9); // ddof=1
+  EXPECT_NEAR(s.relativeStdev, 1.2909944487 / 2.5, 1e-9);
+  EXPECT_EQ(summarize({}).count, 0u);
+}
+
+TEST(Derived, FiguresFollowFromSamplesBytesAndPeak) {
+  BenchReport r = fullReport();
+  const Variant &candidate = r.benchmarks[0].variants[0];
+  const Timing &t = candidate.timings[0];
+  ASSERT_TRUE(t.derived.gbPerSecond.has_value());
+  EXPECT_DOUBLE_EQ(*t.derived.gbPerSecond,
+                   double(*candidate.bytesMoved) / t.summary.median);
+  EXPECT_DOUBLE_EQ(*t.derived.percentOfPeak, *t.derived.gbPerSecond);
+  EXPECT_NEAR(*t.derived.speedupVsReference, 1.5, 0.1);
+  EXPECT_FALSE(t.derived.suspiciousSpeedup);
+  EXPECT_FALSE(r.benchmarks[0]
+                   .variants[1]
+                   .timings[0]
+                   .derived.speedupVsReference.has_value());
+  // A candidate 20x faster than its reference is flagged.
+  for (Sample &s : r.benchmarks[0].variants[0].timings[0].samples)
+    s.gpuNs /= 20;
+  computeDerived(r);
+  EXPECT_TRUE(r.benchmarks[0].variants[0].timings[0].derived.suspiciousSpeedup);
+}
+
+} // namespace
+} // namespace kb::report

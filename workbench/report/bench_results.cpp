@@ -1,0 +1,194 @@
+//===- workbench/report/bench_results.cpp - The bench result model --------===//
+#include "workbench/report/bench_results.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kb::report {
+
+const char *toString(TimingMode mode) {
+  switch (mode) {
+  case TimingMode::Cold:
+    return "cold";
+  case TimingMode::Hot:
+    return "hot";
+  }
+  return "cold";
+}
+
+const char *toString(BenchStatus status) {
+  switch (status) {
+  case BenchStatus::Ok:
+    return "ok";
+  case BenchStatus::Incorrect:
+    return "incorrect";
+  case BenchStatus::Error:
+    return "error";
+  case BenchStatus::Skipped:
+    return "skipped";
+  }
+  return "error";
+}
+
+const char *toString(VariantRole role) {
+  return role == VariantRole::Reference ? "reference" : "candidate";
+}
+
+const char *toString(CorrectnessStatus status) {
+  switch (status) {
+  case CorrectnessStatus::Correct:
+    return "correct";
+  case CorrectnessStatus::Incorrect:
+    return "incorrect";
+  case CorrectnessStatus::NoReference:
+    return "no-reference";
+  case CorrectnessStatus::NotChecked:
+    return "not-checked";
+  }
+  return "not-checked";
+}
+
+const char *toString(StopReason reason) {
+  switch (reason) {
+  case StopReason::NoiseTarget:
+    return "noise-target";
+  case StopReason::Plateau:
+    return "plateau";
+  case StopReason::Quick:
+    return "quick";
+  case StopReason::Timeout:
+    return "timeout";
+  case StopReason::Budget:
+    return "budget";
+  case StopReason::Interrupted:
+    return "interrupted";
+  case StopReason::Error:
+    return "error";
+  }
+  return "error";
+}
+
+const char *toString(L2Source source) {
+  switch (source) {
+  case L2Source::Driver:
+    return "driver";
+  case L2Source::Table:
+    return "table";
+  case L2Source::Default:
+    return "default";
+  case L2Source::Flag:
+    return "flag";
+  case L2Source::HostCache:
+    return "host-llc";
+  }
+  return "default";
+}
+
+namespace {
+/// numpy.quantile's default (linear interpolation between order
+/// statistics) on sorted values.
+double quantileSorted(const std::vector<double> &sorted, double q) {
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+} // namespace
+
+Summary summarize(std::vector<double> values) {
+  Summary s;
+  if (values.empty())
+    return s;
+  std::sort(values.begin(), values.end());
+  s.count = values.size();
+  s.min = values.front();
+  s.max = values.back();
+  double sum = 0;
+  for (double v : values)
+    sum += v;
+  s.mean = sum / static_cast<double>(values.size());
+  double squares = 0;
+  for (double v : values)
+    squares += (v - s.mean) * (v - s.mean);
+  // Sample standard deviation (n - 1), as nvbench and numpy's ddof=1.
+  s.stdev = values.size() > 1
+                ? std::sqrt(squares / static_cast<double>(values.size() - 1))
+                : 0.0;
+  s.relativeStdev = s.mean != 0 ? s.stdev / s.mean : 0.0;
+  s.median = quantileSorted(values, 0.5);
+  s.q1 = quantileSorted(values, 0.25);
+  s.q3 = quantileSorted(values, 0.75);
+  s.iqr = s.q3 - s.q1;
+  return s;
+}
+
+std::vector<double> gpuTimes(const Timing &timing) {
+  std::vector<double> times;
+  times.reserve(timing.samples.size());
+  for (const Sample &sample : timing.samples)
+    times.push_back(sample.gpuNs);
+  return times;
+}
+
+namespace {
+const Timing *findTiming(const Variant &variant, TimingMode mode) {
+  for (const Timing &t : variant.timings)
+    if (t.mode == mode)
+      return &t;
+  return nullptr;
+}
+
+const Variant *findReference(const Benchmark &benchmark) {
+  for (const Variant &v : benchmark.variants)
+    if (v.role == VariantRole::Reference)
+      return &v;
+  return nullptr;
+}
+
+void deriveTiming(Timing &t, const Variant &variant, const Variant *reference,
+                  const DeviceInfo &device) {
+  t.summary = summarize(gpuTimes(t));
+  Derived d;
+  double medianNs = t.summary.median;
+  if (medianNs > 0) {
+    if (variant.bytesMoved)
+      d.gbPerSecond = static_cast<double>(*variant.bytesMoved) / medianNs;
+    if (variant.flops)
+      d.gflopPerSecond = *variant.flops / medianNs;
+    if (d.gbPerSecond && device.peakCopyGBps && *device.peakCopyGBps > 0)
+      d.percentOfPeak = *d.gbPerSecond / *device.peakCopyGBps * 100.0;
+    const Timing *ref = reference && reference != &variant
+                            ? findTiming(*reference, t.mode)
+                            : nullptr;
+    if (ref && !ref->samples.empty()) {
+      double refMedian = summarize(gpuTimes(*ref)).median;
+      d.speedupVsReference = refMedian / medianNs;
+      d.suspiciousSpeedup = *d.speedupVsReference > kSuspiciousSpeedup;
+    }
+  }
+  t.derived = d;
+}
+} // namespace
+
+void computeDerived(BenchReport &report) {
+  for (Benchmark &b : report.benchmarks) {
+    const Variant *reference = findReference(b);
+    for (Variant &v : b.variants)
+      for (Timing &t : v.timings)
+        deriveTiming(t, v, reference, report.device);
+  }
+  if (report.program) {
+    ProgramResult &p = *report.program;
+    for (std::optional<Timing> *t : {&p.withSubstitutions, &p.generatedOnly})
+      if (*t)
+        (*t)->summary = summarize(gpuTimes(**t));
+    p.speedup.reset();
+    if (p.withSubstitutions && p.generatedOnly &&
+        p.withSubstitutions->summary.median > 0)
+      p.speedup =
+          p.generatedOnly->summary.median / p.withSubstitutions->summary.median;
+  }
+}
+
+} // namespace kb::report

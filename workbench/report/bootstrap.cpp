@@ -1,0 +1,101 @@
+//===- workbench/report/bootstrap.cpp - Bootstrap CI of a median ratio ----===//
+#include "workbench/report/bootstrap.h"
+
+#include "workbench/report/bench_results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace kb::report {
+
+namespace {
+
+/// P(Binomial(n, p) >= k), by summing the pmf upwards from k with the
+/// ratio recurrence (one lgamma per call).
+double binomialTail(size_t n, size_t k, double p) {
+  if (p <= 0)
+    return k == 0 ? 1 : 0;
+  if (p >= 1)
+    return 1;
+  double logPmf = std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) -
+                  std::lgamma(double(n - k) + 1) + double(k) * std::log(p) +
+                  double(n - k) * std::log1p(-p);
+  double pmf = std::exp(logPmf), sum = 0, odds = p / (1 - p);
+  for (size_t i = k; i <= n; ++i) {
+    sum += pmf;
+    pmf *= double(n - i) / double(i + 1) * odds;
+    if (pmf < sum * 1e-17 && double(i) > double(n) * p)
+      break; // the rest cannot change a double
+  }
+  return std::min(sum, 1.0);
+}
+
+double uniform01(std::mt19937_64 &rng) {
+  return double(rng() >> 11) * 0x1.0p-53;
+}
+
+} // namespace
+
+const std::vector<double> &MedianRatioBootstrap::orderStatisticCdf(size_t n,
+                                                                   size_t k) {
+  auto [it, inserted] = cdfs_.try_emplace({n, k});
+  if (inserted) {
+    it->second.resize(n);
+    for (size_t j = 1; j <= n; ++j)
+      it->second[j - 1] = binomialTail(n, k, double(j) / double(n));
+    it->second[n - 1] = 1.0;
+  }
+  return it->second;
+}
+
+RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
+                                             std::vector<double> candidate,
+                                             uint64_t seed) {
+  std::sort(base.begin(), base.end());
+  std::sort(candidate.begin(), candidate.end());
+  RatioInterval out;
+  double baseMedian = summarize(base).median;
+  out.ratio = summarize(candidate).median / baseMedian;
+
+  // One sampler per side: the CDF tables of its middle order statistics.
+  struct Side {
+    const std::vector<double> *sorted;
+    const std::vector<double> *lower, *upper; // equal for odd n
+  };
+  auto side = [&](const std::vector<double> &sorted) {
+    size_t n = sorted.size();
+    size_t k = (n + 1) / 2;
+    const std::vector<double> *lower = &orderStatisticCdf(n, k);
+    const std::vector<double> *upper =
+        n % 2 ? lower : &orderStatisticCdf(n, k + 1);
+    return Side{&sorted, lower, upper};
+  };
+  Side b = side(base), c = side(candidate);
+  std::mt19937_64 rng(seed);
+  auto draw = [&](const Side &s) {
+    const std::vector<double> *cdf = s.lower;
+    if (s.lower != s.upper && (rng() & 1))
+      cdf = s.upper;
+    size_t j = std::lower_bound(cdf->begin(), cdf->end(), uniform01(rng)) -
+               cdf->begin();
+    return (*s.sorted)[std::min(j, s.sorted->size() - 1)];
+  };
+  ratios_.resize(resamples_);
+  for (uint32_t r = 0; r < resamples_; ++r) {
+    double bm = draw(b);
+    ratios_[r] = draw(c) / bm;
+  }
+  double alpha = (1 - confidence_) / 2;
+  auto at = [&](double q) {
+    size_t i = std::min(ratios_.size() - 1,
+                        size_t(q * double(ratios_.size() - 1) + 0.5));
+    std::nth_element(ratios_.begin(), ratios_.begin() + i, ratios_.end());
+    return ratios_[i];
+  };
+  out.low = at(alpha);
+  out.high = at(1 - alpha);
+  return out;
+}
+
+} // namespace kb::report

@@ -1,0 +1,283 @@
+//===- workbench/report/compare.cpp - Regression verdicts between reports -===//
+#include "workbench/report/compare.h"
+
+#include "workbench/report/bootstrap.h"
+#include "workbench/report/markdown_table.h"
+#include "workbench/report/report_rows.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kb::report {
+
+const char *toString(Verdict verdict) {
+  switch (verdict) {
+  case Verdict::Faster:
+    return "FASTER";
+  case Verdict::Slower:
+    return "SLOWER";
+  case Verdict::Same:
+    return "SAME";
+  case Verdict::Inconclusive:
+    return "INCONCLUSIVE";
+  }
+  return "INCONCLUSIVE";
+}
+
+size_t Comparison::count(Verdict v) const {
+  size_t n = 0;
+  for (const RowComparison &r : rows)
+    n += r.verdict == v;
+  return n;
+}
+
+bool Comparison::hasRegression() const {
+  if (count(Verdict::Slower))
+    return true;
+  for (const Uncomparable &u : uncomparable)
+    if (u.newIsBroken)
+      return true;
+  return false;
+}
+
+namespace {
+
+using RowMap = std::map<std::string, ReportRow>;
+
+RowMap rowMap(const BenchReport &report) {
+  RowMap map;
+  for (ReportRow &row : reportRows(report))
+    map.emplace(row.id, row);
+  return map;
+}
+
+uint64_t fnv1a(const std::string &text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text)
+    h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+Status checkDevices(const std::vector<BenchReport> &bases,
+                    const BenchReport &candidate,
+                    const CompareOptions &options) {
+  if (options.allowDifferentDevices)
+    return okStatus();
+  for (const BenchReport &base : bases)
+    if (base.device.name != candidate.device.name)
+      return failedPrecondition(
+          "the reports come from different devices: BASE ran on \"" +
+          base.device.name + "\", NEW on \"" + candidate.device.name +
+          "\"; timings of different devices are not comparable (pass "
+          "--allow-different-devices to compare anyway)");
+  return okStatus();
+}
+
+Verdict decide(double low, double high, double threshold) {
+  if (low > 1 + threshold)
+    return Verdict::Slower;
+  if (high < 1 - threshold)
+    return Verdict::Faster;
+  if (low >= 1 - threshold && high <= 1 + threshold)
+    return Verdict::Same;
+  return Verdict::Inconclusive;
+}
+
+/// Relative stdev of the per-run medians (none with fewer than 2 runs).
+std::optional<double>
+runToRunNoise(const std::vector<const ReportRow *> &runs) {
+  if (runs.size() < 2)
+    return std::nullopt;
+  std::vector<double> logs;
+  for (const ReportRow *r : runs)
+    logs.push_back(std::log(r->timing->summary.median));
+  Summary s = summarize(logs);
+  return std::expm1(s.stdev); // stdev of log ≈ relative stdev
+}
+
+std::string brokenWhy(const ReportRow &row, const char *side) {
+  std::string why = row.verdict() + " in " + side;
+  if (!row.benchmark->reason.empty())
+    why += ": " + row.benchmark->reason;
+  return why;
+}
+
+} // namespace
+
+StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
+                                    const BenchReport &candidate,
+                                    const CompareOptions &options) {
+  if (bases.empty())
+    return invalidArgument("compare needs at least one base report");
+  KB_RETURN_IF_ERROR(checkDevices(bases, candidate, options));
+  Comparison out;
+  out.options = options;
+  out.baseDevice = bases.back().device.name;
+  out.newDevice = candidate.device.name;
+  out.baseReports = bases.size();
+  std::vector<RowMap> baseMaps;
+  std::set<std::string> baseIds;
+  for (const BenchReport &b : bases) {
+    baseMaps.push_back(rowMap(b));
+    for (const auto &[id, row] : baseMaps.back())
+      baseIds.insert(id);
+  }
+  MedianRatioBootstrap bootstrap(options.resamples, options.confidence);
+  std::set<std::string> seen;
+  double logSum = 0;
+  for (const ReportRow &row : reportRows(candidate)) {
+    seen.insert(row.id);
+    // A benchmark that ran no variant has one row named after it; it pairs
+    // with every row of that benchmark on the other side.
+    if (!row.variant) {
+      bool matched = false;
+      for (const std::string &id : baseIds)
+        if (id == row.id || id.rfind(row.id + "/", 0) == 0)
+          matched = true, seen.insert(id);
+      if (!matched) {
+        out.onlyInNew.push_back(row.id);
+        continue;
+      }
+      std::string v = row.verdict();
+      out.uncomparable.push_back(
+          {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
+      continue;
+    }
+    if (!baseIds.count(row.id) && baseIds.count(row.benchmark->name)) {
+      seen.insert(row.benchmark->name);
+      const RowMap &last = baseMaps.back();
+      auto it = last.find(row.benchmark->name);
+      out.uncomparable.push_back({row.id,
+                                  it != last.end()
+                                      ? brokenWhy(it->second, "BASE")
+                                      : std::string("not run in BASE"),
+                                  false});
+      continue;
+    }
+    std::vector<const ReportRow *> runs;
+    bool inBase = false;
+    for (const RowMap &map : baseMaps) {
+      auto it = map.find(row.id);
+      if (it == map.end())
+        continue;
+      inBase = true;
+      if (it->second.timed())
+        runs.push_back(&it->second);
+    }
+    if (!inBase) {
+      out.onlyInNew.push_back(row.id);
+      continue;
+    }
+    if (!row.timed()) {
+      std::string v = row.verdict();
+      out.uncomparable.push_back(
+          {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
+      continue;
+    }
+    if (runs.empty()) {
+      const ReportRow &b =
+          baseMaps.back().count(row.id) ? baseMaps.back().at(row.id) : row;
+      out.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
+      continue;
+    }
+    std::vector<double> base;
+    for (const ReportRow *r : runs)
+      for (const Sample &s : r->timing->samples)
+        base.push_back(s.gpuNs);
+    std::vector<double> fresh = gpuTimes(*row.timing);
+    RowComparison rc;
+    rc.id = row.id;
+    rc.baseSamples = base.size();
+    rc.newSamples = fresh.size();
+    rc.baseMedianNs = summarize(base).median;
+    rc.newMedianNs = row.timing->summary.median;
+    rc.runToRunNoise = runToRunNoise(runs);
+    rc.threshold = std::max(options.threshold,
+                            rc.runToRunNoise ? 2 * *rc.runToRunNoise : 0.0);
+    RatioInterval ci = bootstrap.interval(std::move(base), std::move(fresh),
+                                          options.seed ^ fnv1a(row.id));
+    rc.ratio = ci.ratio;
+    rc.low = ci.low;
+    rc.high = ci.high;
+    rc.verdict = decide(rc.low, rc.high, rc.threshold);
+    logSum += std::log(rc.ratio);
+    out.rows.push_back(rc);
+  }
+  for (const std::string &id : baseIds)
+    if (!seen.count(id))
+      out.onlyInBase.push_back(id);
+  if (out.rows.empty() && out.uncomparable.empty())
+    return failedPrecondition(
+        "the reports have no benchmark in common (BASE has " +
+        std::to_string(baseIds.size()) + " rows, NEW " +
+        std::to_string(seen.size()) +
+        "; rows pair by benchmark/variant/mode): compare reports of the "
+        "same project");
+  if (!out.rows.empty())
+    out.geomeanRatio = std::exp(logSum / double(out.rows.size()));
+  return out;
+}
+
+namespace {
+
+std::string percent(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%+.1f%%", (ratio - 1) * 100);
+  return buf;
+}
+
+std::string listLine(const char *what, const std::vector<std::string> &ids) {
+  std::string s =
+      std::string("- ") + what + " (" + std::to_string(ids.size()) + "): ";
+  for (size_t i = 0; i < ids.size(); ++i)
+    s += (i ? ", " : "") + markdownCell(ids[i]);
+  return s + "\n";
+}
+
+} // namespace
+
+std::string renderComparisonMarkdown(const Comparison &c) {
+  std::ostringstream out;
+  out << "## kernel-bench compare\n\n";
+  out << "BASE: " << c.baseDevice;
+  if (c.baseReports > 1)
+    out << " (" << c.baseReports << " reports: samples pooled, run-to-run "
+        << "noise widens each row's threshold)";
+  out << "; NEW: " << c.newDevice << ". Threshold "
+      << percent(1 + c.options.threshold).substr(1) << ", "
+      << int(c.options.confidence * 100 + 0.5) << " % bootstrap CI of the "
+      << "median ratio (" << c.options.resamples << " resamples).\n\n";
+  MarkdownTable table(
+      {"benchmark", "verdict", "base", "new", "change", "95% CI", "threshold"},
+      {false, false, true, true, true, true, true});
+  for (const RowComparison &r : c.rows)
+    table.addRow({r.id, toString(r.verdict), formatDuration(r.baseMedianNs),
+                  formatDuration(r.newMedianNs), percent(r.ratio),
+                  percent(r.low) + " .. " + percent(r.high),
+                  "\u00b1" + percent(1 + r.threshold).substr(1)});
+  if (!c.rows.empty())
+    out << table.render() << "\n";
+  out << "**" << c.count(Verdict::Slower) << " slower, "
+      << c.count(Verdict::Faster) << " faster, " << c.count(Verdict::Same)
+      << " same, " << c.count(Verdict::Inconclusive) << " inconclusive**";
+  if (c.geomeanRatio)
+    out << "; geomean of new/base: " << percent(*c.geomeanRatio);
+  out << ".\n";
+  if (!c.uncomparable.empty()) {
+    out << "\nNot compared:\n";
+    for (const Uncomparable &u : c.uncomparable)
+      out << "- " << markdownCell(u.id) << ": " << markdownCell(u.why) << "\n";
+  }
+  if (!c.onlyInBase.empty() || !c.onlyInNew.empty())
+    out << "\n";
+  if (!c.onlyInBase.empty())
+    out << listLine("only in BASE", c.onlyInBase);
+  if (!c.onlyInNew.empty())
+    out << listLine("only in NEW", c.onlyInNew);
+  return out.str();
+}
+
+} // namespace kb::report

@@ -1,0 +1,183 @@
+//===- workbench/report/compare_test.cpp - Regression verdicts ------------===//
+#include "workbench/report/bootstrap.h"
+#include "workbench/report/compare.h"
+#include "workbench/report/synthetic_report.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+namespace kb::report {
+namespace {
+
+/// Three benchmarks, candidate only, |samples| samples each; medians scaled
+/// by |scale| and noise |noise|.
+BenchReport
+report(double scale, double noise, uint64_t seed, uint32_t samples = 40,
+       std::vector<std::string> names = {"copy", "saxpy", "reduce"}) {
+  return makeSyntheticReport(scaledSpec(names, scale, noise, seed, samples));
+}
+
+Comparison compare(const BenchReport &base, const BenchReport &fresh,
+                   CompareOptions options = {}) {
+  StatusOr<Comparison> c = compareReports({base}, fresh, options);
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : Comparison();
+}
+
+std::vector<Verdict> verdicts(const Comparison &c) {
+  std::vector<Verdict> out;
+  for (const RowComparison &r : c.rows)
+    out.push_back(r.verdict);
+  return out;
+}
+
+TEST(Compare, TwentyPercentSlowerIsSlower) {
+  Comparison c = compare(report(1, 0.01, 1), report(1.2, 0.01, 2));
+  EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Slower));
+  EXPECT_TRUE(c.hasRegression());
+  EXPECT_NEAR(*c.geomeanRatio, 1.2, 0.02);
+  for (const RowComparison &r : c.rows) {
+    EXPECT_LT(r.low, r.ratio);
+    EXPECT_GT(r.high, r.ratio);
+  }
+}
+
+TEST(Compare, TwentyPercentFasterIsFaster) {
+  Comparison c = compare(report(1, 0.01, 1), report(0.8, 0.01, 2));
+  EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Faster));
+  EXPECT_FALSE(c.hasRegression());
+}
+
+TEST(Compare, AnotherRunOfTheSameCodeIsSame) {
+  Comparison c = compare(report(1, 0.01, 1), report(1, 0.01, 2));
+  EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Same));
+}
+
+TEST(Compare, ANoisyBenchmarkIsInconclusive) {
+  // 30 % noise with 10 samples: a 3 % change cannot be told apart.
+  Comparison c = compare(report(1, 0.3, 1, 10), report(1.03, 0.3, 2, 10));
+  EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Inconclusive));
+  EXPECT_FALSE(c.hasRegression());
+}
+
+TEST(Compare, VerdictsAreReproducible) {
+  BenchReport base = report(1, 0.05, 1, 12), fresh = report(1.04, 0.05, 2, 12);
+  Comparison a = compare(base, fresh), b = compare(base, fresh);
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  for (size_t i = 0; i < a.rows.size(); ++i) {
+    EXPECT_EQ(a.rows[i].low, b.rows[i].low);
+    EXPECT_EQ(a.rows[i].high, b.rows[i].high);
+  }
+}
+
+TEST(Compare, BenchmarksInOnlyOneReportAreListed) {
+  Comparison c = compare(report(1, 0.01, 1, 20, {"a", "b"}),
+                         report(1, 0.01, 2, 20, {"b", "c"}));
+  EXPECT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.onlyInBase, std::vector<std::string>{"a/candidate/cold"});
+  EXPECT_EQ(c.onlyInNew, std::vector<std::string>{"c/candidate/cold"});
+  std::string md = renderComparisonMarkdown(c);
+  EXPECT_NE(md.find("only in BASE (1): a/candidate/cold"), std::string::npos);
+  EXPECT_NE(md.find("only in NEW (1): c/candidate/cold"), std::string::npos);
+}
+
+TEST(Compare, DisjointReportsAreRefused) {
+  StatusOr<Comparison> c = compareReports({report(1, 0.01, 1, 20, {"a"})},
+                                          report(1, 0.01, 2, 20, {"z"}), {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("no benchmark in common"),
+            std::string::npos);
+}
+
+TEST(Compare, DifferentDevicesAreRefusedUnlessAllowed) {
+  BenchReport other = report(1, 0.01, 2);
+  other.device.name = "Other GPU";
+  StatusOr<Comparison> c = compareReports({report(1, 0.01, 1)}, other, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("--allow-different-devices"),
+            std::string::npos);
+  CompareOptions allow;
+  allow.allowDifferentDevices = true;
+  EXPECT_TRUE(compareReports({report(1, 0.01, 1)}, other, allow).ok());
+}
+
+TEST(Compare, ABenchmarkThatBrokeIsARegression) {
+  BenchReport fresh = report(1, 0.01, 2);
+  fresh.benchmarks[1].status = BenchStatus::Error;
+  fresh.benchmarks[1].reason = "kernel faulted";
+  fresh.benchmarks[1].variants.clear();
+  Comparison c = compare(report(1, 0.01, 1), fresh);
+  EXPECT_EQ(c.rows.size(), 2u);
+  ASSERT_EQ(c.uncomparable.size(), 1u);
+  EXPECT_EQ(c.uncomparable[0].id, "saxpy");
+  EXPECT_EQ(c.uncomparable[0].why, "error in NEW: kernel faulted");
+  EXPECT_TRUE(c.hasRegression());
+  EXPECT_TRUE(c.onlyInBase.empty());
+  EXPECT_TRUE(c.onlyInNew.empty());
+  // The other way round: fixed in NEW, not a regression.
+  c = compare(fresh, report(1, 0.01, 1));
+  ASSERT_EQ(c.uncomparable.size(), 1u);
+  EXPECT_EQ(c.uncomparable[0].id, "saxpy/candidate/cold");
+  EXPECT_FALSE(c.hasRegression());
+  EXPECT_TRUE(c.onlyInBase.empty());
+  // A timed row whose NEW variant is incorrect: a regression.
+  fresh = report(1, 0.01, 2);
+  fresh.benchmarks[1].status = BenchStatus::Incorrect;
+  fresh.benchmarks[1].variants[0].timings[0].samples.clear();
+  c = compare(report(1, 0.01, 1), fresh);
+  ASSERT_EQ(c.uncomparable.size(), 1u);
+  EXPECT_TRUE(c.uncomparable[0].newIsBroken);
+  EXPECT_TRUE(c.hasRegression());
+}
+
+TEST(Compare, HistoryWidensTheBandOfANoisyBenchmark) {
+  // Three base runs whose medians move by ~±6 % from run to run: a 5 %
+  // slowdown is within that benchmark's known noise.
+  std::vector<BenchReport> bases = {
+      report(1.0, 0.005, 1), report(1.06, 0.005, 2), report(0.95, 0.005, 3)};
+  BenchReport fresh = report(1.05, 0.005, 4);
+  StatusOr<Comparison> single = compareReports({bases[0]}, fresh, {});
+  ASSERT_TRUE(single.ok());
+  EXPECT_EQ(single->rows[0].verdict, Verdict::Slower);
+  StatusOr<Comparison> history = compareReports(bases, fresh, {});
+  ASSERT_TRUE(history.ok());
+  ASSERT_TRUE(history->rows[0].runToRunNoise.has_value());
+  EXPECT_GT(history->rows[0].threshold, 0.08);
+  EXPECT_NE(history->rows[0].verdict, Verdict::Slower);
+  EXPECT_FALSE(history->hasRegression());
+}
+
+/// The order-statistic bootstrap gives the interval a plain resampling
+/// bootstrap gives (within Monte Carlo error), odd and even n.
+TEST(Bootstrap, MatchesPlainResampling) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> dist(0, 0.1);
+  for (size_t n : {15u, 16u, 100u}) {
+    std::vector<double> a(n), b(n);
+    for (double &x : a)
+      x = 1000 * dist(rng);
+    for (double &x : b)
+      x = 1100 * dist(rng);
+    MedianRatioBootstrap fast(20000, 0.95);
+    RatioInterval ci = fast.interval(a, b, 42);
+    std::vector<double> ratios;
+    std::uniform_int_distribution<size_t> pick(0, n - 1);
+    for (int r = 0; r < 20000; ++r) {
+      std::vector<double> ra(n), rb(n);
+      for (size_t i = 0; i < n; ++i)
+        ra[i] = a[pick(rng)], rb[i] = b[pick(rng)];
+      ratios.push_back(summarize(rb).median / summarize(ra).median);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    double lo = ratios[size_t(0.025 * 19999 + 0.5)];
+    double hi = ratios[size_t(0.975 * 19999 + 0.5)];
+    double width = hi - lo;
+    EXPECT_NEAR(ci.low, lo, 0.15 * width) << n;
+    EXPECT_NEAR(ci.high, hi, 0.15 * width) << n;
+  }
+}
+
+} // namespace
+} // namespace kb::report

@@ -1,0 +1,80 @@
+//===- workbench/report/csv_format.cpp - report.csv -----------------------===//
+//
+// RFC 4180 CSV, one line per row of report_rows.h, plain numbers in base
+// units (ns, bytes, GB/s) so spreadsheets and pandas need no parsing of
+// "12.3 us"; an unknown value is an empty field.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/report/report_formats.h"
+#include "workbench/report/report_rows.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kb::report {
+
+namespace {
+
+std::string csvField(const std::string &text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos)
+    return text;
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(std::optional<double> value) {
+  if (!value)
+    return "";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", *value);
+  return buf;
+}
+
+} // namespace
+
+std::string renderCsv(const BenchReport &report) {
+  std::ostringstream out;
+  out << "benchmark,variant,role,mode,status,correctness,reason,samples,"
+         "discarded,dispatches_per_sample,median_ns,q1_ns,q3_ns,iqr_ns,"
+         "min_ns,max_ns,mean_ns,stdev_ns,relative_stdev,bytes_moved,flops,"
+         "gb_per_s,gflop_per_s,percent_of_peak,speedup_vs_reference,"
+         "noise_target_met,stop_reason,device\r\n";
+  for (const ReportRow &row : reportRows(report)) {
+    const Variant *v = row.variant;
+    std::vector<std::string> f = {
+        row.benchmark->name,
+        v ? v->name : "",
+        v ? toString(v->role) : "",
+        row.timing ? toString(row.timing->mode) : "",
+        row.verdict(),
+        v ? toString(v->correctness.status) : "",
+        row.benchmark->reason,
+    };
+    if (row.timed()) {
+      const Timing &t = *row.timing;
+      const Summary &s = t.summary;
+      const Derived &d = t.derived;
+      for (double x : {double(t.samples.size()), double(t.discarded),
+                       double(t.dispatchesPerSample), s.median, s.q1, s.q3,
+                       s.iqr, s.min, s.max, s.mean, s.stdev, s.relativeStdev})
+        f.push_back(number(x));
+      f.push_back(v->bytesMoved ? std::to_string(*v->bytesMoved) : "");
+      for (std::optional<double> x : {v->flops, d.gbPerSecond, d.gflopPerSecond,
+                                      d.percentOfPeak, d.speedupVsReference})
+        f.push_back(number(x));
+      f.push_back(t.noiseTargetMet ? "true" : "false");
+      f.push_back(toString(t.stopReason));
+    } else {
+      f.resize(f.size() + 20);
+    }
+    f.push_back(report.device.name);
+    for (size_t i = 0; i < f.size(); ++i)
+      out << (i ? "," : "") << csvField(f[i]);
+    out << "\r\n";
+  }
+  return out.str();
+}
+
+} // namespace kb::report

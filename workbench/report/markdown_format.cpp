@@ -1,0 +1,118 @@
+//===- workbench/report/markdown_format.cpp - report.md -------------------===//
+//
+// A GitHub-flavoured Markdown table whose raw text is also aligned, so the
+// same file reads well in a terminal (`cat report.md`) and in
+// $GITHUB_STEP_SUMMARY. Long texts (reasons, warnings) go below the table
+// as notes so the table stays narrow.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/report/markdown_table.h"
+#include "workbench/report/report_formats.h"
+#include "workbench/report/report_rows.h"
+
+#include <sstream>
+
+namespace kb::report {
+
+namespace {
+
+std::string correctnessCell(const ReportRow &row) {
+  if (!row.variant)
+    return row.verdict() == "skipped" ? "skipped" : "ERROR";
+  switch (row.variant->correctness.status) {
+  case CorrectnessStatus::Correct:
+    return row.timed() || row.benchmark->status == BenchStatus::Ok ? "correct"
+                                                                   : "ERROR";
+  case CorrectnessStatus::Incorrect:
+    return "INCORRECT";
+  case CorrectnessStatus::NoReference:
+    return "no reference";
+  case CorrectnessStatus::NotChecked:
+    return row.variant->role == VariantRole::Reference ? "(reference)"
+                                                       : "not checked";
+  }
+  return "";
+}
+
+std::vector<std::string> rowCells(const ReportRow &row) {
+  std::string variant = row.variant ? row.variant->name : "-";
+  if (!row.timed())
+    return {row.benchmark->name, variant, "-", "-", "-", "-", "-", "-",
+            correctnessCell(row)};
+  const Timing &t = *row.timing;
+  const Derived &d = t.derived;
+  std::string speedup =
+      d.speedupVsReference ? formatNumber(d.speedupVsReference, 2) + "x" : "-";
+  if (d.suspiciousSpeedup)
+    speedup += " (!)";
+  return {row.benchmark->name,
+          variant,
+          toString(t.mode),
+          formatMedianIqr(t.summary.median, t.summary.iqr),
+          std::to_string(t.samples.size()),
+          formatNumber(d.gbPerSecond, 1),
+          formatNumber(d.percentOfPeak, 1),
+          speedup,
+          correctnessCell(row)};
+}
+
+std::vector<std::string> notes(const BenchReport &report,
+                               const std::vector<ReportRow> &rows) {
+  std::vector<std::string> out;
+  for (const Benchmark &b : report.benchmarks)
+    if (b.status != BenchStatus::Ok)
+      out.push_back("**" + b.name + "** " + toString(b.status) +
+                    (b.reason.empty() ? "" : ": " + b.reason));
+  for (const ReportRow &row : rows) {
+    if (!row.timed())
+      continue;
+    const Derived &d = row.timing->derived;
+    if (d.suspiciousSpeedup)
+      out.push_back("**" + row.id + "** is " +
+                    formatNumber(d.speedupVsReference, 1) +
+                    "x faster than its reference: check by hand that it "
+                    "computes the same thing");
+    if (d.percentOfPeak && *d.percentOfPeak > 100)
+      out.push_back("**" + row.id + "** moves " +
+                    formatNumber(d.percentOfPeak, 0) +
+                    " % of the measured peak: its data stayed in L2, or "
+                    "its byte count is wrong");
+  }
+  for (const std::string &w : report.environment.warnings)
+    out.push_back("warning: " + w);
+  return out;
+}
+
+} // namespace
+
+std::string renderMarkdown(const BenchReport &report) {
+  std::ostringstream out;
+  out << "## kernel-bench: " << report.device.name << " ("
+      << report.device.driver << ")\n\n";
+  if (report.interrupted)
+    out << "**Interrupted**: the run was stopped; the rows below are what "
+           "finished.\n\n";
+  if (report.settings.quick)
+    out << "Quick settings (" << report.settings.quickReason
+        << "): noise is reported, not required.\n\n";
+  std::vector<ReportRow> rows = reportRows(report);
+  MarkdownTable table(
+      {"benchmark", "variant", "mode", "median \u00b1 IQR", "samples", "GB/s",
+       "% peak", "vs ref", "correctness"},
+      {false, false, false, true, true, true, true, true, false});
+  for (const ReportRow &row : rows)
+    table.addRow(rowCells(row));
+  out << table.render();
+  std::vector<std::string> n = notes(report, rows);
+  if (!n.empty()) {
+    out << "\n";
+    for (const std::string &line : n)
+      out << "- " << line << "\n";
+  }
+  if (report.device.peakCopyGBps)
+    out << "\n% peak: of the measured copy bandwidth, "
+        << formatNumber(report.device.peakCopyGBps, 1) << " GB/s.\n";
+  return out.str();
+}
+
+} // namespace kb::report

@@ -1,0 +1,78 @@
+//===- workbench/report/report_rows.cpp - One row per thing timed ---------===//
+#include "workbench/report/report_rows.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kb::report {
+
+std::string ReportRow::verdict() const {
+  if (variant && variant->correctness.status == CorrectnessStatus::Incorrect)
+    return "incorrect";
+  if (timed())
+    return "ok";
+  if (benchmark->status != BenchStatus::Ok)
+    return toString(benchmark->status);
+  return timing ? "no-samples" : "not-timed";
+}
+
+std::vector<ReportRow> reportRows(const BenchReport &report) {
+  std::vector<ReportRow> rows;
+  for (const Benchmark &b : report.benchmarks) {
+    if (b.variants.empty())
+      rows.push_back({b.name, &b, nullptr, nullptr});
+    for (const Variant &v : b.variants) {
+      if (v.timings.empty())
+        rows.push_back({b.name + "/" + v.name, &b, &v, nullptr});
+      for (const Timing &t : v.timings)
+        rows.push_back(
+            {b.name + "/" + v.name + "/" + toString(t.mode), &b, &v, &t});
+    }
+  }
+  return rows;
+}
+
+namespace {
+struct Unit {
+  double scale;
+  const char *name;
+};
+Unit unitFor(double ns) {
+  static const Unit units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+  for (const Unit &u : units)
+    if (std::fabs(ns) >= u.scale)
+      return u;
+  return {1, "ns"};
+}
+int decimalsFor(double v) {
+  return std::fabs(v) >= 100 ? 0 : std::fabs(v) >= 10 ? 1 : 2;
+}
+} // namespace
+
+std::string formatDuration(double ns) {
+  Unit u = unitFor(ns);
+  double v = ns / u.scale;
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.*f %s", decimalsFor(v), v, u.name);
+  return buf;
+}
+
+std::string formatMedianIqr(double medianNs, double iqrNs) {
+  Unit u = unitFor(medianNs);
+  double m = medianNs / u.scale;
+  int decimals = decimalsFor(m);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f \u00b1 %.*f %s", decimals, m, decimals,
+                iqrNs / u.scale, u.name);
+  return buf;
+}
+
+std::string formatNumber(std::optional<double> value, int decimals) {
+  if (!value)
+    return "-";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, *value);
+  return buf;
+}
+
+} // namespace kb::report

@@ -1,0 +1,43 @@
+//===- workbench/report/report_rows.h - One row per thing timed -----------===//
+//
+// Every report format and `compare` see a BenchReport as the same flat list
+// of rows: one per (benchmark, variant, timing mode), plus one row for a
+// benchmark or variant that produced no timing (error, skipped, incorrect),
+// so that nothing is silently dropped. A row's id, "benchmark/variant/mode",
+// is how formats name it and how `compare` pairs two reports.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_REPORT_REPORT_ROWS_H_
+#define KB_WORKBENCH_REPORT_REPORT_ROWS_H_
+
+#include "workbench/report/bench_results.h"
+
+#include <string>
+#include <vector>
+
+namespace kb::report {
+
+struct ReportRow {
+  std::string id; // "saxpy/candidate/cold"; "saxpy" when no variant ran
+  const Benchmark *benchmark = nullptr;
+  const Variant *variant = nullptr; // null when the benchmark has none
+  const Timing *timing = nullptr;   // null when nothing was timed
+  /// Has at least one accepted sample.
+  bool timed() const { return timing && !timing->samples.empty(); }
+  /// "ok", or why this row has no usable timing ("incorrect", "error", ...).
+  std::string verdict() const;
+};
+
+/// Rows in report order. Pointers stay valid while |report| lives.
+std::vector<ReportRow> reportRows(const BenchReport &report);
+
+/// "12.3 us", "1.50 ms", "850 ns": 3 significant digits, unit by size.
+std::string formatDuration(double ns);
+/// "12.3 ± 0.4 us": the IQR in the median's unit.
+std::string formatMedianIqr(double medianNs, double iqrNs);
+/// Fixed |decimals|, or "-" for none.
+std::string formatNumber(std::optional<double> value, int decimals);
+
+} // namespace kb::report
+
+#endif // KB_WORKBENCH_REPORT_REPORT_ROWS_H_

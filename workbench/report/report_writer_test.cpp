@@ -1,0 +1,180 @@
+//===- workbench/report/report_writer_test.cpp - Report formats -----------===//
+//
+// Each format rendered from a synthetic report with every kind of row (ok,
+// incorrect, error, skipped). The external consumers (Google Benchmark's
+// compare.py, a JUnit parser, headless Chromium) read these same renderings
+// in tests/cli/report_cli_test.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/report/report_rows.h"
+#include "workbench/report/report_writer.h"
+#include "workbench/report/synthetic_report.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+namespace kb::report {
+namespace {
+
+BenchReport mixedReport() {
+  BenchReport r = makeMixedReport(15);
+  r.environment.warnings = {"GPU shared with <1> other process"};
+  return r;
+}
+
+std::string render(const BenchReport &r, ReportFormat f) {
+  StatusOr<std::string> text = renderReport(r, f);
+  EXPECT_TRUE(text.ok()) << text.status().message();
+  return text.ok() ? *text : "";
+}
+
+std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+size_t codePoints(const std::string &s) {
+  size_t n = 0;
+  for (unsigned char c : s)
+    n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+TEST(ReportRows, EveryBenchmarkAppearsEvenWithoutTiming) {
+  BenchReport r = mixedReport();
+  std::vector<ReportRow> rows = reportRows(r);
+  std::vector<std::string> ids;
+  for (const ReportRow &row : rows)
+    ids.push_back(row.id + "=" + row.verdict());
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{
+                "saxpy/candidate/cold=ok", "saxpy/reference/cold=ok",
+                "reduce|sum/candidate/cold=ok", "reduce|sum/reference/cold=ok",
+                "wrong/candidate=incorrect", "wrong/reference/cold=ok",
+                "hang=error", "big=skipped"}));
+}
+
+TEST(Markdown, IsAnAlignedTableThatFitsATerminal) {
+  std::string md = render(mixedReport(), ReportFormat::Markdown);
+  std::vector<std::string> table;
+  for (const std::string &line : lines(md))
+    if (!line.empty() && line[0] == '|')
+      table.push_back(line);
+  ASSERT_EQ(table.size(), 2u + 8u); // header, rule, 8 rows
+  for (const std::string &line : table) {
+    EXPECT_EQ(codePoints(line), codePoints(table[0])) << line;
+    EXPECT_LE(codePoints(line), 120u) << line;
+  }
+  EXPECT_NE(md.find("| reduce\\|sum "), std::string::npos); // '|' escaped
+  EXPECT_NE(md.find("INCORRECT"), std::string::npos);
+  EXPECT_NE(md.find("**hang** error: kernel timed out"), std::string::npos);
+  EXPECT_NE(md.find("1.50x"), std::string::npos); // speedup vs reference
+  EXPECT_NE(md.find("\u00b1"), std::string::npos);
+}
+
+TEST(Csv, HasOneLinePerRowAndAFixedColumnCount) {
+  std::string csv = render(mixedReport(), ReportFormat::Csv);
+  std::vector<std::string> all = lines(csv);
+  ASSERT_EQ(all.size(), 1u + 8u);
+  auto columns = [](const std::string &line) {
+    size_t n = 1;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        ++n;
+    }
+    return n;
+  };
+  for (const std::string &line : all)
+    EXPECT_EQ(columns(line), columns(all[0])) << line;
+  EXPECT_EQ(all[3].rfind("reduce|sum,candidate,candidate,cold,ok,", 0), 0u);
+  EXPECT_EQ(all[7].rfind("hang,,,,error,,", 0), 0u) << all[7];
+}
+
+TEST(GBench, OneIterationPerSamplePlusFourAggregates) {
+  BenchReport r = mixedReport();
+  nlohmann::json j = nlohmann::json::parse(render(r, ReportFormat::GBench));
+  ASSERT_TRUE(j.contains("context"));
+  EXPECT_EQ(j["context"]["kb_device"], "Synthetic GPU");
+  EXPECT_NE(j["context"]["kb_not_timed"].get<std::string>().find("hang: error"),
+            std::string::npos);
+  size_t iterations = 0, aggregates = 0;
+  for (const auto &e : j["benchmarks"]) {
+    EXPECT_EQ(e["time_unit"], "ns");
+    if (e["run_type"] == "iteration") {
+      ++iterations;
+      EXPECT_GT(e["real_time"].get<double>(), 0);
+      EXPECT_GT(e["cpu_time"].get<double>(), e["real_time"].get<double>());
+    } else {
+      ++aggregates;
+    }
+  }
+  EXPECT_EQ(iterations, 5u * 15u); // five timed rows x 15 samples
+  EXPECT_EQ(aggregates, 5u * 4u);
+  const auto &first = j["benchmarks"][0];
+  EXPECT_EQ(first["name"], "saxpy/candidate/cold/manual_time");
+  EXPECT_EQ(first["repetitions"], 15);
+  const auto &median = j["benchmarks"][16];
+  EXPECT_EQ(median["name"], "saxpy/candidate/cold/manual_time_median");
+  EXPECT_DOUBLE_EQ(median["real_time"].get<double>(),
+                   r.benchmarks[0].variants[0].timings[0].summary.median);
+}
+
+TEST(JUnit, OneCasePerBenchmarkAndVariant) {
+  std::string xml = render(mixedReport(), ReportFormat::JUnit);
+  EXPECT_NE(xml.find("tests=\"8\" failures=\"2\" errors=\"0\" skipped=\"1\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<failure type=\"INCORRECT\""), std::string::npos);
+  EXPECT_NE(xml.find("<failure type=\"ERROR\""), std::string::npos);
+  EXPECT_NE(xml.find("<skipped message=\"synthetic: skipped\"/>"),
+            std::string::npos);
+  EXPECT_NE(xml.find("GPU"), std::string::npos);
+  EXPECT_EQ(xml.find("<1>"), std::string::npos); // escaped if present
+}
+
+TEST(Html, IsSelfContained) {
+  std::string html = render(mixedReport(), ReportFormat::Html);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  // The only http:// is the SVG namespace name, which is never fetched.
+  size_t at = 0;
+  while ((at = html.find("http://", at)) != std::string::npos) {
+    EXPECT_EQ(html.compare(at, 26, "http://www.w3.org/2000/svg"), 0);
+    ++at;
+  }
+  EXPECT_NE(html.find("aria-label=\"median time per benchmark"),
+            std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"percent of measured peak"),
+            std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"samples of saxpy/candidate/cold\""),
+            std::string::npos);
+  EXPECT_NE(html.find("GPU shared with &lt;1&gt; other process"),
+            std::string::npos);
+}
+
+TEST(ReportWriter, WritesEveryFormatIntoTheDirectory) {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "kb_report_writer_test";
+  std::filesystem::remove_all(dir);
+  auto written = writeReports(mixedReport(), dir, allReportFormats());
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(written->size(), 6u);
+  for (const char *name : {"bench.json", "gbench.json", "report.md",
+                           "report.csv", "junit.xml", "report.html"})
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / name)) << name;
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(parseReportFormat("md"), ReportFormat::Markdown);
+  EXPECT_FALSE(parseReportFormat("pdf").has_value());
+}
+
+} // namespace
+} // namespace kb::report
