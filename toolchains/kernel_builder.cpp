@@ -152,7 +152,7 @@ private:
   std::vector<std::string> collectDependencies(const fs::path &depfile) const;
   void addDiagnostics(std::vector<Diagnostic> diagnostics);
   std::vector<std::string> outputKinds() const {
-    if (target_.kind == Target::Kind::Cuda)
+    if (target_.isCuda())
       return {"ptx", "cubin"};
     return {"spv"};
   }
@@ -179,7 +179,7 @@ private:
 
 Status Job::findTools() {
   std::vector<std::string> names;
-  if (target_.kind == Target::Kind::Cuda) {
+  if (target_.isCuda()) {
     names = {"nvcc", "host-cxx", "ptxas"};
   } else {
     names = {"glslc", "spirv-val"};
@@ -194,7 +194,7 @@ Status Job::findTools() {
     result_.toolVersions[name] = tool->versionSummary;
     tools_[name] = *tool;
   }
-  if (target_.kind == Target::Kind::Cuda)
+  if (target_.isCuda())
     cudaRoot_ =
         tools_["nvcc"].path.parent_path().parent_path().lexically_normal();
   return okStatus();
@@ -210,8 +210,8 @@ std::vector<Step> Job::planSteps() const {
   std::string sourceName = spec_.source.filename().string();
   std::vector<Step> steps;
 
-  if (target_.kind == Target::Kind::Cuda) {
-    Step nvcc{"nvcc", {"nvcc", "-ptx", "-arch=" + target_.arch}, false};
+  if (target_.isCuda()) {
+    Step nvcc{"nvcc", {"nvcc", "-ptx", "-arch=" + target_.arch()}, false};
     const ToolIdentity &host = tools_.at("host-cxx");
     if (host.overridden)
       append(nvcc.argv, {"-ccbin", host.path.string()});
@@ -224,7 +224,7 @@ std::vector<Step> Job::planSteps() const {
     steps.push_back(nvcc);
 
     Step ptxas{"ptxas",
-               {"ptxas", "-arch=" + target_.arch, "-v", "--warn-on-spills"},
+               {"ptxas", "-arch=" + target_.arch(), "-v", "--warn-on-spills"},
                true};
     if (spec_.spillsAreErrors)
       ptxas.argv.push_back("--warning-as-error");
@@ -234,7 +234,7 @@ std::vector<Step> Job::planSteps() const {
     return steps;
   }
 
-  std::string env = target_.vulkanEnv();
+  std::string env = target_.arch(); // "vulkan1.2"
   Step glslc{"glslc",
              {"glslc", "-fshader-stage=compute", "--target-env=" + env, "-MD",
               "-MF", staging + "/" + stem_ + ".d", "-MT", stem_ + ".spv"},
@@ -401,7 +401,7 @@ Job::collectDependencies(const fs::path &depfile) const {
 Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
   std::vector<AbiMismatch> mismatches;
   std::string what;
-  if (target_.kind == Target::Kind::Cuda) {
+  if (target_.isCuda()) {
     StatusOr<PtxModule> ptx = readPtx(outputs.at("ptx"));
     if (!ptx.ok())
       return fail(StatusCode::Internal, "cannot read the PTX nvcc produced: " +
@@ -482,7 +482,7 @@ Status Job::restoreFromCache(CacheEntry entry) {
 }
 
 Status Job::run() {
-  bool cuda = target_.kind == Target::Kind::Cuda;
+  bool cuda = target_.isCuda();
   if (cuda != (spec_.language == Language::Cuda))
     return fail(StatusCode::InvalidArgument,
                 std::string("a ") + toString(spec_.language) +

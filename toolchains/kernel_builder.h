@@ -21,7 +21,7 @@
 #include "common/kernel_abi.h"
 #include "common/status.h"
 #include "toolchains/diagnostics.h"
-#include "toolchains/target.h"
+#include "common/target.h"
 
 #include <chrono>
 #include <cstdint>

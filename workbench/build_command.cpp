@@ -35,8 +35,6 @@ namespace fs = std::filesystem;
 
 namespace kb::workbench {
 
-using toolchains::Target;
-
 namespace {
 
 void printError(const std::string &message) {
@@ -70,7 +68,7 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
   step.targets =
       session.requested.empty() ? project.targets : session.requested;
   if (std::any_of(step.targets.begin(), step.targets.end(),
-                  [](const Target &t) { return t.kind == Target::Kind::Cuda; }))
+                  [](const Target &t) { return t.isCuda(); }))
     if (StatusOr<toolchains::ToolIdentity> ptxas = session.tools->find("ptxas");
         ptxas.ok())
       step.ptxas = *ptxas;

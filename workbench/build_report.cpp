@@ -90,7 +90,7 @@ json jobJson(const JobRecord &job, const BuildReport &report) {
 BuildTotals computeTotals(const BuildReport &report) {
   BuildTotals totals;
   std::set<std::string> kernels;
-  std::set<toolchains::Target> targets;
+  std::set<Target> targets;
   for (const JobRecord &job : report.jobs) {
     kernels.insert(job.result.kernel);
     targets.insert(job.result.target);
@@ -118,10 +118,10 @@ json toJson(const BuildReport &report) {
     jobs.push_back(jobJson(job, report));
   }
   json requested = json::array();
-  for (const toolchains::Target &t : report.options.requestedTargets)
+  for (const Target &t : report.options.requestedTargets)
     requested.push_back(t.toString());
   json projectTargets = json::array();
-  for (const toolchains::Target &t : report.project->targets)
+  for (const Target &t : report.project->targets)
     projectTargets.push_back(t.toString());
 
   BuildTotals totals = computeTotals(report);

@@ -28,7 +28,7 @@ inline constexpr int kBuildReportSchemaVersion = 1;
 /// The options a build ran with, as recorded in build.json.
 struct BuildReportOptions {
   unsigned jobs = 0;
-  std::vector<toolchains::Target> requestedTargets;
+  std::vector<Target> requestedTargets;
   bool strict = false;
   bool cacheEnabled = true;
   std::filesystem::path cacheDir;

@@ -16,7 +16,7 @@ struct Fixture {
     project.name = "demo";
     project.directory = "/p";
     project.manifest = "/p/workbench.toml";
-    project.targets = {*toolchains::Target::parse("cuda:sm_90")};
+    project.targets = {*Target::parse("cuda:sm_90")};
     Kernel kernel;
     kernel.name = "saxpy";
     kernel.manifest = "/p/k/kernel.toml";
@@ -40,7 +40,7 @@ struct Fixture {
     job.kernel = &project.kernels[0];
     job.spec = &project.kernels[0].specs[0];
     job.result.kernel = "saxpy";
-    job.result.target = *toolchains::Target::parse(target);
+    job.result.target = *Target::parse(target);
     job.result.cacheHit = hit;
     job.result.seconds = 0.25;
     job.result.toolVersions["nvcc"] = "Cuda compilation tools, release 13.0";

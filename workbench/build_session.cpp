@@ -16,7 +16,6 @@ namespace fs = std::filesystem;
 namespace kb::workbench {
 
 using toolchains::KernelSpec;
-using toolchains::Target;
 
 namespace {
 
@@ -151,11 +150,11 @@ Status checkToolsAvailable(const BuildSession &session) {
   std::map<std::string, std::set<std::string>> neededBy; // tool -> targets
   for (const PlannedJob &job : session.plan) {
     std::vector<const char *> needed;
-    if (job.target.kind == Target::Kind::Cuda)
+    if (job.target.isCuda())
       needed = {"nvcc", "ptxas", "host-cxx"};
     else
       needed = {"glslc", "spirv-val"};
-    if (job.target.kind == Target::Kind::Vulkan && job.spec->optimizeSpirv)
+    if (job.target.isVulkan() && job.spec->optimizeSpirv)
       needed.push_back("spirv-opt");
     for (const char *tool : needed)
       neededBy[tool].insert(job.target.toString());

@@ -42,7 +42,7 @@ struct BuildFlags {
 /// movable: the plan points into |project|.
 struct BuildSession {
   /// The `--target` flags, parsed and deduplicated; empty: all targets.
-  std::vector<toolchains::Target> requested;
+  std::vector<Target> requested;
   Project project;
   std::vector<PlannedJob> plan;
   /// One spec per plan entry: the project's own, or its `--strict` copy.
@@ -67,15 +67,14 @@ struct BuildSession {
 
 /// The `--target` flags as targets, without duplicates; an unparsable one
 /// is an error naming it (a usage error).
-StatusOr<std::vector<toolchains::Target>>
+StatusOr<std::vector<Target>>
 parseRequestedTargets(const std::vector<std::string> &texts);
 
 /// Loads the project, plans its jobs for |requested|, creates the output
 /// directory, opens the cache and configures the tools. Every error is a
 /// message for the user (exit 1).
 StatusOr<std::unique_ptr<BuildSession>>
-openBuildSession(const BuildFlags &flags,
-                 std::vector<toolchains::Target> requested);
+openBuildSession(const BuildFlags &flags, std::vector<Target> requested);
 
 /// Every tool the planned jobs need is found (and version-probed) up front:
 /// a build that silently skipped a target would look like a success. The

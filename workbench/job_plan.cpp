@@ -9,7 +9,6 @@
 namespace kb::workbench {
 
 using toolchains::KernelSpec;
-using toolchains::Target;
 
 StatusOr<std::vector<PlannedJob>>
 planJobs(const Project &project, const std::vector<Target> &requested) {
@@ -49,7 +48,7 @@ planJobs(const Project &project, const std::vector<Target> &requested) {
       return invalidArgument(
           "--target " + target.toString() +
           ": no kernel of the project builds for it (a kernel needs a " +
-          (target.kind == Target::Kind::Cuda ? "CUDA .cu" : "GLSL") +
+          (target.isCuda() ? "CUDA .cu" : "GLSL") +
           " source, and a kernel that lists its own `targets` must list it)");
   return jobs;
 }

@@ -13,7 +13,7 @@ namespace kb::workbench {
 struct PlannedJob {
   const Kernel *kernel = nullptr;
   const toolchains::KernelSpec *spec = nullptr;
-  toolchains::Target target;
+  Target target;
 };
 
 /// Plans the jobs of a build. Without |requested| every kernel builds for
@@ -22,8 +22,7 @@ struct PlannedJob {
 /// kernels build every requested target; a requested target no kernel can
 /// build, or a kernel left with no target at all, is an error.
 StatusOr<std::vector<PlannedJob>>
-planJobs(const Project &project,
-         const std::vector<toolchains::Target> &requested);
+planJobs(const Project &project, const std::vector<Target> &requested);
 
 } // namespace kb::workbench
 

@@ -17,7 +17,6 @@ namespace kb::workbench {
 
 using toolchains::KernelSpec;
 using toolchains::Language;
-using toolchains::Target;
 
 namespace {
 
@@ -539,8 +538,7 @@ Status checkDeclaredTargets(const TomlFile &file, const toml::table &kt,
       return file.error(
           *kt.get("targets")->as_array()->get(i),
           "target " + target.toString() + " needs a " +
-              (target.kind == Target::Kind::Cuda ? "CUDA (.cu)"
-                                                 : "GLSL (.glsl/.comp)") +
+              (target.isCuda() ? "CUDA (.cu)" : "GLSL (.glsl/.comp)") +
               " source, but `sources` has none; add one or drop the target");
   }
   return okStatus();

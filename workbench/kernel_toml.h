@@ -24,10 +24,9 @@ namespace kb::workbench {
 /// Loads one kernel.toml. |defaultTargets| are used when the kernel declares
 /// none. |nameWhere|, when given, receives the location that defines the
 /// kernel's name (for duplicate-name errors across a project).
-StatusOr<Kernel>
-loadKernel(const std::filesystem::path &manifest,
-           const std::vector<toolchains::Target> &defaultTargets,
-           std::string *nameWhere = nullptr);
+StatusOr<Kernel> loadKernel(const std::filesystem::path &manifest,
+                            const std::vector<Target> &defaultTargets,
+                            std::string *nameWhere = nullptr);
 
 /// The tool names `[kernel.flags]` accepts.
 const std::vector<std::string> &knownToolNames();

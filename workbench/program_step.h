@@ -11,7 +11,7 @@
 #define KB_WORKBENCH_PROGRAM_STEP_H_
 
 #include "common/status.h"
-#include "toolchains/target.h"
+#include "common/target.h"
 #include "toolchains/toolchains.h"
 #include "workbench/build_report.h"
 #include "workbench/project.h"
@@ -41,7 +41,7 @@ inline constexpr const char *kProgramStampName = ".kb-program-stamp";
 /// What the build command decides for the program step.
 struct ProgramStepOptions {
   /// The targets this build built: the program gets one variant each.
-  std::vector<toolchains::Target> targets;
+  std::vector<Target> targets;
   /// The ptxas the compiler runs for cubins (the toolchains layer's, so
   /// workbench.toml's [toolchains] applies); nullopt: no CUDA target.
   std::optional<toolchains::ToolIdentity> ptxas;

@@ -70,8 +70,7 @@ std::string relativeTo(const fs::path &path, const fs::path &base) {
 /// The object a job contributes for its target family: PTX for cuda, SPIR-V
 /// for vulkan.
 const toolchains::OutputFile *substitutionObject(const JobRecord &job) {
-  const char *kind =
-      job.result.target.kind == toolchains::Target::Kind::Cuda ? "ptx" : "spv";
+  const char *kind = job.result.target.isCuda() ? "ptx" : "spv";
   for (const toolchains::OutputFile &output : job.result.outputs)
     if (output.kind == kind)
       return &output;
@@ -332,7 +331,7 @@ Status planMainProgram(const Project &project,
                        ordered_json &record) {
   driver::CompileOptions &options = plan.options;
   options.programPath = project.program->string();
-  for (const toolchains::Target &target : step.targets)
+  for (const Target &target : step.targets)
     options.targets.push_back(target.toString());
   options.outputDir = outputDir.string();
   if (step.ptxas)
@@ -350,10 +349,7 @@ Status planMainProgram(const Project &project,
       return internalError(
           "the " + job->result.target.toString() + " build of kernel " +
           job->kernel->name + " published no " +
-          (job->result.target.kind == toolchains::Target::Kind::Cuda
-               ? "PTX"
-               : "SPIR-V") +
-          " to substitute");
+          (job->result.target.isCuda() ? "PTX" : "SPIR-V") + " to substitute");
     std::string variant =
         driver::variantNameForTarget(job->result.target.toString());
     if (variant.empty())

@@ -5,12 +5,11 @@ namespace kb::workbench {
 
 using toolchains::KernelSpec;
 using toolchains::Language;
-using toolchains::Target;
 
 namespace {
 
 bool covers(Language language, const Target &target) {
-  return (language == Language::Cuda) == (target.kind == Target::Kind::Cuda);
+  return (language == Language::Cuda) == target.isCuda();
 }
 
 } // namespace

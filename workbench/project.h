@@ -13,7 +13,7 @@
 
 #include "common/status.h"
 #include "toolchains/kernel_builder.h"
-#include "toolchains/target.h"
+#include "common/target.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -53,7 +53,7 @@ struct Kernel {
   std::vector<toolchains::KernelSpec> specs;
   /// The kernel's targets: its own `targets` when declared, else the
   /// project's. Only those a source covers produce jobs.
-  std::vector<toolchains::Target> targets;
+  std::vector<Target> targets;
   /// True when `targets` came from the kernel.toml (not the project).
   bool declaresTargets = false;
   /// Name of the program executable this kernel replaces; empty for a
@@ -64,7 +64,7 @@ struct Kernel {
 
   /// The spec that builds |target| (CUDA source for cuda:*, GLSL for
   /// vulkan:*), or null when the kernel has no source for that family.
-  const toolchains::KernelSpec *specFor(const toolchains::Target &target) const;
+  const toolchains::KernelSpec *specFor(const Target &target) const;
 };
 
 /// The `[build]` table of workbench.toml; command-line flags override it.
@@ -81,7 +81,7 @@ struct Project {
   std::filesystem::path manifest;
   /// Absolute path of the program whose executables kernels substitute.
   std::optional<std::filesystem::path> program;
-  std::vector<toolchains::Target> targets;
+  std::vector<Target> targets;
   /// Absolute; `output_dir` relative to the project directory (default
   /// "kb-out").
   std::filesystem::path outputDir;

@@ -14,8 +14,8 @@
 
 namespace fs = std::filesystem;
 using kb::StatusCode;
+using kb::Target;
 using kb::toolchains::Language;
-using kb::toolchains::Target;
 using ::testing::HasSubstr;
 
 namespace kb::workbench {
@@ -425,7 +425,7 @@ TEST_F(ProjectTest, PlanJobsWithRequestedTargets) {
   jobs = planJobs(*project, {*sm80});
   ASSERT_TRUE(jobs.ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 1u);
-  EXPECT_EQ((*jobs)[0].target.arch, "sm_80");
+  EXPECT_EQ((*jobs)[0].target.arch(), "sm_80");
 }
 
 TEST_F(ProjectTest, PlanJobsRejectsATargetNoKernelBuilds) {

@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 
 namespace kb::workbench {
 
-using toolchains::Target;
-
 namespace {
 
 const char *typeName(const toml::node &node) {

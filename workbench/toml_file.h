@@ -10,7 +10,7 @@
 #define KB_WORKBENCH_TOML_FILE_H_
 
 #include "common/status.h"
-#include "toolchains/target.h"
+#include "common/target.h"
 
 #include <toml++/toml.h>
 
@@ -72,7 +72,7 @@ public:
   strings(const toml::table &table, const std::string &key) const;
 
   /// `targets = [...]`, each parsed by Target::parse, duplicates dropped.
-  StatusOr<std::optional<std::vector<toolchains::Target>>>
+  StatusOr<std::optional<std::vector<Target>>>
   targets(const toml::table &table) const;
 
 private:

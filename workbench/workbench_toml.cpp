@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 namespace kb::workbench {
 
-using toolchains::Target;
-
 namespace {
 
 const std::vector<std::string> kProjectFileKeys = {"project", "build",

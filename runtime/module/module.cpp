@@ -12,6 +12,7 @@
 #include "common/kbm/kbm_generated.h"
 #include "common/ptx_reader.h"
 #include "common/spirv_reader.h"
+#include "common/target.h"
 
 #include <cstring>
 #include <fstream>
@@ -574,32 +575,19 @@ StatusOr<Module> loadModuleFile(const std::string &path) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// "sm_90" -> 90; nullopt when not of that form.
-std::optional<int> smNumber(std::string_view target) {
-  if (target.size() < 4 || target.substr(0, 3) != "sm_")
-    return std::nullopt;
-  int n = 0;
-  for (char c : target.substr(3)) {
-    if (c < '0' || c > '9')
-      break; // sm_90a: the suffix does not change the number
-    n = n * 10 + (c - '0');
-    if (n > 10000)
-      return std::nullopt;
-  }
-  return n ? std::optional<int>(n) : std::nullopt;
-}
-
 /// Whether |device| can load |v|, and how well (lower is better).
 std::optional<int> variantRank(const Variant &v,
                                const hal::DeviceProperties &device) {
   if (device.driver == "cuda") {
     int cc = device.ccMajor * 10 + device.ccMinor;
-    std::optional<int> sm = smNumber(v.target);
+    // Lexical only: PTX for an architecture older than any build target
+    // still JIT-compiles forward.
+    std::optional<SmArch> sm = parseSmArch(v.target);
     if (!sm)
       return std::nullopt;
-    if (v.format == hal::ExecutableFormat::Cubin && *sm == cc)
+    if (v.format == hal::ExecutableFormat::Cubin && sm->number == cc)
       return 0; // exact-architecture cubin: no JIT
-    if (v.format == hal::ExecutableFormat::Ptx && *sm <= cc)
+    if (v.format == hal::ExecutableFormat::Ptx && sm->number <= cc)
       return 1; // PTX JIT-compiles forward
     return std::nullopt;
   }

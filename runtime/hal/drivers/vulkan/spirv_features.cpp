@@ -1,6 +1,8 @@
 //===- runtime/hal/drivers/vulkan/spirv_features.cpp - What SPIR-V needs --===//
 #include "runtime/hal/drivers/vulkan/spirv_features.h"
 
+#include "common/target.h"
+
 #include <cstring>
 #include <utility>
 
@@ -183,17 +185,6 @@ std::string versionText(uint32_t major, uint32_t minor) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-/// The newest SPIR-V version a Vulkan API version consumes.
-uint32_t maxSpirvVersion(uint32_t apiVersion) {
-  if (apiVersion >= VK_API_VERSION_1_3)
-    return 0x00010600;
-  if (apiVersion >= VK_API_VERSION_1_2)
-    return 0x00010500;
-  if (apiVersion >= VK_API_VERSION_1_1)
-    return 0x00010300;
-  return 0x00010000;
-}
-
 } // namespace
 
 StatusOr<SpirvRequirements> readSpirvRequirements(std::string_view bytes) {
@@ -245,18 +236,16 @@ Status checkSpirvRequirements(const SpirvRequirements &requirements,
                               const std::string &deviceName,
                               const std::string &where) {
   std::vector<std::string> problems;
-  uint32_t maxVersion = maxSpirvVersion(features.apiVersion);
+  uint32_t maxVersion =
+      maxSpirvVersionForVulkan(VK_API_VERSION_MAJOR(features.apiVersion),
+                               VK_API_VERSION_MINOR(features.apiVersion));
   if (requirements.version > maxVersion)
-    problems.push_back(
-        "SPIR-V " +
-        versionText((requirements.version >> 16) & 0xff,
-                    (requirements.version >> 8) & 0xff) +
-        " is newer than the SPIR-V " +
-        versionText((maxVersion >> 16) & 0xff, (maxVersion >> 8) & 0xff) +
-        " that Vulkan " +
-        versionText(VK_API_VERSION_MAJOR(features.apiVersion),
-                    VK_API_VERSION_MINOR(features.apiVersion)) +
-        " takes; compile for an older --target-env");
+    problems.push_back("SPIR-V " + spirvVersionText(requirements.version) +
+                       " is newer than the SPIR-V " +
+                       spirvVersionText(maxVersion) + " that Vulkan " +
+                       versionText(VK_API_VERSION_MAJOR(features.apiVersion),
+                                   VK_API_VERSION_MINOR(features.apiVersion)) +
+                       " takes; compile for an older --target-env");
   for (uint32_t id : requirements.capabilities) {
     const CapabilityRule *rule = nullptr;
     for (const CapabilityRule &r : kCapabilities)
