@@ -25,7 +25,7 @@ std::vector<std::string> allValidTargets() {
 
 TEST(TargetTest, EveryValidFormRoundTrips) {
   std::vector<std::string> valid = allValidTargets();
-  EXPECT_EQ(valid.size(), 12u + 7u + 5u + 4u);
+  EXPECT_EQ(valid.size(), 12u + 6u + 5u + 4u);
   for (const std::string &text : valid) {
     StatusOr<Target> target = Target::parse(text);
     ASSERT_TRUE(target.ok()) << text << ": " << target.status().message();

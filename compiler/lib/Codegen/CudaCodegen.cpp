@@ -67,17 +67,7 @@ static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 static constexpr int kKnownSms[] = {75, 80, 86, 87, 89, 90};
 static constexpr const char *kPtxFeatures = "+ptx78";
 
-/// The sm number of "sm_90" / "sm_90a".
-static int parseSm(StringRef arch) {
-  arch.consume_front("sm_");
-  int sm = 0;
-  arch.take_while([](char c) { return c >= '0' && c <= '9'; })
-      .getAsInteger(10, sm);
-  return sm;
-}
-
-static std::string pickLlvmCpu(StringRef arch) {
-  int requested = parseSm(arch);
+static std::string pickLlvmCpu(int requested) {
   int chosen = kKnownSms[0];
   for (int sm : kKnownSms)
     if (sm <= requested)
@@ -243,7 +233,7 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
   if (!target)
     return variant.emitOpError("needs LLVM's NVPTX backend for the ")
            << what << ": " << error;
-  std::string cpu = pickLlvmCpu(variant.getArch());
+  std::string cpu = pickLlvmCpu(getTarget(variant)->smNumber());
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       kTriple, cpu, kPtxFeatures, llvm::TargetOptions(), std::nullopt,
       std::nullopt, llvm::CodeGenOpt::Aggressive));

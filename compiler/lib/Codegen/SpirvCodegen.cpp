@@ -43,39 +43,22 @@ LogicalResult generateSpirv(ExecutableOp executable, VariantOp variant,
 
 static constexpr llvm::StringLiteral kPushConstantsName = "__kb_push_constants";
 
-/// The SPIR-V version each Vulkan environment accepts at most; update-vce
-/// lowers the module to the smallest version its ops need.
-static spirv::Version getSpirvVersion(StringRef arch) {
-  if (arch == "vulkan1.0")
-    return spirv::Version::V_1_0;
-  if (arch == "vulkan1.1")
-    return spirv::Version::V_1_3;
-  if (arch == "vulkan1.2")
-    return spirv::Version::V_1_5;
-  return spirv::Version::V_1_6;
-}
-
-static spirv::TargetEnvAttr getTargetEnv(MLIRContext *context, StringRef arch) {
-  // What the bundled kernels' element and constant types need; update-vce
-  // keeps only those a module uses (lavapipe and the NVIDIA driver offer all
-  // of them).
-  spirv::Capability capabilities[] = {
-      spirv::Capability::Shader,
-      spirv::Capability::Int64,
-      spirv::Capability::Float64,
-      spirv::Capability::Int16,
-      spirv::Capability::Float16,
-      spirv::Capability::Int8,
-      spirv::Capability::StorageBuffer16BitAccess,
-      spirv::Capability::StorageBuffer8BitAccess,
-  };
-  spirv::Extension extensions[] = {
-      spirv::Extension::SPV_KHR_storage_buffer_storage_class,
-      spirv::Extension::SPV_KHR_16bit_storage,
-      spirv::Extension::SPV_KHR_8bit_storage,
-  };
-  auto triple = spirv::VerCapExtAttr::get(getSpirvVersion(arch), capabilities,
-                                          extensions, context);
+/// The environment's newest SPIR-V version and its capabilities
+/// (common/target.h); update-vce lowers the module to the smallest version
+/// and the capabilities its ops need.
+static spirv::TargetEnvAttr getTargetEnv(MLIRContext *context,
+                                         const ::kb::Target &target) {
+  ::kb::SpirvEnvironment env = target.spirvEnvironment();
+  // spirv::Version counts minor versions of SPIR-V 1 from V_1_0 = 0.
+  auto version = static_cast<spirv::Version>((env.version >> 8) & 0xff);
+  SmallVector<spirv::Capability> capabilities;
+  for (const ::kb::SpirvCapability &c : env.capabilities)
+    capabilities.push_back(*spirv::symbolizeCapability(c.id));
+  SmallVector<spirv::Extension> extensions;
+  for (const std::string &name : env.extensions)
+    extensions.push_back(*spirv::symbolizeExtension(name));
+  auto triple =
+      spirv::VerCapExtAttr::get(version, capabilities, extensions, context);
   return spirv::TargetEnvAttr::get(triple,
                                    spirv::getDefaultResourceLimits(context),
                                    spirv::ClientAPI::Vulkan);
@@ -259,7 +242,7 @@ LogicalResult codegen::generateSpirv(ExecutableOp executable, VariantOp variant,
   ModuleOp module = **built;
   auto gpuModule = *module.getOps<gpu::GPUModuleOp>().begin();
   gpuModule->setAttr(spirv::getTargetEnvAttrName(),
-                     getTargetEnv(context, variant.getArch()));
+                     getTargetEnv(context, *getTarget(variant)));
   for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
     auto exportOp =
         cast<ExportOp>(SymbolTable::lookupSymbolIn(executable, func.getName()));

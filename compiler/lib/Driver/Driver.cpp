@@ -51,8 +51,8 @@ bool parseSubstitution(const std::string &text, Substitution &result,
 }
 
 std::string variantNameForTarget(const std::string &target) {
-  std::optional<kbir::TargetSpec> spec = kbir::parseTargetSpec(target);
-  return spec ? spec->getVariantName() : std::string();
+  ::kb::StatusOr<::kb::Target> parsed = ::kb::Target::parse(target);
+  return parsed.ok() ? parsed->variantName() : std::string();
 }
 
 /// The backend class of an object file ("cuda", "vulkan") or "source".

@@ -265,12 +265,10 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
         kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
                                  : IntegerAttr());
     for (const StandaloneObject &object : kernel.objects) {
-      std::optional<kbir::TargetSpec> target =
-          kbir::parseTargetSpec(object.target);
-      if (!target)
-        return fail("object '" + object.file + "' has target '" +
-                    object.target +
-                    "'; valid targets: " + kbir::getValidTargetsText());
+      ::kb::StatusOr<::kb::Target> target = ::kb::Target::parse(object.target);
+      if (!target.ok())
+        return fail("object '" + object.file +
+                    "': " + target.status().message());
       auto bytes = llvm::MemoryBuffer::getFile(object.file, /*IsText=*/false);
       if (!bytes)
         return fail("cannot read object '" + object.file +
@@ -308,9 +306,9 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
         entryPoints = b.getDictionaryAttr(
             {b.getNamedAttr(kernel.entry, b.getStringAttr(object.entry))});
       inner.create<kbir::VariantOp>(
-          loc, b.getStringAttr(target->getVariantName()),
-          kbir::BackendAttr::get(&context, target->backend),
-          b.getStringAttr(target->arch), b.getArrayAttr({objectAttr}),
+          loc, b.getStringAttr(target->variantName()),
+          kbir::BackendAttr::get(&context, kbir::toBackend(target->kind())),
+          b.getStringAttr(target->arch()), b.getArrayAttr({objectAttr}),
           /*reference=*/nullptr, entryPoints);
     }
   }

@@ -79,8 +79,9 @@ static cl::opt<std::string> dumpBinariesTo(
     cl::value_desc("DIR"), cl::cat(category));
 static cl::list<std::string>
     targets("target",
-            cl::desc("Target to compile for (one variant each): cuda:sm_75 ... "
-                     "cuda:sm_121, vulkan:1.0 ... vulkan:1.3; repeatable"),
+            cl::desc("Target to compile for (one variant each): cuda:sm_XX "
+                     "(e.g. cuda:sm_90) or vulkan:1.X (e.g. vulkan:1.2); an "
+                     "invalid one lists the valid ones; repeatable"),
             cl::value_desc("TARGET"), cl::cat(category));
 static cl::opt<bool> strict(
     "strict",

@@ -152,55 +152,16 @@ bool mlir::kb::matchesConstantType(Type type, ConstantType constantType) {
   return false;
 }
 
-// CUDA 13 supports sm_75 and newer (research/toolchains.md); 121 is the
-// newest architecture it knows. Vulkan environments are those spirv-val and
-// glslc accept.
-static constexpr int kMinSm = 75;
-static constexpr int kMaxSm = 121;
-
-bool mlir::kb::isValidArch(Backend backend, StringRef arch) {
-  if (backend == Backend::Cuda) {
-    StringRef digits = arch;
-    if (!digits.consume_front("sm_"))
-      return false;
-    // An architecture-specific suffix (sm_90a, sm_100f) is allowed.
-    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
-      digits = digits.drop_back();
-    int sm = 0;
-    if (digits.empty() || digits.getAsInteger(10, sm))
-      return false;
-    return sm >= kMinSm && sm <= kMaxSm;
-  }
-  return arch == "vulkan1.0" || arch == "vulkan1.1" || arch == "vulkan1.2" ||
-         arch == "vulkan1.3";
+::kb::Target::Kind mlir::kb::toCommon(Backend backend) {
+  return backend == Backend::Cuda ? ::kb::Target::Kind::Cuda
+                                  : ::kb::Target::Kind::Vulkan;
 }
 
-const char *mlir::kb::getValidTargetsText() {
-  return "cuda:sm_75 ... cuda:sm_121 (variant target(cuda, \"sm_XX\")), "
-         "vulkan:1.0 ... vulkan:1.3 (variant target(vulkan, \"vulkan1.X\"))";
+Backend mlir::kb::toBackend(::kb::Target::Kind kind) {
+  return kind == ::kb::Target::Kind::Cuda ? Backend::Cuda : Backend::Vulkan;
 }
 
-std::string TargetSpec::getVariantName() const {
-  if (backend == Backend::Cuda)
-    return "cuda_" + arch;
-  std::string version = StringRef(arch).drop_front(strlen("vulkan")).str();
-  std::replace(version.begin(), version.end(), '.', '_');
-  return "vulkan_" + version;
-}
-
-std::optional<TargetSpec> mlir::kb::parseTargetSpec(StringRef text) {
-  auto [backendText, arch] = text.split(':');
-  TargetSpec spec;
-  if (backendText == "cuda") {
-    spec.backend = Backend::Cuda;
-    spec.arch = arch.str();
-  } else if (backendText == "vulkan") {
-    spec.backend = Backend::Vulkan;
-    spec.arch = ("vulkan" + arch).str();
-  } else {
-    return std::nullopt;
-  }
-  if (!isValidArch(spec.backend, spec.arch))
-    return std::nullopt;
-  return spec;
+::kb::StatusOr<::kb::Target> mlir::kb::getTarget(VariantOp variant) {
+  return ::kb::Target::fromArch(toCommon(variant.getBackend()),
+                                std::string_view(variant.getArch()));
 }

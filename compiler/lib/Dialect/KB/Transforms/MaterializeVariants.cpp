@@ -14,35 +14,31 @@ using namespace mlir;
 using namespace mlir::kb;
 
 /// Parses the `targets` option; errors list the valid spellings.
-static LogicalResult parseTargets(ModuleOp module,
-                                  ArrayRef<std::string> targets,
-                                  SmallVectorImpl<TargetSpec> &specs) {
-  for (const std::string &text : targets) {
-    std::optional<TargetSpec> spec = parseTargetSpec(text);
-    if (!spec)
+static LogicalResult parseTargets(ModuleOp module, ArrayRef<std::string> texts,
+                                  SmallVectorImpl<::kb::Target> &targets) {
+  for (const std::string &text : texts) {
+    ::kb::StatusOr<::kb::Target> target = ::kb::Target::parse(text);
+    if (!target.ok())
       return module.emitError()
-             << "kb-materialize-variants: unknown target '" << text
-             << "'; valid targets: " << getValidTargetsText();
-    if (llvm::none_of(specs, [&](const TargetSpec &s) {
-          return s.backend == spec->backend && s.arch == spec->arch;
-        }))
-      specs.push_back(*spec);
+             << "kb-materialize-variants: " << target.status().message();
+    if (!llvm::is_contained(targets, *target))
+      targets.push_back(*target);
   }
   return success();
 }
 
-static bool isRequested(VariantOp variant, ArrayRef<TargetSpec> specs) {
-  return llvm::any_of(specs, [&](const TargetSpec &s) {
-    return s.backend == variant.getBackend() && s.arch == variant.getArch();
-  });
+/// Whether |variant| (verified, so its target is valid) is for |target|.
+static bool isFor(VariantOp variant, const ::kb::Target &target) {
+  return *getTarget(variant) == target;
 }
 
 /// Drops variants for targets not requested and adds the missing ones.
 static LogicalResult materialize(ExecutableOp executable,
-                                 ArrayRef<TargetSpec> specs) {
+                                 ArrayRef<::kb::Target> targets) {
   for (VariantOp variant :
        llvm::make_early_inc_range(executable.getVariantOps())) {
-    if (isRequested(variant, specs))
+    if (llvm::any_of(targets,
+                     [&](const ::kb::Target &t) { return isFor(variant, t); }))
       continue;
     if (variant.isExternal())
       variant.emitWarning() << "external variant @" << variant.getSymName()
@@ -51,14 +47,13 @@ static LogicalResult materialize(ExecutableOp executable,
     variant.erase();
   }
   OpBuilder builder(executable.getContext());
-  for (const TargetSpec &spec : specs) {
+  for (const ::kb::Target &target : targets) {
     bool present = llvm::any_of(executable.getVariantOps(), [&](VariantOp v) {
-      return !v.getReference() && v.getBackend() == spec.backend &&
-             v.getArch() == spec.arch;
+      return !v.getReference() && isFor(v, target);
     });
     if (present)
       continue;
-    std::string name = spec.getVariantName();
+    std::string name = target.variantName();
     if (SymbolTable::lookupSymbolIn(executable, name))
       return executable.emitError()
              << "cannot add variant @" << name << ": kb.executable @"
@@ -71,8 +66,8 @@ static LogicalResult materialize(ExecutableOp executable,
       builder.setInsertionPointToEnd(&executable.getBlock());
     builder.create<VariantOp>(
         executable.getLoc(), builder.getStringAttr(name),
-        BackendAttr::get(executable.getContext(), spec.backend),
-        builder.getStringAttr(spec.arch), /*objects=*/nullptr,
+        BackendAttr::get(executable.getContext(), toBackend(target.kind())),
+        builder.getStringAttr(target.arch()), /*objects=*/nullptr,
         /*reference=*/nullptr, /*entry_points=*/nullptr);
   }
   return success();
@@ -87,13 +82,13 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<TargetSpec> specs;
-    if (failed(parseTargets(module, targets, specs)))
+    SmallVector<::kb::Target> parsed;
+    if (failed(parseTargets(module, targets, parsed)))
       return signalPassFailure();
-    if (specs.empty())
+    if (parsed.empty())
       return;
     for (ExecutableOp executable : module.getOps<ExecutableOp>())
-      if (failed(materialize(executable, specs)))
+      if (failed(materialize(executable, parsed)))
         return signalPassFailure();
   }
 };

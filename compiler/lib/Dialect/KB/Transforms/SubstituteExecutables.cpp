@@ -14,6 +14,7 @@
 #include "common/abi_check.h"
 #include "common/ptx_reader.h"
 #include "common/spirv_reader.h"
+#include "common/target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -353,29 +354,6 @@ static FailureOr<ExecutableOp> substituteSource(ExecutableOp executable,
 // Object substitution
 //===----------------------------------------------------------------------===//
 
-/// The sm number of "sm_90" / "sm_90a" (0 when it is not of that form).
-static int getSmNumber(StringRef arch) {
-  int sm = 0;
-  arch = arch.trim();
-  if (!arch.consume_front("sm_"))
-    return 0;
-  arch = arch.take_while([](char c) { return c >= '0' && c <= '9'; });
-  if (arch.getAsInteger(10, sm))
-    return 0;
-  return sm;
-}
-
-/// Highest SPIR-V version a Vulkan environment accepts.
-static uint32_t getMaxSpirvVersion(StringRef arch) {
-  if (arch == "vulkan1.0")
-    return 0x00010000;
-  if (arch == "vulkan1.1")
-    return 0x00010300;
-  if (arch == "vulkan1.2")
-    return 0x00010500;
-  return 0x00010600;
-}
-
 /// Checks |bytes| (of format |format|) against every export of |executable|
 /// for the variants |targets|, and fills |entryPoints| with the export ->
 /// entry names that differ. Errors are emitted at the export (ABI) or the
@@ -415,10 +393,9 @@ static LogicalResult checkObject(ExecutableOp executable,
       reportMismatches(exportOp,
                        ::kb::checkPtxAbi(*ptx, getKernelAbi(exportOp, entry)));
     }
-    int ptxSm = getSmNumber(ptx->target);
+    std::optional<::kb::SmArch> ptxSm = ::kb::parseSmArch(ptx->target);
     for (VariantOp variant : targets) {
-      int variantSm = getSmNumber(variant.getArch());
-      if (ptxSm > variantSm) {
+      if (ptxSm && ptxSm->number > getTarget(variant)->smNumber()) {
         variant.emitError() << "PTX '" << path << "' targets " << ptx->target
                             << ", newer than variant @" << variant.getSymName()
                             << " (" << variant.getArch() << "); build it for "
@@ -454,13 +431,13 @@ static LogicalResult checkObject(ExecutableOp executable,
           exportOp, ::kb::checkSpirvAbi(*spirv, getKernelAbi(exportOp, entry)));
     }
     for (VariantOp variant : targets) {
-      uint32_t max = getMaxSpirvVersion(variant.getArch());
+      uint32_t max = getTarget(variant)->spirvEnvironment().version;
       if (spirv->version > max) {
         variant.emitError()
-            << "SPIR-V '" << path << "' has version " << (spirv->version >> 16)
-            << "." << ((spirv->version >> 8) & 0xff) << ", newer than "
+            << "SPIR-V '" << path << "' has version "
+            << ::kb::spirvVersionText(spirv->version) << ", newer than "
             << variant.getArch() << " of variant @" << variant.getSymName()
-            << " accepts (" << (max >> 16) << "." << ((max >> 8) & 0xff)
+            << " accepts (" << ::kb::spirvVersionText(max)
             << "); compile it with --target-env=" << variant.getArch();
         ok = false;
       }

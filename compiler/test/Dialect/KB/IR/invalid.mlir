@@ -26,7 +26,7 @@ kb.executable @generated_without_body {
 
 kb.executable @bad_target {
   kb.export @k workgroup_size = [1, 1, 1]
-  // expected-error@+1 {{target (cuda, "sm_20") is not valid; valid targets: cuda:sm_75 ... cuda:sm_121 (variant target(cuda, "sm_XX")), vulkan:1.0 ... vulkan:1.3 (variant target(vulkan, "vulkan1.X"))}}
+  // expected-error@+1 {{invalid target `sm_20`: sm_20 is not an architecture CUDA 13 compiles for; valid targets: cuda:sm_75, cuda:sm_80, cuda:sm_86, cuda:sm_87, cuda:sm_88, cuda:sm_89, cuda:sm_90, cuda:sm_100, cuda:sm_103, cuda:sm_110, cuda:sm_120, cuda:sm_121 (also sm_XXa from sm_90, sm_XXf from sm_100), vulkan:1.0, vulkan:1.1, vulkan:1.2, vulkan:1.3}}
   kb.variant @cuda_sm_20 target(cuda, "sm_20")
   builtin.module {
     func.func @k() { return }
@@ -37,7 +37,7 @@ kb.executable @bad_target {
 
 kb.executable @bad_vulkan_env {
   kb.export @k workgroup_size = [1, 1, 1]
-  // expected-error@+1 {{target (vulkan, "1.2") is not valid}}
+  // expected-error@+1 {{invalid target `1.2`: a Vulkan environment is of the form vulkan1.X; valid targets: cuda:sm_75,}}
   kb.variant @v target(vulkan, "1.2")
   builtin.module {
     func.func @k() { return }

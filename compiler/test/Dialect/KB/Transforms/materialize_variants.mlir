@@ -1,6 +1,6 @@
 // RUN: kb-opt %s --split-input-file --verify-diagnostics --kb-materialize-variants=targets=cuda:sm_90,vulkan:1.2 | FileCheck %s
 // RUN: not kb-opt %s --split-input-file --kb-materialize-variants=targets=cuda:sm_20 2>&1 | FileCheck %s --check-prefix=BADTARGET
-// BADTARGET: error: kb-materialize-variants: unknown target 'cuda:sm_20'; valid targets: cuda:sm_75 ... cuda:sm_121 (variant target(cuda, "sm_XX")), vulkan:1.0 ... vulkan:1.3 (variant target(vulkan, "vulkan1.X"))
+// BADTARGET: error: kb-materialize-variants: invalid target `cuda:sm_20`: sm_20 is not an architecture CUDA 13 compiles for; valid targets: cuda:sm_75, cuda:sm_80, cuda:sm_86, cuda:sm_87, cuda:sm_88, cuda:sm_89, cuda:sm_90, cuda:sm_100, cuda:sm_103, cuda:sm_110, cuda:sm_120, cuda:sm_121 (also sm_XXa from sm_90, sm_XXf from sm_100), vulkan:1.0, vulkan:1.1, vulkan:1.2, vulkan:1.3
 
 // A missing target is added; an existing one (here external, with its
 // reference) is kept as is.

@@ -10,6 +10,7 @@
 #define KB_DIALECT_KB_IR_KBABI_H_
 
 #include "common/kernel_abi.h"
+#include "common/target.h"
 #include "kb/Dialect/KB/IR/KBDialect.h"
 
 #include <optional>
@@ -17,6 +18,7 @@
 
 namespace mlir::kb {
 class ExportOp;
+class VariantOp;
 
 ::kb::ElementType toCommon(BindingElementType type);
 ::kb::ScalarType toCommon(ConstantType type);
@@ -32,20 +34,14 @@ bool matchesElementType(Type type, BindingElementType elementType);
 /// Same for a constant's scalar type.
 bool matchesConstantType(Type type, ConstantType constantType);
 
-/// A target as users write it: `cuda:sm_90`, `vulkan:1.2`.
-struct TargetSpec {
-  Backend backend;
-  std::string arch; // "sm_90" or "vulkan1.2"
-  /// The variant name: "cuda_sm_90", "vulkan_1_2".
-  std::string getVariantName() const;
-};
-/// Parses |text|; nullopt when it is not a valid target.
-std::optional<TargetSpec> parseTargetSpec(llvm::StringRef text);
-/// True when |arch| is valid for |backend| ("sm_75".."sm_121"; "vulkan1.0"..
-/// "vulkan1.3").
-bool isValidArch(Backend backend, llvm::StringRef arch);
-/// The valid targets for error messages.
-const char *getValidTargetsText();
+/// The dialect's backend of a common/target.h kind and back; a kb.variant's
+/// `target(backend, arch)` is ::kb::Target::fromArch(toCommon(backend), arch).
+::kb::Target::Kind toCommon(Backend backend);
+Backend toBackend(::kb::Target::Kind kind);
+/// The target of |variant|'s `target(backend, arch)`; always ok once the op
+/// has verified. (A free function: KBOps.h stays free of the global `kb`
+/// namespace, which `using namespace mlir` would make ambiguous.)
+::kb::StatusOr<::kb::Target> getTarget(VariantOp variant);
 
 } // namespace mlir::kb
 

@@ -143,7 +143,8 @@ def KB_VariantOp : KB_Op<"variant", [HasParent<"ExecutableOp">, Symbol]> {
     bool isExternal() { return getObjects().has_value(); }
     /// The entry name of |exportName| inside this variant's object.
     ::llvm::StringRef getEntryPointName(::llvm::StringRef exportName);
-    /// "cuda:sm_90" / "vulkan:1.2": the spelling of --target.
+    /// "cuda:sm_90" / "vulkan:1.2": the spelling of --target (as written
+    /// when the target is not valid, for messages before verification).
     std::string getTargetString();
   }];
 }

@@ -132,7 +132,8 @@ def MaterializeVariantsPass
   }];
   let options = [
     ListOption<"targets", "targets", "std::string",
-               "Targets: cuda:sm_75 ... cuda:sm_121, vulkan:1.0 ... vulkan:1.3">,
+               "Targets: cuda:sm_XX, vulkan:1.X (an invalid one lists the "
+               "valid ones)">,
   ];
 }
 
