@@ -309,6 +309,9 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
       if (n > 0) {
         (isOut ? result.stdoutText : result.stderrText)
             .append(buffer, size_t(n));
+        const auto &relay = isOut ? options.onStdout : options.onStderr;
+        if (relay)
+          relay(std::string_view(buffer, size_t(n)));
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         (isOut ? outRead : errRead).reset();
       }

@@ -22,7 +22,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -42,6 +44,10 @@ struct ProcessOptions {
   /// Create a private temporary directory, point TMPDIR/TMP/TEMP at it, and
   /// remove it (with anything the tool left there) after the run.
   bool privateTmpDir = true;
+  /// Called with each chunk read from the child's stdout / stderr as it
+  /// arrives (a live relay, e.g. a worker's progress); the text is also
+  /// collected into the result as usual.
+  std::function<void(std::string_view)> onStdout, onStderr;
 };
 
 /// How a process ended. Exactly one of: exited (exitCode >= 0, signal 0),

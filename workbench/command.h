@@ -32,9 +32,16 @@ struct CommandRegistration {
   std::function<int()> run; // Runs the command once parsed.
 };
 
+CommandRegistration addBenchCommand(CLI::App &root);
 CommandRegistration addBuildCommand(CLI::App &root);
 CommandRegistration addDevicesCommand(CLI::App &root);
 CommandRegistration addRunCommand(CLI::App &root);
+/// The hidden `__worker` subcommand (worker.h): device work for `bench`
+/// and `run`, in a child process. Not listed in --help.
+CommandRegistration addWorkerCommand(CLI::App &root);
+/// Its parts, registered on the `__worker` app.
+CommandRegistration addBenchWorkerCommand(CLI::App &worker);
+CommandRegistration addRunWorkerCommand(CLI::App &worker);
 
 } // namespace kb::workbench
 

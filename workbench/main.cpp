@@ -31,11 +31,17 @@ int main(int argc, char **argv) {
 
   std::vector<CommandRegistration> commands;
   commands.push_back(addBuildCommand(app));
+#ifdef KB_HAVE_BENCH_COMMAND
+  commands.push_back(addBenchCommand(app));
+#endif
 #ifdef KB_HAVE_DEVICES_COMMAND
   commands.push_back(addDevicesCommand(app));
 #endif
 #ifdef KB_HAVE_RUN_COMMAND
   commands.push_back(addRunCommand(app));
+#endif
+#ifdef KB_HAVE_BENCH_COMMAND
+  commands.push_back(addWorkerCommand(app));
 #endif
 
   try {

@@ -14,11 +14,23 @@
 // without `reference`) leaves nothing to compare: the program runs once with
 // the handwritten kernels, the report says so, and the exit code is 0.
 //
+// Isolation: the device work runs in a worker process (worker.h: a
+// `kernel-bench __worker run ...` child with its own process group, a
+// watchdog, and death with its parent). Its report is relayed line by line
+// as it is printed, so nothing is lost when the worker dies or stdout is a
+// file. A worker killed by a signal (a driver crash) or by the watchdog
+// (--timeout; a kernel that never returns) becomes an error naming the
+// module, the function and the dispatches in flight.
+//
 // Exit codes: 0 outputs agree (or nothing to compare); 1 a mismatch, a bad
-// module or a runtime error; 2 usage; 77 the requested device is unavailable.
+// module, a runtime error, or the worker died or timed out; 2 usage; 77 the
+// requested device is unavailable; 130/143 interrupted by SIGINT/SIGTERM.
 //
 //===----------------------------------------------------------------------===//
+#include "workbench/bench_settings.h"
 #include "workbench/command.h"
+#include "workbench/interrupt_forwarder.h"
+#include "workbench/worker.h"
 
 #include "runtime/hal/drivers/registration.h"
 #include "runtime/module/compare.h"
@@ -42,6 +54,7 @@ struct RunFlags {
   std::string function;
   bool vkValidation = false;
   size_t maxMismatches = 8;
+  double timeoutS = 300;
 };
 
 int fail(const Status &status) {
@@ -109,6 +122,20 @@ int runProgram(const RunFlags &flags) {
 
   std::printf("module: %s, function `%s` (%zu ops)\n", path.c_str(),
               function->name.c_str(), function->ops.size());
+  auto dispatches = [&] {
+    std::string list;
+    for (size_t i = 0; i < function->ops.size(); ++i) {
+      const module::Op &op = function->ops[i];
+      if (op.kind == module::Op::Kind::Dispatch)
+        list += (list.empty() ? "" : ", ") + std::string("op ") +
+                std::to_string(i) + " (`" +
+                module->executables[op.executable].name + "` export " +
+                std::to_string(op.exportIndex) + ")";
+    }
+    return list;
+  };
+  announceStage(path + ": function `" + function->name +
+                "` with substitutions; dispatches " + dispatches());
   auto candidate = module::runFunction(device, *module, *function,
                                        module::VariantChoice::PreferCandidate);
   if (!candidate.ok())
@@ -141,6 +168,8 @@ int runProgram(const RunFlags &flags) {
                 names.c_str(), noReference.size() == 1 ? "" : "s");
     return kExitOk;
   }
+  announceStage(path + ": function `" + function->name +
+                "` with generated kernels only; dispatches " + dispatches());
   auto reference = module::runFunction(device, *module, *function,
                                        module::VariantChoice::ReferenceOnly);
   if (!reference.ok())
@@ -193,26 +222,88 @@ int runProgram(const RunFlags &flags) {
   return allAgree ? kExitOk : kExitUserError;
 }
 
+/// The parent side: the same flags to a worker, its stdout relayed as it
+/// arrives, its death turned into an error.
+int runInWorker(const RunFlags &flags) {
+  InterruptForwarder interrupt;
+  WorkerOptions worker;
+  worker.args = {
+      "run",        flags.build,        "--device",
+      flags.device, "--max-mismatches", std::to_string(flags.maxMismatches)};
+  if (!flags.function.empty())
+    worker.args.insert(worker.args.end(), {"--function", flags.function});
+  if (flags.vkValidation)
+    worker.args.push_back("--vk-validation");
+  worker.timeoutS = flags.timeoutS;
+  worker.onStdout = [](std::string_view chunk) {
+    std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+    std::fflush(stdout);
+  };
+  worker.onDiagnostic = [](const std::string &line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  };
+  auto run = runWorker(worker);
+  if (!run.ok())
+    return fail(run.status());
+  if (interrupt.signal() != 0) {
+    std::fprintf(stderr, "kernel-bench run: interrupted by %s\n",
+                 signalName(interrupt.signal()).c_str());
+    return kExitInterruptedBase + interrupt.signal();
+  }
+  std::string death = run->death();
+  if (death.empty())
+    return run->process.exitCode;
+  std::fprintf(stderr,
+               "kernel-bench run: error: the worker process running the "
+               "program %s%s%s\n",
+               death.c_str(), run->lastStage.empty() ? "" : "; it was running ",
+               run->lastStage.c_str());
+  if (run->process.timedOut)
+    std::fprintf(stderr,
+                 "  (a kernel that never returns? raise --timeout, "
+                 "now %g s, if the program is just slow)\n",
+                 flags.timeoutS);
+  return kExitUserError;
+}
+
+void addRunFlags(CLI::App &app, RunFlags &flags) {
+  app.add_option("BUILD", flags.build,
+                 "Build directory holding program.kbm, or a .kbm file "
+                 "(default: kb-out)");
+  app.add_option("--device", flags.device,
+                 "auto | cuda[:N] | vulkan[:N] (auto: CUDA, then a Vulkan "
+                 "GPU, then a Vulkan CPU device such as lavapipe)");
+  app.add_option("--function", flags.function,
+                 "Function to run (default: the module's entry function)");
+  app.add_option("--max-mismatches", flags.maxMismatches,
+                 "Mismatches printed per output (default 8)");
+  app.add_flag("--vk-validation", flags.vkValidation,
+               "Enable the Vulkan validation layers (must be installed)");
+}
+
 } // namespace
+
+CommandRegistration addRunWorkerCommand(CLI::App &worker) {
+  CLI::App *app = worker.add_subcommand("run", "");
+  auto flags = std::make_shared<RunFlags>();
+  addRunFlags(*app, *flags);
+  return {app, [flags]() {
+            becomeWorker();
+            return runProgram(*flags);
+          }};
+}
 
 CommandRegistration addRunCommand(CLI::App &root) {
   CLI::App *app = root.add_subcommand(
       "run", "Run the program once with the substituted kernels and once with "
              "the generated ones, and compare the outputs");
   auto flags = std::make_shared<RunFlags>();
-  app->add_option("BUILD", flags->build,
-                  "Build directory holding program.kbm, or a .kbm file "
-                  "(default: kb-out)");
-  app->add_option("--device", flags->device,
-                  "auto | cuda[:N] | vulkan[:N] (auto: CUDA, then a Vulkan "
-                  "GPU, then a Vulkan CPU device such as lavapipe)");
-  app->add_option("--function", flags->function,
-                  "Function to run (default: the module's entry function)");
-  app->add_option("--max-mismatches", flags->maxMismatches,
-                  "Mismatches printed per output (default 8)");
-  app->add_flag("--vk-validation", flags->vkValidation,
-                "Enable the Vulkan validation layers (must be installed)");
-  return {app, [flags]() { return runProgram(*flags); }};
+  addRunFlags(*app, *flags);
+  app->add_option("--timeout", flags->timeoutS,
+                  "Seconds before the worker running the program is killed "
+                  "(default 300)")
+      ->check(positiveFinite());
+  return {app, [flags]() { return runInWorker(*flags); }};
 }
 
 } // namespace kb::workbench

@@ -1,6 +1,6 @@
 //===- runtime/bench/copy_bandwidth.h - The measured peak for % of peak ---===//
 //
-// Roofline figures use a *measured* peak (research/bench.md §e.4), not the
+// Roofline figures use a *measured* peak, not the
 // nominal 2 x memclk x buswidth: a device-to-device copy over max(4 x L2,
 // 64 MiB) (capped by the allocation limit), timed with device timestamps,
 // median of 5; the bandwidth counts bytes read + written. The result is

@@ -1,7 +1,7 @@
 //===- runtime/bench/measure.h - The sampling loop (one protocol) ---------===//
 //
 // One protocol for CUDA and Vulkan, built from HAL command buffers and
-// timers only (research/bench.md §e.10):
+// timers only:
 //
 //  * cold: one command buffer per subject, recorded once and submitted per
 //    sample: fill of the flush buffer (2 x L2, allocated once), barrier,

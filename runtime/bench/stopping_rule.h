@@ -1,6 +1,6 @@
 //===- runtime/bench/stopping_rule.h - When to stop sampling --------------===//
 //
-// nvbench's `stdrel` criterion (research/bench.md §b.1): the relative
+// nvbench's `stdrel` criterion (nvbench/detail/stdrel_criterion): the relative
 // standard deviation of the accepted GPU times is the noise; sampling stops
 // once at least |minSamples| samples and |minTimeS| of GPU time were taken
 // and either the noise is at most |maxNoise|, or the noise has plateaued

@@ -1,0 +1,246 @@
+//===- tests/e2e/bench_test.cpp - `kernel-bench bench` end to end ---------===//
+//
+// On lavapipe (or a GPU), with --quick settings so the suite stays short:
+// the table and a bench.json the strict reader (the documented schema)
+// accepts; a wrong kernel is INCORRECT and not timed; a kernel without a
+// reference is timed with "no reference"; a kernel that never returns is an
+// ERROR row after the watchdog and the run finishes, leaving no process
+// behind; Ctrl-C keeps a valid partial report marked interrupted; the whole
+// program is timed with and without the substitutions; a module from a newer
+// schema is an ERROR row saying so; `run` on a hanging kernel names what was
+// running and exits 1. Skips without glslc/spirv-val or a Vulkan device.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/cli_test_support.h"
+
+#include "runtime/module/module.h"
+#include "runtime/testing/module_writer.h"
+#include "toolchains/process.h"
+#include "workbench/report/bench_json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const fs::path kSourceDir = KB_SOURCE_DIR;
+const fs::path kFixtures = kSourceDir / "tests/e2e/fixtures";
+using Cli = kb::test::CliRun;
+
+/// Processes whose command line mentions |needle| (our scratch directory):
+/// a worker left behind would be one.
+std::vector<std::string> processesMentioning(const std::string &needle) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto &entry : fs::directory_iterator("/proc", ec)) {
+    std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::string cmdline = kb::test::readFile(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(needle) != std::string::npos &&
+        cmdline.find("__worker") != std::string::npos)
+      found.push_back(pid + ": " + cmdline);
+  }
+  return found;
+}
+
+class BenchTest : public kb::test::KernelBenchTest {
+protected:
+  BenchTest() : KernelBenchTest("kb_bench_test") {}
+
+  void SetUp() override {
+    REQUIRE_TOOL("glslc");
+    REQUIRE_TOOL("spirv-val");
+    KernelBenchTest::SetUp();
+  }
+
+  /// `bench OUT --device vulkan --quick` + |extra|, the peak cache in the
+  /// scratch directory.
+  Cli bench(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"bench", out_.string(), "--device",
+                                     "vulkan", "--quick"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args, {{"KB_CACHE_DIR", cache_.string()}});
+  }
+
+  /// bench.json through the one strict reader; a failure when it refuses.
+  kb::report::BenchReport readReport(const fs::path &path) {
+    auto report = kb::report::readBenchJson(path);
+    EXPECT_TRUE(report.ok()) << report.status().message();
+    return report.ok() ? *report : kb::report::BenchReport{};
+  }
+
+  const kb::report::Benchmark *find(const kb::report::BenchReport &r,
+                                    const std::string &fragment) {
+    for (const kb::report::Benchmark &b : r.benchmarks)
+      if (b.name.find(fragment) != std::string::npos)
+        return &b;
+    ADD_FAILURE() << "no benchmark named like " << fragment;
+    return nullptr;
+  }
+};
+
+TEST_F(BenchTest, FaultsBecomeRowsAndTheRunFinishes) {
+  Cli b = buildProject(kFixtures / "bench_faults");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = bench({"--watchdog", "4"});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 1) << r.output; // an INCORRECT and an ERROR row
+  EXPECT_THAT(r.output, HasSubstr("median ± IQR"));
+  EXPECT_THAT(r.output, HasSubstr("INCORRECT"));
+  EXPECT_THAT(r.output, HasSubstr("did not finish within"));
+  EXPECT_THAT(r.output, HasSubstr("quick settings"));
+  EXPECT_THAT(processesMentioning(tmp_.string()), ::testing::IsEmpty());
+
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  EXPECT_FALSE(report.interrupted);
+  EXPECT_TRUE(report.settings.quick);
+  EXPECT_EQ(report.device.driver, "vulkan");
+  ASSERT_EQ(report.benchmarks.size(), 4u);
+
+  const kb::report::Benchmark *good = find(report, "scale_ref");
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->status, kb::report::BenchStatus::Ok) << good->reason;
+  ASSERT_EQ(good->variants.size(), 2u);
+  EXPECT_EQ(good->variants[0].correctness.status,
+            kb::report::CorrectnessStatus::Correct);
+  EXPECT_EQ(good->variants[0].correctness.seeds.size(), 3u);
+  for (const kb::report::Variant &v : good->variants) {
+    ASSERT_EQ(v.timings.size(), 2u); // cold and hot
+    for (const kb::report::Timing &t : v.timings) {
+      EXPECT_GE(t.samples.size(), 10u);
+      EXPECT_GT(t.summary.median, 0);
+    }
+  }
+  EXPECT_TRUE(good->variants[0].timings[0].derived.speedupVsReference);
+
+  const kb::report::Benchmark *wrong = find(report, "scale_wrong");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, kb::report::BenchStatus::Incorrect);
+  EXPECT_THAT(wrong->reason, HasSubstr("index 0"));
+  for (const kb::report::Variant &v : wrong->variants)
+    EXPECT_TRUE(v.timings.empty()) << "a wrong kernel was timed";
+  ASSERT_FALSE(wrong->variants.empty());
+  EXPECT_FALSE(wrong->variants[0].correctness.firstMismatches.empty());
+
+  const kb::report::Benchmark *noref = find(report, "scale_noref");
+  ASSERT_TRUE(noref);
+  EXPECT_EQ(noref->status, kb::report::BenchStatus::Ok) << noref->reason;
+  ASSERT_EQ(noref->variants.size(), 1u);
+  EXPECT_EQ(noref->variants[0].correctness.status,
+            kb::report::CorrectnessStatus::NoReference);
+  EXPECT_FALSE(noref->variants[0].timings.empty());
+
+  const kb::report::Benchmark *spin = find(report, "spin");
+  ASSERT_TRUE(spin);
+  EXPECT_EQ(spin->status, kb::report::BenchStatus::Error);
+  EXPECT_THAT(spin->reason, HasSubstr("watchdog"));
+  EXPECT_THAT(spin->reason, HasSubstr("correctness check"));
+}
+
+TEST_F(BenchTest, CtrlCKeepsAValidPartialReport) {
+  Cli b = buildProject(kFixtures / "bench_faults");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  // The spin kernel keeps the run busy long after the first benchmark ends.
+  kb::toolchains::ProcessOptions options;
+  options.argv = {KB_KERNEL_BENCH, "bench",   out_.string(), "--device",
+                  "vulkan",        "--quick", "--filter",    "noref|spin"};
+  options.env = {{"KB_CACHE_DIR", cache_.string()}, {"NO_COLOR", "1"}};
+  options.timeout = std::chrono::seconds(120);
+  std::string seen;
+  bool sent = false;
+  options.onStdout = [&](std::string_view chunk) {
+    seen.append(chunk);
+    // "[2/2] ..." is printed when the second benchmark (spin) starts.
+    if (!sent && seen.find("[2/2]") != std::string::npos) {
+      sent = true;
+      kb::toolchains::signalAllProcessGroups(SIGINT); // as a terminal does
+    }
+  };
+  auto r = kb::toolchains::runProcess(options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string output = r->stdoutText + r->stderrText;
+  if (r->exitCode == kb::test::kExitUnavailable)
+    GTEST_SKIP() << "no Vulkan device: " << output;
+  ASSERT_TRUE(sent) << output;
+  EXPECT_EQ(r->exitCode, 130) << output;
+  EXPECT_FALSE(r->timedOut) << output;
+  EXPECT_THAT(output, HasSubstr("interrupted by SIGINT"));
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  EXPECT_TRUE(report.interrupted);
+  ASSERT_EQ(report.benchmarks.size(), 1u);
+  EXPECT_THAT(report.benchmarks[0].name, HasSubstr("scale_noref"));
+  EXPECT_THAT(processesMentioning(out_.string()), ::testing::IsEmpty());
+}
+
+TEST_F(BenchTest, WholeProgramWithAndWithoutSubstitutions) {
+  Cli b = buildProject(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = bench({"--cold", "-o", (tmp_ / "results").string()});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("program main"));
+  EXPECT_THAT(r.output, HasSubstr("with substitutions"));
+  EXPECT_THAT(r.output, HasSubstr("generated only"));
+  kb::report::BenchReport report = readReport(tmp_ / "results/bench.json");
+  ASSERT_TRUE(report.program);
+  EXPECT_EQ(report.program->entryFunction, "main");
+  EXPECT_EQ(report.program->status, kb::report::BenchStatus::Ok);
+  ASSERT_TRUE(report.program->withSubstitutions);
+  ASSERT_TRUE(report.program->generatedOnly);
+  EXPECT_GE(report.program->withSubstitutions->samples.size(), 10u);
+  EXPECT_TRUE(report.program->speedup);
+  ASSERT_EQ(report.benchmarks.size(), 1u); // the program's one dispatch
+  EXPECT_EQ(report.settings.modes.size(), 1u);
+}
+
+TEST_F(BenchTest, ModuleFromANewerSchemaIsAnErrorRowSayingSo) {
+  Cli b = buildProject(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  fs::path moduleFile;
+  for (const auto &entry : fs::directory_iterator(out_ / "bench"))
+    moduleFile = entry.path();
+  auto module = kb::module::loadModuleFile(moduleFile.string());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  kb::testing::WriteOptions newer;
+  newer.schemaVersion = kb::module::kSchemaVersion + 1;
+  ASSERT_TRUE(kb::testing::writeFile(moduleFile.string(),
+                                     kb::testing::writeModule(*module, newer))
+                  .ok());
+  Cli r = bench({"--filter", "scale"});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("ERROR"));
+  EXPECT_THAT(r.output, HasSubstr("schema"));
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  ASSERT_FALSE(report.benchmarks.empty());
+  EXPECT_EQ(report.benchmarks[0].status, kb::report::BenchStatus::Error);
+  EXPECT_THAT(report.benchmarks[0].reason,
+              HasSubstr(std::to_string(kb::module::kSchemaVersion + 1)));
+}
+
+TEST_F(BenchTest, RunNamesTheHangingDispatchAndExitsCleanly) {
+  Cli b = buildProject(kFixtures / "spin_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = run({"run", out_.string(), "--device", "vulkan", "--timeout", "3"});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("did not finish within"));
+  EXPECT_THAT(r.output, HasSubstr("function `main`"));
+  EXPECT_THAT(r.output, HasSubstr("op 2 (`scale` export 0)"));
+  // What the worker printed before it was killed reached our stdout.
+  EXPECT_THAT(r.output, HasSubstr("module: "));
+  EXPECT_LT(r.seconds, 60);
+  EXPECT_THAT(processesMentioning(out_.string()), ::testing::IsEmpty());
+}
+
+} // namespace

@@ -1,0 +1,355 @@
+//===- workbench/bench_command.cpp - `kernel-bench bench` -----------------===//
+//
+//   kernel-bench bench [BUILD] [-o DIR] [--device D] [--filter REGEX]
+//                      [--cold|--hot|--both] [--min-time S] [--max-noise X]
+//                      [--timeout S] [--quick] [--watchdog S] [--budget S]
+//
+// Times every benchmark `kernel-bench build` wrote into BUILD (bench_plan.h),
+// each in a fresh worker process (worker.h) that checks the candidate
+// against the reference, times both, re-checks, and sends its outcome back
+// (bench_worker.h). The parent shows a live progress line, turns a worker
+// that died or hung (the watchdog) into an ERROR row and goes on with a new
+// worker, then prints the table (bench_table.h) and writes bench.json.
+//
+// Ctrl-C / SIGTERM: the running worker's group is signalled
+// (interrupt.h), finished benchmarks are kept, the report is written marked
+// interrupted, and the exit code is 128 + the signal.
+//
+// Exit codes: 0 every benchmark ok; 1 an INCORRECT or ERROR row; 2 usage;
+// 77 no usable device; 130/143 interrupted.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/bench_command.h"
+
+#include "common/sha256.h"
+#include "workbench/bench_plan.h"
+#include "workbench/bench_report_fill.h"
+#include "workbench/bench_table.h"
+#include "workbench/bench_worker.h"
+#include "workbench/command.h"
+#include "workbench/interrupt_forwarder.h"
+#include "workbench/progress.h"
+#include "workbench/report/bench_json.h"
+#include "workbench/report/report_writer.h"
+#include "workbench/worker.h"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+namespace kb::workbench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+/// $KB_CACHE_DIR, else $XDG_CACHE_HOME/kernel-bench, else
+/// ~/.cache/kernel-bench (the build cache's rule) + the peak file.
+std::string peakCacheFile() {
+  fs::path dir;
+  if (const char *kb = std::getenv("KB_CACHE_DIR"); kb && *kb)
+    dir = kb;
+  else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = fs::path(xdg) / "kernel-bench";
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    dir = fs::path(home) / ".cache" / "kernel-bench";
+  else
+    return "";
+  return (dir / "copy-bandwidth.tsv").string();
+}
+
+report::Benchmark errorRow(const PlannedBenchmark &p,
+                           report::BenchStatus status,
+                           const std::string &reason) {
+  report::Benchmark b;
+  b.name = p.displayName;
+  b.moduleFile = p.modulePath;
+  b.status = status;
+  b.reason = reason;
+  return b;
+}
+
+/// Adds a failed benchmark (or program) to |run|.
+void addFailure(report::BenchReport &run, const PlannedBenchmark &p,
+                report::BenchStatus status, const std::string &reason) {
+  if (!p.benchmark.empty() || !p.loadError.empty()) {
+    run.benchmarks.push_back(errorRow(p, status, reason));
+    return;
+  }
+  report::ProgramResult program;
+  program.module = p.modulePath;
+  program.entryFunction = p.displayName.substr(8); // "program NAME"
+  program.status = status;
+  program.reason = reason;
+  run.program = std::move(program);
+}
+
+/// Parses "progress <variant> <mode> <count> <noise>" into a status text.
+std::string progressText(const std::string &message) {
+  std::istringstream in(message.substr(9));
+  std::string variant, mode;
+  size_t count = 0;
+  double noise = -1;
+  in >> variant >> mode >> count >> noise;
+  char buf[160];
+  if (noise >= 0)
+    std::snprintf(buf, sizeof buf, "%s %s: %zu samples, noise %.2f%%",
+                  variant.c_str(), mode.c_str(), count, 100 * noise);
+  else
+    std::snprintf(buf, sizeof buf, "%s %s: %zu samples", variant.c_str(),
+                  mode.c_str(), count);
+  return buf;
+}
+
+/// Runs one benchmark in a fresh worker and adds its result (or an ERROR
+/// row) to |run|. Returns the worker's exit code.
+int runOne(const PlannedBenchmark &p, const BenchCommandFlags &f,
+           Progress &progress, report::BenchReport &run, bool &haveDevice) {
+  if (!p.loadError.empty()) {
+    addFailure(run, p, report::BenchStatus::Error, p.loadError);
+    return 0;
+  }
+  WorkerOptions worker;
+  worker.args = {"bench", p.modulePath};
+  if (!p.benchmark.empty())
+    worker.args.insert(worker.args.end(), {"--benchmark", p.benchmark});
+  std::vector<std::string> settings = workerArgs(f.settings);
+  worker.args.insert(worker.args.end(), settings.begin(), settings.end());
+  worker.timeoutS = f.watchdogS;
+  bool live = progress.options().smartTerminal;
+  worker.onMessage = [&](const std::string &message) {
+    if (live && message.compare(0, 9, "progress ") == 0)
+      progress.step(p.displayName + ": " + progressText(message));
+  };
+  auto spawned = runWorker(worker);
+  if (!spawned.ok()) {
+    addFailure(run, p, report::BenchStatus::Error, spawned.status().message());
+    return 0;
+  }
+  std::string death = spawned->death();
+  if (!death.empty()) {
+    std::string reason = "the worker process " + death;
+    if (!spawned->lastStage.empty())
+      reason += "; it was running " + spawned->lastStage;
+    addFailure(run, p, report::BenchStatus::Error, reason);
+    return 0;
+  }
+  int exitCode = spawned->process.exitCode;
+  auto result =
+      report::parseBenchJson(spawned->process.stdoutText, "the bench worker");
+  if (!result.ok()) {
+    std::string diagnostics = spawned->diagnostics;
+    while (!diagnostics.empty() && diagnostics.back() == '\n')
+      diagnostics.pop_back();
+    std::string reason =
+        diagnostics.empty()
+            ? "the worker exited with code " + std::to_string(exitCode) +
+                  " and no result: " + result.status().message()
+            : diagnostics;
+    addFailure(run, p, report::BenchStatus::Error, reason);
+    return exitCode;
+  }
+  if (!haveDevice) {
+    // The worker knows the device, and so which settings applied (quick on
+    // a CPU device); the budget is the parent's.
+    std::optional<double> budget = run.settings.budgetSeconds;
+    run.device = result->device;
+    run.settings = result->settings;
+    run.settings.budgetSeconds = budget;
+    haveDevice = true;
+  }
+  for (const std::string &w : result->environment.warnings)
+    if (std::find(run.environment.warnings.begin(),
+                  run.environment.warnings.end(),
+                  w) == run.environment.warnings.end())
+      run.environment.warnings.push_back(w);
+  for (report::Benchmark &b : result->benchmarks) {
+    b.name = p.displayName;
+    run.benchmarks.push_back(std::move(b));
+  }
+  if (result->program)
+    run.program = std::move(result->program);
+  return exitCode;
+}
+
+bool anyFailed(const report::BenchReport &run) {
+  for (const report::Benchmark &b : run.benchmarks)
+    if (b.status == report::BenchStatus::Incorrect ||
+        b.status == report::BenchStatus::Error)
+      return true;
+  return run.program && (run.program->status == report::BenchStatus::Error ||
+                         run.program->status == report::BenchStatus::Incorrect);
+}
+
+std::string nowUtc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// "12 benchmarks: 10 ok, 1 INCORRECT, 1 ERROR in 8.3 s; OUT/bench.json".
+std::string summaryLine(const report::BenchReport &run, double seconds,
+                        const std::string &path) {
+  size_t counts[4] = {0, 0, 0, 0};
+  for (const report::Benchmark &b : run.benchmarks)
+    ++counts[static_cast<int>(b.status)];
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%zu benchmark(s)%s: %zu ok, %zu INCORRECT, %zu ERROR, %zu "
+                "SKIPPED in %.1f s%s; %s",
+                run.benchmarks.size(), run.program ? " + the program" : "",
+                counts[0], counts[1], counts[2], counts[3], seconds,
+                run.interrupted ? " (INTERRUPTED)" : "", path.c_str());
+  std::string line = buf;
+  if (run.settings.quick)
+    line += "\nquick settings (" + run.settings.quickReason +
+            "): the noise is reported, not required";
+  return line;
+}
+
+int runBench(const BenchCommandFlags &flags) {
+  auto wallStart = Clock::now();
+  auto planned = planBenchmarks(flags.build, flags.filter);
+  if (!planned.ok()) {
+    std::fprintf(stderr, "kernel-bench bench: error: %s\n",
+                 planned.status().message().c_str());
+    return planned.status().code() == StatusCode::InvalidArgument
+               ? kExitUsage
+               : kExitUserError;
+  }
+  BenchCommandFlags f = flags;
+  if (f.watchdogS <= 0)
+    f.watchdogS = 4 * f.settings.timeoutS + 60;
+  f.settings.peakCache = peakCacheFile();
+  fs::path outDir =
+      f.outDir.empty() ? fs::path(f.build) / "results" : fs::path(f.outDir);
+
+  report::BenchReport run;
+  run.tool.version = KB_VERSION_STRING;
+  run.createdUtc = nowUtc();
+  run.build.path = f.build;
+  if (auto sha = sha256File(fs::path(f.build) / "build.json"); sha.ok())
+    run.build.buildJsonSha256 = *sha;
+  run.settings = toReportSettings(
+      f.settings,
+      f.budgetS > 0 ? std::optional<double>(f.budgetS) : std::nullopt, false);
+  bool haveDevice = false;
+
+  InterruptForwarder interrupt;
+  Progress progress(stdout, detectTerminal(), planned->size());
+  for (const PlannedBenchmark &p : *planned) {
+    if (interrupt.signal())
+      break;
+    double elapsed =
+        std::chrono::duration<double>(Clock::now() - wallStart).count();
+    if (f.budgetS > 0 && elapsed >= f.budgetS) {
+      addFailure(run, p, report::BenchStatus::Skipped,
+                 "the global budget (--budget) was spent before it started");
+      continue;
+    }
+    progress.jobStarted();
+    progress.step(p.displayName);
+    report::BenchReport before = run;
+    int workerExit = runOne(p, f, progress, run, haveDevice);
+    if (interrupt.signal()) {
+      run = std::move(before); // an interrupted benchmark is not a result
+      break;
+    }
+    if (workerExit == kExitUnavailable) {
+      progress.finish();
+      std::fprintf(
+          stderr, "kernel-bench bench: error: no usable device: %s\n",
+          run.benchmarks.empty() ? "" : run.benchmarks.back().reason.c_str());
+      return kExitUnavailable;
+    }
+    const report::Benchmark *last =
+        run.benchmarks.empty() ? nullptr : &run.benchmarks.back();
+    if (last && last->name == p.displayName &&
+        last->status != report::BenchStatus::Ok)
+      progress.jobFinished(p.displayName + ": " +
+                           report::toString(last->status) + ": " +
+                           last->reason + "\n");
+    else
+      progress.jobFinished("");
+  }
+  run.interrupted = interrupt.signal() != 0;
+  progress.finish();
+  report::computeDerived(run);
+
+  std::fputs(renderBenchTable(run).c_str(), stdout);
+  std::error_code ec;
+  fs::create_directories(outDir, ec);
+  fs::path jsonPath = outDir / "bench.json";
+  // bench.json and every other format, through the one report writer.
+  Status written =
+      report::writeReports(run, outDir, report::allReportFormats()).status();
+  double seconds =
+      std::chrono::duration<double>(Clock::now() - wallStart).count();
+  std::printf("%s\n", summaryLine(run, seconds, jsonPath.string()).c_str());
+  std::fflush(stdout);
+  if (!written.ok()) {
+    std::fprintf(stderr, "kernel-bench bench: error: %s\n",
+                 written.message().c_str());
+    return kExitUserError;
+  }
+  if (run.interrupted) {
+    std::fprintf(stderr,
+                 "kernel-bench bench: interrupted by %s; %s keeps the %zu "
+                 "finished benchmark(s), marked interrupted\n",
+                 signalName(interrupt.signal()).c_str(),
+                 jsonPath.string().c_str(), run.benchmarks.size());
+    return kExitInterruptedBase + interrupt.signal();
+  }
+  return anyFailed(run) ? kExitUserError : kExitOk;
+}
+
+} // namespace
+
+CommandRegistration addBenchCommand(CLI::App &root) {
+  CLI::App *app = root.add_subcommand(
+      "bench", "Check and time every benchmark of a build: the handwritten "
+               "kernels against the generated ones, and the whole program");
+  auto flags = std::make_shared<BenchCommandFlags>();
+  app->add_option("BUILD", flags->build,
+                  "Build directory written by `kernel-bench build` "
+                  "(default: kb-out)");
+  app->add_option("-o,--output", flags->outDir,
+                  "Where bench.json goes (default: BUILD/results)");
+  app->add_option("--filter", flags->filter,
+                  "Only benchmarks whose name matches this regex");
+  addMeasurementFlags(*app, flags->settings);
+  app->add_option("--watchdog", flags->watchdogS,
+                  "Seconds before a benchmark's worker is killed and the "
+                  "benchmark is an ERROR (default: 4 x --timeout + 60)")
+      ->check(positiveFinite());
+  app->add_option("--budget", flags->budgetS,
+                  "Seconds for the whole run; benchmarks not started by then "
+                  "are SKIPPED (default: no limit)")
+      ->check(positiveFinite());
+  return {app, [flags]() { return runBench(*flags); }};
+}
+
+CommandRegistration addBenchWorkerCommand(CLI::App &worker) {
+  CLI::App *app = worker.add_subcommand("bench", "");
+  auto job = std::make_shared<BenchJob>();
+  app->add_option("MODULE", job->modulePath)->required();
+  app->add_option("--benchmark", job->benchmark);
+  app->add_option("--peak-cache", job->settings.peakCache);
+  addMeasurementFlags(*app, job->settings);
+  return {app, [job]() {
+            becomeWorker();
+            return runBenchJob(*job);
+          }};
+}
+
+} // namespace kb::workbench

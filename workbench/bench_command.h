@@ -1,0 +1,22 @@
+//===- workbench/bench_command.h - `kernel-bench bench` flags -------------===//
+#ifndef KB_WORKBENCH_BENCH_COMMAND_H_
+#define KB_WORKBENCH_BENCH_COMMAND_H_
+
+#include "workbench/bench_settings.h"
+
+#include <string>
+
+namespace kb::workbench {
+
+struct BenchCommandFlags {
+  std::string build = "kb-out";
+  std::string outDir; // default BUILD/results
+  std::string filter;
+  BenchSettings settings;
+  double watchdogS = 0; // 0 = 4 x timeout + 60
+  double budgetS = 0;   // 0 = unlimited
+};
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_BENCH_COMMAND_H_

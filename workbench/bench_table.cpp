@@ -1,0 +1,144 @@
+//===- workbench/bench_table.cpp - The table `bench` ends with ------------===//
+#include "workbench/bench_table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace kb::workbench {
+
+namespace {
+using Row = std::vector<std::string>;
+
+std::string format(const char *fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string statusText(report::BenchStatus status) {
+  switch (status) {
+  case report::BenchStatus::Ok:
+    return "ok";
+  case report::BenchStatus::Incorrect:
+    return "INCORRECT";
+  case report::BenchStatus::Error:
+    return "ERROR";
+  case report::BenchStatus::Skipped:
+    return "SKIPPED";
+  }
+  return "?";
+}
+
+std::string correctnessText(const report::Variant &v) {
+  if (v.role == report::VariantRole::Reference)
+    return "reference";
+  switch (v.correctness.status) {
+  case report::CorrectnessStatus::Correct:
+    return "correct";
+  case report::CorrectnessStatus::Incorrect:
+    return "INCORRECT";
+  case report::CorrectnessStatus::NoReference:
+    return "no reference";
+  case report::CorrectnessStatus::NotChecked:
+    return "not checked";
+  }
+  return "?";
+}
+
+/// Columns padded to the widest cell; a one-cell row (a reason) spans the
+/// table and does not widen the first column.
+std::string render(const std::vector<Row> &rows) {
+  std::vector<size_t> widths;
+  for (const Row &row : rows) {
+    if (row.size() < 2)
+      continue;
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (size_t i = 0; i < row.size(); ++i)
+      widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const Row &row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size())
+        line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+Row timingRow(const std::string &benchmark, const std::string &variant,
+              const report::Timing &t, const std::string &correctness) {
+  const report::Derived &d = t.derived;
+  std::string samples = std::to_string(t.summary.count);
+  if (t.discarded)
+    samples += " (-" + std::to_string(t.discarded) + ")";
+  std::string speedup = "-";
+  if (d.speedupVsReference)
+    speedup = format("%.2fx", *d.speedupVsReference) +
+              (d.suspiciousSpeedup ? " !" : "");
+  return {benchmark,
+          variant,
+          report::toString(t.mode),
+          formatDuration(t.summary.median) + " ± " +
+              formatDuration(t.summary.iqr),
+          samples,
+          format("%.2f%%", 100 * t.summary.relativeStdev),
+          d.gbPerSecond ? format("%.1f", *d.gbPerSecond) : "-",
+          d.percentOfPeak ? format("%.0f%%", *d.percentOfPeak) : "-",
+          speedup,
+          correctness};
+}
+} // namespace
+
+std::string formatDuration(double ns) {
+  if (ns >= 1e9)
+    return format("%.3f s", ns / 1e9);
+  if (ns >= 1e6)
+    return format("%.3f ms", ns / 1e6);
+  if (ns >= 1e3)
+    return format("%.2f us", ns / 1e3);
+  return format("%.0f ns", ns);
+}
+
+std::string renderBenchTable(const report::BenchReport &report) {
+  std::vector<Row> rows = {{"benchmark", "variant", "mode", "median ± IQR",
+                            "samples", "noise", "GB/s", "% peak", "speedup",
+                            "correctness"}};
+  for (const report::Benchmark &b : report.benchmarks) {
+    if (b.status != report::BenchStatus::Ok) {
+      rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-",
+                      statusText(b.status)});
+      rows.push_back({"    " + b.reason});
+      continue;
+    }
+    for (const report::Variant &v : b.variants)
+      for (const report::Timing &t : v.timings)
+        rows.push_back(timingRow(b.name, v.name, t, correctnessText(v)));
+  }
+  if (report.program) {
+    const report::ProgramResult &p = *report.program;
+    std::string name = "program " + p.entryFunction;
+    if (p.status != report::BenchStatus::Ok) {
+      rows.push_back(
+          {name, "-", "-", "-", "-", "-", "-", "-", "-", statusText(p.status)});
+      rows.push_back({"    " + p.reason});
+    } else {
+      if (p.withSubstitutions) {
+        Row row = timingRow(name, "with substitutions", *p.withSubstitutions,
+                            "checked");
+        if (p.speedup)
+          row[8] = format("%.2fx", *p.speedup);
+        rows.push_back(row);
+      }
+      if (p.generatedOnly)
+        rows.push_back(
+            timingRow(name, "generated only", *p.generatedOnly, "reference"));
+    }
+  }
+  return render(rows);
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,306 @@
+//===- workbench/bench_worker.cpp - One benchmark module, in the worker ---===//
+#include "workbench/bench_worker.h"
+
+#include "common/sha256.h"
+#include "runtime/bench/copy_bandwidth.h"
+#include "runtime/hal/drivers/registration.h"
+#include "workbench/bench_report_fill.h"
+#include "workbench/command.h"
+#include "workbench/report/bench_json.h"
+#include "workbench/worker.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kb::workbench {
+
+namespace {
+using module::PreparedFunction;
+using module::VariantChoice;
+
+/// What the worker measured, before it becomes report types.
+struct Measured {
+  report::BenchStatus status = report::BenchStatus::Ok;
+  std::string reason;
+  bench::CorrectnessResult correctness;
+  std::vector<report::Variant> variants; // candidate (or generated) first
+  std::vector<std::vector<bench::ModeResult>> modes; // per variant
+};
+
+/// "cuda:sm_90" / "vulkan:1.2" from a variant's format and target.
+std::string targetName(const module::Variant &v) {
+  if (v.format == hal::ExecutableFormat::Spirv)
+    return v.target.rfind("vulkan", 0) == 0 ? "vulkan:" + v.target.substr(6)
+                                            : v.target;
+  return "cuda:" + v.target;
+}
+
+report::Variant describeVariant(const PreparedFunction &prepared,
+                                const std::string &name, bool reference) {
+  report::Variant v;
+  v.name = name;
+  v.role = reference ? report::VariantRole::Reference
+                     : report::VariantRole::Candidate;
+  std::string objects;
+  double loadMs = 0;
+  for (const module::LoadedVariant &loaded : prepared.variants()) {
+    loadMs += loaded.loadMs;
+    // A benchmark dispatches one executable, a program several: the first
+    // one's target, every object in the hash.
+    if (v.target.empty())
+      v.target = targetName(*loaded.variant);
+    objects += loaded.variant->data;
+  }
+  v.objectSha256 = sha256Hex(objects);
+  v.loadMs = loadMs;
+  v.bytesMoved = prepared.bytesMoved();
+  return v;
+}
+
+bool hasRole(const module::Executable &exe, module::VariantRole role) {
+  for (const module::Variant &v : exe.variants)
+    if (v.role == role)
+      return true;
+  return false;
+}
+
+/// Loads the variants, checks, times and re-checks.
+Status measure(hal::Device &device, bench::Engine &engine,
+               const module::Module &module, const module::Function &function,
+               const BenchJob &job, const std::string &work, Measured &out) {
+  bool candidates = false, references = true;
+  for (const module::Op &op : function.ops) {
+    if (op.kind != module::Op::Kind::Dispatch)
+      continue;
+    const module::Executable &exe = module.executables[op.executable];
+    candidates |= hasRole(exe, module::VariantRole::Candidate);
+    references &= hasRole(exe, module::VariantRole::Reference);
+  }
+  announceStage(work + ": loading");
+  KB_ASSIGN_OR_RETURN(auto candidate,
+                      PreparedFunction::create(device, module, function,
+                                               VariantChoice::PreferCandidate));
+  std::unique_ptr<PreparedFunction> reference;
+  if (candidates && references) {
+    KB_ASSIGN_OR_RETURN(reference,
+                        PreparedFunction::create(device, module, function,
+                                                 VariantChoice::ReferenceOnly));
+  }
+  out.variants.push_back(describeVariant(
+      *candidate, candidates ? "candidate" : "generated", !candidates));
+  if (reference)
+    out.variants.push_back(describeVariant(*reference, "reference", true));
+
+  announceStage(work + ": correctness check");
+  bench::CorrectnessSettings correctness = correctnessSettings(job.settings);
+  KB_ASSIGN_OR_RETURN(out.correctness,
+                      bench::checkBeforeTiming(device, *candidate,
+                                               reference.get(), correctness));
+  if (!candidates) {
+    out.correctness.verdict = bench::Verdict::NotChecked;
+    out.correctness.reason = "no handwritten kernel for this device: the "
+                             "generated one is timed alone";
+  }
+  if (out.correctness.verdict == bench::Verdict::Incorrect) {
+    out.status = report::BenchStatus::Incorrect;
+    out.reason = out.correctness.reason;
+    return okStatus();
+  }
+
+  std::vector<bench::Subject> subjects;
+  subjects.push_back({out.variants[0].name, [&](hal::CommandBuffer &c) {
+                        return candidate->record(c);
+                      }});
+  if (reference)
+    subjects.push_back({"reference", [&](hal::CommandBuffer &c) {
+                          return reference->record(c);
+                        }});
+  out.modes.resize(subjects.size());
+  std::vector<bench::TimingMode> modes;
+  if (job.settings.cold)
+    modes.push_back(bench::TimingMode::Cold);
+  if (job.settings.hot)
+    modes.push_back(bench::TimingMode::Hot);
+  for (bench::TimingMode mode : modes) {
+    announceStage(work + ": " + bench::toString(mode) + " samples");
+    auto progress = [&](size_t i, const bench::StoppingRule &rule) {
+      char noise[32];
+      std::snprintf(noise, sizeof noise, "%.6g",
+                    std::isfinite(rule.noise()) ? rule.noise() : -1.0);
+      announce("progress " + subjects[i].name + " " + bench::toString(mode) +
+               " " + std::to_string(rule.count()) + " " + noise);
+    };
+    KB_ASSIGN_OR_RETURN(auto results,
+                        engine.measureInterleaved(subjects, mode, progress));
+    for (size_t i = 0; i < results.size(); ++i)
+      out.modes[i].push_back(std::move(results[i]));
+  }
+
+  announceStage(work + ": correctness re-check after timing");
+  KB_ASSIGN_OR_RETURN(out.correctness,
+                      bench::checkAfterTiming(device, *candidate,
+                                              out.correctness, correctness));
+  if (out.correctness.verdict == bench::Verdict::Incorrect) {
+    out.status = report::BenchStatus::Incorrect;
+    out.reason = "after timing: " + out.correctness.reason;
+    out.modes.clear(); // a wrong kernel's times are not results
+    return okStatus();
+  }
+  for (size_t i = 0; i < out.modes.size(); ++i)
+    for (const bench::ModeResult &m : out.modes[i])
+      if (m.gpu.count == 0) {
+        out.status = report::BenchStatus::Error;
+        out.reason = out.variants[i].name + " " + bench::toString(m.mode) +
+                     ": no accepted sample";
+        out.modes.clear();
+        return okStatus();
+      }
+  return okStatus();
+}
+
+/// Puts |m| into |report| as its one benchmark or as its program result.
+void fillReport(const Measured &m, const module::Module &module,
+                const module::Function &function, const module::Op *dispatch,
+                const BenchJob &job, report::BenchReport &report) {
+  if (!dispatch) {
+    report::ProgramResult p;
+    p.module = job.modulePath;
+    p.entryFunction = function.name;
+    p.status = m.status;
+    p.reason = m.reason;
+    if (m.modes.size() >= 1 && !m.modes[0].empty())
+      p.withSubstitutions = toTiming(m.modes[0].front());
+    if (m.modes.size() >= 2 && !m.modes[1].empty())
+      p.generatedOnly = toTiming(m.modes[1].front());
+    report.program = std::move(p);
+    return;
+  }
+  report::Benchmark b;
+  b.name = job.benchmark;
+  b.moduleFile = job.modulePath;
+  const module::Executable &exe = module.executables[dispatch->executable];
+  b.executable = exe.name;
+  b.exportName = exe.variants.front().exports[dispatch->exportIndex].entry;
+  const auto &wg = dispatch->workgroupCount;
+  b.workload = std::to_string(wg[0]) + "x" + std::to_string(wg[1]) + "x" +
+               std::to_string(wg[2]) + " workgroups";
+  b.status = m.status;
+  b.reason = m.reason;
+  b.variants = m.variants;
+  for (size_t i = 0; i < b.variants.size(); ++i) {
+    report::Variant &v = b.variants[i];
+    if (v.role == report::VariantRole::Candidate || b.variants.size() == 1)
+      v.correctness = toCorrectness(m.correctness);
+    else
+      v.correctness.note = "the reference the candidate is checked against";
+    if (i < m.modes.size())
+      for (const bench::ModeResult &mode : m.modes[i])
+        v.timings.push_back(toTiming(mode));
+  }
+  report.benchmarks.push_back(std::move(b));
+}
+
+std::string describeWork(const module::Module &module,
+                         const module::Function &function,
+                         const module::Op *dispatch, uint32_t opIndex) {
+  std::string text = module.sourceName + ": function `" + function.name + "`";
+  if (dispatch)
+    text += ", dispatch op " + std::to_string(opIndex) + " (`" +
+            module.executables[dispatch->executable].name + "` export " +
+            std::to_string(dispatch->exportIndex) + ")";
+  return text;
+}
+
+int print(const report::BenchReport &report, int exitCode) {
+  auto text = report::renderBenchJson(report);
+  if (!text.ok()) {
+    std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
+    return kExitUserError;
+  }
+  std::fwrite(text->data(), 1, text->size(), stdout);
+  std::fflush(stdout);
+  return exitCode;
+}
+} // namespace
+
+int runBenchJob(const BenchJob &job) {
+  report::BenchReport report;
+  report.settings = toReportSettings(job.settings, std::nullopt, false);
+  auto module = module::loadModuleFile(job.modulePath);
+  if (!module.ok()) {
+    std::fprintf(stderr, "error: %s\n", module.status().message().c_str());
+    return kExitUserError;
+  }
+  const module::Function *function = nullptr;
+  const module::Op *dispatch = nullptr;
+  uint32_t opIndex = 0;
+  if (job.benchmark.empty()) {
+    function = module->findFunction(module->entryFunction);
+  } else {
+    for (const module::Benchmark &b : module->benchmarks)
+      if (b.name == job.benchmark) {
+        function = &module->functions[b.function];
+        opIndex = b.dispatchOp;
+        dispatch = &function->ops[b.dispatchOp];
+      }
+  }
+  if (!function) {
+    std::fprintf(stderr, "error: %s has no %s\n", job.modulePath.c_str(),
+                 job.benchmark.empty()
+                     ? "entry function"
+                     : ("benchmark `" + job.benchmark + "`").c_str());
+    return kExitUserError;
+  }
+
+  announceStage("opening device " + job.settings.device);
+  auto selected = hal::selectDevice(hal::builtinDrivers(), job.settings.device);
+  if (!selected.ok()) {
+    std::fprintf(stderr, "error: %s\n", selected.status().message().c_str());
+    return selected.status().isUnavailable() ? kExitUnavailable
+                                             : kExitUserError;
+  }
+  hal::Device &device = *selected->device;
+  const hal::DeviceProperties &props = device.properties();
+  bool cpu = props.type == hal::DeviceType::Cpu;
+  report.settings = toReportSettings(job.settings, std::nullopt, cpu);
+  bench::L2Size l2 = bench::selectL2Size(
+      props,
+      job.settings.l2Bytes ? std::optional<uint64_t>(job.settings.l2Bytes)
+                           : std::nullopt,
+      bench::hostLastLevelCacheBytes());
+  std::optional<double> peak;
+  if (!job.settings.peakCache.empty()) {
+    announceStage("measuring the copy bandwidth of " + props.name);
+    auto probed = bench::peakCopyBandwidth(device, l2, job.settings.peakCache);
+    if (probed.ok())
+      peak = probed->bytesPerS;
+    else
+      report.environment.warnings.push_back("copy-bandwidth probe failed: " +
+                                            probed.status().message());
+  }
+  report.device = toDeviceInfo(props, l2, peak);
+
+  Measured measured;
+  auto engine =
+      bench::Engine::create(device, measureSettings(job.settings, cpu, l2));
+  Status status = engine.status();
+  if (status.ok())
+    status =
+        measure(device, **engine, *module, *function, job,
+                describeWork(*module, *function, dispatch, opIndex), measured);
+  if (!status.ok()) {
+    // A device too small for the benchmark's buffers is refused before any
+    // driver call (ResourceExhausted): nothing is wrong with the kernel.
+    bool tooSmall = status.code() == StatusCode::ResourceExhausted;
+    measured.status =
+        tooSmall ? report::BenchStatus::Skipped : report::BenchStatus::Error;
+    measured.reason =
+        tooSmall ? "skipped: the device is too small: " + status.message()
+                 : status.message();
+    measured.modes.clear();
+  }
+  fillReport(measured, *module, *function, dispatch, job, report);
+  return print(report, kExitOk);
+}
+
+} // namespace kb::workbench

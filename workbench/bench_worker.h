@@ -1,0 +1,37 @@
+//===- workbench/bench_worker.h - One benchmark module, in the worker -----===//
+//
+// What a `kernel-bench __worker bench` process does for one benchmark of a
+// module: pick the device, check the candidate against the reference
+// (runtime/bench/correctness.h), time both interleaved in the requested
+// modes (runtime/bench/measure.h), re-check the candidate, and print the
+// result on stdout as a bench report holding that one benchmark (or the
+// program result), through the one bench.json writer
+// (workbench/report/bench_json.h) — so the device it measured on travels
+// with it. Runs only inside a worker (worker.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_BENCH_WORKER_H_
+#define KB_WORKBENCH_BENCH_WORKER_H_
+
+#include "workbench/bench_settings.h"
+
+#include <string>
+
+namespace kb::workbench {
+
+struct BenchJob {
+  std::string modulePath;
+  /// The benchmark's name; empty = the module's entry function, timed end to
+  /// end (the whole-program benchmark).
+  std::string benchmark;
+  BenchSettings settings;
+};
+
+/// Runs |job| and prints its report; returns the worker's exit code: 0
+/// whenever a report was printed (even for an incorrect kernel), 77 when
+/// the device is unavailable (with a report saying so).
+int runBenchJob(const BenchJob &job);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_BENCH_WORKER_H_
