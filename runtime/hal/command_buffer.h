@@ -138,6 +138,15 @@ protected:
   /// Drops the references; call only once the device no longer uses the
   /// recorded commands.
   void releaseRetained() { retained_.clear(); }
+  /// Keeps every retained object alive for the rest of the process, on
+  /// purpose: for work that may still run on the device (a timed-out or
+  /// faulted submission whose end could not be confirmed), where freeing
+  /// its memory, modules or pipelines under it is worse than a leak.
+  void leakRetained() {
+    if (!retained_.empty())
+      (void)new std::vector<std::shared_ptr<const void>>(std::move(retained_));
+    retained_.clear();
+  }
 
 private:
   // Destroyed after the implementation's destructor body and members, i.e.

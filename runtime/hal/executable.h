@@ -76,12 +76,19 @@ public:
   const KernelAbi &exportAbi(size_t index) const { return exports_[index]; }
   /// Index of the export whose entry is |entry|.
   std::optional<size_t> findExport(std::string_view entry) const;
+  /// What the driver could not check at load, one sentence each (e.g. a
+  /// CUDA driver without cuFuncGetParamInfo: "kernel parameters not
+  /// checked"), for reports and `--verbose` output. Empty when everything
+  /// was checked.
+  const std::vector<std::string> &loadNotes() const { return loadNotes_; }
 
 protected:
   Executable(const ExecutableSpec &spec)
       : name_(spec.name), format_(spec.format), exports_(spec.exports) {}
+  void addLoadNote(std::string note) { loadNotes_.push_back(std::move(note)); }
 
 private:
+  std::vector<std::string> loadNotes_;
   std::string name_;
   ExecutableFormat format_;
   std::vector<KernelAbi> exports_;

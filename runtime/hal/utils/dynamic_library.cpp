@@ -20,9 +20,13 @@ DynamicLibrary &DynamicLibrary::operator=(DynamicLibrary &&other) noexcept {
   return *this;
 }
 
-StatusOr<DynamicLibrary> DynamicLibrary::open(const std::string &soname) {
+StatusOr<DynamicLibrary> DynamicLibrary::open(const std::string &soname,
+                                              Unload unload) {
   dlerror();
-  void *handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+  int flags = RTLD_NOW | RTLD_LOCAL;
+  if (unload == Unload::Never)
+    flags |= RTLD_NODELETE;
+  void *handle = dlopen(soname.c_str(), flags);
   if (!handle) {
     const char *why = dlerror();
     return unavailable(soname + " not found" +

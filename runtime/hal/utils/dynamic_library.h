@@ -23,9 +23,21 @@ public:
   DynamicLibrary &operator=(const DynamicLibrary &) = delete;
   ~DynamicLibrary() { destroy(); }
 
-  /// dlopen(|soname|, RTLD_NOW|RTLD_LOCAL). Unavailable:
-  /// "<soname> not found (<dlerror>)".
-  static StatusOr<DynamicLibrary> open(const std::string &soname);
+  /// How long the code stays mapped.
+  enum class Unload {
+    /// dlclose unmaps the library when the last handle goes.
+    OnClose,
+    /// RTLD_NODELETE: dlclose drops the handle but the code stays mapped
+    /// for the life of the process. For vendor drivers that start threads
+    /// or register handlers in their init call (cuInit): unmapping them
+    /// under those is not safe, and nothing says it is.
+    Never,
+  };
+
+  /// dlopen(|soname|, RTLD_NOW|RTLD_LOCAL, plus RTLD_NODELETE for
+  /// Unload::Never). Unavailable: "<soname> not found (<dlerror>)".
+  static StatusOr<DynamicLibrary> open(const std::string &soname,
+                                       Unload unload = Unload::OnClose);
 
   /// dlsym; nullptr when absent.
   void *symbol(const char *name) const;

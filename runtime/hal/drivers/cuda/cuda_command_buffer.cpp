@@ -11,7 +11,10 @@
 
 namespace kb::hal::cuda {
 
-CudaCommandBuffer::~CudaCommandBuffer() { destroyGraph(); }
+CudaCommandBuffer::~CudaCommandBuffer() {
+  // After abandon() the graph was leaked and retained_ is empty.
+  destroyGraph();
+}
 // The retained objects are released after this (CommandBuffer's member),
 // i.e. after the graph that refers to them.
 
@@ -40,6 +43,9 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   if (submitted_)
     return notRecording("dispatch");
   KB_RETURN_IF_ERROR(checkDispatchParams(params, device_.properties().limits));
+  // Messages are formatted only on these error paths: recording and issuing
+  // a dispatch do no string work, so the HAL launch path stays close to a
+  // raw cuLaunchKernel.
   const auto *exe = dynamic_cast<const CudaExecutable *>(params.executable);
   if (!exe)
     return invalidArgument(describeDispatch(params) +
@@ -61,7 +67,9 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   c.grid = params.workgroupCount;
   c.block = abi.workgroupSize;
   c.sharedBytes = abi.dynamicSharedMemoryBytes;
-  c.label = describeDispatch(params);
+  c.executable = exe;
+  c.exportIndex = params.exportIndex;
+  c.label = params.label;
   c.args.assign(slots.empty() ? 0 : slots.back().offset + slots.back().size, 0);
   for (size_t i = 0; i < params.bindings.size(); ++i) {
     const auto *buffer =
@@ -74,8 +82,9 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
     std::memcpy(c.args.data() + to.offset,
                 params.constants.data() + constantSlots[i].offset, to.size);
   }
+  c.argPointers.reserve(slots.size());
   for (const ParamSlot &slot : slots)
-    c.argOffsets.push_back(slot.offset);
+    c.argPointers.push_back(c.args.data() + slot.offset);
   commands_.push_back(std::move(c));
   destroyGraph();
   return okStatus();
@@ -151,94 +160,190 @@ Status CudaCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
   return okStatus();
 }
 
-Status CudaCommandBuffer::issue() {
+CUresult CudaCommandBuffer::issue(CUstream stream, bool captured,
+                                  size_t *failed) {
   const CudaSymbols &s = device_.syms();
-  CudaDevice &d = device_;
-  CUstream stream = device_.stream();
-  for (Command &c : commands_) {
+  for (size_t i = 0; i < commands_.size(); ++i) {
+    Command &c = commands_[i];
+    CUresult r = CUDA_SUCCESS;
     switch (c.kind) {
-    case Command::Kind::Launch: {
-      std::vector<void *> args;
-      for (uint32_t offset : c.argOffsets)
-        args.push_back(c.args.data() + offset);
-      KB_RETURN_IF_ERROR(d.check(
-          s.cuLaunchKernel(c.function, c.grid[0], c.grid[1], c.grid[2],
-                           c.block[0], c.block[1], c.block[2], c.sharedBytes,
-                           stream, args.empty() ? nullptr : args.data(),
-                           nullptr),
-          "cuLaunchKernel for " + c.label));
+    case Command::Kind::Launch:
+      r = s.cuLaunchKernel(
+          c.function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+          c.block[2], c.sharedBytes, stream,
+          c.argPointers.empty() ? nullptr : c.argPointers.data(), nullptr);
       break;
-    }
     case Command::Kind::Fill:
-      KB_RETURN_IF_ERROR(
-          d.check(s.cuMemsetD32Async(c.target, c.pattern, c.length / 4, stream),
-                  "cuMemsetD32Async"));
+      r = s.cuMemsetD32Async(c.target, c.pattern, c.length / 4, stream);
       break;
     case Command::Kind::Copy:
-      KB_RETURN_IF_ERROR(
-          d.check(s.cuMemcpyDtoDAsync(c.target, c.source, c.length, stream),
-                  "cuMemcpyDtoDAsync"));
+      r = s.cuMemcpyDtoDAsync(c.target, c.source, c.length, stream);
       break;
     case Command::Kind::Timestamp:
-      KB_RETURN_IF_ERROR(d.check(
-          s.cuEventRecord(c.timer->event(c.slot), stream), "cuEventRecord"));
+      // Inside a capture a plain cuEventRecord only orders the capture and
+      // leaves no node in the graph, so the event is never recorded when
+      // the graph runs (cuEventElapsedTime: CUDA_ERROR_CAPTURED_EVENT).
+      // CU_EVENT_RECORD_EXTERNAL makes it an event-record node.
+      r = captured ? s.cuEventRecordWithFlags(c.timer->event(c.slot), stream,
+                                              CU_EVENT_RECORD_EXTERNAL)
+                   : s.cuEventRecord(c.timer->event(c.slot), stream);
       break;
     }
+    if (r != CUDA_SUCCESS) {
+      *failed = i;
+      return r;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+std::string CudaCommandBuffer::describe(const Command &c) const {
+  switch (c.kind) {
+  case Command::Kind::Launch: {
+    DispatchParams p;
+    p.executable = c.executable;
+    p.exportIndex = c.exportIndex;
+    p.label = c.label;
+    return "cuLaunchKernel for " + describeDispatch(p);
+  }
+  case Command::Kind::Fill:
+    return "cuMemsetD32Async (fill)";
+  case Command::Kind::Copy:
+    return "cuMemcpyDtoDAsync (copy)";
+  case Command::Kind::Timestamp:
+    return "event record (timestamp slot " + std::to_string(c.slot) + ")";
+  }
+  return "command";
+}
+
+std::string CudaCommandBuffer::describeLaunches(size_t count) const {
+  std::string what;
+  size_t n = 0;
+  for (size_t i = 0; i < count && i < commands_.size(); ++i) {
+    const Command &c = commands_[i];
+    if (c.kind != Command::Kind::Launch)
+      continue;
+    if (n++ < 3) {
+      DispatchParams p;
+      p.executable = c.executable;
+      p.exportIndex = c.exportIndex;
+      p.label = c.label;
+      what += (what.empty() ? "" : ", ") + describeDispatch(p);
+    }
+  }
+  if (n > 3)
+    what += ", ... (" + std::to_string(n) + " dispatches)";
+  return what;
+}
+
+void CudaCommandBuffer::abandon() {
+  abandoned_ = true;
+  // Leaked on purpose: the graph and everything the commands use.
+  graphExec_ = nullptr;
+  leakRetained();
+}
+
+Status CudaCommandBuffer::issueFailed(size_t failed, CUresult result,
+                                      bool captured) {
+  const CudaSymbols &s = device_.syms();
+  // The error may be the command's own (bad launch configuration) or an
+  // earlier kernel's fault that surfaced at this call: either way wait for
+  // what was already issued before reporting, so that nothing is freed
+  // under running kernels and the message can say how it ended.
+  std::string what = describe(commands_[failed]);
+  (void)device_.check(result, what);
+  std::string message = what + " failed: " + s.describe(result);
+  CUresult sync = s.cuStreamSynchronize(device_.stream());
+  // Captured commands never ran; in stream order, the ones before |failed|
+  // were in flight when the error came back.
+  std::string inFlight = captured ? "" : describeLaunches(failed);
+  if (sync != CUDA_SUCCESS) {
+    (void)device_.check(sync, "a kernel issued before " + what);
+    abandon();
+    message +=
+        "; then waiting for the work issued before it failed too (" +
+        s.describe(sync) + "), so the error may come from " +
+        (inFlight.empty() ? std::string("earlier work on the device")
+                          : "a dispatch that was in flight: " + inFlight);
+  } else if (!inFlight.empty()) {
+    message += " (the dispatches issued before it finished: " + inFlight + ")";
+  }
+  if (device_.lost())
+    message += "; the CUDA context is unusable after this error";
+  return internalError(message);
+}
+
+Status CudaCommandBuffer::captureGraph(CUstream stream) {
+  // Capture once; every later submit replays the instantiated graph with a
+  // single cuGraphLaunch.
+  const CudaSymbols &s = device_.syms();
+  KB_RETURN_IF_ERROR(device_.check(
+      s.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+      "cuStreamBeginCapture"));
+  size_t failed = 0;
+  CUresult issued = issue(stream, /*captured=*/true, &failed);
+  CUgraph graph = nullptr;
+  CUresult end = s.cuStreamEndCapture(stream, &graph);
+  if (issued != CUDA_SUCCESS || end != CUDA_SUCCESS) {
+    if (graph) // a capture that ended but recorded an error
+      (void)s.cuGraphDestroy(graph);
+    if (issued != CUDA_SUCCESS)
+      return issueFailed(failed, issued, /*captured=*/true);
+    return device_.check(end, "cuStreamEndCapture");
+  }
+  CUresult inst = s.cuGraphInstantiateWithFlags(&graphExec_, graph, 0);
+  (void)s.cuGraphDestroy(graph);
+  if (inst != CUDA_SUCCESS) {
+    graphExec_ = nullptr;
+    return device_.check(inst, "cuGraphInstantiateWithFlags");
   }
   return okStatus();
 }
 
+Status CudaCommandBuffer::syncFailed(CUresult result) {
+  // Kernel faults surface here (asynchronously); name what was in flight.
+  std::string what = describeLaunches(commands_.size());
+  std::string where = what.empty() ? std::string("command buffer") : what;
+  (void)device_.check(result, "a kernel of " + where); // remembers stickiness
+  // The wait failed, so the work's end is not confirmed: keep what it uses.
+  abandon();
+  return internalError("kernel fault in " + where + ": " +
+                       device_.syms().describe(result) +
+                       "; the CUDA context is unusable after this error");
+}
+
 Status CudaCommandBuffer::submitAndWait() {
+  if (abandoned_)
+    return failedPrecondition(
+        "this command buffer's earlier submission failed and may still be "
+        "running on the device; it cannot be submitted again");
   submitted_ = true;
   KB_RETURN_IF_ERROR(device_.makeCurrent());
   const CudaSymbols &s = device_.syms();
   CUstream stream = device_.stream();
+  for (const Command &c : commands_)
+    if (c.kind == Command::Kind::Timestamp)
+      c.timer->markUnrecorded(c.slot);
   if (options_.useGraph) {
-    if (!graphExec_) {
-      // Capture once; every later submit replays the instantiated graph
-      // with a single cuGraphLaunch.
-      KB_CU_RETURN_IF_ERROR(
-          s,
-          s.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-          "cuStreamBeginCapture");
-      Status issued = issue();
-      CUgraph graph = nullptr;
-      CUresult end = s.cuStreamEndCapture(stream, &graph);
-      if (!issued.ok() || end != CUDA_SUCCESS) {
-        if (graph) // a capture that ended but recorded an error
-          (void)s.cuGraphDestroy(graph);
-        KB_RETURN_IF_ERROR(issued);
-        return device_.check(end, "cuStreamEndCapture");
-      }
-      CUresult inst = s.cuGraphInstantiateWithFlags(&graphExec_, graph, 0);
-      (void)s.cuGraphDestroy(graph);
-      if (inst != CUDA_SUCCESS) {
-        graphExec_ = nullptr;
-        return device_.check(inst, "cuGraphInstantiateWithFlags");
-      }
+    if (!graphExec_)
+      KB_RETURN_IF_ERROR(captureGraph(stream));
+    CUresult launched = s.cuGraphLaunch(graphExec_, stream);
+    if (launched != CUDA_SUCCESS) {
+      Status error = device_.check(launched, "cuGraphLaunch");
+      // As in issueFailed: an earlier fault may surface here; wait first.
+      if (s.cuStreamSynchronize(stream) != CUDA_SUCCESS)
+        abandon();
+      return error;
     }
-    KB_RETURN_IF_ERROR(
-        device_.check(s.cuGraphLaunch(graphExec_, stream), "cuGraphLaunch"));
   } else {
-    KB_RETURN_IF_ERROR(issue());
+    size_t failed = 0;
+    CUresult r = issue(stream, /*captured=*/false, &failed);
+    if (r != CUDA_SUCCESS)
+      return issueFailed(failed, r, /*captured=*/false);
   }
   CUresult r = s.cuStreamSynchronize(stream);
-  if (r != CUDA_SUCCESS) {
-    // Kernel faults surface here (asynchronously); name what was in flight.
-    std::string what;
-    size_t n = 0;
-    for (const Command &c : commands_)
-      if (c.kind == Command::Kind::Launch) {
-        if (n++ < 3)
-          what += (what.empty() ? "" : ", ") + c.label;
-      }
-    if (n > 3)
-      what += ", ... (" + std::to_string(n) + " dispatches)";
-    std::string where = what.empty() ? std::string("command buffer") : what;
-    (void)device_.check(r, "a kernel of " + where); // remembers a sticky fault
-    return internalError("kernel fault in " + where + ": " + s.describe(r) +
-                         "; the CUDA context is unusable after this error");
-  }
+  if (r != CUDA_SUCCESS)
+    return syncFailed(r);
   for (const Command &c : commands_)
     if (c.kind == Command::Kind::Timestamp)
       c.timer->markRecorded(c.slot);
@@ -246,6 +351,13 @@ Status CudaCommandBuffer::submitAndWait() {
 }
 
 Status CudaCommandBuffer::reset() {
+  if (abandoned_) {
+    // The abandoned work keeps its resources (leaked); recording starts
+    // over with a clean slate.
+    commands_.clear();
+    abandoned_ = submitted_ = false;
+    return okStatus();
+  }
   destroyGraph();
   releaseRetained();
   commands_.clear();

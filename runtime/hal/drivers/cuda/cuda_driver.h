@@ -3,6 +3,12 @@
 // Private to the CUDA driver: the concrete HAL classes over the driver API
 // (primary context, cuModuleLoadDataEx, cuLaunchKernel, events, graphs). The
 // rest of the tree sees only createCudaDriver() through registration.h.
+// One file per class: cuda_driver.cpp, cuda_device.cpp, cuda_buffer.cpp,
+// cuda_executable.cpp, cuda_command_buffer.cpp, cuda_timer.cpp.
+//
+// Every driver call goes through the CudaSymbols table the driver was
+// created with, so tests can hand it a recording fake
+// (cuda_fake_symbols.h) and check call order and flags without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_DRIVERS_CUDA_CUDA_DRIVER_H_
@@ -22,6 +28,9 @@ StatusOr<std::unique_ptr<Driver>> createCudaDriver(const DriverOptions &);
 class CudaDriver final : public Driver {
 public:
   static StatusOr<std::unique_ptr<Driver>> create(const DriverOptions &options);
+  /// Same over an already resolved table (the real one, or a test's fake).
+  static StatusOr<std::unique_ptr<Driver>> create(const DriverOptions &options,
+                                                  CudaSymbols syms);
   const char *name() const override { return "cuda"; }
   const std::vector<DeviceProperties> &devices() const override {
     return properties_;
@@ -33,15 +42,17 @@ public:
 private:
   CudaDriver() = default;
   CudaSymbols syms_;
+  int driverVersion_ = 0; // cuDriverGetVersion: 13000 = CUDA 13.0
   std::vector<CUdevice> handles_;
   std::vector<DeviceProperties> properties_;
 };
 
 class CudaDevice final : public Device {
 public:
-  CudaDevice(const CudaSymbols &syms, CUdevice device,
+  CudaDevice(const CudaSymbols &syms, CUdevice device, int driverVersion,
              DeviceProperties properties)
-      : syms_(syms), device_(device), properties_(std::move(properties)) {}
+      : syms_(syms), device_(device), driverVersion_(driverVersion),
+        properties_(std::move(properties)) {}
   ~CudaDevice() override;
   Status init();
 
@@ -59,6 +70,10 @@ public:
 
   const CudaSymbols &syms() const { return syms_; }
   CUstream stream() const { return stream_; }
+  /// cuDriverGetVersion (13000 = CUDA 13.0).
+  int driverVersion() const { return driverVersion_; }
+  /// Whether a sticky error has made the context unusable.
+  bool lost() const { return !lost_.empty(); }
   /// Makes the primary context current on the calling thread.
   /// FailedPrecondition once a kernel fault has poisoned the context.
   Status makeCurrent() const;
@@ -67,12 +82,18 @@ public:
   /// this device fails at once with FailedPrecondition naming |what|,
   /// instead of returning the driver's repeated error from some unrelated
   /// call (or waiting on a dead stream).
-  Status check(CUresult result, const std::string &what);
+  /// |what| is a literal so that the success path formats nothing (the
+  /// launch path calls this per command).
+  Status check(CUresult result, const char *what);
+  Status check(CUresult result, const std::string &what) {
+    return check(result, what.c_str());
+  }
 
 private:
   const CudaSymbols &syms_;
   std::string lost_; // why the context is unusable; empty while it is fine
   CUdevice device_;
+  int driverVersion_;
   DeviceProperties properties_;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
@@ -107,6 +128,11 @@ public:
 private:
   CudaExecutable(CudaDevice &device, const ExecutableSpec &spec)
       : Executable(spec), device_(device) {}
+  Status load(const ExecutableSpec &spec, const std::string &where);
+  Status prepareFunction(size_t index, const KernelAbi &abi, CUfunction fn,
+                         const std::string &where);
+  Status checkParameters(size_t index, const KernelAbi &abi, CUfunction fn,
+                         const std::string &where);
   CudaDevice &device_;
   CUmodule module_ = nullptr;
   std::vector<CUfunction> functions_;
@@ -121,6 +147,8 @@ public:
   StatusOr<double> elapsedNs(uint32_t begin, uint32_t end) override;
   CUevent event(uint32_t slot) const { return events_[slot]; }
   void markRecorded(uint32_t slot) { recorded_[slot] = true; }
+  /// After a failed submit: the slots' events may hold stale times.
+  void markUnrecorded(uint32_t slot) { recorded_[slot] = false; }
 
 private:
   CudaTimer(CudaDevice &device, uint32_t slotCount)
@@ -157,7 +185,12 @@ private:
     std::array<uint32_t, 3> grid{}, block{};
     uint32_t sharedBytes = 0;
     std::vector<uint8_t> args; // packed per kb::cudaParamLayout
-    std::vector<uint32_t> argOffsets;
+    /// cuLaunchKernel's kernelParams: pointers into |args| (whose heap
+    /// buffer moves with the Command), built once at record time.
+    std::vector<void *> argPointers;
+    // What names the dispatch in an error; formatted only then.
+    const Executable *executable = nullptr;
+    uint32_t exportIndex = 0;
     std::string label;
     // Fill / Copy
     CUdeviceptr target = 0, source = 0;
@@ -167,14 +200,30 @@ private:
     CudaTimer *timer = nullptr;
     uint32_t slot = 0;
   };
-  Status issue(); // enqueues every command on the stream
+  /// Enqueues every command on the stream (|captured|: inside a stream
+  /// capture). Returns the first error; |*failed| is its command index.
+  CUresult issue(CUstream stream, bool captured, size_t *failed);
+  /// After an error while issuing (or capturing) command |failed|:
+  /// synchronizes the stream, then names the failed command and everything
+  /// issued before it that may still have been running.
+  Status issueFailed(size_t failed, CUresult result, bool captured);
+  Status captureGraph(CUstream stream);
+  /// A kernel fault at the end of the submission.
+  Status syncFailed(CUresult result);
+  std::string describe(const Command &c) const;
+  /// The labels of the launches among the first |count| commands.
+  std::string describeLaunches(size_t count) const;
   void destroyGraph();
+  /// The submitted work might still run (its completion could not be
+  /// confirmed): nothing it uses may be freed.
+  void abandon();
 
   CudaDevice &device_;
   CommandBufferOptions options_;
   std::vector<Command> commands_;
   CUgraphExec graphExec_ = nullptr;
   bool submitted_ = false;
+  bool abandoned_ = false;
 };
 
 } // namespace kb::hal::cuda

@@ -34,20 +34,28 @@ typedef int CUdriverProcAddressQueryResult;
 
 // cudaError_enum (CUDA 13.0)
 constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
+constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
+constexpr CUresult CUDA_ERROR_ECC_UNCORRECTABLE = 214;
 constexpr CUresult CUDA_ERROR_INVALID_PTX = 218;
+constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
 constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
+constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
+constexpr CUresult CUDA_ERROR_CAPTURED_EVENT = 907;
+constexpr CUresult CUDA_ERROR_EXTERNAL_DEVICE = 911;
 // The errors after which "the process must be terminated and relaunched to
-// continue using CUDA" (cuda.h 13.0): ILLEGAL_ADDRESS 700, LAUNCH_TIMEOUT 702,
-// ASSERT 710, HARDWARE_STACK_ERROR 714, ILLEGAL_INSTRUCTION 715,
-// MISALIGNED_ADDRESS 716, INVALID_ADDRESS_SPACE 717, INVALID_PC 718,
-// LAUNCH_FAILED 719.
-constexpr CUresult kStickyErrors[] = {700, 702, 710, 714, 715,
-                                      716, 717, 718, 719};
+// continue using CUDA" (cuda.h 13.0): ECC_UNCORRECTABLE 214,
+// ILLEGAL_ADDRESS 700, LAUNCH_TIMEOUT 702, ASSERT 710, HARDWARE_STACK_ERROR
+// 714, ILLEGAL_INSTRUCTION 715, MISALIGNED_ADDRESS 716,
+// INVALID_ADDRESS_SPACE 717, INVALID_PC 718, LAUNCH_FAILED 719,
+// EXTERNAL_DEVICE 911.
+constexpr CUresult kStickyErrors[] = {214, 700, 702, 710, 714, 715,
+                                      716, 717, 718, 719, 911};
 
 // CUdevice_attribute_enum (CUDA 13.0)
 constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
@@ -83,6 +91,9 @@ constexpr CUjit_option CU_JIT_LOG_VERBOSE = 12;
 // CUdriverProcAddress_flags_enum (CUDA 13.0)
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_DEFAULT = 0x0;
+// CUevent_record_flags_enum: the record becomes an event-record node of a
+// captured graph instead of an internal dependency.
+constexpr unsigned CU_EVENT_RECORD_EXTERNAL = 0x1;
 constexpr CUstreamCaptureMode CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 constexpr cuuint64_t CU_GET_PROC_ADDRESS_DEFAULT = 0;
 
@@ -91,6 +102,9 @@ constexpr cuuint64_t CU_GET_PROC_ADDRESS_DEFAULT = 0;
 /// ABI and CUDA 13 drivers, which dropped some unversioned names, still
 /// answer.
 constexpr int kPinnedDriverApiVersion = 12000;
+/// cuFuncGetParamInfo appeared in CUDA 12.4: resolved at that version, and
+/// optional (older drivers skip the parameter check and say so).
+constexpr int kParamInfoDriverApiVersion = 12040;
 
 } // namespace kb::hal::cuda
 

@@ -11,28 +11,32 @@ using GetProcAddressV2 = CUresult (*)(const char *, void **, int, cuuint64_t,
 using GetProcAddressV1 = CUresult (*)(const char *, void **, int, cuuint64_t);
 } // namespace
 
-StatusOr<CudaSymbols> CudaSymbols::load() {
+StatusOr<CudaSymbols> CudaSymbols::load(const std::string &soname) {
   CudaSymbols syms;
-  KB_ASSIGN_OR_RETURN(syms.library, DynamicLibrary::open("libcuda.so.1"));
+  KB_ASSIGN_OR_RETURN(syms.library, DynamicLibrary::open(
+                                        soname, DynamicLibrary::Unload::Never));
   auto v2 = reinterpret_cast<GetProcAddressV2>(
       syms.library.symbol("cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcAddressV1>(
       syms.library.symbol("cuGetProcAddress"));
-  auto resolve = [&](const char *name, const char *exported) -> void * {
+  auto resolveAt = [&](const char *name, const char *exported,
+                       int version) -> void * {
     void *fn = nullptr;
     if (v2) {
       CUdriverProcAddressQueryResult found = 0;
-      if (v2(name, &fn, kPinnedDriverApiVersion, CU_GET_PROC_ADDRESS_DEFAULT,
-             &found) == CUDA_SUCCESS &&
+      if (v2(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) ==
+              CUDA_SUCCESS &&
           fn)
         return fn;
     } else if (v1) {
-      if (v1(name, &fn, kPinnedDriverApiVersion, CU_GET_PROC_ADDRESS_DEFAULT) ==
-              CUDA_SUCCESS &&
+      if (v1(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT) == CUDA_SUCCESS &&
           fn)
         return fn;
     }
     return syms.library.symbol(exported);
+  };
+  auto resolve = [&](const char *name, const char *exported) {
+    return resolveAt(name, exported, kPinnedDriverApiVersion);
   };
   syms.resolvedBy =
       v2 || v1 ? "cuGetProcAddress@" + std::to_string(kPinnedDriverApiVersion)
@@ -42,8 +46,12 @@ StatusOr<CudaSymbols> CudaSymbols::load() {
   if (!syms.name)                                                              \
     return unavailable("libcuda.so.1 does not provide " #name " (" exported    \
                        "); the NVIDIA driver is older than CUDA 12");
+#define KB_CU_OPTIONAL_PFN(name, exported, version, params)                    \
+  syms.name = reinterpret_cast<CUresult(*) params>(                            \
+      resolveAt(#name, exported, version));
 #include "runtime/hal/drivers/cuda/cuda_symbol_table.inc"
 #undef KB_CU_PFN
+#undef KB_CU_OPTIONAL_PFN
   return syms;
 }
 
@@ -65,6 +73,8 @@ Status CudaSymbols::toStatus(CUresult result, const std::string &what) const {
   std::string message = what + " failed: " + describe(result);
   if (result == CUDA_ERROR_NO_DEVICE)
     return unavailable(message);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY)
+    return resourceExhausted(message);
   return internalError(message);
 }
 

@@ -19,14 +19,21 @@ namespace kb::hal::cuda {
 struct CudaSymbols {
   DynamicLibrary library;
 #define KB_CU_PFN(name, exported, params) CUresult(*name) params = nullptr;
+#define KB_CU_OPTIONAL_PFN(name, exported, version, params)                    \
+  CUresult(*name) params = nullptr;
 #include "runtime/hal/drivers/cuda/cuda_symbol_table.inc"
 #undef KB_CU_PFN
+#undef KB_CU_OPTIONAL_PFN
   /// How the table was resolved: "cuGetProcAddress@12000" or "dlsym".
   std::string resolvedBy;
 
-  /// dlopen("libcuda.so.1") and resolve the table. Unavailable:
-  /// "libcuda.so.1 not found (...)" on machines without an NVIDIA driver.
-  static StatusOr<CudaSymbols> load();
+  /// dlopen(|soname|) with RTLD_NODELETE and resolve the table.
+  /// Unavailable: "libcuda.so.1 not found (...)" on machines without an
+  /// NVIDIA driver. The library is never unmapped: cuInit starts driver
+  /// threads and installs handlers that a dlclose would pull the code
+  /// from under, and drivers are created and destroyed many times per
+  /// process (every test).
+  static StatusOr<CudaSymbols> load(const std::string &soname = "libcuda.so.1");
 
   /// "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)".
   std::string describe(CUresult result) const;
