@@ -26,8 +26,9 @@ enum class MemoryType {
   /// device exposes device-local memory that is also host visible (lavapipe,
   /// integrated GPUs), in which case the buffer is mapped directly.
   DeviceLocal,
-  /// Memory the host can map (HOST_VISIBLE|HOST_COHERENT; CUDA: device
-  /// memory as well, since the driver API copies synchronously either way).
+  /// Memory the host can map, chosen for reading back (HOST_VISIBLE,
+  /// preferably HOST_CACHED; CUDA: device memory as well, since every host
+  /// transfer is a copy on the device's stream either way).
   HostVisible,
 };
 

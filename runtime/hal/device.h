@@ -58,6 +58,9 @@ struct DeviceLimits {
   /// device-local heap; CUDA: total memory). allocateBuffer refuses larger
   /// sizes before any driver call.
   uint64_t maxAllocationBytes = 0;
+  /// Live allocations at once (Vulkan maxMemoryAllocationCount, 4096 on
+  /// some drivers: every buffer, staging included, is one); 0 = unlimited.
+  uint32_t maxAllocationCount = 0;
   /// Kernel parameter space shared by the bindings (8 bytes each) and the
   /// constants, laid out per kb::cudaParamLayout (CUDA: 4096). 0 = no such
   /// shared space (Vulkan: bindings are descriptors).
@@ -80,7 +83,7 @@ struct DeviceProperties {
   uint32_t clockKhz = 0;     // CLOCK_RATE
   uint32_t memoryClockKhz = 0;
   uint32_t memoryBusWidthBits = 0;
-  uint64_t memoryBytes = 0;  // cuDeviceTotalMem / device-local heaps
+  uint64_t memoryBytes = 0;  // cuDeviceTotalMem / largest device-local heap
   uint64_t l2CacheBytes = 0; // L2_CACHE_SIZE
   uint32_t subgroupSize = 0; // warp size / Vulkan subgroupSize
   /// Nanoseconds per timestamp tick (Vulkan timestampPeriod; CUDA events
@@ -96,6 +99,15 @@ struct DeviceProperties {
 struct DeviceOptions {
   /// Vulkan: create and use a VkPipelineCache for compute pipelines.
   bool pipelineCache = true;
+  /// Vulkan: how long a submission may run before the device is declared
+  /// lost (its work is then never waited for again, and nothing it uses is
+  /// freed). The bench worker's watchdog is the backstop above this.
+  uint32_t vulkanSubmitTimeoutMs = 60000;
+  /// Vulkan: map device-local memory where the device allows it (unified
+  /// memory, resizable BAR, lavapipe). false sends every host transfer of a
+  /// device-local buffer through a staging copy, as on a discrete GPU
+  /// without resizable BAR (tests use it to run that path on lavapipe).
+  bool vulkanMapDeviceLocal = true;
 };
 
 //===----------------------------------------------------------------------===//

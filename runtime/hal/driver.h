@@ -44,6 +44,11 @@ protected:
   Driver() = default;
 };
 
+/// The device to use when none is named: the first discrete GPU, else the
+/// first integrated or virtual GPU, else device 0. With lavapipe and a GPU
+/// driver both installed the loader may list the CPU device first.
+uint32_t preferredDeviceIndex(const std::vector<DeviceProperties> &devices);
+
 } // namespace kb::hal
 
 #endif // KB_RUNTIME_HAL_DRIVER_H_

@@ -7,6 +7,7 @@
 #include "runtime/hal/buffer.h"
 #include "runtime/hal/command_buffer.h"
 #include "runtime/hal/device.h"
+#include "runtime/hal/driver.h"
 #include "runtime/hal/executable.h"
 #include "runtime/hal/timer.h"
 
@@ -51,6 +52,15 @@ const char *toString(DeviceType type) {
     return "other";
   }
   return "?";
+}
+
+uint32_t preferredDeviceIndex(const std::vector<DeviceProperties> &devices) {
+  for (DeviceType wanted : {DeviceType::DiscreteGpu, DeviceType::IntegratedGpu,
+                            DeviceType::VirtualGpu})
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (devices[i].type == wanted)
+        return static_cast<uint32_t>(i);
+  return 0;
 }
 
 static std::string dims(const std::array<uint32_t, 3> &d) {

@@ -35,6 +35,11 @@ KernelAbi kernelAbi(const std::string &driver, const std::string &name) {
                      {"e", ScalarType::U64}, {"f", ScalarType::F64}};
   } else if (name == "fault") {
     abi.bindings = {{"p", ElementType::U32, Access::ReadWrite}};
+  } else if (name == "spin") {
+    abi.bindings = {{"flag", ElementType::U32, Access::ReadWrite}};
+  } else if (name == "big_shared") {
+    abi.bindings = {{"o", ElementType::U32, Access::WriteOnly}};
+    abi.workgroupSize = {64, 1, 1};
   }
   return abi;
 }

@@ -20,7 +20,7 @@ namespace kb::hal::cts {
 std::string kernelDir();
 
 /// The ABI of a conformance kernel: "double_plus_one" or "constants" (and,
-/// CUDA only, "fault").
+/// CUDA only, "fault"; Vulkan only, "spin" and "big_shared").
 KernelAbi kernelAbi(const std::string &driver, const std::string &name);
 
 /// Reads the kernel file for |driver| ("vulkan": <name>.spv; "cuda":

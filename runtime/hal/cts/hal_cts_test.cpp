@@ -27,9 +27,15 @@ protected:
       GTEST_SKIP() << "driver '" << GetParam() << "' is not in this build";
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
-    auto device = driver_->createDevice(0);
+    auto device =
+        driver_->createDevice(preferredDeviceIndex(driver_->devices()));
     ASSERT_TRUE(device.ok()) << device.status().message();
     device_ = std::move(*device);
+    // Kernels are compiled when the build is configured; without the tool
+    // (nvcc/ptxas, glslc) there is nothing to run: skip, saying which.
+    auto kernels = readKernelFile(GetParam(), "double_plus_one");
+    if (!kernels.ok() && kernels.status().code() == StatusCode::NotFound)
+      GTEST_SKIP() << kernels.status().message();
   }
   void TearDown() override {
     device_.reset();

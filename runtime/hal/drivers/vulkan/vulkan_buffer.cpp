@@ -10,8 +10,6 @@ namespace {
 constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-constexpr VkMemoryPropertyFlags kHostFlags =
-    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
 // Staged transfers go through a host-visible buffer of at most this size, so
 // a large upload does not need a second allocation of the same size.
 constexpr uint64_t kStagingChunkBytes = 64ull << 20;
@@ -19,6 +17,15 @@ constexpr uint64_t kStagingChunkBytes = 64ull << 20;
 
 StatusOr<std::unique_ptr<VulkanBuffer>>
 VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type) {
+  return create(device, size, type,
+                type == MemoryType::DeviceLocal ? MemoryUse::DeviceLocal
+                                                : MemoryUse::Readback);
+}
+
+StatusOr<std::unique_ptr<VulkanBuffer>>
+VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type,
+                     MemoryUse use) {
+  KB_RETURN_IF_ERROR(device.checkUsable());
   if (size == 0)
     return invalidArgument("buffer allocation of 0 bytes");
   uint64_t limit = device.properties().limits.maxAllocationBytes;
@@ -44,31 +51,20 @@ VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type) {
       "vkCreateBuffer of " + std::to_string(size) + " bytes");
   VkMemoryRequirements req{};
   s.vkGetBufferMemoryRequirements(device.handle(), buffer->buffer_, &req);
-
-  // Device-local memory that is also host visible (lavapipe, integrated and
-  // ReBAR GPUs) is mapped directly; otherwise host access is staged.
-  std::optional<uint32_t> typeIndex =
-      type == MemoryType::DeviceLocal
-          ? device.findMemoryType(
-                req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHostFlags)
-          : device.findMemoryType(req.memoryTypeBits, kHostFlags, kHostFlags);
-  if (!typeIndex)
-    return resourceExhausted(std::string("no Vulkan memory type is ") +
-                             (type == MemoryType::DeviceLocal
-                                  ? "device local"
-                                  : "host visible and coherent") +
-                             " for a storage buffer on this device");
+  KB_ASSIGN_OR_RETURN(buffer->choice_,
+                      device.chooseMemory(req.memoryTypeBits, use, req.size));
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = *typeIndex;
+  alloc.memoryTypeIndex = buffer->choice_.typeIndex;
   KB_VK_RETURN_IF_ERROR(
       s.vkAllocateMemory(device.handle(), &alloc, nullptr, &buffer->memory_),
       "vkAllocateMemory of " + std::to_string(req.size) + " bytes");
+  buffer->memoryBytes_ = req.size;
+  device.allocated(buffer->choice_.heapIndex, req.size);
   KB_VK_RETURN_IF_ERROR(s.vkBindBufferMemory(device.handle(), buffer->buffer_,
                                              buffer->memory_, 0),
                         "vkBindBufferMemory");
-  if ((device.memoryTypeFlags(*typeIndex) & kHostFlags) == kHostFlags)
+  if (buffer->choice_.mapped)
     KB_VK_RETURN_IF_ERROR(s.vkMapMemory(device.handle(), buffer->memory_, 0,
                                         VK_WHOLE_SIZE, 0, &buffer->mapped_),
                           "vkMapMemory");
@@ -76,62 +72,88 @@ VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type) {
 }
 
 VulkanBuffer::~VulkanBuffer() {
+  // A lost device may still run a shader that uses this memory.
+  if (device_.lost())
+    return;
   const DeviceSymbols &s = device_.syms();
   if (mapped_)
     s.vkUnmapMemory(device_.handle(), memory_);
   if (buffer_)
     s.vkDestroyBuffer(device_.handle(), buffer_, nullptr);
-  if (memory_)
+  if (memory_) {
     s.vkFreeMemory(device_.handle(), memory_, nullptr);
+    device_.freed(choice_.heapIndex, memoryBytes_);
+  }
+}
+
+Status VulkanBuffer::flush(bool afterHostWrite) {
+  if (!choice_.needsFlush)
+    return okStatus();
+  // Whole-allocation ranges: offset 0 and VK_WHOLE_SIZE satisfy the
+  // nonCoherentAtomSize alignment rules.
+  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  range.memory = memory_;
+  range.offset = 0;
+  range.size = VK_WHOLE_SIZE;
+  const DeviceSymbols &s = device_.syms();
+  if (afterHostWrite)
+    KB_VK_RETURN_IF_ERROR(
+        s.vkFlushMappedMemoryRanges(device_.handle(), 1, &range),
+        "vkFlushMappedMemoryRanges");
+  else
+    KB_VK_RETURN_IF_ERROR(
+        s.vkInvalidateMappedMemoryRanges(device_.handle(), 1, &range),
+        "vkInvalidateMappedMemoryRanges");
+  return okStatus();
 }
 
 Status VulkanBuffer::upload(uint64_t offset, const void *data,
                             uint64_t length) {
   KB_RETURN_IF_ERROR(checkRange(offset, length, "upload"));
+  KB_RETURN_IF_ERROR(device_.checkUsable());
   if (length == 0)
     return okStatus();
-  if (mapped_) {
-    std::memcpy(static_cast<char *>(mapped_) + offset, data, length);
-    return okStatus();
-  }
-  KB_ASSIGN_OR_RETURN(auto staging,
-                      VulkanBuffer::create(device_,
-                                           std::min(length, kStagingChunkBytes),
-                                           MemoryType::HostVisible));
-  const DeviceSymbols &s = device_.syms();
-  for (uint64_t done = 0; done < length;) {
-    uint64_t n = std::min(length - done, kStagingChunkBytes);
-    std::memcpy(staging->mapped_, static_cast<const char *>(data) + done, n);
-    VkBufferCopy region{0, offset + done, n};
-    KB_RETURN_IF_ERROR(device_.runOnce(
-        [&](VkCommandBuffer cb) {
-          s.vkCmdCopyBuffer(cb, staging->buffer_, buffer_, 1, &region);
-        },
-        "staging upload"));
-    done += n;
-  }
-  return okStatus();
+  if (!mapped_)
+    return staged(offset, const_cast<void *>(data), length, /*upload=*/true);
+  std::memcpy(static_cast<char *>(mapped_) + offset, data, length);
+  return flush(/*afterHostWrite=*/true);
 }
 
 Status VulkanBuffer::download(uint64_t offset, void *data, uint64_t length) {
   KB_RETURN_IF_ERROR(checkRange(offset, length, "download"));
+  KB_RETURN_IF_ERROR(device_.checkUsable());
   if (length == 0)
     return okStatus();
-  if (mapped_) {
-    std::memcpy(data, static_cast<const char *>(mapped_) + offset, length);
-    return okStatus();
-  }
-  KB_ASSIGN_OR_RETURN(auto staging,
-                      VulkanBuffer::create(device_,
-                                           std::min(length, kStagingChunkBytes),
-                                           MemoryType::HostVisible));
+  if (!mapped_)
+    return staged(offset, data, length, /*upload=*/false);
+  KB_RETURN_IF_ERROR(flush(/*afterHostWrite=*/false));
+  std::memcpy(data, static_cast<const char *>(mapped_) + offset, length);
+  return okStatus();
+}
+
+Status VulkanBuffer::staged(uint64_t offset, void *data, uint64_t length,
+                            bool upload) {
+  KB_ASSIGN_OR_RETURN(
+      auto staging,
+      VulkanBuffer::create(device_, std::min(length, kStagingChunkBytes),
+                           MemoryType::HostVisible,
+                           upload ? MemoryUse::Upload : MemoryUse::Readback));
   const DeviceSymbols &s = device_.syms();
+  char *bytes = static_cast<char *>(data);
   for (uint64_t done = 0; done < length;) {
     uint64_t n = std::min(length - done, kStagingChunkBytes);
-    VkBufferCopy region{offset + done, 0, n};
-    KB_RETURN_IF_ERROR(device_.runOnce(
+    if (upload) {
+      std::memcpy(staging->mapped_, bytes + done, n);
+      KB_RETURN_IF_ERROR(staging->flush(/*afterHostWrite=*/true));
+    }
+    VkBufferCopy region = upload ? VkBufferCopy{0, offset + done, n}
+                                 : VkBufferCopy{offset + done, 0, n};
+    Status copied = device_.runOnce(
         [&](VkCommandBuffer cb) {
-          s.vkCmdCopyBuffer(cb, buffer_, staging->buffer_, 1, &region);
+          s.vkCmdCopyBuffer(cb, upload ? staging->buffer_ : buffer_,
+                            upload ? buffer_ : staging->buffer_, 1, &region);
+          if (upload)
+            return;
           VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
           toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
           toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -139,8 +161,16 @@ Status VulkanBuffer::download(uint64_t offset, void *data, uint64_t length) {
                                  VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
                                  nullptr, 0, nullptr);
         },
-        "staging download"));
-    std::memcpy(static_cast<char *>(data) + done, staging->mapped_, n);
+        upload ? "staging upload" : "staging download");
+    if (!copied.ok()) {
+      if (device_.lost())
+        (void)staging.release(); // the copy may still read or write it
+      return copied;
+    }
+    if (!upload) {
+      KB_RETURN_IF_ERROR(staging->flush(/*afterHostWrite=*/false));
+      std::memcpy(bytes + done, staging->mapped_, n);
+    }
     done += n;
   }
   return okStatus();

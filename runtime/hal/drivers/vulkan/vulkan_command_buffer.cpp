@@ -40,6 +40,12 @@ VulkanCommandBuffer::create(VulkanDevice &device) {
 }
 
 VulkanCommandBuffer::~VulkanCommandBuffer() {
+  if (device_.lost()) {
+    // The submission may still be executing: its command buffer, fence,
+    // descriptor sets and every buffer and pipeline it uses stay.
+    leakRetained();
+    return;
+  }
   const DeviceSymbols &s = device_.syms();
   if (fence_)
     s.vkDestroyFence(device_.handle(), fence_, nullptr);
@@ -209,9 +215,18 @@ Status VulkanCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
   KB_RETURN_IF_ERROR(retain(timer, "timestamp"));
   const DeviceSymbols &s = device_.syms();
   s.vkCmdResetQueryPool(commandBuffer_, vk->pool(), slot, 1);
-  // BOTTOM_OF_PIPE: the timestamp is taken once every earlier command has
-  // completed, so a pair brackets the work recorded between them.
-  s.vkCmdWriteTimestamp(commandBuffer_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+  // An execution barrier, then the write at TOP_OF_PIPE. The barrier puts
+  // every earlier command in its first scope and everything after it,
+  // this write included, in its second: the timestamp is taken once the
+  // earlier work has finished, and later dispatches cannot start before the
+  // barrier either, so a pair brackets exactly the work recorded between
+  // them. A bare BOTTOM_OF_PIPE write also waits for earlier work, but
+  // nothing stops the *following* dispatches from starting before it is
+  // written, so a begin timestamp could land inside the region it opens.
+  s.vkCmdPipelineBarrier(commandBuffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0,
+                         nullptr, 0, nullptr);
+  s.vkCmdWriteTimestamp(commandBuffer_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                         vk->pool(), slot);
   return okStatus();
 }
@@ -241,6 +256,7 @@ Status VulkanCommandBuffer::submitAndWait() {
 }
 
 Status VulkanCommandBuffer::reset() {
+  KB_RETURN_IF_ERROR(device_.checkUsable());
   const DeviceSymbols &s = device_.syms();
   KB_VK_RETURN_IF_ERROR(s.vkResetCommandBuffer(commandBuffer_, 0),
                         "vkResetCommandBuffer");

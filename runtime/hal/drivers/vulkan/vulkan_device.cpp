@@ -8,9 +8,14 @@ namespace kb::hal::vulkan {
 StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
     const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
     uint32_t queueFamily, uint32_t instanceApiVersion,
-    const DeviceProperties &properties, const DeviceOptions &options) {
+    const DeviceProperties &properties, const DeviceOptions &options,
+    std::shared_ptr<std::atomic<bool>> driverLost) {
   std::unique_ptr<VulkanDevice> device(new VulkanDevice());
   device->properties_ = properties;
+  device->driverLost_ = std::move(driverLost);
+  device->submitTimeoutNs_ = uint64_t(options.vulkanSubmitTimeoutMs) * 1000000;
+  device->mapDeviceLocal_ = options.vulkanMapDeviceLocal;
+  device->budget_.maxAllocations = properties.limits.maxAllocationCount;
   instanceSyms.vkGetPhysicalDeviceMemoryProperties(physical, &device->memory_);
 
   float priority = 1.0f;
@@ -95,8 +100,13 @@ StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
 VulkanDevice::~VulkanDevice() {
   if (!device_)
     return;
-  // Destruction must not race in-flight work; errors are ignored (the
-  // device may be lost, and there is nobody to tell).
+  // A lost device may still be running the shader that timed out: waiting
+  // for it could take forever and destroying the device would free what it
+  // uses, so everything is left as it is (the process's end reclaims it).
+  if (lost())
+    return;
+  // Every submission was waited for, so this returns at once; it only
+  // covers work of a submit whose wait failed for another reason.
   if (syms_.vkDeviceWaitIdle)
     (void)syms_.vkDeviceWaitIdle(device_);
   if (onceFence_)
@@ -109,26 +119,47 @@ VulkanDevice::~VulkanDevice() {
     syms_.vkDestroyDevice(device_, nullptr);
 }
 
-std::optional<uint32_t>
-VulkanDevice::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
-                             VkMemoryPropertyFlags preferred) const {
-  std::optional<uint32_t> fallback;
-  for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
-    if (!(typeBits & (1u << i)))
-      continue;
-    VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
-    if ((flags & required) != required)
-      continue;
-    if ((flags & preferred) == preferred)
-      return i;
-    if (!fallback)
-      fallback = i;
-  }
-  return fallback;
+StatusOr<MemoryChoice> VulkanDevice::chooseMemory(uint32_t typeBits,
+                                                  MemoryUse use,
+                                                  uint64_t size) const {
+  auto choice =
+      chooseMemoryType(memory_, typeBits, use, size, budget_, mapDeviceLocal_);
+  if (!choice.ok())
+    return choice.status().withContext(properties_.name);
+  return choice;
+}
+
+void VulkanDevice::allocated(uint32_t heap, uint64_t bytes) {
+  budget_.heapUsed[heap] += bytes;
+  ++budget_.liveAllocations;
+}
+
+void VulkanDevice::freed(uint32_t heap, uint64_t bytes) {
+  budget_.heapUsed[heap] -= std::min(budget_.heapUsed[heap], bytes);
+  if (budget_.liveAllocations)
+    --budget_.liveAllocations;
+}
+
+Status VulkanDevice::checkUsable() const {
+  if (lost_.empty())
+    return okStatus();
+  return failedPrecondition(properties_.driver + ":" +
+                            std::to_string(properties_.index) +
+                            " is lost: " + lost_ +
+                            "; it takes no more work in this process (start "
+                            "a new kernel-bench process)");
+}
+
+void VulkanDevice::markLost(const std::string &why) {
+  if (lost_.empty())
+    lost_ = why;
+  if (driverLost_)
+    *driverLost_ = true;
 }
 
 Status VulkanDevice::submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
                                    const std::string &what) {
+  KB_RETURN_IF_ERROR(checkUsable());
   KB_VK_RETURN_IF_ERROR(syms_.vkResetFences(device_, 1, &fence),
                         "vkResetFences");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -136,18 +167,28 @@ Status VulkanDevice::submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
   submit.pCommandBuffers = &commandBuffer;
   KB_VK_RETURN_IF_ERROR(syms_.vkQueueSubmit(queue_, 1, &submit, fence),
                         "vkQueueSubmit (" + what + ")");
-  // A minute is far beyond any benchmark dispatch; a hang becomes an error
-  // instead of a stuck process (the bench worker's watchdog is the backstop).
-  constexpr uint64_t kTimeoutNs = 60ull * 1000 * 1000 * 1000;
+  // Bounded (a minute by default, far beyond any benchmark dispatch): a
+  // hang becomes an error instead of a stuck process.
   VkResult result =
-      syms_.vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeoutNs);
-  if (result == VK_TIMEOUT)
-    return deadlineExceeded(what + " did not finish within 60 s");
-  if (result == VK_ERROR_DEVICE_LOST)
+      syms_.vkWaitForFences(device_, 1, &fence, VK_TRUE, submitTimeoutNs_);
+  if (result == VK_TIMEOUT) {
+    std::string why = what + " did not finish within " +
+                      std::to_string(submitTimeoutNs_ / 1000000) + " ms";
+    markLost(why);
+    return deadlineExceeded(why + "; the device is treated as lost (the work "
+                                  "may still be running)");
+  }
+  if (result == VK_ERROR_DEVICE_LOST) {
+    markLost(what + " faulted: VK_ERROR_DEVICE_LOST");
     return internalError(what + " faulted: VK_ERROR_DEVICE_LOST (the kernel "
                                 "crashed the device, e.g. an out-of-bounds "
                                 "access); the device is unusable now");
-  KB_VK_RETURN_IF_ERROR(result, "vkWaitForFences (" + what + ")");
+  }
+  if (result != VK_SUCCESS) {
+    // Whether the work ended is unknown: treat it like a timeout.
+    markLost("vkWaitForFences (" + what + ") returned " + vkResultName(result));
+    KB_VK_RETURN_IF_ERROR(result, "vkWaitForFences (" + what + ")");
+  }
   return okStatus();
 }
 
@@ -164,6 +205,7 @@ void VulkanDevice::recordVisibilityBarrier(VkCommandBuffer cb) const {
 
 Status VulkanDevice::runOnce(const std::function<void(VkCommandBuffer)> &record,
                              const std::string &what) {
+  KB_RETURN_IF_ERROR(checkUsable());
   VkCommandBufferAllocateInfo alloc{
       VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   alloc.commandPool = commandPool_;
@@ -187,7 +229,8 @@ Status VulkanDevice::runOnce(const std::function<void(VkCommandBuffer)> &record,
   }
   if (status.ok())
     status = submitAndWait(cb, onceFence_, what);
-  syms_.vkFreeCommandBuffers(device_, commandPool_, 1, &cb);
+  if (!lost()) // else the command buffer may still be executing: leak it
+    syms_.vkFreeCommandBuffers(device_, commandPool_, 1, &cb);
   return status;
 }
 
@@ -199,15 +242,18 @@ VulkanDevice::allocateBuffer(uint64_t size, MemoryType type) {
 
 StatusOr<std::shared_ptr<Executable>>
 VulkanDevice::createExecutable(const ExecutableSpec &spec) {
+  KB_RETURN_IF_ERROR(checkUsable());
   return VulkanExecutable::create(*this, spec);
 }
 
 StatusOr<std::unique_ptr<CommandBuffer>>
 VulkanDevice::createCommandBuffer(const CommandBufferOptions &) {
+  KB_RETURN_IF_ERROR(checkUsable());
   return VulkanCommandBuffer::create(*this);
 }
 
 StatusOr<std::shared_ptr<Timer>> VulkanDevice::createTimer(uint32_t slotCount) {
+  KB_RETURN_IF_ERROR(checkUsable());
   return VulkanTimer::create(*this, slotCount);
 }
 

@@ -185,15 +185,12 @@ VulkanDriver::create(const DriverOptions &options) {
     props.type = deviceType(p.deviceType);
     props.apiVersion = versionString(p.apiVersion);
     props.driverVersion = driverVersionString(p.vendorID, p.driverVersion);
-    for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
-      if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-        props.memoryBytes += mem.memoryHeaps[h].size;
-    // The largest device-local heap bounds any one allocation.
-    uint64_t largestHeap = 0;
-    for (uint32_t h = 0; h < mem.memoryHeapCount; ++h)
-      if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-        largestHeap = std::max<uint64_t>(largestHeap, mem.memoryHeaps[h].size);
+    // The largest device-local heap is the device's memory (a BAR heap
+    // aliases it) and bounds any one allocation.
+    uint64_t largestHeap = deviceLocalBytes(mem);
+    props.memoryBytes = largestHeap;
     props.limits.maxAllocationBytes = largestHeap;
+    props.limits.maxAllocationCount = p.limits.maxMemoryAllocationCount;
     // Properties2 is core 1.1: both the instance and the device need it.
     if (syms.vkGetPhysicalDeviceProperties2 &&
         apiVersion >= VK_API_VERSION_1_1 &&
@@ -240,6 +237,13 @@ VulkanDriver::create(const DriverOptions &options) {
 }
 
 VulkanDriver::~VulkanDriver() {
+  // A lost device was left alive (its shader may still run); the instance
+  // that owns it stays too.
+  if (deviceLost_->load()) {
+    // Nor is the loader unmapped (dlclose) under the ICD's running threads.
+    (void)new InstanceSymbols(std::move(syms_));
+    return;
+  }
   if (messenger_ && syms_.vkDestroyDebugUtilsMessengerEXT)
     syms_.vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
   if (instance_ && syms_.vkDestroyInstance)
@@ -254,7 +258,7 @@ VulkanDriver::createDevice(uint32_t index, const DeviceOptions &options) {
                       std::to_string(physicalDevices_.size()) + " device(s)");
   return VulkanDevice::create(syms_, physicalDevices_[index],
                               queueFamilies_[index], instanceApiVersion_,
-                              properties_[index], options);
+                              properties_[index], options, deviceLost_);
 }
 
 } // namespace kb::hal::vulkan

@@ -4,7 +4,10 @@
 // tree sees only createVulkanDriver() (through drivers/registration.h).
 //
 // Handles are owned by the class that created them and destroyed in its
-// destructor (never throws; device idle is awaited before destruction).
+// destructor (never throws). Every submission is waited for with a bounded
+// fence wait; once one times out or faults the device is lost: later
+// submissions are refused with that reason, and nothing is freed or waited
+// for again (a shader may still be running: leaking is the safe choice).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_DRIVERS_VULKAN_VULKAN_DRIVER_H_
@@ -12,8 +15,10 @@
 
 #include "runtime/hal/driver.h"
 #include "runtime/hal/drivers/vulkan/spirv_features.h"
+#include "runtime/hal/drivers/vulkan/vulkan_memory.h"
 #include "runtime/hal/drivers/vulkan/vulkan_symbols.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -37,6 +42,10 @@ public:
 private:
   VulkanDriver() = default;
   InstanceSymbols syms_;
+  /// Set by a device that was lost with work possibly still running: the
+  /// instance is then leaked too (destroying it would free the device).
+  std::shared_ptr<std::atomic<bool>> deviceLost_ =
+      std::make_shared<std::atomic<bool>>(false);
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   uint32_t instanceApiVersion_ =
@@ -51,7 +60,8 @@ public:
   static StatusOr<std::unique_ptr<Device>>
   create(const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
          uint32_t queueFamily, uint32_t instanceApiVersion,
-         const DeviceProperties &properties, const DeviceOptions &options);
+         const DeviceProperties &properties, const DeviceOptions &options,
+         std::shared_ptr<std::atomic<bool>> driverLost);
   ~VulkanDevice() override;
 
   const DeviceProperties &properties() const override { return properties_; }
@@ -75,14 +85,15 @@ public:
   VkQueue queue() const { return queue_; }
   VkCommandPool commandPool() const { return commandPool_; }
   VkPipelineCache pipelineCache() const { return pipelineCache_; }
-  /// A memory type index with all of |required| (and, preferably, all of
-  /// |preferred|) among |typeBits|; nullopt when none.
-  std::optional<uint32_t> findMemoryType(uint32_t typeBits,
-                                         VkMemoryPropertyFlags required,
-                                         VkMemoryPropertyFlags preferred) const;
-  VkMemoryPropertyFlags memoryTypeFlags(uint32_t index) const {
-    return memory_.memoryTypes[index].propertyFlags;
-  }
+  /// chooseMemoryType over this device's heaps and what it has allocated.
+  StatusOr<MemoryChoice> chooseMemory(uint32_t typeBits, MemoryUse use,
+                                      uint64_t size) const;
+  /// Bookkeeping of live allocations per heap (VulkanBuffer).
+  void allocated(uint32_t heap, uint64_t bytes);
+  void freed(uint32_t heap, uint64_t bytes);
+  /// FailedPrecondition with the reason once the device is lost.
+  Status checkUsable() const;
+  bool lost() const { return !lost_.empty(); }
   /// Makes the writes of earlier submissions (shaders, transfers) visible to
   /// the shader and transfer accesses recorded after it in |cb|: a fence
   /// wait alone makes them available to the host, not visible to the device.
@@ -96,9 +107,17 @@ public:
 
 private:
   VulkanDevice() = default;
+  /// Marks the device lost because of |why| (a timeout or a fault).
+  void markLost(const std::string &why);
+
   DeviceProperties properties_;
   DeviceSymbols syms_;
   VkPhysicalDeviceMemoryProperties memory_{};
+  MemoryBudget budget_;
+  uint64_t submitTimeoutNs_ = 0;
+  bool mapDeviceLocal_ = true;
+  std::string lost_; // why the device is unusable; empty while it is fine
+  std::shared_ptr<std::atomic<bool>> driverLost_;
   EnabledFeatures features_;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
@@ -112,6 +131,9 @@ class VulkanBuffer final : public Buffer {
 public:
   static StatusOr<std::unique_ptr<VulkanBuffer>>
   create(VulkanDevice &device, uint64_t size, MemoryType type);
+  /// A buffer for |use| (staging buffers are Upload or Readback).
+  static StatusOr<std::unique_ptr<VulkanBuffer>>
+  create(VulkanDevice &device, uint64_t size, MemoryType type, MemoryUse use);
   ~VulkanBuffer() override;
 
   Status upload(uint64_t offset, const void *data, uint64_t length) override;
@@ -120,15 +142,24 @@ public:
   VkBuffer handle() const { return buffer_; }
   /// Bytes actually allocated (size rounded up to 4 for fills).
   uint64_t allocatedSize() const { return allocatedSize_; }
+  /// The host mapping; null when host access is staged.
+  void *mapped() const { return mapped_; }
+  const MemoryChoice &memory() const { return choice_; }
 
 private:
   VulkanBuffer(VulkanDevice &device, uint64_t size, MemoryType type)
       : Buffer(size, type), device_(device) {}
+  Status staged(uint64_t offset, void *data, uint64_t length, bool upload);
+  /// Non-coherent mappings: make host writes visible to the device, or the
+  /// device's writes visible to the host.
+  Status flush(bool afterHostWrite);
   VulkanDevice &device_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   void *mapped_ = nullptr; // non-null when the memory is host visible
   uint64_t allocatedSize_ = 0;
+  uint64_t memoryBytes_ = 0; // what vkAllocateMemory took from the heap
+  MemoryChoice choice_;
 };
 
 class VulkanExecutable final : public Executable {

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 
 namespace kb::hal::vulkan {
@@ -107,10 +108,13 @@ protected:
       GTEST_SKIP() << "Vulkan unavailable: " << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
-    auto device = driver_->createDevice(0);
+    auto device =
+        driver_->createDevice(preferredDeviceIndex(driver_->devices()));
     ASSERT_TRUE(device.ok()) << device.status().message();
     device_ = std::move(*device);
     auto bytes = cts::readKernelFile("vulkan", "double_plus_one");
+    if (!bytes.ok() && bytes.status().code() == StatusCode::NotFound)
+      GTEST_SKIP() << bytes.status().message();
     ASSERT_TRUE(bytes.ok()) << bytes.status().message();
     spirv_ = *bytes;
   }
@@ -175,6 +179,168 @@ TEST_F(VulkanDeviceTest, FeaturesOfTheDeviceAreRecorded) {
       features().computeSubgroupOperations & VK_SUBGROUP_FEATURE_BASIC_BIT, 0u);
   EXPECT_EQ(features().core.robustBufferAccess, VK_FALSE)
       << "robustBufferAccess distorts benchmarks and stays off";
+}
+
+TEST(PreferredDevice, AGpuWinsOverTheCpuDeviceListedFirst) {
+  std::vector<DeviceProperties> devices(3);
+  devices[0].type = DeviceType::Cpu; // lavapipe, listed first by the loader
+  devices[1].type = DeviceType::IntegratedGpu;
+  devices[2].type = DeviceType::DiscreteGpu;
+  EXPECT_EQ(preferredDeviceIndex(devices), 2u);
+  devices.pop_back();
+  EXPECT_EQ(preferredDeviceIndex(devices), 1u);
+  devices.pop_back();
+  EXPECT_EQ(preferredDeviceIndex(devices), 0u);
+  EXPECT_EQ(preferredDeviceIndex({}), 0u);
+}
+
+/// A driver and its preferred device with |options|; skips without Vulkan.
+class VulkanOptionsTest : public ::testing::Test {
+protected:
+  void open(const DeviceOptions &options) {
+    auto driver = createVulkanDriver({});
+    if (!driver.ok() && driver.status().isUnavailable())
+      GTEST_SKIP() << "Vulkan unavailable: " << driver.status().message();
+    ASSERT_TRUE(driver.ok()) << driver.status().message();
+    driver_ = std::move(*driver);
+    auto device = driver_->createDevice(
+        preferredDeviceIndex(driver_->devices()), options);
+    ASSERT_TRUE(device.ok()) << device.status().message();
+    device_ = std::move(*device);
+  }
+  std::shared_ptr<Executable> load(const std::string &name) {
+    auto bytes = cts::readKernelFile("vulkan", name);
+    if (!bytes.ok()) {
+      ADD_FAILURE() << bytes.status().message();
+      return nullptr;
+    }
+    data_ = *bytes;
+    auto exe =
+        device_->createExecutable(cts::kernelSpec("vulkan", name, data_));
+    EXPECT_TRUE(exe.ok()) << exe.status().message();
+    return exe.ok() ? *exe : nullptr;
+  }
+  void TearDown() override {
+    device_.reset();
+    driver_.reset();
+  }
+  std::string data_;
+  std::unique_ptr<Driver> driver_;
+  std::unique_ptr<Device> device_;
+};
+
+TEST_F(VulkanOptionsTest, TheStagingPathCarriesDeviceLocalData) {
+  // What a discrete GPU without resizable BAR does, forced on lavapipe.
+  DeviceOptions options;
+  options.vulkanMapDeviceLocal = false;
+  open(options);
+  if (IsSkipped())
+    return;
+  const uint32_t n = 100000; // not a multiple of the workgroup size
+  auto a = device_->allocateBuffer(n * 4, MemoryType::DeviceLocal);
+  auto b = device_->allocateBuffer(n * 4, MemoryType::DeviceLocal);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(static_cast<VulkanBuffer &>(**a).mapped(), nullptr);
+  std::vector<uint32_t> in(n);
+  for (uint32_t i = 0; i < n; ++i)
+    in[i] = i;
+  ASSERT_TRUE((*a)->upload(0, in.data(), n * 4).ok());
+  auto exe = load("double_plus_one");
+  ASSERT_TRUE(exe);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(cb.ok());
+  DispatchParams d;
+  d.executable = exe.get();
+  d.workgroupCount = {(n + 63) / 64, 1, 1};
+  d.bindings = {{a->get(), 0, 0}, {b->get(), 0, 0}};
+  d.constants.resize(4);
+  std::memcpy(d.constants.data(), &n, 4);
+  ASSERT_TRUE((*cb)->dispatch(d).ok());
+  Status s = (*cb)->submitAndWait();
+  ASSERT_TRUE(s.ok()) << s.message();
+  std::vector<uint32_t> out(n);
+  ASSERT_TRUE((*b)->download(0, out.data(), n * 4).ok());
+  for (uint32_t i = 0; i < n; i += 997)
+    ASSERT_EQ(out[i], 2 * i + 1) << i;
+  EXPECT_EQ(out[n - 1], 2 * (n - 1) + 1);
+  // A partial download at an offset goes through staging as well.
+  uint32_t word = 0;
+  ASSERT_TRUE((*b)->download(4 * 12345, &word, 4).ok());
+  EXPECT_EQ(word, 2u * 12345 + 1);
+}
+
+TEST_F(VulkanOptionsTest, SharedMemoryOverTheDeviceLimitIsRefusedAtLoad) {
+  open({});
+  if (IsSkipped())
+    return;
+  uint32_t limit = device_->properties().limits.maxSharedMemoryBytes;
+  if (limit >= 64 * 1024)
+    GTEST_SKIP() << device_->properties().name << " allows " << limit
+                 << " bytes of shared memory";
+  auto bytes = cts::readKernelFile("vulkan", "big_shared");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  auto exe = device_->createExecutable(
+      cts::kernelSpec("vulkan", "big_shared", *bytes));
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(exe.status().message().find(
+                "65536 bytes of workgroup (shared) memory, but " +
+                device_->properties().name + " allows " +
+                std::to_string(limit)),
+            std::string::npos)
+      << exe.status().message();
+}
+
+TEST_F(VulkanOptionsTest, ATimedOutSubmissionLosesTheDeviceWithoutFreeing) {
+  DeviceOptions options;
+  options.vulkanSubmitTimeoutMs = 300;
+  open(options);
+  if (IsSkipped())
+    return;
+  auto flag = device_->allocateBuffer(8, MemoryType::HostVisible);
+  ASSERT_TRUE(flag.ok());
+  uint32_t zero[2] = {0, 0};
+  ASSERT_TRUE((*flag)->upload(0, zero, 8).ok());
+  auto *stop = static_cast<volatile uint32_t *>(
+      static_cast<VulkanBuffer &>(**flag).mapped());
+  ASSERT_NE(stop, nullptr);
+  auto exe = load("spin");
+  ASSERT_TRUE(exe);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(cb.ok());
+  DispatchParams d;
+  d.executable = exe.get();
+  d.bindings = {{flag->get(), 0, 0}};
+  d.label = "`main` op 4";
+  ASSERT_TRUE((*cb)->dispatch(d).ok());
+  Status s = (*cb)->submitAndWait();
+  EXPECT_EQ(s.code(), StatusCode::DeadlineExceeded) << s.message();
+  EXPECT_NE(s.message().find("`main` op 4"), std::string::npos) << s.message();
+
+  // Refused from now on, with the reason.
+  Status again = (*cb)->submitAndWait();
+  EXPECT_EQ(again.code(), StatusCode::FailedPrecondition) << again.message();
+  EXPECT_NE(again.message().find("did not finish within 300 ms"),
+            std::string::npos)
+      << again.message();
+  EXPECT_EQ(device_->createCommandBuffer().status().code(),
+            StatusCode::FailedPrecondition);
+  EXPECT_EQ(device_->allocateBuffer(4, MemoryType::DeviceLocal).status().code(),
+            StatusCode::FailedPrecondition);
+
+  // Teardown neither waits for the spinning shader nor frees its memory
+  // (the shader still reads |stop| after everything is dropped).
+  auto start = std::chrono::steady_clock::now();
+  cb->reset();
+  exe.reset();
+  flag->reset();
+  device_.reset();
+  driver_.reset();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_LT(seconds, 5.0);
+  *stop = 1; // let the shader end, so the process exits cleanly
 }
 
 } // namespace

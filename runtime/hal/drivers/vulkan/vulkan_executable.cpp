@@ -35,6 +35,22 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
     return reflected.status().withContext(where);
   if (spec.exports.empty())
     return invalidArgument(where + ": no exports");
+  // Static workgroup memory (GLSL `shared`) is in the module, not the ABI:
+  // drivers need not refuse a module over the device's limit (lavapipe
+  // runs it and corrupts memory), so it is checked here, at load.
+  uint32_t sharedLimit = device.properties().limits.maxSharedMemoryBytes;
+  for (size_t i = 0; i < spec.exports.size(); ++i) {
+    uint64_t shared = reflected->workgroupMemoryBytes +
+                      spec.exports[i].dynamicSharedMemoryBytes;
+    if (sharedLimit && shared > sharedLimit)
+      return invalidArgument(
+          where + " export " + std::to_string(i) + " (`" +
+          spec.exports[i].entry + "`): " + std::to_string(shared) +
+          " bytes of workgroup (shared) memory, but " +
+          device.properties().name + " allows " + std::to_string(sharedLimit) +
+          " per workgroup (maxComputeSharedMemorySize); refused before any "
+          "driver call: use smaller shared arrays (tiles)");
+  }
   // Capabilities and extensions the device lacks: drivers need not reject
   // them (Mesa's SPIR-V front end only warns), so they are refused here.
   auto requirements = readSpirvRequirements(spec.data);
@@ -128,6 +144,8 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
 }
 
 VulkanExecutable::~VulkanExecutable() {
+  if (device_.lost()) // a pipeline may still be executing
+    return;
   const DeviceSymbols &s = device_.syms();
   VkDevice d = device_.handle();
   for (ExportPipeline &p : pipelines_) {
@@ -173,7 +191,7 @@ StatusOr<std::shared_ptr<Timer>> VulkanTimer::create(VulkanDevice &device,
 }
 
 VulkanTimer::~VulkanTimer() {
-  if (pool_)
+  if (pool_ && !device_.lost())
     device_.syms().vkDestroyQueryPool(device_.handle(), pool_, nullptr);
 }
 
