@@ -2,6 +2,8 @@
 #include "common/abi_check.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
 
 namespace kb {
 namespace {
@@ -39,6 +41,74 @@ std::string constantLabel(const KernelAbi &abi, size_t i) {
 
 bool isFloat(ScalarType t) {
   return t == ScalarType::F32 || t == ScalarType::F64;
+}
+
+/// 'f', 'i' or 'u' and the width in bits of a binding's element type.
+std::pair<char, uint32_t> kindOf(ElementType t) {
+  std::string name = toString(t); // "f32", "i8", "u16", "bf16"
+  if (t == ElementType::BF16)
+    return {'b', 16};
+  return {name[0], byteSize(t) * 8};
+}
+
+std::string kindName(char kind) {
+  return kind == 'f'   ? "floating-point"
+         : kind == 'i' ? "signed integer"
+                       : "unsigned integer";
+}
+
+/// Compares the element of storage buffer |res| with binding |i|; adds an
+/// error to |out| or a note to |notes|.
+void checkElementType(const SpirvResource &res, const KernelAbi &abi, size_t i,
+                      std::vector<AbiMismatch> &out,
+                      std::vector<AbiMismatch> *notes) {
+  if (res.elementType.size() < 2)
+    return; // arrays of structs, blocks of scalars: nothing to compare
+  ElementType want = abi.bindings[i].elementType;
+  auto [wantKind, wantBits] = kindOf(want);
+  char foundKind = res.elementType[0];
+  uint32_t foundBits = static_cast<uint32_t>(
+      std::strtoul(res.elementType.c_str() + 1, nullptr, 10));
+  std::string found = res.elementType;
+  if (res.elementVectorSize > 1)
+    found = std::to_string(res.elementVectorSize) + "-vector of " + found;
+  std::string label = describeBinding(abi, i);
+  bool intFound = foundKind == 'i' || foundKind == 'u';
+  if (wantKind == 'b') {
+    // GLSL has no bf16: 16-bit integer storage (or packed 32-bit words)
+    // holds the bits.
+    if (!intFound || (foundBits != 16 && foundBits != 32))
+      out.push_back({label +
+                     ": expected bf16 elements, which GLSL stores as "
+                     "16-bit integers (uint16_t/int16_t) or packed "
+                     "32-bit words, found " +
+                     found});
+    return;
+  }
+  if (foundBits != wantBits) {
+    // 32-bit words packing narrower elements (uint[] for u8/f16) are a
+    // common GLSL idiom: fine. Anything else reads the wrong bytes.
+    if (intFound && foundBits == 32 && wantBits < 32)
+      return;
+    out.push_back({label + ": expected " + toString(want) + " elements (" +
+                   std::to_string(wantBits) + "-bit), found " + found +
+                   " (declare the buffer's array with a " +
+                   std::to_string(wantBits) + "-bit type)"});
+    return;
+  }
+  bool wantInt = wantKind == 'i' || wantKind == 'u';
+  if (wantInt != intFound) {
+    out.push_back({label + ": scalar-kind mismatch: expected " +
+                   toString(want) + " (" + kindName(wantKind) +
+                   ") elements, found " + found + " (" + kindName(foundKind) +
+                   ")"});
+    return;
+  }
+  if (wantKind != foundKind && notes)
+    notes->push_back({label + ": signedness differs: expected " +
+                      toString(want) + " elements, found " + found +
+                      " (same bits; values past the signed range read "
+                      "differently)"});
 }
 
 /// The source name of a mangled C++ function at global or namespace scope
@@ -201,7 +271,8 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
 }
 
 std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
-                                       const KernelAbi &abi) {
+                                       const KernelAbi &abi,
+                                       std::vector<AbiMismatch> *notes) {
   std::vector<AbiMismatch> out;
   constexpr uint32_t kGLCompute = 5;
 
@@ -260,6 +331,7 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                      std::to_string(i) + ", found " + kind});
       continue;
     }
+    checkElementType(*res, abi, i, out, notes);
     bool readOnly = abi.bindings[i].access == Access::ReadOnly;
     if (readOnly && !res->nonWritable)
       out.push_back({label + ": expected readonly (NonWritable), found a "
@@ -314,12 +386,19 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
       bool typeOk = true;
       if (!foundType.empty())
         typeOk = (foundType[0] == 'f') == isFloat(type);
+      if (typeOk && notes && !foundType.empty() && !isFloat(type) &&
+          foundType[0] != toString(type)[0])
+        notes->push_back({describeConstant(abi, i) + " (push-constant member " +
+                          std::to_string(i) +
+                          "): signedness differs: expected " + toString(type) +
+                          ", found " + foundType});
       if (pc.memberOffsets[i] != layout[i].offset ||
           pc.memberSizes[i] != layout[i].size || !typeOk)
         out.push_back({describeConstant(abi, i) + " (push-constant member " +
-                       std::to_string(i) + "): expected offset " +
-                       std::to_string(layout[i].offset) + ", " +
-                       std::to_string(layout[i].size) + " bytes " +
+                       std::to_string(i) +
+                       "): " + (typeOk ? "" : "scalar-kind mismatch: ") +
+                       "expected offset " + std::to_string(layout[i].offset) +
+                       ", " + std::to_string(layout[i].size) + " bytes " +
                        toString(type) + ", found " + found});
     }
     // The block size follows from the members; report it on its own only.

@@ -48,10 +48,16 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
 /// entry points are always "main": a module whose only GLCompute entry point
 /// is "main" stands for any |abi.entry|) with
 /// |abi|: storage buffer at set 0 binding i for each binding (and nothing
-/// else bound), NonWritable iff readonly, push-constant block size and member
-/// offsets against the constants, workgroup size. Empty = fits.
-std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
-                                       const KernelAbi &abi);
+/// else bound), NonWritable iff readonly, the scalar kind of each buffer's
+/// array (`int[]` for an f32 binding is a mismatch; `vec4[]` for f32, 16-bit
+/// integers for bf16, which GLSL lacks, and 32-bit words packing narrower
+/// elements fit), push-constant block size, member offsets and scalar kinds
+/// against the constants, workgroup size. Empty = fits. Differences that
+/// fit but deserve a word (signedness: `int` for a u32) go to |notes| when
+/// given.
+std::vector<AbiMismatch>
+checkSpirvAbi(const SpirvModule &spirv, const KernelAbi &abi,
+              std::vector<AbiMismatch> *notes = nullptr);
 
 /// Joins mismatches one per line, for Status messages.
 std::string formatMismatches(const std::vector<AbiMismatch> &mismatches);

@@ -301,6 +301,84 @@ TEST(SpirvAbi, MissingEntryPoint) {
                      "GLCompute (5): compile it as a compute shader"});
 }
 
+/// element_types.comp: a `int[]`, b `vec4[]`, c `uint16_t[]`, d `uint[]`,
+/// push constant `int n`.
+KernelAbi elementTypesAbi() {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"a", ElementType::I32, Access::ReadOnly},
+                  {"b", ElementType::F32, Access::ReadOnly},
+                  {"c", ElementType::BF16, Access::ReadOnly},
+                  {"d", ElementType::U32, Access::ReadWrite}};
+  abi.constants = {{"n", ScalarType::I32}};
+  abi.workgroupSize = {64, 1, 1};
+  return abi;
+}
+
+TEST(SpirvAbi, ElementTypesThatFit) {
+  std::vector<AbiMismatch> notes;
+  KernelAbi abi = elementTypesAbi();
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi,
+                                   &notes)),
+            Messages{});
+  EXPECT_EQ(messages(notes), Messages{});
+  // uint[] packing narrower elements is a GLSL idiom, not a mismatch.
+  abi.bindings[3].elementType = ElementType::U8;
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi)),
+      Messages{});
+  // 16-bit integers of either signedness hold bf16 bits.
+  abi.bindings[3].elementType = ElementType::BF16;
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi)),
+      Messages{});
+}
+
+TEST(SpirvAbi, IntArrayForAFloatBindingIsAScalarKindMismatch) {
+  KernelAbi abi = elementTypesAbi();
+  abi.bindings[0].elementType = ElementType::F32;
+  abi.bindings[1].elementType = ElementType::I32; // vec4[] for i32
+  abi.bindings[2].elementType = ElementType::F16; // uint16_t[] for f16
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi)),
+      (Messages{"binding 0 (`a`): scalar-kind mismatch: expected f32 "
+                "(floating-point) elements, found i32 (signed integer)",
+                "binding 1 (`b`): scalar-kind mismatch: expected i32 (signed "
+                "integer) elements, found 4-vector of f32 (floating-point)",
+                "binding 2 (`c`): scalar-kind mismatch: expected f16 "
+                "(floating-point) elements, found u16 (unsigned integer)"}));
+  abi = elementTypesAbi();
+  abi.bindings[1].elementType = ElementType::F64;
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi)),
+      Messages{"binding 1 (`b`): expected f64 elements (64-bit), found "
+               "4-vector of f32 (declare the buffer's array with a "
+               "64-bit type)"});
+}
+
+TEST(SpirvAbi, SignednessDifferencesAreNotes) {
+  KernelAbi abi = elementTypesAbi();
+  abi.bindings[0].elementType = ElementType::U32; // int[]
+  abi.constants[0].type = ScalarType::U32;        // int n
+  std::vector<AbiMismatch> notes;
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi,
+                                   &notes)),
+            Messages{});
+  EXPECT_EQ(messages(notes),
+            (Messages{"binding 0 (`a`): signedness differs: expected u32 "
+                      "elements, found i32 (same bits; values past the signed "
+                      "range read differently)",
+                      "constant 0 (`n`) (push-constant member 0): signedness "
+                      "differs: expected u32, found i32"}));
+  // A float constant where the shader has an int stays an error.
+  abi.constants[0].type = ScalarType::F32;
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi)),
+      Messages{"constant 0 (`n`) (push-constant member 0): scalar-kind "
+               "mismatch: expected offset 0, 4 bytes f32, found offset "
+               "0, 4 bytes i32"});
+}
+
 TEST(AbiCheck, FormatMismatchesOnePerLine) {
   EXPECT_EQ(formatMismatches({}), "");
   EXPECT_EQ(formatMismatches({{"a"}, {"b"}}), "a\nb");

@@ -72,6 +72,7 @@ constexpr uint32_t kExecutionModeLocalSizeId = 38;
 constexpr uint32_t kBuiltInWorkgroupSize = 25;
 constexpr uint32_t kStorageUniformConstant = 0;
 constexpr uint32_t kStorageUniform = 2;
+constexpr uint32_t kStorageWorkgroup = 4;
 constexpr uint32_t kStoragePushConstant = 9;
 constexpr uint32_t kStorageStorageBuffer = 12;
 
@@ -625,6 +626,11 @@ private:
     case OpTypeInt:
     case OpTypeFloat:
       return scalarWidth(t->operands[0]);
+    case OpTypeBool:
+      if (implicitLayout_)
+        return 4; // how drivers store a shared bool
+      return invalidArgument("SPIR-V: " + where +
+                             " (OpTypeBool) cannot be laid out in a block");
     case OpTypeVector: {
       KB_ASSIGN_OR_RETURN(uint64_t component,
                           typeSize(t->operands[0], nullptr, depth + 1));
@@ -658,6 +664,15 @@ private:
       uint64_t size = 0;
       for (uint32_t m = 0; m < t->operands.size(); ++m) {
         const MemberDecorations *md = memberDecoration(typeId, m);
+        if ((!md || !md->offset) && implicitLayout_) {
+          // Workgroup structs carry no layout: members in order, each at
+          // its scalar alignment.
+          KB_ASSIGN_OR_RETURN(uint64_t memberSize,
+                              typeSize(t->operands[m], md, depth + 1));
+          uint64_t align = scalarAlignment(t->operands[m], depth + 1);
+          size = (size + align - 1) / align * align + memberSize;
+          continue;
+        }
         if (!md || !md->offset)
           return invalidArgument("SPIR-V: member " + std::to_string(m) +
                                  " of struct " + idRef(typeId) +
@@ -675,6 +690,59 @@ private:
       return invalidArgument("SPIR-V: " + where + " (" + opName(t->opcode) +
                              ") cannot be laid out in a block");
     }
+  }
+
+  /// The width in bytes of the first scalar inside |typeId| (1 when none):
+  /// the alignment of a member without an explicit layout.
+  uint64_t scalarAlignment(uint32_t typeId, int depth) const {
+    const TypeDef *t = type(typeId);
+    for (; t && depth < kMaxTypeDepth && !t->operands.empty(); ++depth) {
+      if (t->opcode == OpTypeInt || t->opcode == OpTypeFloat)
+        return std::max<uint64_t>(1, t->operands[0] / 8);
+      if (t->opcode != OpTypeVector && t->opcode != OpTypeMatrix &&
+          t->opcode != OpTypeArray && t->opcode != OpTypeStruct)
+        break;
+      t = type(t->operands[0]);
+    }
+    return 1;
+  }
+
+  /// The element type of the array that ends storage block |structId|.
+  void storageElement(uint32_t structId, SpirvResource &res) const {
+    const TypeDef *block = type(structId);
+    if (!block || block->opcode != OpTypeStruct || block->operands.empty())
+      return;
+    const TypeDef *last = type(block->operands.back());
+    if (!last ||
+        (last->opcode != OpTypeRuntimeArray && last->opcode != OpTypeArray) ||
+        last->operands.empty())
+      return;
+    const TypeDef *element = type(last->operands[0]);
+    uint32_t vectorSize = 1;
+    if (element && element->opcode == OpTypeVector &&
+        element->operands.size() >= 2) {
+      vectorSize = element->operands[1];
+      element = type(element->operands[0]);
+    }
+    if (!element)
+      return;
+    res.elementType = scalarName(*element);
+    res.elementVectorSize = res.elementType.empty() ? 0 : vectorSize;
+  }
+
+  Status workgroupMemory(uint32_t pointee, SpirvModule &module) {
+    implicitLayout_ = true;
+    auto size = typeSize(pointee, nullptr, 0);
+    implicitLayout_ = false;
+    // A type this reader cannot size is left to the driver (and
+    // spirv-val): the module stays readable, that variable uncounted.
+    if (!size.ok())
+      return okStatus();
+    module.workgroupMemoryBytes += *size;
+    if (module.workgroupMemoryBytes > std::numeric_limits<uint32_t>::max())
+      return invalidArgument("SPIR-V: the workgroup variables take more "
+                             "than 4 GiB");
+    return okStatus();
   }
 
   const MemberDecorations *memberDecoration(uint32_t structId,
@@ -699,6 +767,10 @@ private:
                                " has type " + idRef(var.pointerType) +
                                ", which is not a pointer type");
       uint32_t pointee = ptr->operands[1];
+      if (var.storageClass == kStorageWorkgroup) {
+        KB_RETURN_IF_ERROR(workgroupMemory(pointee, module));
+        continue;
+      }
       if (var.storageClass == kStoragePushConstant) {
         if (module.pushConstants)
           return invalidArgument("SPIR-V: more than one push-constant block (" +
@@ -741,6 +813,8 @@ private:
           allMembers = allMembers && md && md->nonWritable;
         }
         res.nonWritable = dec.nonWritable || allMembers;
+        if (res.kind == SpirvResource::Kind::StorageBuffer)
+          storageElement(elementId, res);
       } else {
         if (element && (element->opcode == OpTypeImage ||
                         element->opcode == OpTypeSampledImage))
@@ -793,6 +867,8 @@ private:
   std::unordered_map<uint32_t, std::map<uint32_t, MemberDecorations>>
       memberDecorations_;
   std::vector<VariableDef> variables_;
+  /// typeSize lays out structs without Offset decorations (Workgroup).
+  bool implicitLayout_ = false;
 };
 
 uint32_t byteSwap(uint32_t w) {

@@ -4,7 +4,9 @@
 // the runtime need: entry points and execution models, the workgroup size
 // (LocalSize, LocalSizeId and the WorkgroupSize builtin, which overrides
 // both), descriptor set/binding of every resource with its storage class and
-// NonWritable, and the push-constant block's size and member offsets.
+// NonWritable, the element type of every storage buffer's array, the
+// push-constant block's size and member offsets, and the static workgroup
+// (shared) memory the module declares.
 // Input is untrusted: bounds are checked on every word.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +45,12 @@ struct SpirvResource {
   /// NonWritable on the variable or on every member of its block.
   bool nonWritable = false;
   std::string name; // OpName of the variable, when present
+  /// Storage buffers whose block ends in an array (`float data[]`): the
+  /// array's scalar type ("f32", "i32", "u16", ...; the component type for
+  /// an array of vectors) and its vector size (1 for scalars, 4 for vec4).
+  /// Empty for anything else (arrays of structs, blocks of scalars).
+  std::string elementType;
+  uint32_t elementVectorSize = 0;
 };
 
 struct SpirvPushConstantBlock {
@@ -59,6 +67,12 @@ struct SpirvModule {
   std::vector<SpirvEntryPoint> entryPoints;
   std::vector<SpirvResource> resources;
   std::optional<SpirvPushConstantBlock> pushConstants;
+  /// Bytes of every Workgroup-storage variable of the module (GLSL
+  /// `shared`), laid out at natural alignment; array lengths that are
+  /// specialization constants count at their default. What one workgroup of
+  /// the module's (single, for GLSL) entry point needs, checked at load
+  /// against maxComputeSharedMemorySize.
+  uint64_t workgroupMemoryBytes = 0;
 
   const SpirvEntryPoint *findEntryPoint(std::string_view name) const;
 };

@@ -76,6 +76,20 @@ TEST(SpirvReader, Vulkan11StorageBufferClass) {
   expectSaxpy(readFixture("saxpy_vk11.spv"), 0x00010300);
 }
 
+TEST(SpirvReader, StorageElementTypesAndWorkgroupMemory) {
+  SpirvModule m = readFixture("element_types_vk11.spv");
+  std::vector<std::pair<std::string, uint32_t>> elements;
+  for (uint32_t binding = 0; binding < 4; ++binding)
+    for (const SpirvResource &r : m.resources)
+      if (r.binding == binding)
+        elements.push_back({r.elementType, r.elementVectorSize});
+  EXPECT_EQ(elements, (std::vector<std::pair<std::string, uint32_t>>{
+                          {"i32", 1}, {"f32", 4}, {"u16", 1}, {"u32", 1}}));
+  // float tile[1024] and uvec2 pairs[16].
+  EXPECT_EQ(m.workgroupMemoryBytes, 4096u + 128u);
+  EXPECT_EQ(readFixture("saxpy_vk11.spv").workgroupMemoryBytes, 0u);
+}
+
 TEST(SpirvReader, Vulkan10UniformBufferBlockIsAStorageBuffer) {
   // SPIR-V 1.0 has no StorageBuffer class: glslc emits Uniform + BufferBlock.
   expectSaxpy(readFixture("saxpy_vk10.spv"), 0x00010000);
@@ -323,9 +337,10 @@ TEST(SpirvReader, BytesNotAMultipleOfFour) {
 }
 
 const char *const kFixtures[] = {
-    "saxpy_vk10.spv",          "saxpy_vk11.spv",   "wg_spec_vk11.spv",
-    "wg_spec_vk12.spv",        "wg_spec_vk13.spv", "push_constants_vk12.spv",
-    "push_aggregates_vk12.spv"};
+    "saxpy_vk10.spv",           "saxpy_vk11.spv",
+    "wg_spec_vk11.spv",         "wg_spec_vk12.spv",
+    "wg_spec_vk13.spv",         "push_constants_vk12.spv",
+    "push_aggregates_vk12.spv", "element_types_vk11.spv"};
 
 TEST(SpirvReader, EveryPrefixOfEveryFixtureIsHandled) {
   for (const char *name : kFixtures) {

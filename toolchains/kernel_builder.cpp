@@ -399,7 +399,7 @@ Job::collectDependencies(const fs::path &depfile) const {
 }
 
 Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
-  std::vector<AbiMismatch> mismatches;
+  std::vector<AbiMismatch> mismatches, notes;
   std::string what;
   if (target_.isCuda()) {
     StatusOr<PtxModule> ptx = readPtx(outputs.at("ptx"));
@@ -418,14 +418,22 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
       return fail(StatusCode::Internal,
                   "cannot read the SPIR-V glslc produced: " +
                       spirv.status().message());
-    mismatches = checkSpirvAbi(*spirv, spec_.abi);
+    mismatches = checkSpirvAbi(*spirv, spec_.abi, &notes);
     what = "the SPIR-V module";
   }
-  if (mismatches.empty())
-    return okStatus();
   std::string declaredIn =
       spec_.manifest.empty() ? std::string("the kernel's ABI")
                              : "the ABI declared in " + spec_.manifest.string();
+  for (const AbiMismatch &note : notes) {
+    Diagnostic d;
+    d.tool = "kernel-bench";
+    d.file = spec_.source.string();
+    d.severity = Severity::Note;
+    d.message = note.message + " (" + declaredIn + ")";
+    result_.diagnostics.push_back(std::move(d));
+  }
+  if (mismatches.empty())
+    return okStatus();
   for (const AbiMismatch &mismatch : mismatches) {
     Diagnostic d;
     d.tool = "kernel-bench";
