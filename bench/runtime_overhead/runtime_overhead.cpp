@@ -5,13 +5,17 @@
 // 1. CUDA: host cost per dispatch of an empty kernel through the HAL
 //    (record + submit of N dispatches) vs raw cuLaunchKernel in a loop, same
 //    kernel, same stream discipline; target ratio <= 1.1.
-// 2. CUDA: module load time from cubin vs from PTX (driver JIT).
+// 2. CUDA: module load time from cubin vs from PTX, the PTX both cold (the
+//    driver JIT-compiles it: a child process with CUDA_CACHE_DISABLE=1,
+//    whose first load is measured) and warm (the driver's compute cache
+//    serves every load after the first, in this process).
 // 3. Vulkan: compute pipeline creation with and without a VkPipelineCache.
 // Prints ratios; not a test (numbers depend on the machine).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/hal/api.h"
 #include "runtime/hal/drivers/registration.h"
+#include "toolchains/process.h"
 
 #ifdef KB_HAVE_CUDA_DRIVER
 #include "runtime/hal/drivers/cuda/cuda_driver.h"
@@ -20,6 +24,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -52,6 +58,59 @@ const char *kEmptyPtx = ".version 7.8\n.target sm_75\n.address_size 64\n"
                         ".visible .entry empty()\n{\n  ret;\n}\n";
 
 #ifdef KB_HAVE_CUDA_DRIVER
+/// One createExecutable of the CTS module in |format|, in microseconds.
+double loadUs(hal::Device &device, hal::ExecutableFormat format,
+              const std::string &data) {
+  hal::ExecutableSpec sp;
+  sp.name = "cts";
+  sp.format = format;
+  sp.target = format == hal::ExecutableFormat::Cubin ? "sm_90" : "sm_75";
+  sp.data = data;
+  KernelAbi k;
+  k.entry = "double_plus_one";
+  k.bindings = {{"a", ElementType::U32, Access::ReadOnly},
+                {"b", ElementType::U32, Access::WriteOnly}};
+  k.constants = {{"n", ScalarType::U32}};
+  k.workgroupSize = {64, 1, 1};
+  sp.exports = {k};
+  return timeUs([&] { device.createExecutable(sp).status().ignoreError(); });
+}
+
+constexpr const char *kColdLoadFlag = "--cold-ptx-load";
+
+/// The child of coldPtxLoadUs: prints the time of its first PTX load.
+int coldPtxLoadChild(const std::string &kernelDir) {
+  if (!std::getenv("CUDA_CACHE_DISABLE"))
+    return 2; // would measure the cache, not the JIT
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "cuda");
+  std::string ptx = readFile(kernelDir + "/cts_kernels.ptx");
+  if (!selected.ok() || ptx.empty())
+    return 1;
+  std::printf("load_us %.1f\n",
+              loadUs(*selected->device, hal::ExecutableFormat::Ptx, ptx));
+  return 0;
+}
+
+/// Median over three fresh processes of the first PTX load with the
+/// driver's compute cache disabled: what a first run on a new machine pays.
+StatusOr<double> coldPtxLoadUs(const std::string &kernelDir) {
+  std::vector<double> t;
+  for (int r = 0; r < 3; ++r) {
+    toolchains::ProcessOptions options;
+    options.argv = {"/proc/self/exe", kColdLoadFlag, kernelDir};
+    options.env = {{"CUDA_CACHE_DISABLE", "1"}};
+    options.timeout = std::chrono::seconds(120);
+    KB_ASSIGN_OR_RETURN(toolchains::ProcessResult run,
+                        toolchains::runProcess(options));
+    double us = 0;
+    if (!run.succeeded() ||
+        std::sscanf(run.stdoutText.c_str(), "load_us %lf", &us) != 1)
+      return internalError("the measuring child failed: " + run.describe());
+    t.push_back(us);
+  }
+  return medianUs(t);
+}
+
 void benchCuda(const std::string &kernelDir) {
   auto selected = hal::selectDevice(hal::builtinDrivers(), "cuda");
   if (!selected.ok()) {
@@ -114,28 +173,27 @@ void benchCuda(const std::string &kernelDir) {
   }
   auto load = [&](hal::ExecutableFormat format, const std::string &data) {
     std::vector<double> t;
-    for (int r = 0; r < 5; ++r) {
-      hal::ExecutableSpec sp;
-      sp.name = "cts";
-      sp.format = format;
-      sp.target = format == hal::ExecutableFormat::Cubin ? "sm_90" : "sm_75";
-      sp.data = data;
-      KernelAbi k;
-      k.entry = "double_plus_one";
-      k.bindings = {{"a", ElementType::U32, Access::ReadOnly},
-                    {"b", ElementType::U32, Access::WriteOnly}};
-      k.constants = {{"n", ScalarType::U32}};
-      k.workgroupSize = {64, 1, 1};
-      sp.exports = {k};
-      t.push_back(
-          timeUs([&] { device.createExecutable(sp).status().ignoreError(); }));
-    }
+    for (int r = 0; r < 5; ++r)
+      t.push_back(loadUs(device, format, data));
     return medianUs(t);
   };
+  // Warm: the first PTX load in this process fills the driver's compute
+  // cache (unless an earlier run did), the median is of the cached ones.
+  double first = loadUs(device, hal::ExecutableFormat::Ptx, ptx);
   double tp = load(hal::ExecutableFormat::Ptx, ptx);
   double tc = load(hal::ExecutableFormat::Cubin, cubin);
-  std::printf("cuda module load: PTX %.0f us, cubin %.0f us, PTX/cubin %.1fx\n",
-              tp, tc, tp / tc);
+  auto cold = coldPtxLoadUs(kernelDir);
+  if (cold.ok())
+    std::printf("cuda module load: PTX cold %.0f us (JIT: new process, "
+                "CUDA_CACHE_DISABLE=1, median of 3), PTX warm %.0f us (compute "
+                "cache; first in this process %.0f us), cubin %.0f us; "
+                "cold/cubin %.1fx, warm/cubin %.1fx\n",
+                *cold, tp, first, tc, *cold / tc, tp / tc);
+  else
+    std::printf("cuda module load: PTX cold not measured (%s), PTX warm %.0f "
+                "us (first in this process %.0f us), cubin %.0f us, "
+                "warm/cubin %.1fx\n",
+                cold.status().message().c_str(), tp, first, tc, tp / tc);
 }
 #endif
 
@@ -188,6 +246,10 @@ void benchVulkan(const std::string &kernelDir) {
 } // namespace
 
 int main(int argc, char **argv) {
+#ifdef KB_HAVE_CUDA_DRIVER
+  if (argc == 3 && std::strcmp(argv[1], kColdLoadFlag) == 0)
+    return coldPtxLoadChild(argv[2]);
+#endif
   std::string kernelDir = argc > 1 ? argv[1] : KB_CTS_KERNEL_DIR;
 #ifdef KB_HAVE_CUDA_DRIVER
   benchCuda(kernelDir);

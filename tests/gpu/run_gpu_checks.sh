@@ -58,8 +58,10 @@ bin=$stage/bin mods=$stage/modules
 step "devices"                 devices.log      -- "$bin/kernel-bench" devices
 step "HAL CTS (cuda)"          cts_cuda.log     -- gtest "$bin/hal_cts_cuda"
 step "CUDA driver tests"       cuda_driver.log  -- gtest "$bin/cuda_driver_test"
+step "CUDA call order (fake)"  cuda_order.log   -- gtest "$bin/cuda_call_order_test"
 step "HAL CTS (vulkan)"        cts_vulkan.log   -- gtest "$bin/hal_cts_vulkan"
 step "Vulkan driver tests"     vk_driver.log    -- gtest "$bin/vulkan_driver_test"
+step "Vulkan memory choice"    vk_memory.log    -- gtest "$bin/vulkan_memory_test"
 step "module tests"            module.log       -- gtest "$bin/module_test"
 step "run ok (cuda)"           run_cuda_ok.log  -- expect_rc 0 -- "$bin/kernel-bench" run "$mods/ok" --device cuda
 step "run wrong (cuda)"        run_cuda_bad.log -- expect_output 1 'index 37: generated' -- "$bin/kernel-bench" run "$mods/wrong" --device cuda

@@ -16,17 +16,31 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1 stage=${2:-$root/.carry/gpu}
 targets=(kernel-bench hal_cts_cuda hal_cts_vulkan cuda_driver_test
-         vulkan_driver_test module_test kb-make-test-modules runtime_overhead)
+         cuda_call_order_test vulkan_driver_test vulkan_memory_test module_test
+         kb-make-test-modules runtime_overhead)
 ninja -C "$build" "${targets[@]}"
 rm -rf "$stage"; mkdir -p "$stage/bin"
 for f in workbench/kernel-bench runtime/hal/cts/hal_cts_cuda \
          runtime/hal/cts/hal_cts_vulkan runtime/hal/drivers/cuda/cuda_driver_test \
-         runtime/hal/drivers/vulkan/vulkan_driver_test runtime/module/module_test \
+         runtime/hal/drivers/cuda/cuda_call_order_test \
+         runtime/hal/drivers/vulkan/vulkan_driver_test \
+         runtime/hal/drivers/vulkan/vulkan_memory_test runtime/module/module_test \
          bench/runtime_overhead/runtime_overhead; do
   # Debug info would make the carried tree too large (64 MiB in all).
   objcopy --strip-debug "$build/$f" "$stage/bin/$(basename "$f")"
 done
 cp -r "$build/runtime/hal/cts/kernels" "$stage/kernels"
+# The probe library of cuda_call_order_test's RTLD_NODELETE check (the test
+# skips that check when it is missing).
+cp "$build/runtime/hal/drivers/cuda/libkb_cuda_probe_library.so" "$stage/bin/" 2>/dev/null || true
+# The CTS PTX must be a PTX ISA the host's driver takes (580 = CUDA 13.0 takes
+# ISA 9.0 at most): nvcc 13.0 writes 9.0; a newer nvcc would fail there with
+# CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+isa=$(sed -n 's/^\.version \([0-9.]*\).*/\1/p' "$stage/kernels/cts_kernels.ptx" | head -1)
+if [ -n "$isa" ] && awk -v v="$isa" 'BEGIN { exit !(v > 9.0) }'; then
+  echo "stage.sh: cts_kernels.ptx is PTX ISA $isa; the H200 host's driver (CUDA 13.0) takes 9.0 at most" >&2
+  exit 1
+fi
 "$build/runtime/testing/kb-make-test-modules" "$stage/modules" --cuda
 if [ -n "${KB_QUICKSTART:-}" ]; then
   [ -f "$KB_QUICKSTART/program.kbm" ] || { echo "stage.sh: no program.kbm in $KB_QUICKSTART" >&2; exit 1; }
