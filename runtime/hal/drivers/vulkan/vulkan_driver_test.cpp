@@ -291,6 +291,59 @@ TEST_F(VulkanOptionsTest, SharedMemoryOverTheDeviceLimitIsRefusedAtLoad) {
       << exe.status().message();
 }
 
+// What the timestamp path records, seen through the device's own table.
+std::vector<std::string> gRecorded;
+PFN_vkCmdPipelineBarrier gRealBarrier = nullptr;
+PFN_vkCmdWriteTimestamp gRealTimestamp = nullptr;
+VKAPI_ATTR void VKAPI_CALL
+recordBarrier(VkCommandBuffer cb, VkPipelineStageFlags src,
+              VkPipelineStageFlags dst, VkDependencyFlags flags,
+              uint32_t memoryCount, const VkMemoryBarrier *memory,
+              uint32_t bufferCount, const VkBufferMemoryBarrier *buffers,
+              uint32_t imageCount, const VkImageMemoryBarrier *images) {
+  gRecorded.push_back("barrier " + std::to_string(src) + " -> " +
+                      std::to_string(dst));
+  gRealBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers,
+               imageCount, images);
+}
+VKAPI_ATTR void VKAPI_CALL recordTimestamp(VkCommandBuffer cb,
+                                           VkPipelineStageFlagBits stage,
+                                           VkQueryPool pool, uint32_t slot) {
+  gRecorded.push_back("timestamp " + std::to_string(stage));
+  gRealTimestamp(cb, stage, pool, slot);
+}
+
+TEST_F(VulkanOptionsTest, TimestampsFollowABarrierAtTopOfPipe) {
+  open({});
+  if (IsSkipped())
+    return;
+  // The table is the device's own (a plain struct of pointers): wrap the two
+  // commands to see what writeTimestamp records.
+  auto &syms =
+      const_cast<DeviceSymbols &>(static_cast<VulkanDevice &>(*device_).syms());
+  gRealBarrier = syms.vkCmdPipelineBarrier;
+  gRealTimestamp = syms.vkCmdWriteTimestamp;
+  syms.vkCmdPipelineBarrier = recordBarrier;
+  syms.vkCmdWriteTimestamp = recordTimestamp;
+  auto timer = device_->createTimer(2);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(timer.ok() && cb.ok());
+  gRecorded.clear();
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 0).ok());
+  const std::string allCommands =
+      std::to_string(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  EXPECT_EQ(
+      gRecorded,
+      (std::vector<std::string>{
+          "barrier " + allCommands + " -> " + allCommands,
+          "timestamp " + std::to_string(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT)}));
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 1).ok());
+  Status s = (*cb)->submitAndWait();
+  EXPECT_TRUE(s.ok()) << s.message();
+  auto ns = (*timer)->elapsedNs(0, 1);
+  EXPECT_TRUE(ns.ok()) << ns.status().message();
+}
+
 TEST_F(VulkanOptionsTest, ATimedOutSubmissionLosesTheDeviceWithoutFreeing) {
   DeviceOptions options;
   options.vulkanSubmitTimeoutMs = 300;
