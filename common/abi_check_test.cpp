@@ -264,8 +264,8 @@ TEST(SpirvAbi, MixedWidthPushConstantsAndAUniformBuffer) {
   EXPECT_EQ(
       messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi))
           .at(1),
-      "constant 3 (`d`) (push-constant member 3): expected offset 16, 8 bytes "
-      "i64, found offset 16, 8 bytes f64");
+      "constant 3 (`d`) (push-constant member 3): scalar-kind mismatch: "
+      "expected offset 16, 8 bytes i64, found offset 16, 8 bytes f64");
 }
 
 TEST(SpirvAbi, WorkgroupSizeNamesItsEncoding) {
