@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -364,6 +365,10 @@ TEST_F(VulkanOptionsTest, ATimedOutSubmissionLosesTheDeviceWithoutFreeing) {
   DispatchParams d;
   d.executable = exe.get();
   d.bindings = {{flag->get(), 0, 0}};
+  // Many workgroups: llvmpipe cuts each invocation's spinning short.
+  d.workgroupCount = {
+      std::min(65535u, device_->properties().limits.maxWorkgroupCount[0]), 1,
+      1};
   d.label = "`main` op 4";
   ASSERT_TRUE((*cb)->dispatch(d).ok());
   Status s = (*cb)->submitAndWait();
