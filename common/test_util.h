@@ -30,6 +30,15 @@ inline std::string readFile(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+/// Alive = exists and is not a zombie (a killed grandchild is re-parented
+/// and may linger as a zombie until its new parent reaps it).
+inline bool processAlive(pid_t pid) {
+  std::string text = readFile("/proc/" + std::to_string(pid) + "/stat");
+  size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() &&
+         text[close + 2] != 'Z';
+}
+
 inline bool isExecutable(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&

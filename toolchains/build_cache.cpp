@@ -18,8 +18,18 @@ using nlohmann::json;
 
 // Bump when the key record or the file format changes: old entries then
 // simply stop matching.
-constexpr const char kFormatVersion[] = "kernel-bench-cache-v1";
-constexpr const char kMagic[] = "KBCACHE1";
+constexpr const char kFormatVersion[] = "kernel-bench-cache-v2";
+constexpr const char kMagic[] = "KBCACHE2";
+
+// Metadata is CBOR, not JSON text: paths and tool output are bytes, and
+// nlohmann's text writer throws on any that are not UTF-8. Its CBOR writer
+// and reader carry strings byte for byte.
+std::string toCbor(const json &value) {
+  std::vector<uint8_t> bytes = json::to_cbor(value);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+json fromCbor(const std::string &bytes) { return json::from_cbor(bytes); }
 
 //===----------------------------------------------------------------------===//
 // Container: magic, then (name, bytes) sections, then sha256 of all before.
@@ -205,7 +215,7 @@ std::vector<Candidate> readManifest(const fs::path &path) {
   if (!sections || !sections->count("manifest"))
     return candidates;
   try {
-    json manifest = json::parse(sections->at("manifest"));
+    json manifest = fromCbor(sections->at("manifest"));
     for (const json &c : manifest.at("candidates")) {
       Candidate candidate;
       candidate.resultKey = c.at("result").get<std::string>();
@@ -307,7 +317,7 @@ std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
     if (!sections || !sections->count("meta"))
       continue;
     try {
-      CacheEntry entry = entryFromJson(json::parse(sections->at("meta")));
+      CacheEntry entry = entryFromJson(fromCbor(sections->at("meta")));
       for (auto &[name, data] : *sections)
         if (name.rfind("out:", 0) == 0)
           entry.outputs[name.substr(4)] = std::move(data);
@@ -349,7 +359,7 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
   candidate.resultKey = resultKeyFor(primaryKey, candidate.dependencies);
 
   std::map<std::string, std::string> sections;
-  sections["meta"] = metaToJson(entry).dump();
+  sections["meta"] = toCbor(metaToJson(entry));
   for (const auto &[kind, bytes] : entry.outputs)
     sections["out:" + kind] = bytes;
   KB_RETURN_IF_ERROR(writeFileAtomic(resultPath(candidate.resultKey),
@@ -378,7 +388,7 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
   }
   KB_RETURN_IF_ERROR(
       writeFileAtomic(manifestPath(primaryKey),
-                      encodeContainer({{"manifest", manifest.dump()}})));
+                      encodeContainer({{"manifest", toCbor(manifest)}})));
   ++stores_;
   return okStatus();
 }

@@ -164,6 +164,32 @@ TEST_F(BuildCacheTest, CorruptedEntriesAreMisses) {
 // Two writers (two BuildCache objects on one directory, as two processes
 // would have) storing and reading the same keys concurrently: every lookup
 // is a miss or a complete, correct entry.
+// Issue 14.8: paths are bytes, not UTF-8. A source under a Latin-1 directory
+// name used to throw nlohmann's type_error.316 out of store(); entries now
+// round-trip such bytes exactly.
+TEST_F(BuildCacheTest, NonUtf8PathsAndTextRoundTripLosslessly) {
+  std::string odd = (root() / "caf\xe9").string();
+  fs::create_directories(odd);
+  std::string header = odd + "/k\xff.h";
+  write(header, "#define N 2\n");
+  CacheEntry entry = sampleEntry();
+  entry.dependencies = {header};
+  entry.diagnostics[0].file = "k\xff.h";
+  entry.diagnostics[0].message = "bad byte \xfe here";
+  entry.commands[0].argv.push_back(header);
+  std::string k = key("latin1");
+  Status stored = cache_->store(k, entry, later());
+  ASSERT_TRUE(stored.ok()) << stored.message();
+  auto hit = cache_->lookup(k);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->dependencies, entry.dependencies);
+  EXPECT_EQ(hit->diagnostics[0].file, "k\xff.h");
+  EXPECT_EQ(hit->diagnostics[0].message, "bad byte \xfe here");
+  EXPECT_EQ(hit->commands[0].argv.back(), header);
+  write(header, "#define N 3\n");
+  EXPECT_FALSE(cache_->lookup(k).has_value());
+}
+
 TEST_F(BuildCacheTest, ConcurrentWritersShareADirectory) {
   auto other = BuildCache::open(root() / "cache");
   ASSERT_TRUE(other.ok());

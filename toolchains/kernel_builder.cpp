@@ -11,11 +11,17 @@
 //         -> [spirv-opt -O --preserve-bindings --target-env=vulkanX.Y
 //             -> spirv-val again] -> SPIR-V ABI check
 //
-// Tools write into a staging directory inside the kernel's output directory
-// (same filesystem, so publishing is a rename); nvcc gets a private TMPDIR
-// from the process runner. Compilers run in the source's directory with the
-// source and include directories given relative to it, so diagnostics and
-// cache keys do not depend on where the project lives.
+// Every tool runs in the job's private directory (ScratchDir, under the
+// system temporary directory, with a name kernel-bench chooses) on staged
+// files with fixed names: a copy of the source (`kernel.cu` /
+// `kernel.comp`), `src` -> the source's directory and `incN` -> the N-th
+// include directory (symlinks; passed with -I, so quote-includes still
+// resolve), outputs `<stem>.ptx/.d/.cubin/.spv`, and TMPDIR `tmp/`. nvcc runs
+// its sub-steps through `sh`, so no user path may reach its argv, working
+// directory or TMPDIR; defines and flags, which must, are refused when a
+// shell would interpret them (shell_safety.h). Paths in diagnostics and
+// depfiles are mapped back to the user's. Outputs are published with an
+// atomic write into the output directory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,10 +36,15 @@
 #include "toolchains/file_util.h"
 #include "toolchains/process.h"
 #include "toolchains/ptxas_report.h"
+#include "toolchains/scratch_dir.h"
+#include "toolchains/shell_safety.h"
 #include "toolchains/toolchains.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 
 namespace kb::toolchains {
 namespace {
@@ -41,16 +52,16 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char kKeyVersion[] = "kernel-bench-build-v1";
-// Where staging paths appear in argv; replaced by the real staging directory
-// to run, kept as-is in the cache key.
-constexpr const char kStagingMark[] = "@STAGING@";
+constexpr const char kKeyVersion[] = "kernel-bench-build-v2";
+// Names inside the job's private directory (see the file comment).
+constexpr const char kStagedSourceDir[] = "src";
+constexpr const char kStagedIncludePrefix[] = "inc";
+constexpr const char kStagedTmp[] = "tmp";
 
-/// A tool step: the argv (with kStagingMark) and where it runs.
+/// A tool step: the argv, run in the job's private directory.
 struct Step {
   std::string tool;
   std::vector<std::string> argv; // argv[0] is the tool name, not its path
-  bool runInStaging = false;     // else in the source's directory
 };
 
 std::vector<std::string> extraFlags(const KernelSpec &spec, const char *tool) {
@@ -78,18 +89,11 @@ bool isUnder(const fs::path &path, const fs::path &root) {
   return rootEnd == root.end();
 }
 
-/// The host filesystem path of a depfile entry (relative to |cwd|).
-fs::path resolveDependency(const std::string &dep, const fs::path &cwd) {
-  fs::path path(dep);
-  return (path.is_absolute() ? path : cwd / path).lexically_normal();
-}
-
-std::string replaceStaging(const std::string &arg, const fs::path &staging) {
-  size_t pos = arg.find(kStagingMark);
-  if (pos == std::string::npos)
-    return arg;
-  return arg.substr(0, pos) + staging.string() +
-         arg.substr(pos + std::strlen(kStagingMark));
+void replaceAll(std::string &text, const std::string &from,
+                const std::string &to) {
+  for (size_t pos = text.find(from); pos != std::string::npos;
+       pos = text.find(from, pos + to.size()))
+    text.replace(pos, from.size(), to);
 }
 
 /// |path| relative to the current directory when it lies below it (what a
@@ -141,11 +145,17 @@ private:
                   spec_.name + " for " + target_.toString() + ": " + what);
   }
   Status findTools();
+  Status checkShellInputs() const;
+  Status stageInputs(const std::string &source);
+  std::string stagedSourceName() const {
+    return target_.isCuda() ? "kernel.cu" : "kernel.comp";
+  }
+  fs::path userPath(const std::string &staged) const;
+  Status unstageLineInfo(const fs::path &ptxPath) const;
   std::vector<Step> planSteps() const;
   std::string primaryKey(const std::vector<Step> &steps,
                          const std::string &source) const;
-  Status runStep(const Step &step, const fs::path &staging,
-                 std::string *stderrOut = nullptr);
+  Status runStep(const Step &step, std::string *stderrOut = nullptr);
   Status checkAbi(const std::map<std::string, std::string> &outputs);
   Status publish(const std::map<std::string, fs::path> &files);
   Status restoreFromCache(CacheEntry entry);
@@ -171,6 +181,7 @@ private:
   fs::path sourceDir_;
   fs::path kernelOutDir_;
   std::string stem_;
+  std::optional<ScratchDir> scratch_; // the private directory tools run in
   std::map<std::string, ToolIdentity> tools_;
   fs::path cudaRoot_;
   std::string resourceEntry_;              // the PTX entry ptxas reports on
@@ -201,31 +212,32 @@ Status Job::findTools() {
 }
 
 std::vector<Step> Job::planSteps() const {
-  const std::string staging = kStagingMark;
   std::vector<std::string> defines, includes;
   for (const auto &[name, value] : spec_.defines)
     defines.push_back("-D" + name + (value.empty() ? "" : "=" + value));
-  for (const fs::path &dir : spec_.includeDirs)
-    includes.push_back("-I" + relativeTo(dir, sourceDir_));
-  std::string sourceName = spec_.source.filename().string();
+  // The source's own directory first: where its quote-includes resolved
+  // before it was staged.
+  includes.push_back(std::string("-I") + kStagedSourceDir);
+  for (size_t i = 0; i < spec_.includeDirs.size(); ++i)
+    includes.push_back("-I" + std::string(kStagedIncludePrefix) +
+                       std::to_string(i));
+  std::string sourceName = stagedSourceName();
   std::vector<Step> steps;
 
   if (target_.isCuda()) {
-    Step nvcc{"nvcc", {"nvcc", "-ptx", "-arch=" + target_.arch()}, false};
+    Step nvcc{"nvcc", {"nvcc", "-ptx", "-arch=" + target_.arch()}};
     const ToolIdentity &host = tools_.at("host-cxx");
     if (host.overridden)
       append(nvcc.argv, {"-ccbin", host.path.string()});
-    append(nvcc.argv,
-           {"-MD", "-MF", staging + "/" + stem_ + ".d", "-MT", stem_ + ".ptx"});
+    append(nvcc.argv, {"-MD", "-MF", stem_ + ".d", "-MT", stem_ + ".ptx"});
     append(nvcc.argv, defines);
     append(nvcc.argv, includes);
     append(nvcc.argv, extraFlags(spec_, "nvcc"));
-    append(nvcc.argv, {sourceName, "-o", staging + "/" + stem_ + ".ptx"});
+    append(nvcc.argv, {sourceName, "-o", stem_ + ".ptx"});
     steps.push_back(nvcc);
 
     Step ptxas{"ptxas",
-               {"ptxas", "-arch=" + target_.arch(), "-v", "--warn-on-spills"},
-               true};
+               {"ptxas", "-arch=" + target_.arch(), "-v", "--warn-on-spills"}};
     if (spec_.spillsAreErrors)
       ptxas.argv.push_back("--warning-as-error");
     append(ptxas.argv, extraFlags(spec_, "ptxas"));
@@ -237,25 +249,23 @@ std::vector<Step> Job::planSteps() const {
   std::string env = target_.arch(); // "vulkan1.2"
   Step glslc{"glslc",
              {"glslc", "-fshader-stage=compute", "--target-env=" + env, "-MD",
-              "-MF", staging + "/" + stem_ + ".d", "-MT", stem_ + ".spv"},
-             false};
+              "-MF", stem_ + ".d", "-MT", stem_ + ".spv"}};
   append(glslc.argv, defines);
   append(glslc.argv, includes);
   append(glslc.argv, extraFlags(spec_, "glslc"));
-  append(glslc.argv, {sourceName, "-o", staging + "/" + stem_ + ".spv"});
+  append(glslc.argv, {sourceName, "-o", stem_ + ".spv"});
   steps.push_back(glslc);
 
   // spirv-val takes `--target-env vulkan1.2` (the `=` form is rejected);
   // spirv-opt takes only `--target-env=vulkan1.2`.
-  Step validate{"spirv-val", {"spirv-val", "--target-env", env}, true};
+  Step validate{"spirv-val", {"spirv-val", "--target-env", env}};
   append(validate.argv, extraFlags(spec_, "spirv-val"));
   Step validateRaw = validate;
   validateRaw.argv.push_back(stem_ + ".spv");
   steps.push_back(validateRaw);
   if (spec_.optimizeSpirv) {
     Step opt{"spirv-opt",
-             {"spirv-opt", "-O", "--preserve-bindings", "--target-env=" + env},
-             true};
+             {"spirv-opt", "-O", "--preserve-bindings", "--target-env=" + env}};
     append(opt.argv, extraFlags(spec_, "spirv-opt"));
     append(opt.argv, {stem_ + ".spv", "-o", stem_ + ".opt.spv"});
     steps.push_back(opt);
@@ -286,6 +296,10 @@ std::string Job::primaryKey(const std::vector<Step> &steps,
       key.add(arg);
   }
   key.add("env", "LC_ALL=C");
+  // The staged argv names include directories by position; where they lie
+  // relative to the source decides what a `../` include finds.
+  for (const fs::path &dir : spec_.includeDirs)
+    key.add("include", relativeTo(dir, sourceDir_));
   // With line info the absolute source path is embedded in the output.
   if (hasLineInfo(spec_))
     key.add("source-dir", sourceDir_.string());
@@ -305,26 +319,30 @@ void Job::addDiagnostics(std::vector<Diagnostic> diagnostics) {
       d.line = 0;
       d.column = 0;
     } else if ((d.tool == "spirv-val" || d.tool == "spirv-opt") &&
-               d.file.empty()) {
+               (d.file.empty() || fs::path(d.file).extension() == ".spv")) {
       d.file = spec_.source.string();
-    } else if (!d.file.empty() && fs::path(d.file).is_relative()) {
-      d.file = (sourceDir_ / d.file).lexically_normal().string();
+    } else if (!d.file.empty()) {
+      d.file = userPath(d.file).string();
     }
     result_.diagnostics.push_back(std::move(d));
   }
 }
 
-Status Job::runStep(const Step &step, const fs::path &staging,
-                    std::string *stderrOut) {
+Status Job::runStep(const Step &step, std::string *stderrOut) {
+  bool compiles = step.tool == "nvcc" || step.tool == "glslc";
   if (onStep_)
     onStep_(step.tool + " " + stem_ + " " +
-            (step.runInStaging ? spec_.name : displayPath(spec_.source)));
+            (compiles ? displayPath(spec_.source) : spec_.name));
   ProcessOptions process;
   process.argv.push_back(tools_.at(step.tool).path.string());
   for (size_t i = 1; i < step.argv.size(); ++i)
-    process.argv.push_back(replaceStaging(step.argv[i], staging));
-  process.workingDirectory = step.runInStaging ? staging : sourceDir_;
-  process.env = {{"LC_ALL", "C"}};
+    process.argv.push_back(step.argv[i]);
+  process.workingDirectory = scratch_->path();
+  // A TMPDIR of the job's own: nvcc's tmpxft_<pid> names collide between
+  // concurrent jobs otherwise, and its path reaches nvcc's shell.
+  std::string tmp = (scratch_->path() / kStagedTmp).string();
+  process.privateTmpDir = false;
+  process.env = {{"LC_ALL", "C"}, {"TMPDIR", tmp}, {"TMP", tmp}, {"TEMP", tmp}};
   process.timeout = options_.timeout;
   StatusOr<ProcessResult> ran = runProcess(process);
   if (!ran.ok())
@@ -386,7 +404,7 @@ Job::collectDependencies(const fs::path &depfile) const {
     canonicalCudaRoot = fs::weakly_canonical(cudaRoot_, ec);
   }
   for (const std::string &dep : allDependencies(*rules)) {
-    fs::path path = resolveDependency(dep, sourceDir_);
+    fs::path path = userPath(dep);
     // Toolkit headers are covered by nvcc's identity (its version).
     if (isUnder(path, cudaRoot_) || isUnder(path, canonicalCudaRoot))
       continue;
@@ -454,7 +472,8 @@ Status Job::publish(const std::map<std::string, fs::path> &files) {
     const fs::path &from = files.at(kind);
     KB_ASSIGN_OR_RETURN(std::string bytes, readFile(from));
     fs::path to = finalPath(kind);
-    KB_RETURN_IF_ERROR(publishFile(from, to));
+    // The private directory may be on another filesystem: write, not rename.
+    KB_RETURN_IF_ERROR(writeFileAtomic(to, bytes));
     result_.outputs.push_back(
         OutputFile{kind, to, sha256Hex(bytes), uint64_t(bytes.size())});
   }
@@ -519,6 +538,7 @@ Status Job::run() {
                     "; fix the path or create the file");
   }
   KB_RETURN_IF_ERROR(findTools());
+  KB_RETURN_IF_ERROR(checkShellInputs());
   std::vector<Step> steps = planSteps();
   StatusOr<std::string> source = readFile(spec_.source);
   if (!source.ok())
@@ -534,30 +554,30 @@ Status Job::run() {
   }
 
   removeAbandonedStaging();
-  KB_ASSIGN_OR_RETURN(TempDir staging,
-                      TempDir::create(kernelOutDir_, "." + stem_ + ".tmp-"));
+  KB_RETURN_IF_ERROR(stageInputs(*source));
+  const fs::path &staging = scratch_->path();
   std::string ptxasStderr;
   for (const Step &step : steps) {
-    KB_RETURN_IF_ERROR(runStep(step, staging.path(),
-                               step.tool == "ptxas" ? &ptxasStderr : nullptr));
+    KB_RETURN_IF_ERROR(
+        runStep(step, step.tool == "ptxas" ? &ptxasStderr : nullptr));
     // The ABI check needs only the compiler's output; run it before the
     // slower validation steps so a signature mismatch is reported first.
     if (step.tool == "nvcc") {
+      KB_RETURN_IF_ERROR(unstageLineInfo(staging / (stem_ + ".ptx")));
       KB_ASSIGN_OR_RETURN(std::string ptx,
-                          readFile(staging.path() / (stem_ + ".ptx")));
+                          readFile(staging / (stem_ + ".ptx")));
       KB_RETURN_IF_ERROR(checkAbi({{"ptx", ptx}}));
     }
   }
 
   std::map<std::string, fs::path> files;
   if (cuda) {
-    files = {{"ptx", staging.path() / (stem_ + ".ptx")},
-             {"cubin", staging.path() / (stem_ + ".cubin")}};
+    files = {{"ptx", staging / (stem_ + ".ptx")},
+             {"cubin", staging / (stem_ + ".cubin")}};
     result_.resources = parsePtxasResourceUsage(ptxasStderr, resourceEntry_);
   } else {
-    files = {
-        {"spv", staging.path() /
-                    (stem_ + (spec_.optimizeSpirv ? ".opt.spv" : ".spv"))}};
+    files = {{"spv",
+              staging / (stem_ + (spec_.optimizeSpirv ? ".opt.spv" : ".spv"))}};
     KB_ASSIGN_OR_RETURN(std::string spv, readFile(files["spv"]));
     KB_RETURN_IF_ERROR(checkAbi({{"spv", spv}}));
   }
@@ -566,7 +586,7 @@ Status Job::run() {
   for (const auto &[kind, path] : files) {
     KB_ASSIGN_OR_RETURN(entry.outputs[kind], readFile(path));
   }
-  entry.dependencies = collectDependencies(staging.path() / (stem_ + ".d"));
+  entry.dependencies = collectDependencies(staging / (stem_ + ".d"));
   KB_RETURN_IF_ERROR(publish(files));
 
   if (cache_) {
@@ -588,14 +608,130 @@ Status Job::run() {
   return okStatus();
 }
 
-void Job::removeAbandonedStaging() const {
-  // Left by a build that was killed (SIGKILL, power loss) mid-job; nothing
-  // else creates these names.
+Status Job::checkShellInputs() const {
+  std::string kernel =
+      " of kernel `" + spec_.name + "`" +
+      (spec_.manifest.empty() ? std::string()
+                              : " (" + spec_.manifest.string() + ")");
+  for (const auto &[name, value] : spec_.defines) {
+    KB_RETURN_IF_ERROR(checkMacroName("define" + kernel, name));
+    KB_RETURN_IF_ERROR(
+        checkShellSafe("the value of define `" + name + "`" + kernel, value,
+                       ShellExposure::DoubleQuoted));
+  }
+  // Every tool's flags, used by this target or not: one rule per kernel.toml.
+  for (const auto &[tool, flags] : spec_.extraFlags)
+    for (const std::string &flag : flags)
+      KB_RETURN_IF_ERROR(
+          checkShellSafe("flag `" + flag + "` for " + tool + kernel, flag,
+                         ShellExposure::Bare));
+  // nvcc names its own directory and the host compiler in its shell lines.
+  for (const char *tool : {"nvcc", "host-cxx"}) {
+    auto it = tools_.find(tool);
+    if (it != tools_.end())
+      KB_RETURN_IF_ERROR(
+          checkShellSafe(std::string("the path of ") + tool + " `" +
+                             it->second.path.string() + "`",
+                         it->second.path.string(), ShellExposure::Bare));
+  }
+  return okStatus();
+}
+
+Status Job::stageInputs(const std::string &source) {
+  KB_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::create());
+  scratch_.emplace(std::move(scratch));
+  const fs::path &dir = scratch_->path();
   std::error_code ec;
-  std::string prefix = "." + stem_ + ".tmp-";
+  fs::create_directory(dir / kStagedTmp, ec);
+  if (!ec)
+    fs::create_directory_symlink(sourceDir_, dir / kStagedSourceDir, ec);
+  for (size_t i = 0; !ec && i < spec_.includeDirs.size(); ++i)
+    fs::create_directory_symlink(
+        spec_.includeDirs[i], dir / (kStagedIncludePrefix + std::to_string(i)),
+        ec);
+  if (ec)
+    return fail(StatusCode::Internal, "cannot stage the inputs in `" +
+                                          dir.string() + "`: " + ec.message());
+  return writeFileAtomic(dir / stagedSourceName(), source);
+}
+
+fs::path Job::userPath(const std::string &staged) const {
+  fs::path path(staged);
+  if (path.is_absolute()) {
+    fs::path relative =
+        path.lexically_relative(scratch_ ? scratch_->path() : fs::path());
+    if (relative.empty() || *relative.begin() == "..")
+      return path.lexically_normal();
+    path = relative;
+  }
+  path = path.lexically_normal();
+  auto it = path.begin();
+  if (it == path.end())
+    return path;
+  std::string first = it->string();
+  fs::path rest;
+  for (++it; it != path.end(); ++it)
+    rest /= *it;
+  if (first == stagedSourceName() && rest.empty())
+    return spec_.source;
+  if (first == kStagedSourceDir)
+    return (sourceDir_ / rest).lexically_normal();
+  std::string prefix = kStagedIncludePrefix;
+  if (first.rfind(prefix, 0) == 0 && first.size() > prefix.size()) {
+    size_t index = 0;
+    for (char c : first.substr(prefix.size()))
+      index = std::isdigit(static_cast<unsigned char>(c))
+                  ? index * 10 + (c - '0')
+                  : SIZE_MAX;
+    if (index < spec_.includeDirs.size())
+      return (spec_.includeDirs[index] / rest).lexically_normal();
+  }
+  return path;
+}
+
+Status Job::unstageLineInfo(const fs::path &ptxPath) const {
+  // With line info nvcc writes `.file N "<private dir>/kernel.cu"` (and the
+  // headers under src/ and incN/): point them at the user's files, so the
+  // PTX does not depend on the private directory's random name.
+  if (!hasLineInfo(spec_))
+    return okStatus();
+  KB_ASSIGN_OR_RETURN(std::string ptx, readFile(ptxPath));
+  auto quoteSafe = [](const fs::path &path) {
+    std::string text = path.string();
+    return text.find_first_of("\"\\\n") == std::string::npos;
+  };
+  std::string dir = scratch_->path().string() + "/";
+  std::vector<std::pair<std::string, fs::path>> mapping = {
+      {dir + stagedSourceName() + "\"", spec_.source},
+      {dir + kStagedSourceDir + "/", sourceDir_}};
+  for (size_t i = 0; i < spec_.includeDirs.size(); ++i)
+    mapping.push_back({dir + kStagedIncludePrefix + std::to_string(i) + "/",
+                       spec_.includeDirs[i]});
+  for (const auto &[from, to] : mapping) {
+    if (!quoteSafe(to))
+      continue; // Left as is: the user's path cannot be written in PTX.
+    bool isFile = from.back() == '"';
+    replaceAll(ptx, from, to.string() + (isFile ? "\"" : "/"));
+  }
+  return writeFileAtomic(ptxPath, ptx);
+}
+
+void Job::removeAbandonedStaging() const {
+  // Left by a build that was killed (SIGKILL, power loss) mid-job: staging
+  // directories of older versions, and writeFileAtomic's temporaries of
+  // this (kernel, target)'s outputs. Nothing else creates these names, and
+  // the build holds the output directory's lock.
+  std::error_code ec;
+  std::vector<std::string> prefixes = {"." + stem_ + ".tmp-"};
+  for (const std::string &kind : outputKinds())
+    prefixes.push_back(stem_ + "." + kind + ".tmp-");
   for (fs::directory_iterator it(kernelOutDir_, ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (it->path().filename().string().rfind(prefix, 0) == 0) {
+    std::string name = it->path().filename().string();
+    if (std::any_of(prefixes.begin(), prefixes.end(),
+                    [&](const std::string &prefix) {
+                      return name.rfind(prefix, 0) == 0;
+                    })) {
       std::error_code removeError;
       fs::remove_all(it->path(), removeError);
     }
@@ -604,6 +740,10 @@ void Job::removeAbandonedStaging() const {
 
 void Job::removeStaleOutputs() const {
   for (const std::string &kind : outputKinds()) {
+    if (options_.removeStaleOutput) {
+      options_.removeStaleOutput(finalPath(kind));
+      continue;
+    }
     std::error_code ec;
     fs::remove(finalPath(kind), ec);
   }
@@ -617,7 +757,12 @@ const char *toString(Language language) {
 
 KernelBuilder::KernelBuilder(const Toolchains &toolchains, BuildCache *cache,
                              BuildOptions options)
-    : toolchains_(toolchains), cache_(cache), options_(options) {}
+    : toolchains_(toolchains), cache_(cache), options_(options) {
+  // Private directories of builds that were killed (SIGKILL cannot clean
+  // up); once per process is enough.
+  static std::once_flag swept;
+  std::call_once(swept, [] { ScratchDir::removeAbandoned(); });
+}
 
 BuildJobResult KernelBuilder::build(const KernelSpec &spec,
                                     const Target &target,

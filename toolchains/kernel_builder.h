@@ -113,6 +113,11 @@ struct BuildJobResult {
 struct BuildOptions {
   std::chrono::milliseconds timeout{120000};
   bool verbose = false;
+  /// Removes an earlier build's output of a job that failed, so nothing
+  /// stale can be mistaken for its result. The workbench removes only files
+  /// it can prove an earlier build wrote (workbench/output_manifest.h);
+  /// unset: removed unconditionally.
+  std::function<void(const std::filesystem::path &)> removeStaleOutput;
 };
 
 /// Builds one (kernel, target). Thread-safe; |toolchains| and |cache| (may be

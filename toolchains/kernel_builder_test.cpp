@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "common/sha256.h"
+#include "common/test_util.h"
 #include "toolchains/build_cache.h"
 #include "toolchains/file_util.h"
 #include "toolchains/kernel_builder.h"
 #include "toolchains/toolchains.h"
 
+#include <cstring>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <set>
@@ -39,16 +41,7 @@ KernelAbi saxpyAbi(const std::string &entry) {
   return abi;
 }
 
-bool processAlive(pid_t pid) {
-  if (::kill(pid, 0) != 0)
-    return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)),
-                   std::istreambuf_iterator<char>());
-  size_t close = text.rfind(')');
-  return close != std::string::npos && close + 2 < text.size() &&
-         text[close + 2] != 'Z';
-}
+using kb::testing::processAlive;
 
 std::set<std::string> filesUnder(const fs::path &dir) {
   std::set<std::string> files;
@@ -559,6 +552,172 @@ TEST_F(KernelBuilderTest, HangingToolchainIsKilledWithItsChildren) {
   EXPECT_FALSE(processAlive(child)) << "nvcc's child " << child << " survived";
   expectNothingPublished(result);
   EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+// Issue 14.1: nvcc runs its sub-steps through `sh`, double-quoting some
+// arguments and passing -Xcompiler/-Xptxas values bare. Every user-controlled
+// string that reaches a tool carries every shell metacharacter here, each in
+// a payload that would create its own marker file if a shell ran it. The
+// build must either succeed without creating a marker or be refused with a
+// message that says why (before any tool runs).
+class ShellSafetyTest : public KernelBuilderTest {
+protected:
+  void SetUp() override {
+    KernelBuilderTest::SetUp();
+    markers_ = root() / "markers";
+    fs::create_directories(markers_);
+    // Payloads in file names cannot contain '/': they `cd` here first.
+    ::setenv("KB_SHELL_MARKERS", markers_.c_str(), 1);
+  }
+
+  /// One payload per shell metacharacter, each creating a new marker: with
+  /// |slashless|, payloads fit in a single file name.
+  std::vector<std::string> payloads(bool slashless = false) {
+    auto touch = [&] {
+      std::string name = "m" + std::to_string(next_++);
+      return slashless ? "cd $KB_SHELL_MARKERS;touch " + name
+                       : "touch " + (markers_ / name).string();
+    };
+    auto into = [&] {
+      std::string name = "m" + std::to_string(next_++);
+      return slashless ? ";cd $KB_SHELL_MARKERS;>" + name
+                       : ">" + (markers_ / name).string();
+    };
+    return {"a$(" + touch() + ")",     "a`" + touch() + "`",
+            "a;" + touch() + ";",      "a&" + touch() + "&",
+            "a|" + touch() + "|",      "a" + into(),
+            "a\"$(" + touch() + ")\"", "a\";" + touch() + ";\"",
+            "a';" + touch() + ";'",    "a\\\";" + touch() + ";#",
+            "a\n" + touch() + "\n",    "a\t(" + touch() + ")",
+            "a{ " + touch() + "; }",   "a\\$(" + touch() + ")",
+            "a*?[b]~#!<" + into()};
+  }
+
+  /// A directory whose path contains every payload, one per component.
+  fs::path hostileDirectory(const std::string &base) {
+    fs::path dir = root() / base;
+    for (const std::string &payload : payloads())
+      dir /= payload;
+    fs::create_directories(dir);
+    return dir;
+  }
+
+  void expectSafe(const BuildJobResult &result, const std::string &what,
+                  bool mustSucceed) {
+    SCOPED_TRACE(what);
+    EXPECT_EQ(filesUnder(markers_), std::set<std::string>())
+        << "a shell ran a payload from " << what << "\n"
+        << describe(result);
+    if (mustSucceed) {
+      EXPECT_TRUE(result.status.ok()) << describe(result);
+      return;
+    }
+    if (result.status.ok())
+      return;
+    EXPECT_NE(result.status.message().find("shell"), std::string::npos)
+        << describe(result);
+    EXPECT_TRUE(result.commands.empty()) << "refused after a tool ran";
+  }
+
+  /// Both languages, each on its own kernel copy under |dir|.
+  std::vector<std::pair<KernelSpec, std::string>> specs(const fs::path &dir,
+                                                        const std::string &cu,
+                                                        const std::string &comp,
+                                                        const fs::path &inc) {
+    fs::create_directories(inc);
+    fs::copy_file(kTestData / "saxpy.cu", dir / cu);
+    fs::copy_file(kTestData / "saxpy.comp", dir / comp);
+    for (const char *header : {"scale.h", "scale.glsl"})
+      fs::copy_file(kTestData / "include" / header, inc / header,
+                    fs::copy_options::overwrite_existing);
+    KernelSpec cuda = cudaSpec(cu, dir);
+    cuda.includeDirs = {inc};
+    KernelSpec glsl = glslSpec(comp, dir);
+    glsl.includeDirs = {inc};
+    glsl.optimizeSpirv = true;
+    return {{cuda, "cuda:sm_90"}, {glsl, "vulkan:1.2"}};
+  }
+
+  fs::path markers_;
+  int next_ = 0;
+};
+
+/// Whether a define value with this payload is refused: `$`, backquote,
+/// backslash and `"` stay live inside nvcc's double quotes.
+bool refusedAsDefineValue(const std::string &payload) {
+  for (unsigned char c : payload)
+    if (c < 0x20 || std::strchr("$`\\\"", c))
+      return true;
+  return false;
+}
+
+// Every payload in every define name, every refusable define value and
+// every tool's flags is refused before any tool runs (fast: no tool runs).
+TEST_F(ShellSafetyTest, DefinesAndFlagsWithShellCharactersAreRefused) {
+  NEED("nvcc", "ptxas", "host-cxx", "glslc", "spirv-val", "spirv-opt");
+  for (auto &[base, target] :
+       specs(root(), "saxpy.cu", "saxpy.comp", root() / "include")) {
+    for (const std::string &payload : payloads()) {
+      KernelSpec spec = base;
+      if (refusedAsDefineValue(payload)) {
+        spec.defines = {{"UNUSED", payload}};
+        expectSafe(build(spec, target), target + " define value", false);
+      }
+      spec.defines = {{"UNUSED" + payload, "1"}};
+      expectSafe(build(spec, target), target + " define name", false);
+      spec.defines.clear();
+      for (const char *tool :
+           {"nvcc", "ptxas", "glslc", "spirv-val", "spirv-opt"}) {
+        spec.extraFlags = {{tool, {"-D" + payload}}};
+        expectSafe(build(spec, target), target + " " + tool + " flag", false);
+        spec.extraFlags = {{tool, {payload}}};
+        expectSafe(build(spec, target), target + " " + tool + " argument",
+                   false);
+      }
+    }
+  }
+}
+
+// The payloads whose define values are accepted (their characters are
+// harmless inside nvcc's double quotes) reach the tools, all in one build
+// per language, and run nothing.
+TEST_F(ShellSafetyTest, AcceptedDefineValuesBuildAndRunNothing) {
+  NEED("nvcc", "ptxas", "host-cxx", "glslc", "spirv-val", "spirv-opt");
+  for (auto &[spec, target] :
+       specs(root(), "saxpy.cu", "saxpy.comp", root() / "include")) {
+    int accepted = 0;
+    for (const std::string &payload : payloads())
+      if (!refusedAsDefineValue(payload))
+        spec.defines.push_back(
+            {"UNUSED" + std::to_string(accepted++), payload});
+    ASSERT_GE(accepted, 6);
+    expectSafe(build(spec, target), target + " define values", true);
+  }
+}
+
+TEST_F(ShellSafetyTest, PathsWithShellCharactersAreStagedUnderSafeNames) {
+  NEED("nvcc", "ptxas", "host-cxx", "glslc", "spirv-val", "spirv-opt");
+  fs::path sourceDir = hostileDirectory("src");
+  fs::path includeDir = hostileDirectory("inc");
+  std::vector<std::string> names = payloads(/*slashless=*/true);
+  auto cases =
+      specs(sourceDir, names[0] + ".cu", names[1] + ".comp", includeDir);
+  fs::path outDir = hostileDirectory("out");
+  for (auto &[spec, target] : cases) {
+    auto parsed = Target::parse(target);
+    KernelBuilder builder(toolchains_, cache_.get(), BuildOptions{});
+    BuildJobResult result = builder.build(spec, *parsed, outDir);
+    expectSafe(result, target + " source, include and output paths", true);
+    for (const OutputFile &output : result.outputs)
+      EXPECT_TRUE(fs::is_regular_file(output.path)) << output.path;
+  }
+  // Every remaining payload as a source file name on its own (every third
+  // through nvcc: the staging is the same for both languages, nvcc is slow).
+  for (size_t i = 2; i < names.size(); ++i) {
+    auto [spec, target] = specs(sourceDir, names[i] + ".cu", names[i] + ".comp",
+                                includeDir)[i % 3 != 0];
+    expectSafe(build(spec, target), target + " source file name", true);
+  }
 }
 
 } // namespace

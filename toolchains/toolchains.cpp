@@ -9,6 +9,7 @@
 #include "toolchains/process.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -79,7 +80,31 @@ std::string summarize(std::string_view tool, const std::string &version) {
   return first;
 }
 
-constexpr const char kProbeHeader[] = "kernel-bench tool probe v1\n";
+// A record is the header, the sha256 of the version text on its own line,
+// then the text: a flipped byte anywhere makes it a miss, never a version
+// string with garbage in it (which would reach build.json).
+std::string seconds(std::chrono::milliseconds duration) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.1f", duration.count() / 1000.0);
+  return buffer;
+}
+
+constexpr const char kProbeHeader[] = "kernel-bench tool probe v2\n";
+
+std::string encodeProbe(const std::string &version) {
+  return kProbeHeader + sha256Hex(version) + "\n" + version;
+}
+
+std::optional<std::string> decodeProbe(const std::string &record) {
+  size_t header = std::strlen(kProbeHeader);
+  if (record.rfind(kProbeHeader, 0) != 0 || record.size() < header + 65 ||
+      record[header + 64] != '\n')
+    return std::nullopt;
+  std::string version = record.substr(header + 65);
+  if (sha256Hex(version) != record.substr(header, 64))
+    return std::nullopt;
+  return version;
+}
 
 /// The on-disk probe record for |path|: named after everything that changes
 /// when the executable is replaced or rebuilt. Empty when |dir| is empty or
@@ -99,6 +124,7 @@ fs::path probeRecordPath(const fs::path &dir, const fs::path &path) {
 /// |probeDir| is set.
 StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path,
                                    const fs::path &probeDir,
+                                   std::chrono::milliseconds timeout,
                                    Toolchains::ProbeCache &cache) {
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -109,18 +135,26 @@ StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path,
   fs::path record = probeRecordPath(probeDir, path);
   if (!record.empty()) {
     auto text = readFile(record);
-    if (text.ok() && text->rfind(kProbeHeader, 0) == 0) {
-      std::string version = text->substr(std::strlen(kProbeHeader));
+    if (std::optional<std::string> version =
+            text.ok() ? decodeProbe(*text) : std::nullopt) {
       std::lock_guard<std::mutex> lock(cache.mutex);
-      return cache.byPath.emplace(path.string(), version).first->second;
+      return cache.byPath.emplace(path.string(), *version).first->second;
     }
   }
   ProcessOptions options;
   options.argv = {path.string(), "--version"};
-  options.timeout = std::chrono::seconds(30);
+  options.timeout = timeout;
   options.env = {{"LC_ALL", "C"}};
   StatusOr<std::string> version = [&]() -> StatusOr<std::string> {
     KB_ASSIGN_OR_RETURN(ProcessResult result, runProcess(options));
+    if (result.timedOut)
+      return unavailable(
+          std::string(tool) + " `" + path.string() +
+          "` did not answer `--version` within " + seconds(timeout) +
+          " s and was killed; kernel-bench asks every tool its version "
+          "before using it. Check that `" +
+          path.string() + " --version` finishes, or point [toolchains] " +
+          std::string(tool) + " at a working " + std::string(tool) + ".");
     if (!result.succeeded())
       return unavailable(
           "`" + path.string() + " --version` failed (" + result.describe() +
@@ -131,7 +165,7 @@ StatusOr<std::string> probeVersion(std::string_view tool, const fs::path &path,
   // Only successful probes are remembered; a failed write costs a spawn
   // next time, nothing else.
   if (version.ok() && !record.empty())
-    writeFileAtomic(record, kProbeHeader + *version).ignoreError();
+    writeFileAtomic(record, encodeProbe(*version)).ignoreError();
   std::lock_guard<std::mutex> lock(cache.mutex);
   return cache.byPath.emplace(path.string(), version).first->second;
 }
@@ -215,9 +249,10 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
                          installHint(tool) + ".");
     }
   }
-  KB_ASSIGN_OR_RETURN(
-      identity.version,
-      probeVersion(tool, identity.path, config_.probeCacheDirectory, *probes_));
+  KB_ASSIGN_OR_RETURN(identity.version,
+                      probeVersion(tool, identity.path,
+                                   config_.probeCacheDirectory,
+                                   config_.probeTimeout, *probes_));
   identity.versionSummary = summarize(tool, identity.version);
   return identity;
 }

@@ -23,6 +23,7 @@
 
 #include "common/status.h"
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -57,6 +58,9 @@ struct ToolchainsConfig {
   /// mtime, ctime and inode, so a no-op build spawns no tool at all. Empty:
   /// probe once per process.
   std::filesystem::path probeCacheDirectory;
+  /// How long `tool --version` may take before the tool is reported as
+  /// hanging (its process group is killed).
+  std::chrono::milliseconds probeTimeout{30000};
 };
 
 class Toolchains {

@@ -161,6 +161,58 @@ TEST_F(ToolchainsTest, VersionProbesAreRememberedAcrossRuns) {
   EXPECT_EQ(spawns(), 3) << "without a probe directory every run probes";
 }
 
+// Issue 14.8: one flipped byte in a probe record used to reach build.json
+// (and nlohmann's UTF-8 check). Every record carries a checksum; a bad one
+// is a miss and the tool is asked again.
+TEST_F(ToolchainsTest, CorruptedProbeRecordIsAMiss) {
+  fs::path tool = root() / "bin" / "glslc";
+  fs::path count = root() / "count";
+  ASSERT_TRUE(writeFileAtomic(tool, "#!/bin/sh\necho x >> '" + count.string() +
+                                        "'\necho 'glslc one'\n")
+                  .ok());
+  ::chmod(tool.c_str(), 0755);
+  ToolchainsConfig config;
+  config.searchPath = (root() / "bin").string();
+  config.probeCacheDirectory = root() / "probes";
+  ASSERT_TRUE(Toolchains(config).find("glslc").ok());
+  std::vector<fs::path> records;
+  for (const auto &entry : fs::recursive_directory_iterator(root() / "probes"))
+    if (entry.is_regular_file())
+      records.push_back(entry.path());
+  ASSERT_EQ(records.size(), 1u);
+  std::string bytes = *readFile(records[0]);
+  for (size_t at : {bytes.size() - 3, size_t(30), size_t(5)}) {
+    std::string flipped = bytes;
+    flipped[at] = char(flipped[at] ^ 0x80);
+    ASSERT_TRUE(writeFileAtomic(records[0], flipped).ok());
+    auto found = Toolchains(config).find("glslc");
+    ASSERT_TRUE(found.ok()) << found.status().message();
+    EXPECT_EQ(found->version, "glslc one") << "byte " << at;
+  }
+  auto text = readFile(count);
+  EXPECT_EQ(std::count(text->begin(), text->end(), '\n'), 4)
+      << "every corrupted record must be a miss";
+}
+
+// Issue 14.9: a tool that hangs on --version is named, with the timeout.
+TEST_F(ToolchainsTest, ToolHangingOnVersionIsNamedWithTheTimeout) {
+  fs::path tool = root() / "bin" / "spirv-val";
+  ASSERT_TRUE(writeFileAtomic(tool, "#!/bin/sh\nsleep 60\n").ok());
+  ::chmod(tool.c_str(), 0755);
+  ToolchainsConfig config;
+  config.searchPath = (root() / "bin").string();
+  config.probeTimeout = std::chrono::milliseconds(300);
+  auto found = Toolchains(config).find("spirv-val");
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().code(), StatusCode::Unavailable);
+  const std::string &message = found.status().message();
+  EXPECT_NE(message.find("spirv-val `" + tool.string() + "`"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("within 0.3 s"), std::string::npos) << message;
+  EXPECT_EQ(message.find(": ."), std::string::npos) << message;
+}
+
 TEST_F(ToolchainsTest, UnknownToolIsAnError) {
   auto tool = Toolchains().find("clang");
   ASSERT_FALSE(tool.ok());

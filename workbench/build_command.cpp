@@ -15,6 +15,7 @@
 #include "workbench/build_session.h"
 #include "workbench/build_summary.h"
 #include "workbench/command.h"
+#include "workbench/duration_check.h"
 #include "workbench/interrupt_forwarder.h"
 #include "workbench/job_runner.h"
 #include "workbench/program_step.h"
@@ -23,6 +24,7 @@
 #include "common/paths.h"
 #include "toolchains/file_hash_memo.h"
 #include "toolchains/file_util.h"
+#include "toolchains/tool_reaper.h"
 
 #include <CLI/CLI.hpp>
 
@@ -92,6 +94,13 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
 
 int runBuild(const BuildFlags &flags) {
   auto wallStart = std::chrono::steady_clock::now();
+  // First, before any thread or tool: every tool this build starts carries
+  // its marker, and the reaper kills them if this process is SIGKILLed.
+  StatusOr<std::unique_ptr<toolchains::ToolReaper>> reaper =
+      toolchains::ToolReaper::start();
+  if (!reaper.ok())
+    printError(reaper.status().message() +
+               " (continuing: tools could outlive a SIGKILL of this build)");
   StatusOr<std::vector<Target>> requested =
       parseRequestedTargets(flags.targets);
   if (!requested.ok()) {
@@ -121,8 +130,16 @@ int runBuild(const BuildFlags &flags) {
     report.wallSeconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - wallStart)
                              .count();
-    return toolchains::writeFileAtomic(reportPath,
-                                       toJson(report).dump(2) + "\n");
+    KB_RETURN_IF_ERROR(toolchains::writeFileAtomic(
+        reportPath,
+        // Paths were checked to be UTF-8 (build_session.cpp); tool output is
+        // text whose stray bytes become U+FFFD rather than an exception.
+        toJson(report).dump(2, ' ', false,
+                            nlohmann::json::error_handler_t::replace) +
+            "\n"));
+    // The manifest of what this build wrote, for the next one's deletions.
+    session.outputs->wrote(reportPath);
+    return session.outputs->save();
   };
 
   if (Status missing = checkToolsAvailable(session); !missing.ok()) {
@@ -156,8 +173,9 @@ int runBuild(const BuildFlags &flags) {
   }
 
   if (Status written = writeReport(); !written.ok()) {
+    // No "built ..." line after this: the build's record is missing.
     printError(written.message());
-    exitCode = kExitUserError;
+    return interruptedBy ? 128 + interruptedBy : kExitUserError;
   }
   if (interruptedBy) {
     printError("interrupted by " + signalName(interruptedBy) + ": " +
@@ -206,7 +224,10 @@ CommandRegistration addBuildCommand(CLI::App &root) {
                   "Seconds before a tool is killed (default: [build] "
                   "timeout, else 120)")
       ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->check(checkSecondsText);
+  app->add_flag("--no-wait", flags->noWait,
+                "Fail at once when another build is using the output "
+                "directory (default: wait for it)");
   app->add_flag("--kernels-only", flags->kernelsOnly,
                 "Build the kernels but not the project's program");
   return {app, [flags] { return runBuild(*flags); }};

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "toolchains/toolchains.h"
+#include "workbench/output_manifest.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -52,9 +53,15 @@ TEST_P(BuildInterruptTest, SignalStopsTheToolsAndIsRecorded) {
   fs::path tmp = tmpl;
   fs::path out = tmp / "out", pidFile = tmp / "hang.pid";
   // An earlier successful build's output of the interrupted job must not
-  // survive as if it were this build's.
+  // survive as if it were this build's. (It is recorded as that build's in
+  // the output manifest: a build deletes only files a build wrote.)
   fs::create_directories(out / "kernels" / "scale");
   std::ofstream(out / "kernels" / "scale" / "sm_90.ptx") << "stale";
+  {
+    kb::workbench::OutputManifest earlier(out);
+    earlier.wrote(out / "kernels" / "scale" / "sm_90.ptx");
+    ASSERT_TRUE(earlier.save().ok());
+  }
 
   std::string pidEnv = "KB_TEST_HANG_PIDFILE=" + pidFile.string();
   std::vector<std::string> args = {KB_BINARY_DIR "/workbench/kernel-bench",

@@ -5,8 +5,10 @@
 #include "workbench/workbench_toml.h"
 
 #include "common/paths.h"
+#include "common/sha256.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <thread>
@@ -57,15 +59,119 @@ Status checkProgramStep(const BuildFlags &flags, BuildSession &session) {
       "; pass --kernels-only to build just the kernels");
 }
 
+/// Whether |path| is |dir| or lies below it (lexically, both absolute).
+bool isWithin(const fs::path &path, const fs::path &dir) {
+  fs::path relative = path.lexically_normal().lexically_relative(dir);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+/// A build deletes stale outputs in its output directory: one that holds
+/// the project's own files (`-o .` in the project) is refused outright.
+Status checkOutputDirHoldsNoSources(const BuildSession &session) {
+  const Project &project = session.project;
+  std::vector<fs::path> owned = {project.directory, project.manifest};
+  if (project.program)
+    owned.push_back(*project.program);
+  for (const Kernel &kernel : project.kernels) {
+    owned.push_back(kernel.manifest);
+    for (const KernelSpec &spec : kernel.specs)
+      owned.push_back(spec.source);
+  }
+  for (const fs::path &file : owned)
+    if (isWithin(file, session.outputDir))
+      return invalidArgument(
+          "the output directory " + displayPath(session.outputDir) +
+          " contains the project's sources (" + displayPath(file) +
+          "); a build removes stale outputs there, so it must be a "
+          "directory of its own: pass -o DIR outside the sources (the "
+          "default is PROJECT_DIR/kb-out)");
+  return okStatus();
+}
+
+/// Whether |text| is well-formed UTF-8 (no overlongs, surrogates or values
+/// above U+10FFFF).
+bool isUtf8(const std::string &text) {
+  const auto *p = reinterpret_cast<const unsigned char *>(text.data());
+  const auto *end = p + text.size();
+  while (p < end) {
+    unsigned c = *p++;
+    int extra = c < 0x80         ? 0
+                : (c >> 5) == 6  ? 1
+                : (c >> 4) == 14 ? 2
+                : (c >> 3) == 30 ? 3
+                                 : -1;
+    if (extra < 0 || end - p < extra)
+      return false;
+    unsigned value = extra == 0 ? c : c & (0x3f >> extra);
+    for (int i = 0; i < extra; ++i, ++p) {
+      if ((*p & 0xc0) != 0x80)
+        return false;
+      value = (value << 6) | (*p & 0x3f);
+    }
+    static const unsigned kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (value < kMin[extra] || value > 0x10ffff ||
+        (value >= 0xd800 && value <= 0xdfff))
+      return false;
+  }
+  return true;
+}
+
+/// build.json is JSON, whose strings are Unicode: a path that is not UTF-8
+/// could only be written lossily, so it is refused up front.
+Status checkPathsAreUtf8(const BuildSession &session) {
+  const Project &project = session.project;
+  std::vector<fs::path> paths = {project.directory, project.manifest,
+                                 session.outputDir};
+  if (project.program)
+    paths.push_back(*project.program);
+  for (const Kernel &kernel : project.kernels) {
+    paths.push_back(kernel.manifest);
+    for (const KernelSpec &spec : kernel.specs) {
+      paths.push_back(spec.source);
+      paths.insert(paths.end(), spec.includeDirs.begin(),
+                   spec.includeDirs.end());
+    }
+  }
+  for (const fs::path &path : paths)
+    if (!isUtf8(path.string()))
+      return invalidArgument(
+          "the path `" + path.string() +
+          "` is not valid UTF-8; build.json records every path as a JSON "
+          "string, which cannot hold it exactly. Rename it (or the directory "
+          "holding it) to a UTF-8 name, e.g. with convmv.");
+  return okStatus();
+}
+
 Status createOutputDir(const BuildFlags &flags, BuildSession &session) {
   session.outputDir = flags.outputDir.empty() ? session.project.outputDir
                                               : absoluteNormal(flags.outputDir);
+  KB_RETURN_IF_ERROR(checkOutputDirHoldsNoSources(session));
+  KB_RETURN_IF_ERROR(checkPathsAreUtf8(session));
   std::error_code ec;
   fs::create_directories(session.outputDir, ec);
   if (ec)
     return invalidArgument("cannot create the output directory " +
                            displayPath(session.outputDir) + ": " +
                            ec.message());
+  // Locked before anything in it is touched; a concurrent build waits here.
+  KB_ASSIGN_OR_RETURN(
+      OutputLock lock,
+      OutputLock::acquire(
+          session.outputDir, !flags.noWait, [](const std::string &message) {
+            std::fprintf(stderr, "kernel-bench: %s\n", message.c_str());
+          }));
+  session.outputLock.emplace(std::move(lock));
+  BuildSession *owner = &session;
+  // Hashes through the cache's stat-keyed memo once it is open: a no-op
+  // build then only stats its outputs.
+  session.outputs = std::make_unique<OutputManifest>(
+      session.outputDir,
+      [owner](const std::string &path) -> std::optional<std::string> {
+        if (owner->cache)
+          return owner->cache->hashFile(path);
+        StatusOr<std::string> hash = sha256File(path);
+        return hash.ok() ? std::optional<std::string>(*hash) : std::nullopt;
+      });
   return okStatus();
 }
 
@@ -131,6 +237,11 @@ openBuildSession(const BuildFlags &flags, std::vector<Target> requested) {
                                 ? flags.timeoutSeconds
                                 : settings.timeoutSeconds.value_or(120.0);
   KB_RETURN_IF_ERROR(openCache(flags, *session));
+  if (!isUtf8(session->cacheDir.string()))
+    return invalidArgument("the cache directory `" +
+                           session->cacheDir.string() +
+                           "` is not valid UTF-8 (build.json records it); "
+                           "choose another with --cache-dir");
 
   toolchains::ToolchainsConfig toolConfig;
   toolConfig.overrides = session->project.toolOverrides;

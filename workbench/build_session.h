@@ -10,6 +10,8 @@
 #define KB_WORKBENCH_BUILD_SESSION_H_
 
 #include "workbench/job_plan.h"
+#include "workbench/output_lock.h"
+#include "workbench/output_manifest.h"
 #include "workbench/project.h"
 
 #include "common/status.h"
@@ -19,6 +21,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,8 @@ struct BuildFlags {
   bool verbose = false;
   double timeoutSeconds = 0;
   bool kernelsOnly = false;
+  /// Fail at once when another build holds the output directory.
+  bool noWait = false;
 };
 
 /// Everything the jobs and the program step of one build share. Not
@@ -50,8 +55,12 @@ struct BuildSession {
   /// The project names a program or has a standalone `[bench]` kernel, and
   /// `--kernels-only` was not given.
   bool compileProgramStep = false;
-  /// Absolute; created.
+  /// Absolute; created; locked for the session's lifetime.
   std::filesystem::path outputDir;
+  std::optional<OutputLock> outputLock;
+  /// What earlier builds and this one wrote there: the only files a build
+  /// may delete.
+  std::unique_ptr<OutputManifest> outputs;
   unsigned jobs = 1;
   double timeoutSeconds = 120;
   /// Null with `--no-cache`.

@@ -13,6 +13,9 @@ InterruptForwarder::InterruptForwarder() {
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
+  // A closed terminal or ssh session: stop like SIGTERM (the tools would
+  // otherwise keep running without a timeout).
+  sigaddset(&signals_, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals_, &previousMask_);
   waiter_ = std::thread([this] { wait(); });
 }

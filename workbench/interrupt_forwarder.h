@@ -1,10 +1,10 @@
 //===- workbench/interrupt_forwarder.h - Ctrl-C reaches the tools ---------===//
 //
-// Ctrl-C and SIGTERM while a build runs. Every tool leads its own process
-// group (toolchains/process.h), so the terminal's SIGINT reaches only us:
-// without forwarding, nvcc and cicc would keep running after we exit.
+// Ctrl-C, SIGTERM and SIGHUP while a build runs. Every tool leads its own
+// process group (toolchains/process.h), so the terminal's SIGINT reaches only
+// us: without forwarding, nvcc and cicc would keep running after we exit.
 //
-// SIGINT and SIGTERM are blocked in this thread (and so in the workers
+// SIGINT, SIGTERM and SIGHUP are blocked in this thread (and so in the workers
 // started after it; tools get an empty mask from the process runner) and a
 // waiter thread takes them with sigtimedwait. On the first one it sends the
 // same signal to every tool's process group, and keeps re-sending it every
@@ -26,8 +26,8 @@
 
 namespace kb::workbench {
 
-/// Forwards SIGINT/SIGTERM to every tool from construction to destruction,
-/// which restores the signal mask.
+/// Forwards SIGINT/SIGTERM/SIGHUP to every tool from construction to
+/// destruction, which restores the signal mask.
 class InterruptForwarder {
 public:
   InterruptForwarder();

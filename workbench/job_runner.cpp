@@ -20,15 +20,17 @@ using toolchains::BuildJobResult;
 namespace {
 
 /// A failed job leaves nothing under OUT_DIR/kernels for its (kernel,
-/// target): outputs of an earlier successful build are removed too, so
-/// nothing downstream picks up a stale binary (make's .DELETE_ON_ERROR).
-void removeOutputs(const fs::path &outDir, const BuildJobResult &result) {
+/// target): outputs of an earlier build are removed too, so nothing
+/// downstream picks up a stale binary (make's .DELETE_ON_ERROR) -- but only
+/// files a build provably wrote (output_manifest.h): never the user's.
+void removeOutputs(OutputManifest &outputs, const fs::path &outDir,
+                   const BuildJobResult &result) {
   fs::path dir = outDir / "kernels" / result.kernel;
-  std::error_code ec;
   for (const char *ext : {".ptx", ".cubin", ".spv"})
-    fs::remove(dir / (result.target.fileStem() + ext), ec);
+    outputs.removeOwned(dir / (result.target.fileStem() + ext));
   for (const toolchains::OutputFile &o : result.outputs)
-    fs::remove(o.path, ec);
+    outputs.removeOwned(o.path);
+  std::error_code ec;
   fs::remove(dir, ec); // Only when empty.
 }
 
@@ -94,8 +96,11 @@ void runJob(JobRun &run, size_t i) {
   }
   if (run.options.strict && record.result.status.ok())
     failOnWarnings(record.result);
+  if (record.result.status.ok())
+    for (const toolchains::OutputFile &o : record.result.outputs)
+      run.session.outputs->wrote(o.path, o.sha256);
   if (!record.result.status.ok()) {
-    removeOutputs(run.session.outputDir, record.result);
+    removeOutputs(*run.session.outputs, run.session.outputDir, record.result);
     record.result.outputs.clear();
     record.result.resources.reset();
     if (run.interrupt.signal()) {
@@ -143,6 +148,10 @@ std::vector<JobRecord> runJobs(BuildSession &session,
   buildOptions.timeout = std::chrono::milliseconds(
       static_cast<int64_t>(std::llround(session.timeoutSeconds * 1000)));
   buildOptions.verbose = options.verbose;
+  OutputManifest &outputs = *session.outputs;
+  buildOptions.removeStaleOutput = [&outputs](const fs::path &file) {
+    outputs.removeOwned(file);
+  };
   toolchains::KernelBuilder builder(*session.tools, session.cache.get(),
                                     buildOptions);
 

@@ -8,12 +8,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/command.h"
+#include "workbench/spelling.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <optional>
+#include <string>
 #include <vector>
 
 using namespace kb::workbench;
@@ -43,6 +47,27 @@ int main(int argc, char **argv) {
 #ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addWorkerCommand(app));
 #endif
+
+  // CLI11 reports a mistyped subcommand as "A subcommand is required".
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CommandRegistration &command : commands)
+      names.push_back(command.app->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string list;
+      for (const std::string &name : names)
+        list += (list.empty() ? "" : ", ") + name;
+      std::optional<std::string> nearest = nearestSpelling(argv[1], names);
+      std::fprintf(stderr,
+                   "kernel-bench: error: unknown command `%s`%s (commands: "
+                   "%s; see kernel-bench --help)\n",
+                   argv[1],
+                   nearest ? ("; did you mean `" + *nearest + "`?").c_str()
+                           : "",
+                   list.c_str());
+      return kExitUsage;
+    }
+  }
 
   try {
     app.parse(argc, argv);

@@ -193,6 +193,31 @@ TEST_F(ProjectTest, MalformedTomlNamesFileLineAndColumn) {
   EXPECT_THAT(message, HasSubstr("malformed TOML"));
 }
 
+// Found by workbench/fuzz: toml++ 3.3.0 has undefined behaviour (an
+// unreachable branch) for some non-ASCII characters between tokens. They are
+// errors there anyway and are reported before the parser sees them; inside
+// strings and comments they stay valid.
+TEST_F(ProjectTest, NonAsciiBetweenTokensIsAnErrorNotUndefinedBehaviour) {
+  writeValidProject();
+  write("workbench.toml", "\xef\xb9\xbf kernel that is right[p[\"vu byl");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("workbench.toml:1:1:"));
+  EXPECT_THAT(message, HasSubstr("unexpected character U+FE7F"));
+
+  writeValidProject();
+  write("workbench.toml", "[project]\nname = \"demo\" \xc3\xa9\n");
+  EXPECT_THAT(loadError(), HasSubstr("workbench.toml:2:15: malformed TOML: "
+                                     "unexpected character U+00E9"));
+
+  writeValidProject();
+  write("workbench.toml",
+        "# caf\xc3\xa9\n[project]\nname = \"caf\xc3\xa9 \xef\xb9\xbf\"\n"
+        "kernels = [\"kernels/*\"]\n");
+  StatusOr<Project> project = loadProject(root_);
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  EXPECT_EQ(project->name, "caf\xc3\xa9 \xef\xb9\xbf");
+}
+
 TEST_F(ProjectTest, MalformedKernelToml) {
   writeValidProject();
   write("kernels/saxpy/kernel.toml", "[kernel\nname = 1\n");
@@ -367,11 +392,18 @@ TEST_F(ProjectTest, WrongValueTypes) {
                  "include_dirs = [\"missing\"]");
   EXPECT_THAT(loadError(), HasSubstr("directory `missing` not found"));
 
-  writeValidProject();
-  write("workbench.toml",
-        "[project]\nkernels = [\"kernels/*\"]\n[build]\ntimeout = -1\n");
-  EXPECT_THAT(loadError(),
-              HasSubstr("`timeout`: expected a positive number of seconds"));
+  // TOML has inf and nan; none of these is a timeout (issue 14.9).
+  for (const char *value : {"-1", "0", "inf", "nan", "-inf", "1e300"}) {
+    writeValidProject();
+    write("workbench.toml",
+          std::string("[project]\nkernels = [\"kernels/*\"]\n[build]\n"
+                      "timeout = ") +
+              value + "\n");
+    EXPECT_THAT(loadError(),
+                HasSubstr("`timeout`: expected a number of seconds greater "
+                          "than 0 and at most 86400"))
+        << value;
+  }
 }
 
 TEST_F(ProjectTest, KernelsGlobMustMatch) {

@@ -272,7 +272,12 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
                  "(default: kb-out)");
   app.add_option("--device", flags.device,
                  "auto | cuda[:N] | vulkan[:N] (auto: CUDA, then a Vulkan "
-                 "GPU, then a Vulkan CPU device such as lavapipe)");
+                 "GPU, then a Vulkan CPU device such as lavapipe)")
+      ->check([](const std::string &spec) {
+        // A malformed spec is a usage error (exit 2), caught while parsing.
+        auto parsed = hal::parseDeviceSpec(spec);
+        return parsed.ok() ? std::string() : parsed.status().message();
+      });
   app.add_option("--function", flags.function,
                  "Function to run (default: the module's entry function)");
   app.add_option("--max-mismatches", flags.maxMismatches,

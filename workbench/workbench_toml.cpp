@@ -1,5 +1,6 @@
 //===- workbench/workbench_toml.cpp - The workbench.toml schema -----------===//
 #include "workbench/workbench_toml.h"
+#include "workbench/duration_check.h"
 
 #include "workbench/kernel_toml.h"
 #include "workbench/toml_file.h"
@@ -104,8 +105,9 @@ Status readBuildTable(const TomlFile &file, const toml::table &bt,
       seconds = static_cast<double>(t->as_integer()->get());
     else if (t->is_floating_point())
       seconds = t->as_floating_point()->get();
-    if (!seconds || !(*seconds > 0))
-      return file.expected(*t, "timeout", "a positive number of seconds");
+    // TOML allows inf and nan: the one range check for durations.
+    if (!seconds || !checkSeconds(*seconds).empty())
+      return file.expected(*t, "timeout", secondsRangeText());
     build.timeoutSeconds = seconds;
   }
   KB_ASSIGN_OR_RETURN(auto cacheDir, file.string(bt, "cache_dir"));

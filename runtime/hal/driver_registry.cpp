@@ -73,12 +73,34 @@ StatusOr<SelectedDevice> open(std::unique_ptr<Driver> driver, uint32_t index,
 }
 } // namespace
 
+StatusOr<DeviceSpec> parseDeviceSpec(std::string_view spec) {
+  const char *kForms = "expected auto, cuda, cuda:N, vulkan or vulkan:N";
+  if (spec == "auto")
+    return DeviceSpec{"auto", 0};
+  std::string_view name = spec;
+  uint32_t index = 0;
+  if (size_t colon = spec.find(':'); colon != std::string_view::npos) {
+    name = spec.substr(0, colon);
+    std::string_view digits = spec.substr(colon + 1);
+    if (digits.empty() || digits.size() > 6 ||
+        !std::all_of(digits.begin(), digits.end(),
+                     [](char c) { return std::isdigit((unsigned char)c); }))
+      return invalidArgument("device `" + std::string(spec) + "`: bad index `" +
+                             std::string(digits) + "`; " + kForms);
+    index = static_cast<uint32_t>(std::stoul(std::string(digits)));
+  }
+  if (name != "cuda" && name != "vulkan")
+    return invalidArgument("device `" + std::string(spec) + "`: " + kForms);
+  return DeviceSpec{std::string(name), index};
+}
+
 StatusOr<SelectedDevice> selectDevice(const DriverRegistry &registry,
-                                      std::string_view spec,
+                                      std::string_view specText,
                                       const DriverOptions &driverOptions,
                                       const DeviceOptions &deviceOptions) {
-  const char *kForms = "expected auto, cuda, cuda:N, vulkan or vulkan:N";
-  if (spec == "auto") {
+  KB_ASSIGN_OR_RETURN(DeviceSpec parsed, parseDeviceSpec(specText));
+  std::string spec(specText);
+  if (parsed.driver == "auto") {
     // CUDA first, then Vulkan GPUs, then Vulkan CPU devices (lavapipe): rank
     // every device the drivers see and take the best, CUDA winning ties.
     std::vector<std::string> skipped;
@@ -113,20 +135,8 @@ StatusOr<SelectedDevice> selectDevice(const DriverRegistry &registry,
     return open(std::move(best), bestIndex, deviceOptions, reason);
   }
 
-  std::string_view name = spec;
-  uint32_t index = 0;
-  if (size_t colon = spec.find(':'); colon != std::string_view::npos) {
-    name = spec.substr(0, colon);
-    std::string_view digits = spec.substr(colon + 1);
-    if (digits.empty() || digits.size() > 6 ||
-        !std::all_of(digits.begin(), digits.end(),
-                     [](char c) { return std::isdigit((unsigned char)c); }))
-      return invalidArgument("device `" + std::string(spec) + "`: bad index `" +
-                             std::string(digits) + "`; " + kForms);
-    index = static_cast<uint32_t>(std::stoul(std::string(digits)));
-  }
-  if (name != "cuda" && name != "vulkan")
-    return invalidArgument("device `" + std::string(spec) + "`: " + kForms);
+  const std::string &name = parsed.driver;
+  uint32_t index = parsed.index;
   KB_ASSIGN_OR_RETURN(auto driver, registry.create(name, driverOptions));
   if (index >= driver->devices().size())
     return unavailable("device `" + std::string(spec) + "`: the " +

@@ -60,6 +60,17 @@ struct SelectedDevice {
   ~SelectedDevice() { device.reset(); }
 };
 
+/// A parsed device spec: driver "auto" (index unused), "cuda" or "vulkan".
+struct DeviceSpec {
+  std::string driver;
+  uint32_t index = 0;
+};
+
+/// Parses "auto", "cuda", "cuda:N", "vulkan", "vulkan:N"; InvalidArgument
+/// listing the valid forms otherwise. Commands check --device with it while
+/// parsing their arguments, so a malformed spec is a usage error.
+StatusOr<DeviceSpec> parseDeviceSpec(std::string_view spec);
+
 /// Opens the device named by |spec|: "auto" picks a CUDA device, then a
 /// Vulkan discrete/integrated/virtual GPU, then a Vulkan CPU device
 /// (lavapipe); "cuda", "cuda:N", "vulkan", "vulkan:N" pick that one.

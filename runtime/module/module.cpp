@@ -15,8 +15,11 @@
 #include "common/target.h"
 
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kb::module {
 
@@ -561,13 +564,39 @@ StatusOr<Module> parseModule(std::string_view bytes,
 }
 
 StatusOr<Module> loadModuleFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+  // writer forever. The type is checked on the open descriptor, so the file
+  // cannot be swapped between the check and the read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
     return notFound(path + ": cannot open the module file (" +
                     std::strerror(errno) + ")");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parseModule(buffer.str(), path);
+  struct stat info;
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return invalidArgument(
+        path + ": not a regular file (a FIFO, device or directory); pass a "
+               ".kbm module file or the build directory holding program.kbm");
+  }
+  std::string bytes;
+  bytes.reserve(size_t(info.st_size));
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int error = errno;
+      ::close(fd);
+      return dataLoss(path + ": cannot read the module file (" +
+                      std::strerror(error) + ")");
+    }
+    if (n == 0)
+      break;
+    bytes.append(buffer, size_t(n));
+  }
+  ::close(fd);
+  return parseModule(bytes, path);
 }
 
 //===----------------------------------------------------------------------===//

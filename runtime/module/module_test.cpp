@@ -9,7 +9,10 @@
 #include "runtime/testing/module_writer.h"
 #include "runtime/testing/sample_modules.h"
 
+#include <chrono>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -83,6 +86,30 @@ TEST(ModuleTest, NotAModuleAndTruncatedModulesAreDataLoss) {
   }
   EXPECT_EQ(loadModuleFile("/nonexistent/program.kbm").status().code(),
             StatusCode::NotFound);
+}
+
+// Issue 14.4: a FIFO given as a module blocked `run` forever in open().
+// Anything that is not a regular file is refused before it is read.
+TEST(ModuleTest, NonRegularFilesAreRefusedWithoutBlocking) {
+  std::string dir =
+      ::testing::TempDir() + "kb-module-fifo-" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0755);
+  std::string fifo = dir + "/program.kbm";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string &path : {fifo, dir, std::string("/dev/zero")}) {
+    auto start = std::chrono::steady_clock::now();
+    auto m = loadModuleFile(path);
+    EXPECT_LT(std::chrono::steady_clock::now() - start,
+              std::chrono::seconds(2));
+    ASSERT_FALSE(m.ok()) << path;
+    EXPECT_EQ(m.status().code(), StatusCode::InvalidArgument) << path;
+    EXPECT_NE(m.status().message().find("not a regular file"),
+              std::string::npos)
+        << m.status().message();
+  }
+  ::unlink(fifo.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST(ModuleTest, NewerSchemaVersionIsRefused) {

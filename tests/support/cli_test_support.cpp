@@ -34,6 +34,8 @@ CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env,
   return r;
 }
 
+std::string kernelBenchBinary() { return KB_KERNEL_BENCH; }
+
 fs::path makeTempDir(const std::string &prefix) {
   std::string tmpl = "/tmp/" + prefix + "_XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) {

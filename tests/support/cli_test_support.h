@@ -39,6 +39,10 @@ using EnvVars = std::vector<std::pair<std::string, std::string>>;
 CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env = {},
                       std::chrono::seconds timeout = std::chrono::seconds(600));
 
+/// The built kernel-bench binary (absolute), for tests that start it
+/// themselves (in the background, to signal it).
+std::string kernelBenchBinary();
+
 /// A fresh directory /tmp/PREFIX_XXXXXX; empty (and a test failure) when it
 /// cannot be made.
 std::filesystem::path makeTempDir(const std::string &prefix);
