@@ -22,7 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KB_BUILD_DIR:-$root/build}
 jobs=${KB_JOBS:-$(nproc)}
 
-# Every Debian package the build and the tests use (BUILD-NOTES.md).
+# Every Debian package the build and the tests use.
 packages=(
   build-essential cmake ninja-build ccache pkg-config python3
   llvm-16-dev libmlir-16-dev mlir-16-tools llvm-16-tools

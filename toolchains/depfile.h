@@ -2,7 +2,7 @@
 //
 // nvcc -MD and glslc -MD write Make rules naming every file a compile read.
 // The build cache hashes those files to decide whether an entry is still
-// valid (research/toolchains.md §2.6, §3.1). Forms accepted:
+// valid. Forms accepted:
 //
 //   k.ptx : k.cu \                 nvcc: space before the colon, one dep per
 //       /usr/include/stdc-predef.h \      line, backslash continuations

@@ -1,6 +1,6 @@
 //===- toolchains/diagnostics.cpp - Parse and print tool diagnostics -----===//
 //
-// The formats (research/toolchains.md §2.5, §3.1, §3.2), all on stderr:
+// The formats, all on stderr:
 //
 //   nvcc front end     bad.cu(2): error: identifier "x" is undefined
 //                      spill.cu(12): warning #20044-D: extern declaration ...

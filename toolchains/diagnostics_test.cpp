@@ -1,7 +1,7 @@
 //===- toolchains/diagnostics_test.cpp ------------------------------------===//
 //
 // Every sample line below was produced by the real tools (nvcc/ptxas 13.0,
-// gcc 12, glslc 2023.2, spirv-val 2023.1); see research/toolchains.md.
+// gcc 12, glslc 2023.2, spirv-val 2023.1).
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,8 +5,8 @@
 //
 //  * argv only, never a shell: arguments reach the tool exactly as given.
 //  * The child leads its own process group, so a timeout can kill the whole
-//    tree. nvcc runs `sh -c cicc`; killing nvcc alone leaves cicc running
-//    (research/toolchains.md §6), so we always signal the group.
+//    tree. nvcc runs `sh -c cicc`; killing nvcc alone leaves cicc running,
+//    so we always signal the group.
 //  * A private TMPDIR per run (created before, removed after): nvcc's
 //    tmpxft_<pid> names collide between concurrent jobs otherwise.
 //  * stdout and stderr are drained together with poll(), so a tool that

@@ -1,6 +1,6 @@
 //===- toolchains/ptxas_report.h - Read `ptxas -v` resource reports ------===//
 //
-// `ptxas -v` prints, per entry (research/toolchains.md §2.3):
+// `ptxas -v` prints, per entry (CUDA 13.0):
 //
 //   ptxas info    : Compiling entry function 'saxpy' for 'sm_90'
 //   ptxas info    : Function properties for saxpy

@@ -9,7 +9,7 @@
 //     and reported as "<file>: function `main` op 3 (dispatch): ...".
 //  2. checkModuleForDevice: every export of every variant the device would
 //     load, against the device's limits and against the kernel ABI of
-//     DESIGN.md section 3 (common/abi_check.h on the PTX or SPIR-V), BEFORE
+//     docs/kernel-abi.md (common/abi_check.h on the PTX or SPIR-V), BEFORE
 //     any driver call.
 //
 //===----------------------------------------------------------------------===//

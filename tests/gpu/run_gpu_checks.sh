@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the runtime's GPU checks on the H200 host (GPU.md) from a staged
+# Runs the runtime's GPU checks on a GPU host (tests/gpu/README.md) from a staged
 # runtime-only build (tests/gpu/stage.sh), and prints a summary table last.
 #
 #   tests/gpu/run_gpu_checks.sh [STAGE_DIR]      (default: .carry/gpu)
@@ -13,7 +13,7 @@ stage=$(cd "${1:-$root/.carry/gpu}" && pwd) || { echo "no stage folder; run test
 logs=$(mktemp -d /tmp/kb-gpu-logs.XXXXXX)
 
 # The host lacks the Vulkan loader and glvnd: unpack the Debian packages
-# carried in .gl/ (GPU.md), then point the loader at NVIDIA's ICD.
+# carried in .gl/ (tests/gpu/README.md), then point the loader at NVIDIA's ICD.
 if ls "$root"/.gl/*.deb >/dev/null 2>&1; then
   for f in "$root"/.gl/*.deb; do dpkg -x "$f" / 2>>"$logs/setup.log"; done
   ldconfig 2>>"$logs/setup.log" || true

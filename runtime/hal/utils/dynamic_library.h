@@ -1,6 +1,6 @@
 //===- runtime/hal/utils/dynamic_library.h - dlopen RAII ------------------===//
 //
-// Vendor libraries are loaded at run time, never linked (DESIGN.md section 2).
+// Vendor libraries are loaded at run time, never linked (docs/architecture.md).
 // A library that is not there is Unavailable with dlerror()'s reason.
 //
 //===----------------------------------------------------------------------===//
