@@ -192,6 +192,11 @@ bool fits(const PtxParam &p, const ExpectedParam &e) {
 
 } // namespace
 
+std::string readableEntryName(std::string_view entry) {
+  std::string plain = demangledBaseName(std::string(entry));
+  return plain.empty() ? std::string(entry) : plain;
+}
+
 const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
                                 std::string *error) {
   if (const PtxEntry *entry = ptx.findEntry(name))

@@ -37,6 +37,12 @@ struct AbiMismatch {
 const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
                                 std::string *error = nullptr);
 
+/// The name a person calls the kernel |entry|: the source name of a mangled
+/// C++ function (`_Z13scale_kernel1P13__nv_bfloat16PKS_i` ->
+/// "scale_kernel1", template instances included), else |entry| itself.
+/// Benchmark names use it.
+std::string readableEntryName(std::string_view entry);
+
 /// Compares the `.entry` resolvePtxEntry() finds for |abi.entry| in |ptx|
 /// with |abi|: entry present, parameter
 /// count, each parameter's size and alignment (pointer = 8 bytes), and

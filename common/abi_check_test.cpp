@@ -112,6 +112,17 @@ TEST(PtxAbi, MissingEntryListsThePresentOnes) {
                      "kernel extern \"C\" or fix `entry`)"});
 }
 
+TEST(ReadableEntryName, PlainNameOfMangledEntries) {
+  EXPECT_EQ(readableEntryName("_Z13scale_kernel1P13__nv_bfloat16PKS_i"),
+            "scale_kernel1");
+  EXPECT_EQ(readableEntryName("_Z12scale_kernelI13__nv_bfloat16EvPT_PKS1_fi"),
+            "scale_kernel");
+  EXPECT_EQ(readableEntryName("_ZN2ns4tileEv"), "tile");
+  EXPECT_EQ(readableEntryName("saxpy"), "saxpy");
+  EXPECT_EQ(readableEntryName("main"), "main");
+  EXPECT_EQ(readableEntryName("_Z"), "_Z");
+}
+
 TEST(PtxAbi, MangledNameResolvesFromThePlainName) {
   KernelAbi abi;
   abi.entry = "scale";

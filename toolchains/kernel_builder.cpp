@@ -430,6 +430,19 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
     // mangled name).
     const PtxEntry *entry = resolvePtxEntry(*ptx, spec_.abi.entry);
     resourceEntry_ = entry ? entry->name : spec_.abi.entry;
+    if (entry && !entry->reqntid && !entry->maxntid) {
+      Diagnostic note;
+      note.tool = "kernel-bench";
+      note.file = spec_.source.string();
+      note.severity = Severity::Note;
+      const auto &wg = spec_.abi.workgroupSize;
+      note.message = "the workgroup size " + std::to_string(wg[0]) + "x" +
+                     std::to_string(wg[1]) + "x" + std::to_string(wg[2]) +
+                     " cannot be checked against `" + entry->name +
+                     "`: its PTX has neither .reqntid nor .maxntid (add "
+                     "__launch_bounds__ to the kernel to have it checked)";
+      result_.diagnostics.push_back(std::move(note));
+    }
   } else {
     StatusOr<SpirvModule> spirv = readSpirvBytes(outputs.at("spv"));
     if (!spirv.ok())

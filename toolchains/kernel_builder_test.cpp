@@ -189,6 +189,28 @@ TEST_F(KernelBuilderTest, CudaBuildPublishesPtxAndCubinWithResources) {
   EXPECT_FALSE(result.toolVersions["host-cxx"].empty());
 }
 
+// No __launch_bounds__: the workgroup size cannot be checked against the
+// PTX, which is said in a note, not an error (issue 9 item 5).
+TEST_F(KernelBuilderTest, CudaWithoutLaunchBoundsGetsANote) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  auto noteCount = [](const BuildJobResult &result) {
+    int notes = 0;
+    for (const Diagnostic &d : result.diagnostics)
+      if (d.severity == Severity::Note &&
+          d.message.find("workgroup size 256x1x1 cannot be checked") !=
+              std::string::npos &&
+          d.message.find("__launch_bounds__") != std::string::npos)
+        ++notes;
+    return notes;
+  };
+  BuildJobResult result = build(cudaSpec("no_launch_bounds.cu"), "cuda:sm_90");
+  ASSERT_TRUE(result.status.ok()) << describe(result);
+  EXPECT_EQ(noteCount(result), 1) << describe(result);
+  BuildJobResult bounded = build(cudaSpec("saxpy.cu"), "cuda:sm_90");
+  ASSERT_TRUE(bounded.status.ok()) << describe(bounded);
+  EXPECT_EQ(noteCount(bounded), 0) << describe(bounded);
+}
+
 TEST_F(KernelBuilderTest, CudaCacheHitsUntilAnIncludedHeaderChanges) {
   NEED("nvcc", "ptxas", "host-cxx");
   fs::path src = root() / "src";

@@ -5,6 +5,7 @@
 
 #include "common/paths.h"
 
+#include <charconv>
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -231,6 +232,41 @@ StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
   return product;
 }
 
+/// The decimal text of an integer [bench] constant of |type|: a TOML
+/// integer, or a decimal string (TOML integers are signed 64-bit, so a u64
+/// above 2^63-1 can only be written as one); nullopt when it does not fit.
+std::optional<std::string> integerConstantText(const toml::node &node,
+                                               ScalarType type) {
+  bool isUnsigned = type == ScalarType::U32 || type == ScalarType::U64;
+  bool is32 = type == ScalarType::I32 || type == ScalarType::U32;
+  if (const auto *n = node.as_integer()) {
+    int64_t min = isUnsigned ? 0 : (is32 ? INT32_MIN : INT64_MIN);
+    int64_t max =
+        is32 ? (isUnsigned ? int64_t(UINT32_MAX) : INT32_MAX) : INT64_MAX;
+    if (n->get() < min || n->get() > max)
+      return std::nullopt;
+    return std::to_string(n->get());
+  }
+  const auto *s = node.as_string();
+  if (!s || s->get().empty())
+    return std::nullopt;
+  const std::string &text = s->get();
+  const char *end = text.data() + text.size();
+  if (isUnsigned) {
+    uint64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end || (is32 && value > UINT32_MAX))
+      return std::nullopt;
+    return std::to_string(value);
+  }
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end ||
+      (is32 && (value < INT32_MIN || value > INT32_MAX)))
+    return std::nullopt;
+  return std::to_string(value);
+}
+
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
@@ -269,17 +305,21 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
       bench.constantValues.push_back(buffer);
       continue;
     }
-    const auto *n = node->as_integer();
-    bool isUnsigned = c.type == ScalarType::U32 || c.type == ScalarType::U64;
-    bool is32 = c.type == ScalarType::I32 || c.type == ScalarType::U32;
-    int64_t min = isUnsigned ? 0 : (is32 ? INT32_MIN : INT64_MIN);
-    int64_t max =
-        is32 ? (isUnsigned ? int64_t(UINT32_MAX) : INT32_MAX) : INT64_MAX;
-    if (!n || n->get() < min || n->get() > max)
+    std::optional<std::string> value = integerConstantText(*node, c.type);
+    if (!value)
       return file.expected(
-          *node, key, std::string("an integer that fits ") + toString(c.type));
-    bench.constantValues.push_back(std::to_string(n->get()));
-    integerValues[c.name] = n->get();
+          *node, key,
+          std::string("an integer that fits ") + toString(c.type) +
+              (c.type == ScalarType::U64
+                   ? " (one above 2^63-1 as a decimal string, e.g. "
+                     "\"18446744073709551615\")"
+                   : ""));
+    bench.constantValues.push_back(*value);
+    int64_t signedValue = 0;
+    if (std::from_chars(value->data(), value->data() + value->size(),
+                        signedValue)
+            .ec == std::errc())
+      integerValues[c.name] = signedValue;
   }
   return okStatus();
 }

@@ -43,6 +43,7 @@
 #include <link.h>
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <system_error>
@@ -200,6 +201,9 @@ struct StandalonePlan {
   bool skipped = false;
   driver::StandaloneKernel standalone;
   driver::CompileOptions options;
+  /// The targets built: the variants of the synthesized program, generated
+  /// (with a reference) or the objects themselves (without one).
+  std::vector<std::string> targets;
 };
 
 StandalonePlan planStandalone(const Kernel &kernel,
@@ -245,6 +249,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
     options.ptxasPath = step.ptxas->path.string();
   for (const auto &[job, object] : objects) {
     std::string file = absoluteIn(object->path, outputDir).string();
+    plan.targets.push_back(job->result.target.toString());
     if (bench.reference.empty()) {
       // No reference: the objects are the executable's only variants.
       standalone.objects.push_back({job->result.target.toString(), file,
@@ -300,7 +305,7 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   record["program"] = prefix + "program.mlir";
 
   driver::CompileResult result = driver::compile(options);
-  record["targets"] = toJsonArray(options.targets);
+  record["targets"] = toJsonArray(plan.targets);
   record["diagnostics"] = result.diagnostics;
   if (!result.ok) {
     fs::remove_all(dir, ec);
@@ -617,6 +622,27 @@ void writeStamp(const fs::path &outputDir, const std::string &key,
       .ignoreError();
 }
 
+/// The kernels with a failed job (|jobs| holds every job of the build).
+std::set<const Kernel *>
+failedKernels(const std::vector<const JobRecord *> &jobs) {
+  std::set<const Kernel *> failed;
+  for (const JobRecord *job : jobs)
+    if (job->kernel && !job->result.status.ok())
+      failed.insert(job->kernel);
+  return failed;
+}
+
+/// "a, b" of the kernels in |failed| that |pick| selects, in project order.
+std::string failedNames(const Project &project,
+                        const std::set<const Kernel *> &failed,
+                        const std::function<bool(const Kernel &)> &pick) {
+  std::string names;
+  for (const Kernel &kernel : project.kernels)
+    if (failed.count(&kernel) && pick(kernel))
+      names += (names.empty() ? "" : ", ") + kernel.name;
+  return names;
+}
+
 } // namespace
 
 Status compileProgram(const Project &project,
@@ -628,8 +654,15 @@ Status compileProgram(const Project &project,
                                    : ordered_json(nullptr);
   record["status"] = project.program ? "failed" : "ok";
 
+  // Standalone kernels are independent of the program and of each other: a
+  // failed one is skipped and the rest still build. A failed kernel that
+  // substitutes a program executable stops the program (measuring the
+  // generated kernel in its place would be wrong).
+  const std::set<const Kernel *> failed = failedKernels(succeeded);
+  const std::string failedSubstituting = failedNames(
+      project, failed, [](const Kernel &k) { return !k.substitutes.empty(); });
   std::optional<MainPlan> main;
-  if (project.program) {
+  if (project.program && failedSubstituting.empty()) {
     main.emplace();
     Status planned =
         planMainProgram(project, succeeded, outputDir, step, *main, record);
@@ -640,13 +673,13 @@ Status compileProgram(const Project &project,
   }
   std::vector<StandalonePlan> standalonePlans;
   for (const Kernel &kernel : project.kernels)
-    if (kernel.bench)
+    if (kernel.bench && !failed.count(&kernel))
       standalonePlans.push_back(
           planStandalone(kernel, succeeded, outputDir, step));
 
   const std::string key =
       programStepKey(main ? &*main : nullptr, standalonePlans, outputDir, step);
-  if (step.reuse)
+  if (step.reuse && failed.empty())
     if (std::optional<ordered_json> previous =
             upToDateRecord(outputDir, key, step)) {
       record = std::move(*previous);
@@ -657,19 +690,36 @@ Status compileProgram(const Project &project,
   // interrupted or failed step cannot be mistaken for a finished one.
   removeStamp(outputDir);
 
+  Status status;
   std::vector<std::string> written;
-  if (main)
-    KB_RETURN_IF_ERROR(
-        compileMainProgram(project, *main, outputDir, record, written));
+  if (main) {
+    status = compileMainProgram(project, *main, outputDir, record, written);
+  } else if (project.program) {
+    removeStaleModules(outputDir);
+    record["status"] = "skipped";
+    record["reason"] = "kernel jobs failed: " + failedSubstituting +
+                       " (substituting the program's executables)";
+  }
 
   ordered_json standalone = ordered_json::array();
-  Status status;
+  for (const Kernel &kernel : project.kernels) {
+    if (!kernel.bench || !failed.count(&kernel))
+      continue;
+    std::error_code ec;
+    fs::remove_all(outputDir / "standalone" / kernel.name, ec);
+    standalone.push_back({{"kernel", kernel.name},
+                          {"manifest", displayPath(kernel.manifest)},
+                          {"status", "skipped"},
+                          {"reason", "its kernel jobs failed"}});
+  }
   for (const StandalonePlan &plan : standalonePlans) {
     ordered_json entry = ordered_json::object();
-    status = compileStandalone(plan, outputDir, entry, written);
+    Status one = compileStandalone(plan, outputDir, entry, written);
     standalone.push_back(std::move(entry));
-    if (!status.ok())
-      break;
+    if (!one.ok())
+      status = status.ok()
+                   ? one
+                   : invalidArgument(status.message() + "\n" + one.message());
   }
   if (!standalone.empty())
     record["standalone"] = std::move(standalone);
@@ -678,7 +728,8 @@ Status compileProgram(const Project &project,
     return status;
   }
   record["cached"] = false;
-  writeStamp(outputDir, key, written, step, record);
+  if (failed.empty())
+    writeStamp(outputDir, key, written, step, record);
   return okStatus();
 }
 

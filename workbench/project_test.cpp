@@ -151,6 +151,68 @@ TEST_F(ProjectTest, LoadsAValidProject) {
   EXPECT_EQ((*jobs)[1].spec->language, Language::Glsl);
 }
 
+// [bench] constants: every integer type keeps its value and is range
+// checked; a u64 above 2^63-1 (which a TOML integer cannot hold) is written
+// as a decimal string (issue 9 item 1).
+TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
+  auto kernelWith = [&](const std::string &type, const std::string &value) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/kernel.toml", "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n"
+                           "[abi]\nworkgroup_size = [64, 1, 1]\n"
+                           "bindings = [{ name = \"x\", type = \"f32\", "
+                           "access = \"readwrite\" }]\n"
+                           "constants = [{ name = \"c\", type = \"" +
+                               type +
+                               "\" }]\n"
+                               "[bench]\nworkload = [64]\n"
+                               "elements = { x = 64 }\n"
+                               "constants = { c = " +
+                               value + " }\n");
+    return loadProject(root_);
+  };
+  const std::tuple<std::string, std::string, std::string> good[] = {
+      {"u32", "8", "8"},
+      {"u32", "9", "9"},
+      {"u32", "4294967295", "4294967295"},
+      {"i32", "-2147483648", "-2147483648"},
+      {"i32", "2147483647", "2147483647"},
+      {"i64", "-9223372036854775808", "-9223372036854775808"},
+      {"u64", "9223372036854775807", "9223372036854775807"},
+      {"u64", "\"9223372036854775808\"", "9223372036854775808"},
+      {"u64", "\"18446744073709551615\"", "18446744073709551615"},
+      {"i64", "\"-9223372036854775808\"", "-9223372036854775808"},
+      {"u32", "\"255\"", "255"},
+      {"f32", "8", "8"},
+      {"f64", "-0.5", "-0.5"},
+  };
+  for (const auto &[type, value, stored] : good) {
+    SCOPED_TRACE(type + " = " + value);
+    StatusOr<Project> project = kernelWith(type, value);
+    ASSERT_TRUE(project.ok()) << project.status().message();
+    ASSERT_TRUE(project->kernels[0].bench);
+    EXPECT_THAT(project->kernels[0].bench->constantValues,
+                ::testing::ElementsAre(stored));
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {"u32", "-1"},         {"u32", "4294967296"},
+      {"i32", "2147483648"}, {"i32", "-2147483649"},
+      {"u64", "-1"},         {"u64", "\"18446744073709551616\""},
+      {"u64", "\"-1\""},     {"i64", "\"9223372036854775808\""},
+      {"u32", "\"0x10\""},   {"u32", "\"8 \""},
+      {"u32", "\"\""},       {"u32", "1.5"},
+  };
+  for (const auto &[type, value] : bad) {
+    SCOPED_TRACE(type + " = " + value);
+    StatusOr<Project> project = kernelWith(type, value);
+    ASSERT_FALSE(project.ok());
+    EXPECT_THAT(
+        project.status().message(),
+        HasSubstr("`constants.c`: expected an integer that fits " + type));
+  }
+}
+
 TEST_F(ProjectTest, ProgramAndSettingsAreKept) {
   writeValidProject();
   write("program.mlir", "// program\n");

@@ -78,22 +78,29 @@ int runProgram(const RunFlags &flags) {
     return fail(module.status());
   std::string fnName =
       flags.function.empty() ? module->entryFunction : flags.function;
+  // A benchmark module has no entry function: it runs its one benchmark.
+  if (fnName.empty() && module->functions.size() == 1)
+    fnName = module->functions.front().name;
+  std::string names;
+  for (const module::Function &f : module->functions)
+    names += (names.empty() ? "" : ", ") + f.name;
   if (fnName.empty())
-    return fail(invalidArgument(path + " has no entry function (a benchmark "
-                                       "module?); pass --function NAME"));
+    return fail(
+        invalidArgument(path + " has no entry function and " +
+                        std::to_string(module->functions.size()) +
+                        " functions; pass --function NAME, one of: " + names));
   const module::Function *function = module->findFunction(fnName);
-  if (!function) {
-    std::string names;
-    for (const module::Function &f : module->functions)
-      names += (names.empty() ? "" : ", ") + f.name;
+  if (!function)
     return fail(notFound(path + ": no function `" + fnName +
                          "`; it has: " + (names.empty() ? "none" : names)));
-  }
 
   hal::DriverOptions driverOptions;
   driverOptions.vulkanValidation = flags.vkValidation;
-  auto selected =
-      hal::selectDevice(hal::builtinDrivers(), flags.device, driverOptions);
+  auto selected = hal::selectDevice(
+      hal::builtinDrivers(), flags.device, driverOptions, {},
+      [&](const hal::DeviceProperties &device) {
+        return module::whyDeviceCannotRun(*module, *function, device);
+      });
   if (!selected.ok())
     return fail(selected.status());
   hal::Device &device = *selected->device;

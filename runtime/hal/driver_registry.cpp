@@ -97,7 +97,8 @@ StatusOr<DeviceSpec> parseDeviceSpec(std::string_view spec) {
 StatusOr<SelectedDevice> selectDevice(const DriverRegistry &registry,
                                       std::string_view specText,
                                       const DriverOptions &driverOptions,
-                                      const DeviceOptions &deviceOptions) {
+                                      const DeviceOptions &deviceOptions,
+                                      const DeviceFilter &filter) {
   KB_ASSIGN_OR_RETURN(DeviceSpec parsed, parseDeviceSpec(specText));
   std::string spec(specText);
   if (parsed.driver == "auto") {
@@ -117,17 +118,23 @@ StatusOr<SelectedDevice> selectDevice(const DriverRegistry &registry,
         continue;
       }
       bool better = false;
-      for (const DeviceProperties &p : (*driver)->devices())
+      for (const DeviceProperties &p : (*driver)->devices()) {
+        std::string unusable = filter ? filter(p) : std::string();
+        if (!unusable.empty()) {
+          skipped.push_back(describe(p) + " not usable (" + unusable + ")");
+          continue;
+        }
         if (autoRank(p) < bestRank) {
           bestRank = autoRank(p);
           bestIndex = p.index;
           better = true;
         }
+      }
       if (better)
         best = std::move(*driver);
     }
     if (!best)
-      return unavailable("no device found: " + joinNames(skipped));
+      return unavailable("no usable device found: " + joinNames(skipped));
     std::string reason = "auto: ";
     for (const std::string &s : skipped)
       reason += s + "; ";

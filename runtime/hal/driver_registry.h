@@ -71,15 +71,23 @@ struct DeviceSpec {
 /// parsing their arguments, so a malformed spec is a usage error.
 StatusOr<DeviceSpec> parseDeviceSpec(std::string_view spec);
 
+/// Why `auto` may not pick a device (e.g. "executable `x` has no variant
+/// for vulkan:0 ..."), or an empty string when it may.
+using DeviceFilter = std::function<std::string(const DeviceProperties &)>;
+
 /// Opens the device named by |spec|: "auto" picks a CUDA device, then a
 /// Vulkan discrete/integrated/virtual GPU, then a Vulkan CPU device
-/// (lavapipe); "cuda", "cuda:N", "vulkan", "vulkan:N" pick that one.
+/// (lavapipe), among the devices |filter| accepts (all without one), so a
+/// module with only CUDA variants is not sent to a Vulkan device; "cuda",
+/// "cuda:N", "vulkan", "vulkan:N" pick that one (|filter| is not asked).
 /// InvalidArgument for a malformed spec (listing the valid forms);
-/// Unavailable when no requested driver/device exists (with every reason).
+/// Unavailable when no requested driver/device exists or `auto` finds none
+/// the filter accepts (with every reason).
 StatusOr<SelectedDevice> selectDevice(const DriverRegistry &registry,
                                       std::string_view spec,
                                       const DriverOptions &driverOptions = {},
-                                      const DeviceOptions &deviceOptions = {});
+                                      const DeviceOptions &deviceOptions = {},
+                                      const DeviceFilter &filter = {});
 
 } // namespace kb::hal
 

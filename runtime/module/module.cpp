@@ -668,6 +668,19 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
                   "), which needs " + needs + "; the module has: " + have);
 }
 
+std::string whyDeviceCannotRun(const Module &module, const Function &function,
+                               const hal::DeviceProperties &device) {
+  for (const Op &op : function.ops) {
+    if (op.kind != Op::Kind::Dispatch)
+      continue;
+    auto variant = selectVariant(module.executables[op.executable], device,
+                                 VariantChoice::PreferCandidate);
+    if (!variant.ok())
+      return variant.status().message();
+  }
+  return "";
+}
+
 Status checkModuleForDevice(const Module &module,
                             const hal::DeviceProperties &device,
                             VariantChoice choice) {

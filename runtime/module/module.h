@@ -141,6 +141,12 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
                                         const hal::DeviceProperties &device,
                                         VariantChoice choice);
 
+/// Why |device| cannot run |function|: the first executable it dispatches
+/// that has no variant the device loads (selectVariant's message); empty
+/// when it can. `--device auto` picks only devices for which this is empty.
+std::string whyDeviceCannotRun(const Module &module, const Function &function,
+                               const hal::DeviceProperties &device);
+
 /// Checks every variant selected for |device| under |choice| (all
 /// executables): limits (hal::checkExportFitsDevice), then the ABI against
 /// the PTX (.entry parameters, .reqntid) or SPIR-V (bindings, push

@@ -258,6 +258,54 @@ TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
   EXPECT_TRUE(fs::exists(out_ / "program.kbm"));
 }
 
+// Standalone kernels are independent of the program and of each other: one
+// that fails is reported and skipped, the program and the other standalone
+// kernels still build, and the exit status is 1 (issue 9 item 11).
+TEST_F(EndToEndTest, FailingStandaloneKernelLeavesTheOthersBuilt) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "scale_program", project, fs::copy_options::recursive);
+  for (const char *kernel : {"scale_ref", "scale_noref"})
+    fs::copy(kFixtures / "standalone" / kernel, project / kernel,
+             fs::copy_options::recursive);
+  fs::create_directories(project / "broken");
+  std::ofstream(project / "broken/broken.comp") << "this is not GLSL\n";
+  std::string toml = kb::test::readFile(project / "scale_noref/kernel.toml");
+  toml.replace(toml.find("name = \"scale_noref\""), 20, "name = \"broken\"");
+  toml.replace(toml.find("../../scale_program/scale/scale.comp"), 36,
+               "broken.comp");
+  std::ofstream(project / "broken/kernel.toml") << toml;
+  // The copies sit one level higher than in the fixture.
+  for (const char *kernel : {"scale_ref", "scale_noref"})
+    replaceInFile(project / kernel / "kernel.toml",
+                  "../../scale_program/scale/scale.comp",
+                  "../scale/scale.comp");
+  std::ofstream(project / "workbench.toml", std::ios::trunc)
+      << "[project]\nname = \"mixed\"\nprogram = \"program.mlir\"\n"
+         "kernels = [\"scale\", \"scale_ref\", \"scale_noref\", \"broken\"]\n"
+         "targets = [\"vulkan:1.2\"]\n";
+
+  CliRun r = build(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  json program = buildJson().at("program");
+  EXPECT_EQ(program.at("status"), "ok") << program.dump(2);
+  EXPECT_TRUE(fs::exists(out_ / "program.kbm"));
+  std::map<std::string, json> byKernel;
+  for (const json &entry : program.at("standalone"))
+    byKernel[entry.at("kernel")] = entry;
+  ASSERT_EQ(byKernel.size(), 3u) << program.dump(2);
+  EXPECT_EQ(byKernel.at("broken").at("status"), "skipped");
+  EXPECT_EQ(byKernel.at("broken").at("reason"), "its kernel jobs failed");
+  EXPECT_FALSE(fs::exists(out_ / "standalone/broken"));
+  for (const char *kernel : {"scale_ref", "scale_noref"}) {
+    EXPECT_EQ(byKernel.at(kernel).at("status"), "ok") << kernel;
+    EXPECT_TRUE(fs::exists(out_ / "standalone" / kernel / "program.kbm"))
+        << kernel;
+  }
+  EXPECT_FALSE(fs::exists(out_ / ".kb-program-stamp"));
+}
+
 TEST_F(EndToEndTest, NoOpRebuildReusesTheProgramAndAnyChangeRecompiles) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
@@ -439,6 +487,9 @@ TEST_F(EndToEndTest, StandaloneKernelsGetTheirOwnBenchmarkProgram) {
 
   // Without one: the handwritten kernel is the only variant.
   const json &noref = byKernel.at("scale_noref");
+  // The targets built, with or without a reference (issue 9 item 13).
+  EXPECT_EQ(ref.at("targets"), json({"vulkan:1.2"}));
+  EXPECT_EQ(noref.at("targets"), json({"vulkan:1.2"}));
   ASSERT_EQ(noref.at("benchmarks").size(), 1u);
   EXPECT_TRUE(noref.at("benchmarks")[0].at("references").empty());
   EXPECT_TRUE(noref.at("codegen").empty());

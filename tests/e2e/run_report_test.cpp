@@ -89,4 +89,47 @@ TEST_F(RunReportTest, UnknownSubstitutionNamesItsKernelToml) {
   EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
 }
 
+// A benchmark module has no entry function: `run` runs its one benchmark
+// without --function, and a wrong name lists the functions (issue 9 item 12).
+TEST_F(RunReportTest, BenchmarkModuleRunsWithoutFunctionFlag) {
+  Cli b = build(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  std::vector<fs::path> modules;
+  for (const auto &entry : fs::directory_iterator(out_ / "bench"))
+    if (entry.path().extension() == ".kbm")
+      modules.push_back(entry.path());
+  ASSERT_FALSE(modules.empty()) << b.output;
+  Cli r = runOnVulkan(modules.front());
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("result: outputs agree"));
+
+  Cli wrong = run({"run", modules.front().string(), "--device", "vulkan",
+                   "--function", "nope"});
+  EXPECT_EQ(wrong.exitCode, 1) << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("no function `nope`; it has: "));
+}
+
+// `--device auto` picks a device the module has variants for: a CUDA-only
+// module on a machine without CUDA is skipped (77) with the reason, not a
+// failure on the Vulkan device (issue 9 item 10).
+TEST_F(RunReportTest, AutoDevicePicksOneTheModuleHasVariantsFor) {
+  REQUIRE_TOOL("nvcc");
+  Cli b = buildProject(kSourceDir / "examples/quickstart",
+                       {"--target", "cuda:sm_90"});
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = run({"run", out_.string()});
+  if (r.exitCode == 0) {
+    // A CUDA device exists: it ran there.
+    EXPECT_THAT(r.output, HasSubstr("picked cuda:"));
+    return;
+  }
+  EXPECT_EQ(r.exitCode, kb::test::kExitUnavailable) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no usable device found: "));
+  EXPECT_THAT(r.output, HasSubstr("cuda unavailable"));
+  // Lavapipe is named and why it cannot run the module.
+  if (r.output.find("vulkan:0") != std::string::npos)
+    EXPECT_THAT(r.output, HasSubstr("has no variant for vulkan:0"));
+}
+
 } // namespace

@@ -31,6 +31,9 @@
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include <cstdint>
+#include <limits>
+
 using namespace mlir;
 namespace kbir = mlir::kb;
 
@@ -83,16 +86,25 @@ static TypedAttr parseConstantValue(Builder &b, kbir::ConstantType type,
         (type == kbir::ConstantType::I32 || type == kbir::ConstantType::U32)
             ? 32
             : 64;
-    bool isUnsigned =
-        type == kbir::ConstantType::U32 || type == kbir::ConstantType::U64;
+    // Parsed into 64 bits of the declared signedness, then range-checked:
+    // an APInt of the literal's minimum width reads 8 (0b1000) as -8.
     llvm::APInt value;
-    if (text.getAsInteger(10, value))
-      return {};
-    // Range: what the declared type can hold.
-    if (isUnsigned ? (value.isNegative() || value.getActiveBits() > width)
-                   : value.getSignificantBits() > width)
-      return {};
-    return b.getIntegerAttr(b.getIntegerType(width), value.sextOrTrunc(width));
+    if (type == kbir::ConstantType::U32 || type == kbir::ConstantType::U64) {
+      uint64_t parsed = 0;
+      if (text.getAsInteger(10, parsed) ||
+          (width == 32 && parsed > std::numeric_limits<uint32_t>::max()))
+        return {};
+      value = llvm::APInt(width, parsed, /*isSigned=*/false);
+    } else {
+      int64_t parsed = 0;
+      if (text.getAsInteger(10, parsed) ||
+          (width == 32 && (parsed < std::numeric_limits<int32_t>::min() ||
+                           parsed > std::numeric_limits<int32_t>::max())))
+        return {};
+      value = llvm::APInt(width, static_cast<uint64_t>(parsed),
+                          /*isSigned=*/true);
+    }
+    return b.getIntegerAttr(b.getIntegerType(width), value);
   }
   }
 }
@@ -181,9 +193,23 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
   kbir::ExecutableOp executable = *executables.begin();
   auto exportOp = dyn_cast_or_null<kbir::ExportOp>(
       SymbolTable::lookupSymbolIn(executable, kernel.entry));
+  // A reference may name a C++ kernel's export by its plain name; the
+  // export (and its body) then takes the entry's mangled name.
+  std::string plain = ::kb::readableEntryName(kernel.entry);
+  if (!exportOp && plain != kernel.entry) {
+    exportOp = dyn_cast_or_null<kbir::ExportOp>(
+        SymbolTable::lookupSymbolIn(executable, plain));
+    if (exportOp) {
+      if (ModuleOp body = executable.getBodyModule())
+        if (Operation *function = SymbolTable::lookupSymbolIn(body, plain))
+          SymbolTable::setSymbolName(function, kernel.entry);
+      SymbolTable::setSymbolName(exportOp, kernel.entry);
+    }
+  }
   if (!exportOp) {
     error = "the reference '" + kernel.referenceExecutable +
-            "' has no export @" + kernel.entry + " (the kernel's entry)";
+            "' has no export @" + kernel.entry + " (the kernel's entry)" +
+            (plain != kernel.entry ? " or @" + plain : "");
     return {};
   }
   if (exportOp.getLayout() != layout) {

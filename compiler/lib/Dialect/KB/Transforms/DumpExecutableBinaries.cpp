@@ -1,4 +1,5 @@
-//===- DumpExecutableBinaries.cpp - One file per external object ----------===//
+//===- DumpExecutableBinaries.cpp - One file per variant's binary ---------===//
+#include "kb/Codegen/Codegen.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Dialect/KB/Transforms/Substitutions.h"
@@ -16,6 +17,24 @@ using namespace mlir;
 using namespace mlir::kb;
 
 namespace {
+/// The binary |variant| runs: its external object, or the editable form of
+/// its generated code (PTX rather than the cubin ptxas made from it, so the
+/// dump can be edited and substituted back); null before codegen.
+ObjectAttr getDumpedObject(VariantOp variant) {
+  if (variant.isExternal())
+    return variant.getObjectsAttr()[0].cast<ObjectAttr>();
+  auto generated = variant->getAttrOfType<ArrayAttr>(kGeneratedAttrName);
+  if (!generated)
+    return {};
+  for (Attribute entry : generated) {
+    auto dict = entry.dyn_cast<DictionaryAttr>();
+    ObjectAttr object = dict ? dict.getAs<ObjectAttr>("object") : ObjectAttr();
+    if (object && object.getFormat() != "cubin")
+      return object;
+  }
+  return {};
+}
+
 class DumpExecutableBinariesPass
     : public mlir::kb::impl::DumpExecutableBinariesPassBase<
           DumpExecutableBinariesPass> {
@@ -35,10 +54,13 @@ public:
     }
     for (ExecutableOp executable : module.getOps<ExecutableOp>()) {
       for (VariantOp variant : executable.getVariantOps()) {
-        // References are generated: their binaries come from codegen.
-        if (!variant.isExternal() || variant.getReference())
+        // A reference is the generated code a substituted object replaced;
+        // the object is what the variant runs, and what is dumped.
+        if (variant.getReference())
           continue;
-        auto object = variant.getObjectsAttr()[0].cast<ObjectAttr>();
+        ObjectAttr object = getDumpedObject(variant);
+        if (!object)
+          continue;
         llvm::SmallString<256> file(path.getValue());
         llvm::sys::path::append(file,
                                 getBinaryDumpFileName(executable.getSymName(),

@@ -6,6 +6,7 @@
 // reaches them (research/iree.md §2.4).
 //
 //===----------------------------------------------------------------------===//
+#include "common/abi_check.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Serialization/HostProgram.h"
@@ -144,7 +145,12 @@ struct GenerateBenchmarksPass
       DispatchInfo &info = spec.info;
       std::string name;
       llvm::raw_string_ostream os(name);
-      os << info.executable.getSymName() << "_" << info.exportOp.getSymName()
+      // A mangled C++ export reads as its plain name: `scale_bf16_scale_
+      // kernel1_...`, not `scale_bf16__Z13scale_kernel1P13__nv_...`.
+      StringRef exportName = info.exportOp.getSymName();
+      os << info.executable.getSymName() << "_"
+         << ::kb::readableEntryName(
+                std::string_view(exportName.data(), exportName.size()))
          << "_" << info.workload[0] << "x" << info.workload[1] << "x"
          << info.workload[2];
       unsigned n = ++shapeCount[os.str()];

@@ -1,0 +1,195 @@
+// Tests of writeStandaloneProgram: the [bench] constant values become the
+// arith.constant values of the synthesized dispatch, bit for bit (issue 9
+// item 1: 8 and 9 used to become -8 and -7), and a value the declared type
+// cannot hold is refused with the type named.
+#include "kb/Driver/Driver.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string scratch(const std::string &name) {
+  return ::testing::TempDir() + "/kb_standalone_test_" + name;
+}
+
+/// A reference executable with one readwrite f32 binding and one constant
+/// of |type|, so the program can be synthesized without objects.
+std::string writeReference(const std::string &type) {
+  std::string path = scratch("ref_" + type + ".mlir");
+  std::ofstream(path) << "kb.executable @k {\n"
+                         "  kb.export @k bindings(x: f32 readwrite)\n"
+                         "      constants(c: "
+                      << type
+                      << ") workgroup_size = [64, 1, 1]\n"
+                         "  builtin.module {\n"
+                         "    func.func @k() { return }\n"
+                         "  }\n"
+                         "}\n";
+  return path;
+}
+
+/// Synthesizes the program with c = |value|; the text of the one
+/// `arith.constant` of the constant's type, or nullopt with |error|.
+std::optional<std::string> synthesize(const std::string &type,
+                                      const std::string &value,
+                                      std::string &error) {
+  kb::driver::StandaloneKernel kernel;
+  kernel.name = "k";
+  kernel.entry = "k";
+  kernel.bindings = {{"x", "f32", "readwrite", 16}};
+  kernel.constants = {{"c", type, value}};
+  kernel.workgroupSize = {64, 1, 1};
+  kernel.workload = {16};
+  kernel.referenceExecutable = writeReference(type);
+  std::string path = scratch("program_" + type + ".mlir");
+  if (!kb::driver::writeStandaloneProgram(kernel, path, error))
+    return std::nullopt;
+  std::ifstream in(path);
+  std::string line;
+  std::string mlirType = type == "f32" || type == "f64"
+                             ? type
+                             : (type == "i32" || type == "u32" ? "i32" : "i64");
+  while (std::getline(in, line)) {
+    size_t at = line.find("arith.constant ");
+    if (at == std::string::npos ||
+        line.find(" : " + mlirType) == std::string::npos)
+      continue;
+    at += std::string("arith.constant ").size();
+    return line.substr(at, line.find(" : ") - at);
+  }
+  error = "no arith.constant of type " + mlirType + " in " + path;
+  return std::nullopt;
+}
+
+/// The two's-complement bits of |printed| (MLIR prints signless integers as
+/// signed) truncated to |width|.
+uint64_t bitsOf(const std::string &printed, unsigned width) {
+  uint64_t bits = static_cast<uint64_t>(std::stoll(printed));
+  return width == 64 ? bits : bits & ((uint64_t(1) << width) - 1);
+}
+
+struct IntCase {
+  std::string type;
+  unsigned width;
+  bool isUnsigned;
+};
+
+const IntCase kIntTypes[] = {{"i32", 32, false},
+                             {"u32", 32, true},
+                             {"i64", 64, false},
+                             {"u64", 64, true}};
+
+TEST(StandaloneTest, IntegerConstantsKeepTheirValue) {
+  for (const IntCase &c : kIntTypes) {
+    std::vector<std::string> values = {
+        "0", "1", "7", "8", "9", "15", "16", "255", "256", "65535", "65536"};
+    if (c.isUnsigned) {
+      values.push_back(c.width == 32 ? "4294967295" : "18446744073709551615");
+      values.push_back(c.width == 32 ? "2147483648" : "9223372036854775808");
+    } else {
+      for (const char *v : {"-1", "-7", "-8", "-9", "-16", "-256"})
+        values.push_back(v);
+      values.push_back(c.width == 32 ? "2147483647" : "9223372036854775807");
+      values.push_back(c.width == 32 ? "-2147483648" : "-9223372036854775808");
+    }
+    for (const std::string &value : values) {
+      SCOPED_TRACE(c.type + " = " + value);
+      std::string error;
+      std::optional<std::string> printed = synthesize(c.type, value, error);
+      ASSERT_TRUE(printed) << error;
+      uint64_t expected = c.isUnsigned
+                              ? std::stoull(value)
+                              : static_cast<uint64_t>(std::stoll(value));
+      if (c.width == 32)
+        expected &= 0xffffffffu;
+      EXPECT_EQ(bitsOf(*printed, c.width), expected) << *printed;
+    }
+  }
+}
+
+TEST(StandaloneTest, IntegerConstantsOutOfRangeAreRefused) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"u32", "-1"},
+      {"u32", "4294967296"},
+      {"i32", "2147483648"},
+      {"i32", "-2147483649"},
+      {"u64", "-1"},
+      {"u64", "18446744073709551616"},
+      {"i64", "9223372036854775808"},
+      {"i64", "-9223372036854775809"},
+      {"i32", "1.5"},
+      {"u32", "eight"},
+      {"u32", ""},
+  };
+  for (const auto &[type, value] : cases) {
+    SCOPED_TRACE(type + " = " + value);
+    std::string error;
+    EXPECT_FALSE(synthesize(type, value, error));
+    EXPECT_NE(error.find("is not a " + type), std::string::npos) << error;
+  }
+}
+
+TEST(StandaloneTest, FloatConstantsKeepTheirValue) {
+  for (const std::string type : {"f32", "f64"}) {
+    for (const std::string value : {"0", "1", "8", "9", "-8", "0.5", "256"}) {
+      SCOPED_TRACE(type + " = " + value);
+      std::string error;
+      std::optional<std::string> printed = synthesize(type, value, error);
+      ASSERT_TRUE(printed) << error;
+      EXPECT_EQ(std::stod(*printed), std::stod(value)) << *printed;
+    }
+    std::string error;
+    EXPECT_FALSE(synthesize(type, "x", error));
+    EXPECT_NE(error.find("is not a " + type), std::string::npos) << error;
+  }
+}
+
+// A reference may name a C++ kernel's export by its plain name (issue 9
+// item 8); the synthesized program uses the entry's mangled name.
+TEST(StandaloneTest, ReferenceExportMayUseThePlainName) {
+  std::string reference = scratch("ref_plain.mlir");
+  std::ofstream(reference) << "kb.executable @k {\n"
+                              "  kb.export @scale_kernel1 bindings(x: f32 "
+                              "readwrite) workgroup_size = [64, 1, 1]\n"
+                              "  builtin.module {\n"
+                              "    func.func @scale_kernel1() { return }\n"
+                              "  }\n"
+                              "}\n";
+  kb::driver::StandaloneKernel kernel;
+  kernel.name = "scale";
+  kernel.entry = "_Z13scale_kernel1Pf";
+  kernel.bindings = {{"x", "f32", "readwrite", 16}};
+  kernel.workgroupSize = {64, 1, 1};
+  kernel.workload = {16};
+  kernel.referenceExecutable = reference;
+  std::string path = scratch("program_plain.mlir");
+  std::string error;
+  ASSERT_TRUE(kb::driver::writeStandaloneProgram(kernel, path, error)) << error;
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  EXPECT_NE(text.str().find("kb.export @_Z13scale_kernel1Pf"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("func.func @_Z13scale_kernel1Pf()"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("@scale::@_Z13scale_kernel1Pf"), std::string::npos)
+      << text.str();
+
+  // Neither name: the message says both.
+  kernel.entry = "_Z5otherPf";
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(kernel, path, error));
+  EXPECT_NE(error.find("has no export @_Z5otherPf (the kernel's entry) or "
+                       "@other"),
+            std::string::npos)
+      << error;
+}
+
+} // namespace
