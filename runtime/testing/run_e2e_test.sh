@@ -27,7 +27,7 @@ check "wrong candidate verdict" 1 'OUTPUTS DIFFER' -- "$kb" run "$work/wrong/pro
 check "missing build" 1 'does not exist; run `kernel-bench build` first' -- "$kb" run "$work/nope"
 head -c 300 "$work/ok/program.kbm" > "$work/truncated.kbm"
 check "truncated module" 1 'corrupted or truncated' -- "$kb" run "$work/truncated.kbm"
-check "bad device" 1 'expected auto, cuda, cuda:N, vulkan or vulkan:N' -- "$kb" run "$work/ok" --device gpu7
+check "bad device" 2 'expected auto, cuda, cuda:N, vulkan or vulkan:N' -- "$kb" run "$work/ok" --device gpu7
 check "no such function" 1 'no function `nope`; it has: main' -- "$kb" run "$work/ok" --function nope --device "$device"
 
 # Streams (workbench/README.md): the report on stdout, diagnostics on stderr.
