@@ -32,6 +32,11 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
   clang-16 libclang-rt-16-dev libfuzzer-16-dev clang-format
+  # The report formats' consumers in the tests: Google Benchmark's
+  # compare.py (libbenchmark-tools) needs scipy and numpy but does not pull
+  # them in; junit.xml is read by junitparser; report.html is rendered by
+  # headless chromium.
+  python3-scipy python3-numpy python3-junitparser chromium
 )
 
 install_missing() {

@@ -42,6 +42,8 @@ CommandRegistration addWorkerCommand(CLI::App &root);
 /// Its parts, registered on the `__worker` app.
 CommandRegistration addBenchWorkerCommand(CLI::App &worker);
 CommandRegistration addRunWorkerCommand(CLI::App &worker);
+CommandRegistration addReportCommand(CLI::App &root);
+CommandRegistration addCompareCommand(CLI::App &root);
 
 } // namespace kb::workbench
 

@@ -44,6 +44,8 @@ int main(int argc, char **argv) {
 #ifdef KB_HAVE_RUN_COMMAND
   commands.push_back(addRunCommand(app));
 #endif
+  commands.push_back(addReportCommand(app));
+  commands.push_back(addCompareCommand(app));
 #ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addWorkerCommand(app));
 #endif

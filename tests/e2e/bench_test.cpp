@@ -201,6 +201,18 @@ TEST_F(BenchTest, WholeProgramWithAndWithoutSubstitutions) {
   EXPECT_TRUE(report.program->speedup);
   ASSERT_EQ(report.benchmarks.size(), 1u); // the program's one dispatch
   EXPECT_EQ(report.settings.modes.size(), 1u);
+
+  // `compare` reads two real bench.json files of the same build: every row
+  // pairs (nothing only on one side), the exit code is a verdict's (0 or 1
+  // on a timing change), never 4 (refused) or 2.
+  Cli again = bench({"--cold", "-o", (tmp_ / "results2").string()});
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  Cli c = run({"compare", (tmp_ / "results/bench.json").string(),
+               (tmp_ / "results2/bench.json").string(), "--threshold", "50%"});
+  EXPECT_TRUE(c.exitCode == 0 || c.exitCode == 1) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("/candidate/cold"));
+  EXPECT_THAT(c.output, HasSubstr("geomean of new/base"));
+  EXPECT_THAT(c.output, Not(HasSubstr("only in")));
 }
 
 TEST_F(BenchTest, ModuleFromANewerSchemaIsAnErrorRowSayingSo) {

@@ -1,0 +1,119 @@
+//===- bench/compare_scale/compare_scale.cpp - compare at CI scale --------===//
+//
+// `kernel-bench compare` on two reports of 10,000 benchmarks x 100 samples
+// each (synthetic, written through the bench.json writer), with the fixed
+// resample count of the bootstrap. Prints, from one run, the time to read
+// both reports (the anchor) against the time of the statistics (pairing,
+// bootstrap CIs, verdicts, geomean), their ratio (target <= 1) and the
+// statistics time per benchmark.
+//
+// usage: compare_scale [--benchmarks N] [--samples S] [--resamples R]
+//
+//===----------------------------------------------------------------------===//
+#include "toolchains/file_util.h"
+#include "workbench/report/bench_json.h"
+#include "workbench/report/compare.h"
+#include "workbench/report/synthetic_report.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+using namespace kb::report;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+[[noreturn]] void fail(const std::string &what) {
+  std::fprintf(stderr, "compare_scale: %s\n", what.c_str());
+  std::exit(1);
+}
+
+BenchReport makeReport(size_t benchmarks, uint32_t samples, uint64_t seed,
+                       double scale) {
+  SyntheticSpec spec;
+  spec.benchmarks = syntheticBenchmarks(benchmarks, 0.02);
+  for (size_t i = 0; i < spec.benchmarks.size(); ++i)
+    if (i % 10 == 0) // a tenth of them changed: some verdicts not SAME
+      spec.benchmarks[i].medianNs *= scale;
+  spec.samples = samples;
+  spec.seed = seed;
+  return makeSyntheticReport(spec);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  size_t benchmarks = 10000;
+  uint32_t samples = 100;
+  CompareOptions options; // the CLI's defaults, fixed resample count
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--benchmarks"))
+      benchmarks = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--samples"))
+      samples = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--resamples"))
+      options.resamples = std::strtoul(argv[i + 1], nullptr, 10);
+    else
+      fail(std::string("unknown flag ") + argv[i] +
+           " (--benchmarks N --samples S --resamples R)");
+  }
+  if (!benchmarks || !samples || options.resamples < 100)
+    fail("--benchmarks and --samples must be > 0, --resamples >= 100");
+
+  auto dir = kb::toolchains::TempDir::create(
+      std::filesystem::temp_directory_path(), "kb_compare_scale_");
+  if (!dir.ok())
+    fail(dir.status().message());
+  std::filesystem::path basePath = dir->path() / "base.json";
+  std::filesystem::path newPath = dir->path() / "new.json";
+  auto start = Clock::now();
+  kb::Status s =
+      writeBenchJson(basePath, makeReport(benchmarks, samples, 1, 1));
+  if (s.ok())
+    s = writeBenchJson(newPath, makeReport(benchmarks, samples, 2, 1.1));
+  if (!s.ok())
+    fail(s.message());
+  double writeSeconds = since(start);
+
+  start = Clock::now();
+  auto base = readBenchJson(basePath);
+  auto fresh = readBenchJson(newPath);
+  double readSeconds = since(start);
+  if (!base.ok() || !fresh.ok())
+    fail((base.ok() ? fresh.status() : base.status()).message());
+
+  start = Clock::now();
+  auto comparison = compareReports({*base}, *fresh, options);
+  double statsSeconds = since(start);
+  if (!comparison.ok())
+    fail(comparison.status().message());
+
+  uint64_t bytes = std::filesystem::file_size(basePath) +
+                   std::filesystem::file_size(newPath);
+  std::printf("compare_scale: %zu benchmarks x %u samples per report, "
+              "%u bootstrap resamples\n",
+              benchmarks, samples, options.resamples);
+  std::printf("  writing both reports (setup)  %8.3f s  (%.1f MB)\n",
+              writeSeconds, double(bytes) / 1e6);
+  std::printf("  reading both reports (anchor) %8.3f s\n", readSeconds);
+  std::printf("  statistics (compare)          %8.3f s\n", statsSeconds);
+  std::printf("  statistics / reading          %8.2f   (target <= 1.00: %s)\n",
+              statsSeconds / readSeconds,
+              statsSeconds <= readSeconds ? "met" : "NOT met");
+  std::printf("  statistics per benchmark      %8.1f us\n",
+              statsSeconds / double(benchmarks) * 1e6);
+  std::printf("  verdicts: %zu slower, %zu faster, %zu same, %zu "
+              "inconclusive\n",
+              comparison->count(Verdict::Slower),
+              comparison->count(Verdict::Faster),
+              comparison->count(Verdict::Same),
+              comparison->count(Verdict::Inconclusive));
+  return 0;
+}
