@@ -1,4 +1,4 @@
-//===- common/kernel_abi.h - The kernel ABI model (DESIGN.md §3) ---------===//
+//===- common/kernel_abi.h - The kernel ABI model (docs/kernel-abi.md) ---===//
 //
 // One ABI for handwritten and generated kernels, shared by toolchains/ (build
 // validation), compiler/ (object-substitution checks, codegen) and runtime/

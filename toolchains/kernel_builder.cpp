@@ -1,6 +1,6 @@
 //===- toolchains/kernel_builder.cpp - Build one kernel for one target ---===//
 //
-// The job pipeline of research/toolchains.md §8:
+// The job pipeline (docs/architecture.md):
 //
 //   CUDA: nvcc -ptx -arch=sm_XX -MD -MF -MT -D -I src -o <staging>/sm_XX.ptx
 //         -> PTX ABI check -> ptxas -arch=sm_XX -v --warn-on-spills

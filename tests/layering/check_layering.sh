@@ -31,6 +31,21 @@ check workbench  '#\s*include\s*[<"](mlir|llvm)/'              "workbench/ reach
 # Vendor headers: the CUDA driver API is self-declared, never cuda.h.
 check runtime    '#\s*include\s*[<"]cuda(_runtime)?\.h[">]'    "runtime/ declares its CUDA subset itself (no cuda.h)"
 
+# The repository stands alone: users and contributors have only what is in
+# it, so nothing in it may point at the team's planning documents (the same
+# facts live in docs/). The names are spelled in pieces so this file does
+# not match itself.
+team_docs="(DESIGN|GPU|BUILD-NOTES|STYLE)[.]md|research/[a-z]+[.]md|[.][.]/shared/"
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+  files=$(git -C "$root" ls-files)
+else
+  files=$(find . -type f -not -path './build*' -not -path './.git/*' | sed 's|^\./||')
+fi
+while IFS= read -r hit; do
+  [ -n "$hit" ] && violation "$hit" "refers to a document outside the repository; point into docs/ instead"
+done < <(printf '%s\n' "$files" | grep -v '^tests/layering/check_layering.sh$' \
+           | xargs -d '\n' grep -nIE "$team_docs" 2>/dev/null | cut -d: -f1,2)
+
 if [ "$fail" -eq 0 ]; then
   echo "layering: ok"
 fi

@@ -2,7 +2,7 @@
 //
 // MLIR 16's convert-gpu-to-nvvm has no bare-pointer option, so the lowering
 // is assembled here with LowerToLLVMOptions::useBarePtrCallConv (the kernel
-// ABI passes one pointer per binding, DESIGN.md §3). Math functions are
+// ABI passes one pointer per binding, docs/kernel-abi.md). Math functions are
 // approximated by polynomials or lowered to LLVM intrinsics the NVPTX backend
 // selects: nothing calls libdevice, which the compiler does not link.
 //
@@ -181,8 +181,8 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
   return success();
 }
 
-/// `.reqntid x, y, z`: the block size is part of the ABI (DESIGN.md §3), and
-/// ptxas may use it to allocate registers.
+/// `.reqntid x, y, z`: the block size is part of the ABI (docs/kernel-abi.md),
+/// and ptxas may use it to allocate registers.
 static void addRequiredBlockSize(llvm::Module &module,
                                  ExecutableOp executable) {
   llvm::LLVMContext &context = module.getContext();

@@ -1,7 +1,7 @@
 //===- Ptxas.cpp - Find and run ptxas to turn generated PTX into a cubin --===//
 //
-// compiler/ must not link toolchains/ (DESIGN.md §2), so this is a small
-// subprocess call with LLVM's process utilities: temporary files, stderr
+// compiler/ must not link toolchains/ (docs/architecture.md), so this is a
+// small subprocess call with LLVM's process utilities: temporary files, stderr
 // captured for the message, a time limit.
 //
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // The pieces of convert-gpu-to-spirv assembled by hand so that constants
 // can become one push-constant block (MLIR 16 would make scalar kernel
 // arguments storage buffers), then spirv-lower-abi-attrs and
-// spirv-update-vce, then serialization (BUILD-NOTES.md).
+// spirv-update-vce, then serialization (docs/building.md).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"

@@ -1,6 +1,6 @@
 // RUN: kb-opt %s --kb-codegen=emit-cubin=false | FileCheck %s
 
-// One body, two targets. CUDA: the kernel ABI of DESIGN.md §3 (one .u64
+// One body, two targets. CUDA: the kernel ABI of docs/kernel-abi.md (one .u64
 // pointer per binding, then the typed constants), the block size as
 // .reqntid, no libdevice call for math.exp. Vulkan: a SPIR-V module (magic
 // 0x07230203, little-endian) per variant. External variants are untouched.

@@ -1,6 +1,6 @@
 //===- kb-compile.cpp - The kb compiler command line ----------------------===//
 //
-// Flags follow IREE's substitution and dump flags (DESIGN.md §1). The
+// Flags follow IREE's substitution and dump flags (docs/pipeline.md). The
 // pipeline is KBDriver's (kb/Driver/Driver.h), the same the workbench runs.
 //
 //===----------------------------------------------------------------------===//

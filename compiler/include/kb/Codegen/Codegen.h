@@ -2,7 +2,7 @@
 //
 // Codegen of a generated (non-external) kb.variant from its executable's
 // target-independent kernel body, in-process, with the kernel ABI of
-// DESIGN.md §3:
+// docs/kernel-abi.md:
 //
 //  * CUDA: body -> gpu.func -> NVVM (bare pointers: one pointer parameter per
 //    binding, then one typed parameter per constant) -> LLVM IR -> NVPTX

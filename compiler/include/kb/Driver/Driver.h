@@ -6,7 +6,7 @@
 // types only: no LLVM/MLIR header is reachable from here, so code built with
 // exceptions and RTTI (workbench/) can include it and link `KBDriver`.
 //
-// Pipeline (DESIGN.md §4):
+// Pipeline (docs/pipeline.md):
 //   parse + verify -> substitute sources -> materialize variants (targets)
 //   -> codegen of every generated variant (PTX + cubin, SPIR-V)
 //   -> substitute objects (ABI-checked; generated variant kept as reference)
@@ -193,7 +193,7 @@ struct StandaloneKernel {
   std::vector<StandaloneConstant> constants;
   std::vector<long long> workgroupSize; // 3 entries
   std::vector<long long> workload;      // 1 to 3 entries
-  /// Optional; default: the workgroup size (DESIGN.md §3).
+  /// Optional; default: the workgroup size (docs/kernel-abi.md).
   std::vector<long long> workloadPerWorkgroup;
   long long sharedMemoryBytes = 0;
   /// Optional .mlir/.mlirbc holding a kb.executable whose export @entry has

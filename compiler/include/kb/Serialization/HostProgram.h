@@ -70,7 +70,7 @@ llvm::StringRef getElementTypeName(BindingElementType type);
 /// binding says otherwise (signless integers are signed).
 std::optional<BindingElementType> getElementTypeOf(Type type);
 
-/// The input specification of a buffer (DESIGN.md §5): a seeded uniform
+/// The input specification of a buffer (docs/architecture.md): a seeded uniform
 /// draw when a dispatch reads it (floats in [-1, 1), signed integers in
 /// [-64, 64), unsigned in [0, 128)), zeros when it is only written.
 /// `{distribution = "uniform"|"zero", seed, low, high}`.

@@ -1,6 +1,6 @@
 //===- runtime/hal/drivers/cuda/cuda_command_buffer.cpp - Launches --------===//
 //
-// Kernel parameters follow DESIGN.md section 3: one CUdeviceptr per binding,
+// Kernel parameters follow docs/kernel-abi.md: one CUdeviceptr per binding,
 // then the constants at natural alignment (kb::cudaParamLayout); the caller's
 // constant block (kb::pushConstantLayout) is repacked slot by slot.
 //

@@ -5,7 +5,7 @@ namespace kb::hal::cuda {
 
 Status CudaDevice::init() {
   // The primary context is what the runtime API and other libraries share;
-  // cuCtxCreate_v2 is gone from CUDA 13 headers (GPU.md).
+  // cuCtxCreate_v2 is gone from CUDA 13 headers.
   KB_CU_RETURN_IF_ERROR(syms_,
                         syms_.cuDevicePrimaryCtxRetain(&context_, device_),
                         "cuDevicePrimaryCtxRetain");

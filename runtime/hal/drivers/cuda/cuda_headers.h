@@ -1,7 +1,7 @@
 //===- runtime/hal/drivers/cuda/cuda_headers.h - Driver API subset --------===//
 //
 // The part of the CUDA driver API this driver uses, declared here so that the
-// build needs no CUDA SDK (Debian has no cuda.h; DESIGN.md section 2): opaque
+// build needs no CUDA SDK (Debian has no cuda.h; docs/architecture.md): opaque
 // handles, CUresult and only the enum values we pass or compare. Values are
 // copied from cuda.h of CUDA 13.0 (CUDA_VERSION 13000) and have been stable
 // since CUDA 11; each group names its cuda.h enum.

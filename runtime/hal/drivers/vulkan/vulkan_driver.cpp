@@ -125,9 +125,10 @@ VulkanDriver::create(const DriverOptions &options) {
   info.ppEnabledExtensionNames = extensions.data();
   VkResult result = syms.vkCreateInstance(&info, nullptr, &driver->instance_);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
-    return unavailable("vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER "
-                       "(no Vulkan driver/ICD found; on a GPU host set "
-                       "VK_DRIVER_FILES to the vendor's ICD json, see GPU.md)");
+    return unavailable(
+        "vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER "
+        "(no Vulkan driver/ICD found; on a GPU host set "
+        "VK_DRIVER_FILES to the vendor's ICD json; tests/gpu/README.md)");
   KB_VK_RETURN_IF_ERROR(result, "vkCreateInstance");
   KB_RETURN_IF_ERROR(syms.loadInstance(driver->instance_));
 

@@ -1,9 +1,9 @@
 //===- GenerateBenchmarks.cpp - kb-generate-benchmarks --------------------===//
 //
-// Runs after object substitution (DESIGN.md §4), so the candidate of each
+// Runs after object substitution (docs/pipeline.md), so the candidate of each
 // benchmark is the handwritten kernel and its reference the generated one —
 // IREE dumps benchmarks before substitution, so a substituted .ptx never
-// reaches them (research/iree.md §2.4).
+// reaches them.
 //
 //===----------------------------------------------------------------------===//
 #include "common/abi_check.h"

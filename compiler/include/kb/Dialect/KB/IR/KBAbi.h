@@ -1,9 +1,9 @@
 //===- KBAbi.h - Bridge between the kb dialect and common/kernel_abi.h ----===//
 //
-// The kb dialect spells the kernel ABI of DESIGN.md §3 with its own enums;
-// common/ holds the model that the PTX/SPIR-V readers, the toolchain layer
-// and the runtime share. These functions convert between the two so that an
-// export can be checked with the same code that checks a kernel build.
+// The kb dialect spells the kernel ABI of docs/kernel-abi.md with its own
+// enums; common/ holds the model that the PTX/SPIR-V readers, the toolchain
+// layer and the runtime share. These functions convert between the two so that
+// an export can be checked with the same code that checks a kernel build.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_DIALECT_KB_IR_KBABI_H_

@@ -43,7 +43,7 @@ def KB_ConstantAttr : KB_Attr<"Constant", "constant"> {
 }
 
 def KB_LayoutAttr : KB_Attr<"Layout", "layout"> {
-  let summary = "the bindings and constants of an export (DESIGN.md §3)";
+  let summary = "the bindings and constants of an export (docs/kernel-abi.md)";
   let description = [{
     ```mlir
     #kb.layout<bindings(x: f32 readonly, y: f32 readwrite) constants(a: f32, n: u32)>
