@@ -233,26 +233,31 @@ StatusOr<std::vector<OutputData>> PreparedFunction::readOutputs() const {
   return outputs;
 }
 
-std::vector<uint32_t> PreparedFunction::readOnlyBuffers() const {
+namespace {
+/// The buffers some op of |function| reads but none writes (|onlyReads|) or
+/// writes but none reads, ascending.
+std::vector<uint32_t> buffersAccessedOneWay(const Module &module,
+                                            const Function &function,
+                                            bool onlyReads) {
   std::set<uint32_t> reads, writes;
-  for (const Op &op : function_.ops)
-    accessesOf(module_, op, reads, writes);
+  for (const Op &op : function.ops)
+    accessesOf(module, op, reads, writes);
+  const std::set<uint32_t> &kept = onlyReads ? reads : writes;
+  const std::set<uint32_t> &excluded = onlyReads ? writes : reads;
   std::vector<uint32_t> result;
-  for (uint32_t b : reads)
-    if (!writes.count(b))
+  for (uint32_t b : kept)
+    if (!excluded.count(b))
       result.push_back(b);
   return result;
 }
+} // namespace
+
+std::vector<uint32_t> PreparedFunction::readOnlyBuffers() const {
+  return buffersAccessedOneWay(module_, function_, /*onlyReads=*/true);
+}
 
 std::vector<uint32_t> PreparedFunction::writeOnlyBuffers() const {
-  std::set<uint32_t> reads, writes;
-  for (const Op &op : function_.ops)
-    accessesOf(module_, op, reads, writes);
-  std::vector<uint32_t> result;
-  for (uint32_t b : writes)
-    if (!reads.count(b))
-      result.push_back(b);
-  return result;
+  return buffersAccessedOneWay(module_, function_, /*onlyReads=*/false);
 }
 
 uint64_t PreparedFunction::bytesMoved() const {
