@@ -1,5 +1,6 @@
 //===- workbench/bench_settings.cpp - What `bench` measures and how -------===//
 #include "workbench/bench_settings.h"
+#include "workbench/device_option.h"
 
 #include <CLI/CLI.hpp>
 
@@ -37,9 +38,9 @@ CLI::Validator positiveFinite() {
 }
 
 void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
-  app.add_option("--device", s.device,
-                 "auto | cuda[:N] | vulkan[:N] (default auto: CUDA, then a "
-                 "Vulkan GPU, then a Vulkan CPU device such as lavapipe)");
+  addDeviceOption(app, s.device,
+                  "CUDA, then a Vulkan GPU, then a Vulkan CPU device such as "
+                  "lavapipe");
   auto *cold = app.add_flag_callback(
       "--cold", [&s] { s.cold = true, s.hot = false; },
       "Cold samples only (L2 flushed before each)");

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 #include "workbench/bench_settings.h"
 #include "workbench/command.h"
+#include "workbench/device_option.h"
 #include "workbench/interrupt_forwarder.h"
 #include "workbench/worker.h"
 
@@ -277,14 +278,9 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
   app.add_option("BUILD", flags.build,
                  "Build directory holding program.kbm, or a .kbm file "
                  "(default: kb-out)");
-  app.add_option("--device", flags.device,
-                 "auto | cuda[:N] | vulkan[:N] (auto: CUDA, then a Vulkan "
-                 "GPU, then a Vulkan CPU device such as lavapipe)")
-      ->check([](const std::string &spec) {
-        // A malformed spec is a usage error (exit 2), caught while parsing.
-        auto parsed = hal::parseDeviceSpec(spec);
-        return parsed.ok() ? std::string() : parsed.status().message();
-      });
+  addDeviceOption(app, flags.device,
+                  "the first of CUDA, a Vulkan GPU, a Vulkan CPU device such "
+                  "as lavapipe, that the module has variants for");
   app.add_option("--function", flags.function,
                  "Function to run (default: the module's entry function)");
   app.add_option("--max-mismatches", flags.maxMismatches,
