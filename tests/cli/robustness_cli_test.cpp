@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -47,24 +48,12 @@ using Clock = std::chrono::steady_clock;
 /// The pids of processes whose environment holds |entry| ("K=V").
 std::set<pid_t> processesCarrying(const std::string &entry) {
   std::set<pid_t> pids;
-  std::error_code ec;
-  for (const auto &dir : fs::directory_iterator("/proc", ec)) {
-    std::string name = dir.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    std::string environ = kb::test::readFile(dir.path() / "environ");
-    size_t start = 0;
-    while (start < environ.size()) {
-      size_t end = environ.find('\0', start);
-      if (end == std::string::npos)
-        end = environ.size();
+  for (const fs::path &proc : kb::test::liveProcesses()) {
+    std::string environ = kb::test::readFile(proc / "environ");
+    for (size_t start = 0; start < environ.size();) {
+      size_t end = std::min(environ.find('\0', start), environ.size());
       if (environ.compare(start, end - start, entry) == 0) {
-        // A zombie (already dead, waiting to be reaped) does not count.
-        std::string stat = kb::test::readFile(dir.path() / "stat");
-        size_t close = stat.rfind(')');
-        if (close == std::string::npos || close + 2 >= stat.size() ||
-            stat[close + 2] != 'Z')
-          pids.insert(pid_t(std::stol(name)));
+        pids.insert(pid_t(std::stol(proc.filename().string())));
         break;
       }
       start = end + 1;

@@ -39,16 +39,12 @@ using Cli = kb::test::CliRun;
 /// a worker left behind would be one.
 std::vector<std::string> processesMentioning(const std::string &needle) {
   std::vector<std::string> found;
-  std::error_code ec;
-  for (const auto &entry : fs::directory_iterator("/proc", ec)) {
-    std::string pid = entry.path().filename().string();
-    if (pid.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    std::string cmdline = kb::test::readFile(entry.path() / "cmdline");
+  for (const fs::path &proc : kb::test::liveProcesses()) {
+    std::string cmdline = kb::test::readFile(proc / "cmdline");
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(needle) != std::string::npos &&
         cmdline.find("__worker") != std::string::npos)
-      found.push_back(pid + ": " + cmdline);
+      found.push_back(proc.filename().string() + ": " + cmdline);
   }
   return found;
 }

@@ -56,6 +56,24 @@ std::string readFile(const fs::path &file) {
                      std::istreambuf_iterator<char>());
 }
 
+std::vector<fs::path> liveProcesses() {
+  std::vector<fs::path> live;
+  std::error_code ec;
+  for (const auto &entry : fs::directory_iterator("/proc", ec)) {
+    std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    // The state follows the parenthesised command name in /proc/PID/stat.
+    std::string stat = readFile(entry.path() / "stat");
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() ||
+        stat[close + 2] == 'Z')
+      continue;
+    live.push_back(entry.path());
+  }
+  return live;
+}
+
 nlohmann::json readJsonFile(const fs::path &file) {
   std::ifstream in(file);
   EXPECT_TRUE(in.good()) << "no " << file.filename().string() << " in "

@@ -53,6 +53,11 @@ bool haveTool(const std::string &tool);
 /// The whole of |file|, byte for byte ("" when it cannot be read).
 std::string readFile(const std::filesystem::path &file);
 
+/// The /proc directory of every live process (zombies, already dead and
+/// waiting to be reaped, are left out): for tests that prove nothing we
+/// started outlives a command.
+std::vector<std::filesystem::path> liveProcesses();
+
 /// |file| parsed as JSON; a null json (and a test failure) when missing.
 nlohmann::json readJsonFile(const std::filesystem::path &file);
 
