@@ -2,6 +2,7 @@
 #include "workbench/bench_worker.h"
 
 #include "common/sha256.h"
+#include "common/target.h"
 #include "runtime/bench/copy_bandwidth.h"
 #include "runtime/hal/drivers/registration.h"
 #include "workbench/bench_report_fill.h"
@@ -27,12 +28,14 @@ struct Measured {
   std::vector<std::vector<bench::ModeResult>> modes; // per variant
 };
 
-/// "cuda:sm_90" / "vulkan:1.2" from a variant's format and target.
+/// "cuda:sm_90" / "vulkan:1.2" from a variant's format and target; the
+/// target as stored when it is not one kb::Target knows.
 std::string targetName(const module::Variant &v) {
-  if (v.format == hal::ExecutableFormat::Spirv)
-    return v.target.rfind("vulkan", 0) == 0 ? "vulkan:" + v.target.substr(6)
-                                            : v.target;
-  return "cuda:" + v.target;
+  Target::Kind kind = v.format == hal::ExecutableFormat::Spirv
+                          ? Target::Kind::Vulkan
+                          : Target::Kind::Cuda;
+  StatusOr<Target> target = Target::fromArch(kind, v.target);
+  return target.ok() ? target->toString() : v.target;
 }
 
 report::Variant describeVariant(const PreparedFunction &prepared,
@@ -225,7 +228,6 @@ int print(const report::BenchReport &report, int exitCode) {
 
 int runBenchJob(const BenchJob &job) {
   report::BenchReport report;
-  report.settings = toReportSettings(job.settings, std::nullopt, false);
   auto module = module::loadModuleFile(job.modulePath);
   if (!module.ok()) {
     std::fprintf(stderr, "error: %s\n", module.status().message().c_str());
@@ -284,6 +286,10 @@ int runBenchJob(const BenchJob &job) {
   auto engine =
       bench::Engine::create(device, measureSettings(job.settings, cpu, l2));
   Status status = engine.status();
+  if (status.ok() && !(*engine)->clockError().empty())
+    report.environment.warnings.push_back(
+        "no SM clock per sample, so throttled samples cannot be discarded: " +
+        (*engine)->clockError());
   if (status.ok())
     status =
         measure(device, **engine, *module, *function, job,
