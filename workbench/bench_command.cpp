@@ -22,6 +22,7 @@
 #include "workbench/bench_command.h"
 
 #include "common/sha256.h"
+#include "toolchains/build_cache.h"
 #include "workbench/bench_plan.h"
 #include "workbench/bench_report_fill.h"
 #include "workbench/bench_table.h"
@@ -50,19 +51,11 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-/// $KB_CACHE_DIR, else $XDG_CACHE_HOME/kernel-bench, else
-/// ~/.cache/kernel-bench (the build cache's rule) + the peak file.
+/// The measured peak copy bandwidth is cached beside the build cache
+/// (BuildCache::defaultDirectory); "" (no cache, probe every run) without one.
 std::string peakCacheFile() {
-  fs::path dir;
-  if (const char *kb = std::getenv("KB_CACHE_DIR"); kb && *kb)
-    dir = kb;
-  else if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    dir = fs::path(xdg) / "kernel-bench";
-  else if (const char *home = std::getenv("HOME"); home && *home)
-    dir = fs::path(home) / ".cache" / "kernel-bench";
-  else
-    return "";
-  return (dir / "copy-bandwidth.tsv").string();
+  StatusOr<fs::path> dir = toolchains::BuildCache::defaultDirectory();
+  return dir.ok() ? (*dir / "copy-bandwidth.tsv").string() : "";
 }
 
 report::Benchmark errorRow(const PlannedBenchmark &p,
@@ -259,10 +252,22 @@ int runBench(const BenchCommandFlags &flags) {
     }
     progress.jobStarted();
     progress.step(p.displayName);
-    report::BenchReport before = run;
+    // An interrupted benchmark is not a result: remember what its worker may
+    // add to |run| (without copying earlier benchmarks' samples) to take it
+    // back.
+    size_t benchmarksBefore = run.benchmarks.size();
+    size_t warningsBefore = run.environment.warnings.size();
+    bool hadProgram = run.program.has_value();
+    report::DeviceInfo deviceBefore = run.device;
+    report::BenchSettings settingsBefore = run.settings;
     int workerExit = runOne(p, f, progress, run, haveDevice);
     if (interrupt.signal()) {
-      run = std::move(before); // an interrupted benchmark is not a result
+      run.benchmarks.resize(benchmarksBefore);
+      run.environment.warnings.resize(warningsBefore);
+      if (!hadProgram)
+        run.program.reset();
+      run.device = std::move(deviceBefore);
+      run.settings = std::move(settingsBefore);
       break;
     }
     if (workerExit == kExitUnavailable) {
