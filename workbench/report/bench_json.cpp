@@ -209,11 +209,6 @@ StatusOr<std::string> renderBenchJson(const BenchReport &report) {
   return dumpStrictJson(reportJson(report), 1, "bench report");
 }
 
-StatusOr<std::string> renderBenchmarkJson(const Benchmark &benchmark) {
-  return dumpStrictJson(benchmarkJson(benchmark), -1,
-                        "benchmark '" + benchmark.name + "'");
-}
-
 Status writeBenchJson(const std::filesystem::path &path,
                       const BenchReport &report) {
   KB_ASSIGN_OR_RETURN(std::string text, renderBenchJson(report));
@@ -800,18 +795,6 @@ StatusOr<BenchReport> parseBenchJson(std::string_view text,
 StatusOr<BenchReport> readBenchJson(const std::filesystem::path &path) {
   KB_ASSIGN_OR_RETURN(std::string text, toolchains::readFile(path));
   return parseBenchJson(text, path.string());
-}
-
-StatusOr<Benchmark> parseBenchmarkJson(std::string_view text,
-                                       std::string_view source) {
-  std::string src(source);
-  KB_ASSIGN_OR_RETURN(json j, parseStrictJson(text, source));
-  if (!j.is_object())
-    return invalidArgument(src + ": expected a benchmark object, found " +
-                           std::string(typeName(j)));
-  Benchmark benchmark;
-  KB_RETURN_IF_ERROR(readBenchmark(Fields(j, src, ""), benchmark));
-  return benchmark;
 }
 
 } // namespace kb::report

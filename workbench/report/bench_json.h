@@ -8,8 +8,9 @@
 // of the wrong type — with a message naming the file, the place, what was
 // expected and what was found.
 //
-// The worker process sends each finished benchmark to its parent with the
-// same codec (renderBenchmarkJson / parseBenchmarkJson).
+// The worker process sends its finished benchmark to its parent as a whole
+// one-benchmark report with the same codec (renderBenchJson /
+// parseBenchJson), so device and settings travel with it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_REPORT_BENCH_JSON_H_
@@ -43,11 +44,6 @@ StatusOr<BenchReport> readBenchJson(const std::filesystem::path &path);
 /// previous file or the new one, never half of it).
 Status writeBenchJson(const std::filesystem::path &path,
                       const BenchReport &report);
-
-/// One benchmark as a single-line JSON object (the worker's message).
-StatusOr<std::string> renderBenchmarkJson(const Benchmark &benchmark);
-StatusOr<Benchmark> parseBenchmarkJson(std::string_view text,
-                                       std::string_view source);
 
 } // namespace kb::report
 

@@ -82,16 +82,6 @@ TEST(BenchJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed->environment.otherProcesses[0].name, "python3");
 }
 
-TEST(BenchJson, BenchmarkMessageRoundTrips) {
-  BenchReport r = fullReport();
-  StatusOr<std::string> line = renderBenchmarkJson(r.benchmarks[0]);
-  ASSERT_TRUE(line.ok());
-  EXPECT_EQ(line->find('\n'), std::string::npos);
-  StatusOr<Benchmark> back = parseBenchmarkJson(*line, "worker");
-  ASSERT_TRUE(back.ok()) << back.status().message();
-  EXPECT_EQ(*renderBenchmarkJson(*back), *line);
-}
-
 TEST(BenchJson, WriterRefusesNonFiniteNumbersNamingTheField) {
   BenchReport r = fullReport();
   r.benchmarks[0].variants[0].timings[0].samples[4].gpuNs = std::nan("");
