@@ -37,6 +37,7 @@ packages=(
   # them in; junit.xml is read by junitparser; report.html is rendered by
   # headless chromium.
   python3-scipy python3-numpy python3-junitparser chromium
+  valgrind
 )
 
 install_missing() {

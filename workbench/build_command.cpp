@@ -50,17 +50,16 @@ void printError(const std::string &message) {
 bool runProgramStep(BuildSession &session, BuildReport &report,
                     int interruptedBy) {
   const Project &project = session.project;
-  const nlohmann::ordered_json programPath =
-      project.program ? nlohmann::ordered_json(project.program->string())
-                      : nlohmann::ordered_json(nullptr);
   // Failed jobs do not skip the step: compileProgram skips what depends on
   // them (the program when a substituting kernel failed, each failed
   // standalone kernel), and the rest still builds.
   if (interruptedBy) {
     discardProgramOutputs(project, session.outputDir);
-    report.program = {{"path", programPath},
-                      {"status", "skipped"},
-                      {"reason", "the build was interrupted"}};
+    ProgramRecord &skipped = report.program.emplace();
+    if (project.program)
+      skipped.path = project.program->string();
+    skipped.status = StepStatus::Skipped;
+    skipped.reason = "the build was interrupted";
     return true;
   }
   std::vector<const JobRecord *> succeeded;
@@ -85,7 +84,7 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
   };
   step.reuse = cache != nullptr;
   Status status = compileProgram(project, succeeded, session.outputDir, step,
-                                 report.program);
+                                 report.program.emplace());
   if (cache)
     cache->saveFileHashes().ignoreError();
   if (status.ok())

@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "toolchains/kernel_builder.h"
+#include "workbench/program_record.h"
 #include "workbench/project.h"
 
 #include <nlohmann/json.hpp>
@@ -48,9 +49,9 @@ struct BuildReport {
   std::filesystem::path outputDir;
   BuildReportOptions options;
   std::vector<JobRecord> jobs;
-  /// The program step's record (compiler integration); null when the
-  /// project names no program.
-  nlohmann::ordered_json program;
+  /// The program step's record; nullopt (build.json null) when the build
+  /// has no program step.
+  std::optional<ProgramRecord> program;
   /// Why the build stopped before running its jobs (e.g. a missing
   /// toolchain); empty when the jobs ran.
   std::string error;
@@ -72,6 +73,14 @@ BuildTotals computeTotals(const BuildReport &report);
 
 /// The build.json document.
 nlohmann::ordered_json toJson(const BuildReport &report);
+
+/// build.json's "program" object.
+nlohmann::ordered_json toJson(const ProgramRecord &record);
+
+/// The program step's no-op stamp (OUT_DIR/.kb-program-stamp) as a file,
+/// and read back: nullopt for anything but a stamp of this format.
+std::string renderProgramStamp(const ProgramStamp &stamp);
+std::optional<ProgramStamp> parseProgramStamp(const std::string &text);
 
 } // namespace kb::workbench
 

@@ -91,31 +91,18 @@ std::string buildSummaryLine(const BuildReport &report,
             << plural(totals.targets, "target") << ": "
             << plural(totals.jobs, "job") << ", " << totals.cacheHits
             << " cached, " << formatSeconds(report.wallSeconds) << "; ";
-    if (!programFailed && report.program.is_object() &&
-        report.program.value("status", "") == "ok") {
-      // What the program step produced, from its build.json record.
-      size_t benchmarks = 0, substitutions = 0;
-      auto count = [&](const nlohmann::ordered_json &r) {
-        if (r.contains("benchmarks"))
-          benchmarks += r["benchmarks"].size();
-        if (r.contains("substitutions"))
-          substitutions += r["substitutions"].size();
-      };
-      count(report.program);
-      if (report.program.contains("standalone"))
-        for (const auto &r : report.program["standalone"])
-          count(r);
-      // "(cached)": the step found its outputs up to date and compiled
-      // nothing.
-      bool cached = report.program.value("cached", false);
-      const bool hasProgram =
-          report.program.contains("path") && !report.program["path"].is_null();
-      if (hasProgram)
+    if (!programFailed && report.program &&
+        report.program->status == StepStatus::Ok) {
+      // What the program step produced. "(cached)": the step found its
+      // outputs up to date and compiled nothing.
+      const ProgramRecord &program = *report.program;
+      bool cached = program.cached.value_or(false);
+      if (program.path)
         summary << (cached ? "program.kbm (cached), " : "program.kbm, ");
       else if (cached)
         summary << "programs cached, ";
-      summary << plural(substitutions, "substitution") << ", "
-              << plural(benchmarks, "benchmark") << "; ";
+      summary << plural(program.substitutionCount(), "substitution") << ", "
+              << plural(program.benchmarkCount(), "benchmark") << "; ";
     }
     summary << displayPath(reportPath);
   }

@@ -14,9 +14,8 @@
 #include "common/target.h"
 #include "toolchains/toolchains.h"
 #include "workbench/build_report.h"
+#include "workbench/program_record.h"
 #include "workbench/project.h"
-
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -54,18 +53,17 @@ struct ProgramStepOptions {
 };
 
 /// Compiles |project|.program into |outputDir| with the kernels of
-/// |succeeded| substituted. |record| receives the build.json "program"
-/// object (what was compiled, which substitutions were applied).
+/// |succeeded| substituted. |record| receives what was compiled and what
+/// the compiler returned (build.json "program").
 ///
 /// Skips the compile when the stamp of the previous build has the same key
 /// (program contents, substituted files' contents, targets, ptxas,
 /// kernel-bench build id, ...) and every file it recorded is still in place
-/// unchanged: |record| is then the previous record with "cached": true.
+/// unchanged: |record| is then the previous record with `cached` set.
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &succeeded,
                       const std::filesystem::path &outputDir,
-                      const ProgramStepOptions &options,
-                      nlohmann::ordered_json &record);
+                      const ProgramStepOptions &options, ProgramRecord &record);
 
 /// Removes what compileProgram() wrote into |outputDir| by an earlier build
 /// (program.kbm, bench/, the standalone kernels' directories, the stamp):

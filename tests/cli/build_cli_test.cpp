@@ -366,21 +366,67 @@ TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {
   EXPECT_THAT(published("scale"), ::testing::IsEmpty());
 }
 
-TEST_F(BuildCliTest, ProgramNeedsTheCompilerOrKernelsOnly) {
-  CliRun r;
-  // A kernel-bench with the compiler compiles programs (tests/e2e).
-  if (!KB_HAVE_PROGRAM_COMPILER) {
-    r = build("program");
-    EXPECT_EQ(r.exitCode, 1) << r.output;
-    EXPECT_THAT(r.output, HasSubstr("names a program"));
-    EXPECT_THAT(r.output, HasSubstr("--kernels-only"));
-    EXPECT_FALSE(fs::exists(out_ / "kernels"));
-  }
+TEST_F(BuildCliTest, ProgramWithoutTheCompilerLibraryIsAClearError) {
+  // A kernel-bench copied alone (a GPU runner): no libKBCompiler.so next to
+  // it nor in ../lib/. The program step is refused before any job runs, and
+  // nothing is written.
+  fs::path bin = tmp_ / "bin";
+  fs::create_directories(bin);
+  fs::copy_file(kb::test::kernelBenchBinary(), bin / "kernel-bench");
+  auto buildWith = [&](const fs::path &binary, std::vector<std::string> extra,
+                       kb::test::EnvVars env = {}) {
+    std::vector<std::string> args = {
+        "build",       (kFixtures / "program").string(),
+        "-o",          out_.string(),
+        "--cache-dir", cache_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return kb::test::runKernelBenchAt(binary, args, std::move(env));
+  };
+  CliRun r = buildWith(bin / "kernel-bench", {});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("names a program"));
+  EXPECT_THAT(r.output, HasSubstr("the compiler is not installed: no "
+                                  "libKBCompiler.so in " +
+                                  (bin / "libKBCompiler.so").string()));
+  EXPECT_THAT(r.output, HasSubstr("KB_COMPILER_LIBRARY"));
+  EXPECT_THAT(r.output, HasSubstr("--kernels-only"));
+  EXPECT_FALSE(fs::exists(out_ / "kernels"));
+  EXPECT_FALSE(fs::exists(out_ / "build.json"));
 
+  // An override that names no file is the same refusal, naming it.
+  r = buildWith(kb::test::kernelBenchBinary(), {},
+                {{"KB_COMPILER_LIBRARY", (tmp_ / "nowhere.so").string()}});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("KB_COMPILER_LIBRARY=" +
+                        (tmp_ / "nowhere.so").string() + " names no file"));
+  EXPECT_FALSE(fs::exists(out_ / "build.json"));
+
+  // Everything else works without the compiler.
+  r = kb::test::runKernelBenchAt(bin / "kernel-bench", {"--help"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
-  r = build("program", {"--kernels-only"});
+  r = buildWith(bin / "kernel-bench", {"--kernels-only"});
   EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out_ / "kernels/scale/vulkan1.2.spv"));
+}
+
+TEST_F(BuildCliTest, UnloadableCompilerLibraryFailsTheProgramStepCleanly) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // A file that is not a shared library: found, so the kernels build, but
+  // the program step fails with dlopen's reason, exit 1, and build.json
+  // says so; no module is written.
+  fs::path bogus = tmp_ / "libKBCompiler.so";
+  std::ofstream(bogus) << "not an ELF file\n";
+  CliRun r = build("program", {}, {{"KB_COMPILER_LIBRARY", bogus.string()}});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("cannot load the compiler library " + bogus.string()));
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  json report = buildJson();
+  EXPECT_EQ(report["program"]["status"], "failed") << report.dump(2);
   EXPECT_TRUE(fs::exists(out_ / "kernels/scale/vulkan1.2.spv"));
 }
 

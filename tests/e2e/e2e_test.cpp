@@ -561,3 +561,53 @@ TEST_F(EndToEndTest, BadBenchTablesAreLocatedErrors) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(EndToEndTest, Bf16ReferenceCompilesForCudaThroughPtxas) {
+  // LLVM 16's NVPTX backend cannot select bf16 arithmetic; codegen computes
+  // it in f32 (kb-legalize-bf16-arithmetic), and ptxas accepts the PTX.
+  REQUIRE_TOOL("ptxas");
+  CliRun r = build(kFixtures / "bf16_program");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json program = buildJson().at("program");
+  expectValidProgramRecord(program);
+  ASSERT_EQ(program.at("codegen").size(), 1u) << program.dump(2);
+  EXPECT_EQ(program.at("codegen")[0].at("target"), "cuda:sm_90");
+  EXPECT_TRUE(fs::is_regular_file(out_ / "program.kbm"));
+}
+
+TEST_F(EndToEndTest, LlvmFatalErrorFailsTheBuildCleanly) {
+  // An i128 -> f32 conversion needs a libcall the NVPTX backend cannot
+  // emit: LLVM stops with a fatal error ("Undefined external symbol
+  // __floattisf"), which used to end kernel-bench (exit 134) and leave the
+  // previous build's build.json beside a new program.kbm.
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "bf16_program", project, fs::copy_options::recursive);
+  CliRun first = build(project);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  ASSERT_TRUE(fs::exists(out_ / "program.kbm"));
+
+  replaceInFile(project / "program.mlir", "%w = arith.extf %v : bf16 to f32",
+                "%j = arith.index_cast %i : index to i128\n"
+                "      %wide = arith.muli %j, %j : i128\n"
+                "      %w = arith.sitofp %wide : i128 to f32");
+  CliRun r = build(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("'kb.variant' op stopped LLVM with a fatal "
+                                  "error in the cuda:sm_90 codegen of "
+                                  "kb.executable @axpy_bf16 (variant "
+                                  "@cuda_sm_90): Undefined external symbol "
+                                  "\"__floattisf\""));
+  EXPECT_THAT(r.output, HasSubstr("FAILED: the program step (above)"));
+  // Every output describes this build: no module, a build.json that says
+  // the program failed and why.
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_FALSE(fs::exists(out_ / ".kb-program-stamp"));
+  json program = buildJson().at("program");
+  EXPECT_EQ(program.at("status"), "failed");
+  EXPECT_THAT(program.at("diagnostics").get<std::string>(),
+              HasSubstr("__floattisf"));
+}
+
+} // namespace

@@ -27,7 +27,8 @@ check compiler   '#\s*include\s*"(runtime|toolchains|workbench)/' "compiler/ mus
 check common     '#\s*include\s*"(runtime|toolchains|workbench|compiler)/' "common/ must not include other layers"
 check toolchains '#\s*include\s*"(runtime|workbench|compiler)/' "toolchains/ must not include runtime/, workbench/ or compiler/"
 check runtime    '#\s*include\s*"(toolchains|workbench|compiler)/' "runtime/ must not include toolchains/, workbench/ or compiler/"
-check workbench  '#\s*include\s*[<"](mlir|llvm)/'              "workbench/ reaches the compiler only through compiler/include/kb/Driver/Driver.h"
+check workbench  '#\s*include\s*[<"](mlir|llvm)/'              "workbench/ reaches the compiler only through the C interface kb-c/Compiler.h (dlopen)"
+check workbench  '#\s*include\s*"kb/(Driver/Driver|Dialect|Codegen|Serialization)' "workbench/ sees only the driver's record types (kb/Driver/Records.h) and kb-c/Compiler.h"
 # Vendor headers: the CUDA driver API is self-declared, never cuda.h.
 check runtime    '#\s*include\s*[<"]cuda(_runtime)?\.h[">]'    "runtime/ declares its CUDA subset itself (no cuda.h)"
 

@@ -15,8 +15,14 @@ namespace kb::test {
 
 CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env,
                       std::chrono::seconds timeout) {
+  return runKernelBenchAt(KB_KERNEL_BENCH, args, std::move(env), timeout);
+}
+
+CliRun runKernelBenchAt(const fs::path &binary,
+                        const std::vector<std::string> &args, EnvVars env,
+                        std::chrono::seconds timeout) {
   kb::toolchains::ProcessOptions options;
-  options.argv = {KB_KERNEL_BENCH};
+  options.argv = {binary.string()};
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   options.workingDirectory = KB_SOURCE_DIR;
   env.emplace_back("NO_COLOR", "1");

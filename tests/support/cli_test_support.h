@@ -43,6 +43,13 @@ CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env = {},
 /// themselves (in the background, to signal it).
 std::string kernelBenchBinary();
 
+/// The same with another kernel-bench binary (e.g. a copy without the
+/// compiler library next to it).
+CliRun
+runKernelBenchAt(const std::filesystem::path &binary,
+                 const std::vector<std::string> &args, EnvVars env = {},
+                 std::chrono::seconds timeout = std::chrono::seconds(600));
+
 /// A fresh directory /tmp/PREFIX_XXXXXX; empty (and a test failure) when it
 /// cannot be made.
 std::filesystem::path makeTempDir(const std::string &prefix);

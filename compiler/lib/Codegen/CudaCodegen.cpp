@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
 #include "kb/Codegen/Codegen.h"
+#include "kb/Codegen/FatalErrorRecovery.h"
+#include "kb/Codegen/FloatLegalization.h"
 #include "kb/Dialect/KB/IR/KBAbi.h"
 
 #include "common/abi_check.h"
@@ -41,6 +43,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
@@ -98,6 +102,7 @@ static void addNativeMathOps(ConversionTarget &target) {
 static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
                                  const std::string &what) {
   MLIRContext *context = gpuModule.getContext();
+  legalizeBf16Arithmetic(gpuModule);
   {
     RewritePatternSet patterns(context);
     populateMathPolynomialApproximationPatterns(patterns);
@@ -181,6 +186,58 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
   return success();
 }
 
+/// The first line of LLVM's message (the rest is a SelectionDAG dump)
+/// without the node addresses ("Cannot select: 0x5580...: bf16 = fadd
+/// 0x5580..., ..."), which differ on every run.
+static std::string withoutAddresses(StringRef message) {
+  message = message.split('\n').first;
+  std::string out;
+  while (!message.empty()) {
+    size_t at = message.find("0x");
+    out += message.take_front(at).str();
+    if (at == StringRef::npos)
+      break;
+    message = message.drop_front(at + 2).ltrim("0123456789abcdef");
+    message.consume_front(": ");
+    if (StringRef(out).endswith(" ") && message.startswith(","))
+      out.pop_back();
+  }
+  return out;
+}
+
+/// Loads and stores of bf16 become i16 ones (with bitcasts the optimizer
+/// folds away): after legalizeBf16Arithmetic, memory is the only place bf16
+/// is left, and the NVPTX backend would otherwise fold the conversions'
+/// integer operations back into bf16 operations it cannot select.
+static void accessBf16AsI16(llvm::Module &module) {
+  llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
+  SmallVector<llvm::Instruction *> accesses;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function)) {
+      if (auto *load = dyn_cast<llvm::LoadInst>(&inst))
+        if (load->getType()->isBFloatTy())
+          accesses.push_back(load);
+      if (auto *store = dyn_cast<llvm::StoreInst>(&inst))
+        if (store->getValueOperand()->getType()->isBFloatTy())
+          accesses.push_back(store);
+    }
+  for (llvm::Instruction *inst : accesses) {
+    llvm::IRBuilder<> b(inst);
+    if (auto *load = dyn_cast<llvm::LoadInst>(inst)) {
+      llvm::LoadInst *wide = b.CreateAlignedLoad(
+          i16, load->getPointerOperand(), load->getAlign(), load->isVolatile());
+      load->replaceAllUsesWith(b.CreateBitCast(wide, load->getType()));
+      load->eraseFromParent();
+      continue;
+    }
+    auto *store = cast<llvm::StoreInst>(inst);
+    b.CreateAlignedStore(b.CreateBitCast(store->getValueOperand(), i16),
+                         store->getPointerOperand(), store->getAlign(),
+                         store->isVolatile());
+    store->eraseFromParent();
+  }
+}
+
 /// `.reqntid x, y, z`: the block size is part of the ABI (docs/kernel-abi.md),
 /// and ptxas may use it to allocate registers.
 static void addRequiredBlockSize(llvm::Module &module,
@@ -219,9 +276,9 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
 
   registerLLVMDialectTranslation(*context);
   registerNVVMDialectTranslation(*context);
-  llvm::LLVMContext llvmContext;
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(gpuModule, llvmContext, executable.getSymName());
+      translateModuleToLLVMIR(gpuModule, *llvmContext, executable.getSymName());
   if (!llvmModule)
     return variant.emitOpError("could not translate to LLVM IR in the ")
            << what;
@@ -240,22 +297,44 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
   llvmModule->setTargetTriple(kTriple);
   llvmModule->setDataLayout(machine->createDataLayout());
   addRequiredBlockSize(*llvmModule, executable);
+  accessBf16AsI16(*llvmModule);
 
-  auto optimize = makeOptimizingTransformer(3, 0, machine.get());
-  if (llvm::Error e = optimize(llvmModule.get()))
-    return variant.emitOpError("LLVM optimization failed in the ")
-           << what << ": " << llvm::toString(std::move(e));
-
+  // LLVM's optimizer and the NVPTX backend stop some inputs with a fatal
+  // error ("Cannot select: ... = fadd" on a type the backend lacks, an
+  // undefined libcall): that must fail this variant, not end the process.
   llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream stream(ptx);
-    llvm::legacy::PassManager passes;
-    if (machine->addPassesToEmitFile(passes, stream, nullptr,
-                                     llvm::CGFT_AssemblyFile))
-      return variant.emitOpError("the NVPTX backend cannot emit PTX for the ")
-             << what;
-    passes.run(*llvmModule);
+  std::string llvmError, fatal;
+  bool emitted = false;
+  if (failed(runRecoveringFatalErrors(
+          [&] {
+            auto optimize = makeOptimizingTransformer(3, 0, machine.get());
+            if (llvm::Error e = optimize(llvmModule.get())) {
+              llvmError = llvm::toString(std::move(e));
+              return;
+            }
+            llvm::raw_svector_ostream stream(ptx);
+            llvm::legacy::PassManager passes;
+            if (machine->addPassesToEmitFile(passes, stream, nullptr,
+                                             llvm::CGFT_AssemblyFile))
+              return;
+            passes.run(*llvmModule);
+            emitted = true;
+          },
+          fatal))) {
+    // The module and pass manager were abandoned mid-run: never free them.
+    (void)llvmModule.release();
+    (void)machine.release();
+    (void)llvmContext.release();
+    return variant.emitOpError("stopped LLVM with a fatal error in the ")
+           << what << " (variant @" << variant.getSymName()
+           << "): " << withoutAddresses(fatal);
   }
+  if (!llvmError.empty())
+    return variant.emitOpError("LLVM optimization failed in the ")
+           << what << ": " << llvmError;
+  if (!emitted)
+    return variant.emitOpError("the NVPTX backend cannot emit PTX for the ")
+           << what;
 
   // The generated PTX must fit the same ABI check a handwritten one does.
   ::kb::StatusOr<::kb::PtxModule> parsed = ::kb::readPtx(ptx.str().str());

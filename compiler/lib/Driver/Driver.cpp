@@ -7,6 +7,7 @@
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Dialect/KB/Transforms/Substitutions.h"
 #include "kb/Codegen/Codegen.h"
+#include "kb/Codegen/FatalErrorRecovery.h"
 #include "kb/Serialization/HostProgram.h"
 #include "kb/Serialization/KbmWriter.h"
 
@@ -218,7 +219,7 @@ static void readBenchmarks(ModuleOp module, const CompileOptions &options,
     }
 }
 
-CompileResult compile(const CompileOptions &options) {
+static CompileResult compilePipeline(const CompileOptions &options) {
   CompileResult result;
   std::string diagnosticsText;
   llvm::raw_string_ostream diagnostics(diagnosticsText);
@@ -424,6 +425,22 @@ CompileResult compile(const CompileOptions &options) {
     return finish(true);
   }
   return finish(writeDumpsAndModules());
+}
+
+CompileResult compile(const CompileOptions &options) {
+  // Codegen recovers from LLVM fatal errors per variant, with a diagnostic
+  // at the variant; this catches any other so that no input ends the
+  // process that embeds the compiler.
+  CompileResult result;
+  std::string fatal;
+  if (failed(kbir::runRecoveringFatalErrors(
+          [&] { result = compilePipeline(options); }, fatal))) {
+    result = CompileResult();
+    result.diagnostics = "error: the compiler stopped with an LLVM fatal "
+                         "error: " +
+                         fatal + "\n";
+  }
+  return result;
 }
 
 } // namespace kb::driver

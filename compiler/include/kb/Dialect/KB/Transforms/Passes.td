@@ -216,4 +216,22 @@ def GenerateBenchmarksPass
   ];
 }
 
+def LegalizeBf16ArithmeticPass : Pass<"kb-legalize-bf16-arithmetic"> {
+  let summary = "Computes bf16 arithmetic in f32 (CUDA codegen runs this)";
+  let description = [{
+    LLVM 16's NVPTX backend cannot select bf16 arithmetic and miscompiles
+    bf16 <-> f32 conversions. Every scalar arith/math op on bf16 is
+    recreated on f32 operands and results; every arith.extf / arith.truncf
+    between bf16 and a wider float becomes integer bit operations (round to
+    nearest even); a select of bf16 selects the bits as i16. bf16 stays only
+    in constants, bitcasts, loads and stores. The CUDA codegen of kb-codegen runs the same rewrite before
+    lowering; this pass shows it:
+
+    ```
+    kb-opt body.mlir --kb-legalize-bf16-arithmetic
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif // KB_DIALECT_KB_TRANSFORMS_PASSES_TD

@@ -1,10 +1,10 @@
-//===- workbench/program_step_compiler.cpp - Compile the project's program ===//
+//===- workbench/program_step.cpp - Compile the project's program ---------===//
 //
-// compileProgram() for a kernel-bench with the compiler linked in
-// (KB_ENABLE_COMPILER=ON): every successfully built kernel that `substitutes`
-// an executable hands its PTX (cuda targets) and SPIR-V (vulkan targets) to
-// the compiler as an object substitution of that target's variant, and the
-// compiler (KBDriver, in-process) writes OUT_DIR/program.kbm and one
+// Every successfully built kernel that `substitutes` an executable hands its
+// PTX (cuda targets) and SPIR-V (vulkan targets) to the compiler as an
+// object substitution of that target's variant, and the compiler
+// (libKBCompiler.so, opened on demand: compiler_library.h) writes
+// OUT_DIR/program.kbm and one
 // OUT_DIR/bench/<name>.kbm per benchmark. build.json's "program" records
 // what was substituted by which kernel, the benchmarks, the dispatches that
 // could not be benchmarked and why, codegen times and the diagnostics.
@@ -33,14 +33,12 @@
 //===----------------------------------------------------------------------===//
 #include "workbench/program_step.h"
 
-#include "kb/Driver/Driver.h"
+#include "workbench/compiler_library.h"
 
 #include "common/paths.h"
 
 #include "toolchains/build_cache.h"
 #include "toolchains/file_util.h"
-
-#include <link.h>
 
 #include <cstring>
 #include <functional>
@@ -51,11 +49,13 @@
 namespace kb::workbench {
 
 namespace fs = std::filesystem;
-using nlohmann::ordered_json;
 
-bool canCompilePrograms() { return true; }
+bool canCompilePrograms() { return CompilerLibrary::locate().ok(); }
 
-std::string programCompilerUnavailableReason() { return std::string(); }
+std::string programCompilerUnavailableReason() {
+  StatusOr<fs::path> library = CompilerLibrary::locate();
+  return library.ok() ? std::string() : library.status().message();
+}
 
 namespace {
 
@@ -95,78 +95,35 @@ std::string familyOf(const toolchains::KernelSpec &spec) {
   return spec.language == toolchains::Language::Cuda ? "cuda" : "vulkan";
 }
 
-ordered_json toJsonArray(const std::vector<long long> &values) {
-  ordered_json array = ordered_json::array();
-  for (long long v : values)
-    array.push_back(v);
-  return array;
-}
-
-ordered_json toJsonArray(const std::vector<std::string> &values) {
-  ordered_json array = ordered_json::array();
-  for (const std::string &v : values)
-    array.push_back(v);
-  return array;
-}
-
-/// Records what |result| applied and generated. Benchmark files are made
-/// relative to OUT_DIR with |prefix| ("" or "standalone/<kernel>/").
+/// What |result| applied and generated, as the record keeps it. Benchmark
+/// files are made relative to OUT_DIR with |prefix| ("" or
+/// "standalone/<kernel>/").
 void recordResult(const driver::CompileResult &result,
                   const std::map<std::string, const Kernel *> &kernelByOrigin,
                   const fs::path &outputDir, const std::string &prefix,
-                  ordered_json &record) {
-  record["status"] = "ok";
-  record["module"] = prefix + "program.kbm";
-
-  ordered_json substitutions = ordered_json::array();
+                  CompiledModule &compiled) {
+  compiled.ok = true;
+  compiled.module = prefix + "program.kbm";
   for (const driver::AppliedSubstitution &s : result.substitutions) {
     auto kernel = kernelByOrigin.find(s.origin);
-    ordered_json entry;
-    entry["executable"] = s.executable;
-    entry["variant"] = s.variant;
-    entry["kind"] = s.kind;
-    entry["kernel"] = kernel == kernelByOrigin.end()
-                          ? ordered_json(nullptr)
-                          : ordered_json(kernel->second->name);
-    entry["manifest"] =
-        s.origin.empty() ? ordered_json(nullptr) : ordered_json(s.origin);
-    entry["file"] = relativeTo(s.file, outputDir);
-    entry["reference"] = s.reference;
-    substitutions.push_back(std::move(entry));
+    SubstitutionEntry entry;
+    entry.executable = s.executable;
+    entry.variant = s.variant;
+    entry.kind = s.kind;
+    if (kernel != kernelByOrigin.end())
+      entry.kernel = kernel->second->name;
+    if (!s.origin.empty())
+      entry.manifest = s.origin;
+    entry.file = relativeTo(s.file, outputDir);
+    entry.reference = s.reference;
+    compiled.substitutions.push_back(std::move(entry));
   }
-  record["substitutions"] = std::move(substitutions);
-
-  ordered_json benchmarks = ordered_json::array();
-  for (const driver::BenchmarkRecord &b : result.benchmarks) {
-    ordered_json entry;
-    entry["name"] = b.name;
-    entry["executable"] = b.executable;
-    entry["export"] = b.exportName;
-    entry["workload"] = toJsonArray(b.workload);
-    entry["workgroup_count"] = toJsonArray(b.workgroupCount);
-    entry["candidates"] = toJsonArray(b.candidates);
-    entry["references"] = toJsonArray(b.references);
-    entry["sites"] = toJsonArray(b.sites);
-    entry["file"] = b.file.empty() ? b.file : prefix + b.file;
-    benchmarks.push_back(std::move(entry));
-  }
-  record["benchmarks"] = std::move(benchmarks);
-
-  ordered_json unbenchmarked = ordered_json::array();
-  for (const driver::UnbenchmarkedDispatch &d : result.unbenchmarked)
-    unbenchmarked.push_back({{"executable", d.executable},
-                             {"export", d.exportName},
-                             {"site", d.site},
-                             {"reason", d.reason}});
-  record["unbenchmarked"] = std::move(unbenchmarked);
-
-  ordered_json codegen = ordered_json::array();
-  for (const driver::CodegenRecord &c : result.codegen)
-    codegen.push_back({{"executable", c.executable},
-                       {"variant", c.variant},
-                       {"target", c.target},
-                       {"milliseconds", c.milliseconds}});
-  record["codegen"] = std::move(codegen);
+  compiled.benchmarks = result.benchmarks;
+  for (driver::BenchmarkRecord &b : compiled.benchmarks)
+    if (!b.file.empty())
+      b.file = prefix + b.file;
+  compiled.unbenchmarked = result.unbenchmarked;
+  compiled.codegen = result.codegen;
 }
 
 /// "the compiler failed:\n<diagnostics>" without trailing newlines.
@@ -176,6 +133,17 @@ std::string compilerError(const std::string &what, std::string diagnostics) {
   while (!diagnostics.empty() && diagnostics.back() == '\n')
     diagnostics.pop_back();
   return what + " failed:\n" + diagnostics;
+}
+
+/// Runs the compiler library; one that cannot be opened is a failed
+/// result that says why.
+driver::CompileResult runCompiler(const driver::CompileOptions &options) {
+  StatusOr<const CompilerLibrary *> library = CompilerLibrary::open();
+  if (library.ok())
+    return (*library)->compile(options);
+  driver::CompileResult failed;
+  failed.diagnostics = "error: " + library.status().message() + "\n";
+  return failed;
 }
 
 /// The succeeded jobs of |kernel|, with the object each contributes.
@@ -259,9 +227,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
       // kernel substitutes that variant, as in a program.
       options.targets.push_back(job->result.target.toString());
       options.objectSubstitutions.push_back(
-          {kernel.name + "/" +
-               driver::variantNameForTarget(job->result.target.toString()),
-           file, origin});
+          {kernel.name + "/" + job->result.target.variantName(), file, origin});
     }
   }
   return plan;
@@ -271,22 +237,22 @@ StandalonePlan planStandalone(const Kernel &kernel,
 /// kernel into OUT_DIR/standalone/<kernel>/; |written| receives the files
 /// it wrote.
 Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
-                         ordered_json &record,
+                         StandaloneRecord &record,
                          std::vector<std::string> &written) {
   const Kernel &kernel = *plan.kernel;
   const std::string prefix = "standalone/" + kernel.name + "/";
   const fs::path dir = outputDir / "standalone" / kernel.name;
   const std::string origin = displayPath(kernel.manifest);
-  record["kernel"] = kernel.name;
-  record["manifest"] = origin;
-  record["status"] = "failed";
+  record.kernel = kernel.name;
+  record.manifest = origin;
+  record.status = StepStatus::Failed;
 
   std::error_code ec;
   if (plan.skipped) {
     // Built for none of this build's targets (--target): nothing to compare.
     fs::remove_all(dir, ec);
-    record["status"] = "skipped";
-    record["reason"] = "the kernel was built for no target in this build";
+    record.status = StepStatus::Skipped;
+    record.reason = "the kernel was built for no target in this build";
     return okStatus();
   }
 
@@ -295,18 +261,21 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   if (ec)
     return invalidArgument("cannot create " + displayPath(dir) + ": " +
                            ec.message());
-  std::string error;
-  if (!driver::writeStandaloneProgram(plan.standalone, options.programPath,
-                                      error)) {
+  StatusOr<const CompilerLibrary *> library = CompilerLibrary::open();
+  Status synthesized = library.ok() ? (*library)->writeStandaloneProgram(
+                                          plan.standalone, options.programPath)
+                                    : library.status();
+  if (!synthesized.ok()) {
     fs::remove_all(dir, ec);
-    record["error"] = error;
-    return invalidArgument(origin + ": [bench]: " + error);
+    record.error = synthesized.message();
+    return invalidArgument(origin + ": [bench]: " + synthesized.message());
   }
-  record["program"] = prefix + "program.mlir";
+  record.program = prefix + "program.mlir";
 
-  driver::CompileResult result = driver::compile(options);
-  record["targets"] = toJsonArray(plan.targets);
-  record["diagnostics"] = result.diagnostics;
+  driver::CompileResult result = runCompiler(options);
+  CompiledModule &compiled = record.compiled.emplace();
+  compiled.targets = plan.targets;
+  compiled.diagnostics = result.diagnostics;
   if (!result.ok) {
     fs::remove_all(dir, ec);
     return invalidArgument(
@@ -317,7 +286,8 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   written.push_back(options.programPath);
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());
-  recordResult(result, {{origin, &kernel}}, outputDir, prefix, record);
+  recordResult(result, {{origin, &kernel}}, outputDir, prefix, compiled);
+  record.status = StepStatus::Ok;
   return okStatus();
 }
 
@@ -333,7 +303,7 @@ Status planMainProgram(const Project &project,
                        const std::vector<const JobRecord *> &succeeded,
                        const fs::path &outputDir,
                        const ProgramStepOptions &step, MainPlan &plan,
-                       ordered_json &record) {
+                       ProgramRecord &record) {
   driver::CompileOptions &options = plan.options;
   options.programPath = project.program->string();
   for (const Target &target : step.targets)
@@ -355,12 +325,7 @@ Status planMainProgram(const Project &project,
           "the " + job->result.target.toString() + " build of kernel " +
           job->kernel->name + " published no " +
           (job->result.target.isCuda() ? "PTX" : "SPIR-V") + " to substitute");
-    std::string variant =
-        driver::variantNameForTarget(job->result.target.toString());
-    if (variant.empty())
-      return internalError("the compiler does not know the target " +
-                           job->result.target.toString() + " of kernel " +
-                           job->kernel->name);
+    std::string variant = job->result.target.variantName();
     std::string origin = displayPath(job->kernel->manifest);
     plan.kernelByOrigin[origin] = job->kernel;
     fs::path file = absoluteIn(object->path, outputDir);
@@ -392,7 +357,7 @@ Status planMainProgram(const Project &project,
             ") by two kernels: " + displayPath(it->second->manifest) + " and " +
             displayPath(kernel.manifest) +
             "; keep `substitutes` in only one of them";
-        record["error"] = message;
+        record.error = message;
         removeStaleModules(outputDir);
         return invalidArgument(message);
       }
@@ -402,13 +367,14 @@ Status planMainProgram(const Project &project,
 
 /// Compiles the planned program; |written| receives the files it wrote.
 Status compileMainProgram(const Project &project, const MainPlan &plan,
-                          const fs::path &outputDir, ordered_json &record,
+                          const fs::path &outputDir, ProgramRecord &record,
                           std::vector<std::string> &written) {
-  driver::CompileResult result = driver::compile(plan.options);
+  driver::CompileResult result = runCompiler(plan.options);
 
-  std::string diagnostics = result.diagnostics;
-  record["targets"] = toJsonArray(plan.options.targets);
-  record["diagnostics"] = diagnostics;
+  const std::string &diagnostics = result.diagnostics;
+  CompiledModule &compiled = record.compiled.emplace();
+  compiled.targets = plan.options.targets;
+  compiled.diagnostics = diagnostics;
   if (!result.ok) {
     removeStaleModules(outputDir);
     return invalidArgument(compilerError(
@@ -416,58 +382,9 @@ Status compileMainProgram(const Project &project, const MainPlan &plan,
   }
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());
-  recordResult(result, plan.kernelByOrigin, outputDir, "", record);
+  recordResult(result, plan.kernelByOrigin, outputDir, "", compiled);
   return okStatus();
 }
-
-/// The GNU build ids of kernel-bench and of every library it has loaded
-/// (libLLVM/libMLIR when linked shared), read from memory: a rebuilt or
-/// upgraded compiler changes them, a rebuild with the same version string
-/// included. Empty when the executable itself has none.
-std::string loadedBuildIds() {
-  struct Collected {
-    std::string ids;
-    bool first = true;
-    bool executableHasId = false;
-  } collected;
-  dl_iterate_phdr(
-      [](dl_phdr_info *info, size_t, void *data) -> int {
-        auto &out = *static_cast<Collected *>(data);
-        bool isExecutable = out.first;
-        out.first = false;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr) &header = info->dlpi_phdr[i];
-          if (header.p_type != PT_NOTE)
-            continue;
-          const char *p =
-              reinterpret_cast<const char *>(info->dlpi_addr + header.p_vaddr);
-          const char *end = p + header.p_memsz;
-          while (p + sizeof(ElfW(Nhdr)) <= end) {
-            const auto *note = reinterpret_cast<const ElfW(Nhdr) *>(p);
-            const char *name = p + sizeof(ElfW(Nhdr));
-            const char *desc = name + ((note->n_namesz + 3) & ~3u);
-            const char *next = desc + ((note->n_descsz + 3) & ~3u);
-            if (next > end)
-              break;
-            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-                std::memcmp(name, "GNU", 4) == 0) {
-              out.ids += info->dlpi_name;
-              out.ids += '=';
-              out.ids.append(desc, note->n_descsz); // raw bytes: a key field
-              out.ids += '\n';
-              out.executableHasId |= isExecutable;
-            }
-            p = next;
-          }
-        }
-        return 0;
-      },
-      &collected);
-  return collected.executableHasId ? collected.ids : std::string();
-}
-
-/// Bump when what the key covers or the stamp's layout changes.
-constexpr const char *kStampFormat = "kb-program-stamp 1";
 
 /// Adds |path| and the sha256 of its contents ("missing" when unreadable:
 /// the compile then fails, and failures leave no stamp).
@@ -503,18 +420,17 @@ std::string programStepKey(const MainPlan *main,
                            const fs::path &outputDir,
                            const ProgramStepOptions &step) {
   toolchains::CacheKeyBuilder key;
-  key.add(kStampFormat).add("kernel-bench " KB_VERSION_STRING);
-  std::string buildIds = loadedBuildIds();
-  if (buildIds.empty()) {
-    // No build id (a linker without --build-id): the executable's bytes.
-    std::error_code ec;
-    fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    std::optional<std::string> hash;
-    if (!ec)
-      hash = step.hashFile(self.string());
-    buildIds = hash ? *hash : "unknown";
-  }
-  key.add("build-ids", buildIds);
+  key.add("kernel-bench " KB_VERSION_STRING);
+  // The bytes of kernel-bench and of the compiler library it would open
+  // (a rebuild with the same version string changes them): through the
+  // stat-keyed memo, so a no-op build only stats them and never loads the
+  // library.
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  addFile(key, step, ec ? std::string("unknown") : self.string());
+  StatusOr<fs::path> library = CompilerLibrary::locate();
+  addFile(key, step,
+          library.ok() ? library->string() : std::string("no compiler"));
   key.add("ptxas", step.ptxas
                        ? step.ptxas->path.string() + "\n" + step.ptxas->version
                        : std::string("none"));
@@ -579,46 +495,36 @@ void removeStamp(const fs::path &outputDir) {
 /// The record of the previous build when its stamp has |key| and every file
 /// it lists still hashes the same; nullopt otherwise (no stamp, a corrupted
 /// one, a changed input or output).
-std::optional<ordered_json> upToDateRecord(const fs::path &outputDir,
-                                           const std::string &key,
-                                           const ProgramStepOptions &step) {
+std::optional<ProgramRecord> upToDateRecord(const fs::path &outputDir,
+                                            const std::string &key,
+                                            const ProgramStepOptions &step) {
   StatusOr<std::string> text = toolchains::readFile(stampPath(outputDir));
   if (!text.ok())
     return std::nullopt;
-  ordered_json stamp =
-      ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!stamp.is_object() || stamp.value("format", "") != kStampFormat ||
-      stamp.value("key", "") != key || !stamp.contains("outputs") ||
-      !stamp["outputs"].is_object() || !stamp.contains("record") ||
-      !stamp["record"].is_object())
+  std::optional<ProgramStamp> stamp = parseProgramStamp(*text);
+  if (!stamp || stamp->key != key)
     return std::nullopt;
-  for (const auto &[file, hash] : stamp["outputs"].items()) {
-    if (!hash.is_string())
-      return std::nullopt;
+  for (const auto &[file, hash] : stamp->outputs) {
     std::optional<std::string> now = step.hashFile((outputDir / file).string());
-    if (!now || *now != hash.get<std::string>())
+    if (!now || *now != hash)
       return std::nullopt;
   }
-  return stamp["record"];
+  return std::move(stamp->record);
 }
 
 /// Written after every compile succeeded: the key, the sha256 of every file
 /// written, the record. A failure to write costs the next build a compile.
 void writeStamp(const fs::path &outputDir, const std::string &key,
                 const std::vector<std::string> &written,
-                const ProgramStepOptions &step, const ordered_json &record) {
-  ordered_json outputs = ordered_json::object();
+                const ProgramStepOptions &step, const ProgramRecord &record) {
+  ProgramStamp stamp{key, {}, record};
   for (const std::string &file : written) {
     std::optional<std::string> hash = step.hashFile(file);
     if (!hash)
       return; // Gone already: nothing to vouch for.
-    outputs[relativeTo(file, outputDir)] = *hash;
+    stamp.outputs[relativeTo(file, outputDir)] = *hash;
   }
-  ordered_json stamp = {{"format", kStampFormat},
-                        {"key", key},
-                        {"outputs", std::move(outputs)},
-                        {"record", record}};
-  toolchains::writeFileAtomic(stampPath(outputDir), stamp.dump(1) + "\n")
+  toolchains::writeFileAtomic(stampPath(outputDir), renderProgramStamp(stamp))
       .ignoreError();
 }
 
@@ -648,11 +554,11 @@ std::string failedNames(const Project &project,
 Status compileProgram(const Project &project,
                       const std::vector<const JobRecord *> &succeeded,
                       const fs::path &outputDir, const ProgramStepOptions &step,
-                      ordered_json &record) {
-  record = ordered_json::object();
-  record["path"] = project.program ? ordered_json(project.program->string())
-                                   : ordered_json(nullptr);
-  record["status"] = project.program ? "failed" : "ok";
+                      ProgramRecord &record) {
+  record = ProgramRecord();
+  if (project.program)
+    record.path = project.program->string();
+  record.status = project.program ? StepStatus::Failed : StepStatus::Ok;
 
   // Standalone kernels are independent of the program and of each other: a
   // failed one is skipped and the rest still build. A failed kernel that
@@ -680,10 +586,10 @@ Status compileProgram(const Project &project,
   const std::string key =
       programStepKey(main ? &*main : nullptr, standalonePlans, outputDir, step);
   if (step.reuse && failed.empty())
-    if (std::optional<ordered_json> previous =
+    if (std::optional<ProgramRecord> previous =
             upToDateRecord(outputDir, key, step)) {
       record = std::move(*previous);
-      record["cached"] = true;
+      record.cached = true;
       return okStatus();
     }
   // From here until every compile succeeded there is no stamp: an
@@ -694,40 +600,39 @@ Status compileProgram(const Project &project,
   std::vector<std::string> written;
   if (main) {
     status = compileMainProgram(project, *main, outputDir, record, written);
+    if (status.ok())
+      record.status = StepStatus::Ok;
   } else if (project.program) {
     removeStaleModules(outputDir);
-    record["status"] = "skipped";
-    record["reason"] = "kernel jobs failed: " + failedSubstituting +
-                       " (substituting the program's executables)";
+    record.status = StepStatus::Skipped;
+    record.reason = "kernel jobs failed: " + failedSubstituting +
+                    " (substituting the program's executables)";
   }
 
-  ordered_json standalone = ordered_json::array();
   for (const Kernel &kernel : project.kernels) {
     if (!kernel.bench || !failed.count(&kernel))
       continue;
     std::error_code ec;
     fs::remove_all(outputDir / "standalone" / kernel.name, ec);
-    standalone.push_back({{"kernel", kernel.name},
-                          {"manifest", displayPath(kernel.manifest)},
-                          {"status", "skipped"},
-                          {"reason", "its kernel jobs failed"}});
+    StandaloneRecord &skipped = record.standalone.emplace_back();
+    skipped.kernel = kernel.name;
+    skipped.manifest = displayPath(kernel.manifest);
+    skipped.status = StepStatus::Skipped;
+    skipped.reason = "its kernel jobs failed";
   }
   for (const StandalonePlan &plan : standalonePlans) {
-    ordered_json entry = ordered_json::object();
-    Status one = compileStandalone(plan, outputDir, entry, written);
-    standalone.push_back(std::move(entry));
+    Status one = compileStandalone(plan, outputDir,
+                                   record.standalone.emplace_back(), written);
     if (!one.ok())
       status = status.ok()
                    ? one
                    : invalidArgument(status.message() + "\n" + one.message());
   }
-  if (!standalone.empty())
-    record["standalone"] = std::move(standalone);
   if (!status.ok()) {
-    record["status"] = "failed";
+    record.status = StepStatus::Failed;
     return status;
   }
-  record["cached"] = false;
+  record.cached = false;
   if (failed.empty())
     writeStamp(outputDir, key, written, step, record);
   return okStatus();

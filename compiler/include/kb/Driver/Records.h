@@ -1,0 +1,197 @@
+//===- kb/Driver/Records.h - What the compiler driver takes and returns ---===//
+//
+// The compiler driver's options and the typed records it returns (applied
+// substitutions, codegen, benchmarks, dispatches not benchmarked) and the
+// description of a standalone kernel. Plain standard C++ types, no function
+// to link: kernel-bench includes this header and reaches the compiler
+// library through its C interface (kb-c/Compiler.h), whose two thin
+// wrappers convert these structs to C and back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_DRIVER_RECORDS_H_
+#define KB_DRIVER_RECORDS_H_
+
+#include <string>
+#include <vector>
+
+namespace kb::driver {
+
+/// One `NAME=FILE` substitution. NAME is an executable symbol, or
+/// `executable/variant` to restrict an object to one variant.
+struct Substitution {
+  std::string executable;
+  std::string file;
+  /// Who asked for it, for messages and duplicate detection, e.g. the path
+  /// of the kernel.toml that substitutes this executable. May be empty
+  /// (command-line flags).
+  std::string origin;
+};
+
+struct CompileOptions {
+  /// The program (.mlir or .mlirbc); "-" reads stdin.
+  std::string programPath;
+
+  /// `.mlir`/`.mlirbc` files that replace whole executables.
+  std::vector<Substitution> sourceSubstitutions;
+  /// Directories scanned for `<executable>.mlir` (dump names round-trip).
+  std::vector<std::string> sourceDirectories;
+  /// `.ptx`/`.cubin` (cuda variants) and `.spv` (vulkan variants).
+  std::vector<Substitution> objectSubstitutions;
+  /// Directories scanned for `<executable>[_<variant>].ptx|cubin|spv`.
+  std::vector<std::string> objectDirectories;
+  /// Where relative substitution files are looked for after the working
+  /// directory, in order.
+  std::vector<std::string> searchPaths;
+
+  /// `cuda:sm_90`, `vulkan:1.2`, ...: one variant per target. Empty keeps
+  /// the program's variants.
+  std::vector<std::string> targets;
+
+  /// A substitution name that matches no executable is an error.
+  bool strict = false;
+  /// Print `NOTE:` lines to stderr as substitutions are applied (the same
+  /// lines are returned in CompileResult::notes either way).
+  bool printNotes = false;
+
+  /// Where to write the resulting MLIR; empty writes nothing, "-" stdout.
+  std::string outputPath;
+  /// Write bytecode instead of text.
+  bool emitBytecode = false;
+  /// Dump directories (created when missing); empty = no dump.
+  std::string dumpSourcesDir;
+  std::string dumpBinariesDir;
+
+  /// Generate PTX/SPIR-V for every variant without objects (kb-codegen).
+  /// Needed for .kbm output; off only to inspect the IR before codegen.
+  bool codegen = true;
+  /// Also compile a cubin per CUDA variant when ptxas is found.
+  bool emitCubin = true;
+  /// The ptxas to use; empty searches CUDA_PATH/bin, /usr/local/cuda/bin,
+  /// PATH.
+  std::string ptxasPath;
+  /// Writes <outputDir>/program.kbm and <outputDir>/bench/<name>.kbm (one
+  /// per benchmark); empty = no .kbm output.
+  std::string outputDir;
+  /// Writes <dir>/<name>.kbm per benchmark (IREE's
+  /// --dump-executable-benchmarks-to); empty = no dump.
+  std::string dumpBenchmarksDir;
+};
+
+/// One benchmark the compiler generated (kb-generate-benchmarks).
+struct BenchmarkRecord {
+  /// `<executable>_<export>_<w0>x<w1>x<w2>` (`_2`, ... when the same shape
+  /// has distinct constants or buffer sizes).
+  std::string name;
+  std::string executable;
+  std::string exportName;
+  std::vector<long long> workload;       // 3 entries
+  std::vector<long long> workgroupCount; // 3 entries
+  /// Variant names: candidates are the substituted (handwritten) objects,
+  /// references the generated variants.
+  std::vector<std::string> candidates;
+  std::vector<std::string> references;
+  /// Dispatch sites ("file:line:col") this benchmark stands for.
+  std::vector<std::string> sites;
+  /// Relative to CompileOptions::outputDir ("bench/<name>.kbm"); empty
+  /// when no outputDir was given.
+  std::string file;
+};
+
+/// A dispatch that could not be benchmarked, and why.
+struct UnbenchmarkedDispatch {
+  std::string executable;
+  std::string exportName;
+  std::string site;
+  std::string reason;
+};
+
+/// Codegen of one variant.
+struct CodegenRecord {
+  std::string executable;
+  std::string variant;
+  std::string target; // "cuda:sm_90"
+  /// In-process codegen (NVVM/NVPTX or SPIR-V), wall time.
+  double milliseconds = 0;
+  /// The ptxas run that made the cubin (runs in parallel with others); 0
+  /// when there was none.
+  double ptxasMilliseconds = 0;
+};
+
+/// One substitution the compiler applied.
+struct AppliedSubstitution {
+  std::string executable;
+  /// The variant replaced ("cuda_sm_90"); empty for a source substitution.
+  std::string variant;
+  /// "source" or "object".
+  std::string kind;
+  /// The file as found on disk.
+  std::string file;
+  /// Object substitution: the generated variant kept as the reference.
+  std::string reference;
+  /// The origin of the matching Substitution, when one was given.
+  std::string origin;
+};
+
+struct CompileResult {
+  bool ok = false;
+  /// Errors and warnings with locations and source lines, as a compiler
+  /// prints them (may be non-empty on success: warnings).
+  std::string diagnostics;
+  /// One `NOTE: ...` line per applied substitution.
+  std::vector<std::string> notes;
+  std::vector<AppliedSubstitution> substitutions;
+  std::vector<CodegenRecord> codegen;
+  std::vector<BenchmarkRecord> benchmarks;
+  std::vector<UnbenchmarkedDispatch> unbenchmarked;
+  /// Every file written under outputDir and dumpBenchmarksDir.
+  std::vector<std::string> writtenFiles;
+  /// .kbm output: bytes of every module built, and the wall time to build
+  /// (serialize and verify) and write them.
+  unsigned long long kbmBytes = 0;
+  double kbmMilliseconds = 0;
+};
+
+/// A kernel.toml that substitutes nothing (issue 4 §3): the workbench
+/// synthesizes a one-dispatch program for it with writeStandaloneProgram and
+/// compiles that like any program.
+struct StandaloneBinding {
+  std::string name;        // optional
+  std::string elementType; // kernel.toml spelling: "f32", "u32", ...
+  std::string access;      // "readonly", "writeonly", "readwrite"
+  unsigned long long elementCount = 0;
+};
+struct StandaloneConstant {
+  std::string name;  // optional
+  std::string type;  // "i32", "u32", "f32", "i64", "u64", "f64"
+  std::string value; // decimal integer or floating-point literal
+};
+/// An object for one target when there is no reference: it becomes the
+/// external variant of that target directly (nothing is generated).
+struct StandaloneObject {
+  std::string target; // "cuda:sm_90", "vulkan:1.2"
+  std::string file;   // .ptx, .cubin or .spv
+  /// Entry name inside the object when it is not the export's ("main" for
+  /// GLSL); empty = the export name.
+  std::string entry;
+};
+struct StandaloneKernel {
+  std::string name;  // the executable (kernel) name
+  std::string entry; // the export name (CUDA extern "C" name)
+  std::vector<StandaloneBinding> bindings;
+  std::vector<StandaloneConstant> constants;
+  std::vector<long long> workgroupSize; // 3 entries
+  std::vector<long long> workload;      // 1 to 3 entries
+  /// Optional; default: the workgroup size (docs/kernel-abi.md).
+  std::vector<long long> workloadPerWorkgroup;
+  long long sharedMemoryBytes = 0;
+  /// Optional .mlir/.mlirbc holding a kb.executable whose export @entry has
+  /// the same layout: its body is the reference the kernel is checked and
+  /// timed against (substitute the kernel's objects as usual). Without one,
+  /// |objects| are the executable's only variants.
+  std::string referenceExecutable;
+  std::vector<StandaloneObject> objects;
+};
+
+} // namespace kb::driver
+
+#endif // KB_DRIVER_RECORDS_H_

@@ -1,0 +1,190 @@
+//===- CompilerCAPI.cpp - libKBCompiler.so: kb-c/Compiler.h over Driver.h -===//
+//
+// The library half of the C interface: C options to kb::driver types, the
+// driver's records back to C structs that own their strings. The other half
+// is workbench/compiler_library.cpp, which binds only the kbCompiler*
+// functions.
+//
+//===----------------------------------------------------------------------===//
+#include "kb-c/Compiler.h"
+#include "kb/Driver/Driver.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+using namespace kb::driver;
+
+namespace {
+
+std::string str(const char *text) { return text ? text : ""; }
+
+std::vector<std::string> strings(const kbCompilerStrings &list) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < list.count; ++i)
+    out.push_back(str(list.items[i]));
+  return out;
+}
+
+std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
+                                        size_t count) {
+  std::vector<Substitution> out;
+  for (size_t i = 0; i < count; ++i)
+    out.push_back(
+        {str(items[i].executable), str(items[i].file), str(items[i].origin)});
+  return out;
+}
+
+CompileOptions fromC(const kbCompilerOptions &c) {
+  CompileOptions o;
+  o.programPath = str(c.programPath);
+  o.sourceSubstitutions =
+      substitutions(c.sourceSubstitutions, c.sourceSubstitutionCount);
+  o.sourceDirectories = strings(c.sourceDirectories);
+  o.objectSubstitutions =
+      substitutions(c.objectSubstitutions, c.objectSubstitutionCount);
+  o.objectDirectories = strings(c.objectDirectories);
+  o.searchPaths = strings(c.searchPaths);
+  o.targets = strings(c.targets);
+  o.strict = c.strict;
+  o.printNotes = c.printNotes;
+  o.outputPath = str(c.outputPath);
+  o.emitBytecode = c.emitBytecode;
+  o.dumpSourcesDir = str(c.dumpSourcesDir);
+  o.dumpBinariesDir = str(c.dumpBinariesDir);
+  o.codegen = c.codegen;
+  o.emitCubin = c.emitCubin;
+  o.ptxasPath = str(c.ptxasPath);
+  o.outputDir = str(c.outputDir);
+  o.dumpBenchmarksDir = str(c.dumpBenchmarksDir);
+  return o;
+}
+
+/// A kbCompilerResult and the storage its pointers point into. The C++
+/// result keeps every string; the deques hold the pointer arrays (a deque
+/// never moves what it already holds).
+struct OwnedResult : kbCompilerResult {
+  CompileResult cpp;
+  std::deque<std::vector<const char *>> pointerArrays;
+  std::vector<kbCompilerAppliedSubstitution> substitutionItems;
+  std::vector<kbCompilerCodegenRecord> codegenItems;
+  std::vector<kbCompilerBenchmark> benchmarkItems;
+  std::vector<kbCompilerUnbenchmarked> unbenchmarkedItems;
+
+  kbCompilerStrings view(const std::vector<std::string> &list) {
+    std::vector<const char *> &array = pointerArrays.emplace_back();
+    for (const std::string &s : list)
+      array.push_back(s.c_str());
+    return {array.data(), array.size()};
+  }
+
+  explicit OwnedResult(CompileResult result)
+      : kbCompilerResult(), cpp(std::move(result)) {
+    ok = cpp.ok;
+    diagnostics = cpp.diagnostics.c_str();
+    notes = view(cpp.notes);
+    writtenFiles = view(cpp.writtenFiles);
+    kbmBytes = cpp.kbmBytes;
+    kbmMilliseconds = cpp.kbmMilliseconds;
+    for (const AppliedSubstitution &s : cpp.substitutions)
+      substitutionItems.push_back({s.executable.c_str(), s.variant.c_str(),
+                                   s.kind.c_str(), s.file.c_str(),
+                                   s.reference.c_str(), s.origin.c_str()});
+    for (const CodegenRecord &r : cpp.codegen)
+      codegenItems.push_back({r.executable.c_str(), r.variant.c_str(),
+                              r.target.c_str(), r.milliseconds,
+                              r.ptxasMilliseconds});
+    for (const BenchmarkRecord &b : cpp.benchmarks) {
+      kbCompilerBenchmark item = {};
+      item.name = b.name.c_str();
+      item.executable = b.executable.c_str();
+      item.exportName = b.exportName.c_str();
+      for (size_t i = 0; i < 3; ++i) {
+        item.workload[i] = i < b.workload.size() ? b.workload[i] : 1;
+        item.workgroupCount[i] =
+            i < b.workgroupCount.size() ? b.workgroupCount[i] : 1;
+      }
+      item.candidates = view(b.candidates);
+      item.references = view(b.references);
+      item.sites = view(b.sites);
+      item.file = b.file.c_str();
+      benchmarkItems.push_back(item);
+    }
+    for (const UnbenchmarkedDispatch &d : cpp.unbenchmarked)
+      unbenchmarkedItems.push_back({d.executable.c_str(), d.exportName.c_str(),
+                                    d.site.c_str(), d.reason.c_str()});
+    substitutions = substitutionItems.data();
+    substitutionCount = substitutionItems.size();
+    codegen = codegenItems.data();
+    codegenCount = codegenItems.size();
+    benchmarks = benchmarkItems.data();
+    benchmarkCount = benchmarkItems.size();
+    unbenchmarked = unbenchmarkedItems.data();
+    unbenchmarkedCount = unbenchmarkedItems.size();
+  }
+};
+
+std::vector<long long> dims(const int64_t *items, size_t count) {
+  return std::vector<long long>(items, items + count);
+}
+
+StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
+  StandaloneKernel k;
+  k.name = str(c.name);
+  k.entry = str(c.entry);
+  for (size_t i = 0; i < c.bindingCount; ++i)
+    k.bindings.push_back(
+        {str(c.bindings[i].name), str(c.bindings[i].elementType),
+         str(c.bindings[i].access), c.bindings[i].elementCount});
+  for (size_t i = 0; i < c.constantCount; ++i)
+    k.constants.push_back({str(c.constants[i].name), str(c.constants[i].type),
+                           str(c.constants[i].value)});
+  k.workgroupSize = dims(c.workgroupSize, c.workgroupSizeCount);
+  k.workload = dims(c.workload, c.workloadCount);
+  k.workloadPerWorkgroup =
+      dims(c.workloadPerWorkgroup, c.workloadPerWorkgroupCount);
+  k.sharedMemoryBytes = c.sharedMemoryBytes;
+  k.referenceExecutable = str(c.referenceExecutable);
+  for (size_t i = 0; i < c.objectCount; ++i)
+    k.objects.push_back({str(c.objects[i].target), str(c.objects[i].file),
+                         str(c.objects[i].entry)});
+  return k;
+}
+
+char *copyString(const std::string &text) {
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  if (copy)
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+} // namespace
+
+extern "C" {
+
+uint32_t kbCompilerApiVersion(void) { return KB_COMPILER_API_VERSION; }
+
+kbCompilerResult *kbCompilerCompile(const kbCompilerOptions *options) {
+  // No exception may cross into C: the only one compile() can raise is
+  // std::bad_alloc, which ends the process like any other allocation
+  // failure of the caller would.
+  return new OwnedResult(compile(fromC(*options)));
+}
+
+void kbCompilerResultDestroy(kbCompilerResult *result) {
+  delete static_cast<OwnedResult *>(result);
+}
+
+char *kbCompilerWriteStandaloneProgram(const kbCompilerStandaloneKernel *kernel,
+                                       const char *path) {
+  std::string error;
+  if (writeStandaloneProgram(fromC(*kernel), str(path), error))
+    return nullptr;
+  return copyString(error.empty() ? std::string("unknown error") : error);
+}
+
+void kbCompilerFreeString(char *text) { std::free(text); }
+
+} // extern "C"
