@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <toml++/toml.h>
+#include "workbench/toml.h"
 
 namespace kb {
 namespace {

@@ -70,82 +70,6 @@ std::string joinQuoted(const std::vector<std::string> &words) {
   return out;
 }
 
-/// toml++ 3.3.0 (Debian 12) reaches __builtin_unreachable -- undefined
-/// behaviour -- when it asks whether one of these code points is
-/// whitespace, which it does between tokens and inside multi-line strings
-/// (found by workbench/fuzz). TOML allows non-ASCII only inside strings and
-/// comments, so anywhere else such a character is an error anyway.
-bool breaksTheParser(uint32_t c) {
-  return (c >= 0xA1 && c <= 0x499) ||
-         (c >= 0x2C5E && c <= 0x3057 && c != 0x3000) ||
-         (c >= 0xFB26 && c <= 0xFEFE);
-}
-
-struct TextPosition {
-  int line = 1, column = 1;
-  uint32_t codePoint = 0;
-};
-
-/// The first code point of |text| that breaksTheParser() outside a
-/// single-line string or a comment, if any.
-std::optional<TextPosition> findParserBreaker(std::string_view text) {
-  enum class State { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral };
-  State state = State::Code;
-  TextPosition at;
-  auto startsWith = [&](size_t i, const char *what) {
-    return text.compare(i, std::strlen(what), what) == 0;
-  };
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t length = 1;
-    if (c == '\n') {
-      ++at.line;
-      at.column = 0;
-      if (state == State::Comment)
-        state = State::Code;
-    } else if (c >= 0x80) {
-      int extra = (c >> 5) == 6    ? 1
-                  : (c >> 4) == 14 ? 2
-                  : (c >> 3) == 30 ? 3
-                                   : 0;
-      uint32_t value = c & (0x3f >> extra);
-      for (int k = 1; k <= extra && i + k < text.size(); ++k, ++length)
-        value = (value << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
-      bool quoted = state == State::Comment || state == State::Basic ||
-                    state == State::Literal;
-      if (!quoted && breaksTheParser(value)) {
-        at.codePoint = value;
-        return at;
-      }
-    } else if (state == State::Code) {
-      if (c == '#')
-        state = State::Comment;
-      else if (startsWith(i, "\"\"\""))
-        state = State::MultiBasic, length = 3;
-      else if (startsWith(i, "'''"))
-        state = State::MultiLiteral, length = 3;
-      else if (c == '"')
-        state = State::Basic;
-      else if (c == '\'')
-        state = State::Literal;
-    } else if (state == State::Basic || state == State::MultiBasic) {
-      if (c == '\\')
-        length = 2; // the escaped character never ends the string
-      else if (state == State::Basic && c == '"')
-        state = State::Code;
-      else if (state == State::MultiBasic && startsWith(i, "\"\"\""))
-        state = State::Code, length = 3;
-    } else if (state == State::Literal && c == '\'') {
-      state = State::Code;
-    } else if (state == State::MultiLiteral && startsWith(i, "'''")) {
-      state = State::Code, length = 3;
-    }
-    i += length;
-    ++at.column;
-  }
-  return std::nullopt;
-}
-
 } // namespace
 
 Status TomlFile::load(toml::table &out) {
@@ -155,16 +79,6 @@ Status TomlFile::load(toml::table &out) {
                     ": cannot read the file: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  if (std::optional<TextPosition> bad = findParserBreaker(text.str())) {
-    char codePoint[16];
-    std::snprintf(codePoint, sizeof(codePoint), "U+%04X", bad->codePoint);
-    return invalidArgument(
-        displayPath(path_) + ":" + std::to_string(bad->line) + ":" +
-        std::to_string(bad->column) +
-        ": malformed TOML: unexpected character " + codePoint +
-        " (TOML allows non-ASCII characters only inside strings and "
-        "comments); remove it or quote it");
-  }
   try {
     out = toml::parse(text.str(), displayPath(path_));
   } catch (const toml::parse_error &e) {

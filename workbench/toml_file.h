@@ -12,7 +12,7 @@
 #include "common/status.h"
 #include "common/target.h"
 
-#include <toml++/toml.h>
+#include "workbench/toml.h"
 
 #include <cstdint>
 #include <filesystem>
