@@ -54,7 +54,7 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
   // them (the program when a substituting kernel failed, each failed
   // standalone kernel), and the rest still builds.
   if (interruptedBy) {
-    discardProgramOutputs(project, session.outputDir);
+    discardProgramOutputs(project, session.outputDir, *session.outputs);
     ProgramRecord &skipped = report.program.emplace();
     if (project.program)
       skipped.path = project.program->string();
@@ -83,6 +83,7 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
     return cache ? cache->hashFile(path) : localHashes.hash(path);
   };
   step.reuse = cache != nullptr;
+  step.outputs = session.outputs.get();
   Status status = compileProgram(project, succeeded, session.outputDir, step,
                                  report.program.emplace());
   if (cache)

@@ -79,15 +79,20 @@ const toolchains::OutputFile *substitutionObject(const JobRecord &job) {
 }
 
 /// A program.kbm or benchmark left by an earlier build must not survive a
-/// failed one: `kernel-bench run` would run it as if it were current.
-void removeStaleModules(const fs::path &outputDir) {
-  std::error_code ec;
-  fs::remove(outputDir / "program.kbm", ec);
-  for (auto it = fs::directory_iterator(outputDir / "bench", ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->path().extension() == ".kbm")
-      fs::remove(it->path(), ec);
-  fs::remove(outputDir / "bench", ec); // only when empty
+/// failed one: `kernel-bench run` would run it as if it were current. Only
+/// files a build provably wrote go: a user's own bench/*.kbm stays.
+void removeStaleModules(const fs::path &outputDir, OutputManifest &outputs) {
+  outputs.removeOwned(outputDir / "program.kbm");
+  outputs.removeOwnedTree(outputDir / "bench");
+}
+
+/// What the compiler wrote becomes the build's to delete later (and the
+/// next build's, through the saved manifest), even when the compile failed
+/// after writing some of it.
+void recordWritten(OutputManifest &outputs,
+                   const std::vector<std::string> &files) {
+  for (const std::string &file : files)
+    outputs.wrote(file);
 }
 
 /// The target family a kernel source builds.
@@ -237,7 +242,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
 /// kernel into OUT_DIR/standalone/<kernel>/; |written| receives the files
 /// it wrote.
 Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
-                         StandaloneRecord &record,
+                         OutputManifest &outputs, StandaloneRecord &record,
                          std::vector<std::string> &written) {
   const Kernel &kernel = *plan.kernel;
   const std::string prefix = "standalone/" + kernel.name + "/";
@@ -250,7 +255,7 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   std::error_code ec;
   if (plan.skipped) {
     // Built for none of this build's targets (--target): nothing to compare.
-    fs::remove_all(dir, ec);
+    outputs.removeOwnedTree(dir);
     record.status = StepStatus::Skipped;
     record.reason = "the kernel was built for no target in this build";
     return okStatus();
@@ -266,18 +271,20 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
                                           plan.standalone, options.programPath)
                                     : library.status();
   if (!synthesized.ok()) {
-    fs::remove_all(dir, ec);
+    outputs.removeOwnedTree(dir);
     record.error = synthesized.message();
     return invalidArgument(origin + ": [bench]: " + synthesized.message());
   }
+  outputs.wrote(options.programPath);
   record.program = prefix + "program.mlir";
 
   driver::CompileResult result = runCompiler(options);
+  recordWritten(outputs, result.writtenFiles);
   CompiledModule &compiled = record.compiled.emplace();
   compiled.targets = plan.targets;
   compiled.diagnostics = result.diagnostics;
   if (!result.ok) {
-    fs::remove_all(dir, ec);
+    outputs.removeOwnedTree(dir);
     return invalidArgument(
         compilerError("compiling the benchmark program of standalone kernel " +
                           kernel.name + " (" + origin + ")",
@@ -358,7 +365,7 @@ Status planMainProgram(const Project &project,
             displayPath(kernel.manifest) +
             "; keep `substitutes` in only one of them";
         record.error = message;
-        removeStaleModules(outputDir);
+        removeStaleModules(outputDir, *step.outputs);
         return invalidArgument(message);
       }
   }
@@ -367,16 +374,18 @@ Status planMainProgram(const Project &project,
 
 /// Compiles the planned program; |written| receives the files it wrote.
 Status compileMainProgram(const Project &project, const MainPlan &plan,
-                          const fs::path &outputDir, ProgramRecord &record,
+                          const fs::path &outputDir, OutputManifest &outputs,
+                          ProgramRecord &record,
                           std::vector<std::string> &written) {
   driver::CompileResult result = runCompiler(plan.options);
+  recordWritten(outputs, result.writtenFiles);
 
   const std::string &diagnostics = result.diagnostics;
   CompiledModule &compiled = record.compiled.emplace();
   compiled.targets = plan.options.targets;
   compiled.diagnostics = diagnostics;
   if (!result.ok) {
-    removeStaleModules(outputDir);
+    removeStaleModules(outputDir, outputs);
     return invalidArgument(compilerError(
         "compiling " + displayPath(*project.program), diagnostics));
   }
@@ -509,6 +518,10 @@ std::optional<ProgramRecord> upToDateRecord(const fs::path &outputDir,
     if (!now || *now != hash)
       return std::nullopt;
   }
+  // Reused, so still this build's outputs (also for an output directory
+  // whose manifest predates the program step's entries in it).
+  for (const auto &[file, hash] : stamp->outputs)
+    step.outputs->wrote(outputDir / file, hash);
   return std::move(stamp->record);
 }
 
@@ -599,11 +612,12 @@ Status compileProgram(const Project &project,
   Status status;
   std::vector<std::string> written;
   if (main) {
-    status = compileMainProgram(project, *main, outputDir, record, written);
+    status = compileMainProgram(project, *main, outputDir, *step.outputs,
+                                record, written);
     if (status.ok())
       record.status = StepStatus::Ok;
   } else if (project.program) {
-    removeStaleModules(outputDir);
+    removeStaleModules(outputDir, *step.outputs);
     record.status = StepStatus::Skipped;
     record.reason = "kernel jobs failed: " + failedSubstituting +
                     " (substituting the program's executables)";
@@ -612,8 +626,7 @@ Status compileProgram(const Project &project,
   for (const Kernel &kernel : project.kernels) {
     if (!kernel.bench || !failed.count(&kernel))
       continue;
-    std::error_code ec;
-    fs::remove_all(outputDir / "standalone" / kernel.name, ec);
+    step.outputs->removeOwnedTree(outputDir / "standalone" / kernel.name);
     StandaloneRecord &skipped = record.standalone.emplace_back();
     skipped.kernel = kernel.name;
     skipped.manifest = displayPath(kernel.manifest);
@@ -621,7 +634,7 @@ Status compileProgram(const Project &project,
     skipped.reason = "its kernel jobs failed";
   }
   for (const StandalonePlan &plan : standalonePlans) {
-    Status one = compileStandalone(plan, outputDir,
+    Status one = compileStandalone(plan, outputDir, *step.outputs,
                                    record.standalone.emplace_back(), written);
     if (!one.ok())
       status = status.ok()
@@ -638,14 +651,14 @@ Status compileProgram(const Project &project,
   return okStatus();
 }
 
-void discardProgramOutputs(const Project &project, const fs::path &outputDir) {
+void discardProgramOutputs(const Project &project, const fs::path &outputDir,
+                           OutputManifest &outputs) {
   removeStamp(outputDir);
   if (project.program)
-    removeStaleModules(outputDir);
-  std::error_code ec;
+    removeStaleModules(outputDir, outputs);
   for (const Kernel &kernel : project.kernels)
     if (kernel.bench)
-      fs::remove_all(outputDir / "standalone" / kernel.name, ec);
+      outputs.removeOwnedTree(outputDir / "standalone" / kernel.name);
 }
 
 } // namespace kb::workbench

@@ -14,6 +14,7 @@
 #include "common/target.h"
 #include "toolchains/toolchains.h"
 #include "workbench/build_report.h"
+#include "workbench/output_manifest.h"
 #include "workbench/program_record.h"
 #include "workbench/project.h"
 
@@ -50,6 +51,11 @@ struct ProgramStepOptions {
   std::function<std::optional<std::string>(const std::string &)> hashFile;
   /// False (--no-cache): compile even when the stamp says nothing changed.
   bool reuse = true;
+  /// The build's record of the files it may delete (output_manifest.h):
+  /// the step removes earlier modules only through it, so a user's own
+  /// `bench/*.kbm` or `standalone/` files in OUT_DIR are never touched, and
+  /// records every file the compiler wrote. Required.
+  OutputManifest *outputs = nullptr;
 };
 
 /// Compiles |project|.program into |outputDir| with the kernels of
@@ -65,12 +71,12 @@ Status compileProgram(const Project &project,
                       const std::filesystem::path &outputDir,
                       const ProgramStepOptions &options, ProgramRecord &record);
 
-/// Removes what compileProgram() wrote into |outputDir| by an earlier build
-/// (program.kbm, bench/, the standalone kernels' directories, the stamp):
-/// called when the step is skipped (a kernel job failed, or the build was
-/// interrupted).
+/// Removes what compileProgram() provably wrote into |outputDir| by an
+/// earlier build (program.kbm, bench/, the standalone kernels' directories,
+/// the stamp): called when the step is skipped (the build was interrupted).
 void discardProgramOutputs(const Project &project,
-                           const std::filesystem::path &outputDir);
+                           const std::filesystem::path &outputDir,
+                           OutputManifest &outputs);
 
 } // namespace kb::workbench
 
