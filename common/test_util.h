@@ -104,6 +104,32 @@ private:
   std::string path_;
 };
 
+/// Sets (or, with nullptr, unsets) an environment variable for one scope
+/// and restores it afterwards. Tests only: setenv is not thread-safe.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
 } // namespace kb::testing
 
 #endif // KB_COMMON_TEST_UTIL_H_

@@ -29,6 +29,9 @@ packages=(
   glslc libshaderc-dev glslang-dev glslang-tools spirv-tools spirv-headers
   libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
+  # The build cache's remote tier (HTTP client); its tests start a real
+  # nginx with WebDAV (docs/remote-cache.md).
+  libcurl4-openssl-dev nginx
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
   clang-16 libclang-rt-16-dev libfuzzer-16-dev clang-format

@@ -191,10 +191,7 @@ CacheEntry entryFromJson(const json &meta) {
   return entry;
 }
 
-struct Candidate {
-  std::vector<std::pair<std::string, std::string>> dependencies; // path, hash
-  std::string resultKey;
-};
+using Candidate = BuildCache::Candidate;
 
 std::string resultKeyFor(
     const std::string &primaryKey,
@@ -206,28 +203,88 @@ std::string resultKeyFor(
   return key.finish();
 }
 
-std::vector<Candidate> readManifest(const fs::path &path) {
-  std::vector<Candidate> candidates;
-  auto bytes = readFile(path);
-  if (!bytes.ok())
-    return candidates;
-  auto sections = decodeContainer(*bytes);
+/// nullopt when the bytes are truncated, corrupted or not a manifest.
+std::optional<std::vector<Candidate>> parseManifest(std::string_view bytes) {
+  auto sections = decodeContainer(bytes);
   if (!sections || !sections->count("manifest"))
-    return candidates;
+    return std::nullopt;
+  std::vector<Candidate> candidates;
   try {
     json manifest = fromCbor(sections->at("manifest"));
     for (const json &c : manifest.at("candidates")) {
       Candidate candidate;
       candidate.resultKey = c.at("result").get<std::string>();
+      if (c.contains("blob"))
+        candidate.blob = c.at("blob").get<std::string>();
       for (const json &d : c.at("dependencies"))
         candidate.dependencies.emplace_back(d.at(0).get<std::string>(),
                                             d.at(1).get<std::string>());
       candidates.push_back(std::move(candidate));
     }
   } catch (const json::exception &) {
-    candidates.clear(); // A corrupted manifest is an empty one.
+    return std::nullopt;
   }
   return candidates;
+}
+
+std::string encodeManifest(const std::vector<Candidate> &candidates) {
+  json manifest;
+  manifest["candidates"] = json::array();
+  for (const Candidate &c : candidates) {
+    json deps = json::array();
+    for (const auto &[path, hash] : c.dependencies)
+      deps.push_back({path, hash});
+    json entry = {{"result", c.resultKey}, {"dependencies", deps}};
+    if (!c.blob.empty())
+      entry["blob"] = c.blob;
+    manifest["candidates"].push_back(std::move(entry));
+  }
+  return encodeContainer({{"manifest", toCbor(manifest)}});
+}
+
+/// A missing or corrupted manifest is an empty one.
+std::vector<Candidate> readManifest(const fs::path &path) {
+  auto bytes = readFile(path);
+  if (!bytes.ok())
+    return {};
+  return parseManifest(*bytes).value_or(std::vector<Candidate>());
+}
+
+/// Puts |candidate| first, without an older copy of its result.
+void pushFront(std::vector<Candidate> &candidates, Candidate candidate) {
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                  [&](const Candidate &c) {
+                                    return c.resultKey == candidate.resultKey;
+                                  }),
+                   candidates.end());
+  candidates.insert(candidates.begin(), std::move(candidate));
+  if (candidates.size() > BuildCache::kMaxCandidates)
+    candidates.resize(BuildCache::kMaxCandidates);
+}
+
+/// The entry a result container holds; nullopt when it is not one.
+std::optional<CacheEntry> decodeResult(std::string_view bytes) {
+  auto sections = decodeContainer(bytes);
+  if (!sections || !sections->count("meta"))
+    return std::nullopt;
+  try {
+    CacheEntry entry = entryFromJson(fromCbor(sections->at("meta")));
+    for (auto &[name, data] : *sections)
+      if (name.rfind("out:", 0) == 0)
+        entry.outputs[name.substr(4)] = std::move(data);
+    // The container's checksum covers the recorded hashes; entries
+    // written before they were recorded get them computed.
+    for (const auto &[kind, bytes] : entry.outputs)
+      if (!entry.outputHashes.count(kind) ||
+          entry.outputHashes[kind].size() != 64)
+        entry.outputHashes[kind] = sha256Hex(bytes);
+    for (auto it = entry.outputHashes.begin(); it != entry.outputHashes.end();)
+      it = entry.outputs.count(it->first) ? std::next(it)
+                                          : entry.outputHashes.erase(it);
+    return entry;
+  } catch (const std::exception &) {
+    return std::nullopt; // Corrupted metadata.
+  }
 }
 
 bool isHexKey(const std::string &key) {
@@ -292,53 +349,114 @@ fs::path BuildCache::resultPath(const std::string &key) const {
   return directory_ / "v1" / "results" / key.substr(0, 2) / key;
 }
 
+bool BuildCache::matches(const std::string &primaryKey,
+                         const Candidate &candidate) {
+  for (const auto &[path, hash] : candidate.dependencies) {
+    std::optional<std::string> now = hashFile(path);
+    if (!now || *now != hash)
+      return false;
+  }
+  // The result key is recomputed, not trusted from the manifest.
+  return resultKeyFor(primaryKey, candidate.dependencies) ==
+         candidate.resultKey;
+}
+
 std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
   if (!isHexKey(primaryKey)) {
     ++misses_;
     return std::nullopt;
   }
   for (const Candidate &candidate : readManifest(manifestPath(primaryKey))) {
-    bool unchanged = true;
-    for (const auto &[path, hash] : candidate.dependencies) {
-      std::optional<std::string> now = hashFile(path);
-      if (!now || *now != hash) {
-        unchanged = false;
-        break;
-      }
-    }
-    // The result key is recomputed, not trusted from the manifest.
-    if (!unchanged ||
-        resultKeyFor(primaryKey, candidate.dependencies) != candidate.resultKey)
+    if (!matches(primaryKey, candidate))
       continue;
     auto bytes = readFile(resultPath(candidate.resultKey));
     if (!bytes.ok())
       continue;
-    auto sections = decodeContainer(*bytes);
-    if (!sections || !sections->count("meta"))
-      continue;
-    try {
-      CacheEntry entry = entryFromJson(fromCbor(sections->at("meta")));
-      for (auto &[name, data] : *sections)
-        if (name.rfind("out:", 0) == 0)
-          entry.outputs[name.substr(4)] = std::move(data);
-      // The container's checksum covers the recorded hashes; entries
-      // written before they were recorded get them computed.
-      for (const auto &[kind, bytes] : entry.outputs)
-        if (!entry.outputHashes.count(kind) ||
-            entry.outputHashes[kind].size() != 64)
-          entry.outputHashes[kind] = sha256Hex(bytes);
-      for (auto it = entry.outputHashes.begin();
-           it != entry.outputHashes.end();)
-        it = entry.outputs.count(it->first) ? std::next(it)
-                                            : entry.outputHashes.erase(it);
+    if (std::optional<CacheEntry> entry = decodeResult(*bytes)) {
       ++hits_;
       return entry;
-    } catch (const std::exception &) {
-      continue; // Corrupted metadata: a miss.
     }
   }
+  if (remote_)
+    if (std::optional<CacheEntry> entry = lookupRemote(primaryKey)) {
+      ++hits_;
+      ++remoteHits_;
+      return entry;
+    }
   ++misses_;
   return std::nullopt;
+}
+
+std::optional<CacheEntry>
+BuildCache::lookupRemote(const std::string &primaryKey) {
+  std::vector<Candidate> candidates;
+  if (std::optional<std::string> bytes =
+          remote_->get(RemoteArea::ActionCache, primaryKey)) {
+    if (auto parsed = parseManifest(*bytes)) {
+      candidates = std::move(*parsed);
+      // Each candidate costs hashing its files: a server's manifest gets
+      // no more than ours.
+      if (candidates.size() > kMaxCandidates)
+        candidates.resize(kMaxCandidates);
+    } else
+      remote_->reportCorrupt(RemoteArea::ActionCache, primaryKey,
+                             "not a manifest, or its checksum does not match");
+  }
+  {
+    std::lock_guard<std::mutex> lock(remoteSeenMutex_);
+    remoteSeen_[primaryKey] = candidates;
+  }
+  for (Candidate &candidate : candidates) {
+    if (candidate.blob.empty() || !matches(primaryKey, candidate))
+      continue;
+    // The tier checked that the bytes' sha256 is their name.
+    std::optional<std::string> blob =
+        remote_->get(RemoteArea::ContentStore, candidate.blob);
+    if (!blob)
+      continue;
+    std::optional<CacheEntry> entry = decodeResult(*blob);
+    if (!entry) {
+      remote_->reportCorrupt(RemoteArea::ContentStore, candidate.blob,
+                             "not a cache result");
+      continue;
+    }
+    // Read-through: the next build finds it here. A failure to keep it
+    // costs that build a download, nothing else.
+    candidate.blob.clear();
+    if (writeFileAtomic(resultPath(candidate.resultKey), *blob).ok())
+      addLocalCandidate(primaryKey, candidate).ignoreError();
+    return entry;
+  }
+  return std::nullopt;
+}
+
+Status BuildCache::addLocalCandidate(const std::string &primaryKey,
+                                     const Candidate &candidate) {
+  // Read-modify-write of the manifest: a concurrent writer may win the
+  // rename and drop our candidate; that costs one future miss, never a
+  // wrong hit.
+  std::vector<Candidate> candidates = readManifest(manifestPath(primaryKey));
+  pushFront(candidates, candidate);
+  return writeFileAtomic(manifestPath(primaryKey), encodeManifest(candidates));
+}
+
+void BuildCache::writeBack(const std::string &primaryKey, Candidate candidate,
+                           const std::string &result) {
+  std::vector<Candidate> candidates;
+  {
+    std::lock_guard<std::mutex> lock(remoteSeenMutex_);
+    auto seen = remoteSeen_.find(primaryKey);
+    if (seen != remoteSeen_.end()) {
+      candidates = std::move(seen->second);
+      remoteSeen_.erase(seen);
+    }
+  }
+  candidate.blob = sha256Hex(result);
+  // The blob first: a manifest never names a result the server lacks.
+  if (!remote_->put(RemoteArea::ContentStore, candidate.blob, result))
+    return;
+  pushFront(candidates, std::move(candidate));
+  remote_->put(RemoteArea::ActionCache, primaryKey, encodeManifest(candidates));
 }
 
 Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
@@ -362,39 +480,18 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
   sections["meta"] = toCbor(metaToJson(entry));
   for (const auto &[kind, bytes] : entry.outputs)
     sections["out:" + kind] = bytes;
-  KB_RETURN_IF_ERROR(writeFileAtomic(resultPath(candidate.resultKey),
-                                     encodeContainer(sections)));
-
-  // Read-modify-write of the manifest: a concurrent writer may win the
-  // rename and drop our candidate; that costs one future miss, never a
-  // wrong hit.
-  std::vector<Candidate> candidates = readManifest(manifestPath(primaryKey));
-  candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                  [&](const Candidate &c) {
-                                    return c.resultKey == candidate.resultKey;
-                                  }),
-                   candidates.end());
-  candidates.insert(candidates.begin(), candidate);
-  if (candidates.size() > kMaxCandidates)
-    candidates.resize(kMaxCandidates);
-  json manifest;
-  manifest["candidates"] = json::array();
-  for (const Candidate &c : candidates) {
-    json deps = json::array();
-    for (const auto &[path, hash] : c.dependencies)
-      deps.push_back({path, hash});
-    manifest["candidates"].push_back(
-        {{"result", c.resultKey}, {"dependencies", deps}});
-  }
-  KB_RETURN_IF_ERROR(
-      writeFileAtomic(manifestPath(primaryKey),
-                      encodeContainer({{"manifest", toCbor(manifest)}})));
+  std::string result = encodeContainer(sections);
+  KB_RETURN_IF_ERROR(writeFileAtomic(resultPath(candidate.resultKey), result));
+  KB_RETURN_IF_ERROR(addLocalCandidate(primaryKey, candidate));
   ++stores_;
+  if (remote_)
+    writeBack(primaryKey, std::move(candidate), result);
   return okStatus();
 }
 
 BuildCache::Stats BuildCache::stats() const {
-  return Stats{hits_.load(), misses_.load(), stores_.load()};
+  return Stats{hits_.load(), remoteHits_.load(), misses_.load(),
+               stores_.load()};
 }
 
 } // namespace kb::toolchains

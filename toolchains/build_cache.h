@@ -31,6 +31,14 @@
 // Layout: <dir>/v1/manifests/<k[0:2]>/<k>, <dir>/v1/results/<k[0:2]>/<k>,
 // <dir>/v1/file-hashes, <dir>/CACHEDIR.TAG.
 //
+// With a remote tier (remote_tier.h), a local miss reads through: the
+// server's manifest for the primary key (/ac/<key>, whose candidates also
+// name their result's sha256) is walked the same way, the first matching
+// result is fetched from /cas/<sha256>, checked, and stored locally. A
+// successful store() writes back: the result to /cas/, then the manifest
+// (the server's candidates seen at lookup plus this one) to /ac/. Bytes
+// that fail a check are reported to the tier and ignored.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KB_TOOLCHAINS_BUILD_CACHE_H_
 #define KB_TOOLCHAINS_BUILD_CACHE_H_
@@ -40,6 +48,7 @@
 #include "toolchains/diagnostics.h"
 #include "toolchains/file_hash_memo.h"
 #include "toolchains/kernel_builder.h"
+#include "toolchains/remote_tier.h"
 
 #include <atomic>
 #include <chrono>
@@ -127,8 +136,26 @@ public:
 
   const std::filesystem::path &directory() const { return directory_; }
 
+  /// Adds the remote tier; call before the first lookup. Null: none.
+  void setRemote(std::unique_ptr<RemoteTier> remote) {
+    remote_ = std::move(remote);
+  }
+  /// Null without a remote tier.
+  RemoteTier *remote() const { return remote_.get(); }
+
+  /// One earlier build of a primary key, as a manifest lists it.
+  struct Candidate {
+    std::vector<std::pair<std::string, std::string>> dependencies; // path,
+                                                                   // sha256
+    std::string resultKey;
+    /// sha256 of the result's container: its /cas/ name. Remote manifests
+    /// only.
+    std::string blob;
+  };
+
   struct Stats {
-    uint64_t hits = 0;
+    uint64_t hits = 0;       // local and remote
+    uint64_t remoteHits = 0; // of which read through from the remote tier
     uint64_t misses = 0;
     uint64_t stores = 0;
   };
@@ -141,10 +168,24 @@ private:
 
   std::filesystem::path manifestPath(const std::string &key) const;
   std::filesystem::path resultPath(const std::string &key) const;
+  /// The candidate's dependencies are unchanged and its result key is the
+  /// one they give.
+  bool matches(const std::string &primaryKey, const Candidate &candidate);
+  /// Puts |candidate| first in the local manifest of |primaryKey|.
+  Status addLocalCandidate(const std::string &primaryKey,
+                           const Candidate &candidate);
+  std::optional<CacheEntry> lookupRemote(const std::string &primaryKey);
+  void writeBack(const std::string &primaryKey, Candidate candidate,
+                 const std::string &result);
 
   std::filesystem::path directory_;
   FileHashMemo fileHashes_;
-  std::atomic<uint64_t> hits_{0}, misses_{0}, stores_{0};
+  std::unique_ptr<RemoteTier> remote_;
+  /// The server's candidates per primary key, seen by a lookup that missed,
+  /// kept for that key's write-back.
+  std::mutex remoteSeenMutex_;
+  std::map<std::string, std::vector<Candidate>> remoteSeen_;
+  std::atomic<uint64_t> hits_{0}, remoteHits_{0}, misses_{0}, stores_{0};
 };
 
 } // namespace kb::toolchains

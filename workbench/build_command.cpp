@@ -24,6 +24,7 @@
 #include "common/paths.h"
 #include "toolchains/file_hash_memo.h"
 #include "toolchains/file_util.h"
+#include "toolchains/remote_tier.h"
 #include "toolchains/tool_reaper.h"
 
 #include <CLI/CLI.hpp>
@@ -129,6 +130,11 @@ int runBuild(const BuildFlags &flags) {
   report.options.cacheDir = session.cacheDir;
   const fs::path reportPath = session.outputDir / "build.json";
   auto writeReport = [&]() -> Status {
+    if (toolchains::RemoteTier *remote =
+            session.cache ? session.cache->remote() : nullptr) {
+      report.options.remoteCacheUrl = remote->url();
+      report.options.remoteCache = remote->stats();
+    }
     report.wallSeconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - wallStart)
                              .count();
@@ -218,6 +224,21 @@ CommandRegistration addBuildCommand(CLI::App &root) {
                   "Cache directory (default: [build] cache_dir, else "
                   "$KB_CACHE_DIR, else $XDG_CACHE_HOME/kernel-bench)")
       ->type_name("DIR");
+  // Only a kernel-bench with the HTTP client offers it (not the
+  // runtime-only build).
+  if (toolchains::remoteTierAvailable()) {
+    app->add_option("--remote-cache", flags->remoteCache,
+                    "Shared cache server, http(s)://HOST[:PORT][/PATH] "
+                    "(default: $KB_REMOTE_CACHE, else [build] remote_cache); "
+                    "credentials only from the environment or netrc")
+        ->type_name("URL")
+        ->check([](const std::string &url) {
+          Status bad = toolchains::checkRemoteCacheUrl(url);
+          return bad.ok() ? std::string() : bad.message();
+        });
+    app->add_flag("--no-remote-cache", flags->noRemoteCache,
+                  "Use only the local cache");
+  }
   app->add_flag("--strict", flags->strict,
                 "Treat warnings (compiler, ptxas spills, glslc) as errors");
   app->add_flag("-v,--verbose", flags->verbose,

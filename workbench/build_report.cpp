@@ -34,6 +34,21 @@ json diagnosticJson(const toolchains::Diagnostic &d) {
           {"code", d.code}};
 }
 
+/// null without a remote tier.
+json remoteCacheJson(const BuildReportOptions &options) {
+  if (!options.remoteCache)
+    return nullptr;
+  const toolchains::RemoteTierStats &r = *options.remoteCache;
+  return {{"url", options.remoteCacheUrl},
+          {"hits", r.hits},
+          {"misses", r.misses},
+          {"uploads", r.uploads},
+          {"corrupt", r.corrupt},
+          {"reads_off", r.readsOff},
+          {"writes_off", r.writesOff},
+          {"warnings", r.warnings}};
+}
+
 json jobJson(const JobRecord &job, const BuildReport &report) {
   const toolchains::BuildJobResult &r = job.result;
   json commands = json::array();
@@ -145,7 +160,8 @@ json toJson(const BuildReport &report) {
              {{"enabled", report.options.cacheEnabled},
               {"directory", report.options.cacheEnabled
                                 ? json(report.options.cacheDir.string())
-                                : json(nullptr)}}},
+                                : json(nullptr)},
+              {"remote", remoteCacheJson(report.options)}}},
             {"timeout_seconds", finite(report.options.timeoutSeconds)},
             {"kernels_only", report.options.kernelsOnly}}},
           {"error", report.error.empty() ? json(nullptr) : json(report.error)},

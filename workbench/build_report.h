@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "toolchains/kernel_builder.h"
+#include "toolchains/remote_tier.h"
 #include "workbench/program_record.h"
 #include "workbench/project.h"
 
@@ -33,6 +34,9 @@ struct BuildReportOptions {
   bool strict = false;
   bool cacheEnabled = true;
   std::filesystem::path cacheDir;
+  /// The remote tier's URL and what it did; unset without one.
+  std::string remoteCacheUrl;
+  std::optional<toolchains::RemoteTierStats> remoteCache;
   double timeoutSeconds = 0;
   bool kernelsOnly = false;
 };

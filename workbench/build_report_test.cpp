@@ -120,6 +120,30 @@ TEST(BuildReportTest, CacheDisabledIsRecorded) {
   EXPECT_TRUE(j["options"]["cache"]["directory"].is_null());
 }
 
+TEST(BuildReportTest, RemoteCacheIsRecordedWhenConfigured) {
+  Fixture f;
+  f.addJob("cuda:sm_90", true, true);
+  EXPECT_TRUE(toJson(f.report)["options"]["cache"]["remote"].is_null());
+  toolchains::RemoteTierStats stats;
+  stats.hits = 3;
+  stats.misses = 1;
+  stats.uploads = 2;
+  stats.corrupt = 1;
+  stats.writesOff = true;
+  stats.warnings = {"the server refuses uploads"};
+  f.report.options.remoteCacheUrl = "http://cache:8080/kb";
+  f.report.options.remoteCache = stats;
+  json remote = toJson(f.report)["options"]["cache"]["remote"];
+  EXPECT_EQ(remote["url"], "http://cache:8080/kb");
+  EXPECT_EQ(remote["hits"], 3);
+  EXPECT_EQ(remote["misses"], 1);
+  EXPECT_EQ(remote["uploads"], 2);
+  EXPECT_EQ(remote["corrupt"], 1);
+  EXPECT_EQ(remote["reads_off"], false);
+  EXPECT_EQ(remote["writes_off"], true);
+  EXPECT_EQ(remote["warnings"], json::array({"the server refuses uploads"}));
+}
+
 TEST(BuildReportTest, NonFiniteDurationsStayValidJson) {
   Fixture f;
   f.addJob("cuda:sm_90", true, false).result.seconds = 0.0 / 0.0;

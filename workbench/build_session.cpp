@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <thread>
@@ -202,6 +203,47 @@ Status openCache(const BuildFlags &flags, BuildSession &session) {
   return okStatus();
 }
 
+/// The remote tier (docs/remote-cache.md): `--remote-cache`, else
+/// $KB_REMOTE_CACHE, else [build] remote_cache (CI points its runners at a
+/// server without editing the project); none with --no-cache or
+/// --no-remote-cache. Credentials and the timeout come from the
+/// environment only.
+Status openRemoteCache(const BuildFlags &flags, BuildSession &session) {
+  if (!session.cache || flags.noRemoteCache)
+    return okStatus();
+  std::string url = flags.remoteCache, from = "--remote-cache";
+  if (const char *env = std::getenv("KB_REMOTE_CACHE");
+      url.empty() && env && *env) {
+    url = env;
+    from = "KB_REMOTE_CACHE";
+  }
+  if (url.empty()) {
+    url = session.project.build.remoteCache;
+    from = "[build] remote_cache";
+  }
+  if (url.empty())
+    return okStatus();
+  if (Status bad = toolchains::checkRemoteCacheUrl(url); !bad.ok())
+    return invalidArgument(from + ": " + bad.message());
+  toolchains::RemoteTierConfig config;
+  config.url = url;
+  KB_RETURN_IF_ERROR(toolchains::applyRemoteTimeoutFromEnvironment(config));
+  KB_ASSIGN_OR_RETURN(config.credentials,
+                      toolchains::remoteCredentialsFromEnvironment());
+  StatusOr<std::unique_ptr<toolchains::RemoteTier>> tier =
+      toolchains::openRemoteTier(std::move(config));
+  if (tier.status().code() == StatusCode::Unavailable) {
+    // A runtime-only kernel-bench: building locally is still right.
+    std::fprintf(stderr, "kernel-bench: warning: %s (from %s)\n",
+                 tier.status().message().c_str(), from.c_str());
+    return okStatus();
+  }
+  if (!tier.ok())
+    return tier.status();
+  session.cache->setRemote(std::move(*tier));
+  return okStatus();
+}
+
 } // namespace
 
 StatusOr<std::vector<Target>>
@@ -237,6 +279,7 @@ openBuildSession(const BuildFlags &flags, std::vector<Target> requested) {
                                 ? flags.timeoutSeconds
                                 : settings.timeoutSeconds.value_or(120.0);
   KB_RETURN_IF_ERROR(openCache(flags, *session));
+  KB_RETURN_IF_ERROR(openRemoteCache(flags, *session));
   if (!isUtf8(session->cacheDir.string()))
     return invalidArgument("the cache directory `" +
                            session->cacheDir.string() +

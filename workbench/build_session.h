@@ -35,6 +35,10 @@ struct BuildFlags {
   std::vector<std::string> targets;
   bool noCache = false;
   std::string cacheDir;
+  /// The shared cache's URL (`--remote-cache`); empty: $KB_REMOTE_CACHE,
+  /// else [build] remote_cache.
+  std::string remoteCache;
+  bool noRemoteCache = false;
   bool strict = false;
   bool verbose = false;
   double timeoutSeconds = 0;
@@ -63,7 +67,7 @@ struct BuildSession {
   std::unique_ptr<OutputManifest> outputs;
   unsigned jobs = 1;
   double timeoutSeconds = 120;
-  /// Null with `--no-cache`.
+  /// Null with `--no-cache`. Holds the remote tier when one is configured.
   std::unique_ptr<toolchains::BuildCache> cache;
   /// Empty with `--no-cache`.
   std::filesystem::path cacheDir;

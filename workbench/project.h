@@ -72,6 +72,9 @@ struct BuildSettings {
   unsigned jobs = 0; // 0 = all cores.
   std::optional<double> timeoutSeconds;
   std::filesystem::path cacheDir; // Empty = the default location.
+  /// The shared cache's URL (docs/remote-cache.md); checked, never with
+  /// credentials in it. Empty = none.
+  std::string remoteCache;
 };
 
 struct Project {

@@ -6,6 +6,7 @@
 #include "workbench/toml_file.h"
 
 #include "common/paths.h"
+#include "toolchains/remote_tier.h"
 #include "toolchains/toolchains.h"
 
 #include <glob.h>
@@ -24,7 +25,8 @@ const std::vector<std::string> kProjectFileKeys = {"project", "build",
                                                    "toolchains"};
 const std::vector<std::string> kProjectKeys = {"name", "program", "kernels",
                                                "targets", "output_dir"};
-const std::vector<std::string> kBuildKeys = {"jobs", "timeout", "cache_dir"};
+const std::vector<std::string> kBuildKeys = {"jobs", "timeout", "cache_dir",
+                                             "remote_cache"};
 
 /// Escapes glob metacharacters in a literal path prefix.
 std::string escapeGlob(const std::string &text) {
@@ -91,7 +93,7 @@ Status readProjectTable(const TomlFile &file, const toml::table &pt,
   return okStatus();
 }
 
-/// `[build]`: jobs, timeout, cache_dir.
+/// `[build]`: jobs, timeout, cache_dir, remote_cache.
 Status readBuildTable(const TomlFile &file, const toml::table &bt,
                       const fs::path &projectDir, BuildSettings &build) {
   KB_RETURN_IF_ERROR(file.checkKeys(bt, "[build]", kBuildKeys));
@@ -113,6 +115,14 @@ Status readBuildTable(const TomlFile &file, const toml::table &bt,
   KB_ASSIGN_OR_RETURN(auto cacheDir, file.string(bt, "cache_dir"));
   if (cacheDir && !cacheDir->empty())
     build.cacheDir = (projectDir / *cacheDir).lexically_normal();
+  KB_ASSIGN_OR_RETURN(auto remote, file.string(bt, "remote_cache"));
+  if (remote && !remote->empty()) {
+    // Project files are committed: a password in the URL would be too.
+    if (Status bad = toolchains::checkRemoteCacheUrl(*remote); !bad.ok())
+      return file.error(*bt.get("remote_cache"),
+                        "[build] remote_cache: " + bad.message());
+    build.remoteCache = *remote;
+  }
   return okStatus();
 }
 

@@ -48,9 +48,9 @@ if [ -n "${KB_QUICKSTART:-}" ]; then
   cp "$KB_QUICKSTART/program.kbm" "$stage/quickstart/"
   cp -r "$KB_QUICKSTART/bench" "$stage/quickstart/" 2>/dev/null || true
 fi
-if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR'; then
+if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR|libcurl'; then
   echo "stage.sh: $build links libstdc++ or LLVM dynamically; configure it with" \
-       "-DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON" >&2
+       "-DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON (no libcurl: KB_ENABLE_REMOTE_CACHE=OFF)" >&2
   exit 1
 fi
 du -sh "$stage"
