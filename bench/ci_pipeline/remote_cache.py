@@ -3,7 +3,8 @@
 
 Builds the quickstart's kernel jobs (examples/quickstart, --kernels-only:
 every bundled kernel for cuda:sm_90 and vulkan:1.2) with an EMPTY local cache
-every time, against a real nginx WebDAV server started here on 127.0.0.1
+every time, each build from its own copy of the project at its own path (one
+runner each), against a real nginx WebDAV server started here on 127.0.0.1
 (docs/remote-cache.md), and prints:
 
   * anchor: cold build, empty server (compiles everything, uploads it)
@@ -93,13 +94,23 @@ def stop(proc):
             proc.wait()
 
 
-def build(kernel_bench, url, cache_dir, out_dir, jobs):
+def checkout(scratch, name):
+    """A copy of the quickstart and the kernels it names at its own path, as
+    another runner would have it; returns the project directory."""
+    root = scratch / name
+    shutil.copytree(REPO / "examples" / "quickstart",
+                    root / "examples" / "quickstart")
+    shutil.copytree(REPO / "kernels", root / "kernels")
+    return root / "examples" / "quickstart"
+
+
+def build(kernel_bench, project, url, cache_dir, out_dir, jobs):
     """One `kernel-bench build --kernels-only` with an empty local cache;
     returns (seconds, build.json)."""
     env = dict(os.environ, KB_REMOTE_CACHE=url)
     for name in ("KB_REMOTE_CACHE_USER", "KB_REMOTE_CACHE_PASSWORD", "NETRC"):
         env.pop(name, None)
-    argv = [kernel_bench, "build", str(REPO / "examples" / "quickstart"),
+    argv = [kernel_bench, "build", str(project),
             "--kernels-only", "-j", str(jobs), "--cache-dir", str(cache_dir),
             "-o", str(out_dir)]
     start = time.perf_counter()
@@ -150,7 +161,8 @@ def main():
     nginx = None
     try:
         nginx, url = start_nginx(scratch / "nginx")
-        cold_s, cold = build(args.kernel_bench, url, scratch / "cache-cold",
+        cold_s, cold = build(args.kernel_bench, checkout(scratch, "runner-0"),
+                             url, scratch / "cache-cold",
                              scratch / "out-cold", args.jobs)
         jobs = cold["totals"]["jobs"]
         uploads = cold["options"]["cache"]["remote"]["uploads"]
@@ -160,7 +172,8 @@ def main():
         warm_times = []
         for i in range(args.rounds):
             out = scratch / f"out-warm-{i}"
-            seconds, warm = build(args.kernel_bench, url,
+            project = checkout(scratch, f"runner-{i + 1}")
+            seconds, warm = build(args.kernel_bench, project, url,
                                   scratch / f"cache-warm-{i}", out, args.jobs)
             remote = warm["options"]["cache"]["remote"]
             if warm["totals"]["cache_hits"] != jobs or remote["hits"] != jobs:

@@ -40,10 +40,11 @@ protected:
   /// The Vulkan job of tests/cli/fixtures/good (glslc is quick), with no
   /// remote cache from the caller's environment.
   kb::test::CliRun buildGood(std::vector<std::string> extra,
-                             kb::test::EnvVars env = {}) {
+                             kb::test::EnvVars env = {},
+                             const fs::path &project = kGood) {
     extra.insert(extra.begin(), {"--target", "vulkan:1.2"});
     env.insert(env.begin(), {"KB_REMOTE_CACHE", ""});
-    return buildProject(kGood, std::move(extra), std::move(env));
+    return buildProject(project, std::move(extra), std::move(env));
   }
 
   kb::test::NginxServer nginx_;
@@ -64,11 +65,14 @@ TEST_F(RemoteCacheCliTest, SecondRunnerTakesEveryJobFromTheServer) {
   std::string spv = kb::test::readFile(out_ / "kernels/scale/vulkan1.2.spv");
   ASSERT_FALSE(spv.empty());
 
-  // Another runner: empty local cache and output, the URL from the
-  // environment as a CI system would set it.
+  // Another runner: its own checkout at another path, empty local cache
+  // and output, the URL from the environment as a CI system would set it.
+  fs::path checkout = tmp_ / "runner2" / "good";
+  fs::create_directories(checkout.parent_path());
+  fs::copy(kGood, checkout, fs::copy_options::recursive);
   cache_ = tmp_ / "cache2";
   out_ = tmp_ / "out2";
-  kb::test::CliRun second = buildGood({}, {{"KB_REMOTE_CACHE", url}});
+  kb::test::CliRun second = buildGood({}, {{"KB_REMOTE_CACHE", url}}, checkout);
   ASSERT_EQ(second.exitCode, 0) << second.output;
   nlohmann::json report = buildJson();
   EXPECT_EQ(report["totals"]["cache_hits"], 1);
