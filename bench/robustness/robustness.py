@@ -113,14 +113,17 @@ def mutation_run(kb, modules, count, seed, timeout, device, tmp, keep):
                 p.communicate()
                 outcome = "hung"
             counts[outcome] += 1
-            if outcome in ("kb-died", "hung"):
+            if outcome in ("kb-died", "hung", "worker-died"):
+                # A worker that died is reported, not a missed target, but
+                # its mutant is kept too: it names a crash to look into.
                 kept = None
                 if keep:
                     os.makedirs(keep, exist_ok=True)
-                    kept = os.path.join(keep, "%s-%d.kbm" % (outcome,
-                                                             len(deaths)))
+                    kept = os.path.join(keep, "%s-%d-%d.kbm" % (
+                        outcome, modules.index(module), n))
                     shutil.copy(path, kept)
-                deaths.append((module, n, outcome, p.returncode, kept))
+                if outcome != "worker-died":
+                    deaths.append((module, n, outcome, p.returncode, kept))
     return counts, deaths
 
 
