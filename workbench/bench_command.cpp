@@ -27,10 +27,12 @@
 #include "workbench/bench_report_fill.h"
 #include "workbench/bench_table.h"
 #include "workbench/bench_worker.h"
+#include "workbench/build_resources.h"
 #include "workbench/command.h"
 #include "workbench/interrupt_forwarder.h"
 #include "workbench/progress.h"
 #include "workbench/report/bench_json.h"
+#include "workbench/report/compare.h"
 #include "workbench/report/report_writer.h"
 #include "workbench/worker.h"
 
@@ -42,6 +44,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace kb::workbench {
@@ -101,25 +105,60 @@ std::string progressText(const std::string &message) {
   return buf;
 }
 
-/// Runs one benchmark in a fresh worker and adds its result (or an ERROR
-/// row) to |run|. Returns the worker's exit code.
-int runOne(const PlannedBenchmark &p, const BenchCommandFlags &f,
-           Progress &progress, report::BenchReport &run, bool &haveDevice) {
+/// What the parent learns from its workers across benchmarks.
+struct RunState {
+  bool haveDevice = false; // |run|'s device and settings came from a worker
+  /// The device the first worker of an `auto` run opened ("vulkan:0"): the
+  /// rest of the run uses it, so that one report is one device.
+  std::string pinnedDevice;
+  /// Why the last worker found no usable device (it exited 77).
+  std::string unavailable;
+};
+
+/// `__worker bench ...` for |p|: the settings (on the pinned device), live
+/// progress only for a terminal, the --baseline build's module.
+std::vector<std::string> workerCommand(const PlannedBenchmark &p,
+                                       const PlannedBenchmark *baseline,
+                                       const BenchCommandFlags &f,
+                                       const RunState &state, bool live) {
+  std::vector<std::string> args = {"bench", p.modulePath};
+  if (!p.benchmark.empty())
+    args.insert(args.end(), {"--benchmark", p.benchmark});
+  BenchSettings settings = f.settings;
+  if (!state.pinnedDevice.empty())
+    settings.device = state.pinnedDevice;
+  std::vector<std::string> flags = workerArgs(settings);
+  args.insert(args.end(), flags.begin(), flags.end());
+  if (live)
+    args.push_back("--progress");
+  if (baseline) {
+    args.insert(args.end(), {"--baseline-module", baseline->modulePath});
+    if (!baseline->benchmark.empty())
+      args.insert(args.end(), {"--baseline-benchmark", baseline->benchmark});
+  }
+  return args;
+}
+
+/// Runs one benchmark in a fresh worker (with |baseline|, the same benchmark
+/// of the --baseline build, timed in lockstep) and adds its result (or an
+/// ERROR row) to |run|. Returns the worker's exit code.
+int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
+           const BenchCommandFlags &f, Progress &progress,
+           report::BenchReport &run, RunState &state) {
   if (!p.loadError.empty()) {
     addFailure(run, p, report::BenchStatus::Error, p.loadError);
     return 0;
   }
-  WorkerOptions worker;
-  worker.args = {"bench", p.modulePath};
-  if (!p.benchmark.empty())
-    worker.args.insert(worker.args.end(), {"--benchmark", p.benchmark});
-  std::vector<std::string> settings = workerArgs(f.settings);
-  worker.args.insert(worker.args.end(), settings.begin(), settings.end());
-  worker.timeoutS = f.watchdogS;
   bool live = progress.options().smartTerminal;
+  WorkerOptions worker;
+  worker.args = workerCommand(p, baseline, f, state, live);
+  worker.timeoutS = f.watchdogS;
+  std::string opened;
   worker.onMessage = [&](const std::string &message) {
     if (live && message.compare(0, 9, "progress ") == 0)
       progress.step(p.displayName + ": " + progressText(message));
+    else if (message.rfind(kDeviceMessage, 0) == 0)
+      opened = message.substr(std::string(kDeviceMessage).size());
   };
   auto spawned = runWorker(worker);
   if (!spawned.ok()) {
@@ -146,17 +185,27 @@ int runOne(const PlannedBenchmark &p, const BenchCommandFlags &f,
             ? "the worker exited with code " + std::to_string(exitCode) +
                   " and no result: " + result.status().message()
             : diagnostics;
-    addFailure(run, p, report::BenchStatus::Error, reason);
+    // No device this benchmark can run on: skipped, not failed; the run
+    // exits 77 only when no benchmark found one.
+    bool unavailable = exitCode == kExitUnavailable;
+    if (unavailable)
+      state.unavailable = reason;
+    addFailure(run, p,
+               unavailable ? report::BenchStatus::Skipped
+                           : report::BenchStatus::Error,
+               reason);
     return exitCode;
   }
-  if (!haveDevice) {
+  if (f.settings.device == "auto" && state.pinnedDevice.empty())
+    state.pinnedDevice = opened;
+  if (!state.haveDevice) {
     // The worker knows the device, and so which settings applied (quick on
     // a CPU device); the budget is the parent's.
     std::optional<double> budget = run.settings.budgetSeconds;
     run.device = result->device;
     run.settings = result->settings;
     run.settings.budgetSeconds = budget;
-    haveDevice = true;
+    state.haveDevice = true;
   }
   for (const std::string &w : result->environment.warnings)
     if (std::find(run.environment.warnings.begin(),
@@ -170,6 +219,98 @@ int runOne(const PlannedBenchmark &p, const BenchCommandFlags &f,
   if (result->program)
     run.program = std::move(result->program);
   return exitCode;
+}
+
+/// ptxas's figures from BUILD/build.json for every variant whose object the
+/// build wrote (build_resources.h); a warning when build.json is unreadable.
+void attachResources(report::BenchReport &run, const fs::path &build) {
+  auto objects = readObjectResources(build / "build.json");
+  if (!objects.ok()) {
+    if (objects.status().code() != StatusCode::NotFound)
+      run.environment.warnings.push_back("no ptxas resources: " +
+                                         objects.status().message());
+    return;
+  }
+  for (report::Benchmark &b : run.benchmarks)
+    for (report::Variant &v : b.variants)
+      if (auto it = objects->find(v.objectSha256); it != objects->end())
+        v.resources = it->second;
+}
+
+/// The --baseline build's benchmarks by display name (none without
+/// --baseline); what only one build has becomes a warning in |run|.
+/// InvalidArgument for a bad --threshold or filter.
+StatusOr<std::map<std::string, PlannedBenchmark>>
+planBaseline(const BenchCommandFlags &f,
+             const std::vector<PlannedBenchmark> &planned,
+             report::BenchReport &run) {
+  std::map<std::string, PlannedBenchmark> byName;
+  if (f.baseline.empty())
+    return byName;
+  double threshold = 0;
+  if (std::string error = report::parseThreshold(f.threshold, threshold);
+      !error.empty())
+    return invalidArgument("--threshold: " + error);
+  auto base = planBenchmarks(f.baseline, f.filter);
+  if (!base.ok())
+    return base.status().withContext("--baseline " + f.baseline);
+  // The whole program is not paired (it is timed end to end as usual).
+  for (const PlannedBenchmark &b : *base)
+    if (!b.benchmark.empty() && b.loadError.empty())
+      byName[b.displayName] = b;
+  std::set<std::string> here;
+  std::string missing, extra;
+  for (const PlannedBenchmark &p : planned) {
+    here.insert(p.displayName);
+    if (!p.benchmark.empty() && !byName.count(p.displayName))
+      missing += (missing.empty() ? "" : ", ") + p.displayName;
+  }
+  for (const auto &[name, b] : byName)
+    if (!here.count(name))
+      extra += (extra.empty() ? "" : ", ") + name;
+  if (!missing.empty())
+    run.environment.warnings.push_back("--baseline: not in " + f.baseline +
+                                       " (timed alone): " + missing);
+  if (!extra.empty())
+    run.environment.warnings.push_back("--baseline: only in " + f.baseline +
+                                       " (not timed): " + extra);
+  return byName;
+}
+
+/// Paired verdicts for every benchmark that timed a baseline variant
+/// (compare.h comparePaired); true when one is SLOWER.
+bool pairWithBaseline(report::BenchReport &run, const BenchCommandFlags &f) {
+  if (f.baseline.empty())
+    return false;
+  report::CompareOptions options;
+  report::parseThreshold(f.threshold, options.threshold); // checked before
+  bool slower = false;
+  for (report::Benchmark &b : run.benchmarks) {
+    const report::Variant *candidate = nullptr, *base = nullptr;
+    for (const report::Variant &v : b.variants)
+      if (v.name == kBaselineVariant)
+        base = &v;
+      else if (!candidate && v.role == report::VariantRole::Candidate)
+        candidate = &v;
+    if (!candidate || !base)
+      continue;
+    for (const report::Timing &t : candidate->timings)
+      for (const report::Timing &bt : base->timings) {
+        if (bt.mode != t.mode)
+          continue;
+        std::string id = b.name + "/" + report::toString(t.mode);
+        auto paired = report::comparePaired(bt, t, id, options);
+        if (!paired.ok()) {
+          run.environment.warnings.push_back("--baseline: " +
+                                             paired.status().message());
+          continue;
+        }
+        paired->baselineBuild = f.baseline;
+        slower |= paired->verdict == "SLOWER";
+        b.paired.push_back(*paired);
+      }
+  }
+  return slower;
 }
 
 bool anyFailed(const report::BenchReport &run) {
@@ -210,19 +351,24 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
   return line;
 }
 
+/// Prints why the run could not be planned; exit 2 for a bad flag value.
+int planFailed(const Status &status) {
+  std::fprintf(stderr, "kernel-bench bench: error: %s\n",
+               status.message().c_str());
+  return status.code() == StatusCode::InvalidArgument ? kExitUsage
+                                                      : kExitUserError;
+}
+
 int runBench(const BenchCommandFlags &flags) {
   auto wallStart = Clock::now();
   auto planned = planBenchmarks(flags.build, flags.filter);
-  if (!planned.ok()) {
-    std::fprintf(stderr, "kernel-bench bench: error: %s\n",
-                 planned.status().message().c_str());
-    return planned.status().code() == StatusCode::InvalidArgument
-               ? kExitUsage
-               : kExitUserError;
-  }
+  if (!planned.ok())
+    return planFailed(planned.status());
   BenchCommandFlags f = flags;
   if (f.watchdogS <= 0)
-    f.watchdogS = 4 * f.settings.timeoutS + 60;
+    f.watchdogS =
+        4 * f.settings.timeoutS.value_or(bench::StoppingSettings().timeoutS) +
+        60;
   f.settings.peakCache = peakCacheFile();
   fs::path outDir =
       f.outDir.empty() ? fs::path(f.build) / "results" : fs::path(f.outDir);
@@ -236,7 +382,11 @@ int runBench(const BenchCommandFlags &flags) {
   run.settings = toReportSettings(
       f.settings,
       f.budgetS > 0 ? std::optional<double>(f.budgetS) : std::nullopt, false);
-  bool haveDevice = false;
+  RunState state;
+
+  auto baseline = planBaseline(f, *planned, run);
+  if (!baseline.ok())
+    return planFailed(baseline.status());
 
   InterruptForwarder interrupt;
   Progress progress(stdout, detectTerminal(), planned->size());
@@ -260,7 +410,9 @@ int runBench(const BenchCommandFlags &flags) {
     bool hadProgram = run.program.has_value();
     report::DeviceInfo deviceBefore = run.device;
     report::BenchSettings settingsBefore = run.settings;
-    int workerExit = runOne(p, f, progress, run, haveDevice);
+    auto base = baseline->find(p.displayName);
+    runOne(p, base != baseline->end() ? &base->second : nullptr, f, progress,
+           run, state);
     if (interrupt.signal()) {
       run.benchmarks.resize(benchmarksBefore);
       run.environment.warnings.resize(warningsBefore);
@@ -269,13 +421,6 @@ int runBench(const BenchCommandFlags &flags) {
       run.device = std::move(deviceBefore);
       run.settings = std::move(settingsBefore);
       break;
-    }
-    if (workerExit == kExitUnavailable) {
-      progress.finish();
-      std::fprintf(
-          stderr, "kernel-bench bench: error: no usable device: %s\n",
-          run.benchmarks.empty() ? "" : run.benchmarks.back().reason.c_str());
-      return kExitUnavailable;
     }
     const report::Benchmark *last =
         run.benchmarks.empty() ? nullptr : &run.benchmarks.back();
@@ -289,6 +434,13 @@ int runBench(const BenchCommandFlags &flags) {
   }
   run.interrupted = interrupt.signal() != 0;
   progress.finish();
+  attachResources(run, f.build);
+  bool slower = pairWithBaseline(run, f);
+  if (!state.haveDevice && !state.unavailable.empty() && !run.interrupted) {
+    std::fprintf(stderr, "kernel-bench bench: error: no usable device: %s\n",
+                 state.unavailable.c_str());
+    return kExitUnavailable;
+  }
   report::computeDerived(run);
 
   std::fputs(renderBenchTable(run).c_str(), stdout);
@@ -315,7 +467,7 @@ int runBench(const BenchCommandFlags &flags) {
                  jsonPath.string().c_str(), run.benchmarks.size());
     return kExitInterruptedBase + interrupt.signal();
   }
-  return anyFailed(run) ? kExitUserError : kExitOk;
+  return anyFailed(run) || slower ? kExitUserError : kExitOk;
 }
 
 } // namespace
@@ -337,6 +489,14 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                   "Seconds before a benchmark's worker is killed and the "
                   "benchmark is an ERROR (default: 4 x --timeout + 60)")
       ->check(positiveFinite());
+  app->add_option("--baseline", flags->baseline,
+                  "Another build of the same project: each benchmark also "
+                  "times that build's same-named kernel, alternating sample "
+                  "by sample in one worker, and gets a paired verdict "
+                  "(FASTER/SLOWER/SAME/INCONCLUSIVE; exit 1 when SLOWER)");
+  app->add_option("--threshold", flags->threshold,
+                  "With --baseline: smallest change that counts, e.g. 2% or "
+                  "0.02 (default 2%)");
   app->add_option("--budget", flags->budgetS,
                   "Seconds for the whole run; benchmarks not started by then "
                   "are SKIPPED (default: no limit)")
@@ -350,6 +510,9 @@ CommandRegistration addBenchWorkerCommand(CLI::App &worker) {
   app->add_option("MODULE", job->modulePath)->required();
   app->add_option("--benchmark", job->benchmark);
   app->add_option("--peak-cache", job->settings.peakCache);
+  app->add_option("--baseline-module", job->baselineModule);
+  app->add_option("--baseline-benchmark", job->baselineBenchmark);
+  app->add_flag("--progress", job->liveProgress);
   addMeasurementFlags(*app, job->settings);
   return {app, [job]() {
             becomeWorker();

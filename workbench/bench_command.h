@@ -15,6 +15,10 @@ struct BenchCommandFlags {
   BenchSettings settings;
   double watchdogS = 0; // 0 = 4 x timeout + 60
   double budgetS = 0;   // 0 = unlimited
+  /// --baseline OTHER_BUILD: each benchmark also times the same-named one
+  /// of that build, in lockstep, and gets a paired verdict.
+  std::string baseline;
+  std::string threshold = "2%"; // δ of the paired verdicts
 };
 
 } // namespace kb::workbench

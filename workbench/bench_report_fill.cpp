@@ -98,6 +98,9 @@ report::DeviceInfo toDeviceInfo(const hal::DeviceProperties &p,
   d.name = p.name;
   d.type = hal::toString(p.type);
   d.driverVersion = p.driverVersion;
+  d.vendorId = p.vendorId;
+  d.deviceId = p.deviceId;
+  d.uuid = p.uuid;
   d.memoryBytes = p.memoryBytes;
   d.l2Bytes = l2.bytes;
   d.l2Source = toL2Source(l2.source);

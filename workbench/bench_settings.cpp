@@ -69,7 +69,9 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
       ->check(positiveFinite());
   app.add_flag("--quick", s.quick,
                "Quick settings: >= 10 samples, <= 1 s per benchmark, noise "
-               "reported but not required (the default on CPU devices)");
+               "reported but not required (the default on CPU devices); "
+               "--min-samples, --min-time, --max-noise and --timeout given "
+               "explicitly still apply");
   app.add_option("--l2-size", s.l2Bytes,
                  "Bytes of last-level cache to flush (x2) before cold "
                  "samples (default: from the driver, a table, or 256 MiB)");
@@ -79,13 +81,24 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
 }
 
 std::vector<std::string> workerArgs(const BenchSettings &s) {
-  std::vector<std::string> args = {
-      "--device",      s.device,
-      "--min-samples", std::to_string(s.minSamples),
-      "--min-time",    text(s.minTimeS),
-      "--max-noise",   text(s.maxNoise),
-      "--timeout",     text(s.timeoutS),
-      "--seeds",       std::to_string(s.seeds)};
+  std::vector<std::string> args = {"--device", s.device, "--seeds",
+                                   std::to_string(s.seeds)};
+  // Only what the user gave: the worker applies the defaults for its device.
+  auto pass = [&args](const char *flag, std::optional<std::string> value) {
+    if (value) {
+      args.push_back(flag);
+      args.push_back(*value);
+    }
+  };
+  pass("--min-samples", s.minSamples
+                            ? std::optional(std::to_string(*s.minSamples))
+                            : std::nullopt);
+  pass("--min-time",
+       s.minTimeS ? std::optional(text(*s.minTimeS)) : std::nullopt);
+  pass("--max-noise",
+       s.maxNoise ? std::optional(text(*s.maxNoise)) : std::nullopt);
+  pass("--timeout",
+       s.timeoutS ? std::optional(text(*s.timeoutS)) : std::nullopt);
   if (s.cold && !s.hot)
     args.push_back("--cold");
   if (s.hot && !s.cold)
@@ -107,18 +120,22 @@ bool usesQuickSettings(const BenchSettings &s, bool cpuDevice) {
   return s.quick || cpuDevice;
 }
 
+bench::StoppingSettings stoppingSettings(const BenchSettings &s,
+                                         bool cpuDevice) {
+  bench::StoppingSettings stopping = usesQuickSettings(s, cpuDevice)
+                                         ? bench::quickStoppingSettings()
+                                         : bench::StoppingSettings();
+  stopping.minSamples = s.minSamples.value_or(stopping.minSamples);
+  stopping.minTimeS = s.minTimeS.value_or(stopping.minTimeS);
+  stopping.maxNoise = s.maxNoise.value_or(stopping.maxNoise);
+  stopping.timeoutS = s.timeoutS.value_or(stopping.timeoutS);
+  return stopping;
+}
+
 bench::MeasureSettings measureSettings(const BenchSettings &s, bool cpuDevice,
                                        bench::L2Size l2) {
   bench::MeasureSettings m;
-  if (usesQuickSettings(s, cpuDevice)) {
-    m.stopping = bench::quickStoppingSettings();
-    m.stopping.maxNoise = s.maxNoise;
-  } else {
-    m.stopping.minSamples = s.minSamples;
-    m.stopping.minTimeS = s.minTimeS;
-    m.stopping.maxNoise = s.maxNoise;
-    m.stopping.timeoutS = s.timeoutS;
-  }
+  m.stopping = stoppingSettings(s, cpuDevice);
   // The per-benchmark time is shared by the timing modes.
   int modes = (s.cold ? 1 : 0) + (s.hot ? 1 : 0);
   m.stopping.timeoutS /= std::max(modes, 1);

@@ -13,6 +13,7 @@
 #include "runtime/bench/measure.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,14 @@ namespace kb::workbench {
 struct BenchSettings {
   std::string device = "auto";
   bool cold = true, hot = true;
-  size_t minSamples = 10;
-  double minTimeS = 0.5;
-  double maxNoise = 0.005;
-  double timeoutS = 15; // sampling wall time per benchmark
+  // The stopping rule's thresholds, set only when given on the command line:
+  // an explicit value wins over the defaults, the quick ones included
+  // (`--quick --min-samples 50` takes 50 samples). Unset: the engine's
+  // defaults (bench::StoppingSettings), or the quick ones.
+  std::optional<size_t> minSamples;
+  std::optional<double> minTimeS;
+  std::optional<double> maxNoise;
+  std::optional<double> timeoutS; // sampling wall time per benchmark
   bool quick = false;
   uint64_t l2Bytes = 0; // 0 = choose (cache_flush.h)
   uint32_t seeds = 3;
@@ -49,6 +54,10 @@ std::vector<std::string> workerArgs(const BenchSettings &settings);
 /// Whether the quick settings apply: --quick, or a CPU device (where the
 /// noise target is never met).
 bool usesQuickSettings(const BenchSettings &settings, bool cpuDevice);
+/// The stopping rule: the quick or the full defaults, then every threshold
+/// the user gave explicitly (per benchmark; the modes share the timeout).
+bench::StoppingSettings stoppingSettings(const BenchSettings &settings,
+                                         bool cpuDevice);
 bench::MeasureSettings measureSettings(const BenchSettings &settings,
                                        bool cpuDevice, bench::L2Size l2);
 bench::CorrectnessSettings correctnessSettings(const BenchSettings &settings);

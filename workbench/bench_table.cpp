@@ -1,6 +1,8 @@
 //===- workbench/bench_table.cpp - The table `bench` ends with ------------===//
 #include "workbench/bench_table.h"
 
+#include "workbench/report/report_rows.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -138,7 +140,14 @@ std::string renderBenchTable(const report::BenchReport &report) {
             timingRow(name, "generated only", *p.generatedOnly, "reference"));
     }
   }
-  return render(rows);
+  std::string text = render(rows);
+  text += "device: " + report.device.name + " (" +
+          report::describeDeviceIdentity(report.device) + ")\n";
+  for (const std::string &line : report::resourceLines(report))
+    text += "resources: " + line + "\n";
+  for (const std::string &line : report::pairedLines(report))
+    text += "paired: " + line + "\n";
+  return text;
 }
 
 } // namespace kb::workbench

@@ -5,12 +5,12 @@
 #include "common/target.h"
 #include "runtime/bench/copy_bandwidth.h"
 #include "runtime/hal/drivers/registration.h"
+#include "workbench/bench_progress.h"
 #include "workbench/bench_report_fill.h"
 #include "workbench/command.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/worker.h"
 
-#include <cmath>
 #include <cstdio>
 
 namespace kb::workbench {
@@ -60,6 +60,12 @@ report::Variant describeVariant(const PreparedFunction &prepared,
   return v;
 }
 
+/// The same benchmark in the other build (--baseline); none without one.
+struct BaselineWork {
+  const module::Module *module = nullptr;
+  const module::Function *function = nullptr;
+};
+
 bool hasRole(const module::Executable &exe, module::VariantRole role) {
   for (const module::Variant &v : exe.variants)
     if (v.role == role)
@@ -67,10 +73,13 @@ bool hasRole(const module::Executable &exe, module::VariantRole role) {
   return false;
 }
 
-/// Loads the variants, checks, times and re-checks.
+/// Loads the variants, checks, times and re-checks. With a baseline, its
+/// kernel is timed too, in lockstep with the candidate (the engine's
+/// settings say so), as variant "baseline" right after the candidate.
 Status measure(hal::Device &device, bench::Engine &engine,
                const module::Module &module, const module::Function &function,
-               const BenchJob &job, const std::string &work, Measured &out) {
+               const BaselineWork &baseline, const BenchJob &job,
+               const std::string &work, Measured &out) {
   bool candidates = false, references = true;
   for (const module::Op &op : function.ops) {
     if (op.kind != module::Op::Kind::Dispatch)
@@ -91,6 +100,14 @@ Status measure(hal::Device &device, bench::Engine &engine,
   }
   out.variants.push_back(describeVariant(
       *candidate, candidates ? "candidate" : "generated", !candidates));
+  std::unique_ptr<PreparedFunction> base;
+  if (baseline.module) {
+    announceStage(work + ": loading the baseline build's kernel");
+    KB_ASSIGN_OR_RETURN(base, PreparedFunction::create(
+                                  device, *baseline.module, *baseline.function,
+                                  VariantChoice::PreferCandidate));
+    out.variants.push_back(describeVariant(*base, kBaselineVariant, false));
+  }
   if (reference)
     out.variants.push_back(describeVariant(*reference, "reference", true));
 
@@ -114,6 +131,10 @@ Status measure(hal::Device &device, bench::Engine &engine,
   subjects.push_back({out.variants[0].name, [&](hal::CommandBuffer &c) {
                         return candidate->record(c);
                       }});
+  if (base)
+    subjects.push_back({kBaselineVariant, [&](hal::CommandBuffer &c) {
+                          return base->record(c);
+                        }});
   if (reference)
     subjects.push_back({"reference", [&](hal::CommandBuffer &c) {
                           return reference->record(c);
@@ -126,13 +147,14 @@ Status measure(hal::Device &device, bench::Engine &engine,
     modes.push_back(bench::TimingMode::Hot);
   for (bench::TimingMode mode : modes) {
     announceStage(work + ": " + bench::toString(mode) + " samples");
-    auto progress = [&](size_t i, const bench::StoppingRule &rule) {
-      char noise[32];
-      std::snprintf(noise, sizeof noise, "%.6g",
-                    std::isfinite(rule.noise()) ? rule.noise() : -1.0);
-      announce("progress " + subjects[i].name + " " + bench::toString(mode) +
-               " " + std::to_string(rule.count()) + " " + noise);
-    };
+    bench::ProgressFn progress;
+    if (job.liveProgress) {
+      std::vector<std::string> names;
+      for (const bench::Subject &subject : subjects)
+        names.push_back(subject.name);
+      progress = SampleProgress(std::move(names), mode, kSampleProgressInterval,
+                                announce);
+    }
     KB_ASSIGN_OR_RETURN(auto results,
                         engine.measureInterleaved(subjects, mode, progress));
     for (size_t i = 0; i < results.size(); ++i)
@@ -192,7 +214,11 @@ void fillReport(const Measured &m, const module::Module &module,
   b.variants = m.variants;
   for (size_t i = 0; i < b.variants.size(); ++i) {
     report::Variant &v = b.variants[i];
-    if (v.role == report::VariantRole::Candidate || b.variants.size() == 1)
+    if (v.name == kBaselineVariant)
+      v.correctness.note = "the baseline build's kernel (--baseline): checked "
+                           "in that build's own run, timed here in pairs with "
+                           "the candidate";
+    else if (v.role == report::VariantRole::Candidate || b.variants.size() == 1)
       v.correctness = toCorrectness(m.correctness);
     else
       v.correctness.note = "the reference the candidate is checked against";
@@ -214,6 +240,66 @@ std::string describeWork(const module::Module &module,
   return text;
 }
 
+struct Work {
+  const module::Function *function = nullptr;
+  const module::Op *dispatch = nullptr; // none: the whole program
+  uint32_t opIndex = 0;
+};
+
+/// The benchmark named |benchmark|, or the entry function when empty.
+Work findWork(const module::Module &module, const std::string &benchmark) {
+  Work work;
+  if (benchmark.empty()) {
+    work.function = module.findFunction(module.entryFunction);
+    return work;
+  }
+  for (const module::Benchmark &b : module.benchmarks)
+    if (b.name == benchmark) {
+      work.function = &module.functions[b.function];
+      work.opIndex = b.dispatchOp;
+      work.dispatch = &work.function->ops[b.dispatchOp];
+    }
+  return work;
+}
+
+int noSuchWork(const std::string &modulePath, const std::string &benchmark) {
+  std::fprintf(stderr, "error: %s has no %s\n", modulePath.c_str(),
+               benchmark.empty() ? "entry function"
+                                 : ("benchmark `" + benchmark + "`").c_str());
+  return kExitUserError;
+}
+
+/// Why |device| cannot run the benchmark, or its baseline (if any).
+std::string whyCannotRun(const module::Module &module,
+                         const module::Function &function,
+                         const BaselineWork &baseline,
+                         const hal::DeviceProperties &device) {
+  std::string why = module::whyDeviceCannotRun(module, function, device);
+  if (why.empty() && baseline.module) {
+    why = module::whyDeviceCannotRun(*baseline.module, *baseline.function,
+                                     device);
+    if (!why.empty())
+      why = "the baseline build: " + why;
+  }
+  return why;
+}
+
+/// The device's measured copy bandwidth (cached); none without a cache
+/// file, a warning in |report| when the probe fails.
+std::optional<double> probePeak(hal::Device &device, const bench::L2Size &l2,
+                                const BenchJob &job,
+                                report::BenchReport &report) {
+  if (job.settings.peakCache.empty())
+    return std::nullopt;
+  announceStage("measuring the copy bandwidth of " + device.properties().name);
+  auto probed = bench::peakCopyBandwidth(device, l2, job.settings.peakCache);
+  if (probed.ok())
+    return probed->bytesPerS;
+  report.environment.warnings.push_back("copy-bandwidth probe failed: " +
+                                        probed.status().message());
+  return std::nullopt;
+}
+
 int print(const report::BenchReport &report, int exitCode) {
   auto text = report::renderBenchJson(report);
   if (!text.ok()) {
@@ -233,29 +319,36 @@ int runBenchJob(const BenchJob &job) {
     std::fprintf(stderr, "error: %s\n", module.status().message().c_str());
     return kExitUserError;
   }
-  const module::Function *function = nullptr;
-  const module::Op *dispatch = nullptr;
-  uint32_t opIndex = 0;
-  if (job.benchmark.empty()) {
-    function = module->findFunction(module->entryFunction);
-  } else {
-    for (const module::Benchmark &b : module->benchmarks)
-      if (b.name == job.benchmark) {
-        function = &module->functions[b.function];
-        opIndex = b.dispatchOp;
-        dispatch = &function->ops[b.dispatchOp];
-      }
-  }
-  if (!function) {
-    std::fprintf(stderr, "error: %s has no %s\n", job.modulePath.c_str(),
-                 job.benchmark.empty()
-                     ? "entry function"
-                     : ("benchmark `" + job.benchmark + "`").c_str());
-    return kExitUserError;
+  Work work = findWork(*module, job.benchmark);
+  const module::Function *function = work.function;
+  const module::Op *dispatch = work.dispatch;
+  if (!function)
+    return noSuchWork(job.modulePath, job.benchmark);
+  std::optional<module::Module> baseModule;
+  BaselineWork baseline;
+  if (!job.baselineModule.empty()) {
+    auto loaded = module::loadModuleFile(job.baselineModule);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "error: the baseline build: %s\n",
+                   loaded.status().message().c_str());
+      return kExitUserError;
+    }
+    baseModule = std::move(*loaded);
+    baseline.module = &*baseModule;
+    baseline.function = findWork(*baseModule, job.baselineBenchmark).function;
+    if (!baseline.function)
+      return noSuchWork(job.baselineModule, job.baselineBenchmark);
   }
 
   announceStage("opening device " + job.settings.device);
-  auto selected = hal::selectDevice(hal::builtinDrivers(), job.settings.device);
+  // `auto` picks only a device this benchmark (and its baseline) has
+  // variants for, as `run` does: a Vulkan-only module is not sent to a CUDA
+  // device, nor back.
+  auto selected = hal::selectDevice(
+      hal::builtinDrivers(), job.settings.device, {}, {},
+      [&](const hal::DeviceProperties &candidate) {
+        return whyCannotRun(*module, *function, baseline, candidate);
+      });
   if (!selected.ok()) {
     std::fprintf(stderr, "error: %s\n", selected.status().message().c_str());
     return selected.status().isUnavailable() ? kExitUnavailable
@@ -263,6 +356,10 @@ int runBenchJob(const BenchJob &job) {
   }
   hal::Device &device = *selected->device;
   const hal::DeviceProperties &props = device.properties();
+  // The parent runs the next benchmarks on this device: one report, one
+  // device.
+  announce(std::string(kDeviceMessage) + props.driver + ":" +
+           std::to_string(props.index));
   bool cpu = props.type == hal::DeviceType::Cpu;
   report.settings = toReportSettings(job.settings, std::nullopt, cpu);
   bench::L2Size l2 = bench::selectL2Size(
@@ -270,30 +367,33 @@ int runBenchJob(const BenchJob &job) {
       job.settings.l2Bytes ? std::optional<uint64_t>(job.settings.l2Bytes)
                            : std::nullopt,
       bench::hostLastLevelCacheBytes());
-  std::optional<double> peak;
-  if (!job.settings.peakCache.empty()) {
-    announceStage("measuring the copy bandwidth of " + props.name);
-    auto probed = bench::peakCopyBandwidth(device, l2, job.settings.peakCache);
-    if (probed.ok())
-      peak = probed->bytesPerS;
-    else
-      report.environment.warnings.push_back("copy-bandwidth probe failed: " +
-                                            probed.status().message());
+  // A device named explicitly (or pinned by the parent) that this module has
+  // no variant for: nothing is wrong with the kernel.
+  if (std::string why = whyCannotRun(*module, *function, baseline, props);
+      !why.empty()) {
+    report.device = toDeviceInfo(props, l2, std::nullopt);
+    Measured skipped;
+    skipped.status = report::BenchStatus::Skipped;
+    skipped.reason = "skipped: nothing to run on " + props.driver + ":" +
+                     std::to_string(props.index) + ": " + why;
+    fillReport(skipped, *module, *function, dispatch, job, report);
+    return print(report, kExitOk);
   }
-  report.device = toDeviceInfo(props, l2, peak);
+  report.device = toDeviceInfo(props, l2, probePeak(device, l2, job, report));
 
   Measured measured;
-  auto engine =
-      bench::Engine::create(device, measureSettings(job.settings, cpu, l2));
+  bench::MeasureSettings settings = measureSettings(job.settings, cpu, l2);
+  settings.lockstep = baseline.module != nullptr; // paired samples
+  auto engine = bench::Engine::create(device, settings);
   Status status = engine.status();
   if (status.ok() && !(*engine)->clockError().empty())
     report.environment.warnings.push_back(
         "no SM clock per sample, so throttled samples cannot be discarded: " +
         (*engine)->clockError());
   if (status.ok())
-    status =
-        measure(device, **engine, *module, *function, job,
-                describeWork(*module, *function, dispatch, opIndex), measured);
+    status = measure(device, **engine, *module, *function, baseline, job,
+                     describeWork(*module, *function, dispatch, work.opIndex),
+                     measured);
   if (!status.ok()) {
     // A device too small for the benchmark's buffers is refused before any
     // driver call (ResourceExhausted): nothing is wrong with the kernel.

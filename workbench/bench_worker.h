@@ -25,7 +25,21 @@ struct BenchJob {
   /// end (the whole-program benchmark).
   std::string benchmark;
   BenchSettings settings;
+  /// The parent shows a live status line: send sampling progress
+  /// (bench_progress.h); otherwise none is formatted or sent.
+  bool liveProgress = false;
+  /// --baseline: the same benchmark in the other build's module (empty:
+  /// none); |baselineBenchmark| names it there as |benchmark| does here.
+  std::string baselineModule;
+  std::string baselineBenchmark;
 };
+
+/// The variant name of the other build's kernel in a --baseline run.
+inline constexpr const char *kBaselineVariant = "baseline";
+
+/// The protocol line (worker.h) naming the device the worker opened,
+/// "device vulkan:0": the parent pins the rest of an `auto` run to it.
+inline constexpr const char *kDeviceMessage = "device ";
 
 /// Runs |job| and prints its report; returns the worker's exit code: 0
 /// whenever a report was printed (even for an incorrect kernel), 77 when

@@ -31,28 +31,6 @@ struct CompareArgs {
   uint32_t resamples = 2000;
 };
 
-/// "2%" or "0.02" → 0.02; an error text otherwise.
-std::string parseThreshold(const std::string &text, double &out) {
-  std::string number = text;
-  bool percent = !number.empty() && number.back() == '%';
-  if (percent)
-    number.pop_back();
-  char *end = nullptr;
-  double v = std::strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0')
-    return "expected a relative threshold like 2% or 0.02, found '" + text +
-           "'";
-  if (percent)
-    v /= 100;
-  if (!(v > 0 && v < 1))
-    return "the threshold must be between 0 and 100% (exclusive), found '" +
-           text + "'" +
-           (!percent && v >= 1 ? " (did you mean " + text + "%?)"
-                               : std::string());
-  out = v;
-  return "";
-}
-
 void appendStepSummary(const std::string &markdown) {
   const char *path = std::getenv("GITHUB_STEP_SUMMARY");
   if (!path || !*path)
@@ -68,7 +46,7 @@ void appendStepSummary(const std::string &markdown) {
 
 int runCompare(const CompareArgs &args) {
   report::CompareOptions options;
-  std::string error = parseThreshold(args.threshold, options.threshold);
+  std::string error = report::parseThreshold(args.threshold, options.threshold);
   if (!error.empty()) {
     std::fprintf(stderr, "kernel-bench compare: --threshold: %s\n",
                  error.c_str());

@@ -37,6 +37,12 @@ std::string orUnknown(uint64_t v, const std::string &text) {
   return v ? text : "unknown";
 }
 
+std::string hexId(uint32_t id) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%04x", id);
+  return text;
+}
+
 std::string dims(const std::array<uint32_t, 3> &d) {
   return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " +
          std::to_string(d[2]);
@@ -49,6 +55,9 @@ void printDevice(const hal::DeviceProperties &p) {
   };
   row("type", hal::toString(p.type));
   row("vendor", p.vendor);
+  row("vendor id", orUnknown(p.vendorId, hexId(p.vendorId)));
+  row("device id", orUnknown(p.deviceId, hexId(p.deviceId)));
+  row("UUID", p.uuid.empty() ? "unknown" : p.uuid);
   row(p.driver == "cuda" ? "compute capability" : "Vulkan version",
       p.apiVersion);
   row("driver version", p.driverVersion);

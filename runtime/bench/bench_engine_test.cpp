@@ -19,7 +19,7 @@
 namespace kb::bench {
 namespace {
 
-TEST(StatisticsTest, NearestRankQuartilesAndUnbiasedStdev) {
+TEST(StatisticsTest, InterpolatedQuartilesAndUnbiasedStdev) {
   Summary s = summarize({5, 1, 4, 2, 3});
   EXPECT_EQ(s.count, 5u);
   EXPECT_EQ(s.min, 1);
@@ -31,9 +31,13 @@ TEST(StatisticsTest, NearestRankQuartilesAndUnbiasedStdev) {
   EXPECT_DOUBLE_EQ(s.mean, 3);
   EXPECT_NEAR(s.stdev, std::sqrt(2.5), 1e-12);
   EXPECT_NEAR(s.relStdev, std::sqrt(2.5) / 3, 1e-12);
-  // Quartiles are measured values, never interpolated.
-  Summary even = summarize({10, 20, 30, 40});
-  EXPECT_EQ(even.median, 30); // round(0.5 * 3) = 2
+  // numpy.quantile's default: an even count's median is the mean of the
+  // two middle samples; quartiles interpolate between order statistics.
+  Summary even = summarize({40, 10, 30, 20});
+  EXPECT_DOUBLE_EQ(even.median, 25);
+  EXPECT_DOUBLE_EQ(even.q1, 17.5); // numpy.quantile([10,20,30,40], 0.25)
+  EXPECT_DOUBLE_EQ(even.q3, 32.5);
+  EXPECT_DOUBLE_EQ(even.iqr, 15);
   EXPECT_EQ(summarize({}).count, 0u);
   EXPECT_EQ(summarize({7}).stdev, 0);
 }

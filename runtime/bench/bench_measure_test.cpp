@@ -130,5 +130,57 @@ TEST(BenchMeasureTest, ColdAndHotSamplesInterleaved) {
   EXPECT_EQ((*interrupted)[0].stop, StopReason::Interrupted);
 }
 
+// Paired A/B: in lockstep every subject samples every round until all have
+// stopped, so a fast subject that needs more samples to reach --min-time
+// keeps the slow one sampling, and sample i of each pairs up.
+TEST(BenchMeasureTest, LockstepGivesEverySubjectTheSameRounds) {
+  SET_UP(false);
+  hal::Device &device = *f->selected.device;
+  const module::Function &main = f->module.functions[0];
+  auto cand = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::PreferCandidate);
+  ASSERT_TRUE(cand.ok()) << cand.status().message();
+  auto times = [&](int n) {
+    return [&, n](hal::CommandBuffer &c) {
+      for (int i = 0; i < n; ++i) {
+        KB_RETURN_IF_ERROR((*cand)->record(c));
+        KB_RETURN_IF_ERROR(c.barrier());
+      }
+      return okStatus();
+    };
+  };
+  std::vector<Subject> subjects = {{"fast", times(1)}, {"slow", times(8)}};
+  MeasureSettings settings;
+  settings.stopping.minSamples = 5;
+  settings.stopping.noiseRequired = false;
+  settings.stopping.timeoutS = 20;
+  settings.l2 = {1 << 16, "flag"};
+  // GPU time the slow subject reaches in about 5 samples; the fast one
+  // needs several times as many.
+  auto probe = Engine::create(device, settings);
+  ASSERT_TRUE(probe.ok());
+  auto once = (*probe)->measureInterleaved({subjects[1]}, TimingMode::Cold);
+  ASSERT_TRUE(once.ok()) << once.status().message();
+  settings.stopping.minTimeS = 5 * (*once)[0].gpu.median * 1e-9;
+
+  auto engine = Engine::create(device, settings);
+  ASSERT_TRUE(engine.ok());
+  auto alone = (*engine)->measureInterleaved(subjects, TimingMode::Cold);
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  EXPECT_GT((*alone)[0].gpu.count, (*alone)[1].gpu.count)
+      << "the fast subject should need more samples on its own";
+
+  settings.lockstep = true;
+  auto paired = Engine::create(device, settings);
+  ASSERT_TRUE(paired.ok());
+  auto locked = (*paired)->measureInterleaved(subjects, TimingMode::Cold);
+  ASSERT_TRUE(locked.ok()) << locked.status().message();
+  EXPECT_EQ((*locked)[0].samples.size(), (*locked)[1].samples.size());
+  EXPECT_EQ((*locked)[0].discarded, (*locked)[1].discarded);
+  EXPECT_GE((*locked)[1].samples.size(), (*alone)[0].gpu.count / 2);
+  for (const ModeResult &r : *locked)
+    EXPECT_NE(r.stop, StopReason::NotStopped);
+}
+
 } // namespace
 } // namespace kb::bench

@@ -167,17 +167,29 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
   auto unfinished = [&](size_t i) {
     return results[i].stop == StopReason::NotStopped;
   };
-  bool anyRunning = true;
-  while (anyRunning) {
-    anyRunning = false;
+  auto anyUnfinished = [&] {
+    for (size_t i = 0; i < subjects.size(); ++i)
+      if (unfinished(i))
+        return true;
+    return false;
+  };
+  bool lockstep = settings_.lockstep;
+  std::vector<std::optional<Sample>> round(subjects.size());
+  std::vector<char> throttled(subjects.size());
+  while (anyUnfinished()) {
+    // One round: a sample of every subject still sampling (all of them in
+    // lockstep).
+    bool roundThrottled = false;
     for (size_t i = 0; i < subjects.size(); ++i) {
-      if (!unfinished(i))
+      round[i].reset();
+      throttled[i] = false;
+      if (!lockstep && !unfinished(i))
         continue;
       if (interrupted && interrupted()) {
         for (ModeResult &r : results)
           if (r.stop == StopReason::NotStopped)
             r.stop = StopReason::Interrupted;
-        break;
+        return finishAll(results);
       }
       Prepared &p = prepared[i];
       KB_ASSIGN_OR_RETURN(auto times, submitTimed(*p.commands, *p.timer));
@@ -185,28 +197,42 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
       sample.gpuNs = times.first / p.dispatches;
       sample.hostNs = times.second / p.dispatches;
       KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
-      StoppingRule &rule = rules[i];
-      if (sample.smClockHz && !throttle[i].accept(*sample.smClockHz)) {
-        // Throttled: not a measurement of the kernel. Let the GPU recover.
-        ++results[i].discarded;
-        std::this_thread::sleep_for(
-            std::chrono::duration<double>(throttle[i].recoveryDelayS()));
-        if (rule.checkTimeout(secondsSince(start)))
-          results[i].stop = rule.reason();
-        anyRunning |= unfinished(i);
-        continue;
-      }
-      results[i].samples.push_back(sample);
-      if (rule.add(sample.gpuNs) || rule.checkTimeout(secondsSince(start)))
-        results[i].stop = rule.reason();
-      if (progress)
-        progress(i, rule);
-      anyRunning |= unfinished(i);
+      // Throttled: not a measurement of the kernel.
+      throttled[i] = sample.smClockHz && !throttle[i].accept(*sample.smClockHz);
+      roundThrottled |= throttled[i] != 0;
+      round[i] = sample;
     }
+    double recoveryS = 0;
+    for (size_t i = 0; i < subjects.size(); ++i) {
+      if (!round[i])
+        continue;
+      const Sample &sample = *round[i];
+      StoppingRule &rule = rules[i];
+      if (lockstep ? roundThrottled : throttled[i] != 0) {
+        ++results[i].discarded;
+        recoveryS = std::max(recoveryS, throttle[i].recoveryDelayS());
+      } else {
+        results[i].samples.push_back(sample);
+        bool stop = rule.add(sample.gpuNs);
+        if (stop && unfinished(i))
+          results[i].stop = rule.reason();
+        if (progress)
+          progress(i, rule);
+      }
+      if (unfinished(i) && rule.checkTimeout(secondsSince(start)))
+        results[i].stop = rule.reason();
+    }
+    // Let the GPU recover from throttling before the next round.
+    if (recoveryS > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(recoveryS));
   }
+  return finishAll(results);
+}
+
+std::vector<ModeResult> Engine::finishAll(std::vector<ModeResult> &results) {
   for (ModeResult &r : results)
     finishModeResult(r, settings_.stopping.maxNoise);
-  return results;
+  return std::move(results);
 }
 
 void finishModeResult(ModeResult &result, double maxNoise) {

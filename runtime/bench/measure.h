@@ -19,7 +19,8 @@
 // interleaved (one sample of each unfinished subject per round), so drift
 // and thermal state hit every subject alike; this is the loop a paired A/B
 // comparison reuses (measureInterleaved with the baseline's and the
-// candidate's workloads as subjects).
+// candidate's workloads as subjects, MeasureSettings::lockstep so that
+// their samples pair up round by round).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_MEASURE_H_
@@ -72,6 +73,11 @@ struct MeasureSettings {
   double hotMinSampleNs = 1e6;
   uint32_t maxHotDispatches = 10000;
   uint32_t warmupRuns = 1;
+  /// Paired A/B: every subject takes one sample in every round until ALL
+  /// have stopped, and a round in which any sample is throttled is
+  /// discarded for all of them, so sample i of every subject comes from the
+  /// same round (adjacent submissions) and the sample counts are equal.
+  bool lockstep = false;
 };
 
 /// Progress after each sample: subject index, its rule (count, noise).
@@ -106,6 +112,8 @@ private:
                      uint32_t slot);
   /// The SM clock of the sample |p| just ran; none without stamps.
   StatusOr<std::optional<double>> sampleClock(Prepared &p);
+  /// Summaries of every result (finishModeResult), returned.
+  std::vector<ModeResult> finishAll(std::vector<ModeResult> &results);
 
   hal::Device &device_;
   MeasureSettings settings_;

@@ -2,8 +2,13 @@
 //
 // The summary every timing mode reports: min, max, mean, median, Q1, Q3,
 // unbiased standard deviation, relative standard deviation, IQR, count.
-// Quartiles use nvbench's nearest rank, round(q * (n - 1)) of the sorted
-// samples, so a summary never invents a value that was not measured.
+// This is the ONE summary rule of the project: the engine, the stopping
+// rule, bench.json, every report format and `compare` use it (the report
+// model's kb::report::summarize delegates here). Quartiles interpolate
+// linearly between order statistics (numpy.quantile's default): the median
+// of an even count is the mean of the two middle samples, as Google
+// Benchmark's median aggregate and compare.py compute it, so a bench.json
+// summary can be reproduced from its samples with numpy.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_STATISTICS_H_

@@ -31,6 +31,10 @@ namespace kb::hal {
 enum class DeviceType { DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu, Other };
 const char *toString(DeviceType type);
 
+/// 16 UUID bytes as lowercase 8-4-4-4-12 hex
+/// ("0b9c2f4e-1d3a-4c5b-8e6f-7a8b9c0d1e2f"); the form both drivers report.
+std::string formatUuid(const uint8_t (&bytes)[16]);
+
 /// Limits every dispatch is checked against before any driver call.
 struct DeviceLimits {
   /// Per dimension (CUDA MAX_BLOCK_DIM_*, Vulkan maxComputeWorkGroupSize).
@@ -73,6 +77,15 @@ struct DeviceProperties {
   uint32_t index = 0; // index within the driver (cuda:N, vulkan:N)
   std::string name;   // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string vendor; // "NVIDIA", "Mesa", ...
+  /// PCI vendor id (0x10de NVIDIA; Vulkan vendorID, e.g. 0x10005 Mesa for
+  /// lavapipe) and device id (Vulkan deviceID; 0 = unknown: the CUDA driver
+  /// API does not report the PCI product id).
+  uint32_t vendorId = 0;
+  uint32_t deviceId = 0;
+  /// The device's UUID as formatUuid() spells it (CUDA cuDeviceGetUuid;
+  /// Vulkan deviceUUID, the same bytes for the same NVIDIA GPU); empty when
+  /// the driver does not report one.
+  std::string uuid;
   DeviceType type = DeviceType::Other;
   /// CUDA compute capability "9.0" (also in ccMajor/ccMinor); Vulkan
   /// apiVersion "1.3.230".

@@ -38,6 +38,18 @@ const char *toString(ExecutableFormat format) {
   return "?";
 }
 
+std::string formatUuid(const uint8_t (&bytes)[16]) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string text;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10)
+      text += '-';
+    text += kHex[bytes[i] >> 4];
+    text += kHex[bytes[i] & 15];
+  }
+  return text;
+}
+
 const char *toString(DeviceType type) {
   switch (type) {
   case DeviceType::DiscreteGpu:

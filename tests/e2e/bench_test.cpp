@@ -251,4 +251,171 @@ TEST_F(BenchTest, RunNamesTheHangingDispatchAndExitsCleanly) {
   EXPECT_THAT(processesMentioning(out_.string()), ::testing::IsEmpty());
 }
 
+// `--device auto` is filtered by the benchmark's variants, as for `run`: a
+// CUDA-only build never lands on lavapipe (77 here, with the reason; it runs
+// on CUDA on a GPU host) ...
+TEST_F(BenchTest, AutoDeviceSkipsDevicesTheModuleHasNoVariantFor) {
+  REQUIRE_TOOL("nvcc");
+  Cli b = buildProject(kSourceDir / "examples/quickstart",
+                       {"--target", "cuda:sm_90"});
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = run({"bench", out_.string(), "--quick", "--cold"},
+              {{"KB_CACHE_DIR", cache_.string()}});
+  if (r.exitCode == 0) {
+    // A CUDA device exists: everything ran there.
+    EXPECT_EQ(readReport(out_ / "results/bench.json").device.driver, "cuda");
+    return;
+  }
+  EXPECT_EQ(r.exitCode, kb::test::kExitUnavailable) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no usable device"));
+  if (r.output.find("vulkan:0") != std::string::npos)
+    EXPECT_THAT(r.output, HasSubstr("has no variant for vulkan:0"));
+  EXPECT_FALSE(fs::exists(out_ / "results/bench.json"));
+}
+
+// ... and a Vulkan-only build never lands on a CUDA device (on a GPU host
+// `auto` would try CUDA first).
+TEST_F(BenchTest, AutoDeviceForAVulkanOnlyBuildIsAVulkanDevice) {
+  Cli b = buildProject(kFixtures / "standalone");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = run(
+      {"bench", out_.string(), "--quick", "--cold", "--filter", "scale_ref"},
+      {{"KB_CACHE_DIR", cache_.string()}});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  EXPECT_EQ(report.device.driver, "vulkan");
+  ASSERT_EQ(report.benchmarks.size(), 1u);
+  EXPECT_EQ(report.benchmarks[0].status, kb::report::BenchStatus::Ok)
+      << report.benchmarks[0].reason;
+}
+
+// A build whose benchmarks need different drivers: one report is one device
+// (the first benchmark's); the others are SKIPPED with the reason, and the
+// run does not fail.
+TEST_F(BenchTest, MixedBuildIsMeasuredOnOneDeviceAndSkipsTheRest) {
+  REQUIRE_TOOL("nvcc");
+  Cli b = buildProject(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  fs::path cudaOut = tmp_ / "cuda-out";
+  Cli c = run({"build", (kSourceDir / "examples/quickstart").string(), "-o",
+               cudaOut.string(), "--cache-dir", cache_.string(), "--target",
+               "cuda:sm_90"});
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  size_t copied = 0;
+  for (const auto &entry : fs::directory_iterator(cudaOut / "bench"))
+    if (entry.path().extension() == ".kbm") {
+      fs::copy_file(entry.path(), out_ / "bench" / entry.path().filename());
+      ++copied;
+    }
+  ASSERT_GT(copied, 0u);
+  Cli r = run({"bench", out_.string(), "--quick", "--cold"},
+              {{"KB_CACHE_DIR", cache_.string()}});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  size_t ok = 0, skipped = 0;
+  for (const kb::report::Benchmark &bm : report.benchmarks) {
+    if (bm.status == kb::report::BenchStatus::Ok) {
+      ++ok;
+      for (const kb::report::Variant &v : bm.variants)
+        EXPECT_EQ(v.target.rfind(report.device.driver, 0), 0u)
+            << bm.name << ": " << v.target << " on " << report.device.driver;
+    } else {
+      EXPECT_EQ(bm.status, kb::report::BenchStatus::Skipped)
+          << bm.name << ": " << bm.reason;
+      EXPECT_THAT(bm.reason, HasSubstr("has no variant for")) << bm.name;
+      ++skipped;
+    }
+  }
+  EXPECT_GT(ok, 0u) << r.output;
+  EXPECT_GT(skipped, 0u) << r.output;
+}
+
+/// Writes |text| to |path|, creating its directory.
+void writeText(const fs::path &path, const std::string &text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+/// A project of two standalone GLSL kernels, k1 and k2 (y = 2x); with
+/// |slowK2| k2 also runs a dependent loop of 1000 steps per element.
+void writePairProject(const fs::path &dir, bool slowK2) {
+  writeText(dir / "workbench.toml", "[project]\nname = \"pair\"\n"
+                                    "kernels = [\"k1\", \"k2\"]\n"
+                                    "targets = [\"vulkan:1.2\"]\n");
+  for (std::string k : {"k1", "k2"}) {
+    writeText(dir / k / "kernel.toml",
+              "[kernel]\nname = \"" + k + "\"\nsources = [\"" + k +
+                  ".comp\"]\n\n[abi]\nworkgroup_size = [64, 1, 1]\n"
+                  "bindings = [\n"
+                  "  { name = \"x\", type = \"f32\", access = \"readonly\" },\n"
+                  "  { name = \"y\", type = \"f32\", access = \"writeonly\" "
+                  "},\n]\nconstants = [{ name = \"n\", type = \"u32\" }]\n\n"
+                  "[bench]\nworkload = [4096]\nconstants = { n = 4096 }\n"
+                  "elements = { x = 4096, y = \"n\" }\n");
+    bool slow = slowK2 && k == "k2";
+    writeText(dir / k / (k + ".comp"),
+              std::string("#version 450\n"
+                          "layout(local_size_x = 64) in;\n"
+                          "layout(set = 0, binding = 0) readonly buffer X { "
+                          "float x[]; };\n"
+                          "layout(set = 0, binding = 1) writeonly buffer Y { "
+                          "float y[]; };\n"
+                          "layout(push_constant) uniform C { uint n; };\n"
+                          "void main() {\n"
+                          "  uint i = gl_GlobalInvocationID.x;\n"
+                          "  if (i >= n) return;\n"
+                          "  float v = x[i];\n") +
+                  (slow ? "  float acc = v;\n"
+                          "  for (uint k = 0u; k < 1000u; ++k)\n"
+                          "    acc = acc * 0.999 + v;\n"
+                          "  y[i] = 2.0 * v + acc * 1e-30;\n"
+                        : "  y[i] = 2.0 * v;\n") +
+                  "}\n");
+  }
+}
+
+// Issue 11 item 3: `bench NEW --baseline OLD` times both builds' kernels in
+// lockstep in one worker; a kernel slowed by a busy loop is SLOWER, the
+// unchanged one is not, and the run exits 1 (a regression).
+TEST_F(BenchTest, BaselineCallsTheSlowedKernelSlowerAndNoOther) {
+  fs::path before = tmp_ / "before", after = tmp_ / "after";
+  writePairProject(before, false);
+  writePairProject(after, true);
+  fs::path oldOut = tmp_ / "old-out";
+  Cli a = run({"build", before.string(), "-o", oldOut.string(), "--cache-dir",
+               cache_.string()});
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  Cli b = buildProject(after);
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = bench({"--cold", "--min-samples", "20", "--baseline", oldOut.string(),
+                 "--threshold", "25%"});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 1) << r.output; // SLOWER is a regression
+  EXPECT_THAT(r.output, HasSubstr("paired: "));
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  ASSERT_EQ(report.benchmarks.size(), 2u);
+  for (const kb::report::Benchmark &bm : report.benchmarks) {
+    ASSERT_EQ(bm.status, kb::report::BenchStatus::Ok) << bm.reason;
+    ASSERT_EQ(bm.paired.size(), 1u) << bm.name;
+    const kb::report::PairedComparison &p = bm.paired[0];
+    EXPECT_EQ(p.pairs, bm.variants[0].timings[0].samples.size());
+    EXPECT_GE(p.pairs, 20u);
+    EXPECT_EQ(p.baselineBuild, oldOut.string());
+    bool slowed = bm.name.find("k2") != std::string::npos;
+    if (slowed) {
+      EXPECT_EQ(p.verdict, "SLOWER") << bm.name << " ratio " << p.ratio;
+      EXPECT_GT(p.low, 1.25);
+    } else {
+      EXPECT_NE(p.verdict, "SLOWER") << bm.name << " ratio " << p.ratio;
+    }
+    // Both builds' timings are in the report, the baseline as its variant.
+    bool hasBaseline = false;
+    for (const kb::report::Variant &v : bm.variants)
+      hasBaseline |= v.name == "baseline" && !v.timings.empty();
+    EXPECT_TRUE(hasBaseline) << bm.name;
+  }
+}
+
 } // namespace

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -112,10 +113,24 @@ json variantJson(const Variant &v) {
           {"timings", std::move(timings)}};
 }
 
+json pairedJson(const PairedComparison &p) {
+  return {{"mode", toString(p.mode)},
+          {"baseline_build", p.baselineBuild},
+          {"pairs", p.pairs},
+          {"ratio", p.ratio},
+          {"low", p.low},
+          {"high", p.high},
+          {"threshold", p.threshold},
+          {"verdict", p.verdict}};
+}
+
 json benchmarkJson(const Benchmark &b) {
   json variants = json::array();
   for (const Variant &v : b.variants)
     variants.push_back(variantJson(v));
+  json paired = json::array();
+  for (const PairedComparison &p : b.paired)
+    paired.push_back(pairedJson(p));
   return {{"name", b.name},
           {"module", b.moduleFile},
           {"executable", b.executable},
@@ -123,7 +138,8 @@ json benchmarkJson(const Benchmark &b) {
           {"workload", b.workload},
           {"status", toString(b.status)},
           {"reason", b.reason},
-          {"variants", std::move(variants)}};
+          {"variants", std::move(variants)},
+          {"paired", std::move(paired)}};
 }
 
 json optionalTiming(const std::optional<Timing> &t) {
@@ -403,6 +419,8 @@ public:
   }
   const std::string &path() const { return path_; }
   const std::string &source() const { return source_; }
+  /// For keys added after schema version 1 (absent in older files).
+  bool has(std::string_view key) const { return j_.find(key) != j_.end(); }
 
 private:
   const json &j_;
@@ -532,6 +550,27 @@ Status readVariant(const Fields &f, Variant &v) {
   });
 }
 
+constexpr std::array<const char *, 4> kVerdicts = {"FASTER", "SLOWER", "SAME",
+                                                   "INCONCLUSIVE"};
+
+Status readPaired(const Fields &f, PairedComparison &p) {
+  KB_RETURN_IF_ERROR(f.enumeration("mode", p.mode, kModes));
+  KB_RETURN_IF_ERROR(f.str("baseline_build", p.baselineBuild));
+  KB_RETURN_IF_ERROR(f.integer("pairs", p.pairs));
+  KB_RETURN_IF_ERROR(f.number("ratio", p.ratio));
+  KB_RETURN_IF_ERROR(f.number("low", p.low));
+  KB_RETURN_IF_ERROR(f.number("high", p.high));
+  KB_RETURN_IF_ERROR(f.number("threshold", p.threshold));
+  KB_RETURN_IF_ERROR(f.str("verdict", p.verdict));
+  if (std::find(kVerdicts.begin(), kVerdicts.end(), p.verdict) ==
+      kVerdicts.end())
+    return invalidArgument(f.where("verdict") +
+                           ": expected one of FASTER | SLOWER | SAME | "
+                           "INCONCLUSIVE, found \"" +
+                           p.verdict + "\"");
+  return okStatus();
+}
+
 Status readBenchmark(const Fields &f, Benchmark &b) {
   KB_RETURN_IF_ERROR(f.str("name", b.name));
   KB_RETURN_IF_ERROR(f.str("module", b.moduleFile));
@@ -540,8 +579,13 @@ Status readBenchmark(const Fields &f, Benchmark &b) {
   KB_RETURN_IF_ERROR(f.str("workload", b.workload));
   KB_RETURN_IF_ERROR(f.enumeration("status", b.status, kStatuses));
   KB_RETURN_IF_ERROR(f.str("reason", b.reason));
-  return f.objects("variants", [&](const Fields &v, size_t) {
+  KB_RETURN_IF_ERROR(f.objects("variants", [&](const Fields &v, size_t) {
     return readVariant(v, b.variants.emplace_back());
+  }));
+  if (!f.has("paired")) // added to version 1 later: absent = none
+    return okStatus();
+  return f.objects("paired", [&](const Fields &p, size_t) {
+    return readPaired(p, b.paired.emplace_back());
   });
 }
 

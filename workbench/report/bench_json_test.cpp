@@ -1,4 +1,5 @@
 //===- workbench/report/bench_json_test.cpp - bench.json round trips ------===//
+#include "runtime/bench/statistics.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/report/synthetic_report.h"
 
@@ -39,6 +40,16 @@ BenchReport fullReport() {
   p.withSubstitutions = v.timings[0];
   p.generatedOnly = r.benchmarks[0].variants[1].timings[0];
   r.program = p;
+  PairedComparison paired;
+  paired.baselineBuild = "../main-build";
+  paired.pairs = 10;
+  paired.ratio = 1.25;
+  paired.low = 1.2;
+  paired.high = 1.3;
+  paired.verdict = "SLOWER";
+  r.benchmarks[0].paired = {paired};
+  r.device.vendorId = 0x10de;
+  r.device.uuid = "f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff";
   computeDerived(r);
   return r;
 }
@@ -80,6 +91,36 @@ TEST(BenchJson, RoundTripKeepsEveryField) {
   ASSERT_TRUE(parsed->program.has_value());
   EXPECT_NEAR(*parsed->program->speedup, 1.5, 0.1);
   EXPECT_EQ(parsed->environment.otherProcesses[0].name, "python3");
+  ASSERT_EQ(parsed->benchmarks[0].paired.size(), 1u);
+  EXPECT_EQ(parsed->benchmarks[0].paired[0].verdict, "SLOWER");
+  EXPECT_EQ(parsed->benchmarks[0].paired[0].pairs, 10u);
+  EXPECT_EQ(parsed->benchmarks[0].paired[0].baselineBuild, "../main-build");
+  EXPECT_EQ(parsed->device.uuid, "f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
+}
+
+TEST(BenchJson, PairedIsOptionalAndItsVerdictChecked) {
+  // Files written before `paired` existed have no such key: none.
+  std::string text = render(fullReport());
+  size_t at = text.find("\"paired\": [");
+  ASSERT_NE(at, std::string::npos);
+  size_t end = text.find(']', at);
+  std::string without = text;
+  // Drop `"paired": [...],` or `, "paired": [...]` whichever shape it has.
+  size_t from = without.rfind(',', at);
+  without.erase(from, end + 1 - from);
+  StatusOr<BenchReport> old = parseBenchJson(without, "old.json");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_TRUE(old->benchmarks[0].paired.empty());
+
+  std::string bad = text;
+  size_t verdict = bad.find("\"SLOWER\"");
+  ASSERT_NE(verdict, std::string::npos);
+  bad.replace(verdict, 8, "\"WORSE\"");
+  Status s = parseError(bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("benchmarks[0].paired[0].verdict"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(BenchJson, WriterRefusesNonFiniteNumbersNamingTheField) {
@@ -224,6 +265,25 @@ TEST(Summary, MatchesNumpyDefinitions) {
   EXPECT_NEAR(s.stdev, 1.2909944487, 1e-9); // ddof=1
   EXPECT_NEAR(s.relativeStdev, 1.2909944487 / 2.5, 1e-9);
   EXPECT_EQ(summarize({}).count, 0u);
+}
+
+TEST(Summary, IsTheEngineRule) {
+  // One rule: the report's summary is the engine's, field by field, on
+  // samples where nearest-rank and interpolation would differ.
+  std::vector<double> samples = {7, 1, 9, 4, 4.5, 12, 3, 8};
+  Summary r = summarize(samples);
+  bench::Summary b = bench::summarize(samples);
+  EXPECT_EQ(r.count, b.count);
+  EXPECT_EQ(r.min, b.min);
+  EXPECT_EQ(r.max, b.max);
+  EXPECT_EQ(r.mean, b.mean);
+  EXPECT_EQ(r.median, b.median);
+  EXPECT_EQ(r.q1, b.q1);
+  EXPECT_EQ(r.q3, b.q3);
+  EXPECT_EQ(r.iqr, b.iqr);
+  EXPECT_EQ(r.stdev, b.stdev);
+  EXPECT_EQ(r.relativeStdev, b.relStdev);
+  EXPECT_DOUBLE_EQ(r.median, 5.75); // numpy.median
 }
 
 TEST(Derived, FiguresFollowFromSamplesBytesAndPeak) {

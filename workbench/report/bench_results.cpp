@@ -1,8 +1,9 @@
 //===- workbench/report/bench_results.cpp - The bench result model --------===//
 #include "workbench/report/bench_results.h"
 
-#include <algorithm>
-#include <cmath>
+#include "runtime/bench/statistics.h"
+
+#include <utility>
 
 namespace kb::report {
 
@@ -84,42 +85,20 @@ const char *toString(L2Source source) {
   return "default";
 }
 
-namespace {
-/// numpy.quantile's default (linear interpolation between order
-/// statistics) on sorted values.
-double quantileSorted(const std::vector<double> &sorted, double q) {
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, sorted.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
-} // namespace
-
 Summary summarize(std::vector<double> values) {
+  // One summary rule for the engine and the report (runtime/bench).
+  bench::Summary b = bench::summarize(std::move(values));
   Summary s;
-  if (values.empty())
-    return s;
-  std::sort(values.begin(), values.end());
-  s.count = values.size();
-  s.min = values.front();
-  s.max = values.back();
-  double sum = 0;
-  for (double v : values)
-    sum += v;
-  s.mean = sum / static_cast<double>(values.size());
-  double squares = 0;
-  for (double v : values)
-    squares += (v - s.mean) * (v - s.mean);
-  // Sample standard deviation (n - 1), as nvbench and numpy's ddof=1.
-  s.stdev = values.size() > 1
-                ? std::sqrt(squares / static_cast<double>(values.size() - 1))
-                : 0.0;
-  s.relativeStdev = s.mean != 0 ? s.stdev / s.mean : 0.0;
-  s.median = quantileSorted(values, 0.5);
-  s.q1 = quantileSorted(values, 0.25);
-  s.q3 = quantileSorted(values, 0.75);
-  s.iqr = s.q3 - s.q1;
+  s.min = b.min;
+  s.max = b.max;
+  s.mean = b.mean;
+  s.median = b.median;
+  s.q1 = b.q1;
+  s.q3 = b.q3;
+  s.stdev = b.stdev;
+  s.relativeStdev = b.relStdev;
+  s.iqr = b.iqr;
+  s.count = b.count;
   return s;
 }
 

@@ -123,7 +123,8 @@ struct Sample {
 };
 
 /// Statistics of a sample set (gpuNs). relativeStdev = stdev / mean;
-/// quartiles by linear interpolation (numpy's default).
+/// quartiles by linear interpolation (numpy's default): the rule of
+/// runtime/bench/statistics.h, the only one (summarize() delegates to it).
 struct Summary {
   double min = 0, max = 0, mean = 0, median = 0, q1 = 0, q3 = 0;
   double stdev = 0, relativeStdev = 0, iqr = 0;
@@ -183,6 +184,22 @@ struct Variant {
   std::vector<Timing> timings;
 };
 
+/// `bench --baseline OTHER_BUILD`: one timing mode of this benchmark's
+/// candidate against the same benchmark of another build, both held by one
+/// worker and sampled in lockstep (baseline, candidate, baseline, ... on
+/// the same device, after the same L2 flush), so drift and clock changes
+/// hit both alike. The ratio is the median over the pairs of candidate /
+/// baseline GPU time, with its percentile-bootstrap confidence interval
+/// (pairs resampled); the verdict follows `compare`'s rule (compare.h).
+struct PairedComparison {
+  TimingMode mode = TimingMode::Cold;
+  std::string baselineBuild; // the other build directory, as given
+  uint64_t pairs = 0;
+  double ratio = 1, low = 1, high = 1; // candidate / baseline, CI
+  double threshold = 0.02;             // δ, relative
+  std::string verdict; // "FASTER" | "SLOWER" | "SAME" | "INCONCLUSIVE"
+};
+
 struct Benchmark {
   std::string name; // unique in the report; compare pairs by it
   std::string moduleFile;
@@ -192,6 +209,9 @@ struct Benchmark {
   BenchStatus status = BenchStatus::Ok;
   std::string reason; // why not ok
   std::vector<Variant> variants;
+  /// With --baseline: the variant named "baseline" holds the other build's
+  /// timings, and one entry per timing mode compares them. Empty otherwise.
+  std::vector<PairedComparison> paired;
 };
 
 /// The whole-program benchmark: the entry function end to end, once with
@@ -227,7 +247,8 @@ const char *toString(CorrectnessStatus status);
 const char *toString(StopReason reason);
 const char *toString(L2Source source);
 
-/// Statistics of |values| (any order); all zero when empty.
+/// Statistics of |values| (any order); all zero when empty. The engine's
+/// kb::bench::summarize, in the model's type.
 Summary summarize(std::vector<double> values);
 
 /// The gpuNs of every sample, in order.

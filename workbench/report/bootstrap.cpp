@@ -58,34 +58,51 @@ RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
   double baseMedian = summarize(base).median;
   out.ratio = summarize(candidate).median / baseMedian;
 
-  // One sampler per side: the CDF tables of its middle order statistics.
-  struct Side {
-    const std::vector<double> *sorted;
-    const std::vector<double> *lower, *upper; // equal for odd n
-  };
-  auto side = [&](const std::vector<double> &sorted) {
-    size_t n = sorted.size();
-    size_t k = (n + 1) / 2;
-    const std::vector<double> *lower = &orderStatisticCdf(n, k);
-    const std::vector<double> *upper =
-        n % 2 ? lower : &orderStatisticCdf(n, k + 1);
-    return Side{&sorted, lower, upper};
-  };
   Side b = side(base), c = side(candidate);
   std::mt19937_64 rng(seed);
-  auto draw = [&](const Side &s) {
-    const std::vector<double> *cdf = s.lower;
-    if (s.lower != s.upper && (rng() & 1))
-      cdf = s.upper;
-    size_t j = std::lower_bound(cdf->begin(), cdf->end(), uniform01(rng)) -
-               cdf->begin();
-    return (*s.sorted)[std::min(j, s.sorted->size() - 1)];
-  };
   ratios_.resize(resamples_);
   for (uint32_t r = 0; r < resamples_; ++r) {
-    double bm = draw(b);
-    ratios_[r] = draw(c) / bm;
+    double bm = drawMedian(b, rng);
+    ratios_[r] = drawMedian(c, rng) / bm;
   }
+  return percentiles(out.ratio);
+}
+
+RatioInterval MedianRatioBootstrap::pairedInterval(std::vector<double> ratios,
+                                                   uint64_t seed) {
+  std::sort(ratios.begin(), ratios.end());
+  double median = summarize(ratios).median;
+  Side s = side(ratios);
+  std::mt19937_64 rng(seed);
+  ratios_.resize(resamples_);
+  for (uint32_t r = 0; r < resamples_; ++r)
+    ratios_[r] = drawMedian(s, rng);
+  return percentiles(median);
+}
+
+MedianRatioBootstrap::Side
+MedianRatioBootstrap::side(const std::vector<double> &sorted) {
+  size_t n = sorted.size();
+  size_t k = (n + 1) / 2;
+  const std::vector<double> *lower = &orderStatisticCdf(n, k);
+  const std::vector<double> *upper =
+      n % 2 ? lower : &orderStatisticCdf(n, k + 1);
+  return Side{&sorted, lower, upper};
+}
+
+double MedianRatioBootstrap::drawMedian(const Side &s,
+                                        std::mt19937_64 &rng) const {
+  const std::vector<double> *cdf = s.lower;
+  if (s.lower != s.upper && (rng() & 1))
+    cdf = s.upper;
+  size_t j =
+      std::lower_bound(cdf->begin(), cdf->end(), uniform01(rng)) - cdf->begin();
+  return (*s.sorted)[std::min(j, s.sorted->size() - 1)];
+}
+
+RatioInterval MedianRatioBootstrap::percentiles(double ratio) {
+  RatioInterval out;
+  out.ratio = ratio;
   double alpha = (1 - confidence_) / 2;
   auto at = [&](double q) {
     size_t i = std::min(ratios_.size() - 1,

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,24 @@ public:
   RatioInterval interval(std::vector<double> base,
                          std::vector<double> candidate, uint64_t seed);
 
+  /// Paired samples (`bench --baseline`): the median of |ratios| (one per
+  /// pair, candidate / baseline) and its CI from resampling the pairs —
+  /// whatever drift did to a pair it did to both sides, so it cancels in
+  /// the ratio. Non-empty.
+  RatioInterval pairedInterval(std::vector<double> ratios, uint64_t seed);
+
 private:
+  /// Sorted values and the CDF tables of their middle order statistics.
+  struct Side {
+    const std::vector<double> *sorted;
+    const std::vector<double> *lower, *upper; // equal for odd n
+  };
+  Side side(const std::vector<double> &sorted);
+  /// A resample's median of |s|, drawn from its exact distribution.
+  double drawMedian(const Side &s, std::mt19937_64 &rng) const;
+  /// The percentile interval of ratios_ around |ratio|.
+  RatioInterval percentiles(double ratio);
+
   /// P(k-th order statistic <= x_j), j = 1..n, cached per (n, k).
   const std::vector<double> &orderStatisticCdf(size_t n, size_t k);
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -76,16 +77,6 @@ Status checkDevices(const std::vector<BenchReport> &bases,
   return okStatus();
 }
 
-Verdict decide(double low, double high, double threshold) {
-  if (low > 1 + threshold)
-    return Verdict::Slower;
-  if (high < 1 - threshold)
-    return Verdict::Faster;
-  if (low >= 1 - threshold && high <= 1 + threshold)
-    return Verdict::Same;
-  return Verdict::Inconclusive;
-}
-
 /// Relative stdev of the per-run medians (none with fewer than 2 runs).
 std::optional<double>
 runToRunNoise(const std::vector<const ReportRow *> &runs) {
@@ -106,6 +97,69 @@ std::string brokenWhy(const ReportRow &row, const char *side) {
 }
 
 } // namespace
+
+std::string parseThreshold(const std::string &text, double &out) {
+  std::string number = text;
+  bool percent = !number.empty() && number.back() == '%';
+  if (percent)
+    number.pop_back();
+  char *end = nullptr;
+  double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0')
+    return "expected a relative threshold like 2% or 0.02, found '" + text +
+           "'";
+  if (percent)
+    v /= 100;
+  if (!(v > 0 && v < 1))
+    return "the threshold must be between 0 and 100% (exclusive), found '" +
+           text + "'" +
+           (!percent && v >= 1 ? " (did you mean " + text + "%?)"
+                               : std::string());
+  out = v;
+  return "";
+}
+
+Verdict decideVerdict(double low, double high, double threshold) {
+  if (low > 1 + threshold)
+    return Verdict::Slower;
+  if (high < 1 - threshold)
+    return Verdict::Faster;
+  if (low >= 1 - threshold && high <= 1 + threshold)
+    return Verdict::Same;
+  return Verdict::Inconclusive;
+}
+
+StatusOr<PairedComparison> comparePaired(const Timing &baseline,
+                                         const Timing &candidate,
+                                         const std::string &id,
+                                         const CompareOptions &options) {
+  size_t n = candidate.samples.size();
+  if (n == 0 || baseline.samples.size() != n)
+    return invalidArgument(
+        id + ": paired samples need equal, non-zero counts (baseline " +
+        std::to_string(baseline.samples.size()) + ", candidate " +
+        std::to_string(n) + ")");
+  std::vector<double> ratios(n);
+  for (size_t i = 0; i < n; ++i) {
+    double base = baseline.samples[i].gpuNs;
+    if (!(base > 0) || !(candidate.samples[i].gpuNs > 0))
+      return invalidArgument(id + ": sample " + std::to_string(i) +
+                             " is not a positive time");
+    ratios[i] = candidate.samples[i].gpuNs / base;
+  }
+  MedianRatioBootstrap bootstrap(options.resamples, options.confidence);
+  RatioInterval ci =
+      bootstrap.pairedInterval(std::move(ratios), options.seed ^ fnv1a(id));
+  PairedComparison p;
+  p.mode = candidate.mode;
+  p.pairs = n;
+  p.ratio = ci.ratio;
+  p.low = ci.low;
+  p.high = ci.high;
+  p.threshold = options.threshold;
+  p.verdict = toString(decideVerdict(ci.low, ci.high, options.threshold));
+  return p;
+}
 
 StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
                                     const BenchReport &candidate,
@@ -202,7 +256,7 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
     rc.ratio = ci.ratio;
     rc.low = ci.low;
     rc.high = ci.high;
-    rc.verdict = decide(rc.low, rc.high, rc.threshold);
+    rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
     logSum += std::log(rc.ratio);
     out.rows.push_back(rc);
   }

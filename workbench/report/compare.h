@@ -75,6 +75,24 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
                                     const BenchReport &candidate,
                                     const CompareOptions &options);
 
+/// "2%" or "0.02" → 0.02 in |out|; an error text otherwise (the --threshold
+/// of `compare` and of `bench --baseline`).
+std::string parseThreshold(const std::string &text, double &out);
+
+/// The verdict for a ratio CI [low, high] at threshold δ (the rule above).
+Verdict decideVerdict(double low, double high, double threshold);
+
+/// `bench --baseline`: |candidate| against |baseline|, two timings of one
+/// mode taken in lockstep (sample i of each from the same round): the
+/// median of the per-pair ratios candidate / baseline, its bootstrap CI
+/// (pairs resampled, options.resamples, seed from |id|) and the verdict at
+/// options.threshold. InvalidArgument when the sample counts differ or are
+/// zero, or a sample is not positive.
+StatusOr<PairedComparison> comparePaired(const Timing &baseline,
+                                         const Timing &candidate,
+                                         const std::string &id,
+                                         const CompareOptions &options);
+
 /// The Markdown summary (also what `compare` prints).
 std::string renderComparisonMarkdown(const Comparison &comparison);
 

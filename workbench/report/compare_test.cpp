@@ -179,5 +179,59 @@ TEST(Bootstrap, MatchesPlainResampling) {
   }
 }
 
+/// |n| samples per side in lockstep rounds: a drift that doubles the time
+/// over the run hits both sides of each round alike; the candidate is
+/// |factor| times the baseline, each sample with 1 % noise.
+std::pair<Timing, Timing> pairedTimings(double factor, size_t n,
+                                        uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(1.0, 0.01);
+  Timing base, cand;
+  for (size_t i = 0; i < n; ++i) {
+    double drift = 1 + double(i) / double(n); // 1x .. 2x over the run
+    base.samples.push_back({1000 * drift * noise(rng), 0, std::nullopt});
+    cand.samples.push_back(
+        {1000 * factor * drift * noise(rng), 0, std::nullopt});
+  }
+  return {base, cand};
+}
+
+TEST(ComparePaired, PairingCancelsDriftThatHidesAChange) {
+  auto [base, cand] = pairedTimings(1.10, 40, 7);
+  // Unpaired, the drift swamps a 10 % change ...
+  MedianRatioBootstrap bootstrap(2000, 0.95);
+  RatioInterval unpaired =
+      bootstrap.interval(gpuTimes(base), gpuTimes(cand), 1);
+  EXPECT_NE(decideVerdict(unpaired.low, unpaired.high, 0.02), Verdict::Slower);
+  // ... paired, it cancels.
+  StatusOr<PairedComparison> p = comparePaired(base, cand, "k/cold", {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->verdict, "SLOWER");
+  EXPECT_NEAR(p->ratio, 1.10, 0.01);
+  EXPECT_LT(p->low, p->ratio);
+  EXPECT_GT(p->high, p->ratio);
+  EXPECT_EQ(p->pairs, 40u);
+}
+
+TEST(ComparePaired, TheSameKernelIsSame) {
+  auto [base, cand] = pairedTimings(1.0, 40, 8);
+  StatusOr<PairedComparison> p = comparePaired(base, cand, "k/cold", {});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->verdict, "SAME");
+  // Deterministic: the same samples give the same interval.
+  StatusOr<PairedComparison> again = comparePaired(base, cand, "k/cold", {});
+  EXPECT_EQ(again->low, p->low);
+  EXPECT_EQ(again->high, p->high);
+}
+
+TEST(ComparePaired, RefusesUnpairedSamples) {
+  auto [base, cand] = pairedTimings(1.0, 10, 9);
+  cand.samples.pop_back();
+  StatusOr<PairedComparison> p = comparePaired(base, cand, "k/cold", {});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("equal, non-zero counts"),
+            std::string::npos);
+}
+
 } // namespace
 } // namespace kb::report

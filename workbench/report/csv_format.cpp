@@ -40,7 +40,8 @@ std::string renderCsv(const BenchReport &report) {
          "discarded,dispatches_per_sample,median_ns,q1_ns,q3_ns,iqr_ns,"
          "min_ns,max_ns,mean_ns,stdev_ns,relative_stdev,bytes_moved,flops,"
          "gb_per_s,gflop_per_s,percent_of_peak,speedup_vs_reference,"
-         "noise_target_met,stop_reason,device\r\n";
+         "noise_target_met,stop_reason,device,registers,spill_store_bytes,"
+         "spill_load_bytes,stack_frame_bytes,shared_memory_bytes\r\n";
   for (const ReportRow &row : reportRows(report)) {
     const Variant *v = row.variant;
     std::vector<std::string> f = {
@@ -70,6 +71,13 @@ std::string renderCsv(const BenchReport &report) {
       f.resize(f.size() + 20);
     }
     f.push_back(report.device.name);
+    // ptxas's resource usage of the variant; empty when unknown.
+    std::optional<toolchains::ResourceUsage> r =
+        v ? v->resources : std::nullopt;
+    for (uint32_t x : {r ? r->registers : 0u, r ? r->spillStoreBytes : 0u,
+                       r ? r->spillLoadBytes : 0u, r ? r->stackFrameBytes : 0u,
+                       r ? r->sharedMemoryBytes : 0u})
+      f.push_back(r ? std::to_string(x) : "");
     for (size_t i = 0; i < f.size(); ++i)
       out << (i ? "," : "") << csvField(f[i]);
     out << "\r\n";

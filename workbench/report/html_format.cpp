@@ -250,7 +250,22 @@ std::string renderHtml(const BenchReport &report) {
   if (report.device.peakCopyGBps)
     out << ", measured copy peak "
         << formatNumber(report.device.peakCopyGBps, 1) << " GB/s";
-  out << ".</p>\n";
+  out << ".</p>\n<p>Device: " << esc(describeDeviceIdentity(report.device))
+      << ".</p>\n";
+  if (std::vector<std::string> paired = pairedLines(report); !paired.empty()) {
+    out << "<p>Paired with the baseline build (candidate / baseline, median "
+           "of per-pair ratios, 95 % CI):</p>\n<ul>\n";
+    for (const std::string &line : paired)
+      out << "<li>" << esc(line) << "</li>\n";
+    out << "</ul>\n";
+  }
+  if (std::vector<std::string> resources = resourceLines(report);
+      !resources.empty()) {
+    out << "<p>Resources (ptxas):</p>\n<ul>\n";
+    for (const std::string &line : resources)
+      out << "<li>" << esc(line) << "</li>\n";
+    out << "</ul>\n";
+  }
   if (report.interrupted)
     out << "<p class=\"bad\"><b>Interrupted:</b> the rows below are what "
            "finished.</p>\n";

@@ -89,6 +89,7 @@ std::string renderMarkdown(const BenchReport &report) {
   std::ostringstream out;
   out << "## kernel-bench: " << report.device.name << " ("
       << report.device.driver << ")\n\n";
+  out << "Device: " << describeDeviceIdentity(report.device) << ".\n\n";
   if (report.interrupted)
     out << "**Interrupted**: the run was stopped; the rows below are what "
            "finished.\n\n";
@@ -107,6 +108,19 @@ std::string renderMarkdown(const BenchReport &report) {
   if (!n.empty()) {
     out << "\n";
     for (const std::string &line : n)
+      out << "- " << line << "\n";
+  }
+  std::vector<std::string> paired = pairedLines(report);
+  if (!paired.empty()) {
+    out << "\nPaired with the baseline build (candidate / baseline, median "
+           "of per-pair ratios, 95 % CI):\n\n";
+    for (const std::string &line : paired)
+      out << "- " << line << "\n";
+  }
+  std::vector<std::string> resources = resourceLines(report);
+  if (!resources.empty()) {
+    out << "\nResources (ptxas):\n\n";
+    for (const std::string &line : resources)
       out << "- " << line << "\n";
   }
   if (report.device.peakCopyGBps)

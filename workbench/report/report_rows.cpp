@@ -6,6 +6,62 @@
 
 namespace kb::report {
 
+namespace {
+std::string hexId(uint32_t id) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%04x", id);
+  return text;
+}
+} // namespace
+
+std::string describeDeviceIdentity(const DeviceInfo &d) {
+  std::string text = d.driver;
+  if (!d.type.empty())
+    text += " " + d.type;
+  if (d.vendorId)
+    text += ", vendor " + hexId(d.vendorId);
+  if (d.deviceId)
+    text += ", device " + hexId(d.deviceId);
+  if (!d.uuid.empty())
+    text += ", UUID " + d.uuid;
+  if (!d.driverVersion.empty())
+    text += ", driver " + d.driverVersion;
+  return text;
+}
+
+std::string describeResources(const toolchains::ResourceUsage &r) {
+  return std::to_string(r.registers) + " registers, " +
+         std::to_string(r.spillStoreBytes) + " B spill stores, " +
+         std::to_string(r.spillLoadBytes) + " B spill loads, " +
+         std::to_string(r.stackFrameBytes) + " B stack, " +
+         std::to_string(r.sharedMemoryBytes) + " B shared memory";
+}
+
+std::vector<std::string> resourceLines(const BenchReport &report) {
+  std::vector<std::string> lines;
+  for (const Benchmark &b : report.benchmarks)
+    for (const Variant &v : b.variants)
+      if (v.resources)
+        lines.push_back(b.name + "/" + v.name + " (" + v.target +
+                        "): " + describeResources(*v.resources));
+  return lines;
+}
+
+std::vector<std::string> pairedLines(const BenchReport &report) {
+  std::vector<std::string> lines;
+  for (const Benchmark &b : report.benchmarks)
+    for (const PairedComparison &p : b.paired) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    " %s: %.3fx the baseline [%.3f, %.3f], %s (%llu pairs, "
+                    "threshold %.1f%%)",
+                    toString(p.mode), p.ratio, p.low, p.high, p.verdict.c_str(),
+                    (unsigned long long)p.pairs, 100 * p.threshold);
+      lines.push_back(b.name + text);
+    }
+  return lines;
+}
+
 std::string ReportRow::verdict() const {
   if (variant && variant->correctness.status == CorrectnessStatus::Incorrect)
     return "incorrect";

@@ -38,6 +38,20 @@ std::string formatMedianIqr(double medianNs, double iqrNs);
 /// Fixed |decimals|, or "-" for none.
 std::string formatNumber(std::optional<double> value, int decimals);
 
+/// What identifies the device a report was measured on, for the human
+/// formats: "vulkan cpu, vendor 0x10005, device 0x0000, UUID 6d65...,
+/// driver Mesa 22.3.6" (unknown parts left out).
+std::string describeDeviceIdentity(const DeviceInfo &device);
+/// ptxas's resource usage: "40 registers, 0 B spill stores, 0 B spill
+/// loads, 16 B stack, 1024 B shared memory".
+std::string describeResources(const toolchains::ResourceUsage &resources);
+/// One line per variant whose resources are known, in report order:
+/// "saxpy/candidate (cuda:sm_90): 40 registers, ...".
+std::vector<std::string> resourceLines(const BenchReport &report);
+/// One line per paired comparison (`bench --baseline`): "saxpy cold:
+/// 1.250x the baseline [1.200, 1.300], SLOWER (40 pairs, δ 2.0%)".
+std::vector<std::string> pairedLines(const BenchReport &report);
+
 } // namespace kb::report
 
 #endif // KB_WORKBENCH_REPORT_REPORT_ROWS_H_

@@ -145,6 +145,14 @@ TEST(CudaSymbolsLoad, KeepsTheLibraryMappedAfterTheTableIsDropped) {
     dlclose(still);
 }
 
+TEST_F(CudaCallOrderTest, DeviceIdentityHasVendorAndUuid) {
+  const DeviceProperties &p = device_->properties();
+  EXPECT_EQ(p.vendorId, 0x10deu);
+  EXPECT_EQ(p.deviceId, 0u); // the CUDA driver API has no PCI product id
+  // The fake's UUID bytes are f0 f1 ... ff.
+  EXPECT_EQ(p.uuid, "f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
+}
+
 TEST_F(CudaCallOrderTest, HostTransfersGoToTheDeviceStreamAndAreWaitedFor) {
   auto b = buffer();
   ASSERT_TRUE(b);

@@ -1,6 +1,8 @@
 //===- runtime/hal/drivers/cuda/cuda_driver.cpp - Devices and limits ----===//
 #include "runtime/hal/drivers/cuda/cuda_driver.h"
 
+#include <cstring>
+
 namespace kb::hal::cuda {
 
 StatusOr<std::unique_ptr<Driver>>
@@ -51,6 +53,14 @@ StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &,
     p.index = static_cast<uint32_t>(i);
     p.name = name;
     p.vendor = "NVIDIA";
+    p.vendorId = 0x10de;
+    // The PCI product id needs NVML; the UUID identifies the GPU.
+    CUuuid uuid{};
+    if (s.cuDeviceGetUuid && s.cuDeviceGetUuid(&uuid, dev) == CUDA_SUCCESS) {
+      uint8_t bytes[16];
+      std::memcpy(bytes, uuid.bytes, 16);
+      p.uuid = formatUuid(bytes);
+    }
     p.type = attr(CU_DEVICE_ATTRIBUTE_INTEGRATED) ? DeviceType::IntegratedGpu
                                                   : DeviceType::DiscreteGpu;
     p.ccMajor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);

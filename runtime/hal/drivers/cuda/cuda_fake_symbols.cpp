@@ -110,6 +110,11 @@ CUresult fDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   }
   return CUDA_SUCCESS;
 }
+CUresult fDeviceGetUuid(CUuuid *uuid, CUdevice) {
+  for (int i = 0; i < 16; ++i)
+    uuid->bytes[i] = static_cast<char>(0xf0 + i);
+  return CUDA_SUCCESS;
+}
 CUresult fDeviceTotalMem(size_t *bytes, CUdevice) {
   *bytes = size_t(80) << 30;
   return CUDA_SUCCESS;
@@ -320,6 +325,7 @@ CudaSymbols FakeCuda::symbols() const {
   s.cuDeviceGetName = fDeviceGetName;
   s.cuDeviceGetAttribute = fDeviceGetAttribute;
   s.cuDeviceTotalMem = fDeviceTotalMem;
+  s.cuDeviceGetUuid = fDeviceGetUuid;
   s.cuDevicePrimaryCtxRetain = fPrimaryCtxRetain;
   s.cuDevicePrimaryCtxRelease = fPrimaryCtxRelease;
   s.cuCtxSetCurrent = fCtxSetCurrent;

@@ -31,6 +31,9 @@ typedef int CUjit_option;         // enum CUjit_option_enum
 typedef int CUstreamCaptureMode;  // enum CUstreamCaptureMode_enum
 typedef uint64_t cuuint64_t;
 typedef int CUdriverProcAddressQueryResult;
+struct CUuuid {
+  char bytes[16];
+};
 
 // cudaError_enum (CUDA 13.0)
 constexpr CUresult CUDA_SUCCESS = 0;

@@ -183,6 +183,8 @@ VulkanDriver::create(const DriverOptions &options) {
     props.index = static_cast<uint32_t>(driver->physicalDevices_.size());
     props.name = p.deviceName;
     props.vendor = vendorName(p.vendorID);
+    props.vendorId = p.vendorID;
+    props.deviceId = p.deviceID;
     props.type = deviceType(p.deviceType);
     props.apiVersion = versionString(p.apiVersion);
     props.driverVersion = driverVersionString(p.vendorID, p.driverVersion);
@@ -200,12 +202,16 @@ VulkanDriver::create(const DriverOptions &options) {
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
       VkPhysicalDeviceMaintenance3Properties maintenance3{
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+      VkPhysicalDeviceIDProperties id{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
       subgroup.pNext = &maintenance3;
+      maintenance3.pNext = &id;
       VkPhysicalDeviceProperties2 p2{
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
       p2.pNext = &subgroup;
       syms.vkGetPhysicalDeviceProperties2(pd, &p2);
       props.subgroupSize = subgroup.subgroupSize;
+      props.uuid = formatUuid(id.deviceUUID);
       if (maintenance3.maxMemoryAllocationSize)
         props.limits.maxAllocationBytes = std::min<uint64_t>(
             largestHeap, maintenance3.maxMemoryAllocationSize);

@@ -182,6 +182,16 @@ TEST_F(VulkanDeviceTest, FeaturesOfTheDeviceAreRecorded) {
       << "robustBufferAccess distorts benchmarks and stays off";
 }
 
+TEST_F(VulkanDeviceTest, IdentityIsRecorded) {
+  // Vulkan 1.1 reports the PCI-style ids and a device UUID everywhere
+  // (lavapipe: Mesa's vendor id 0x10005).
+  const DeviceProperties &p = device_->properties();
+  EXPECT_NE(p.vendorId, 0u);
+  ASSERT_EQ(p.uuid.size(), 36u) << p.uuid;
+  EXPECT_EQ(p.uuid[8], '-');
+  EXPECT_NE(p.uuid, "00000000-0000-0000-0000-000000000000");
+}
+
 TEST(PreferredDevice, AGpuWinsOverTheCpuDeviceListedFirst) {
   std::vector<DeviceProperties> devices(3);
   devices[0].type = DeviceType::Cpu; // lavapipe, listed first by the loader
