@@ -216,6 +216,8 @@ std::optional<std::vector<Candidate>> parseManifest(std::string_view bytes) {
       candidate.resultKey = c.at("result").get<std::string>();
       if (c.contains("blob"))
         candidate.blob = c.at("blob").get<std::string>();
+      if (c.contains("relative"))
+        candidate.relative = c.at("relative").get<std::vector<std::string>>();
       for (const json &d : c.at("dependencies"))
         candidate.dependencies.emplace_back(d.at(0).get<std::string>(),
                                             d.at(1).get<std::string>());
@@ -237,6 +239,8 @@ std::string encodeManifest(const std::vector<Candidate> &candidates) {
     json entry = {{"result", c.resultKey}, {"dependencies", deps}};
     if (!c.blob.empty())
       entry["blob"] = c.blob;
+    if (!c.relative.empty())
+      entry["relative"] = c.relative;
     manifest["candidates"].push_back(std::move(entry));
   }
   return encodeContainer({{"manifest", toCbor(manifest)}});
@@ -361,7 +365,34 @@ bool BuildCache::matches(const std::string &primaryKey,
          candidate.resultKey;
 }
 
-std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
+std::optional<BuildCache::Candidate>
+BuildCache::relocate(const std::string &primaryKey, const Candidate &candidate,
+                     const fs::path &sourceDir) {
+  // The manifest must be consistent as recorded.
+  if (resultKeyFor(primaryKey, candidate.dependencies) != candidate.resultKey)
+    return std::nullopt;
+  bool canRelocate = !sourceDir.empty() &&
+                     candidate.relative.size() == candidate.dependencies.size();
+  Candidate here;
+  for (size_t i = 0; i < candidate.dependencies.size(); ++i) {
+    const auto &[path, hash] = candidate.dependencies[i];
+    std::string local = path;
+    std::error_code ec;
+    // Only a path that does not exist here is looked for relative to the
+    // source: one that exists is what this machine's compile would read.
+    if (canRelocate && !fs::exists(path, ec))
+      local = (sourceDir / candidate.relative[i]).lexically_normal().string();
+    std::optional<std::string> now = hashFile(local);
+    if (!now || *now != hash)
+      return std::nullopt;
+    here.dependencies.emplace_back(local, hash);
+  }
+  here.resultKey = resultKeyFor(primaryKey, here.dependencies);
+  return here;
+}
+
+std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey,
+                                             const fs::path &sourceDir) {
   if (!isHexKey(primaryKey)) {
     ++misses_;
     return std::nullopt;
@@ -378,7 +409,7 @@ std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
     }
   }
   if (remote_)
-    if (std::optional<CacheEntry> entry = lookupRemote(primaryKey)) {
+    if (std::optional<CacheEntry> entry = lookupRemote(primaryKey, sourceDir)) {
       ++hits_;
       ++remoteHits_;
       return entry;
@@ -388,7 +419,8 @@ std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey) {
 }
 
 std::optional<CacheEntry>
-BuildCache::lookupRemote(const std::string &primaryKey) {
+BuildCache::lookupRemote(const std::string &primaryKey,
+                         const fs::path &sourceDir) {
   std::vector<Candidate> candidates;
   if (std::optional<std::string> bytes =
           remote_->get(RemoteArea::ActionCache, primaryKey)) {
@@ -406,8 +438,11 @@ BuildCache::lookupRemote(const std::string &primaryKey) {
     std::lock_guard<std::mutex> lock(remoteSeenMutex_);
     remoteSeen_[primaryKey] = candidates;
   }
-  for (Candidate &candidate : candidates) {
-    if (candidate.blob.empty() || !matches(primaryKey, candidate))
+  for (const Candidate &candidate : candidates) {
+    std::optional<Candidate> here;
+    if (!candidate.blob.empty())
+      here = relocate(primaryKey, candidate, sourceDir);
+    if (!here)
       continue;
     // The tier checked that the bytes' sha256 is their name.
     std::optional<std::string> blob =
@@ -420,11 +455,10 @@ BuildCache::lookupRemote(const std::string &primaryKey) {
                              "not a cache result");
       continue;
     }
-    // Read-through: the next build finds it here. A failure to keep it
-    // costs that build a download, nothing else.
-    candidate.blob.clear();
-    if (writeFileAtomic(resultPath(candidate.resultKey), *blob).ok())
-      addLocalCandidate(primaryKey, candidate).ignoreError();
+    // Read-through, under this machine's paths: the next build finds it
+    // here. A failure to keep it costs that build a download, nothing else.
+    if (writeFileAtomic(resultPath(here->resultKey), *blob).ok())
+      addLocalCandidate(primaryKey, *here).ignoreError();
     return entry;
   }
   return std::nullopt;
@@ -441,7 +475,8 @@ Status BuildCache::addLocalCandidate(const std::string &primaryKey,
 }
 
 void BuildCache::writeBack(const std::string &primaryKey, Candidate candidate,
-                           const std::string &result) {
+                           const std::string &result,
+                           const fs::path &sourceDir) {
   std::vector<Candidate> candidates;
   {
     std::lock_guard<std::mutex> lock(remoteSeenMutex_);
@@ -452,6 +487,12 @@ void BuildCache::writeBack(const std::string &primaryKey, Candidate candidate,
     }
   }
   candidate.blob = sha256Hex(result);
+  if (!sourceDir.empty())
+    for (const auto &[path, hash] : candidate.dependencies)
+      candidate.relative.push_back(
+          fs::path(path)
+              .lexically_relative(sourceDir.lexically_normal())
+              .string());
   // The blob first: a manifest never names a result the server lacks.
   if (!remote_->put(RemoteArea::ContentStore, candidate.blob, result))
     return;
@@ -460,7 +501,8 @@ void BuildCache::writeBack(const std::string &primaryKey, Candidate candidate,
 }
 
 Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
-                         fs::file_time_type jobStart) {
+                         fs::file_time_type jobStart,
+                         const fs::path &sourceDir) {
   if (!isHexKey(primaryKey))
     return invalidArgument("build cache: malformed key `" + primaryKey + "`");
   Candidate candidate;
@@ -485,7 +527,7 @@ Status BuildCache::store(const std::string &primaryKey, const CacheEntry &entry,
   KB_RETURN_IF_ERROR(addLocalCandidate(primaryKey, candidate));
   ++stores_;
   if (remote_)
-    writeBack(primaryKey, std::move(candidate), result);
+    writeBack(primaryKey, std::move(candidate), result, sourceDir);
   return okStatus();
 }
 

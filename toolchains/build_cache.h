@@ -33,8 +33,11 @@
 //
 // With a remote tier (remote_tier.h), a local miss reads through: the
 // server's manifest for the primary key (/ac/<key>, whose candidates also
-// name their result's sha256) is walked the same way, the first matching
-// result is fetched from /cas/<sha256>, checked, and stored locally. A
+// name their result's sha256 and each dependency's path relative to the
+// compile's directory) is walked the same way — a dependency whose recorded
+// path does not exist here is taken at its relative path, for runners that
+// check out elsewhere — and the first matching result is fetched from
+// /cas/<sha256>, checked, and stored locally under this machine's paths. A
 // successful store() writes back: the result to /cas/, then the manifest
 // (the server's candidates seen at lookup plus this one) to /ac/. Bytes
 // that fail a check are reported to the tier and ignored.
@@ -111,16 +114,24 @@ public:
   open(const std::filesystem::path &directory);
 
   /// The entry for |primaryKey| whose dependencies are unchanged, or nullopt
-  /// (miss, including unreadable or corrupted files). Thread-safe.
-  std::optional<CacheEntry> lookup(const std::string &primaryKey);
+  /// (miss, including unreadable or corrupted files). |sourceDir|, the
+  /// directory the compile ran in, relocates a remote candidate recorded on
+  /// a runner that checked the project out elsewhere. Thread-safe.
+  std::optional<CacheEntry>
+  lookup(const std::string &primaryKey,
+         const std::filesystem::path &sourceDir = std::filesystem::path());
 
   /// Stores |entry| under |primaryKey|, hashing |entry.dependencies| now.
   /// Skips (returning ok) when a dependency is missing or was modified at or
   /// after |jobStart|. Errors only on I/O failure in the cache directory,
   /// which callers may report as a warning: the build itself succeeded.
   /// Thread-safe.
-  Status store(const std::string &primaryKey, const CacheEntry &entry,
-               std::filesystem::file_time_type jobStart);
+  /// |sourceDir| as for lookup(): remote manifests record each dependency
+  /// relative to it too.
+  Status
+  store(const std::string &primaryKey, const CacheEntry &entry,
+        std::filesystem::file_time_type jobStart,
+        const std::filesystem::path &sourceDir = std::filesystem::path());
 
   /// sha256 (64 hex) of |path|'s contents through the cache's file hash
   /// memo (e.g. outputs already in place); nullopt when unreadable.
@@ -151,6 +162,9 @@ public:
     /// sha256 of the result's container: its /cas/ name. Remote manifests
     /// only.
     std::string blob;
+    /// Each dependency's path relative to the compile's directory, for a
+    /// runner whose checkout is elsewhere. Remote manifests only.
+    std::vector<std::string> relative;
   };
 
   struct Stats {
@@ -171,12 +185,22 @@ private:
   /// The candidate's dependencies are unchanged and its result key is the
   /// one they give.
   bool matches(const std::string &primaryKey, const Candidate &candidate);
+  /// A server's candidate as it applies here: each dependency at its
+  /// recorded path, or — where that path does not exist on this machine —
+  /// at its relative path from |sourceDir|, with unchanged contents; the
+  /// result key recomputed for those paths. nullopt when it does not apply.
+  std::optional<Candidate> relocate(const std::string &primaryKey,
+                                    const Candidate &candidate,
+                                    const std::filesystem::path &sourceDir);
   /// Puts |candidate| first in the local manifest of |primaryKey|.
   Status addLocalCandidate(const std::string &primaryKey,
                            const Candidate &candidate);
-  std::optional<CacheEntry> lookupRemote(const std::string &primaryKey);
+  std::optional<CacheEntry>
+  lookupRemote(const std::string &primaryKey,
+               const std::filesystem::path &sourceDir);
   void writeBack(const std::string &primaryKey, Candidate candidate,
-                 const std::string &result);
+                 const std::string &result,
+                 const std::filesystem::path &sourceDir);
 
   std::filesystem::path directory_;
   FileHashMemo fileHashes_;

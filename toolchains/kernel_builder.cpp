@@ -562,7 +562,7 @@ Status Job::run() {
   std::string key;
   if (cache_) {
     key = primaryKey(steps, *source);
-    if (std::optional<CacheEntry> hit = cache_->lookup(key))
+    if (std::optional<CacheEntry> hit = cache_->lookup(key, sourceDir_))
       return restoreFromCache(std::move(*hit));
   }
 
@@ -608,7 +608,7 @@ Status Job::run() {
     entry.diagnostics = rawDiagnostics_;
     entry.resources = result_.resources;
     entry.commands = result_.commands;
-    Status stored = cache_->store(key, entry, jobStart);
+    Status stored = cache_->store(key, entry, jobStart, sourceDir_);
     if (!stored.ok()) {
       Diagnostic d;
       d.tool = "kernel-bench";

@@ -205,6 +205,44 @@ TEST_F(RemoteCacheTest, WriteBackKeepsTheServersOtherCandidates) {
   EXPECT_EQ(hit->outputs["ptx"], "// N=1\n");
 }
 
+// Runners check the project out at different paths: a dependency recorded
+// at a path that does not exist here is looked for at the same place
+// relative to the compile's directory, and must have the same contents.
+TEST_F(RemoteCacheTest, ReadThroughOnARunnerWithItsCheckoutElsewhere) {
+  startNginx();
+  std::string k = key("relocated");
+  fs::path a = root() / "runner-a" / "src", b = root() / "runner-b" / "src";
+  fs::create_directories(a / "include");
+  fs::create_directories(b / "include");
+  ASSERT_TRUE(writeFileAtomic(a / "include" / "k.h", "#define N 7\n").ok());
+  ASSERT_TRUE(writeFileAtomic(b / "include" / "k.h", "#define N 7\n").ok());
+  CacheEntry built = entry("// N=7\n");
+  built.dependencies = {(a / "include" / "k.h").string()};
+  auto first = runner("a", nginx_.url("rw"));
+  ASSERT_FALSE(first->lookup(k, a).has_value());
+  ASSERT_TRUE(first->store(k, built, later(), a).ok());
+  // Runner A's checkout does not exist on runner B.
+  fs::rename(root() / "runner-a", root() / "elsewhere");
+
+  auto second = runner("b", nginx_.url("rw"));
+  auto hit = second->lookup(k, b);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->outputs["ptx"], "// N=7\n");
+  // Kept under runner B's own paths: a local hit from now on.
+  auto local = runner("b", "");
+  EXPECT_TRUE(local->lookup(k, b).has_value());
+
+  // Different contents at the relocated path: no hit.
+  ASSERT_TRUE(writeFileAtomic(b / "include" / "k.h", "#define N 8\n").ok());
+  auto third = runner("c", nginx_.url("rw"));
+  EXPECT_FALSE(third->lookup(k, b).has_value());
+  // Without the compile's directory nothing is relocated.
+  ASSERT_TRUE(writeFileAtomic(b / "include" / "k.h", "#define N 7\n").ok());
+  auto fourth = runner("d", nginx_.url("rw"));
+  EXPECT_FALSE(fourth->lookup(k).has_value());
+  EXPECT_TRUE(fourth->lookup(k, b).has_value());
+}
+
 TEST_F(RemoteCacheTest, CorruptedBlobIsIgnoredWithAWarning) {
   startNginx();
   std::string k = key("corrupt-blob");
