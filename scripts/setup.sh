@@ -41,6 +41,8 @@ packages=(
   # headless chromium.
   python3-scipy python3-numpy python3-junitparser chromium
   valgrind
+  # examples/ci/check_examples.py loads the CI examples' YAML.
+  python3-yaml
 )
 
 install_missing() {

@@ -351,19 +351,26 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
   return line;
 }
 
-/// Prints why the run could not be planned; exit 2 for a bad flag value.
+/// Prints why the run could not be planned; exit 2 for a bad flag value, 4
+/// for an unreadable --shard-balance report (bench_input.h).
 int planFailed(const Status &status) {
   std::fprintf(stderr, "kernel-bench bench: error: %s\n",
                status.message().c_str());
   return status.code() == StatusCode::InvalidArgument ? kExitUsage
+         : status.code() == StatusCode::DataLoss      ? kExitBadInput
                                                       : kExitUserError;
 }
 
 int runBench(const BenchCommandFlags &flags) {
   auto wallStart = Clock::now();
-  auto planned = planBenchmarks(flags.build, flags.filter);
-  if (!planned.ok())
-    return planFailed(planned.status());
+  auto input =
+      openBenchInput(flags.build, flags.filter, flags.shard,
+                     [](const char *name) { return std::getenv(name); });
+  if (!input.ok())
+    return planFailed(input.status());
+  if (input->shard)
+    std::printf("%s\n", input->shardLine().c_str());
+  const std::vector<PlannedBenchmark> *planned = &input->planned;
   BenchCommandFlags f = flags;
   if (f.watchdogS <= 0)
     f.watchdogS =
@@ -371,14 +378,15 @@ int runBench(const BenchCommandFlags &flags) {
         60;
   f.settings.peakCache = peakCacheFile();
   fs::path outDir =
-      f.outDir.empty() ? fs::path(f.build) / "results" : fs::path(f.outDir);
+      f.outDir.empty() ? input->defaultOutputDir(f.build) : fs::path(f.outDir);
 
   report::BenchReport run;
   run.tool.version = KB_VERSION_STRING;
   run.createdUtc = nowUtc();
   run.build.path = f.build;
-  if (auto sha = sha256File(fs::path(f.build) / "build.json"); sha.ok())
+  if (auto sha = sha256File(fs::path(input->buildDir) / "build.json"); sha.ok())
     run.build.buildJsonSha256 = *sha;
+  run.shard = input->shard;
   run.settings = toReportSettings(
       f.settings,
       f.budgetS > 0 ? std::optional<double>(f.budgetS) : std::nullopt, false);
@@ -434,7 +442,7 @@ int runBench(const BenchCommandFlags &flags) {
   }
   run.interrupted = interrupt.signal() != 0;
   progress.finish();
-  attachResources(run, f.build);
+  attachResources(run, input->buildDir);
   bool slower = pairWithBaseline(run, f);
   if (!state.haveDevice && !state.unavailable.empty() && !run.interrupted) {
     std::fprintf(stderr, "kernel-bench bench: error: no usable device: %s\n",
@@ -442,6 +450,7 @@ int runBench(const BenchCommandFlags &flags) {
     return kExitUnavailable;
   }
   report::computeDerived(run);
+  input->nameModulesByBundle(run);
 
   std::fputs(renderBenchTable(run).c_str(), stdout);
   std::error_code ec;
@@ -478,10 +487,24 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                "kernels against the generated ones, and the whole program");
   auto flags = std::make_shared<BenchCommandFlags>();
   app->add_option("BUILD", flags->build,
-                  "Build directory written by `kernel-bench build` "
-                  "(default: kb-out)");
+                  "Build directory written by `kernel-bench build`, or a "
+                  "bundle written by `kernel-bench bundle` (default: kb-out)");
   app->add_option("-o,--output", flags->outDir,
-                  "Where bench.json goes (default: BUILD/results)");
+                  "Where bench.json goes (default: BUILD/results; for a "
+                  "bundle NAME.tar, NAME-results beside it)");
+  app->add_option("--shard", flags->shard.shard,
+                  "Run shard I of N (0-based, e.g. 0/4); default: from "
+                  "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_* "
+                  "(Slurm) or KB_SHARD_INDEX/KB_SHARD_COUNT");
+  app->add_option_function<uint32_t>(
+      "--shard-count", [flags](const uint32_t &n) { flags->shard.count = n; },
+      "The number of shards when the index comes from "
+      "JOB_COMPLETION_INDEX or KB_SHARD_INDEX (else "
+      "KB_SHARD_COUNT)");
+  app->add_option("--shard-balance", flags->shard.balanceReport,
+                  "A previous bench.json, the same for every shard: balance "
+                  "the shards by each benchmark's time in it (default: by "
+                  "count)");
   app->add_option("--filter", flags->filter,
                   "Only benchmarks whose name matches this regex");
   addMeasurementFlags(*app, flags->settings);

@@ -2,6 +2,7 @@
 #ifndef KB_WORKBENCH_BENCH_COMMAND_H_
 #define KB_WORKBENCH_BENCH_COMMAND_H_
 
+#include "workbench/bench_input.h"
 #include "workbench/bench_settings.h"
 
 #include <string>
@@ -9,8 +10,8 @@
 namespace kb::workbench {
 
 struct BenchCommandFlags {
-  std::string build = "kb-out";
-  std::string outDir; // default BUILD/results
+  std::string build = "kb-out"; // a build directory or a bundle (bundle.h)
+  std::string outDir;           // default BUILD/results
   std::string filter;
   BenchSettings settings;
   double watchdogS = 0; // 0 = 4 x timeout + 60
@@ -19,6 +20,7 @@ struct BenchCommandFlags {
   /// of that build, in lockstep, and gets a paired verdict.
   std::string baseline;
   std::string threshold = "2%"; // δ of the paired verdicts
+  ShardFlags shard;
 };
 
 } // namespace kb::workbench

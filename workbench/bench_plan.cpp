@@ -12,14 +12,16 @@ namespace kb::workbench {
 namespace fs = std::filesystem;
 
 namespace {
-std::vector<std::string> kbmFiles(const fs::path &dir) {
+/// The *.kbm files directly in |dir|, as |prefix|/NAME, sorted.
+void addKbmFiles(const fs::path &dir, const std::string &prefix,
+                 std::vector<std::string> &out) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto &entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".kbm" && entry.is_regular_file(ec))
-      files.push_back(entry.path().string());
+      files.push_back(prefix + "/" + entry.path().filename().string());
   std::sort(files.begin(), files.end());
-  return files;
+  out.insert(out.end(), files.begin(), files.end());
 }
 
 void addModule(const std::string &path, bool program,
@@ -40,6 +42,24 @@ void addModule(const std::string &path, bool program,
 }
 } // namespace
 
+std::vector<std::string> benchModuleFiles(const std::string &buildDir) {
+  fs::path root(buildDir);
+  std::vector<std::string> files;
+  addKbmFiles(root / "bench", "bench", files);
+  std::vector<std::string> standalone;
+  std::error_code ec;
+  for (const auto &entry : fs::directory_iterator(root / "standalone", ec))
+    if (entry.is_directory(ec))
+      standalone.push_back(entry.path().filename().string());
+  std::sort(standalone.begin(), standalone.end());
+  for (const std::string &kernel : standalone)
+    addKbmFiles(root / "standalone" / kernel / "bench",
+                "standalone/" + kernel + "/bench", files);
+  if (fs::is_regular_file(root / "program.kbm", ec))
+    files.push_back("program.kbm");
+  return files;
+}
+
 StatusOr<std::vector<PlannedBenchmark>>
 planBenchmarks(const std::string &buildDir, const std::string &filter) {
   std::regex pattern;
@@ -57,18 +77,8 @@ planBenchmarks(const std::string &buildDir, const std::string &filter) {
                     "PROJECT -o " +
                     buildDir + "` first");
   std::vector<PlannedBenchmark> all;
-  for (const std::string &file : kbmFiles(root / "bench"))
-    addModule(file, false, all);
-  std::vector<fs::path> standalone;
-  for (const auto &entry : fs::directory_iterator(root / "standalone", ec))
-    if (entry.is_directory(ec))
-      standalone.push_back(entry.path());
-  std::sort(standalone.begin(), standalone.end());
-  for (const fs::path &dir : standalone)
-    for (const std::string &file : kbmFiles(dir / "bench"))
-      addModule(file, false, all);
-  if (fs::is_regular_file(root / "program.kbm", ec))
-    addModule((root / "program.kbm").string(), true, all);
+  for (const std::string &file : benchModuleFiles(buildDir))
+    addModule((root / file).string(), file == "program.kbm", all);
   if (all.empty())
     return notFound(buildDir + " holds no benchmark module (bench/*.kbm, "
                                "standalone/*/bench/*.kbm) and no program.kbm; "

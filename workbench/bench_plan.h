@@ -27,6 +27,11 @@ struct PlannedBenchmark {
   std::string loadError;
 };
 
+/// The modules `bench` reads from |buildDir|, relative to it and sorted:
+/// bench/*.kbm, standalone/*/bench/*.kbm, then program.kbm when present.
+/// What `kernel-bench bundle` packs is exactly this list plus build.json.
+std::vector<std::string> benchModuleFiles(const std::string &buildDir);
+
 /// Benchmarks of |buildDir| whose display name matches |filter| (an
 /// ECMAScript regex searched in the name; empty = all). NotFound when the
 /// directory holds no benchmark module and no program; InvalidArgument for a

@@ -34,6 +34,7 @@ struct CommandRegistration {
 
 CommandRegistration addBenchCommand(CLI::App &root);
 CommandRegistration addBuildCommand(CLI::App &root);
+CommandRegistration addBundleCommand(CLI::App &root);
 CommandRegistration addDevicesCommand(CLI::App &root);
 CommandRegistration addRunCommand(CLI::App &root);
 /// The hidden `__worker` subcommand (worker.h): device work for `bench`
@@ -44,6 +45,7 @@ CommandRegistration addBenchWorkerCommand(CLI::App &worker);
 CommandRegistration addRunWorkerCommand(CLI::App &worker);
 CommandRegistration addReportCommand(CLI::App &root);
 CommandRegistration addCompareCommand(CLI::App &root);
+CommandRegistration addMergeCommand(CLI::App &root);
 
 } // namespace kb::workbench
 

@@ -2,9 +2,10 @@
 //
 // `kernel-bench compare BASE.json [BASE2.json...] NEW.json`: per-benchmark
 // verdicts (report/compare.h), a Markdown summary on stdout and appended to
-// $GITHUB_STEP_SUMMARY when set, and the exit codes of docs/cli.md: 0 no
-// regression, 1 regression, 3 inconclusive (only with --fail-on
-// inconclusive), 4 unreadable or incompatible reports.
+// $GITHUB_STEP_SUMMARY when set, one stderr line per regression, and the
+// exit codes of docs/cli.md: 0 no regression (always with --fail-on never),
+// 1 regression, 3 inconclusive (only with --fail-on inconclusive), 4
+// unreadable or incompatible reports.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/command.h"
@@ -44,6 +45,21 @@ void appendStepSummary(const std::string &markdown) {
                  path);
 }
 
+/// One stderr line per regression, so a CI log says what failed the gate
+/// without reading the table.
+void reportRegressions(const report::Comparison &c) {
+  for (const report::RowComparison &r : c.rows)
+    if (r.verdict == report::Verdict::Slower)
+      std::fprintf(stderr,
+                   "kernel-bench compare: regression: %s is SLOWER: %.3gx "
+                   "the base median (95%% CI %.3gx .. %.3gx)\n",
+                   r.id.c_str(), r.ratio, r.low, r.high);
+  for (const report::Uncomparable &u : c.uncomparable)
+    if (u.newIsBroken)
+      std::fprintf(stderr, "kernel-bench compare: regression: %s: %s\n",
+                   u.id.c_str(), u.why.c_str());
+}
+
 int runCompare(const CompareArgs &args) {
   report::CompareOptions options;
   std::string error = report::parseThreshold(args.threshold, options.threshold);
@@ -76,6 +92,9 @@ int runCompare(const CompareArgs &args) {
   std::string markdown = report::renderComparisonMarkdown(*c);
   std::fputs(markdown.c_str(), stdout);
   appendStepSummary(markdown);
+  reportRegressions(*c);
+  if (args.failOn == "never")
+    return kExitOk;
   if (c->hasRegression())
     return kExitUserError;
   if (args.failOn == "inconclusive" && c->count(report::Verdict::Inconclusive))
@@ -100,8 +119,9 @@ CommandRegistration addCompareCommand(CLI::App &root) {
                   "Smallest change that counts, e.g. 2% or 0.02 (default 2%)");
   app->add_option("--fail-on", args->failOn,
                   "slower: exit 1 on a regression (default); inconclusive: "
-                  "also exit 3 when a verdict is INCONCLUSIVE")
-      ->check(CLI::IsMember({"slower", "inconclusive"}));
+                  "also exit 3 when a verdict is INCONCLUSIVE; never: "
+                  "report only (exit 0 unless an input is unreadable)")
+      ->check(CLI::IsMember({"slower", "inconclusive", "never"}));
   app->add_flag("--allow-different-devices", args->allowDifferentDevices,
                 "Compare reports from different device models");
   app->add_option("--resamples", args->resamples,

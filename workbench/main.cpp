@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   commands.push_back(addBuildCommand(app));
 #ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addBenchCommand(app));
+  commands.push_back(addBundleCommand(app));
 #endif
 #ifdef KB_HAVE_DEVICES_COMMAND
   commands.push_back(addDevicesCommand(app));
@@ -46,6 +47,7 @@ int main(int argc, char **argv) {
 #endif
   commands.push_back(addReportCommand(app));
   commands.push_back(addCompareCommand(app));
+  commands.push_back(addMergeCommand(app));
 #ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addWorkerCommand(app));
 #endif

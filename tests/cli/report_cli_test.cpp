@@ -225,6 +225,14 @@ TEST_F(ReportCliTest, ComparePreparedPairs) {
   fs::path slower = tmp_ / "slower.json";
   r = compare({base.string(), slower.string(), "--fail-on", "inconclusive"});
   EXPECT_EQ(r.exitCode, 1) << r.output;
+  // The gate's log names the regression in one line.
+  EXPECT_NE(r.output.find("regression: copy/candidate/cold is SLOWER"),
+            std::string::npos)
+      << r.output;
+  // Report only: the same verdicts, exit 0.
+  r = compare({base.string(), slower.string(), "--fail-on", "never"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("SLOWER"), std::string::npos) << r.output;
 }
 
 TEST_F(ReportCliTest, CompareListsAndRefusesWhatItCannotPair) {

@@ -200,6 +200,17 @@ json environmentJson(const Environment &e) {
           {"warnings", stringsJson(e.warnings)}};
 }
 
+json shardJson(const ShardInfo &s) {
+  json plan = json::array();
+  for (const ShardAssignment &a : s.plan)
+    plan.push_back({{"benchmark", a.benchmark}, {"shard", a.shard}});
+  return {{"index", s.index},
+          {"count", s.count},
+          {"source", s.source},
+          {"balance", s.balance},
+          {"plan", std::move(plan)}};
+}
+
 json reportJson(const BenchReport &r) {
   json benchmarks = json::array();
   for (const Benchmark &b : r.benchmarks)
@@ -216,7 +227,8 @@ json reportJson(const BenchReport &r) {
           {"device", deviceJson(r.device)},
           {"environment", environmentJson(r.environment)},
           {"benchmarks", std::move(benchmarks)},
-          {"program", r.program ? programJson(*r.program) : json(nullptr)}};
+          {"program", r.program ? programJson(*r.program) : json(nullptr)},
+          {"shard", r.shard ? shardJson(*r.shard) : json(nullptr)}};
 }
 
 } // namespace
@@ -791,6 +803,27 @@ Status checkIdentity(const json &j, const std::string &src) {
   return okStatus();
 }
 
+Status readShard(const Fields &f, ShardInfo &s) {
+  KB_RETURN_IF_ERROR(f.integer("index", s.index));
+  KB_RETURN_IF_ERROR(f.integer("count", s.count));
+  KB_RETURN_IF_ERROR(f.str("source", s.source));
+  KB_RETURN_IF_ERROR(f.str("balance", s.balance));
+  if (s.count == 0 || s.index >= s.count)
+    return invalidArgument(f.where("index") + ": shard " +
+                           std::to_string(s.index) + " of " +
+                           std::to_string(s.count) + " is out of range");
+  return f.objects("plan", [&](const Fields &a, size_t) -> Status {
+    ShardAssignment &out = s.plan.emplace_back();
+    KB_RETURN_IF_ERROR(a.str("benchmark", out.benchmark));
+    KB_RETURN_IF_ERROR(a.integer("shard", out.shard));
+    if (out.shard >= s.count)
+      return invalidArgument(
+          a.where("shard") + ": " + std::to_string(out.shard) +
+          " is out of range for " + std::to_string(s.count) + " shards");
+    return okStatus();
+  });
+}
+
 Status readReport(const Fields &f, BenchReport &r) {
   KB_RETURN_IF_ERROR(f.integer("schema_version", r.schemaVersion));
   KB_ASSIGN_OR_RETURN(Fields tool, f.object("tool"));
@@ -821,6 +854,12 @@ Status readReport(const Fields &f, BenchReport &r) {
   KB_ASSIGN_OR_RETURN(std::optional<Fields> program, f.optObject("program"));
   if (program)
     KB_RETURN_IF_ERROR(readProgram(*program, r.program.emplace()));
+  // Added within schema 1: reports written before it have no "shard".
+  if (f.has("shard")) {
+    KB_ASSIGN_OR_RETURN(std::optional<Fields> shard, f.optObject("shard"));
+    if (shard)
+      KB_RETURN_IF_ERROR(readShard(*shard, r.shard.emplace()));
+  }
   return okStatus();
 }
 

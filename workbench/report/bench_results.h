@@ -226,6 +226,23 @@ struct ProgramResult {
   std::optional<double> speedup; // generatedOnly median / withSubstitutions
 };
 
+/// One benchmark of a sharded run's plan and the shard it was given to.
+struct ShardAssignment {
+  std::string benchmark; // Benchmark::name, or "program NAME"
+  uint32_t shard = 0;
+};
+
+/// A sharded run (`bench --shard I/N` or a shard index from the
+/// environment): which share of the benchmarks the report holds, and the
+/// whole plan, so that `merge` can name the benchmarks of a missing shard.
+struct ShardInfo {
+  uint32_t index = 0; // 0-based
+  uint32_t count = 1;
+  std::string source;  // "--shard 0/3", "Kubernetes Indexed Job: ..."
+  std::string balance; // "count", or "time in PREV.json"
+  std::vector<ShardAssignment> plan; // every shard's benchmarks, run order
+};
+
 struct BenchReport {
   ToolInfo tool;
   int schemaVersion = kBenchSchemaVersion;
@@ -237,6 +254,7 @@ struct BenchReport {
   Environment environment;
   std::vector<Benchmark> benchmarks;
   std::optional<ProgramResult> program;
+  std::optional<ShardInfo> shard; // none: the run was not sharded
 };
 
 // Spellings used in bench.json and by every renderer.
