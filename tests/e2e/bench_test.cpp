@@ -13,9 +13,11 @@
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
 
+#include "common/sha256.h"
 #include "runtime/module/module.h"
 #include "runtime/testing/module_writer.h"
 #include "toolchains/process.h"
+#include "workbench/build_resources.h"
 #include "workbench/report/bench_json.h"
 
 #include <gmock/gmock.h>
@@ -330,6 +332,37 @@ TEST_F(BenchTest, MixedBuildIsMeasuredOnOneDeviceAndSkipsTheRest) {
   }
   EXPECT_GT(ok, 0u) << r.output;
   EXPECT_GT(skipped, 0u) << r.output;
+}
+
+// ptxas's figures reach the report without ptxas on the GPU host: the bytes
+// a CUDA candidate variant carries are the object its build job wrote, so
+// its sha256 (the variant's object_sha256) finds the job's resources in
+// build.json.
+TEST_F(BenchTest, CudaCandidatesFindTheirPtxasResourcesInBuildJson) {
+  REQUIRE_TOOL("nvcc");
+  Cli b = buildProject(kSourceDir / "examples/quickstart",
+                       {"--target", "cuda:sm_90"});
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  auto resources = kb::workbench::readObjectResources(out_ / "build.json");
+  ASSERT_TRUE(resources.ok()) << resources.status().message();
+  size_t candidates = 0, matched = 0;
+  for (const auto &entry : fs::directory_iterator(out_ / "bench")) {
+    auto module = kb::module::loadModuleFile(entry.path().string());
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    for (const kb::module::Executable &exe : module->executables)
+      for (const kb::module::Variant &v : exe.variants) {
+        if (v.role != kb::module::VariantRole::Candidate)
+          continue;
+        ++candidates;
+        auto it = resources->find(kb::sha256Hex(v.data));
+        if (it == resources->end())
+          continue;
+        ++matched;
+        EXPECT_GT(it->second.registers, 0u) << exe.name;
+      }
+  }
+  EXPECT_GT(candidates, 0u);
+  EXPECT_EQ(matched, candidates);
 }
 
 /// Writes |text| to |path|, creating its directory.
