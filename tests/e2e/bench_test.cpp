@@ -422,8 +422,10 @@ TEST_F(BenchTest, BaselineCallsTheSlowedKernelSlowerAndNoOther) {
   ASSERT_EQ(a.exitCode, 0) << a.output;
   Cli b = buildProject(after);
   ASSERT_EQ(b.exitCode, 0) << b.output;
-  Cli r = bench({"--cold", "--min-samples", "20", "--baseline", oldOut.string(),
-                 "--threshold", "25%"});
+  // --timeout wins over --quick's 1 s, so a loaded machine still takes the
+  // 20 lockstep rounds.
+  Cli r = bench({"--cold", "--min-samples", "20", "--timeout", "60",
+                 "--baseline", oldOut.string(), "--threshold", "25%"});
   SKIP_WITHOUT_VULKAN(r);
   EXPECT_EQ(r.exitCode, 1) << r.output; // SLOWER is a regression
   EXPECT_THAT(r.output, HasSubstr("paired: "));
