@@ -73,7 +73,18 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
     ASSERT_TRUE(standalone.count(name)) << name << ": " << program.dump(2);
     EXPECT_EQ(standalone[name].at("status"), "ok") << name;
     EXPECT_FALSE(standalone[name].at("targets").empty()) << name;
+    // Benchmarks carry the kernel.toml name, never the entry (`main`, a
+    // mangled C++ name such as _Z12scale_kernelI13__nv_bfloat16E...).
+    const json &benchmarks = standalone[name].at("benchmarks");
+    ASSERT_EQ(benchmarks.size(), 1u) << name;
+    EXPECT_THAT(benchmarks[0].at("name").get<std::string>(),
+                ::testing::MatchesRegex(name + "_[0-9]+x[0-9]+x[0-9]+"));
   }
+  EXPECT_EQ(standalone["spec_scale"].at("benchmarks")[0].at("name"),
+            "spec_scale_10000x1x1");
+  if (cuda)
+    EXPECT_EQ(standalone["bf16_scale"].at("benchmarks")[0].at("name"),
+              "bf16_scale_1048576x1x1");
 
   // The program with the substitutions agrees with the generated one.
   kb::test::CliRun r = run({"run", out_.string(), "--device", "vulkan"});

@@ -13,6 +13,7 @@
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBDialect.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
+#include "kb/Serialization/HostProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -228,6 +229,8 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
     variant.erase();
   Operation *clone = executable->clone();
   SymbolTable::setSymbolName(clone, kernel.name);
+  clone->setAttr(kbir::kKernelNameAttrName,
+                 StringAttr::get(context, kernel.name));
   return OwningOpRef<Operation *>(clone);
 }
 
@@ -278,6 +281,8 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
     builder.insert(reference.release());
   } else {
     auto executable = builder.create<kbir::ExecutableOp>(loc, kernel.name);
+    executable->setAttr(kbir::kKernelNameAttrName,
+                        b.getStringAttr(kernel.name));
     OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
     inner.create<kbir::ExportOp>(
         loc, b.getStringAttr(kernel.entry), layout,

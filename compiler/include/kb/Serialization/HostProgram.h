@@ -25,6 +25,10 @@ namespace mlir::kb {
 inline constexpr llvm::StringLiteral kBenchmarksAttrName = "kb.benchmarks";
 inline constexpr llvm::StringLiteral kUnbenchmarkedAttrName =
     "kb.unbenchmarked";
+/// Executable attribute: the name the user gave the kernel (kernel.toml's
+/// `name`, set on a standalone kernel's executable). Its benchmarks are named
+/// after it, not after the export, which may be a mangled C++ entry.
+inline constexpr llvm::StringLiteral kKernelNameAttrName = "kb.kernel_name";
 
 /// The integer value of |value| when it is computed from constants
 /// (arith.constant, casts, add/sub/mul/div/rem/min/max); nullopt otherwise,

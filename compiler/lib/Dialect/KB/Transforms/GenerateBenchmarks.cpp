@@ -145,13 +145,19 @@ struct GenerateBenchmarksPass
       DispatchInfo &info = spec.info;
       std::string name;
       llvm::raw_string_ostream os(name);
-      // A mangled C++ export reads as its plain name: `scale_bf16_scale_
-      // kernel1_...`, not `scale_bf16__Z13scale_kernel1P13__nv_...`.
-      StringRef exportName = info.exportOp.getSymName();
-      os << info.executable.getSymName() << "_"
-         << ::kb::readableEntryName(
-                std::string_view(exportName.data(), exportName.size()))
-         << "_" << info.workload[0] << "x" << info.workload[1] << "x"
+      // A kernel named in kernel.toml is benchmarked under that name; a
+      // program's mangled C++ export reads as its plain name: `scale_bf16_
+      // scale_kernel1_...`, not `scale_bf16__Z13scale_kernel1P13__nv_...`.
+      if (auto kernelName =
+              info.executable->getAttrOfType<StringAttr>(kKernelNameAttrName)) {
+        os << kernelName.getValue();
+      } else {
+        StringRef exportName = info.exportOp.getSymName();
+        os << info.executable.getSymName() << "_"
+           << ::kb::readableEntryName(
+                  std::string_view(exportName.data(), exportName.size()));
+      }
+      os << "_" << info.workload[0] << "x" << info.workload[1] << "x"
          << info.workload[2];
       unsigned n = ++shapeCount[os.str()];
       if (n > 1)

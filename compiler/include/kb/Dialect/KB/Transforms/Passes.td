@@ -192,8 +192,10 @@ def GenerateBenchmarksPass
     (unlike IREE, which keeps the last one seen).
 
     Sets `kb.benchmarks` on the module, one dictionary per benchmark:
-    `name` (`<exe>_<export>_<w0>x<w1>x<w2>`, with `_2`, `_3`... for distinct
-    benchmarks of the same shape), `executable`, `export`, `workload`,
+    `name` (`<exe>_<export>_<w0>x<w1>x<w2>`, a mangled C++ export read as
+    its plain name; `<kernel>_<w0>x<w1>x<w2>` for an executable with
+    `kb.kernel_name`, a standalone kernel's kernel.toml name; `_2`, `_3`...
+    for distinct benchmarks of the same shape), `executable`, `export`, `workload`,
     `workgroup_count`, `buffers` (element type, element count, `init`: a
     seeded `uniform` draw for buffers the dispatch reads, `zero` for
     write-only ones, `output` for buffers it writes), `bindings` (buffer index
