@@ -6,8 +6,10 @@
 // hands the successful kernels to the program step (program_step.h); ends
 // with the summary line (build_summary.h).
 //
-// Exit codes: 0 every job succeeded; 1 a project, kernel or toolchain error
-// (a missing toolchain included: the message says which targets to drop);
+// Exit codes: 0 every job succeeded (a target whose toolchain is missing is
+// skipped with a warning); 1 a project, kernel or toolchain error (a missing
+// toolchain under --strict, for a --target, or for every target: the message
+// says which targets to drop);
 // 2 a usage error; 128 + N interrupted by signal N (130 for Ctrl-C).
 //
 //===----------------------------------------------------------------------===//
@@ -71,6 +73,14 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
   // variant is generated for a target nobody asked for.
   step.targets =
       session.requested.empty() ? project.targets : session.requested;
+  // ... and a target skipped for a missing toolchain is not built at all.
+  auto skipped = [&](const Target &t) {
+    return std::any_of(session.skipped.begin(), session.skipped.end(),
+                       [&](const SkippedTarget &s) { return s.target == t; });
+  };
+  step.targets.erase(
+      std::remove_if(step.targets.begin(), step.targets.end(), skipped),
+      step.targets.end());
   if (std::any_of(step.targets.begin(), step.targets.end(),
                   [](const Target &t) { return t.isCuda(); }))
     if (StatusOr<toolchains::ToolIdentity> ptxas = session.tools->find("ptxas");
@@ -150,12 +160,20 @@ int runBuild(const BuildFlags &flags) {
     return session.outputs->save();
   };
 
-  if (Status missing = checkToolsAvailable(session); !missing.ok()) {
+  if (Status missing = skipUnavailableTargets(session, flags.strict);
+      !missing.ok()) {
     printError(missing.message());
     report.error = missing.message();
     writeReport().ignoreError();
     return kExitUserError;
   }
+  report.skippedTargets = session.skipped;
+  for (const SkippedTarget &s : session.skipped)
+    std::fprintf(stderr,
+                 "kernel-bench: warning: skipping target %s: %s\n"
+                 "  (the other targets still build; --strict makes this an "
+                 "error)\n",
+                 s.target.toString().c_str(), s.reason.c_str());
 
   // From here to the end a SIGINT/SIGTERM stops the tools, lets the running
   // jobs fail (outputs are published only by a job that completed), starts

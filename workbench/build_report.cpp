@@ -140,6 +140,10 @@ json toJson(const BuildReport &report) {
   for (const Target &t : report.project->targets)
     projectTargets.push_back(t.toString());
 
+  json skipped = json::array();
+  for (const SkippedTarget &s : report.skippedTargets)
+    skipped.push_back({{"target", s.target.toString()}, {"reason", s.reason}});
+
   BuildTotals totals = computeTotals(report);
   return {{"schema_version", kBuildReportSchemaVersion},
           {"generator", "kernel-bench " KB_VERSION_STRING},
@@ -165,6 +169,7 @@ json toJson(const BuildReport &report) {
             {"timeout_seconds", finite(report.options.timeoutSeconds)},
             {"kernels_only", report.options.kernelsOnly}}},
           {"error", report.error.empty() ? json(nullptr) : json(report.error)},
+          {"skipped_targets", skipped},
           {"tool_versions", toolVersions},
           {"jobs", jobs},
           {"program", report.program ? toJson(*report.program) : json(nullptr)},

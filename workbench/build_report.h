@@ -14,6 +14,7 @@
 #include "toolchains/kernel_builder.h"
 #include "toolchains/remote_tier.h"
 #include "workbench/program_record.h"
+#include "workbench/job_plan.h"
 #include "workbench/project.h"
 
 #include <nlohmann/json.hpp>
@@ -53,6 +54,9 @@ struct BuildReport {
   std::filesystem::path outputDir;
   BuildReportOptions options;
   std::vector<JobRecord> jobs;
+  /// Targets not built for a missing toolchain (build.json
+  /// "skipped_targets").
+  std::vector<SkippedTarget> skippedTargets;
   /// The program step's record; nullopt (build.json null) when the build
   /// has no program step.
   std::optional<ProgramRecord> program;

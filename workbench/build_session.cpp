@@ -300,7 +300,7 @@ openBuildSession(const BuildFlags &flags, std::vector<Target> requested) {
   return session;
 }
 
-Status checkToolsAvailable(const BuildSession &session) {
+Status skipUnavailableTargets(BuildSession &session, bool strict) {
   std::map<std::string, std::set<std::string>> neededBy; // tool -> targets
   for (const PlannedJob &job : session.plan) {
     std::vector<const char *> needed;
@@ -314,7 +314,7 @@ Status checkToolsAvailable(const BuildSession &session) {
       neededBy[tool].insert(job.target.toString());
   }
   std::string messages;
-  std::set<std::string> dropped, kept;
+  std::map<std::string, std::string> dropped; // target -> why
   for (const auto &[tool, targets] : neededBy) {
     StatusOr<toolchains::ToolIdentity> found = session.tools->find(tool);
     if (found.ok())
@@ -322,27 +322,56 @@ Status checkToolsAvailable(const BuildSession &session) {
     if (!found.status().isUnavailable())
       return found.status();
     messages += found.status().message() + "\n";
-    dropped.insert(targets.begin(), targets.end());
+    for (const std::string &target : targets)
+      dropped[target] +=
+          (dropped[target].empty() ? "" : "\n") + found.status().message();
   }
   if (dropped.empty())
     return okStatus();
+  std::set<std::string> kept;
   for (const PlannedJob &job : session.plan)
     if (!dropped.count(job.target.toString()))
       kept.insert(job.target.toString());
-  std::string advice = "cannot build ";
-  bool first = true;
-  for (const std::string &t : dropped) {
-    advice += (first ? "" : ", ") + t;
-    first = false;
+  std::string asked;
+  for (const Target &t : session.requested)
+    if (dropped.count(t.toString()))
+      asked += " --target " + t.toString();
+  if (strict || !asked.empty() || kept.empty()) {
+    std::string advice = "cannot build ";
+    bool first = true;
+    for (const auto &[target, why] : dropped) {
+      advice += (first ? "" : ", ") + target;
+      first = false;
+    }
+    advice += " on this machine";
+    if (strict)
+      advice += " (--strict: a target whose toolchain is missing is an "
+                "error, not skipped)";
+    else if (!asked.empty())
+      advice += " (asked for with" + asked + ")";
+    advice += ": install the missing tool (or point [toolchains] in "
+              "workbench.toml at it)";
+    if (!kept.empty()) {
+      advice += ", or build only the other targets:";
+      for (const std::string &t : kept)
+        advice += " --target " + t;
+    }
+    return unavailable(messages + advice);
   }
-  advice += " on this machine: install the missing tool (or point "
-            "[toolchains] in workbench.toml at it)";
-  if (!kept.empty()) {
-    advice += ", or build only the other targets:";
-    for (const std::string &t : kept)
-      advice += " --target " + t;
+  // Drop the jobs of the skipped targets (plan and specs are parallel).
+  std::vector<PlannedJob> plan;
+  std::vector<toolchains::KernelSpec> specs;
+  for (size_t i = 0; i < session.plan.size(); ++i) {
+    if (dropped.count(session.plan[i].target.toString()))
+      continue;
+    plan.push_back(session.plan[i]);
+    specs.push_back(std::move(session.specs[i]));
   }
-  return unavailable(messages + advice);
+  session.plan = std::move(plan);
+  session.specs = std::move(specs);
+  for (const auto &[target, why] : dropped)
+    session.skipped.push_back({*Target::parse(target), why});
+  return okStatus();
 }
 
 } // namespace kb::workbench

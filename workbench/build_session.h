@@ -72,6 +72,8 @@ struct BuildSession {
   /// Empty with `--no-cache`.
   std::filesystem::path cacheDir;
   std::unique_ptr<toolchains::Toolchains> tools;
+  /// Targets dropped from |plan| for a missing toolchain.
+  std::vector<SkippedTarget> skipped;
 
   BuildSession() = default;
   BuildSession(const BuildSession &) = delete;
@@ -89,11 +91,14 @@ parseRequestedTargets(const std::vector<std::string> &texts);
 StatusOr<std::unique_ptr<BuildSession>>
 openBuildSession(const BuildFlags &flags, std::vector<Target> requested);
 
-/// Every tool the planned jobs need is found (and version-probed) up front:
-/// a build that silently skipped a target would look like a success. The
-/// error lists the missing tools and the `--target` flags that would build
-/// the rest.
-Status checkToolsAvailable(const BuildSession &session);
+/// Every tool the planned jobs need is found (and version-probed) up front.
+/// A target whose toolchain is missing is dropped from the plan and recorded
+/// in |session.skipped| (the caller warns: a user with only a Vulkan GPU
+/// still builds the Vulkan targets). It is an error instead, listing the
+/// missing tools and the `--target` flags that would build the rest, under
+/// |strict|, when the target was asked for with `--target`, or when no
+/// target would be left.
+Status skipUnavailableTargets(BuildSession &session, bool strict);
 
 } // namespace kb::workbench
 

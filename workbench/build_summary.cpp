@@ -91,6 +91,9 @@ std::string buildSummaryLine(const BuildReport &report,
             << plural(totals.targets, "target") << ": "
             << plural(totals.jobs, "job") << ", " << totals.cacheHits
             << " cached, " << formatSeconds(report.wallSeconds) << "; ";
+    if (!report.skippedTargets.empty())
+      summary << plural(report.skippedTargets.size(), "target")
+              << " skipped (missing toolchain); ";
     if (!programFailed && report.program &&
         report.program->status == StepStatus::Ok) {
       // What the program step produced. "(cached)": the step found its

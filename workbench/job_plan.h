@@ -4,6 +4,7 @@
 
 #include "workbench/project.h"
 
+#include <string>
 #include <vector>
 
 namespace kb::workbench {
@@ -14,6 +15,14 @@ struct PlannedJob {
   const Kernel *kernel = nullptr;
   const toolchains::KernelSpec *spec = nullptr;
   Target target;
+};
+
+/// A target of the project that this build does not build because a tool it
+/// needs is missing on this machine; |reason| says which and what to
+/// install.
+struct SkippedTarget {
+  Target target;
+  std::string reason;
 };
 
 /// Plans the jobs of a build. Without |requested| every kernel builds for

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -103,6 +104,10 @@ void expectValidBuildJson(const json &j) {
   EXPECT_TRUE(j.at("error").is_null() || j.at("error").is_string());
   EXPECT_TRUE(j.at("tool_versions").is_object());
   EXPECT_TRUE(j.contains("program"));
+  for (const json &skipped : j.at("skipped_targets")) {
+    EXPECT_TRUE(skipped.at("target").is_string());
+    EXPECT_TRUE(skipped.at("reason").is_string());
+  }
   for (const json &job : j.at("jobs")) {
     for (const char *key :
          {"kernel", "target", "language", "source", "manifest", "entry"})
@@ -322,6 +327,101 @@ TEST_F(BuildCliTest, MissingToolchainOnPathNamesTargetsToDrop) {
   EXPECT_THAT(r.output, HasSubstr("glslc not found"));
   EXPECT_THAT(r.output, HasSubstr("vulkan:1.2"));
   EXPECT_FALSE(fs::exists(out_ / "kernels"));
+}
+
+/// A copy of the project |source| under |tmp| with |toolchains| appended to
+/// its workbench.toml.
+fs::path copyProject(const fs::path &tmp, const fs::path &source,
+                     const std::string &toolchains) {
+  fs::path dir = tmp / ("copy_" + source.filename().string());
+  fs::copy(source, dir, fs::copy_options::recursive);
+  std::ofstream(dir / "workbench.toml", std::ios::app) << toolchains;
+  return dir;
+}
+
+// Issue 9 item 14: a target whose toolchain is absent is skipped with a
+// warning naming what to install; the others build and the exit status is 0.
+TEST_F(BuildCliTest, MissingCudaToolkitSkipsCudaTargets) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = copyProject(tmp_, kFixtures / "good",
+                                 "[toolchains]\nnvcc = \"/no/such/nvcc\"\n");
+  CliRun r = buildProject(project);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("warning: skipping target cuda:sm_90"));
+  EXPECT_THAT(r.output, HasSubstr("nvcc not found"));
+  EXPECT_THAT(r.output, HasSubstr("Fix the path, or remove the override"));
+  EXPECT_THAT(r.output, HasSubstr("1 target skipped"));
+  json report = buildJson();
+  expectValidBuildJson(report);
+  ASSERT_EQ(report["skipped_targets"].size(), 1u) << report.dump(2);
+  EXPECT_EQ(report["skipped_targets"][0]["target"], "cuda:sm_90");
+  EXPECT_THAT(report["skipped_targets"][0]["reason"].get<std::string>(),
+              HasSubstr("nvcc not found"));
+  ASSERT_EQ(report["jobs"].size(), 1u) << report.dump(2);
+  EXPECT_EQ(report["jobs"][0]["target"], "vulkan:1.2");
+  EXPECT_EQ(report["jobs"][0]["status"], "ok");
+  EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
+
+  // --strict, or asking for the target, makes it an error again.
+  r = buildProject(project, {"--strict"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cannot build cuda:sm_90 on this machine"));
+  EXPECT_THAT(r.output, HasSubstr("--strict"));
+  r = buildProject(project, {"--target", "cuda:sm_90"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cannot build cuda:sm_90 on this machine"));
+  EXPECT_THAT(r.output, HasSubstr("--target cuda:sm_90"));
+}
+
+TEST_F(BuildCliTest, GlslcMissingFromPathSkipsVulkanTargets) {
+  for (const char *tool : {"nvcc", "ptxas", "host-cxx", "glslc"})
+    REQUIRE_TOOL(tool);
+  // PATH without glslc: every other program of PATH, linked into one dir.
+  fs::path bin = tmp_ / "bin_without_glslc";
+  fs::create_directories(bin);
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  std::istringstream dirs(path);
+  std::string dir;
+  std::error_code ec;
+  while (std::getline(dirs, dir, ':'))
+    for (auto &entry : fs::directory_iterator(dir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (name != "glslc" && !fs::exists(bin / name))
+        fs::create_symlink(entry.path(), bin / name, ec);
+    }
+  CliRun r = build("good", {}, {{"PATH", bin.string()}});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("warning: skipping target vulkan:1.2"));
+  EXPECT_THAT(r.output, HasSubstr("apt-get install glslc"));
+  json report = buildJson();
+  ASSERT_EQ(report["skipped_targets"].size(), 1u) << report.dump(2);
+  EXPECT_EQ(report["skipped_targets"][0]["target"], "vulkan:1.2");
+  ASSERT_EQ(report["jobs"].size(), 1u) << report.dump(2);
+  EXPECT_EQ(report["jobs"][0]["target"], "cuda:sm_90");
+  EXPECT_EQ(report["jobs"][0]["status"], "ok");
+}
+
+TEST_F(BuildCliTest, ProgramBuildsForTheTargetsThatWereBuilt) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // The quickstart, with a missing nvcc.
+  fs::path project = tmp_ / "quickstart_without_nvcc";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"quickstart\"\nprogram = \""
+      << (kSourceDir / "examples/quickstart/program.mlir").string()
+      << "\"\nkernels = [\""
+      << fs::relative(kSourceDir / "kernels", project).string()
+      << "/*\"]\ntargets = [\"cuda:sm_90\", \"vulkan:1.2\"]\n"
+      << "[toolchains]\nnvcc = \"/no/such/nvcc\"\n";
+  CliRun r = buildProject(project);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  json report = buildJson();
+  EXPECT_EQ(report["skipped_targets"][0]["target"], "cuda:sm_90");
+  ASSERT_TRUE(report["program"].is_object()) << report.dump(2);
+  EXPECT_EQ(report["program"]["status"], "ok") << report.dump(2);
+  EXPECT_EQ(report["program"]["targets"], json({"vulkan:1.2"}));
 }
 
 TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {
