@@ -3,13 +3,19 @@
 // The job pipeline (docs/architecture.md):
 //
 //   CUDA: nvcc -ptx -arch=sm_XX -MD -MF -MT -D -I src -o <staging>/sm_XX.ptx
-//         -> PTX ABI check -> ptxas -arch=sm_XX -v --warn-on-spills
-//            [--warning-as-error] sm_XX.ptx -o sm_XX.cubin -> resource report
+//         -> ptxas -arch=sm_XX -v --warn-on-spills [--warning-as-error]
+//            sm_XX.ptx -o sm_XX.cubin -> PTX ABI check -> resource report
 //   GLSL: glslc -fshader-stage=compute --target-env=vulkanX.Y -MD -MF -MT -D
 //            -I src -o <staging>/vulkanX.Y.spv
 //         -> spirv-val --target-env vulkanX.Y
 //         -> [spirv-opt -O --preserve-bindings --target-env=vulkanX.Y
 //             -> spirv-val again] -> SPIR-V ABI check
+//
+// The tool steps (everything but the ABI check and the resource report)
+// depend on the source, target, tools and flags, not on the entry: jobs of
+// one builder that would run them identically share one run (CompileMemo),
+// so the kernels of one .cu cost one nvcc and one ptxas (one PTX, several
+// entries), and each job checks and publishes its own entry.
 //
 // Every tool runs in the job's private directory (ScratchDir, under the
 // system temporary directory, with a name kernel-bench chooses) on staged
@@ -44,9 +50,56 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <mutex>
 
 namespace kb::toolchains {
+
+/// What the tool steps of one compile produced: the outputs by kind
+/// ("ptx", "cubin" | "spv") and everything a job records about the run.
+struct CompileOutcome {
+  Status status;
+  std::string kernel; // whose job ran the tools
+  std::map<std::string, std::string> outputs;
+  std::string ptxasStderr;
+  std::vector<ToolInvocation> commands;
+  std::vector<Diagnostic> diagnostics;    // mapped to the user's paths
+  std::vector<Diagnostic> rawDiagnostics; // as printed, for the cache
+  std::string failureLog;
+  std::vector<std::string> dependencies;
+};
+
+/// The compiles of one builder by key: the first job with a key runs the
+/// tools, every later one (concurrent or not) gets its outcome.
+class CompileMemo {
+public:
+  /// The outcome for |key|; |run| computes it in the first caller, which
+  /// gets |*ran| = true.
+  std::shared_ptr<const CompileOutcome>
+  getOrRun(const std::string &key, const std::function<CompileOutcome()> &run,
+           bool *ran) {
+    std::promise<std::shared_ptr<const CompileOutcome>> promise;
+    std::shared_future<std::shared_ptr<const CompileOutcome>> future;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = compiles_.find(key);
+      *ran = it == compiles_.end();
+      if (*ran)
+        it = compiles_.emplace(key, promise.get_future().share()).first;
+      future = it->second;
+    }
+    if (*ran)
+      promise.set_value(std::make_shared<const CompileOutcome>(run()));
+    return future.get();
+  }
+
+private:
+  std::mutex mutex_;
+  std::map<std::string,
+           std::shared_future<std::shared_ptr<const CompileOutcome>>>
+      compiles_;
+};
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -122,10 +175,11 @@ class Job {
 public:
   Job(const KernelSpec &spec, const Target &target, const fs::path &outDir,
       const Toolchains &toolchains, BuildCache *cache,
-      const BuildOptions &options, const KernelBuilder::StepCallback &onStep,
-      BuildJobResult &result)
+      const BuildOptions &options, CompileMemo &compiles,
+      const KernelBuilder::StepCallback &onStep, BuildJobResult &result)
       : spec_(spec), target_(target), toolchains_(toolchains), cache_(cache),
-        options_(options), onStep_(onStep), result_(result) {
+        options_(options), compiles_(compiles), onStep_(onStep),
+        result_(result) {
     sourceDir_ = spec.source.parent_path();
     kernelOutDir_ = outDir / "kernels" / spec.name;
     stem_ = target.fileStem();
@@ -155,9 +209,14 @@ private:
   std::vector<Step> planSteps() const;
   std::string primaryKey(const std::vector<Step> &steps,
                          const std::string &source) const;
+  std::string compileKey(const std::vector<Step> &steps,
+                         const std::string &source) const;
+  CompileOutcome compile(const std::vector<Step> &steps,
+                         const std::string &source);
+  Status adopt(const CompileOutcome &outcome);
   Status runStep(const Step &step, std::string *stderrOut = nullptr);
   Status checkAbi(const std::map<std::string, std::string> &outputs);
-  Status publish(const std::map<std::string, fs::path> &files);
+  Status publish(const std::map<std::string, std::string> &outputs);
   Status restoreFromCache(CacheEntry entry);
   std::vector<std::string> collectDependencies(const fs::path &depfile) const;
   void addDiagnostics(std::vector<Diagnostic> diagnostics);
@@ -175,6 +234,7 @@ private:
   const Toolchains &toolchains_;
   BuildCache *cache_;
   const BuildOptions &options_;
+  CompileMemo &compiles_;
   const KernelBuilder::StepCallback &onStep_;
   BuildJobResult &result_;
 
@@ -280,10 +340,18 @@ std::string Job::primaryKey(const std::vector<Step> &steps,
                             const std::string &source) const {
   CacheKeyBuilder key;
   key.add(kKeyVersion);
-  key.add("target", target_.toString());
-  key.add("language", toString(spec_.language));
   // ptxas reports resources per entry; the stored report is the entry's.
   key.add("entry", spec_.abi.entry);
+  key.add("compile", compileKey(steps, source));
+  return key.finish();
+}
+
+std::string Job::compileKey(const std::vector<Step> &steps,
+                            const std::string &source) const {
+  CacheKeyBuilder key;
+  key.add(kKeyVersion);
+  key.add("target", target_.toString());
+  key.add("language", toString(spec_.language));
   for (const auto &[name, tool] : tools_) {
     key.add("tool", name);
     key.add(tool.path.string());
@@ -479,11 +547,10 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
                   "\nFix the kernel's signature or its [abi] table.");
 }
 
-Status Job::publish(const std::map<std::string, fs::path> &files) {
+Status Job::publish(const std::map<std::string, std::string> &outputs) {
   // In outputKinds() order, as on a cache hit.
   for (const std::string &kind : outputKinds()) {
-    const fs::path &from = files.at(kind);
-    KB_ASSIGN_OR_RETURN(std::string bytes, readFile(from));
+    const std::string &bytes = outputs.at(kind);
     fs::path to = finalPath(kind);
     // The private directory may be on another filesystem: write, not rename.
     KB_RETURN_IF_ERROR(writeFileAtomic(to, bytes));
@@ -566,48 +633,33 @@ Status Job::run() {
       return restoreFromCache(std::move(*hit));
   }
 
-  removeAbandonedStaging();
-  KB_RETURN_IF_ERROR(stageInputs(*source));
-  const fs::path &staging = scratch_->path();
-  std::string ptxasStderr;
-  for (const Step &step : steps) {
-    KB_RETURN_IF_ERROR(
-        runStep(step, step.tool == "ptxas" ? &ptxasStderr : nullptr));
-    // The ABI check needs only the compiler's output; run it before the
-    // slower validation steps so a signature mismatch is reported first.
-    if (step.tool == "nvcc") {
-      KB_RETURN_IF_ERROR(unstageLineInfo(staging / (stem_ + ".ptx")));
-      KB_ASSIGN_OR_RETURN(std::string ptx,
-                          readFile(staging / (stem_ + ".ptx")));
-      KB_RETURN_IF_ERROR(checkAbi({{"ptx", ptx}}));
-    }
-  }
-
-  std::map<std::string, fs::path> files;
-  if (cuda) {
-    files = {{"ptx", staging / (stem_ + ".ptx")},
-             {"cubin", staging / (stem_ + ".cubin")}};
-    result_.resources = parsePtxasResourceUsage(ptxasStderr, resourceEntry_);
-  } else {
-    files = {{"spv",
-              staging / (stem_ + (spec_.optimizeSpirv ? ".opt.spv" : ".spv"))}};
-    KB_ASSIGN_OR_RETURN(std::string spv, readFile(files["spv"]));
-    KB_RETURN_IF_ERROR(checkAbi({{"spv", spv}}));
-  }
-
-  CacheEntry entry;
-  for (const auto &[kind, path] : files) {
-    KB_ASSIGN_OR_RETURN(entry.outputs[kind], readFile(path));
-  }
-  entry.dependencies = collectDependencies(staging / (stem_ + ".d"));
-  KB_RETURN_IF_ERROR(publish(files));
+  // Shared only between the same files: the outcome carries the first
+  // job's dependency paths (and, with line info, its PTX names them).
+  std::string shareKey = compileKey(steps, *source) + "\n" +
+                         spec_.source.lexically_normal().string();
+  for (const fs::path &dir : spec_.includeDirs)
+    shareKey += "\n" + dir.lexically_normal().string();
+  bool ran = false;
+  std::shared_ptr<const CompileOutcome> compiled = compiles_.getOrRun(
+      shareKey, [&] { return compile(steps, *source); }, &ran);
+  if (!ran)
+    KB_RETURN_IF_ERROR(adopt(*compiled));
+  KB_RETURN_IF_ERROR(compiled->status);
+  KB_RETURN_IF_ERROR(checkAbi(compiled->outputs));
+  if (cuda)
+    result_.resources =
+        parsePtxasResourceUsage(compiled->ptxasStderr, resourceEntry_);
+  KB_RETURN_IF_ERROR(publish(compiled->outputs));
 
   if (cache_) {
     // Stored as the tools printed them (relative to the source's
     // directory), so a hit from another checkout points into this one.
-    entry.diagnostics = rawDiagnostics_;
+    CacheEntry entry;
+    entry.outputs = compiled->outputs;
+    entry.dependencies = compiled->dependencies;
+    entry.diagnostics = compiled->rawDiagnostics;
     entry.resources = result_.resources;
-    entry.commands = result_.commands;
+    entry.commands = compiled->commands;
     Status stored = cache_->store(key, entry, jobStart, sourceDir_);
     if (!stored.ok()) {
       Diagnostic d;
@@ -619,6 +671,55 @@ Status Job::run() {
     }
   }
   return okStatus();
+}
+
+CompileOutcome Job::compile(const std::vector<Step> &steps,
+                            const std::string &source) {
+  CompileOutcome outcome;
+  outcome.kernel = spec_.name;
+  outcome.status = [&]() -> Status {
+    removeAbandonedStaging();
+    KB_RETURN_IF_ERROR(stageInputs(source));
+    const fs::path &staging = scratch_->path();
+    for (const Step &step : steps) {
+      KB_RETURN_IF_ERROR(
+          runStep(step, step.tool == "ptxas" ? &outcome.ptxasStderr : nullptr));
+      if (step.tool == "nvcc")
+        KB_RETURN_IF_ERROR(unstageLineInfo(staging / (stem_ + ".ptx")));
+    }
+    std::map<std::string, fs::path> files;
+    if (target_.isCuda())
+      files = {{"ptx", staging / (stem_ + ".ptx")},
+               {"cubin", staging / (stem_ + ".cubin")}};
+    else
+      files = {{"spv", staging / (stem_ + (spec_.optimizeSpirv ? ".opt.spv"
+                                                               : ".spv"))}};
+    for (const auto &[kind, path] : files) {
+      KB_ASSIGN_OR_RETURN(outcome.outputs[kind], readFile(path));
+    }
+    outcome.dependencies = collectDependencies(staging / (stem_ + ".d"));
+    return okStatus();
+  }();
+  outcome.commands = result_.commands;
+  outcome.diagnostics = result_.diagnostics;
+  outcome.rawDiagnostics = rawDiagnostics_;
+  outcome.failureLog = result_.failureLog;
+  return outcome;
+}
+
+Status Job::adopt(const CompileOutcome &outcome) {
+  result_.sharedCompileWith = outcome.kernel;
+  result_.commands = outcome.commands;
+  result_.diagnostics.insert(result_.diagnostics.end(),
+                             outcome.diagnostics.begin(),
+                             outcome.diagnostics.end());
+  result_.failureLog = outcome.failureLog;
+  if (outcome.status.ok())
+    return okStatus();
+  return fail(outcome.status.code(),
+              "the compile it shares with kernel `" + outcome.kernel +
+                  "` (same source, target and flags) failed: " +
+                  outcome.status.message());
 }
 
 Status Job::checkShellInputs() const {
@@ -770,7 +871,8 @@ const char *toString(Language language) {
 
 KernelBuilder::KernelBuilder(const Toolchains &toolchains, BuildCache *cache,
                              BuildOptions options)
-    : toolchains_(toolchains), cache_(cache), options_(options) {
+    : toolchains_(toolchains), cache_(cache), options_(options),
+      compiles_(std::make_shared<CompileMemo>()) {
   // Private directories of builds that were killed (SIGKILL cannot clean
   // up); once per process is enough.
   static std::once_flag swept;
@@ -785,7 +887,8 @@ BuildJobResult KernelBuilder::build(const KernelSpec &spec,
   BuildJobResult result;
   result.kernel = spec.name;
   result.target = target;
-  Job job(spec, target, outDir, toolchains_, cache_, options_, onStep, result);
+  Job job(spec, target, outDir, toolchains_, cache_, options_, *compiles_,
+          onStep, result);
   result.status = job.run();
   if (!result.status.ok()) {
     job.removeStaleOutputs();

@@ -6,10 +6,12 @@
 // the command lines that ran) comes out.
 //
 // One call is one job of the build graph: compile (nvcc -ptx / glslc), then
-// the dependent validation steps in order (ptxas -v -> .cubin, PTX ABI check;
-// spirv-val, optional spirv-opt + spirv-val again, SPIR-V ABI check). Outputs
-// are written under temporary names and renamed into place only when every
-// step succeeded, so a failed job never leaves a half-written file behind.
+// the dependent validation steps in order (ptxas -v -> .cubin; spirv-val,
+// optional spirv-opt + spirv-val again), then the ABI check of the job's
+// entry. The tool steps are shared by jobs that would run them identically.
+// Outputs are written under temporary names and renamed into place only when
+// every step succeeded, so a failed job never leaves a half-written file
+// behind.
 //
 // KernelBuilder::build is thread-safe: workbench/ runs one call per
 // (kernel, target) on its own worker threads.
@@ -28,6 +30,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,6 +39,7 @@
 namespace kb::toolchains {
 
 class BuildCache;
+class CompileMemo;
 class Toolchains;
 
 enum class Language { Cuda, Glsl };
@@ -108,6 +112,10 @@ struct BuildJobResult {
   std::string failureLog;
   /// Ok, or the error that failed the job (Unavailable: a tool is missing).
   Status status;
+  /// The kernel whose job ran the tools this job's outputs came from: jobs
+  /// with the same source, target and flags (several kernels of one file)
+  /// share one compile. Empty when this job ran them (or hit the cache).
+  std::string sharedCompileWith;
 };
 
 struct BuildOptions {
@@ -121,7 +129,10 @@ struct BuildOptions {
 };
 
 /// Builds one (kernel, target). Thread-safe; |toolchains| and |cache| (may be
-/// null: no caching) must outlive the builder.
+/// null: no caching) must outlive the builder. Jobs of one builder whose
+/// tool steps are identical (kernels of one source, target and flags) run
+/// the tools once: the first runs them, the others wait for its outputs and
+/// check and publish their own entry.
 class KernelBuilder {
 public:
   KernelBuilder(const Toolchains &toolchains, BuildCache *cache,
@@ -141,6 +152,7 @@ private:
   const Toolchains &toolchains_;
   BuildCache *cache_;
   BuildOptions options_;
+  std::shared_ptr<CompileMemo> compiles_;
 };
 
 } // namespace kb::toolchains

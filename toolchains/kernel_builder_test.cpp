@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 #include <signal.h>
 #include <sys/stat.h>
@@ -310,6 +311,88 @@ TEST_F(KernelBuilderTest, ConcurrentJobsShareOutputDirectoryAndCache) {
                 "kernels/saxpy/sm_80.cubin", "kernels/saxpy/sm_80.ptx",
                 "kernels/saxpy/sm_90.cubin", "kernels/saxpy/sm_90.ptx",
                 "kernels/saxpy/vulkan1.2.spv", "kernels/saxpy/vulkan1.3.spv"}));
+}
+
+// Issue 9 item 7: kernels of one source, target and flags share one compile
+// (one nvcc + ptxas for CUDA, one glslc + spirv-val for GLSL); each job still
+// checks its own entry and publishes its own outputs. The tools are wrapped
+// to count how often they ran.
+TEST_F(KernelBuilderTest, KernelsOfOneSourceShareOneCompile) {
+  NEED("nvcc", "ptxas", "host-cxx", "glslc", "spirv-val");
+  fs::path bin = root() / "counting-bin";
+  fs::path log = root() / "tool.log";
+  ToolchainsConfig config;
+  for (const char *tool : {"nvcc", "glslc"}) {
+    fs::path wrapper = bin / tool;
+    ASSERT_TRUE(
+        writeFileAtomic(wrapper, "#!/bin/sh\n[ \"$1\" = --version ] || echo " +
+                                     std::string(tool) + " >> '" +
+                                     log.string() + "'\nexec '" +
+                                     toolchains_.find(tool)->path.string() +
+                                     "' \"$@\"\n")
+            .ok());
+    ::chmod(wrapper.c_str(), 0755);
+    config.overrides[tool] = wrapper;
+  }
+  Toolchains counting(config);
+  KernelBuilder builder(counting, /*cache=*/nullptr, BuildOptions{});
+  std::vector<KernelSpec> specs;
+  for (const char *entry : {"saxpy", "saxmy", "saxpy", "saxmy"}) {
+    KernelSpec spec = cudaSpec("two_kernels.cu");
+    spec.name = std::string(entry) + std::to_string(specs.size());
+    spec.entry = entry;
+    spec.abi.entry = entry;
+    specs.push_back(spec);
+  }
+  KernelSpec glslA = glslSpec("saxpy.comp"), glslB = glslA;
+  glslA.name = "glsl_a";
+  glslB.name = "glsl_b";
+  std::vector<std::pair<const KernelSpec *, std::string>> jobs = {
+      {&specs[0], "cuda:sm_90"}, {&specs[1], "cuda:sm_90"},
+      {&specs[2], "cuda:sm_90"}, {&specs[3], "cuda:sm_90"},
+      {&glslA, "vulkan:1.2"},    {&glslB, "vulkan:1.2"}};
+  std::vector<BuildJobResult> results(jobs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    threads.emplace_back([&, i] {
+      results[i] =
+          builder.build(*jobs[i].first, *Target::parse(jobs[i].second), out());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  std::map<std::string, int> runs;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);)
+    ++runs[line];
+  EXPECT_EQ(runs["nvcc"], 1);
+  EXPECT_EQ(runs["glslc"], 1);
+  int shared = 0;
+  for (const BuildJobResult &r : results) {
+    ASSERT_TRUE(r.status.ok()) << describe(r);
+    ASSERT_TRUE(r.outputs.size() == (r.target.isCuda() ? 2u : 1u));
+    shared += !r.sharedCompileWith.empty();
+    EXPECT_FALSE(r.commands.empty()) << r.kernel;
+  }
+  EXPECT_EQ(shared, 4); // all but the first CUDA and the first GLSL job
+  // One PTX, both entries; each job reports its own entry's resources.
+  EXPECT_EQ(results[0].outputs[0].sha256, results[1].outputs[0].sha256);
+  ASSERT_TRUE(results[0].resources && results[1].resources);
+
+  // A wrong entry fails only its own job, with its own ABI message.
+  KernelSpec wrong = cudaSpec("two_kernels.cu");
+  wrong.name = "wrong";
+  wrong.abi.entry = wrong.entry = "saxpz";
+  BuildJobResult failed =
+      builder.build(wrong, *Target::parse("cuda:sm_90"), out());
+  EXPECT_FALSE(failed.status.ok());
+  EXPECT_NE(failed.status.message().find("saxpz"), std::string::npos)
+      << failed.status.message();
+  EXPECT_TRUE(failed.outputs.empty());
+  std::ifstream again(log);
+  int lines = 0;
+  for (std::string line; std::getline(again, line);)
+    ++lines;
+  EXPECT_EQ(lines, 2) << "the failed job compiled again";
 }
 
 TEST_F(KernelBuilderTest, MissingSourceNamesTheManifest) {

@@ -94,6 +94,9 @@ json jobJson(const JobRecord &job, const BuildReport &report) {
                     : r.cacheHit                 ? "hit"
                                                  : "miss"},
           {"seconds", finite(r.seconds)},
+          {"shared_compile_with", r.sharedCompileWith.empty()
+                                      ? json(nullptr)
+                                      : json(r.sharedCompileWith)},
           {"commands", commands},
           {"tool_versions", r.toolVersions},
           {"outputs", outputs},

@@ -117,6 +117,8 @@ void expectValidBuildJson(const json &j) {
     EXPECT_THAT(job.at("cache").get<std::string>(),
                 ::testing::AnyOf("hit", "miss", "disabled"));
     EXPECT_TRUE(job.at("seconds").is_number());
+    EXPECT_TRUE(job.at("shared_compile_with").is_null() ||
+                job.at("shared_compile_with").is_string());
     EXPECT_TRUE(job.at("tool_versions").is_object());
     for (const json &c : job.at("commands")) {
       EXPECT_TRUE(c.at("tool").is_string());

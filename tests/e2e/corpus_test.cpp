@@ -50,6 +50,17 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
     kernels.insert(job.at("kernel").get<std::string>());
   }
   EXPECT_GE(kernels.size(), cuda ? 10u : 6u) << report.dump(2);
+  // relu, square and leaky_relu (three kernels of activations.cu, the same
+  // flags) share one nvcc + ptxas: one job ran the tools, two reused it.
+  if (cuda) {
+    int shared = 0, ran = 0;
+    for (const json &job : report.at("jobs"))
+      if (job.at("source").get<std::string>().find("activations.cu") !=
+          std::string::npos)
+        ++(job.at("shared_compile_with").is_null() ? ran : shared);
+    EXPECT_EQ(ran, 1) << report.dump(2);
+    EXPECT_EQ(shared, 2) << report.dump(2);
+  }
 
   // Four kernels substitute the program's executables on every target.
   const json &program = report.at("program");
