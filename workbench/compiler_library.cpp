@@ -40,7 +40,8 @@ public:
   substitutions(const std::vector<driver::Substitution> &list) {
     std::vector<kbCompilerSubstitution> &array = substitutions_.emplace_back();
     for (const driver::Substitution &s : list)
-      array.push_back({s.executable.c_str(), s.file.c_str(), s.origin.c_str()});
+      array.push_back({s.executable.c_str(), s.file.c_str(), s.origin.c_str(),
+                       s.sharedMemoryBytes});
     return array.data();
   }
   const int64_t *dims(const std::vector<long long> &list) {
@@ -228,7 +229,9 @@ CompilerLibrary::writeStandaloneProgram(const driver::StandaloneKernel &kernel,
   std::vector<kbCompilerStandaloneBinding> bindings;
   for (const driver::StandaloneBinding &b : kernel.bindings)
     bindings.push_back({b.name.c_str(), b.elementType.c_str(), b.access.c_str(),
-                        b.elementCount});
+                        b.elementCount, b.initDistribution.c_str(), b.initLow,
+                        b.initHigh, b.initMean, b.initStddev, b.initStart,
+                        b.initStep});
   std::vector<kbCompilerStandaloneConstant> constants;
   for (const driver::StandaloneConstant &k : kernel.constants)
     constants.push_back({k.name.c_str(), k.type.c_str(), k.value.c_str()});

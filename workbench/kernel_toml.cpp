@@ -8,9 +8,11 @@
 #include <charconv>
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -55,7 +57,8 @@ const std::vector<std::string> kKernelKeys = {
     "optimize_spirv", "flags"};
 const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench"};
 const std::vector<std::string> kBenchKeys = {
-    "workload", "workload_per_workgroup", "constants", "elements", "reference"};
+    "workload", "workload_per_workgroup", "constants", "elements", "reference",
+    "init"};
 const std::vector<std::string> kAbiKeys = {
     "workgroup_size", "dynamic_shared_memory", "bindings", "constants"};
 const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
@@ -169,11 +172,17 @@ Status parseAbi(const TomlFile &file, const toml::table &abiTable,
                 KernelAbi &abi) {
   KB_RETURN_IF_ERROR(file.checkKeys(abiTable, "[abi]", kAbiKeys));
   KB_RETURN_IF_ERROR(parseWorkgroupSize(file, abiTable, abi));
-  KB_ASSIGN_OR_RETURN(auto shared,
-                      file.integer(abiTable, "dynamic_shared_memory", 0,
-                                   std::numeric_limits<uint32_t>::max(),
-                                   "a byte count (a non-negative integer)"));
-  abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(shared.value_or(0));
+  // A string is an expression, evaluated once defines and [bench] are read
+  // (resolveSharedMemory).
+  const toml::node *shared = abiTable.get("dynamic_shared_memory");
+  if (shared && !shared->is_string()) {
+    KB_ASSIGN_OR_RETURN(auto bytes,
+                        file.integer(abiTable, "dynamic_shared_memory", 0,
+                                     std::numeric_limits<uint32_t>::max(),
+                                     "a byte count (a non-negative integer) "
+                                     "or an expression such as \"4*BLOCK\""));
+    abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(bytes.value_or(0));
+  }
   KB_RETURN_IF_ERROR(parseBindings(file, abiTable, abi));
   return parseConstants(file, abiTable, abi);
 }
@@ -230,6 +239,94 @@ StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
     start = star + 1;
   }
   return product;
+}
+
+/// `[abi] dynamic_shared_memory` written as a string: a sum of products of
+/// non-negative integers and names (`"4*BLOCK + 16"`), each name an integer
+/// `defines` value or, for a standalone kernel, an integer [bench] constant.
+/// Sets every spec's ABI; an integer was read by parseAbi.
+Status resolveSharedMemory(const TomlFile &file, const toml::table &abiTable,
+                           const KernelSpec &common, Kernel &kernel) {
+  const toml::node *node = abiTable.get("dynamic_shared_memory");
+  if (!node || !node->is_string())
+    return okStatus();
+  std::map<std::string, int64_t> names;
+  for (const auto &[name, value] : common.defines) {
+    int64_t v = 0;
+    if (std::from_chars(value.data(), value.data() + value.size(), v).ec ==
+            std::errc() &&
+        std::to_string(v) == value)
+      names[name] = v;
+  }
+  if (kernel.bench)
+    for (size_t i = 0; i < common.abi.constants.size(); ++i) {
+      const std::string &value = kernel.bench->constantValues[i];
+      int64_t v = 0;
+      ScalarType type = common.abi.constants[i].type;
+      if (type != ScalarType::F32 && type != ScalarType::F64 &&
+          std::from_chars(value.data(), value.data() + value.size(), v).ec ==
+              std::errc())
+        names.emplace(common.abi.constants[i].name, v);
+    }
+  const std::string &text = node->as_string()->get();
+  const char *what =
+      "a byte count: a non-negative integer, or a string adding and "
+      "multiplying integers and integer `defines` (or, with [bench], integer "
+      "[bench] constants), such as \"4*BLOCK + 16\", at most 4294967295";
+  uint64_t total = 0;
+  std::istringstream sum(text);
+  std::string product;
+  bool any = false;
+  while (std::getline(sum, product, '+')) {
+    uint64_t value = 1;
+    std::istringstream factors(product);
+    std::string factor;
+    bool anyFactor = false;
+    while (std::getline(factors, factor, '*')) {
+      size_t first = factor.find_first_not_of(" \t");
+      size_t last = factor.find_last_not_of(" \t");
+      factor = first == std::string::npos
+                   ? ""
+                   : factor.substr(first, last - first + 1);
+      int64_t v = 0;
+      auto parsed =
+          std::from_chars(factor.data(), factor.data() + factor.size(), v);
+      if (factor.empty())
+        return file.expected(*node, "dynamic_shared_memory", what);
+      if (parsed.ec != std::errc() ||
+          parsed.ptr != factor.data() + factor.size()) {
+        auto it = names.find(factor);
+        if (it == names.end()) {
+          std::string known;
+          for (const auto &[name, value] : names)
+            known += (known.empty() ? "" : ", ") + name;
+          return file.error(
+              *node, "`dynamic_shared_memory`: `" + factor +
+                         "` is neither an integer nor an integer define" +
+                         (kernel.bench ? " or [bench] constant" : "") +
+                         (known.empty() ? " (there are none)"
+                                        : " (known: " + known + ")") +
+                         "; define it in `defines` or write the number");
+        }
+        v = it->second;
+      }
+      if (v < 0 || (v > 0 && value > UINT32_MAX / uint64_t(v)))
+        return file.expected(*node, "dynamic_shared_memory", what);
+      value *= uint64_t(v);
+      anyFactor = true;
+    }
+    if (!anyFactor)
+      return file.expected(*node, "dynamic_shared_memory", what);
+    total += value;
+    any = true;
+    if (total > UINT32_MAX)
+      return file.expected(*node, "dynamic_shared_memory", what);
+  }
+  if (!any || text.back() == '+' || text.back() == '*')
+    return file.expected(*node, "dynamic_shared_memory", what);
+  for (KernelSpec &spec : kernel.specs)
+    spec.abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(total);
+  return okStatus();
 }
 
 /// The decimal text of an integer [bench] constant of |type|: a TOML
@@ -356,6 +453,98 @@ Status parseBenchElements(const TomlFile &file, const toml::table &table,
   return okStatus();
 }
 
+/// `[bench] init`: per binding, how its inputs are drawn, e.g.
+/// `idx = { uniform = [0, 1000] }` (integers in [0, 1000): index buffers in
+/// bounds), `{ normal = [0.0, 0.5] }`, `{ constant = 1.0 }`,
+/// `{ range = [0, 1] }` (element i = 0 + i * 1).
+Status parseBenchInit(const TomlFile &file, const toml::table &table,
+                      const KernelAbi &abi, BenchSettings &bench) {
+  bench.init.assign(abi.bindings.size(), BufferInit{});
+  KB_ASSIGN_OR_RETURN(const toml::table *init, file.table(table, "init"));
+  if (!init)
+    return okStatus();
+  std::vector<std::string> bindingNames;
+  for (const Binding &b : abi.bindings)
+    bindingNames.push_back(b.name);
+  KB_RETURN_IF_ERROR(file.checkKeys(*init, "[bench] init", bindingNames));
+  const std::vector<std::string> kinds = {"uniform", "normal", "constant",
+                                          "range"};
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const Binding &b = abi.bindings[i];
+    const toml::node *node = b.name.empty() ? nullptr : init->get(b.name);
+    if (!node)
+      continue;
+    std::string key = "init." + b.name;
+    const char *what =
+        "a table with one of `uniform = [low, high]`, `normal = [mean, "
+        "stddev]`, `constant = value`, `range = [start, step]`";
+    const toml::table *spec = node->as_table();
+    if (!spec || spec->size() != 1)
+      return file.expected(*node, key, what);
+    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] " + key, kinds));
+    if (b.access == Access::WriteOnly)
+      return file.error(*node, "`" + key + "`: binding " + std::to_string(i) +
+                                   " `" + b.name +
+                                   "` is writeonly: the kernel never reads "
+                                   "its initial contents; remove its init");
+    const bool integer = b.elementType != ElementType::F16 &&
+                         b.elementType != ElementType::BF16 &&
+                         b.elementType != ElementType::F32 &&
+                         b.elementType != ElementType::F64;
+    // The iterator owns what it points at: keep it alive.
+    auto only = spec->begin();
+    const std::string name(only->first.str());
+    const toml::node &value = only->second;
+    std::vector<double> numbers;
+    auto number = [&](const toml::node &n) -> StatusOr<double> {
+      if (const auto *f = n.as_floating_point()) {
+        if (integer)
+          return file.expected(n, key + "." + name,
+                               std::string("an integer (binding `") + b.name +
+                                   "` holds " + toString(b.elementType) + ")");
+        if (!std::isfinite(f->get()))
+          return file.expected(n, key + "." + name, "a finite number");
+        return f->get();
+      }
+      if (const auto *v = n.as_integer())
+        return static_cast<double>(v->get());
+      return file.expected(n, key + "." + name, "a number");
+    };
+    if (name == "constant") {
+      KB_ASSIGN_OR_RETURN(double v, number(value));
+      numbers = {v, 0};
+    } else {
+      const toml::array *pair = value.as_array();
+      if (!pair || pair->size() != 2)
+        return file.expected(value, key + "." + name, "an array of 2 numbers");
+      for (size_t k = 0; k < 2; ++k) {
+        KB_ASSIGN_OR_RETURN(double v, number(*pair->get(k)));
+        numbers.push_back(v);
+      }
+    }
+    BufferInit &out = bench.init[i];
+    if (name == "uniform") {
+      if (!(numbers[0] < numbers[1]))
+        return file.expected(value, key + ".uniform",
+                             "[low, high] with low < high (the draw is in "
+                             "[low, high); integers stay below high)");
+      out = {"uniform", numbers[0], numbers[1]};
+    } else if (name == "normal") {
+      if (numbers[1] < 0)
+        return file.expected(value, key + ".normal",
+                             "[mean, stddev] with stddev >= 0");
+      out.distribution = "normal";
+      out.mean = numbers[0];
+      out.stddev = numbers[1];
+    } else {
+      out.distribution = "range";
+      out.start = numbers[0];
+      out.step = numbers[1];
+    }
+  }
+  return okStatus();
+}
+
 /// `workload` (required) and `workload_per_workgroup`.
 Status parseBenchWorkloads(const TomlFile &file, const toml::table &table,
                            const std::map<std::string, int64_t> &integerValues,
@@ -396,6 +585,7 @@ Status parseBench(const TomlFile &file, const toml::table &table,
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchWorkloads(file, table, integerValues, bench));
+  KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench));
 
   KB_ASSIGN_OR_RETURN(auto reference, file.string(table, "reference"));
   if (reference) {
@@ -647,6 +837,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   if (declared)
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel));
+  KB_RETURN_IF_ERROR(resolveSharedMemory(file, *abiTable, common, kernel));
   return kernel;
 }
 

@@ -40,6 +40,7 @@
 #include "toolchains/build_cache.h"
 #include "toolchains/file_util.h"
 
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -199,10 +200,14 @@ StandalonePlan planStandalone(const Kernel &kernel,
   driver::StandaloneKernel &standalone = plan.standalone;
   standalone.name = kernel.name;
   standalone.entry = bench.exportName;
-  for (size_t i = 0; i < abi.bindings.size(); ++i)
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const BufferInit &init = bench.init[i];
     standalone.bindings.push_back(
         {abi.bindings[i].name, toString(abi.bindings[i].elementType),
-         toString(abi.bindings[i].access), bench.elementCounts[i]});
+         toString(abi.bindings[i].access), bench.elementCounts[i],
+         init.distribution, init.low, init.high, init.mean, init.stddev,
+         init.start, init.step});
+  }
   for (size_t i = 0; i < abi.constants.size(); ++i)
     standalone.constants.push_back({abi.constants[i].name,
                                     toString(abi.constants[i].type),
@@ -231,8 +236,13 @@ StandalonePlan planStandalone(const Kernel &kernel,
       // A reference: its body is generated for each target and the
       // kernel substitutes that variant, as in a program.
       options.targets.push_back(job->result.target.toString());
+      // The kernel's dynamic shared memory is its variant's, not the
+      // reference's.
       options.objectSubstitutions.push_back(
-          {kernel.name + "/" + job->result.target.variantName(), file, origin});
+          {kernel.name + "/" + job->result.target.variantName(), file, origin,
+           job->spec
+               ? static_cast<long long>(job->spec->abi.dynamicSharedMemoryBytes)
+               : -1LL});
     }
   }
   return plan;
@@ -336,8 +346,13 @@ Status planMainProgram(const Project &project,
     std::string origin = displayPath(job->kernel->manifest);
     plan.kernelByOrigin[origin] = job->kernel;
     fs::path file = absoluteIn(object->path, outputDir);
+    // The handwritten kernel is launched with its own dynamic shared memory
+    // (kernel.toml), the generated reference with the export's.
     options.objectSubstitutions.push_back(
-        {job->kernel->substitutes + "/" + variant, file.string(), origin});
+        {job->kernel->substitutes + "/" + variant, file.string(), origin,
+         job->spec
+             ? static_cast<long long>(job->spec->abi.dynamicSharedMemoryBytes)
+             : -1LL});
   }
 
   // Two kernels that substitute the same variant: the compiler names both
@@ -411,7 +426,9 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
     key.add(target);
   key.add("substitutions", std::to_string(options.objectSubstitutions.size()));
   for (const driver::Substitution &s : options.objectSubstitutions) {
-    key.add(s.executable).add(s.origin);
+    key.add(s.executable)
+        .add(s.origin)
+        .add(std::to_string(s.sharedMemoryBytes));
     addFile(key, step, s.file);
   }
   // The step passes no source substitutions, object directories or search
@@ -463,11 +480,19 @@ std::string programStepKey(const MainPlan *main,
     }
     key.add(k.name).add(k.entry);
     key.add("bindings", std::to_string(k.bindings.size()));
-    for (const driver::StandaloneBinding &b : k.bindings)
+    for (const driver::StandaloneBinding &b : k.bindings) {
       key.add(b.name)
           .add(b.elementType)
           .add(b.access)
-          .add(std::to_string(b.elementCount));
+          .add(std::to_string(b.elementCount))
+          .add(b.initDistribution);
+      for (double v : {b.initLow, b.initHigh, b.initMean, b.initStddev,
+                       b.initStart, b.initStep}) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.17g", v);
+        key.add(text);
+      }
+    }
     key.add("constants", std::to_string(k.constants.size()));
     for (const driver::StandaloneConstant &c : k.constants)
       key.add(c.name).add(c.type).add(c.value);

@@ -27,6 +27,15 @@ namespace kb::workbench {
 /// The `[bench]` table of a standalone kernel (one that substitutes
 /// nothing): the one dispatch the workbench synthesizes a program for
 /// (kb::driver::writeStandaloneProgram) so it gets a benchmark too.
+/// `[bench] init` of one binding: how the benchmark draws its inputs.
+struct BufferInit {
+  /// "" (the default: a seeded uniform draw by element type), "uniform"
+  /// [low, high), "normal" (mean, stddev) or "range" (element i = start +
+  /// i * step; `constant = V` is a range with step 0).
+  std::string distribution;
+  double low = 0, high = 1, mean = 0, stddev = 1, start = 0, step = 0;
+};
+
 struct BenchSettings {
   /// 1 to 3 entries, each >= 1.
   std::vector<int64_t> workload;
@@ -36,6 +45,8 @@ struct BenchSettings {
   std::vector<std::string> constantValues;
   /// One per [abi] binding, in order: its element count.
   std::vector<uint64_t> elementCounts;
+  /// One per [abi] binding, in order: how its inputs are drawn.
+  std::vector<BufferInit> init;
   /// Absolute .mlir/.mlirbc holding a kb.executable whose export has the
   /// kernel's entry name and layout: the generated reference. Empty: none.
   std::filesystem::path reference;

@@ -214,6 +214,117 @@ TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
   }
 }
 
+// Issue 9 item 5: dynamic shared memory as an expression of integer defines
+// and (standalone kernels) integer [bench] constants; bad ones are located.
+TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
+  auto kernelWith = [&](const std::string &shared, bool bench) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n"
+          "defines = { BLOCK = 256, WARPS = \"8\", NAME = \"x\" }\n"
+          "[abi]\nworkgroup_size = [64, 1, 1]\n"
+          "dynamic_shared_memory = " +
+              shared +
+              "\n"
+              "bindings = [{ name = \"x\", type = \"f32\", "
+              "access = \"readwrite\" }]\n"
+              "constants = [{ name = \"n\", type = \"u32\" }]\n" +
+              (bench ? "[bench]\nworkload = [64]\nelements = { x = 64 }\n"
+                       "constants = { n = 3 }\n"
+                     : ""));
+    return loadProject(root_);
+  };
+  const std::tuple<std::string, bool, uint32_t> good[] = {
+      {"48", false, 48},
+      {"\"4*BLOCK\"", false, 1024},
+      {"\"WARPS * 4 + 16\"", false, 48},
+      {"\"4*n*BLOCK\"", true, 3072},
+      {"\"0\"", false, 0},
+  };
+  for (const auto &[shared, bench, bytes] : good) {
+    SCOPED_TRACE(shared);
+    StatusOr<Project> project = kernelWith(shared, bench);
+    ASSERT_TRUE(project.ok()) << project.status().message();
+    EXPECT_EQ(project->kernels[0].specs[0].abi.dynamicSharedMemoryBytes, bytes);
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {"\"4*n\"", "`n` is neither an integer nor an integer define (known: "
+                  "BLOCK, WARPS); define it in `defines` or write the number"},
+      {"\"4*NAME\"", "`NAME` is neither an integer"},
+      {"\"4*\"", "expected a byte count"},
+      {"\"4 + \"", "expected a byte count"},
+      {"\"-4\"", "expected a byte count"},
+      {"\"BLOCK*BLOCK*BLOCK*BLOCK\"", "at most 4294967295"},
+      {"-1", "expected a byte count"},
+      {"1.5", "expected a byte count"},
+  };
+  for (const auto &[shared, message] : bad) {
+    SCOPED_TRACE(shared);
+    StatusOr<Project> project = kernelWith(shared, false);
+    ASSERT_FALSE(project.ok());
+    EXPECT_THAT(project.status().message(), HasSubstr("kernel.toml:7:"));
+    EXPECT_THAT(project.status().message(), HasSubstr(message));
+  }
+}
+
+// Issue 9 item 6: [bench] init per binding; bad tables are located errors.
+TEST_F(ProjectTest, BenchInitPerBinding) {
+  auto kernelWith = [&](const std::string &init) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n"
+          "[abi]\nworkgroup_size = [64, 1, 1]\n"
+          "bindings = [\n"
+          "  { name = \"idx\", type = \"i32\", access = \"readonly\" },\n"
+          "  { name = \"x\", type = \"f32\", access = \"readonly\" },\n"
+          "  { name = \"y\", type = \"f32\", access = \"writeonly\" },\n"
+          "]\n"
+          "[bench]\nworkload = [64]\nelements = { idx = 64, x = 64, y = 64 }\n"
+          "init = " +
+              init + "\n");
+    return loadProject(root_);
+  };
+  StatusOr<Project> project = kernelWith(
+      "{ idx = { uniform = [0, 1000] }, x = { normal = [0, 0.5] } }");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  const std::vector<BufferInit> &init = project->kernels[0].bench->init;
+  ASSERT_EQ(init.size(), 3u);
+  EXPECT_EQ(init[0].distribution, "uniform");
+  EXPECT_EQ(init[0].low, 0);
+  EXPECT_EQ(init[0].high, 1000);
+  EXPECT_EQ(init[1].distribution, "normal");
+  EXPECT_EQ(init[1].stddev, 0.5);
+  EXPECT_EQ(init[2].distribution, "");
+  project = kernelWith("{ x = { constant = 2.5 }, idx = { range = [0, 3] } }");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  EXPECT_EQ(project->kernels[0].bench->init[1].distribution, "range");
+  EXPECT_EQ(project->kernels[0].bench->init[1].start, 2.5);
+  EXPECT_EQ(project->kernels[0].bench->init[1].step, 0);
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"{ idx = { uniform = [0.5, 10] } }",
+       "`init.idx.uniform`: expected an integer (binding `idx` holds i32)"},
+      {"{ x = { uniform = [1, 1] } }", "with low < high"},
+      {"{ x = { normal = [0, -1] } }", "stddev >= 0"},
+      {"{ x = { uniform = [1] } }", "an array of 2 numbers"},
+      {"{ x = { poisson = 1 } }", "unknown key `poisson` in [bench] init.x"},
+      {"{ x = { uniform = [0, 1], normal = [0, 1] } }", "a table with one of"},
+      {"{ y = { constant = 1 } }", "`y` is writeonly"},
+      {"{ z = { constant = 1 } }", "unknown key `z` in [bench] init"},
+  };
+  for (const auto &[init, message] : bad) {
+    SCOPED_TRACE(init);
+    StatusOr<Project> failed = kernelWith(init);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_THAT(failed.status().message(), HasSubstr("kernel.toml:14:"));
+    EXPECT_THAT(failed.status().message(), HasSubstr(message));
+  }
+}
+
 TEST_F(ProjectTest, ProgramAndSettingsAreKept) {
   writeValidProject();
   write("program.mlir", "// program\n");

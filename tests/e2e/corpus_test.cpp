@@ -12,10 +12,13 @@
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
 
+#include "common/kbm/kbm_generated.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -26,6 +29,20 @@ using ::testing::HasSubstr;
 namespace {
 
 const fs::path kCorpus = fs::path(KB_SOURCE_DIR) / "tests/corpus";
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+/// The .kbm module in |bytes| once the FlatBuffers verifier accepts it.
+const kb::kbm::Module *verifiedModule(const std::string &bytes) {
+  flatbuffers::Verifier verifier(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
+  if (!kb::kbm::VerifyModuleBuffer(verifier))
+    return nullptr;
+  return kb::kbm::GetModule(bytes.data());
+}
 
 class CorpusTest : public kb::test::KernelBenchTest {
 protected:
@@ -70,6 +87,41 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
     ++substituted[s.at("kernel").get<std::string>()];
   for (const char *kernel : {"relu", "square", "gather_rows", "block_sum"})
     EXPECT_EQ(substituted[kernel], cuda ? 2 : 1) << kernel;
+
+  // block_sum's dynamic shared memory ("WARPS*4" = 32 bytes, kernel.toml) is
+  // its own variants'; the generated reference keeps the export's (none).
+  {
+    std::string bytes = readFile(out_ / "program.kbm");
+    const kb::kbm::Module *module = verifiedModule(bytes);
+    ASSERT_NE(module, nullptr);
+    int candidates = 0, references = 0;
+    for (const kb::kbm::Executable *e : *module->executables()) {
+      if (e->name()->str() != "block_sum")
+        continue;
+      for (const kb::kbm::ExecutableVariant *v : *e->variants()) {
+        bool candidate = v->role() == kb::kbm::VariantRole::Candidate;
+        ++(candidate ? candidates : references);
+        EXPECT_EQ(v->exports()->Get(0)->dynamic_shared_memory_bytes(),
+                  candidate ? 32u : 0u)
+            << v->target()->str();
+      }
+    }
+    EXPECT_EQ(candidates, cuda ? 2 : 1);
+    EXPECT_GE(references, cuda ? 2 : 1); // CUDA: a PTX and a cubin
+  }
+
+  // leaky_relu's [bench] init (x uniform in [-8, 8)) reaches its program.
+  {
+    std::string bytes = readFile(out_ / "standalone/leaky_relu/program.kbm");
+    const kb::kbm::Module *module = verifiedModule(bytes);
+    ASSERT_NE(module, nullptr);
+    const kb::kbm::InitSpec *x =
+        module->functions()->Get(0)->buffers()->Get(0)->init();
+    ASSERT_NE(x, nullptr);
+    EXPECT_EQ(x->distribution(), kb::kbm::Distribution::Uniform);
+    EXPECT_EQ(x->low(), -8.0);
+    EXPECT_EQ(x->high(), 8.0);
+  }
 
   // Every standalone kernel got its benchmark program.
   std::map<std::string, json> standalone;

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 1
+#define KB_COMPILER_API_VERSION 2
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -51,6 +51,9 @@ typedef struct kbCompilerSubstitution {
   const char *executable; /* "exe" or "exe/variant" */
   const char *file;
   const char *origin; /* the kernel.toml that asked for it; may be "" */
+  /* An object's dynamic shared memory in bytes (stored on the variants it
+   * replaces); -1: the export's. */
+  int64_t sharedMemoryBytes;
 } kbCompilerSubstitution;
 
 typedef struct kbCompilerOptions {
@@ -134,6 +137,10 @@ typedef struct kbCompilerStandaloneBinding {
   const char *elementType; /* kernel.toml spelling: "f32", "u32", ... */
   const char *access;      /* "readonly", "writeonly", "readwrite" */
   uint64_t elementCount;
+  /* [bench] init: "" (default), "uniform", "normal" or "range", with its
+   * parameters (kb::driver::StandaloneBinding). */
+  const char *initDistribution;
+  double initLow, initHigh, initMean, initStddev, initStart, initStep;
 } kbCompilerStandaloneBinding;
 
 typedef struct kbCompilerStandaloneConstant {

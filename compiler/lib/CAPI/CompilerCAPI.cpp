@@ -32,8 +32,8 @@ std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
                                         size_t count) {
   std::vector<Substitution> out;
   for (size_t i = 0; i < count; ++i)
-    out.push_back(
-        {str(items[i].executable), str(items[i].file), str(items[i].origin)});
+    out.push_back({str(items[i].executable), str(items[i].file),
+                   str(items[i].origin), items[i].sharedMemoryBytes});
   return out;
 }
 
@@ -134,10 +134,13 @@ StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
   StandaloneKernel k;
   k.name = str(c.name);
   k.entry = str(c.entry);
-  for (size_t i = 0; i < c.bindingCount; ++i)
-    k.bindings.push_back(
-        {str(c.bindings[i].name), str(c.bindings[i].elementType),
-         str(c.bindings[i].access), c.bindings[i].elementCount});
+  for (size_t i = 0; i < c.bindingCount; ++i) {
+    const kbCompilerStandaloneBinding &b = c.bindings[i];
+    k.bindings.push_back({str(b.name), str(b.elementType), str(b.access),
+                          b.elementCount, str(b.initDistribution), b.initLow,
+                          b.initHigh, b.initMean, b.initStddev, b.initStart,
+                          b.initStep});
+  }
   for (size_t i = 0; i < c.constantCount; ++i)
     k.constants.push_back({str(c.constants[i].name), str(c.constants[i].type),
                            str(c.constants[i].value)});

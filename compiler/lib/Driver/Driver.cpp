@@ -113,6 +113,24 @@ toPassList(const std::vector<Substitution> &substitutions) {
   return list;
 }
 
+/// The launch settings of |substitutions| for the pass's `launch` option:
+/// empty when none has any, else one entry per substitution.
+static std::vector<std::string>
+toLaunchList(const std::vector<Substitution> &substitutions) {
+  std::vector<std::string> list;
+  bool any = false;
+  for (const Substitution &s : substitutions) {
+    list.push_back(s.sharedMemoryBytes < 0
+                       ? ""
+                       : "shared_memory=" +
+                             std::to_string(s.sharedMemoryBytes));
+    any |= s.sharedMemoryBytes >= 0;
+  }
+  if (!any)
+    list.clear();
+  return list;
+}
+
 /// The origins of |substitutions| for the pass's `origins` option: empty
 /// when none has one (flags), else one entry per substitution.
 static std::vector<std::string>
@@ -143,6 +161,7 @@ static LogicalResult runPass(MLIRContext &context, ModuleOp module,
 static void addSubstitutePass(PassManager &pm, StringRef kind,
                               ArrayRef<std::string> substitutions,
                               ArrayRef<std::string> origins,
+                              ArrayRef<std::string> launch,
                               ArrayRef<std::string> directories,
                               const CompileOptions &options) {
   if (substitutions.empty() && directories.empty())
@@ -150,6 +169,7 @@ static void addSubstitutePass(PassManager &pm, StringRef kind,
   kbir::SubstituteExecutablesPassOptions o;
   o.substitutions = substitutions;
   o.origins = origins;
+  o.launch = launch;
   o.directories = directories;
   o.searchPaths = options.searchPaths;
   o.kind = kind.str();
@@ -295,8 +315,12 @@ static CompileResult compilePipeline(const CompileOptions &options) {
       toOriginList(options.sourceSubstitutions);
   std::vector<std::string> objectOrigins =
       toOriginList(options.objectSubstitutions);
+  std::vector<std::string> sourceLaunch =
+      toLaunchList(options.sourceSubstitutions);
+  std::vector<std::string> objectLaunch =
+      toLaunchList(options.objectSubstitutions);
   PassManager pm(&context);
-  addSubstitutePass(pm, "source", sourceList, sourceOrigins,
+  addSubstitutePass(pm, "source", sourceList, sourceOrigins, sourceLaunch,
                     options.sourceDirectories, options);
   if (!options.targets.empty()) {
     kbir::MaterializeVariantsPassOptions o;
@@ -323,7 +347,7 @@ static CompileResult compilePipeline(const CompileOptions &options) {
       result.codegen.push_back({r.executable, r.variant, r.target,
                                 r.milliseconds, r.ptxasMilliseconds});
   }
-  addSubstitutePass(pm, "object", objectList, objectOrigins,
+  addSubstitutePass(pm, "object", objectList, objectOrigins, objectLaunch,
                     options.objectDirectories, options);
   bool wantBenchmarks =
       !options.outputDir.empty() || !options.dumpBenchmarksDir.empty();

@@ -32,6 +32,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -158,6 +159,31 @@ static bool buildLayout(MLIRContext *context, const StandaloneKernel &kernel,
   }
   layout = kbir::LayoutAttr::get(context, bindings, constants);
   return true;
+}
+
+/// The kb.init of a binding's [bench] init; failure for an unknown
+/// distribution or parameters the generator cannot use.
+static FailureOr<DictionaryAttr>
+buildDeclaredInit(Builder &b, const StandaloneBinding &binding) {
+  auto finite = [](double v) { return std::isfinite(v); };
+  std::vector<std::pair<const char *, double>> numbers;
+  const std::string &kind = binding.initDistribution;
+  if (kind == "uniform" && finite(binding.initLow) &&
+      finite(binding.initHigh) && binding.initLow < binding.initHigh)
+    numbers = {{"low", binding.initLow}, {"high", binding.initHigh}};
+  else if (kind == "normal" && finite(binding.initMean) &&
+           finite(binding.initStddev) && binding.initStddev >= 0)
+    numbers = {{"mean", binding.initMean}, {"stddev", binding.initStddev}};
+  else if (kind == "range" && finite(binding.initStart) &&
+           finite(binding.initStep))
+    numbers = {{"start", binding.initStart}, {"step", binding.initStep}};
+  else
+    return failure();
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("distribution", b.getStringAttr(kind))};
+  for (const auto &[name, value] : numbers)
+    fields.push_back(b.getNamedAttr(name, b.getF64FloatAttr(value)));
+  return b.getDictionaryAttr(fields);
 }
 
 /// The executable of the reference file, renamed to |kernel.name|; null
@@ -355,7 +381,19 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
     auto type = kbir::BufferType::get(
         &context, {static_cast<int64_t>(kernel.bindings[i].elementCount)},
         getMlirElementType(&context, binding.getElementType()));
-    buffers.push_back(host.create<kbir::AllocOp>(loc, type, ValueRange{}));
+    auto alloc = host.create<kbir::AllocOp>(loc, type, ValueRange{});
+    const StandaloneBinding &declared = kernel.bindings[i];
+    if (!declared.initDistribution.empty()) {
+      FailureOr<DictionaryAttr> init = buildDeclaredInit(b, declared);
+      if (failed(init))
+        return fail(describe("binding", i, declared.name) +
+                    ": init distribution '" + declared.initDistribution +
+                    "' is not one of uniform, normal, range, or its "
+                    "parameters are not finite (uniform needs low < high, "
+                    "normal stddev >= 0)");
+      alloc->setAttr(kbir::kInitAttrName, *init);
+    }
+    buffers.push_back(alloc);
   }
   for (auto [i, constant] : llvm::enumerate(layout.getConstants())) {
     TypedAttr value =

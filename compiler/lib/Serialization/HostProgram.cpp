@@ -249,12 +249,25 @@ std::optional<BindingElementType> kb::getElementTypeOf(Type type) {
   }
 }
 
+DictionaryAttr kb::getDeclaredInit(Value buffer) {
+  if (auto alloc = buffer.getDefiningOp<AllocOp>())
+    return alloc->getAttrOfType<DictionaryAttr>(kInitAttrName);
+  return {};
+}
+
 DictionaryAttr kb::buildInitSpec(MLIRContext *context, BindingElementType type,
-                                 bool isInput, uint64_t seed) {
+                                 bool isInput, uint64_t seed,
+                                 DictionaryAttr declared) {
   Builder b(context);
   if (!isInput)
     return b.getDictionaryAttr(
         {b.getNamedAttr("distribution", b.getStringAttr("zero"))});
+  if (declared) {
+    NamedAttrList fields(declared);
+    fields.set("seed", b.getIntegerAttr(b.getIntegerType(64, false),
+                                        llvm::APInt(64, seed)));
+    return fields.getDictionary(context);
+  }
   double low = -1.0, high = 1.0;
   switch (type) {
   case BindingElementType::F16:

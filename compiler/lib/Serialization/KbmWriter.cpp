@@ -1,6 +1,7 @@
 //===- KbmWriter.cpp - Program and benchmark modules as .kbm files --------===//
 #include "kb/Serialization/KbmWriter.h"
 #include "kb/Codegen/Codegen.h"
+#include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Serialization/HostProgram.h"
 
@@ -154,7 +155,7 @@ public:
       exports.push_back(kbm::CreateExport(
           fbb, fbb.CreateString(entry), fbb.CreateVector(bindings),
           fbb.CreateVector(constants), &workgroupSize,
-          static_cast<uint32_t>(exportOp.getSharedMemoryBytes())));
+          static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp))));
     }
     return fbb.CreateVector(exports);
   }
@@ -174,12 +175,18 @@ public:
     if (!distribution || distribution.getValue() == "zero")
       return kbm::CreateInitSpec(fbb, kbm::Distribution::Zero);
     auto seed = init.getAs<IntegerAttr>("seed");
-    auto low = init.getAs<FloatAttr>("low");
-    auto high = init.getAs<FloatAttr>("high");
-    return kbm::CreateInitSpec(fbb, kbm::Distribution::Uniform,
-                               seed ? seed.getValue().getZExtValue() : 0,
-                               low ? low.getValueAsDouble() : 0.0,
-                               high ? high.getValueAsDouble() : 1.0);
+    auto number = [&](StringRef name, double otherwise) {
+      auto value = init.getAs<FloatAttr>(name);
+      return value ? value.getValueAsDouble() : otherwise;
+    };
+    kbm::Distribution kind =
+        distribution.getValue() == "normal"  ? kbm::Distribution::Normal
+        : distribution.getValue() == "range" ? kbm::Distribution::Range
+                                             : kbm::Distribution::Uniform;
+    return kbm::CreateInitSpec(
+        fbb, kind, seed ? seed.getValue().getZExtValue() : 0,
+        number("low", 0.0), number("high", 1.0), number("mean", 0.0),
+        number("stddev", 1.0), number("start", 0.0), number("step", 1.0));
   }
 
   fb::Offset<kbm::Op> writeDispatch(unsigned executableIndex,
@@ -358,8 +365,9 @@ struct HostFunctionWriter {
     // does not change a program's inputs.
     uint64_t seed =
         hashName((functionName + "/%" + std::to_string(index)).str());
-    auto init = writer.writeInit(
-        buildInitSpec(alloc.getContext(), *type, isInput, seed));
+    auto init =
+        writer.writeInit(buildInitSpec(alloc.getContext(), *type, isInput, seed,
+                                       getDeclaredInit(alloc.getResult())));
     std::string name = getBufferName(alloc.getResult(), index);
     buffers.push_back(
         kbm::CreateBuffer(writer.fbb, writer.fbb.CreateString(name),

@@ -428,6 +428,45 @@ TEST(KbmOutputTest, SubstitutedBenchmarkCarriesCandidateAndReference) {
             1);
 }
 
+// Issue 9 item 5: a handwritten kernel's dynamic shared memory (its
+// kernel.toml's) is stored on its own variants; the generated reference
+// keeps the export's (0 here), in the program and in its benchmarks.
+TEST(KbmOutputTest, SubstitutedObjectCarriesItsOwnSharedMemory) {
+  fs::path out = freshDir("shared_memory");
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_90", "vulkan:1.2"};
+  options.outputDir = out.string();
+  options.objectSubstitutions = {{"saxpy", kInputs + "/saxpy.ptx", "", 4096},
+                                 {"saxpy", kInputs + "/saxpy.spv", "", 64}};
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_FALSE(result.benchmarks.empty());
+  for (const std::string &file :
+       {std::string("program.kbm"), result.benchmarks[0].file}) {
+    std::string bytes = readFile(out / file);
+    const kbm::Module *module = verified(bytes, file);
+    ASSERT_NE(module, nullptr);
+    const kbm::Executable *saxpy = nullptr;
+    for (const kbm::Executable *e : *module->executables())
+      if (e->name()->str() == "saxpy")
+        saxpy = e;
+    ASSERT_NE(saxpy, nullptr) << file;
+    int candidates = 0;
+    for (const kbm::ExecutableVariant *v : *saxpy->variants()) {
+      uint32_t bytes = v->exports()->Get(0)->dynamic_shared_memory_bytes();
+      if (v->role() == kbm::VariantRole::Reference) {
+        EXPECT_EQ(bytes, 0u) << file << " " << v->target()->str();
+        continue;
+      }
+      ++candidates;
+      EXPECT_EQ(bytes, v->format() == kbm::ExecutableFormat::Ptx ? 4096u : 64u)
+          << file << " " << v->target()->str();
+    }
+    EXPECT_EQ(candidates, 2) << file;
+  }
+}
+
 /// A program with one dispatch that cannot be benchmarked.
 const char *kDynamicProgram = R"mlir(
 kb.executable @copy {
@@ -590,6 +629,54 @@ kb::driver::StandaloneKernel copyKernel() {
   kernel.workgroupSize = {64, 1, 1};
   kernel.workload = {4096};
   return kernel;
+}
+
+// Issue 9 item 6: a binding's [bench] init (here a range fill, e.g. index
+// ids in bounds) reaches the program's and the benchmark's buffers, seeded;
+// a bad one is refused naming the binding.
+TEST(KbmOutputTest, StandaloneBindingInitReachesEveryModule) {
+  fs::path dir = freshDir("standalone_init");
+  writeFile(dir / "reference.mlir", copyExecutable());
+  kb::driver::StandaloneKernel kernel = copyKernel();
+  kernel.referenceExecutable = (dir / "reference.mlir").string();
+  kernel.bindings[0].initDistribution = "range";
+  kernel.bindings[0].initStart = 3;
+  kernel.bindings[0].initStep = 0.5;
+  std::string error;
+  ASSERT_TRUE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "program.mlir").string(), error))
+      << error;
+  kb::driver::CompileOptions options;
+  options.programPath = (dir / "program.mlir").string();
+  options.targets = {"vulkan:1.2"};
+  options.outputDir = (dir / "out").string();
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_EQ(result.benchmarks.size(), 1u);
+  for (const std::string &file :
+       {std::string("program.kbm"), result.benchmarks[0].file}) {
+    std::string bytes = readFile(dir / "out" / file);
+    const kbm::Module *module = verified(bytes, file);
+    ASSERT_NE(module, nullptr);
+    const kbm::Function *function = module->functions()->Get(0);
+    ASSERT_EQ(function->buffers()->size(), 2u) << file;
+    const kbm::InitSpec *in = function->buffers()->Get(0)->init();
+    ASSERT_NE(in, nullptr) << file;
+    EXPECT_EQ(in->distribution(), kbm::Distribution::Range) << file;
+    EXPECT_EQ(in->start(), 3.0) << file;
+    EXPECT_EQ(in->step(), 0.5) << file;
+    const kbm::InitSpec *out = function->buffers()->Get(1)->init();
+    EXPECT_TRUE(!out || out->distribution() == kbm::Distribution::Zero) << file;
+  }
+
+  kernel.bindings[0].initDistribution = "uniform";
+  kernel.bindings[0].initLow = 5;
+  kernel.bindings[0].initHigh = 5;
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, (dir / "bad.mlir").string(), error));
+  EXPECT_NE(error.find("binding 0 (`in`): init distribution 'uniform'"),
+            std::string::npos)
+      << error;
 }
 
 TEST(KbmOutputTest, StandaloneKernelWithAReferenceGetsABenchmark) {

@@ -25,6 +25,10 @@ struct Substitution {
   /// of the kernel.toml that substitutes this executable. May be empty
   /// (command-line flags).
   std::string origin;
+  /// An object's dynamic shared memory in bytes (its kernel.toml's), stored
+  /// on the variants it replaces; -1: the export's (what the generated code
+  /// needs).
+  long long sharedMemoryBytes = -1;
 };
 
 struct CompileOptions {
@@ -159,6 +163,13 @@ struct StandaloneBinding {
   std::string elementType; // kernel.toml spelling: "f32", "u32", ...
   std::string access;      // "readonly", "writeonly", "readwrite"
   unsigned long long elementCount = 0;
+  /// How its inputs are drawn ([bench] init): "" = the default (a seeded
+  /// uniform draw by element type), "uniform" [initLow, initHigh), "normal"
+  /// (initMean, initStddev) or "range" (element i = initStart + i *
+  /// initStep; a constant fill has step 0). Set on its kb.alloc as kb.init.
+  std::string initDistribution;
+  double initLow = 0, initHigh = 1, initMean = 0, initStddev = 1, initStart = 0,
+         initStep = 0;
 };
 struct StandaloneConstant {
   std::string name;  // optional

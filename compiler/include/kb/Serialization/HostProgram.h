@@ -74,12 +74,27 @@ llvm::StringRef getElementTypeName(BindingElementType type);
 /// binding says otherwise (signless integers are signed).
 std::optional<BindingElementType> getElementTypeOf(Type type);
 
-/// The input specification of a buffer (docs/architecture.md): a seeded uniform
-/// draw when a dispatch reads it (floats in [-1, 1), signed integers in
-/// [-64, 64), unsigned in [0, 128)), zeros when it is only written.
-/// `{distribution = "uniform"|"zero", seed, low, high}`.
+/// Discardable attribute of a kb.alloc: how the buffer's inputs are drawn
+/// when the default does not fit the kernel (a standalone kernel's [bench]
+/// init: index buffers in range, constant fills):
+/// `{distribution = "uniform", low, high}` ([low, high); integers rounded
+/// toward zero stay in it), `{distribution = "normal", mean, stddev}` or
+/// `{distribution = "range", start, step}` (element i = start + i * step; a
+/// constant fill has step 0), every number an f64.
+inline constexpr llvm::StringLiteral kInitAttrName = "kb.init";
+
+/// The kb.init of the kb.alloc that defines |buffer|, or null.
+DictionaryAttr getDeclaredInit(Value buffer);
+
+/// The input specification of a buffer (docs/architecture.md): |declared|
+/// (a kb.init) with |seed| added when a dispatch reads it and there is one,
+/// else a seeded uniform draw when a dispatch reads it (floats in [-1, 1),
+/// signed integers in [-64, 64), unsigned in [0, 128)), zeros when it is
+/// only written. `{distribution = "uniform"|"normal"|"range"|"zero", seed,
+/// low, high | mean, stddev | start, step}`.
 DictionaryAttr buildInitSpec(MLIRContext *context, BindingElementType type,
-                             bool isInput, uint64_t seed);
+                             bool isInput, uint64_t seed,
+                             DictionaryAttr declared = {});
 
 } // namespace mlir::kb
 

@@ -67,6 +67,13 @@ using namespace mlir::kb;
   llvm_unreachable("unknown BindingAccess");
 }
 
+int64_t mlir::kb::getSharedMemoryBytes(VariantOp variant, ExportOp exportOp) {
+  if (auto bytes =
+          variant->getAttrOfType<IntegerAttr>(kVariantSharedMemoryAttrName))
+    return bytes.getInt();
+  return exportOp.getSharedMemoryBytes();
+}
+
 ::kb::KernelAbi mlir::kb::getKernelAbi(ExportOp exportOp, StringRef entry) {
   ::kb::KernelAbi abi;
   abi.entry = entry.str();

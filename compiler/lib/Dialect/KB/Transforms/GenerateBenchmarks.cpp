@@ -31,6 +31,8 @@ struct BufferSpec {
   int64_t count = 0;
   bool read = false;
   bool written = false;
+  /// The kb.init of its kb.alloc (how inputs are drawn), or null.
+  DictionaryAttr declaredInit;
 };
 
 struct BenchmarkSpec {
@@ -65,9 +67,13 @@ static std::string getKey(BenchmarkSpec &spec) {
   for (Attribute constant : spec.info.constants)
     os << constant << ";";
   os << ")";
-  for (const BufferSpec &buffer : spec.buffers)
+  for (const BufferSpec &buffer : spec.buffers) {
     os << getElementTypeName(buffer.elementType) << "x" << buffer.count << ","
-       << buffer.read << buffer.written << ";";
+       << buffer.read << buffer.written << ",";
+    if (buffer.declaredInit)
+      os << buffer.declaredInit;
+    os << ";";
+  }
   llvm::interleaveComma(spec.bindingBuffers, os);
   return os.str();
 }
@@ -82,8 +88,9 @@ static void collectBuffers(DispatchOp dispatch, BenchmarkSpec &spec) {
     int64_t index = it - distinct.begin();
     if (it == distinct.end()) {
       distinct.push_back(value);
-      spec.buffers.push_back(
-          {layout[i].getElementType(), spec.info.bindingCounts[i]});
+      spec.buffers.push_back({layout[i].getElementType(),
+                              spec.info.bindingCounts[i], false, false,
+                              getDeclaredInit(value)});
     }
     BindingAccess access = layout[i].getAccess();
     spec.buffers[index].read |= access != BindingAccess::WriteOnly;
@@ -173,7 +180,8 @@ struct GenerateBenchmarksPass
                                                 buffer.elementType))),
              b.getNamedAttr("element_count", b.getI64IntegerAttr(buffer.count)),
              b.getNamedAttr("init", buildInitSpec(context, buffer.elementType,
-                                                  buffer.read, seed)),
+                                                  buffer.read, seed,
+                                                  buffer.declaredInit)),
              b.getNamedAttr("output", b.getBoolAttr(buffer.written))}));
       }
       SmallVector<Attribute> candidates, references;

@@ -33,6 +33,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 namespace mlir::kb {
 #define GEN_PASS_DEF_SUBSTITUTEEXECUTABLESPASS
@@ -53,6 +55,10 @@ struct Request {
   std::string origin; // for messages: "substitution 'k=f'" / "directory 'd'"
   FileKind kind;
   bool fromScan;
+  /// `launch` of an explicit object substitution: the dynamic shared memory
+  /// the object needs (set on its variants as kb.shared_memory); unset: the
+  /// export's.
+  std::optional<int64_t> sharedMemoryBytes = std::nullopt;
 };
 
 /// A resolved object substitution: one variant of one executable.
@@ -125,8 +131,32 @@ static LogicalResult scanDirectory(ModuleOp module, StringRef dir,
 }
 
 /// Parses one `NAME=FILE` entry into a request.
+/// A `launch` entry: empty, or `shared_memory=BYTES`.
+static LogicalResult parseLaunch(ModuleOp module, StringRef text,
+                                 StringRef substitution, Request &request) {
+  if (text.empty())
+    return success();
+  auto [key, value] = text.split('=');
+  int64_t bytes = 0;
+  if (key != "shared_memory" || value.getAsInteger(10, bytes) || bytes < 0 ||
+      bytes > std::numeric_limits<uint32_t>::max())
+    return module.emitError()
+           << "kb-substitute-executables: launch settings '" << text
+           << "' of substitution '" << substitution
+           << "': expected empty or shared_memory=BYTES (0 to 4294967295)";
+  if (request.kind == FileKind::Source)
+    return module.emitError()
+           << "kb-substitute-executables: launch settings '" << text
+           << "' of substitution '" << substitution
+           << "': only an object (.ptx, .cubin, .spv) has launch settings; a "
+              "source executable declares shared_memory on its kb.export";
+  request.sharedMemoryBytes = bytes;
+  return success();
+}
+
 static LogicalResult parseExplicit(ModuleOp module, StringRef text,
-                                   StringRef origin, StringRef stage,
+                                   StringRef origin, StringRef launch,
+                                   StringRef stage,
                                    std::vector<Request> &requests) {
   auto [key, file] = text.split('=');
   if (!text.contains('=') || key.empty() || file.empty())
@@ -153,7 +183,7 @@ static LogicalResult parseExplicit(ModuleOp module, StringRef text,
   if (!origin.empty())
     described += (" from " + origin).str();
   requests.push_back({key.str(), file.str(), described, *kind, false});
-  return success();
+  return parseLaunch(module, launch, text, requests.back());
 }
 
 /// Resolves |file| in the documented order: as given (absolute, or relative
@@ -465,10 +495,20 @@ static LogicalResult checkObject(ExecutableOp executable,
 static FailureOr<VariantOp> applyObject(ExecutableOp executable,
                                         VariantOp variant, ObjectAttr object,
                                         DictionaryAttr entryPoints,
+                                        std::optional<int64_t> sharedMemory,
                                         std::string &referenceName) {
   MLIRContext *context = executable.getContext();
   auto objects = ArrayAttr::get(context, {object});
+  auto setLaunch = [&](VariantOp external) {
+    if (sharedMemory)
+      external->setAttr(
+          kVariantSharedMemoryAttrName,
+          IntegerAttr::get(IntegerType::get(context, 64), *sharedMemory));
+    else
+      external->removeAttr(kVariantSharedMemoryAttrName);
+  };
   if (variant.isExternal()) {
+    setLaunch(variant);
     auto current = variant.getObjectsAttr()[0].cast<ObjectAttr>();
     if (current.getData() != object.getData())
       variant.setObjectsAttr(objects);
@@ -499,6 +539,7 @@ static FailureOr<VariantOp> applyObject(ExecutableOp executable,
       entryPoints.empty() ? DictionaryAttr() : entryPoints);
   SymbolTable::setSymbolName(variant, referenceName);
   variant.setReference(true);
+  setLaunch(external);
   return external;
 }
 
@@ -542,10 +583,15 @@ SubstituteExecutablesPass::collectRequests(std::vector<Request> &requests) {
            << "kb-substitute-executables: " << origins.size() << " origins for "
            << substitutions.size()
            << " substitutions; give one origin per substitution, or none";
+  if (!launch.empty() && launch.size() != substitutions.size())
+    return module.emitError()
+           << "kb-substitute-executables: " << launch.size()
+           << " launch settings for " << substitutions.size()
+           << " substitutions; give one per substitution, or none";
   for (auto [i, text] : llvm::enumerate(substitutions))
-    if (failed(parseExplicit(module, text,
-                             origins.empty() ? StringRef() : origins[i], kind,
-                             requests)))
+    if (failed(parseExplicit(
+            module, text, origins.empty() ? StringRef() : origins[i],
+            launch.empty() ? StringRef() : launch[i], kind, requests)))
       return failure();
   return success();
 }
@@ -732,7 +778,7 @@ void SubstituteExecutablesPass::runOnOperation() {
       std::string referenceName;
       if (failed(applyObject(executable, variant, object,
                              entryPoints.getDictionary(context),
-                             referenceName))) {
+                             request.sharedMemoryBytes, referenceName))) {
         ok = false;
         continue;
       }

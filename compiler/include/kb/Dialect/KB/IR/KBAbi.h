@@ -27,6 +27,15 @@ class VariantOp;
 /// The KernelAbi of |exportOp| with |entry| as the entry name.
 ::kb::KernelAbi getKernelAbi(ExportOp exportOp, llvm::StringRef entry);
 
+/// Discardable integer attribute of a kb.variant: the dynamic shared memory
+/// (bytes) its object is launched with, where it differs from the export's
+/// `shared_memory` — a handwritten kernel declares its own in kernel.toml,
+/// while the generated reference keeps the export's.
+inline constexpr llvm::StringLiteral kVariantSharedMemoryAttrName =
+    "kb.shared_memory";
+/// The dynamic shared memory of |exportOp| when launched from |variant|.
+int64_t getSharedMemoryBytes(VariantOp variant, ExportOp exportOp);
+
 /// True when an MLIR type stands for |type| in a buffer or memref: same
 /// width; a signless integer matches both signednesses, `si`/`ui` only their
 /// own.

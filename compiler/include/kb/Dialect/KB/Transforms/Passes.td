@@ -53,6 +53,12 @@ def SubstituteExecutablesPass
     ListOption<"origins", "origins", "std::string",
                "Where each of `substitutions` came from (e.g. a kernel.toml "
                "path), in the same order, named by its diagnostics">,
+    ListOption<"launch", "launch", "std::string",
+               "Launch settings of each of `substitutions`, in the same "
+               "order: empty, or `shared_memory=BYTES` (the dynamic shared "
+               "memory an object needs, stored on its variants as "
+               "kb.shared_memory; the generated reference keeps the "
+               "export's)">,
     ListOption<"directories", "directories", "std::string",
                "Directories whose files substitute the executables named by "
                "their stems (non-recursive)">,
@@ -197,8 +203,9 @@ def GenerateBenchmarksPass
     `kb.kernel_name`, a standalone kernel's kernel.toml name; `_2`, `_3`...
     for distinct benchmarks of the same shape), `executable`, `export`, `workload`,
     `workgroup_count`, `buffers` (element type, element count, `init`: a
-    seeded `uniform` draw for buffers the dispatch reads, `zero` for
-    write-only ones, `output` for buffers it writes), `bindings` (buffer index
+    seeded `uniform` draw for buffers the dispatch reads — or the buffer's
+    `kb.alloc` `kb.init` (uniform range, normal, range/constant fill) with
+    the seed added — `zero` for write-only ones, `output` for buffers it writes), `bindings` (buffer index
     per binding, so aliasing is kept), typed `constants`, `candidates`
     (external variants: the handwritten kernels) and `references` (generated
     variants), and `sites` (dispatch locations).

@@ -1,0 +1,28 @@
+// A handwritten object's launch settings (issue 9 item 5): `launch`, one
+// entry per substitution, gives the dynamic shared memory the object needs;
+// it is stored on the variants it replaces (kb.shared_memory), while the
+// generated reference keeps the export's.
+// RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,saxpy=saxpy.spv launch=shared_memory=4096,shared_memory=64 search-paths=%S/Inputs print-notes=false})' | FileCheck %s
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=shared_memory=-1 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=shared_memory=1,shared_memory=2 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=COUNT
+
+// CHECK: kb.export @saxpy
+// CHECK-NOT: shared_memory =
+// CHECK: kb.variant @cuda_sm_90 target(cuda, "sm_90") objects(
+// CHECK-SAME: {kb.shared_memory = 4096 : i64}
+// CHECK-NEXT: kb.variant @cuda_sm_90_reference target(cuda, "sm_90") reference{{$}}
+// CHECK-NEXT: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2") objects(
+// CHECK-SAME: {kb.shared_memory = 64 : i64}
+// CHECK-NEXT: kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2") reference{{$}}
+
+// NEGATIVE: launch settings 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected empty or shared_memory=BYTES (0 to 4294967295)
+// COUNT: 2 launch settings for 1 substitutions; give one per substitution, or none
+kb.executable @saxpy {
+  kb.export @saxpy bindings(x: f32 readonly, y: f32 readwrite)
+      constants(a: f32, n: u32) workgroup_size = [256, 1, 1]
+  kb.variant @cuda_sm_90 target(cuda, "sm_90")
+  kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2")
+  builtin.module {
+    func.func @saxpy() { return }
+  }
+}
