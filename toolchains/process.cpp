@@ -33,6 +33,15 @@ class Fd {
 public:
   Fd() = default;
   explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd &&other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Fd &operator=(Fd &&other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = other.fd_;
+      other.fd_ = -1;
+    }
+    return *this;
+  }
   Fd(const Fd &) = delete;
   Fd &operator=(const Fd &) = delete;
   ~Fd() { reset(); }
@@ -193,43 +202,47 @@ std::string ProcessResult::describe() const {
   return "exit code " + std::to_string(exitCode);
 }
 
-StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
-  if (options.argv.empty() || options.argv[0].empty())
-    return invalidArgument("runProcess: empty argv (no program to run)");
+namespace {
 
-  if (!options.workingDirectory.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(options.workingDirectory, ec))
-      return invalidArgument(
-          "cannot run `" + options.argv[0] + "`: its working directory `" +
-          options.workingDirectory.string() + "` is not a directory");
+/// A string vector as the NULL-terminated char* array exec wants; the
+/// strings are owned here.
+class CStringArray {
+public:
+  explicit CStringArray(std::vector<std::string> strings)
+      : strings_(std::move(strings)) {
+    for (std::string &s : strings_)
+      pointers_.push_back(s.data());
+    pointers_.push_back(nullptr);
   }
-  ScopedDirectory tmpDir;
-  std::vector<std::pair<std::string, std::string>> env = options.env;
-  if (options.privateTmpDir) {
-    KB_ASSIGN_OR_RETURN(std::filesystem::path dir, makePrivateTmpDir());
-    tmpDir.set(dir);
-    for (const char *name : {"TMPDIR", "TMP", "TEMP"})
-      env.emplace_back(name, dir.string());
-  }
-  std::vector<std::string> envStrings = buildEnvironment(env);
-  std::vector<char *> envp;
-  for (std::string &entry : envStrings)
-    envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argvCopy = options.argv;
-  std::vector<char *> argv;
-  for (std::string &arg : argvCopy)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  char *const *data() { return pointers_.data(); }
 
+private:
+  std::vector<std::string> strings_;
+  std::vector<char *> pointers_;
+};
+
+/// A started tool: its pid (also its process group id) and the read ends
+/// of its stdout and stderr.
+struct Child {
+  pid_t pid = 0;
+  Fd outRead, errRead;
+};
+
+/// posix_spawnp with stdin from /dev/null, stdout/stderr to pipes, its own
+/// process group, an empty signal mask and default dispositions (whatever
+/// the driver ignores or blocks, e.g. SIGPIPE).
+StatusOr<Child> spawnChild(const ProcessOptions &options, CStringArray &argv,
+                           CStringArray &envp) {
   int outPipe[2], errPipe[2];
   if (::pipe2(outPipe, O_CLOEXEC) != 0)
     return internalError("pipe2 failed: " + errnoText(errno));
-  Fd outRead(outPipe[0]), outWrite(outPipe[1]);
+  Child child;
+  child.outRead = Fd(outPipe[0]);
+  Fd outWrite(outPipe[1]);
   if (::pipe2(errPipe, O_CLOEXEC) != 0)
     return internalError("pipe2 failed: " + errnoText(errno));
-  Fd errRead(errPipe[0]), errWrite(errPipe[1]);
+  child.errRead = Fd(errPipe[0]);
+  Fd errWrite(errPipe[1]);
 
   SpawnAttrs spawn;
   posix_spawn_file_actions_addopen(&spawn.actions, STDIN_FILENO, "/dev/null",
@@ -241,8 +254,6 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   if (!options.workingDirectory.empty())
     posix_spawn_file_actions_addchdir_np(&spawn.actions,
                                          options.workingDirectory.c_str());
-  // Own process group; default dispositions and an empty mask, whatever the
-  // driver ignores or blocks (e.g. SIGPIPE).
   sigset_t emptyMask, defaults;
   sigemptyset(&emptyMask);
   sigfillset(&defaults);
@@ -255,10 +266,8 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   posix_spawnattr_setsigmask(&spawn.attr, &emptyMask);
   posix_spawnattr_setsigdefault(&spawn.attr, &defaults);
 
-  auto start = Clock::now();
-  pid_t pid = 0;
-  int spawnError = ::posix_spawnp(&pid, argv[0], &spawn.actions, &spawn.attr,
-                                  argv.data(), envp.data());
+  int spawnError = ::posix_spawnp(&child.pid, argv.data()[0], &spawn.actions,
+                                  &spawn.attr, argv.data(), envp.data());
   if (spawnError != 0) {
     std::string what = "cannot run `" + options.argv[0] + "`";
     if (!options.workingDirectory.empty())
@@ -268,25 +277,24 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
       return unavailable(what);
     return internalError(what);
   }
-  outWrite.reset();
-  errWrite.reset();
-  // Unregistered when this function returns, after the leader is reaped,
-  // so a signalled group id always belongs to our child.
-  GroupRegistration registration(pid);
+  return child;
+}
 
-  ProcessResult result;
-  bool haveDeadline = options.timeout.count() > 0;
-  auto deadline = start + options.timeout;
-  // After we killed the group, EOF should follow at once; a descendant that
-  // escaped the group (setsid) could hold the pipe forever, so bound it.
+/// Reads the child's stdout and stderr into |result| (relaying them) until
+/// both close, enforcing the deadline. Once the leader exits, whatever is
+/// left in its group only keeps the pipes open and is killed; a descendant
+/// that escaped the group (setsid) could hold them forever, so draining
+/// after a kill is bounded. Returns whether the group was killed.
+bool pumpOutput(const ProcessOptions &options, Child &child,
+                Clock::time_point deadline, ProcessResult &result) {
+  const bool haveDeadline = options.timeout.count() > 0;
   std::optional<Clock::time_point> drainLimit;
   bool groupKilled = false;
-
   char buffer[65536];
-  while (outRead.get() >= 0 || errRead.get() >= 0) {
+  while (child.outRead.get() >= 0 || child.errRead.get() >= 0) {
     pollfd fds[2];
     int count = 0;
-    for (Fd *fd : {&outRead, &errRead})
+    for (Fd *fd : {&child.outRead, &child.errRead})
       if (fd->get() >= 0)
         fds[count++] = pollfd{fd->get(), POLLIN, 0};
     // Wake up regularly to notice a leader that exited while a descendant
@@ -304,7 +312,7 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
     for (int i = 0; ready > 0 && i < count; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
-      bool isOut = fds[i].fd == outRead.get();
+      bool isOut = fds[i].fd == child.outRead.get();
       ssize_t n = ::read(fds[i].fd, buffer, sizeof(buffer));
       if (n > 0) {
         (isOut ? result.stdoutText : result.stderrText)
@@ -313,28 +321,33 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
         if (relay)
           relay(std::string_view(buffer, size_t(n)));
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        (isOut ? outRead : errRead).reset();
+        (isOut ? child.outRead : child.errRead).reset();
       }
     }
     now = Clock::now();
     if (!groupKilled && haveDeadline && now >= deadline) {
       result.timedOut = true;
-      terminateGroup(pid, options.killGrace);
+      terminateGroup(child.pid, options.killGrace);
       groupKilled = true;
       drainLimit = Clock::now() + std::chrono::seconds(1);
-    } else if (!groupKilled && leaderExited(pid)) {
-      // The tool is done; whatever is left in its group only keeps the
-      // pipes open. Data already in the pipes stays readable.
-      ::kill(-pid, SIGKILL);
+    } else if (!groupKilled && leaderExited(child.pid)) {
+      // Data already in the pipes stays readable.
+      ::kill(-child.pid, SIGKILL);
       groupKilled = true;
       drainLimit = Clock::now() + std::chrono::seconds(1);
     } else if (drainLimit && now >= *drainLimit) {
       break;
     }
   }
+  return groupKilled;
+}
 
-  // Pipes are closed; the leader may still be running (it closed its own
-  // stdout/stderr). Keep honouring the deadline while waiting for it.
+/// Waits for the leader (the pipes are closed, but it may still run: it
+/// closed its own stdout/stderr), still honouring the deadline, kills what
+/// is left of its group and reaps it into |result|.
+void reapChild(const ProcessOptions &options, pid_t pid, bool groupKilled,
+               Clock::time_point deadline, ProcessResult &result) {
+  const bool haveDeadline = options.timeout.count() > 0;
   while (!leaderExited(pid)) {
     if (!groupKilled && haveDeadline && Clock::now() >= deadline) {
       result.timedOut = true;
@@ -349,13 +362,48 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (WIFEXITED(status)) {
     result.exitCode = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     result.exitCode = -1;
     result.signal = WTERMSIG(status);
   }
+}
+
+} // namespace
+
+StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
+  if (options.argv.empty() || options.argv[0].empty())
+    return invalidArgument("runProcess: empty argv (no program to run)");
+  if (!options.workingDirectory.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(options.workingDirectory, ec))
+      return invalidArgument(
+          "cannot run `" + options.argv[0] + "`: its working directory `" +
+          options.workingDirectory.string() + "` is not a directory");
+  }
+  ScopedDirectory tmpDir;
+  std::vector<std::pair<std::string, std::string>> env = options.env;
+  if (options.privateTmpDir) {
+    KB_ASSIGN_OR_RETURN(std::filesystem::path dir, makePrivateTmpDir());
+    tmpDir.set(dir);
+    for (const char *name : {"TMPDIR", "TMP", "TEMP"})
+      env.emplace_back(name, dir.string());
+  }
+  CStringArray envp(buildEnvironment(env));
+  CStringArray argv(options.argv);
+
+  auto start = Clock::now();
+  KB_ASSIGN_OR_RETURN(Child child, spawnChild(options, argv, envp));
+  // Unregistered when this function returns, after the leader is reaped,
+  // so a signalled group id always belongs to our child.
+  GroupRegistration registration(child.pid);
+
+  ProcessResult result;
+  const auto deadline = start + options.timeout;
+  bool groupKilled = pumpOutput(options, child, deadline, result);
+  reapChild(options, child.pid, groupKilled, deadline, result);
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }
 
