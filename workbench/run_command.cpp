@@ -64,169 +64,215 @@ int fail(const Status &status) {
   return status.isUnavailable() ? kExitUnavailable : kExitUserError;
 }
 
-int runProgram(const RunFlags &flags) {
+/// BUILD (a build directory or a .kbm file) as the module file to run.
+StatusOr<std::string> modulePath(const std::string &build) {
   namespace fs = std::filesystem;
-  std::string path = flags.build;
+  std::string path = build;
   std::error_code ec;
   if (fs::is_directory(path, ec))
     path = (fs::path(path) / "program.kbm").string();
   if (!fs::exists(path, ec))
-    return fail(notFound(
+    return notFound(
         path + " does not exist; run `kernel-bench build` first, or pass the "
-               "build directory (or a .kbm file) as BUILD"));
-  auto module = module::loadModuleFile(path);
-  if (!module.ok())
-    return fail(module.status());
-  std::string fnName =
-      flags.function.empty() ? module->entryFunction : flags.function;
-  // A benchmark module has no entry function: it runs its one benchmark.
-  if (fnName.empty() && module->functions.size() == 1)
-    fnName = module->functions.front().name;
+               "build directory (or a .kbm file) as BUILD");
+  return path;
+}
+
+/// --function, else the module's entry function, else its only function (a
+/// benchmark module has no entry function: it runs its one benchmark).
+StatusOr<const module::Function *>
+chooseFunction(const module::Module &module, const std::string &path,
+               const std::string &requested) {
+  std::string fnName = requested.empty() ? module.entryFunction : requested;
+  if (fnName.empty() && module.functions.size() == 1)
+    fnName = module.functions.front().name;
   std::string names;
-  for (const module::Function &f : module->functions)
+  for (const module::Function &f : module.functions)
     names += (names.empty() ? "" : ", ") + f.name;
   if (fnName.empty())
-    return fail(
-        invalidArgument(path + " has no entry function and " +
-                        std::to_string(module->functions.size()) +
-                        " functions; pass --function NAME, one of: " + names));
-  const module::Function *function = module->findFunction(fnName);
+    return invalidArgument(
+        path + " has no entry function and " +
+        std::to_string(module.functions.size()) +
+        " functions; pass --function NAME, one of: " + names);
+  const module::Function *function = module.findFunction(fnName);
   if (!function)
-    return fail(notFound(path + ": no function `" + fnName +
-                         "`; it has: " + (names.empty() ? "none" : names)));
+    return notFound(path + ": no function `" + fnName +
+                    "`; it has: " + (names.empty() ? "none" : names));
+  return function;
+}
+
+/// Executables |function| dispatches that hold no reference variant at all
+/// (a standalone kernel without `reference`): there is nothing to compare
+/// the handwritten kernel with, so it runs once.
+std::vector<std::string> withoutReference(const module::Module &module,
+                                          const module::Function &function) {
+  std::vector<std::string> names;
+  for (const module::Op &op : function.ops) {
+    if (op.kind != module::Op::Kind::Dispatch)
+      continue;
+    const module::Executable &exe = module.executables[op.executable];
+    bool hasReference = false;
+    for (const module::Variant &v : exe.variants)
+      hasReference |= v.role == module::VariantRole::Reference;
+    if (!hasReference &&
+        std::find(names.begin(), names.end(), exe.name) == names.end())
+      names.push_back(exe.name);
+  }
+  return names;
+}
+
+bool hasCandidate(const module::Module &module) {
+  for (const module::Executable &exe : module.executables)
+    for (const module::Variant &v : exe.variants)
+      if (v.role == module::VariantRole::Candidate)
+        return true;
+  return false;
+}
+
+/// "op 4 (`saxpy` export 0), ...": what a crash in a run was running.
+std::string describeDispatches(const module::Module &module,
+                               const module::Function &function) {
+  std::string list;
+  for (size_t i = 0; i < function.ops.size(); ++i) {
+    const module::Op &op = function.ops[i];
+    if (op.kind == module::Op::Kind::Dispatch)
+      list += (list.empty() ? "" : ", ") + std::string("op ") +
+              std::to_string(i) + " (`" +
+              module.executables[op.executable].name + "` export " +
+              std::to_string(op.exportIndex) + ")";
+  }
+  return list;
+}
+
+std::string variantsUsed(const module::FunctionResult &r) {
+  std::string s;
+  for (const std::string &v : r.variantsUsed)
+    s += (s.empty() ? "" : ", ") + v;
+  return s;
+}
+
+std::string outputName(const module::OutputData &data) {
+  return data.name.empty() ? "buffer " + std::to_string(data.buffer)
+                           : data.name;
+}
+
+/// The one run of kernels without a reference: outputs listed, not compared.
+void printUncompared(const module::FunctionResult &candidate,
+                     const std::vector<std::string> &noReference) {
+  std::string names;
+  for (const std::string &name : noReference)
+    names += (names.empty() ? "`" : ", `") + name + "`";
+  std::printf("with substitutions: %s\n", variantsUsed(candidate).c_str());
+  for (size_t i = 0; i < candidate.outputs.size(); ++i) {
+    const module::OutputData &out = candidate.outputs[i];
+    std::printf("output %zu %s (%s x %llu): not compared\n", i,
+                outputName(out).c_str(), toString(out.elementType),
+                static_cast<unsigned long long>(out.bytes.size() /
+                                                byteSize(out.elementType)));
+  }
+  std::printf("result: no reference for %s: ran the handwritten kernel%s "
+              "once; nothing to compare (give the kernel a `reference` "
+              "executable to check its results)\n",
+              names.c_str(), noReference.size() == 1 ? "" : "s");
+}
+
+/// Compares and prints one output; returns whether it agrees.
+bool compareOutput(size_t i, const module::Output &out,
+                   const module::OutputData &ref,
+                   const module::OutputData &cand, size_t maxMismatches) {
+  module::Tolerance tol = module::defaultTolerance(ref.elementType);
+  if (out.absTolerance)
+    tol.abs = *out.absTolerance;
+  if (out.relTolerance)
+    tol.rel = *out.relTolerance;
+  module::Comparison cmp = module::compareElements(
+      ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches);
+  std::string name = outputName(ref);
+  if (cmp.ok()) {
+    std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
+                "tolerance abs %g + rel %g)\n",
+                i, name.c_str(), toString(ref.elementType),
+                static_cast<unsigned long long>(cmp.elementCount),
+                cmp.maxAbsError, tol.abs, tol.rel);
+    return true;
+  }
+  std::printf("output %zu %s (%s x %llu): MISMATCH in %llu element(s) "
+              "(tolerance abs %g + rel %g); first:\n",
+              i, name.c_str(), toString(ref.elementType),
+              static_cast<unsigned long long>(cmp.elementCount),
+              static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
+              tol.rel);
+  for (const module::Mismatch &m : cmp.firstMismatches)
+    std::printf(
+        "    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
+        static_cast<unsigned long long>(m.index), m.reference, m.candidate,
+        m.candidate - m.reference);
+  return false;
+}
+
+/// Runs the function with substitutions, then (when every dispatched
+/// executable has a reference) with generated kernels only, and compares.
+int runProgram(const RunFlags &flags) {
+  StatusOr<std::string> path = modulePath(flags.build);
+  if (!path.ok())
+    return fail(path.status());
+  auto module = module::loadModuleFile(*path);
+  if (!module.ok())
+    return fail(module.status());
+  StatusOr<const module::Function *> chosen =
+      chooseFunction(*module, *path, flags.function);
+  if (!chosen.ok())
+    return fail(chosen.status());
+  const module::Function &function = **chosen;
 
   hal::DriverOptions driverOptions;
   driverOptions.vulkanValidation = flags.vkValidation;
   auto selected = hal::selectDevice(
       hal::builtinDrivers(), flags.device, driverOptions, {},
       [&](const hal::DeviceProperties &device) {
-        return module::whyDeviceCannotRun(*module, *function, device);
+        return module::whyDeviceCannotRun(*module, function, device);
       });
   if (!selected.ok())
     return fail(selected.status());
   hal::Device &device = *selected->device;
   std::printf("device: %s\n", selected->reason.c_str());
+  std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
+              function.name.c_str(), function.ops.size());
 
-  bool anyCandidate = false;
-  for (const module::Executable &exe : module->executables)
-    for (const module::Variant &v : exe.variants)
-      anyCandidate |= v.role == module::VariantRole::Candidate;
-
-  // Executables the function dispatches that hold no reference variant at
-  // all (a standalone kernel without `reference`): there is nothing to
-  // compare the handwritten kernel with, so it runs once.
-  std::vector<std::string> noReference;
-  for (const module::Op &op : function->ops) {
-    if (op.kind != module::Op::Kind::Dispatch)
-      continue;
-    const module::Executable &exe = module->executables[op.executable];
-    bool hasReference = false;
-    for (const module::Variant &v : exe.variants)
-      hasReference |= v.role == module::VariantRole::Reference;
-    if (!hasReference && std::find(noReference.begin(), noReference.end(),
-                                   exe.name) == noReference.end())
-      noReference.push_back(exe.name);
-  }
-
-  std::printf("module: %s, function `%s` (%zu ops)\n", path.c_str(),
-              function->name.c_str(), function->ops.size());
-  auto dispatches = [&] {
-    std::string list;
-    for (size_t i = 0; i < function->ops.size(); ++i) {
-      const module::Op &op = function->ops[i];
-      if (op.kind == module::Op::Kind::Dispatch)
-        list += (list.empty() ? "" : ", ") + std::string("op ") +
-                std::to_string(i) + " (`" +
-                module->executables[op.executable].name + "` export " +
-                std::to_string(op.exportIndex) + ")";
-    }
-    return list;
-  };
-  announceStage(path + ": function `" + function->name +
-                "` with substitutions; dispatches " + dispatches());
-  auto candidate = module::runFunction(device, *module, *function,
+  const std::string dispatches = describeDispatches(*module, function);
+  announceStage(*path + ": function `" + function.name +
+                "` with substitutions; dispatches " + dispatches);
+  auto candidate = module::runFunction(device, *module, function,
                                        module::VariantChoice::PreferCandidate);
   if (!candidate.ok())
     return fail(candidate.status().withContext("run with substitutions"));
-  auto listVariants = [](const module::FunctionResult &r) {
-    std::string s;
-    for (const std::string &v : r.variantsUsed)
-      s += (s.empty() ? "" : ", ") + v;
-    return s;
-  };
-  auto outputName = [](const module::OutputData &data) {
-    return data.name.empty() ? "buffer " + std::to_string(data.buffer)
-                             : data.name;
-  };
+  std::vector<std::string> noReference = withoutReference(*module, function);
   if (!noReference.empty()) {
-    std::string names;
-    for (const std::string &name : noReference)
-      names += (names.empty() ? "`" : ", `") + name + "`";
-    std::printf("with substitutions: %s\n", listVariants(*candidate).c_str());
-    for (size_t i = 0; i < candidate->outputs.size(); ++i) {
-      const module::OutputData &out = candidate->outputs[i];
-      std::printf("output %zu %s (%s x %llu): not compared\n", i,
-                  outputName(out).c_str(), toString(out.elementType),
-                  static_cast<unsigned long long>(out.bytes.size() /
-                                                  byteSize(out.elementType)));
-    }
-    std::printf("result: no reference for %s: ran the handwritten kernel%s "
-                "once; nothing to compare (give the kernel a `reference` "
-                "executable to check its results)\n",
-                names.c_str(), noReference.size() == 1 ? "" : "s");
+    printUncompared(*candidate, noReference);
     return kExitOk;
   }
-  announceStage(path + ": function `" + function->name +
-                "` with generated kernels only; dispatches " + dispatches());
-  auto reference = module::runFunction(device, *module, *function,
+  announceStage(*path + ": function `" + function.name +
+                "` with generated kernels only; dispatches " + dispatches);
+  auto reference = module::runFunction(device, *module, function,
                                        module::VariantChoice::ReferenceOnly);
   if (!reference.ok())
     return fail(
         reference.status().withContext("run with generated kernels only"));
-  std::printf("with substitutions: %s\n", listVariants(*candidate).c_str());
-  std::printf("generated only:     %s\n", listVariants(*reference).c_str());
+  std::printf("with substitutions: %s\n", variantsUsed(*candidate).c_str());
+  std::printf("generated only:     %s\n", variantsUsed(*reference).c_str());
 
   bool allAgree = true;
-  for (size_t i = 0; i < function->outputs.size(); ++i) {
-    const module::Output &out = function->outputs[i];
-    const module::OutputData &ref = reference->outputs[i];
-    const module::OutputData &cand = candidate->outputs[i];
-    module::Tolerance tol = module::defaultTolerance(ref.elementType);
-    if (out.absTolerance)
-      tol.abs = *out.absTolerance;
-    if (out.relTolerance)
-      tol.rel = *out.relTolerance;
-    module::Comparison cmp = module::compareElements(
-        ref.elementType, ref.bytes, cand.bytes, tol, flags.maxMismatches);
-    std::string name = outputName(ref);
-    if (cmp.ok()) {
-      std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
-                  "tolerance abs %g + rel %g)\n",
-                  i, name.c_str(), toString(ref.elementType),
-                  static_cast<unsigned long long>(cmp.elementCount),
-                  cmp.maxAbsError, tol.abs, tol.rel);
-      continue;
-    }
-    allAgree = false;
-    std::printf("output %zu %s (%s x %llu): MISMATCH in %llu element(s) "
-                "(tolerance abs %g + rel %g); first:\n",
-                i, name.c_str(), toString(ref.elementType),
-                static_cast<unsigned long long>(cmp.elementCount),
-                static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
-                tol.rel);
-    for (const module::Mismatch &m : cmp.firstMismatches)
-      std::printf(
-          "    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
-          static_cast<unsigned long long>(m.index), m.reference, m.candidate,
-          m.candidate - m.reference);
-  }
+  for (size_t i = 0; i < function.outputs.size(); ++i)
+    allAgree &= compareOutput(i, function.outputs[i], reference->outputs[i],
+                              candidate->outputs[i], flags.maxMismatches);
   std::printf("result: %s%s\n",
               allAgree ? "outputs agree"
                        : "OUTPUTS DIFFER between the substituted and the "
                          "generated kernels",
-              anyCandidate ? ""
-                           : " (the module has no substituted kernels: both "
-                             "runs used the generated ones)");
+              hasCandidate(*module)
+                  ? ""
+                  : " (the module has no substituted kernels: both runs "
+                    "used the generated ones)");
   return allAgree ? kExitOk : kExitUserError;
 }
 
