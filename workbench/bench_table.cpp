@@ -84,8 +84,7 @@ Row timingRow(const std::string &benchmark, const std::string &variant,
   return {benchmark,
           variant,
           report::toString(t.mode),
-          formatDuration(t.summary.median) + " ± " +
-              formatDuration(t.summary.iqr),
+          report::formatMedianIqr(t.summary.median, t.summary.iqr),
           samples,
           format("%.2f%%", 100 * t.summary.relativeStdev),
           d.gbPerSecond ? format("%.1f", *d.gbPerSecond) : "-",
@@ -94,16 +93,6 @@ Row timingRow(const std::string &benchmark, const std::string &variant,
           correctness};
 }
 } // namespace
-
-std::string formatDuration(double ns) {
-  if (ns >= 1e9)
-    return format("%.3f s", ns / 1e9);
-  if (ns >= 1e6)
-    return format("%.3f ms", ns / 1e6);
-  if (ns >= 1e3)
-    return format("%.2f us", ns / 1e3);
-  return format("%.0f ns", ns);
-}
 
 std::string renderBenchTable(const report::BenchReport &report) {
   std::vector<Row> rows = {{"benchmark", "variant", "mode", "median ± IQR",

@@ -18,9 +18,6 @@
 
 namespace kb::workbench {
 
-/// "1.234 ms", "456 ns".
-std::string formatDuration(double ns);
-
 std::string renderBenchTable(const report::BenchReport &report);
 
 } // namespace kb::workbench

@@ -2,6 +2,7 @@
 #include "workbench/compiler_library.h"
 
 #include "kb-c/Compiler.h"
+#include "kb-c/CompilerStrings.h"
 
 #include <dlfcn.h>
 
@@ -79,14 +80,8 @@ kbCompilerOptions toC(const driver::CompileOptions &o, CStorage &storage) {
   return c;
 }
 
-std::string str(const char *text) { return text ? text : ""; }
-
-std::vector<std::string> strings(const kbCompilerStrings &list) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < list.count; ++i)
-    out.push_back(str(list.items[i]));
-  return out;
-}
+using kb::capi::str;
+using kb::capi::strings;
 
 driver::CompileResult fromC(const kbCompilerResult &c) {
   driver::CompileResult r;

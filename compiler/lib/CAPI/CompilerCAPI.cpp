@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kb-c/Compiler.h"
+#include "kb-c/CompilerStrings.h"
 #include "kb/Driver/Driver.h"
 
 #include <cstdlib>
@@ -19,14 +20,8 @@ using namespace kb::driver;
 
 namespace {
 
-std::string str(const char *text) { return text ? text : ""; }
-
-std::vector<std::string> strings(const kbCompilerStrings &list) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < list.count; ++i)
-    out.push_back(str(list.items[i]));
-  return out;
-}
+using kb::capi::str;
+using kb::capi::strings;
 
 std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
                                         size_t count) {
