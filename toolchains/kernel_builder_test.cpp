@@ -669,8 +669,23 @@ class ShellSafetyTest : public KernelBuilderTest {
 protected:
   void SetUp() override {
     KernelBuilderTest::SetUp();
-    markers_ = root() / "markers";
-    fs::create_directories(markers_);
+    // Accepted define values name their markers by absolute path, and
+    // glslang's preprocessor lexes a macro body such as
+    // ".../kb-builder-test-6ero3U/m1" as a malformed float ("6e", then 'r'),
+    // failing the build for a reason that is not the one under test. The
+    // markers live under a path without digits (mkdtemp's six-character
+    // suffix has none about a third of the time).
+    for (int attempt = 0; attempt < 64 && !markersDir_; ++attempt) {
+      auto dir = TempDir::create(fs::temp_directory_path(), "kb-markers-");
+      ASSERT_TRUE(dir.ok()) << dir.status().message();
+      if (dir->path().string().find_first_of("0123456789") ==
+          std::string::npos)
+        markersDir_.emplace(std::move(*dir));
+    }
+    ASSERT_TRUE(markersDir_.has_value())
+        << "no temporary directory without digits under "
+        << fs::temp_directory_path() << "; set TMPDIR to one";
+    markers_ = markersDir_->path();
     // Payloads in file names cannot contain '/': they `cd` here first.
     ::setenv("KB_SHELL_MARKERS", markers_.c_str(), 1);
   }
@@ -743,6 +758,7 @@ protected:
     return {{cuda, "cuda:sm_90"}, {glsl, "vulkan:1.2"}};
   }
 
+  std::optional<TempDir> markersDir_;
   fs::path markers_;
   int next_ = 0;
 };
