@@ -678,8 +678,7 @@ protected:
     for (int attempt = 0; attempt < 64 && !markersDir_; ++attempt) {
       auto dir = TempDir::create(fs::temp_directory_path(), "kb-markers-");
       ASSERT_TRUE(dir.ok()) << dir.status().message();
-      if (dir->path().string().find_first_of("0123456789") ==
-          std::string::npos)
+      if (dir->path().string().find_first_of("0123456789") == std::string::npos)
         markersDir_.emplace(std::move(*dir));
     }
     ASSERT_TRUE(markersDir_.has_value())
