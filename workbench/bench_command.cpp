@@ -237,24 +237,35 @@ void attachResources(report::BenchReport &run, const fs::path &build) {
         v.resources = it->second;
 }
 
-/// The --baseline build's benchmarks by display name (none without
-/// --baseline); what only one build has becomes a warning in |run|.
-/// InvalidArgument for a bad --threshold or filter.
-StatusOr<std::map<std::string, PlannedBenchmark>>
+/// The --baseline build (a directory or a bundle, opened for the whole run)
+/// and its benchmarks by display name.
+struct BaselinePlan {
+  OpenedBuild build;
+  std::map<std::string, PlannedBenchmark> byName; // empty without --baseline
+};
+
+/// The --baseline build's benchmarks; what only one build has becomes a
+/// warning in |run|. InvalidArgument for a bad --threshold or filter;
+/// FailedPrecondition for a bundle that cannot be used.
+StatusOr<BaselinePlan>
 planBaseline(const BenchCommandFlags &f,
              const std::vector<PlannedBenchmark> &planned,
              report::BenchReport &run) {
-  std::map<std::string, PlannedBenchmark> byName;
   if (f.baseline.empty())
-    return byName;
+    return BaselinePlan{};
   double threshold = 0;
   if (std::string error = report::parseThreshold(f.threshold, threshold);
       !error.empty())
     return invalidArgument("--threshold: " + error);
-  auto base = planBenchmarks(f.baseline, f.filter);
+  auto opened = openBuild(f.baseline);
+  if (!opened.ok())
+    return opened.status().withContext("--baseline " + f.baseline);
+  BaselinePlan plan{std::move(*opened), {}};
+  auto base = planBenchmarks(plan.build.buildDir, f.filter);
   if (!base.ok())
     return base.status().withContext("--baseline " + f.baseline);
   // The whole program is not paired (it is timed end to end as usual).
+  std::map<std::string, PlannedBenchmark> &byName = plan.byName;
   for (const PlannedBenchmark &b : *base)
     if (!b.benchmark.empty() && b.loadError.empty())
       byName[b.displayName] = b;
@@ -274,7 +285,7 @@ planBaseline(const BenchCommandFlags &f,
   if (!extra.empty())
     run.environment.warnings.push_back("--baseline: only in " + f.baseline +
                                        " (not timed): " + extra);
-  return byName;
+  return plan;
 }
 
 /// Paired verdicts for every benchmark that timed a baseline variant
@@ -418,9 +429,9 @@ int runBench(const BenchCommandFlags &flags) {
     bool hadProgram = run.program.has_value();
     report::DeviceInfo deviceBefore = run.device;
     report::BenchSettings settingsBefore = run.settings;
-    auto base = baseline->find(p.displayName);
-    runOne(p, base != baseline->end() ? &base->second : nullptr, f, progress,
-           run, state);
+    auto base = baseline->byName.find(p.displayName);
+    runOne(p, base != baseline->byName.end() ? &base->second : nullptr, f,
+           progress, run, state);
     if (interrupt.signal()) {
       run.benchmarks.resize(benchmarksBefore);
       run.environment.warnings.resize(warningsBefore);
@@ -513,7 +524,8 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                   "benchmark is an ERROR (default: 4 x --timeout + 60)")
       ->check(positiveFinite());
   app->add_option("--baseline", flags->baseline,
-                  "Another build of the same project: each benchmark also "
+                  "Another build of the same project (a directory or a "
+                  "bundle): each benchmark also "
                   "times that build's same-named kernel, alternating sample "
                   "by sample in one worker, and gets a paired verdict "
                   "(FASTER/SLOWER/SAME/INCONCLUSIVE; exit 1 when SLOWER)");

@@ -37,6 +37,20 @@ Status pickShard(std::vector<PlannedBenchmark> all, const ShardSpec &spec,
 
 } // namespace
 
+StatusOr<OpenedBuild> openBuild(const std::string &build) {
+  OpenedBuild opened;
+  opened.buildDir = build;
+  std::error_code ec;
+  if (!fs::is_regular_file(build, ec))
+    return opened;
+  StatusOr<OpenedBundle> bundle = openBundle(build);
+  if (!bundle.ok()) // a bad bundle is a failure (exit 1), not usage
+    return failedPrecondition(bundle.status().message());
+  opened.buildDir = bundle->root().string();
+  opened.bundle.emplace(std::move(*bundle));
+  return opened;
+}
+
 fs::path BenchInput::defaultOutputDir(const std::string &build) const {
   if (!bundle)
     return fs::path(build) / "results";
@@ -75,16 +89,15 @@ StatusOr<BenchInput> openBenchInput(const std::string &build,
     return invalidArgument("--shard-balance balances shards; without "
                            "--shard or a shard index from the environment "
                            "there is one");
-  BenchInput input;
-  input.buildDir = build;
-  std::error_code ec;
-  if (fs::is_regular_file(build, ec)) {
-    StatusOr<OpenedBundle> bundle = openBundle(build);
-    if (!bundle.ok()) // a bad bundle is a failure (exit 1), not usage
-      return failedPrecondition(bundle.status().message());
-    input.buildDir = bundle->root().string();
-    input.bundle.emplace(std::move(*bundle));
-  }
+  StatusOr<OpenedBuild> opened = openBuild(build);
+  if (!opened.ok())
+    return opened.status();
+  // OpenedBundle moves but is not assignable: built in place.
+  BenchInput input{std::move(opened->bundle),
+                   std::move(opened->buildDir),
+                   {},
+                   0,
+                   std::nullopt};
   auto all = planBenchmarks(input.buildDir, filter);
   if (!all.ok())
     return all.status(); // InvalidArgument only for the --filter regex

@@ -28,6 +28,19 @@ struct ShardFlags {
   std::string balanceReport;     // --shard-balance PREV.json
 };
 
+/// A build as `bench` reads it: a build directory, or a bundle checked and
+/// extracted into a private directory that lives as long as this does.
+struct OpenedBuild {
+  std::optional<OpenedBundle> bundle; // the build was a bundle file
+  std::string buildDir;               // where build.json and the modules are
+};
+
+/// Opens |build|: a regular file is a bundle (openBundle), anything else a
+/// build directory (checked later by planBenchmarks). FailedPrecondition for
+/// a bundle that cannot be used (truncated, tampered, traversal), naming
+/// what is wrong: a failure (exit 1), not a usage error.
+StatusOr<OpenedBuild> openBuild(const std::string &build);
+
 struct BenchInput {
   std::optional<OpenedBundle> bundle;    // BUILD was a bundle file
   std::string buildDir;                  // where build.json and the modules are

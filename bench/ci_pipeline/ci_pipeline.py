@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""bench/ci_pipeline: what sharding a bench run costs, and what a runner receives.
+"""bench/ci_pipeline: what the CI pipeline costs, every figure of issue 15 in one run.
 
-    ci_pipeline.py --kernel-bench KB [--runtime-binary RT] [--quickstart BUILD]
-                   [--shards 3] [--rounds 2] [--device vulkan]
+    ci_pipeline.py --kernel-bench KB [--runtime-binary RT | --runtime-build DIR]
+                   [--quickstart BUILD] [--shards 3] [--rounds 2]
+                   [--remote-rounds 3] [-j 2] [--device auto]
 
 Prints, in one run, on examples/quickstart (built into a temp dir with KB
-unless --quickstart names a build of it):
+unless --quickstart names a build of it), each figure with its anchor and
+ratio:
 
-1. the bundle: its size, the number of modules, and the size of the build
-   directory it comes from;
+1. the bundle: its size against the build directory it comes from;
 2. the harness overhead of one unsharded `bench BUNDLE --quick` (the anchor)
    and of --shards shard runs of the same bundle, summed: a run's overhead is
    its wall time minus the time its samples took (host time of every sample
@@ -16,12 +17,18 @@ unless --quickstart names a build of it):
    set-up, correctness checks, bundle extraction, report writing. The
    unsharded run and the shard set alternate --rounds times; the ratio of the
    medians is printed (target: <= 1.10, i.e. <= 10 % more);
-3. the runtime-only binary (--runtime-binary, a kernel-bench configured with
-   -DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON): its size as built and
-   stripped, and the shared libraries it needs.
+3. the shared build cache (remote_cache.py, a real nginx on 127.0.0.1): a
+   cold build of the quickstart's kernel jobs with an empty server (the
+   anchor) against the same with a warm server, median of --remote-rounds
+   (target: >= 10x faster);
+4. the runtime-only binary: --runtime-binary, or else configured
+   (-DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON, Release) and built into
+   --runtime-build (default: a temp dir): its size as built and stripped
+   against the full kernel-bench's, and the shared libraries it needs.
 
-Not a test: the numbers depend on the machine (lavapipe in CI). Python 3
-standard library only.
+A figure that cannot be measured (no nginx, no cmake) is named and the run
+exits 1 after printing the others. Not a test: the numbers depend on the
+machine (lavapipe without a GPU). Python 3 standard library only.
 """
 import argparse
 import json
@@ -33,7 +40,17 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import remote_cache  # noqa: E402  (this directory's sibling script)
+
+# The variables a CI runner may set that change what `bench` does by
+# themselves (tests/support/cli_test_support.h lists the same).
+CI_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID",
+                "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
+                "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT",
+                "KB_SHARD_INDEX", "KB_SHARD_COUNT", "GITHUB_STEP_SUMMARY")
 
 
 def run(cmd, env=None):
@@ -82,84 +99,182 @@ def tree_bytes(path):
                for d, _, files in os.walk(path) for f in files)
 
 
-def runtime_binary(path):
-    size = os.path.getsize(path)
+def stripped_bytes(path):
     with tempfile.TemporaryDirectory() as tmp:
-        stripped = os.path.join(tmp, "kernel-bench")
+        stripped = os.path.join(tmp, "stripped")
         subprocess.run(["strip", "-o", stripped, path], check=True)
-        stripped_size = os.path.getsize(stripped)
+        return os.path.getsize(stripped)
+
+
+def build_runtime_binary(build_dir, jobs):
+    """Configures and builds the runtime-only kernel-bench (docs/ci.md's
+    preset's settings) into |build_dir|; returns its path, or None with the
+    reason printed."""
+    configure = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
+                 "-DCMAKE_BUILD_TYPE=Release", "-DKB_ENABLE_COMPILER=OFF",
+                 "-DKB_ENABLE_REMOTE_CACHE=OFF", "-DKB_STATIC_RUNTIME=ON",
+                 "-DKB_BUILD_TESTS=OFF", "-DKB_BUILD_BENCHMARKS=OFF"]
+    build = ["cmake", "--build", build_dir, "--target", "kernel-bench",
+             "-j", str(jobs)]
+    start = time.monotonic()
+    for cmd in (configure, build):
+        try:
+            _, rc, output = run(cmd)
+        except FileNotFoundError as e:
+            print(f"runtime-only kernel-bench: NOT MEASURED: {e}")
+            return None
+        if rc != 0:
+            print(f"runtime-only kernel-bench: NOT MEASURED: "
+                  f"`{' '.join(cmd)}` exited {rc}:\n{output[-3000:]}")
+            return None
+    print(f"runtime-only kernel-bench: built in {build_dir} "
+          f"({time.monotonic() - start:.0f} s)")
+    return os.path.join(build_dir, "workbench", "kernel-bench")
+
+
+def full_binaries(kernel_bench):
+    """The full kernel-bench and the compiler library it opens from its
+    directory (workbench/compiler_library.cpp), as a CPU runner has them."""
+    found = [kernel_bench]
+    here = os.path.dirname(os.path.realpath(kernel_bench))
+    for candidate in (os.path.join(here, "libKBCompiler.so"),
+                      os.path.join(here, "..", "lib", "libKBCompiler.so")):
+        if os.path.isfile(candidate):
+            found.append(candidate)
+            break
+    return found
+
+
+def runtime_binary(path, kernel_bench):
+    size, stripped = os.path.getsize(path), stripped_bytes(path)
+    full = full_binaries(kernel_bench)
+    full_stripped = sum(stripped_bytes(f) for f in full)
     ldd = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
     libs = sorted({line.split()[0] for line in ldd.splitlines() if line.strip()})
+    print(f"anchor: the full kernel-bench, stripped: "
+          f"{full_stripped / 1e6:.1f} MB "
+          f"({' + '.join(os.path.basename(f) for f in full)}; without the "
+          "LLVM/MLIR shared libraries the compiler library needs)")
     print(f"runtime-only kernel-bench: {size / 1e6:.1f} MB as built, "
-          f"{stripped_size / 1e6:.1f} MB stripped ({path})")
+          f"{stripped / 1e6:.1f} MB stripped, "
+          f"{stripped / full_stripped:.2f} of the anchor ({path})")
     print(f"  shared libraries: {', '.join(libs)}")
+
+
+def build_and_bundle(args, env, tmp):
+    """The quickstart built (or --quickstart) and bundled; prints the bundle
+    against the build directory; returns the bundle's path."""
+    build = args.quickstart
+    if not build:
+        build = os.path.join(tmp, "quickstart")
+        _, rc, output = run([args.kernel_bench, "build",
+                             os.path.join(ROOT, "examples/quickstart"),
+                             "-o", build], env)
+        if rc != 0:
+            sys.exit(f"ci_pipeline: building the quickstart failed:\n{output}")
+    bundle = os.path.join(tmp, "quickstart.tar")
+    _, rc, output = run([args.kernel_bench, "bundle", build, "-o", bundle],
+                        env)
+    if rc != 0:
+        sys.exit(f"ci_pipeline: bundle failed:\n{output}")
+    modules = (output.split("build.json + ")[1].split(" ")[0]
+               if "build.json + " in output else "?")
+    size, tree = os.path.getsize(bundle), tree_bytes(build)
+    print(f"anchor: the quickstart's build directory: {kib(tree)}")
+    print(f"bundle of the quickstart: {kib(size)} ({modules} modules + "
+          f"build.json + manifest), {size / tree:.2f} of the anchor")
+    return bundle
+
+
+def shard_overhead(args, env, tmp, bundle):
+    """Harness overhead: one unsharded run against --shards shard runs
+    summed, alternating --rounds times; prints both and the ratio."""
+    # Warm-up: the copy-bandwidth probe is cached per device afterwards.
+    bench(args, env, bundle, os.path.join(tmp, "warm"), [])
+    whole, sharded = [], []
+    for r in range(args.rounds):
+        wall, sampled, count = bench(args, env, bundle,
+                                     os.path.join(tmp, f"all{r}"), [])
+        whole.append(wall - sampled)
+        total, counted = 0.0, 0
+        for i in range(args.shards):
+            wall, sampled, n = bench(args, env, bundle,
+                                     os.path.join(tmp, f"s{r}-{i}"),
+                                     ["--shard", f"{i}/{args.shards}"])
+            total += wall - sampled
+            counted += n
+        if counted != count:
+            sys.exit(f"ci_pipeline: the shards ran {counted} benchmarks, "
+                     f"the unsharded run {count}")
+        sharded.append(total)
+    anchor, shards = statistics.median(whole), statistics.median(sharded)
+    ratio = shards / anchor
+    print(f"anchor: harness overhead, unsharded: {anchor:.2f} s "
+          f"({count} benchmarks; rounds: "
+          f"{', '.join(f'{x:.2f}' for x in whole)})")
+    print(f"harness overhead, {args.shards} shards summed: {shards:.2f} s "
+          f"(rounds: {', '.join(f'{x:.2f}' for x in sharded)})")
+    print(f"ratio sharded / unsharded: {ratio:.3f}   target: <= 1.10   "
+          f"{'MET' if ratio <= 1.10 else 'NOT MET'}")
+
+
+def shared_cache(args):
+    """remote_cache.py's figure; False when it cannot be measured here."""
+    if not os.access(remote_cache.NGINX, os.X_OK):
+        print(f"shared build cache: NOT MEASURED: {remote_cache.NGINX} is "
+              "not installed (Debian package nginx)")
+        return False
+    remote_cache.print_figures(remote_cache.measure(
+        args.kernel_bench, args.remote_rounds, args.jobs))
+    return True
+
+
+def runtime_only(args, tmp):
+    """The runtime-only binary's size; False when it cannot be built."""
+    path = args.runtime_binary
+    if not path:
+        path = build_runtime_binary(
+            args.runtime_build or os.path.join(tmp, "runtime-only"), args.jobs)
+        if not path:
+            return False
+    runtime_binary(path, args.kernel_bench)
+    return True
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--kernel-bench", required=True)
-    parser.add_argument("--runtime-binary")
+    parser.add_argument("--kernel-bench", required=True,
+                        help="the full kernel-bench (with the compiler and "
+                             "the remote cache)")
+    parser.add_argument("--runtime-binary",
+                        help="a runtime-only kernel-bench to measure "
+                             "(default: build one)")
+    parser.add_argument("--runtime-build",
+                        help="where to build the runtime-only kernel-bench "
+                             "(default: a temp dir; reused when it exists)")
     parser.add_argument("--quickstart")
     parser.add_argument("--shards", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--remote-rounds", type=int, default=3)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--device", default="auto")
     args = parser.parse_args()
+    remote_cache.handle_signals()
 
+    measured = True
     with tempfile.TemporaryDirectory(prefix="kb-ci-pipeline-") as tmp:
         env = dict(os.environ, KB_CACHE_DIR=os.path.join(tmp, "cache"))
-        for name in ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID",
-                     "KB_SHARD_INDEX", "KB_SHARD_COUNT"):
+        for name in CI_VARIABLES:
             env.pop(name, None)
-        build = args.quickstart
-        if not build:
-            build = os.path.join(tmp, "quickstart")
-            _, rc, output = run([args.kernel_bench, "build",
-                                 os.path.join(ROOT, "examples/quickstart"),
-                                 "-o", build], env)
-            if rc != 0:
-                sys.exit(f"ci_pipeline: building the quickstart failed:\n{output}")
-        bundle = os.path.join(tmp, "quickstart.tar")
-        _, rc, output = run([args.kernel_bench, "bundle", build, "-o", bundle], env)
-        if rc != 0:
-            sys.exit(f"ci_pipeline: bundle failed:\n{output}")
-        modules = output.split("build.json + ")[1].split(" ")[0] if "build.json + " in output else "?"
-        print(f"bundle of the quickstart: {kib(os.path.getsize(bundle))} "
-              f"({modules} modules + build.json + manifest); the build "
-              f"directory: {kib(tree_bytes(build))}")
-
-        # Warm-up: the copy-bandwidth probe is cached per device afterwards.
-        bench(args, env, bundle, os.path.join(tmp, "warm"), [])
-        whole, sharded = [], []
-        for r in range(args.rounds):
-            wall, sampled, count = bench(args, env, bundle,
-                                         os.path.join(tmp, f"all{r}"), [])
-            whole.append(wall - sampled)
-            total, counted = 0.0, 0
-            for i in range(args.shards):
-                wall, sampled, n = bench(args, env, bundle,
-                                         os.path.join(tmp, f"s{r}-{i}"),
-                                         ["--shard", f"{i}/{args.shards}"])
-                total += wall - sampled
-                counted += n
-            if counted != count:
-                sys.exit(f"ci_pipeline: the shards ran {counted} benchmarks, "
-                         f"the unsharded run {count}")
-            sharded.append(total)
-        anchor, shards = statistics.median(whole), statistics.median(sharded)
-        print(f"harness overhead, unsharded (anchor): {anchor:.2f} s "
-              f"({count} benchmarks; rounds: "
-              f"{', '.join(f'{x:.2f}' for x in whole)})")
-        print(f"harness overhead, {args.shards} shards summed: {shards:.2f} s "
-              f"(rounds: {', '.join(f'{x:.2f}' for x in sharded)})")
-        print(f"ratio sharded / unsharded: {shards / anchor:.3f} "
-              f"(target <= 1.10)")
-    if args.runtime_binary:
-        runtime_binary(args.runtime_binary)
-    else:
-        print("runtime-only kernel-bench: not measured (pass --runtime-binary "
-              "BUILD-RUNTIME/workbench/kernel-bench; docs/ci.md says how to "
-              "build it)")
-    return 0
+        print("== bundle")
+        bundle = build_and_bundle(args, env, tmp)
+        print(f"== sharding ({args.shards} shards, --device {args.device})")
+        shard_overhead(args, env, tmp, bundle)
+        print("== shared build cache")
+        measured &= shared_cache(args)
+        print("== runtime-only binary")
+        measured &= runtime_only(args, tmp)
+    return 0 if measured else 1
 
 
 if __name__ == "__main__":

@@ -137,6 +137,70 @@ def same_outputs(a, b):
         filecmp.cmp(a / p, b / p, shallow=False) for p in left)
 
 
+def measure(kernel_bench, rounds, jobs):
+    """Runs the measurement; returns its figures as a dict (cold_s, warm_s,
+    warm_times, jobs, stored_bytes, parallel). Exits on a broken run."""
+    scratch = Path(tempfile.mkdtemp(prefix="kb-bench-remote-"))
+    nginx = None
+    try:
+        nginx, url = start_nginx(scratch / "nginx")
+        cold_s, cold = build(kernel_bench, checkout(scratch, "runner-0"),
+                             url, scratch / "cache-cold",
+                             scratch / "out-cold", jobs)
+        count = cold["totals"]["jobs"]
+        uploads = cold["options"]["cache"]["remote"]["uploads"]
+        if cold["totals"]["cache_hits"] != 0 or uploads != 2 * count:
+            sys.exit(f"remote_cache: the cold build was not cold or did not "
+                     f"upload every job: {cold['totals']}, uploads {uploads}")
+        warm_times = []
+        for i in range(rounds):
+            out = scratch / f"out-warm-{i}"
+            project = checkout(scratch, f"runner-{i + 1}")
+            seconds, warm = build(kernel_bench, project, url,
+                                  scratch / f"cache-warm-{i}", out, jobs)
+            remote = warm["options"]["cache"]["remote"]
+            if warm["totals"]["cache_hits"] != count or remote["hits"] != count:
+                sys.exit(f"remote_cache: warm build {i} did not take every "
+                         f"job from the server: {warm['totals']}, {remote}")
+            if not same_outputs(scratch / "out-cold", out):
+                sys.exit(f"remote_cache: warm build {i} published different "
+                         "outputs than the cold build")
+            warm_times.append(seconds)
+        stored = sum(p.stat().st_size
+                     for p in (scratch / "nginx" / "data").rglob("*")
+                     if p.is_file())
+    finally:
+        if nginx:
+            stop(nginx)
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"cold_s": cold_s, "warm_s": statistics.median(warm_times),
+            "warm_times": warm_times, "jobs": count, "stored_bytes": stored,
+            "parallel": jobs}
+
+
+def print_figures(fig):
+    ratio = fig["cold_s"] / fig["warm_s"]
+    rounds = len(fig["warm_times"])
+    print(f"quickstart kernel jobs: {fig['jobs']} (-j{fig['parallel']}), "
+          f"server holds {fig['stored_bytes'] / 1024:.0f} KiB after the cold "
+          "build")
+    print(f"anchor: cold build, empty server (compile + upload): "
+          f"{fig['cold_s']:8.3f} s")
+    print(f"cold build, warm server (download), median of {rounds}: "
+          f"{fig['warm_s']:8.3f} s   "
+          f"({', '.join(f'{t:.3f}' for t in fig['warm_times'])})")
+    print(f"ratio: {ratio:.1f}x faster   target: >= 10x   "
+          f"{'MET' if ratio >= 10 else 'NOT MET'}")
+
+
+def handle_signals():
+    """SIGTERM/SIGINT unwind through `finally`: nginx never outlives us."""
+    def interrupted(signum, _frame):
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernel-bench", required=True,
@@ -150,57 +214,8 @@ def main():
         print(f"remote_cache: SKIP: {NGINX} is not installed "
               "(Debian package nginx)")
         return 77
-
-    # SIGTERM/SIGINT unwind through `finally`: nginx never outlives us.
-    def interrupted(signum, _frame):
-        raise SystemExit(128 + signum)
-    signal.signal(signal.SIGTERM, interrupted)
-    signal.signal(signal.SIGINT, interrupted)
-
-    scratch = Path(tempfile.mkdtemp(prefix="kb-bench-remote-"))
-    nginx = None
-    try:
-        nginx, url = start_nginx(scratch / "nginx")
-        cold_s, cold = build(args.kernel_bench, checkout(scratch, "runner-0"),
-                             url, scratch / "cache-cold",
-                             scratch / "out-cold", args.jobs)
-        jobs = cold["totals"]["jobs"]
-        uploads = cold["options"]["cache"]["remote"]["uploads"]
-        if cold["totals"]["cache_hits"] != 0 or uploads != 2 * jobs:
-            sys.exit(f"remote_cache: the cold build was not cold or did not "
-                     f"upload every job: {cold['totals']}, uploads {uploads}")
-        warm_times = []
-        for i in range(args.rounds):
-            out = scratch / f"out-warm-{i}"
-            project = checkout(scratch, f"runner-{i + 1}")
-            seconds, warm = build(args.kernel_bench, project, url,
-                                  scratch / f"cache-warm-{i}", out, args.jobs)
-            remote = warm["options"]["cache"]["remote"]
-            if warm["totals"]["cache_hits"] != jobs or remote["hits"] != jobs:
-                sys.exit(f"remote_cache: warm build {i} did not take every "
-                         f"job from the server: {warm['totals']}, {remote}")
-            if not same_outputs(scratch / "out-cold", out):
-                sys.exit(f"remote_cache: warm build {i} published different "
-                         "outputs than the cold build")
-            warm_times.append(seconds)
-        warm_s = statistics.median(warm_times)
-        stored = sum(p.stat().st_size
-                     for p in (scratch / "nginx" / "data").rglob("*")
-                     if p.is_file())
-    finally:
-        if nginx:
-            stop(nginx)
-        shutil.rmtree(scratch, ignore_errors=True)
-
-    ratio = cold_s / warm_s
-    print(f"quickstart kernel jobs: {jobs} (-j{args.jobs}), server holds "
-          f"{stored / 1024:.0f} KiB after the cold build")
-    print(f"anchor: cold build, empty server (compile + upload): "
-          f"{cold_s:8.3f} s")
-    print(f"cold build, warm server (download), median of {args.rounds}: "
-          f"{warm_s:8.3f} s   ({', '.join(f'{t:.3f}' for t in warm_times)})")
-    print(f"ratio: {ratio:.1f}x faster   target: >= 10x   "
-          f"{'MET' if ratio >= 10 else 'NOT MET'}")
+    handle_signals()
+    print_figures(measure(args.kernel_bench, args.rounds, args.jobs))
     return 0
 
 

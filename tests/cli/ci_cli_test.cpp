@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -31,16 +32,6 @@ using Cli = kb::test::CliRun;
 void writeText(const fs::path &path, const std::string &text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary) << text;
-}
-
-/// The shard variables unset, so that the test's own CI cannot leak in.
-kb::test::EnvVars shardEnv(kb::test::EnvVars set = {}) {
-  kb::test::EnvVars env = {{"JOB_COMPLETION_INDEX", ""},
-                           {"SLURM_ARRAY_TASK_ID", ""},
-                           {"KB_SHARD_INDEX", ""},
-                           {"KB_SHARD_COUNT", ""}};
-  env.insert(env.end(), set.begin(), set.end());
-  return env;
 }
 
 class CiCliTest : public kb::test::KernelBenchTest {
@@ -113,18 +104,60 @@ TEST_F(CiCliTest, ATamperedBundleIsRefusedNamingTheMember) {
   ASSERT_NE(at, std::string::npos);
   bytes[at] = 'S';
   writeText(bundle_, bytes);
-  Cli r = run({"bench", bundle_.string()}, shardEnv());
+  Cli r = run({"bench", bundle_.string()});
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("member `standalone/scale/bench/scale.kbm`"
                                   ": sha256 mismatch"));
   EXPECT_FALSE(fs::exists(tmp_ / "b-results"));
 }
 
+TEST_F(CiCliTest, ABaselineBundleIsCheckedLikeTheBuild) {
+  ASSERT_EQ(makeBundle().exitCode, 0);
+  std::string bytes = kb::test::readFile(bundle_);
+  size_t at = bytes.find("saxpy module");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] = 'S';
+  writeText(bundle_, bytes);
+  Cli r = run({"bench", out_.string(), "-o", (tmp_ / "res").string(),
+               "--baseline", bundle_.string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--baseline " + bundle_.string() +
+                                  ": member `bench/saxpy.kbm`: sha256 "
+                                  "mismatch"));
+  EXPECT_FALSE(fs::exists(tmp_ / "res"));
+}
+
+/// A CI runner's own shard variables must not reach the kernel-bench a test
+/// starts (tests/support clears them), while a test's own values do.
+TEST_F(CiCliTest, TheRunnersShardEnvironmentDoesNotLeakIntoTests) {
+  const char *names[] = {"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID",
+                         "KB_SHARD_INDEX", "KB_SHARD_COUNT"};
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  for (const char *name : names) {
+    const char *value = std::getenv(name);
+    saved.emplace_back(name, value ? std::optional<std::string>(value)
+                                   : std::nullopt);
+    ::setenv(name, "5", 1);
+  }
+  ::setenv("KB_SHARD_COUNT", "3", 1);
+  fs::path none = tmp_ / "no-build";
+  Cli plain = run({"bench", none.string()});
+  Cli own = run({"bench", none.string()},
+                {{"KB_SHARD_INDEX", "4"}, {"KB_SHARD_COUNT", "3"}});
+  for (const auto &[name, value] : saved)
+    value ? ::setenv(name.c_str(), value->c_str(), 1)
+          : ::unsetenv(name.c_str());
+  EXPECT_EQ(plain.exitCode, 1) << plain.output; // no build, not a bad shard
+  EXPECT_THAT(plain.output, Not(HasSubstr("shard")));
+  EXPECT_EQ(own.exitCode, 2) << own.output;
+  EXPECT_THAT(own.output, HasSubstr("shard index 4 is out of range"));
+}
+
 TEST_F(CiCliTest, ATruncatedBundleIsRefused) {
   ASSERT_EQ(makeBundle().exitCode, 0);
   std::string bytes = kb::test::readFile(bundle_);
   writeText(bundle_, bytes.substr(0, 512 * 4 + 100));
-  Cli r = run({"bench", bundle_.string()}, shardEnv());
+  Cli r = run({"bench", bundle_.string()});
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("truncated"));
 }
@@ -151,7 +184,7 @@ TEST_F(CiCliTest, LinksAndTraversalInABundleAreRefused) {
     writeText(tmp_ / "make.py", script);
     ASSERT_EQ(std::system(("python3 " + (tmp_ / "make.py").string()).c_str()),
               0);
-    Cli r = run({"bench", bundle_.string()}, shardEnv());
+    Cli r = run({"bench", bundle_.string()});
     EXPECT_EQ(r.exitCode, 1) << member << ": " << r.output;
     EXPECT_THAT(r.output, ::testing::AnyOf(HasSubstr("`..` component"),
                                            HasSubstr("absolute path"),
@@ -187,7 +220,7 @@ TEST_F(CiCliTest, ShardUsageErrorsExit2) {
   for (const Case &c : cases) {
     std::vector<std::string> args = {"bench", out_.string()};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
-    Cli r = run(args, shardEnv(c.env));
+    Cli r = run(args, c.env);
     EXPECT_EQ(r.exitCode, 2) << r.output;
     EXPECT_THAT(r.output, HasSubstr(c.says));
   }

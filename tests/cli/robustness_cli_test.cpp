@@ -80,6 +80,7 @@ public:
     std::vector<std::string> argv = {kb::test::kernelBenchBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace_back("NO_COLOR", "1");
+    env = kb::test::withoutCiEnv(std::move(env));
     std::vector<std::string> envs;
     for (char **e = environ; *e; ++e) {
       std::string entry = *e;

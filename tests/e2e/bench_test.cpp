@@ -152,7 +152,8 @@ TEST_F(BenchTest, CtrlCKeepsAValidPartialReport) {
   kb::toolchains::ProcessOptions options;
   options.argv = {KB_KERNEL_BENCH, "bench",   out_.string(), "--device",
                   "vulkan",        "--quick", "--filter",    "noref|spin"};
-  options.env = {{"KB_CACHE_DIR", cache_.string()}, {"NO_COLOR", "1"}};
+  options.env = kb::test::withoutCiEnv(
+      {{"KB_CACHE_DIR", cache_.string()}, {"NO_COLOR", "1"}});
   options.timeout = std::chrono::seconds(120);
   std::string seen;
   bool sent = false;
@@ -451,6 +452,44 @@ TEST_F(BenchTest, BaselineCallsTheSlowedKernelSlowerAndNoOther) {
       hasBaseline |= v.name == "baseline" && !v.timings.empty();
     EXPECT_TRUE(hasBaseline) << bm.name;
   }
+}
+
+// Issue 15: the baseline may be a bundle (the main branch's, as CI stores
+// it), opened like `bench BUNDLE.tar`: checked, extracted into a private
+// directory for the run and removed after it.
+TEST_F(BenchTest, BaselineMayBeABundle) {
+  fs::path before = tmp_ / "before", after = tmp_ / "after";
+  writePairProject(before, false);
+  writePairProject(after, true);
+  fs::path oldOut = tmp_ / "old-out", bundle = tmp_ / "main.tar";
+  Cli a = run({"build", before.string(), "-o", oldOut.string(), "--cache-dir",
+               cache_.string()});
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  Cli bundled = run({"bundle", oldOut.string(), "-o", bundle.string()});
+  ASSERT_EQ(bundled.exitCode, 0) << bundled.output;
+  fs::remove_all(oldOut); // the bundle is all there is of the baseline
+  Cli b = buildProject(after);
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  fs::path scratch = tmp_ / "scratch";
+  fs::create_directories(scratch);
+  Cli r =
+      run({"bench", out_.string(), "--device", "vulkan", "--quick", "--cold",
+           "--min-samples", "5", "--timeout", "60", "--baseline",
+           bundle.string(), "--threshold", "25%"},
+          {{"KB_CACHE_DIR", cache_.string()}, {"TMPDIR", scratch.string()}});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_THAT(r.exitCode, ::testing::AnyOf(0, 1)) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("--baseline: not in")));
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  ASSERT_EQ(report.benchmarks.size(), 2u);
+  for (const kb::report::Benchmark &bm : report.benchmarks) {
+    ASSERT_EQ(bm.status, kb::report::BenchStatus::Ok) << bm.reason;
+    ASSERT_EQ(bm.paired.size(), 1u) << bm.name;
+    EXPECT_EQ(bm.paired[0].baselineBuild, bundle.string());
+    EXPECT_GE(bm.paired[0].pairs, 5u);
+  }
+  // The bundle's private directory went with the run.
+  EXPECT_TRUE(fs::is_empty(scratch)) << fs::directory_iterator(scratch)->path();
 }
 
 } // namespace

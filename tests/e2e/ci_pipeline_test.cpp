@@ -32,23 +32,6 @@ const fs::path kFixture =
     fs::path(KB_SOURCE_DIR) / "tests/e2e/fixtures/ci_pipeline";
 using Cli = kb::test::CliRun;
 
-/// Every shard variable, unset ("" counts as unset): the test's own
-/// environment (a CI job on Kubernetes or Slurm) must not leak in.
-kb::test::EnvVars cleanShardEnv(kb::test::EnvVars set) {
-  kb::test::EnvVars env;
-  for (const char *name :
-       {"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN",
-        "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP",
-        "SLURM_ARRAY_TASK_COUNT", "KB_SHARD_INDEX", "KB_SHARD_COUNT",
-        "GITHUB_STEP_SUMMARY"})
-    env.emplace_back(name, "");
-  for (auto &kv : set)
-    for (auto &slot : env)
-      if (slot.first == kv.first)
-        slot.second = kv.second;
-  return env;
-}
-
 class CiPipelineTest : public kb::test::KernelBenchTest {
 protected:
   CiPipelineTest() : KernelBenchTest("kb_ci_pipeline") {}
@@ -66,7 +49,6 @@ protected:
 
   Cli bench(const std::string &what, const fs::path &out,
             kb::test::EnvVars env = {}) {
-    env = cleanShardEnv(std::move(env));
     env.emplace_back("KB_CACHE_DIR", cache_.string());
     return run({"bench", what, "-o", out.string(), "--device", "vulkan",
                 "--quick", "--cold"},
@@ -136,7 +118,7 @@ TEST_F(CiPipelineTest, ShardsMergeAndTheGateFailsOnTheSlowedKernelOnly) {
   fs::path summary = tmp_ / "summary.md";
   Cli gate = run({"compare", (tmp_ / "main-results/bench.json").string(),
                   (tmp_ / "merged/bench.json").string(), "--threshold", "99%"},
-                 cleanShardEnv({{"GITHUB_STEP_SUMMARY", summary.string()}}));
+                 {{"GITHUB_STEP_SUMMARY", summary.string()}});
   EXPECT_EQ(gate.exitCode, 1) << gate.output;
   std::istringstream lines(gate.output);
   std::vector<std::string> slower;

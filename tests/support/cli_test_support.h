@@ -32,8 +32,21 @@ struct CliRun {
 
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
+/// The variables a CI runner may set that change what kernel-bench does by
+/// themselves: the shard of `bench` (workbench/shard.h: Kubernetes, Slurm,
+/// KB_SHARD_*) and the summary file `compare` writes to
+/// (GITHUB_STEP_SUMMARY). A test that ran on such a runner would otherwise
+/// silently bench one shard, or write into the runner's summary.
+const std::vector<std::string> &ciVariables();
+
+/// |set| on top of every ciVariables() name set to "" (which kernel-bench
+/// reads as unset), one entry per name: the environment overrides for a
+/// kernel-bench process that sees only what the test gives it.
+EnvVars withoutCiEnv(EnvVars set = {});
+
 /// Runs the built kernel-bench from the source directory (so messages show
-/// repo-relative paths) with |args|, |env| and NO_COLOR=1. Failing to start
+/// repo-relative paths) with |args|, |env| and NO_COLOR=1, and the CI
+/// variables cleared unless |env| sets them (withoutCiEnv). Failing to start
 /// it, or it dying of a signal, is a test failure (exitCode stays -1 when it
 /// did not start).
 CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env = {},
