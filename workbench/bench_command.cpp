@@ -258,8 +258,8 @@ planBaseline(const BenchCommandFlags &f,
       !error.empty())
     return invalidArgument("--threshold: " + error);
   auto opened = openBuild(f.baseline);
-  if (!opened.ok())
-    return opened.status().withContext("--baseline " + f.baseline);
+  if (!opened.ok()) // its message names the bundle
+    return opened.status().withContext("--baseline");
   BaselinePlan plan{std::move(*opened), {}};
   auto base = planBenchmarks(plan.build.buildDir, f.filter);
   if (!base.ok())

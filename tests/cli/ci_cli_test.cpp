@@ -121,7 +121,7 @@ TEST_F(CiCliTest, ABaselineBundleIsCheckedLikeTheBuild) {
   Cli r = run({"bench", out_.string(), "-o", (tmp_ / "res").string(),
                "--baseline", bundle_.string()});
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("--baseline " + bundle_.string() +
+  EXPECT_THAT(r.output, HasSubstr("--baseline: " + bundle_.string() +
                                   ": member `bench/saxpy.kbm`: sha256 "
                                   "mismatch"));
   EXPECT_FALSE(fs::exists(tmp_ / "res"));
