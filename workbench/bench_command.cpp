@@ -38,6 +38,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -137,6 +138,50 @@ std::vector<std::string> workerCommand(const PlannedBenchmark &p,
       args.insert(args.end(), {"--baseline-benchmark", baseline->benchmark});
   }
   return args;
+}
+
+/// The watchdog of the copy-bandwidth probe: it is not a benchmark, and a
+/// loaded CPU device can take several seconds for it.
+constexpr double kPeakProbeWatchdogS = 120;
+
+/// Measures the device's copy bandwidth (cached per device) in a worker of
+/// its own, on the device the first runnable benchmark would open, before
+/// any benchmark: a benchmark's watchdog then times only the benchmark. A
+/// probe that fails is a warning, and the workers then skip it (no % of
+/// peak) instead of paying for it again.
+void probePeakFirst(const std::vector<PlannedBenchmark> &planned,
+                    BenchCommandFlags &f, const InterruptForwarder &interrupt,
+                    report::BenchReport &run) {
+  if (f.settings.peakCache.empty())
+    return;
+  auto first = std::find_if(
+      planned.begin(), planned.end(),
+      [](const PlannedBenchmark &p) { return p.loadError.empty(); });
+  if (first == planned.end())
+    return;
+  WorkerOptions worker;
+  worker.args = {"bench", first->modulePath, "--peak-only"};
+  if (!first->benchmark.empty())
+    worker.args.insert(worker.args.end(), {"--benchmark", first->benchmark});
+  std::vector<std::string> flags = workerArgs(f.settings);
+  worker.args.insert(worker.args.end(), flags.begin(), flags.end());
+  worker.timeoutS = std::max(kPeakProbeWatchdogS, f.watchdogS);
+  auto spawned = runWorker(worker);
+  std::string why;
+  if (!spawned.ok())
+    why = spawned.status().message();
+  else if (std::string death = spawned->death(); !death.empty())
+    why = "the worker process " + death;
+  else if (spawned->process.exitCode == kExitUnavailable)
+    return; // no device: the benchmarks say so
+  else if (spawned->process.exitCode != kExitOk)
+    why = spawned->diagnostics;
+  if (why.empty() || interrupt.signal())
+    return;
+  while (!why.empty() && why.back() == '\n')
+    why.pop_back();
+  run.environment.warnings.push_back("copy-bandwidth probe failed: " + why);
+  f.settings.peakCache.clear();
 }
 
 /// Runs one benchmark in a fresh worker (with |baseline|, the same benchmark
@@ -408,6 +453,7 @@ int runBench(const BenchCommandFlags &flags) {
     return planFailed(baseline.status());
 
   InterruptForwarder interrupt;
+  probePeakFirst(*planned, f, interrupt, run);
   Progress progress(stdout, detectTerminal(), planned->size());
   for (const PlannedBenchmark &p : *planned) {
     if (interrupt.signal())
@@ -548,6 +594,7 @@ CommandRegistration addBenchWorkerCommand(CLI::App &worker) {
   app->add_option("--baseline-module", job->baselineModule);
   app->add_option("--baseline-benchmark", job->baselineBenchmark);
   app->add_flag("--progress", job->liveProgress);
+  app->add_flag("--peak-only", job->peakOnly);
   addMeasurementFlags(*app, job->settings);
   return {app, [job]() {
             becomeWorker();

@@ -379,6 +379,12 @@ int runBenchJob(const BenchJob &job) {
     fillReport(skipped, *module, *function, dispatch, job, report);
     return print(report, kExitOk);
   }
+  if (job.peakOnly) {
+    std::optional<double> peak = probePeak(device, l2, job, report);
+    for (const std::string &warning : report.environment.warnings)
+      std::fprintf(stderr, "%s\n", warning.c_str());
+    return peak ? kExitOk : kExitUserError;
+  }
   report.device = toDeviceInfo(props, l2, probePeak(device, l2, job, report));
 
   Measured measured;

@@ -32,6 +32,11 @@ struct BenchJob {
   /// none); |baselineBenchmark| names it there as |benchmark| does here.
   std::string baselineModule;
   std::string baselineBenchmark;
+  /// Only open the device this benchmark would run on and measure (or read
+  /// from the cache) its copy bandwidth; print no report. The parent runs
+  /// this once before the first benchmark, so that no benchmark's watchdog
+  /// pays for the probe.
+  bool peakOnly = false;
 };
 
 /// The variant name of the other build's kernel in a --baseline run.
