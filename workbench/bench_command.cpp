@@ -114,6 +114,8 @@ struct RunState {
   std::string pinnedDevice;
   /// Why the last worker found no usable device (it exited 77).
   std::string unavailable;
+  /// BUILD/build.json: the workers read what kernels declare from it.
+  std::string buildJson;
 };
 
 /// `__worker bench ...` for |p|: the settings (on the pinned device), live
@@ -123,6 +125,8 @@ std::vector<std::string> workerCommand(const PlannedBenchmark &p,
                                        const BenchCommandFlags &f,
                                        const RunState &state, bool live) {
   std::vector<std::string> args = {"bench", p.modulePath};
+  if (!state.buildJson.empty())
+    args.insert(args.end(), {"--build-json", state.buildJson});
   if (!p.benchmark.empty())
     args.insert(args.end(), {"--benchmark", p.benchmark});
   BenchSettings settings = f.settings;
@@ -447,6 +451,7 @@ int runBench(const BenchCommandFlags &flags) {
       f.settings,
       f.budgetS > 0 ? std::optional<double>(f.budgetS) : std::nullopt, false);
   RunState state;
+  state.buildJson = (fs::path(input->buildDir) / "build.json").string();
 
   auto baseline = planBaseline(f, *planned, run);
   if (!baseline.ok())
@@ -593,6 +598,7 @@ CommandRegistration addBenchWorkerCommand(CLI::App &worker) {
   app->add_option("--peak-cache", job->settings.peakCache);
   app->add_option("--baseline-module", job->baselineModule);
   app->add_option("--baseline-benchmark", job->baselineBenchmark);
+  app->add_option("--build-json", job->buildJson);
   app->add_flag("--progress", job->liveProgress);
   app->add_flag("--peak-only", job->peakOnly);
   addMeasurementFlags(*app, job->settings);

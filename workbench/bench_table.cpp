@@ -87,20 +87,37 @@ Row timingRow(const std::string &benchmark, const std::string &variant,
           report::formatMedianIqr(t.summary.median, t.summary.iqr),
           samples,
           format("%.2f%%", 100 * t.summary.relativeStdev),
+          d.gflopPerSecond ? format("%.1f", *d.gflopPerSecond) : "-",
           d.gbPerSecond ? format("%.1f", *d.gbPerSecond) : "-",
           d.percentOfPeak ? format("%.0f%%", *d.percentOfPeak) : "-",
           speedup,
           correctness};
 }
+/// One line per timing above 100 % of the measured peak: not a kernel
+/// beating the hardware, but data resident in L2 or a wrong byte count.
+std::vector<std::string> abovePeakLines(const report::BenchReport &report) {
+  std::vector<std::string> lines;
+  for (const report::Benchmark &b : report.benchmarks)
+    for (const report::Variant &v : b.variants)
+      for (const report::Timing &t : v.timings)
+        if (t.derived.percentOfPeak && *t.derived.percentOfPeak > 100)
+          lines.push_back(
+              b.name + " " + v.name + " " + report::toString(t.mode) + ": " +
+              format("%.0f%%", *t.derived.percentOfPeak) +
+              " of the measured peak copy bandwidth: the data stayed in L2 "
+              "(hot samples), or the bytes moved are wrong (check "
+              "[roofline] bytes_moved)");
+  return lines;
+}
 } // namespace
 
 std::string renderBenchTable(const report::BenchReport &report) {
   std::vector<Row> rows = {{"benchmark", "variant", "mode", "median ± IQR",
-                            "samples", "noise", "GB/s", "% peak", "speedup",
-                            "correctness"}};
+                            "samples", "noise", "GFLOP/s", "GB/s", "% peak",
+                            "speedup", "correctness"}};
   for (const report::Benchmark &b : report.benchmarks) {
     if (b.status != report::BenchStatus::Ok) {
-      rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-",
+      rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
                       statusText(b.status)});
       rows.push_back({"    " + b.reason});
       continue;
@@ -113,15 +130,15 @@ std::string renderBenchTable(const report::BenchReport &report) {
     const report::ProgramResult &p = *report.program;
     std::string name = "program " + p.entryFunction;
     if (p.status != report::BenchStatus::Ok) {
-      rows.push_back(
-          {name, "-", "-", "-", "-", "-", "-", "-", "-", statusText(p.status)});
+      rows.push_back({name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                      statusText(p.status)});
       rows.push_back({"    " + p.reason});
     } else {
       if (p.withSubstitutions) {
         Row row = timingRow(name, "with substitutions", *p.withSubstitutions,
                             "checked");
         if (p.speedup)
-          row[8] = format("%.2fx", *p.speedup);
+          row[9] = format("%.2fx", *p.speedup);
         rows.push_back(row);
       }
       if (p.generatedOnly)
@@ -136,6 +153,8 @@ std::string renderBenchTable(const report::BenchReport &report) {
     text += "resources: " + line + "\n";
   for (const std::string &line : report::pairedLines(report))
     text += "paired: " + line + "\n";
+  for (const std::string &line : abovePeakLines(report))
+    text += "warning: " + line + "\n";
   return text;
 }
 

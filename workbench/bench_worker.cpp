@@ -8,9 +8,11 @@
 #include "workbench/bench_progress.h"
 #include "workbench/bench_report_fill.h"
 #include "workbench/command.h"
+#include "workbench/declared_figures.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/worker.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace kb::workbench {
@@ -26,6 +28,7 @@ struct Measured {
   bench::CorrectnessResult correctness;
   std::vector<report::Variant> variants; // candidate (or generated) first
   std::vector<std::vector<bench::ModeResult>> modes; // per variant
+  std::vector<std::string> warnings;                 // for the report
 };
 
 /// "cuda:sm_90" / "vulkan:1.2" from a variant's format and target; the
@@ -60,6 +63,46 @@ report::Variant describeVariant(const PreparedFunction &prepared,
   return v;
 }
 
+/// The candidate's declarations in build.json, and the dispatch they apply
+/// to (none for the whole program).
+struct Declarations {
+  DeclaredByObject byObject;
+  const module::Op *dispatch = nullptr;
+};
+
+/// What |variants|' candidate declares: its tolerances (by the output
+/// buffer each [abi] binding is in the dispatch) into |correctness|, its
+/// FLOPs and bytes moved into every variant (they do the same work). Why
+/// none apply though the object has several kernels goes to |warnings|.
+void applyDeclared(const Declarations &declarations,
+                   const module::Module &module,
+                   std::vector<report::Variant> &variants,
+                   bench::CorrectnessSettings &correctness,
+                   std::vector<std::string> &warnings) {
+  if (!declarations.dispatch || variants.empty())
+    return;
+  std::string ambiguity;
+  const KernelDeclared *found = findDeclared(
+      declarations.byObject, variants.front().objectSha256,
+      module.executables[declarations.dispatch->executable].name, ambiguity);
+  if (!ambiguity.empty())
+    warnings.push_back(ambiguity);
+  if (!found)
+    return;
+  const KernelDeclared &declared = *found;
+  correctness.kernelTolerance = declared.tolerance;
+  const auto &bindings = declarations.dispatch->bindings;
+  for (const OutputTolerance &o : declared.outputTolerances)
+    if (o.binding < bindings.size())
+      correctness.outputTolerances[bindings[o.binding].buffer] = o.tolerance;
+  for (report::Variant &v : variants) {
+    if (declared.flops)
+      v.flops = *declared.flops;
+    if (declared.bytesMoved)
+      v.bytesMoved = static_cast<uint64_t>(std::llround(*declared.bytesMoved));
+  }
+}
+
 /// The same benchmark in the other build (--baseline); none without one.
 struct BaselineWork {
   const module::Module *module = nullptr;
@@ -78,8 +121,8 @@ bool hasRole(const module::Executable &exe, module::VariantRole role) {
 /// settings say so), as variant "baseline" right after the candidate.
 Status measure(hal::Device &device, bench::Engine &engine,
                const module::Module &module, const module::Function &function,
-               const BaselineWork &baseline, const BenchJob &job,
-               const std::string &work, Measured &out) {
+               const BaselineWork &baseline, const Declarations &declarations,
+               const BenchJob &job, const std::string &work, Measured &out) {
   bool candidates = false, references = true;
   for (const module::Op &op : function.ops) {
     if (op.kind != module::Op::Kind::Dispatch)
@@ -113,6 +156,7 @@ Status measure(hal::Device &device, bench::Engine &engine,
 
   announceStage(work + ": correctness check");
   bench::CorrectnessSettings correctness = correctnessSettings(job.settings);
+  applyDeclared(declarations, module, out.variants, correctness, out.warnings);
   KB_ASSIGN_OR_RETURN(out.correctness,
                       bench::checkBeforeTiming(device, *candidate,
                                                reference.get(), correctness));
@@ -300,6 +344,23 @@ std::optional<double> probePeak(hal::Device &device, const bench::L2Size &l2,
   return std::nullopt;
 }
 
+/// The declarations of |job|'s build; a warning in |report| when its
+/// build.json cannot be read.
+Declarations readDeclarations(const BenchJob &job, const module::Op *dispatch,
+                              report::BenchReport &report) {
+  Declarations declarations;
+  declarations.dispatch = dispatch;
+  if (job.buildJson.empty() || !dispatch)
+    return declarations;
+  auto read = readDeclaredFigures(job.buildJson);
+  if (read.ok())
+    declarations.byObject = std::move(*read);
+  else if (read.status().code() != StatusCode::NotFound)
+    report.environment.warnings.push_back(
+        "no declared FLOPs, bytes or tolerances: " + read.status().message());
+  return declarations;
+}
+
 int print(const report::BenchReport &report, int exitCode) {
   auto text = report::renderBenchJson(report);
   if (!text.ok()) {
@@ -397,7 +458,8 @@ int runBenchJob(const BenchJob &job) {
         "no SM clock per sample, so throttled samples cannot be discarded: " +
         (*engine)->clockError());
   if (status.ok())
-    status = measure(device, **engine, *module, *function, baseline, job,
+    status = measure(device, **engine, *module, *function, baseline,
+                     readDeclarations(job, dispatch, report), job,
                      describeWork(*module, *function, dispatch, work.opIndex),
                      measured);
   if (!status.ok()) {
@@ -411,6 +473,8 @@ int runBenchJob(const BenchJob &job) {
                  : status.message();
     measured.modes.clear();
   }
+  for (std::string &w : measured.warnings)
+    report.environment.warnings.push_back(std::move(w));
   fillReport(measured, *module, *function, dispatch, job, report);
   return print(report, kExitOk);
 }

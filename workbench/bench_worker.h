@@ -37,6 +37,9 @@ struct BenchJob {
   /// this once before the first benchmark, so that no benchmark's watchdog
   /// pays for the probe.
   bool peakOnly = false;
+  /// The build's build.json: what the candidate's kernel declares
+  /// (declared_figures.h) by its object's sha256. Empty: nothing declared.
+  std::string buildJson;
 };
 
 /// The variant name of the other build's kernel in a --baseline run.

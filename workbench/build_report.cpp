@@ -2,6 +2,7 @@
 #include "workbench/build_report.h"
 
 #include "toolchains/process.h"
+#include "workbench/declared_figures.h"
 
 #include <cmath>
 #include <type_traits>
@@ -101,6 +102,8 @@ json jobJson(const JobRecord &job, const BuildReport &report) {
           {"tool_versions", r.toolVersions},
           {"outputs", outputs},
           {"resources", resources},
+          {"declared",
+           job.kernel ? declaredJson(job.kernel->declared) : json(nullptr)},
           {"diagnostics", diagnostics}};
 }
 

@@ -1,6 +1,7 @@
 //===- workbench/kernel_toml.cpp - The kernel.toml schema -----------------===//
 #include "workbench/kernel_toml.h"
 
+#include "workbench/kernel_toml_declared.h"
 #include "workbench/toml_file.h"
 
 #include "common/paths.h"
@@ -55,7 +56,8 @@ const std::vector<std::string> kKernelKeys = {
     "entry",          "targets",     "defines",
     "include_dirs",   "substitutes", "spills_are_errors",
     "optimize_spirv", "flags"};
-const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench"};
+const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench",
+                                                  "roofline", "tolerance"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
     "init"};
@@ -837,6 +839,8 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   if (declared)
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel));
+  KB_RETURN_IF_ERROR(
+      readDeclared(file, root, common.abi, common.defines, kernel));
   KB_RETURN_IF_ERROR(resolveSharedMemory(file, *abiTable, common, kernel));
   return kernel;
 }

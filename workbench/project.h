@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "toolchains/kernel_builder.h"
 #include "common/target.h"
+#include "workbench/kernel_declared.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -72,6 +73,8 @@ struct Kernel {
   std::string substitutes;
   /// `[bench]`: only a kernel that substitutes nothing has one.
   std::optional<BenchSettings> bench;
+  /// `[roofline]` and `[tolerance]`, evaluated (kernel_declared.h).
+  KernelDeclared declared;
 
   /// The spec that builds |target| (CUDA source for cuda:*, GLSL for
   /// vulkan:*), or null when the kernel has no source for that family.

@@ -180,11 +180,9 @@ void printUncompared(const module::FunctionResult &candidate,
 bool compareOutput(size_t i, const module::Output &out,
                    const module::OutputData &ref,
                    const module::OutputData &cand, size_t maxMismatches) {
-  module::Tolerance tol = module::defaultTolerance(ref.elementType);
-  if (out.absTolerance)
-    tol.abs = *out.absTolerance;
-  if (out.relTolerance)
-    tol.rel = *out.relTolerance;
+  module::ToleranceOverride fromModule = out.tolerance();
+  module::Tolerance tol =
+      module::resolveTolerance(ref.elementType, {&fromModule});
   module::Comparison cmp = module::compareElements(
       ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches);
   std::string name = outputName(ref);

@@ -54,11 +54,13 @@ void compareOutputs(const PreparedFunction &candidate,
   const module::Function &function = candidate.function();
   for (size_t i = 0; i < reference.size() && i < actual.size(); ++i) {
     const module::Output &out = function.outputs[i];
-    module::Tolerance tol = module::defaultTolerance(reference[i].elementType);
-    if (out.absTolerance)
-      tol.abs = *out.absTolerance;
-    if (out.relTolerance)
-      tol.rel = *out.relTolerance;
+    module::ToleranceOverride fromModule = out.tolerance();
+    auto declared = settings.outputTolerances.find(out.buffer);
+    module::Tolerance tol = module::resolveTolerance(
+        reference[i].elementType,
+        {&fromModule, &settings.kernelTolerance,
+         declared == settings.outputTolerances.end() ? nullptr
+                                                     : &declared->second});
     module::Comparison cmp =
         module::compareElements(reference[i].elementType, reference[i].bytes,
                                 actual[i].bytes, tol, settings.maxMismatches);

@@ -8,8 +8,9 @@
 // buffers the function only reads are checksummed after the candidate runs
 // (a kernel that writes its inputs is wrong even when its outputs match).
 // The comparison is runtime/module/compare.h with the module's per-output
-// tolerances. After timing, the candidate runs once more from the first
-// inputs and is compared again (a kernel must not go wrong under repetition).
+// tolerances, overridden by the kernel's declared ones (tolerance.h). After
+// timing, the candidate runs once more from the first inputs and is compared
+// again (a kernel must not go wrong under repetition).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_CORRECTNESS_H_
@@ -18,6 +19,7 @@
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,11 @@ struct CorrectnessSettings {
   uint32_t seeds = 3;     // input sets from seeds (>= 1)
   bool zeroInputs = true; // one more run with every input zero
   size_t maxMismatches = 8;
+  /// The kernel's declared tolerances (kernel.toml [tolerance]), layered
+  /// over the module's per-output ones: |kernelTolerance| for every output,
+  /// then |outputTolerances| by the output's buffer index.
+  module::ToleranceOverride kernelTolerance;
+  std::map<uint32_t, module::ToleranceOverride> outputTolerances;
 };
 
 enum class Verdict { Correct, Incorrect, NoReference, NotChecked };

@@ -9,20 +9,29 @@
 
 namespace kb::module {
 
-Tolerance defaultTolerance(ElementType type) {
-  switch (type) {
-  case ElementType::F64:
-    return {1e-12, 1e-10};
-  case ElementType::F32:
-    return {1e-5, 1e-4};
-  case ElementType::F16:
-    return {1e-3, 1e-2};
-  case ElementType::BF16:
-    return {1e-2, 2e-2};
-  default:
-    return {0, 0};
-  }
+namespace {
+/// The bits of a float element as an integer ordered like the values
+/// (sign-magnitude to two's complement), so that the distance between two
+/// is their distance in units in the last place.
+int64_t orderedBits(ElementType type, const uint8_t *p) {
+  uint64_t bits = 0;
+  uint32_t size = byteSize(type);
+  std::memcpy(&bits, p, size); // little-endian hosts
+  uint64_t sign = uint64_t(1) << (8 * size - 1);
+  int64_t magnitude = static_cast<int64_t>(bits & (sign - 1));
+  return bits & sign ? -magnitude : magnitude;
 }
+
+bool withinUlp(ElementType type, const uint8_t *r, const uint8_t *c,
+               uint32_t ulp) {
+  if (ulp == 0 || !isFloat(type))
+    return false;
+  int64_t a = orderedBits(type, r), b = orderedBits(type, c);
+  uint64_t distance =
+      a > b ? uint64_t(a) - uint64_t(b) : uint64_t(b) - uint64_t(a);
+  return distance <= ulp;
+}
+} // namespace
 
 Comparison compareElements(ElementType type,
                            const std::vector<uint8_t> &reference,
@@ -48,7 +57,8 @@ Comparison compareElements(ElementType type,
     } else {
       double err = std::fabs(cv - rv);
       result.maxAbsError = std::max(result.maxAbsError, err);
-      match = err <= tolerance.abs + tolerance.rel * std::fabs(rv);
+      match = err <= tolerance.abs + tolerance.rel * std::fabs(rv) ||
+              withinUlp(type, r, c, tolerance.ulp);
     }
     if (!match) {
       ++result.mismatchCount;

@@ -1,8 +1,10 @@
 //===- runtime/module/compare.h - Candidate vs reference outputs ----------===//
 //
-// Element-wise comparison with per-type tolerances: an element matches when
-// |candidate - reference| <= abs + rel * |reference| (both NaN, or equal
-// infinities, match). Defaults, used when an Output sets no tolerance:
+// Element-wise comparison with per-type tolerances (tolerance.h): an element
+// matches when |candidate - reference| <= abs + rel * |reference|, or when
+// the two are within `ulp` units in the last place; NaN matches only NaN at
+// the same index, an infinity only the same infinity. Defaults, used when
+// nothing sets a tolerance:
 //
 //   f64 abs 1e-12 rel 1e-10    f32 abs 1e-5 rel 1e-4
 //   f16 abs 1e-3  rel 1e-2     bf16 abs 1e-2 rel 2e-2    integers: exact
@@ -15,18 +17,13 @@
 #define KB_RUNTIME_MODULE_COMPARE_H_
 
 #include "common/kernel_abi.h"
+#include "runtime/module/tolerance.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace kb::module {
-
-struct Tolerance {
-  double abs = 0;
-  double rel = 0;
-};
-Tolerance defaultTolerance(ElementType type);
 
 struct Mismatch {
   uint64_t index = 0;

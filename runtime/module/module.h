@@ -20,6 +20,7 @@
 #include "common/status.h"
 #include "runtime/hal/device.h"
 #include "runtime/hal/executable.h"
+#include "runtime/module/tolerance.h"
 
 #include <array>
 #include <cstdint>
@@ -89,6 +90,10 @@ const char *toString(Op::Kind kind);
 struct Output {
   uint32_t buffer = 0;
   std::optional<double> absTolerance, relTolerance;
+  /// The module's tolerances as a layer (tolerance.h).
+  ToleranceOverride tolerance() const {
+    return {absTolerance, relTolerance, std::nullopt, std::nullopt};
+  }
 };
 
 struct Function {

@@ -297,6 +297,89 @@ TEST(CompareTest, TolerancesNansAndExactIntegers) {
   EXPECT_EQ(ints.firstMismatches[0].index, 1u);
 }
 
+// A float sum over n elements in another order than the reference's is off
+// by ~sqrt(n) ulps: the default tolerance flags it, a declared reduction
+// length (tolerance.h) scales abs and rel by sqrt(n) and accepts it; a wrong
+// result stays wrong, and integers stay exact whatever the length.
+TEST(CompareTest, ReductionLengthScalesFloatTolerances) {
+  const uint64_t n = 1 << 20;
+  std::vector<float> input(n);
+  uint32_t state = 12345;
+  for (float &v : input) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / float(1 << 24) * 2 - 1;
+  }
+  // The reference sums in order, the candidate as 256 strided partials (a
+  // GPU reduction's order); both in float.
+  float serial = 0;
+  for (float v : input)
+    serial += v;
+  std::vector<float> partials(256, 0);
+  for (uint64_t i = 0; i < n; ++i)
+    partials[i % 256] += input[i];
+  float strided = 0;
+  for (float p : partials)
+    strided += p;
+  auto bytes = [](float v) {
+    std::vector<uint8_t> b(4);
+    std::memcpy(b.data(), &v, 4);
+    return b;
+  };
+  ASSERT_NE(serial, strided) << "the orders must round differently";
+  Tolerance plain = resolveTolerance(ElementType::F32, {});
+  EXPECT_FALSE(
+      compareElements(ElementType::F32, bytes(serial), bytes(strided), plain)
+          .ok())
+      << serial << " vs " << strided;
+  ToleranceOverride declared;
+  declared.reductionLength = double(n);
+  Tolerance scaled = resolveTolerance(ElementType::F32, {&declared});
+  EXPECT_DOUBLE_EQ(scaled.abs, 1e-5 * 1024);
+  EXPECT_DOUBLE_EQ(scaled.rel, 1e-4 * 1024);
+  EXPECT_TRUE(
+      compareElements(ElementType::F32, bytes(serial), bytes(strided), scaled)
+          .ok());
+  EXPECT_FALSE(
+      compareElements(ElementType::F32, bytes(serial), bytes(-serial), scaled)
+          .ok());
+  EXPECT_EQ(resolveTolerance(ElementType::I32, {&declared}).abs, 0);
+
+  // Layers: later ones win field by field; the output's length over the
+  // kernel's.
+  ToleranceOverride module{0.5, std::nullopt, std::nullopt, std::nullopt};
+  ToleranceOverride output{std::nullopt, 0.25, 2u, 4.0};
+  Tolerance layered = resolveTolerance(ElementType::F64,
+                                       {&module, nullptr, &declared, &output});
+  EXPECT_DOUBLE_EQ(layered.abs, 0.5 * 2);
+  EXPECT_DOUBLE_EQ(layered.rel, 0.25 * 2);
+  EXPECT_EQ(layered.ulp, 2u);
+}
+
+TEST(CompareTest, UlpToleranceInTheElementsOwnType) {
+  float one = 1.0f, next = std::nextafter(std::nextafter(1.0f, 2.0f), 2.0f);
+  std::vector<uint8_t> r(4), c(4);
+  std::memcpy(r.data(), &one, 4);
+  std::memcpy(c.data(), &next, 4);
+  Tolerance none{0, 0, 0};
+  EXPECT_FALSE(compareElements(ElementType::F32, r, c, none).ok());
+  EXPECT_FALSE(compareElements(ElementType::F32, r, c, {0, 0, 1}).ok());
+  EXPECT_TRUE(compareElements(ElementType::F32, r, c, {0, 0, 2}).ok());
+  // Across zero: -0.0 and the smallest positive denormal are 1 ulp apart.
+  float negZero = -0.0f, denormal = std::nextafter(0.0f, 1.0f);
+  std::memcpy(r.data(), &negZero, 4);
+  std::memcpy(c.data(), &denormal, 4);
+  EXPECT_TRUE(compareElements(ElementType::F32, r, c, {0, 0, 1}).ok());
+  // f16: 1.0 (0x3c00) and 0x3c03 are 3 ulps apart.
+  std::vector<uint8_t> h1 = {0x00, 0x3c}, h2 = {0x03, 0x3c};
+  EXPECT_FALSE(compareElements(ElementType::F16, h1, h2, {0, 0, 2}).ok());
+  EXPECT_TRUE(compareElements(ElementType::F16, h1, h2, {0, 0, 3}).ok());
+  // NaN matches NaN only; an ulp budget does not bridge NaN and a number.
+  float nan = NAN;
+  std::memcpy(r.data(), &nan, 4);
+  std::memcpy(c.data(), &one, 4);
+  EXPECT_FALSE(compareElements(ElementType::F32, r, c, {0, 0, 1u << 30}).ok());
+}
+
 TEST(ExecutorTest, SampleProgramComputesOnVulkan) {
   REQUIRE_SAMPLE();
   auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");

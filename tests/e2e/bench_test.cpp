@@ -24,8 +24,10 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -493,3 +495,55 @@ TEST_F(BenchTest, BaselineMayBeABundle) {
 }
 
 } // namespace
+
+// Issue 10: what a kernel.toml declares reaches the bench. The row sum
+// with `reduction_length = "len"` passes (its 64 strided partials round
+// differently from the serial reference) and shows GFLOP/s from its
+// [roofline] flops and GB/s from its declared bytes; the same kernel under
+// the default f32 tolerance is INCORRECT.
+TEST_F(BenchTest, DeclaredFlopsAndReductionTolerances) {
+  Cli b = buildProject(kFixtures / "declared");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli r = bench({"--cold"});
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 1) << r.output; // row_sum_default is INCORRECT
+  EXPECT_THAT(r.output, HasSubstr("GFLOP/s"));
+
+  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  const kb::report::Benchmark *scaled = find(report, "row_sum_64");
+  ASSERT_TRUE(scaled);
+  EXPECT_EQ(scaled->status, kb::report::BenchStatus::Ok) << scaled->reason;
+  ASSERT_EQ(scaled->variants.size(), 2u);
+  for (const kb::report::Variant &v : scaled->variants) {
+    ASSERT_TRUE(v.flops) << v.name;
+    EXPECT_EQ(*v.flops, 64.0 * 65536);
+    ASSERT_TRUE(v.bytesMoved) << v.name;
+    EXPECT_EQ(*v.bytesMoved, 4u * (64u * 65536u + 64u));
+    ASSERT_FALSE(v.timings.empty()) << v.name;
+    const kb::report::Derived &d = v.timings[0].derived;
+    ASSERT_TRUE(d.gflopPerSecond) << v.name;
+    EXPECT_NEAR(*d.gflopPerSecond, 64.0 * 65536 / v.timings[0].summary.median,
+                1e-9);
+    ASSERT_TRUE(d.gbPerSecond);
+    EXPECT_NEAR(*d.gbPerSecond,
+                4.0 * (64 * 65536 + 64) / v.timings[0].summary.median, 1e-9);
+  }
+  // The table's row_sum candidate line carries a GFLOP/s figure.
+  std::string line;
+  std::istringstream table(r.output);
+  while (std::getline(table, line))
+    if (line.rfind("row_sum_64", 0) == 0 &&
+        line.find("candidate") != std::string::npos)
+      break;
+  char figure[32];
+  std::snprintf(figure, sizeof figure, "%.1f",
+                *scaled->variants[0].timings[0].derived.gflopPerSecond);
+  EXPECT_THAT(line, HasSubstr(figure)) << r.output;
+
+  const kb::report::Benchmark *plain = find(report, "row_sum_default");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->status, kb::report::BenchStatus::Incorrect);
+  EXPECT_THAT(plain->reason, HasSubstr("differs from the reference"));
+  for (const kb::report::Variant &v : plain->variants)
+    EXPECT_TRUE(v.timings.empty()) << "a wrong kernel was timed";
+}

@@ -37,7 +37,7 @@ std::string correctnessCell(const ReportRow &row) {
 std::vector<std::string> rowCells(const ReportRow &row) {
   std::string variant = row.variant ? row.variant->name : "-";
   if (!row.timed())
-    return {row.benchmark->name, variant, "-", "-", "-", "-", "-", "-",
+    return {row.benchmark->name, variant, "-", "-", "-", "-", "-", "-", "-",
             correctnessCell(row)};
   const Timing &t = *row.timing;
   const Derived &d = t.derived;
@@ -50,6 +50,7 @@ std::vector<std::string> rowCells(const ReportRow &row) {
           toString(t.mode),
           formatMedianIqr(t.summary.median, t.summary.iqr),
           std::to_string(t.samples.size()),
+          formatNumber(d.gflopPerSecond, 1),
           formatNumber(d.gbPerSecond, 1),
           formatNumber(d.percentOfPeak, 1),
           speedup,
@@ -98,9 +99,9 @@ std::string renderMarkdown(const BenchReport &report) {
         << "): noise is reported, not required.\n\n";
   std::vector<ReportRow> rows = reportRows(report);
   MarkdownTable table(
-      {"benchmark", "variant", "mode", "median \u00b1 IQR", "samples", "GB/s",
-       "% peak", "vs ref", "correctness"},
-      {false, false, false, true, true, true, true, true, false});
+      {"benchmark", "variant", "mode", "median \u00b1 IQR", "samples",
+       "GFLOP/s", "GB/s", "% peak", "vs ref", "correctness"},
+      {false, false, false, true, true, true, true, true, true, false});
   for (const ReportRow &row : rows)
     table.addRow(rowCells(row));
   out << table.render();

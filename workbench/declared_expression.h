@@ -1,0 +1,28 @@
+//===- workbench/declared_expression.h - Arithmetic over named values -----===//
+//
+// The expressions a kernel.toml declares its FLOPs, bytes moved and
+// reduction length with (`flops = "2*M*N*K"`): numbers, names, + - * /,
+// unary minus and parentheses, evaluated in double precision against the
+// kernel's named values ([bench] constants, integer `defines`, the workload).
+// An error says where in the text (column), what was expected and, for an
+// unknown name, every name that is known; the caller adds file:line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_DECLARED_EXPRESSION_H_
+#define KB_WORKBENCH_DECLARED_EXPRESSION_H_
+
+#include "common/status.h"
+
+#include <map>
+#include <string>
+
+namespace kb::workbench {
+
+/// Evaluates |text|. InvalidArgument for a syntax error, an unknown name, a
+/// division by zero or a result that is not finite.
+StatusOr<double> evaluateExpression(const std::string &text,
+                                    const std::map<std::string, double> &names);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_DECLARED_EXPRESSION_H_

@@ -1,0 +1,49 @@
+//===- workbench/kernel_declared.h - What a kernel declares about itself --===//
+//
+// Figures a kernel.toml declares for its benchmark (kernels/README.md):
+// `[roofline]` FLOPs and bytes moved per dispatch (GFLOP/s, and GB/s that
+// override the default sum of the bindings), `[tolerance]` for the
+// correctness check (for every output and per output). Evaluated when the
+// kernel.toml is read, recorded per job in build.json (`jobs[].declared`),
+// and read back by each bench worker for the variant it runs.
+//
+// Its own header, without project.h, so the bench side can use it without
+// the project model (whose BenchSettings is another type than `bench`'s).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_KERNEL_DECLARED_H_
+#define KB_WORKBENCH_KERNEL_DECLARED_H_
+
+#include "runtime/module/tolerance.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+/// `[tolerance.outputs.NAME]`: the tolerance of one written binding.
+struct OutputTolerance {
+  std::string name;     // the [abi] binding's name
+  uint32_t binding = 0; // its index in [abi] bindings
+  module::ToleranceOverride tolerance;
+};
+
+struct KernelDeclared {
+  /// Floating-point operations and bytes read + written per dispatch.
+  std::optional<double> flops;
+  std::optional<double> bytesMoved;
+  /// `[tolerance]`: for every output, below the per-output ones.
+  module::ToleranceOverride tolerance;
+  std::vector<OutputTolerance> outputTolerances;
+
+  bool empty() const {
+    return !flops && !bytesMoved && tolerance.empty() &&
+           outputTolerances.empty();
+  }
+};
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_KERNEL_DECLARED_H_

@@ -1,0 +1,31 @@
+//===- workbench/kernel_toml_declared.h - [roofline] and [tolerance] ------===//
+//
+// The part of kernel.toml (kernel_toml.h) that declares figures rather than
+// how to build: `[roofline]` (flops, bytes_moved) and `[tolerance]` (abs,
+// rel, ulp, reduction_length, and per output `[tolerance.outputs.NAME]`),
+// read into a KernelDeclared (kernel_declared.h). Expressions
+// (declared_expression.h) name the kernel's [bench] constants, its integer
+// `defines` and the workload (`workload_x`, `workload_y`, `workload_z`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_KERNEL_TOML_DECLARED_H_
+#define KB_WORKBENCH_KERNEL_TOML_DECLARED_H_
+
+#include "workbench/kernel_declared.h"
+#include "workbench/project.h"
+#include "workbench/toml_file.h"
+
+namespace kb::workbench {
+
+/// Reads `[roofline]` and `[tolerance]` of |root| into |kernel|.declared,
+/// against |abi| and the kernel's [bench] (read before) and |defines|.
+/// Errors are located (`file:line:col`) and name the key.
+Status
+readDeclared(const TomlFile &file, const toml::table &root,
+             const KernelAbi &abi,
+             const std::vector<std::pair<std::string, std::string>> &defines,
+             Kernel &kernel);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_KERNEL_TOML_DECLARED_H_
