@@ -84,9 +84,14 @@ report::Correctness toCorrectness(const bench::CorrectnessResult &result) {
       c.firstMismatches.push_back(
           {m.output, x.index, number(x.reference), number(x.candidate)});
   c.note = result.reason;
+  std::string inputs = "the seeds";
   if (result.zeroInputs)
-    c.note += std::string(c.note.empty() ? "" : "; ") +
-              "inputs: the seeds, then all zeros";
+    inputs += ", all zeros";
+  for (const std::string &special : result.specialInputs)
+    inputs += special == "large" ? ", large magnitudes"
+              : special == "nan" ? ", NaN among them"
+                                 : ", infinities among them";
+  c.note += std::string(c.note.empty() ? "" : "; ") + "inputs: " + inputs;
   return c;
 }
 

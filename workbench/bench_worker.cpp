@@ -91,6 +91,8 @@ void applyDeclared(const Declarations &declarations,
     return;
   const KernelDeclared &declared = *found;
   correctness.kernelTolerance = declared.tolerance;
+  correctness.nanInputs = declared.nanInputs;
+  correctness.infInputs = declared.infInputs;
   const auto &bindings = declarations.dispatch->bindings;
   for (const OutputTolerance &o : declared.outputTolerances)
     if (o.binding < bindings.size())

@@ -46,6 +46,10 @@ KernelDeclared declaredOf(const json &d) {
     out.outputTolerances.push_back({o.at("name").get<std::string>(),
                                     o.at("binding").get<uint32_t>(),
                                     toleranceOf(o.at("tolerance"))});
+  for (const json &v : d.at("special_values")) {
+    out.nanInputs |= v.get<std::string>() == "nan";
+    out.infInputs |= v.get<std::string>() == "inf";
+  }
   return out;
 }
 } // namespace
@@ -58,10 +62,16 @@ json declaredJson(const KernelDeclared &declared) {
     outputs.push_back({{"name", o.name},
                        {"binding", o.binding},
                        {"tolerance", toleranceJson(o.tolerance)}});
+  json special = json::array();
+  if (declared.nanInputs)
+    special.push_back("nan");
+  if (declared.infInputs)
+    special.push_back("inf");
   return {{"flops", optional(declared.flops)},
           {"bytes_moved", optional(declared.bytesMoved)},
           {"tolerance", toleranceJson(declared.tolerance)},
-          {"output_tolerances", outputs}};
+          {"output_tolerances", outputs},
+          {"special_values", special}};
 }
 
 StatusOr<DeclaredByObject>

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -149,11 +150,37 @@ TEST_F(DeclaredTomlTest, BadDeclarationsAreLocatedErrors) {
               HasSubstr("did you mean `abs`"));
 }
 
+TEST_F(DeclaredTomlTest, SpecialValuesAreDeclaredInBench) {
+  auto kernel = load("");
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  EXPECT_TRUE(kernel->declared.empty());
+  // [bench] is above in the file: append the key by rewriting the table.
+  std::string toml;
+  {
+    std::ifstream in(root_ / "kernel.toml");
+    toml.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto withSpecial = [&](const std::string &values) {
+    std::ofstream(root_ / "kernel.toml")
+        << toml << "special_values = " << values << "\n";
+    return loadKernel(root_ / "kernel.toml", {});
+  };
+  auto both = withSpecial("[\"nan\", \"inf\"]");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_TRUE(both->declared.nanInputs);
+  EXPECT_TRUE(both->declared.infInputs);
+  auto bad = withSpecial("[\"nan\", \"denormal\"]");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("\"nan\" or \"inf\""));
+  EXPECT_THAT(bad.status().message(), HasSubstr("found"));
+}
+
 TEST_F(DeclaredTomlTest, BuildJsonCarriesThemByObject) {
   auto kernel = load("[roofline]\nflops = \"2*M*N*K\"\n"
                      "[tolerance]\nreduction_length = \"K\"\n"
                      "[tolerance.outputs.c]\nabs = 0.5\n");
   ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  kernel->declared.infInputs = true;
   nlohmann::ordered_json doc = {
       {"schema_version", kBuildReportSchemaVersion},
       {"jobs",
@@ -193,6 +220,8 @@ TEST_F(DeclaredTomlTest, BuildJsonCarriesThemByObject) {
   ASSERT_EQ(d.outputTolerances.size(), 1u);
   EXPECT_EQ(d.outputTolerances[0].binding, 2u);
   EXPECT_EQ(*d.outputTolerances[0].tolerance.abs, 0.5);
+  EXPECT_TRUE(d.infInputs);
+  EXPECT_FALSE(d.nanInputs);
   EXPECT_TRUE(declaredJson(KernelDeclared{}).is_null());
 
   doc["jobs"][0]["declared"]["flops"] = "many";

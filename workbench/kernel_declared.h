@@ -3,7 +3,8 @@
 // Figures a kernel.toml declares for its benchmark (kernels/README.md):
 // `[roofline]` FLOPs and bytes moved per dispatch (GFLOP/s, and GB/s that
 // override the default sum of the bindings), `[tolerance]` for the
-// correctness check (for every output and per output). Evaluated when the
+// correctness check (for every output and per output), and the special
+// values (NaN, infinities) it propagates. Evaluated when the
 // kernel.toml is read, recorded per job in build.json (`jobs[].declared`),
 // and read back by each bench worker for the variant it runs.
 //
@@ -37,10 +38,14 @@ struct KernelDeclared {
   /// `[tolerance]`: for every output, below the per-output ones.
   module::ToleranceOverride tolerance;
   std::vector<OutputTolerance> outputTolerances;
+  /// `[bench] special_values`: correctness inputs with NaN / infinities
+  /// among the floats, which the kernel propagates as its reference does.
+  bool nanInputs = false;
+  bool infInputs = false;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
-           outputTolerances.empty();
+           outputTolerances.empty() && !nanInputs && !infInputs;
   }
 };
 

@@ -60,7 +60,7 @@ const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench",
                                                   "roofline", "tolerance"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
-    "init"};
+    "init",     "special_values"};
 const std::vector<std::string> kAbiKeys = {
     "workgroup_size", "dynamic_shared_memory", "bindings", "constants"};
 const std::vector<std::string> kBindingKeys = {"name", "type", "access"};

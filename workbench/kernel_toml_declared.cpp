@@ -160,6 +160,28 @@ Status readRoofline(const TomlFile &file, const toml::table &roofline,
   return okStatus();
 }
 
+/// `[bench] special_values = ["nan", "inf"]`.
+Status readSpecialValues(const TomlFile &file, const toml::table &root,
+                         KernelDeclared &declared) {
+  const toml::node *bench = root.get("bench");
+  if (!bench || !bench->is_table())
+    return okStatus();
+  KB_ASSIGN_OR_RETURN(auto values,
+                      file.strings(*bench->as_table(), "special_values"));
+  for (const auto &[value, node] : values) {
+    if (value == "nan")
+      declared.nanInputs = true;
+    else if (value == "inf")
+      declared.infInputs = true;
+    else
+      return file.expected(*node, "special_values",
+                           "\"nan\" or \"inf\" (the special values the "
+                           "kernel propagates; large magnitudes are always "
+                           "checked)");
+  }
+  return okStatus();
+}
+
 } // namespace
 
 Status
@@ -169,6 +191,7 @@ readDeclared(const TomlFile &file, const toml::table &root,
              Kernel &kernel) {
   std::map<std::string, double> names = expressionNames(abi, defines, kernel);
   KernelDeclared &declared = kernel.declared;
+  KB_RETURN_IF_ERROR(readSpecialValues(file, root, declared));
   KB_ASSIGN_OR_RETURN(const toml::table *roofline,
                       file.table(root, "roofline"));
   if (roofline)

@@ -2,8 +2,9 @@
 //
 // The part of kernel.toml (kernel_toml.h) that declares figures rather than
 // how to build: `[roofline]` (flops, bytes_moved) and `[tolerance]` (abs,
-// rel, ulp, reduction_length, and per output `[tolerance.outputs.NAME]`),
-// read into a KernelDeclared (kernel_declared.h). Expressions
+// rel, ulp, reduction_length, and per output `[tolerance.outputs.NAME]`)
+// and `[bench] special_values`, read into a KernelDeclared
+// (kernel_declared.h). Expressions
 // (declared_expression.h) name the kernel's [bench] constants, its integer
 // `defines` and the workload (`workload_x`, `workload_y`, `workload_z`).
 //
@@ -17,7 +18,8 @@
 
 namespace kb::workbench {
 
-/// Reads `[roofline]` and `[tolerance]` of |root| into |kernel|.declared,
+/// Reads `[roofline]`, `[tolerance]` and `[bench] special_values` of |root|
+/// into |kernel|.declared,
 /// against |abi| and the kernel's [bench] (read before) and |defines|.
 /// Errors are located (`file:line:col`) and name the key.
 Status

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace kb::bench {
 namespace {
 
@@ -22,10 +24,12 @@ struct Fixture {
 };
 
 /// Skips the test (returns null) when there is no Vulkan device or glslc.
-std::unique_ptr<Fixture> setUp(bool wrongCandidate, std::string &skip) {
+std::unique_ptr<Fixture> setUp(bool wrongCandidate, std::string &skip,
+                               bool squashNan = false) {
   auto fixture = std::make_unique<Fixture>();
   testing::SampleOptions options;
   options.wrongCandidate = wrongCandidate;
+  options.nanSquashingCandidate = squashNan;
   auto module = testing::makeSampleProgram(options);
   if (!module.ok()) {
     skip = module.status().message();
@@ -86,6 +90,60 @@ TEST(BenchMeasureTest, WrongCandidateIsIncorrectAtItsFirstBadIndex) {
   EXPECT_EQ(result->mismatches[0].first.at(0).index, testing::kWrongIndex);
   EXPECT_NE(result->reason.find("index 37"), std::string::npos)
       << result->reason;
+}
+
+// Special values (issue 10 item 2): large magnitudes always; NaN and
+// infinities only when the kernel declares it propagates them. A candidate
+// that turns NaN into 0 passes without the NaN set and is INCORRECT with
+// it, at the first index where the reference has NaN.
+TEST(BenchMeasureTest, SpecialValuesNanOnlyWhereDeclared) {
+  std::string skip;
+  auto f = setUp(false, skip, /*squashNan=*/true);
+  if (!f)
+    GTEST_SKIP() << skip;
+  hal::Device &device = *f->selected.device;
+  const module::Function &main = f->module.functions[0];
+  auto cand = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::PreferCandidate);
+  auto ref = module::PreparedFunction::create(
+      device, f->module, main, module::VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(cand.ok() && ref.ok());
+  CorrectnessSettings settings;
+  auto plain = checkBeforeTiming(device, **cand, ref->get(), settings);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->verdict, Verdict::Correct) << plain->reason;
+  EXPECT_EQ(plain->specialInputs, std::vector<std::string>{"large"});
+
+  settings.infInputs = true; // inf propagates through a*x+y untouched
+  auto inf = checkBeforeTiming(device, **cand, ref->get(), settings);
+  ASSERT_TRUE(inf.ok());
+  EXPECT_EQ(inf->verdict, Verdict::Correct) << inf->reason;
+
+  settings.nanInputs = true;
+  auto nan = checkBeforeTiming(device, **cand, ref->get(), settings);
+  ASSERT_TRUE(nan.ok()) << nan.status().message();
+  EXPECT_EQ(nan->verdict, Verdict::Incorrect);
+  ASSERT_FALSE(nan->mismatches.empty());
+  EXPECT_EQ(nan->mismatches[0].inputs, "nan");
+  EXPECT_EQ(nan->mismatches[0].first.at(0).index, 3u);
+  EXPECT_TRUE(std::isnan(nan->mismatches[0].first.at(0).reference));
+  EXPECT_EQ(nan->mismatches[0].first.at(0).candidate, 0);
+
+  // The handwritten saxpy that propagates NaN passes every set.
+  auto g = setUp(false, skip);
+  ASSERT_TRUE(g);
+  auto good = module::PreparedFunction::create(
+      device, g->module, g->module.functions[0],
+      module::VariantChoice::PreferCandidate);
+  auto goodRef = module::PreparedFunction::create(
+      device, g->module, g->module.functions[0],
+      module::VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(good.ok() && goodRef.ok());
+  auto all = checkBeforeTiming(device, **good, goodRef->get(), settings);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->verdict, Verdict::Correct) << all->reason;
+  EXPECT_EQ(all->specialInputs,
+            (std::vector<std::string>{"large", "nan", "inf"}));
 }
 
 TEST(BenchMeasureTest, ColdAndHotSamplesInterleaved) {

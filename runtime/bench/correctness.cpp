@@ -1,16 +1,25 @@
 //===- runtime/bench/correctness.cpp - Correctness before and after timing ===//
 #include "runtime/bench/correctness.h"
 
+#include "runtime/module/element_io.h"
+#include "runtime/module/inputs.h"
+
+#include <algorithm>
+#include <cmath>
+
 namespace kb::bench {
 
 namespace {
 using module::OutputData;
 using module::PreparedFunction;
 
+using module::SpecialValues;
+
 struct InputSet {
   std::string name;
   uint64_t seedOffset = 0;
   bool zeros = false;
+  SpecialValues special = SpecialValues::None;
 };
 
 std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
@@ -19,13 +28,20 @@ std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
     sets.push_back({"seed +" + std::to_string(i), i, false});
   if (settings.zeroInputs)
     sets.push_back({"zeros", 0, true});
+  if (settings.largeInputs)
+    sets.push_back({"large", 0, false, SpecialValues::Large});
+  if (settings.nanInputs)
+    sets.push_back({"nan", 0, false, SpecialValues::Nan});
+  if (settings.infInputs)
+    sets.push_back({"inf", 0, false, SpecialValues::Inf});
   return sets;
 }
 
 StatusOr<std::vector<OutputData>>
 runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set) {
-  KB_RETURN_IF_ERROR(prepared.initialize(
-      set.seedOffset, set.zeros, prepared.writeOnlyBuffers(), kPoisonPattern));
+  KB_RETURN_IF_ERROR(prepared.initialize(set.seedOffset, set.zeros,
+                                         prepared.writeOnlyBuffers(),
+                                         kPoisonPattern, set.special));
   KB_RETURN_IF_ERROR(runOnce(device, prepared));
   return prepared.readOutputs();
 }
@@ -36,7 +52,8 @@ StatusOr<std::vector<std::string>> changedInputs(PreparedFunction &prepared,
   std::vector<std::string> changed;
   for (uint32_t b : prepared.readOnlyBuffers()) {
     KB_ASSIGN_OR_RETURN(auto bytes, prepared.readBuffer(b));
-    if (bytes != prepared.initialContents(b, set.seedOffset, set.zeros)) {
+    if (bytes !=
+        prepared.initialContents(b, set.seedOffset, set.zeros, set.special)) {
       const std::string &name = prepared.function().buffers[b].name;
       changed.push_back(name.empty() ? "buffer " + std::to_string(b) : name);
     }
@@ -44,14 +61,42 @@ StatusOr<std::vector<std::string>> changedInputs(PreparedFunction &prepared,
   return changed;
 }
 
+/// The largest finite magnitude among |output|'s elements (0 for none).
+double largestMagnitude(const OutputData &output) {
+  uint32_t size = byteSize(output.elementType);
+  double largest = 0;
+  for (size_t at = 0; at + size <= output.bytes.size(); at += size) {
+    double v = std::fabs(
+        module::readElement(output.elementType, output.bytes.data() + at));
+    if (std::isfinite(v))
+      largest = std::max(largest, v);
+  }
+  return largest;
+}
+
+/// How much larger than from the module's own inputs the outputs are when
+/// computed from |set|: the abs tolerance (the floor that absorbs
+/// cancellation near zero) grows with them, per output; 1 for other sets.
+double absScale(const InputSet &set, const OutputData &reference,
+                const std::vector<OutputData> &unitScale, size_t i) {
+  if (set.special != SpecialValues::Large ||
+      !module::isFloat(reference.elementType))
+    return 1;
+  double unit = i < unitScale.size() ? largestMagnitude(unitScale[i]) : 0;
+  double large = largestMagnitude(reference);
+  if (unit == 0)
+    return module::largeInputFactor(reference.elementType);
+  return std::max(1.0, large / unit);
+}
+
 /// Compares every output; appends the failing ones to |result|.
 void compareOutputs(const PreparedFunction &candidate,
                     const std::vector<OutputData> &reference,
-                    const std::vector<OutputData> &actual,
-                    const std::string &inputs,
+                    const std::vector<OutputData> &actual, const InputSet &set,
                     const CorrectnessSettings &settings,
                     CorrectnessResult &result) {
   const module::Function &function = candidate.function();
+  const std::string &inputs = set.name;
   for (size_t i = 0; i < reference.size() && i < actual.size(); ++i) {
     const module::Output &out = function.outputs[i];
     module::ToleranceOverride fromModule = out.tolerance();
@@ -61,6 +106,7 @@ void compareOutputs(const PreparedFunction &candidate,
         {&fromModule, &settings.kernelTolerance,
          declared == settings.outputTolerances.end() ? nullptr
                                                      : &declared->second});
+    tol.abs *= absScale(set, reference[i], result.referenceOutputs, i);
     module::Comparison cmp =
         module::compareElements(reference[i].elementType, reference[i].bytes,
                                 actual[i].bytes, tol, settings.maxMismatches);
@@ -122,7 +168,9 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
   CorrectnessResult result;
   result.zeroInputs = settings.zeroInputs;
   for (const InputSet &set : inputSets(settings)) {
-    if (!set.zeros)
+    if (set.special != SpecialValues::None)
+      result.specialInputs.push_back(set.name);
+    else if (!set.zeros)
       result.seedOffsets.push_back(set.seedOffset);
     KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, set));
     KB_ASSIGN_OR_RETURN(result.inputsWritten, changedInputs(candidate, set));
@@ -136,13 +184,13 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
     if (!reference)
       continue;
     KB_ASSIGN_OR_RETURN(auto expected, runWith(device, *reference, set));
-    compareOutputs(candidate, expected, actual, set.name, settings, result);
+    compareOutputs(candidate, expected, actual, set, settings, result);
     if (!result.mismatches.empty()) {
       result.verdict = Verdict::Incorrect;
       result.reason = describeMismatch(result.mismatches.front());
       return result;
     }
-    if (set.seedOffset == 0 && !set.zeros)
+    if (set.seedOffset == 0 && !set.zeros && set.special == SpecialValues::None)
       result.referenceOutputs = std::move(expected);
   }
   if (reference) {
@@ -170,8 +218,8 @@ checkAfterTiming(hal::Device &device, PreparedFunction &candidate,
     return result;
   InputSet first{"after timing", 0, false};
   KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, first));
-  compareOutputs(candidate, before.referenceOutputs, actual, first.name,
-                 settings, result);
+  compareOutputs(candidate, before.referenceOutputs, actual, first, settings,
+                 result);
   if (!result.mismatches.empty()) {
     result.verdict = Verdict::Incorrect;
     result.reason = describeMismatch(result.mismatches.front());

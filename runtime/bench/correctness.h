@@ -2,7 +2,8 @@
 //
 // A benchmark's candidate is compared with its reference before it is
 // timed, from several seeded inputs (the module's own seeds, then the same
-// InitSpecs with seeds offset by 1, 2, ...) plus all-zero inputs; outputs
+// InitSpecs with seeds offset by 1, 2, ...) plus all-zero inputs, large
+// magnitudes, and (where the kernel declares it) NaN and infinities; outputs
 // only ever written are poisoned with NaN bits before every run, so a
 // kernel that leaves elements unwritten cannot pass on stale data; the
 // buffers the function only reads are checksummed after the candidate runs
@@ -31,6 +32,14 @@ constexpr uint32_t kPoisonPattern = 0x7fc07fc0;
 struct CorrectnessSettings {
   uint32_t seeds = 3;     // input sets from seeds (>= 1)
   bool zeroInputs = true; // one more run with every input zero
+  /// One more with the float inputs scaled up (module/inputs.h); its abs
+  /// tolerance grows with the outputs' magnitude.
+  bool largeInputs = true;
+  /// Runs with NaN / infinities among the float inputs: only for a kernel
+  /// that declares it propagates them (`[bench] special_values`); NaN must
+  /// come out where the reference's NaN are.
+  bool nanInputs = false;
+  bool infInputs = false;
   size_t maxMismatches = 8;
   /// The kernel's declared tolerances (kernel.toml [tolerance]), layered
   /// over the module's per-output ones: |kernelTolerance| for every output,
@@ -43,7 +52,7 @@ enum class Verdict { Correct, Incorrect, NoReference, NotChecked };
 const char *toString(Verdict verdict);
 
 struct OutputMismatch {
-  std::string inputs; // "seed +0", "seed +1", "zeros", "after timing"
+  std::string inputs; // "seed +0", "zeros", "large", "nan", "after timing"
   std::string output;
   ElementType elementType = ElementType::F32;
   module::Tolerance tolerance;
@@ -57,6 +66,8 @@ struct CorrectnessResult {
   std::string reason;
   std::vector<uint64_t> seedOffsets; // the seeded input sets run
   bool zeroInputs = false;
+  /// The special-value sets run: "large", "nan", "inf".
+  std::vector<std::string> specialInputs;
   std::vector<OutputMismatch> mismatches; // first failing case only
   std::vector<std::string> inputsWritten; // read-only buffers that changed
   /// The reference's outputs for seed offset 0 (kept for the after-timing

@@ -117,19 +117,25 @@ PreparedFunction::create(hal::Device &device, const Module &module,
   return prepared;
 }
 
-std::vector<uint8_t> PreparedFunction::initialContents(uint32_t index,
-                                                       uint64_t seedOffset,
-                                                       bool zeroInputs) const {
+std::vector<uint8_t>
+PreparedFunction::initialContents(uint32_t index, uint64_t seedOffset,
+                                  bool zeroInputs,
+                                  SpecialValues special) const {
   BufferDecl decl = function_.buffers[index];
   if (zeroInputs)
     decl.init.distribution = Distribution::Zero;
   decl.init.seed += seedOffset;
-  return generateContents(decl);
+  std::vector<uint8_t> contents = generateContents(decl);
+  // A buffer without a draw (an output, scratch) stays zero.
+  if (decl.init.distribution != Distribution::Zero)
+    applySpecialValues(decl.elementType, special, contents);
+  return contents;
 }
 
 Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
                                     const std::vector<uint32_t> &poison,
-                                    uint32_t poisonPattern) {
+                                    uint32_t poisonPattern,
+                                    SpecialValues special) {
   for (uint32_t i = 0; i < buffers_.size(); ++i) {
     if (!buffers_[i])
       continue;
@@ -139,7 +145,7 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
       for (size_t b = 0; b < contents.size(); ++b)
         contents[b] = uint8_t(poisonPattern >> (8 * (b % 4)));
     } else {
-      contents = initialContents(i, seedOffset, zeroInputs);
+      contents = initialContents(i, seedOffset, zeroInputs, special);
     }
     KB_RETURN_IF_ERROR(buffers_[i]
                            ->upload(0, contents.data(), contents.size())

@@ -19,6 +19,7 @@
 #define KB_RUNTIME_MODULE_EXECUTOR_H_
 
 #include "runtime/hal/device.h"
+#include "runtime/module/inputs.h"
 #include "runtime/module/module.h"
 
 #include <chrono>
@@ -66,10 +67,12 @@ public:
   /// Re-uploads every buffer's initial contents; each InitSpec seed is
   /// offset by |seedOffset| (0 = the module's own inputs); |zeroInputs|
   /// makes every buffer zero instead. Buffers in |poison| are filled with
-  /// |poisonPattern| bytes instead of their initial contents.
+  /// |poisonPattern| bytes instead of their initial contents. |special|
+  /// goes into every float buffer that has an initial draw (inputs.h).
   Status initialize(uint64_t seedOffset = 0, bool zeroInputs = false,
                     const std::vector<uint32_t> &poison = {},
-                    uint32_t poisonPattern = 0);
+                    uint32_t poisonPattern = 0,
+                    SpecialValues special = SpecialValues::None);
   /// Records the function's ops (barriers where hazards need them) into
   /// |commands|; adds the counts to |result| when given.
   Status record(hal::CommandBuffer &commands,
@@ -79,8 +82,10 @@ public:
   /// Reads back buffer |index| whole.
   StatusOr<std::vector<uint8_t>> readBuffer(uint32_t index) const;
   /// The initial contents of buffer |index| for |seedOffset| / |zeroInputs|.
-  std::vector<uint8_t> initialContents(uint32_t index, uint64_t seedOffset = 0,
-                                       bool zeroInputs = false) const;
+  std::vector<uint8_t>
+  initialContents(uint32_t index, uint64_t seedOffset = 0,
+                  bool zeroInputs = false,
+                  SpecialValues special = SpecialValues::None) const;
 
   /// Buffers the function's ops only read (a kernel that changes one is
   /// caught by a checksum), and buffers its ops only write (safe to poison

@@ -53,4 +53,44 @@ std::vector<uint8_t> generateContents(const BufferDecl &buffer) {
   return bytes;
 }
 
+const char *toString(SpecialValues special) {
+  switch (special) {
+  case SpecialValues::None:
+    return "none";
+  case SpecialValues::Large:
+    return "large";
+  case SpecialValues::Nan:
+    return "nan";
+  case SpecialValues::Inf:
+    return "inf";
+  }
+  return "?";
+}
+
+double largeInputFactor(ElementType type) {
+  return type == ElementType::F16 ? 16.0 : 1048576.0;
+}
+
+void applySpecialValues(ElementType type, SpecialValues special,
+                        std::vector<uint8_t> &bytes) {
+  if (special == SpecialValues::None || !isFloat(type))
+    return;
+  uint32_t size = byteSize(type);
+  uint64_t count = bytes.size() / size;
+  double factor = largeInputFactor(type);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint8_t *element = bytes.data() + i * size;
+    if (special == SpecialValues::Large) {
+      writeElement(type, readElement(type, element) * factor, element);
+      continue;
+    }
+    if (i % 16 != 3)
+      continue;
+    double value = special == SpecialValues::Nan ? std::nan("")
+                   : (i / 16) % 2 == 0           ? INFINITY
+                                                 : -INFINITY;
+    writeElement(type, value, element);
+  }
+}
+
 } // namespace kb::module

@@ -20,6 +20,24 @@ namespace kb::module {
 /// The initial bytes of |buffer| (byteSize() of them).
 std::vector<uint8_t> generateContents(const BufferDecl &buffer);
 
+/// Special values the correctness check puts into the float inputs, on top
+/// of their seeded draw: Large multiplies every element by
+/// largeInputFactor (a kernel must not overflow or lose precision where the
+/// reference does not); Nan and Inf set every 16th element (from element 3)
+/// to NaN, or to +inf and -inf in turn, which a kernel that declares it
+/// propagates as its reference does.
+enum class SpecialValues { None, Large, Nan, Inf };
+const char *toString(SpecialValues special);
+
+/// The factor of SpecialValues::Large for |type|: 2^20, or 2^4 for f16
+/// (whose largest value is 65504).
+double largeInputFactor(ElementType type);
+
+/// Applies |special| to |bytes|, the contents of a buffer of |type|;
+/// nothing for an integer type or None.
+void applySpecialValues(ElementType type, SpecialValues special,
+                        std::vector<uint8_t> &bytes);
+
 } // namespace kb::module
 
 #endif // KB_RUNTIME_MODULE_INPUTS_H_

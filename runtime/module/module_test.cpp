@@ -380,6 +380,44 @@ TEST(CompareTest, UlpToleranceInTheElementsOwnType) {
   EXPECT_FALSE(compareElements(ElementType::F32, r, c, {0, 0, 1u << 30}).ok());
 }
 
+TEST(InputsTest, SpecialValuesGoIntoFloatsOnly) {
+  auto f32s = [](std::vector<float> v) {
+    std::vector<uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  auto floatAt = [](const std::vector<uint8_t> &b, size_t i) {
+    float v;
+    std::memcpy(&v, b.data() + 4 * i, 4);
+    return v;
+  };
+  std::vector<float> values(40, 0.5f);
+  std::vector<uint8_t> large = f32s(values);
+  applySpecialValues(ElementType::F32, SpecialValues::Large, large);
+  EXPECT_EQ(floatAt(large, 0), 0.5f * 1048576);
+  EXPECT_EQ(largeInputFactor(ElementType::F16), 16);
+
+  std::vector<uint8_t> nan = f32s(values);
+  applySpecialValues(ElementType::F32, SpecialValues::Nan, nan);
+  for (size_t i = 0; i < values.size(); ++i)
+    EXPECT_EQ(std::isnan(floatAt(nan, i)), i % 16 == 3) << i;
+
+  std::vector<uint8_t> inf = f32s(values);
+  applySpecialValues(ElementType::F32, SpecialValues::Inf, inf);
+  EXPECT_EQ(floatAt(inf, 3), INFINITY);
+  EXPECT_EQ(floatAt(inf, 19), -INFINITY);
+  EXPECT_EQ(floatAt(inf, 35), INFINITY);
+  EXPECT_EQ(floatAt(inf, 4), 0.5f);
+
+  std::vector<uint8_t> ints(64, 7);
+  for (SpecialValues s :
+       {SpecialValues::Large, SpecialValues::Nan, SpecialValues::Inf}) {
+    std::vector<uint8_t> copy = ints;
+    applySpecialValues(ElementType::I32, s, copy);
+    EXPECT_EQ(copy, ints) << toString(s);
+  }
+}
+
 TEST(ExecutorTest, SampleProgramComputesOnVulkan) {
   REQUIRE_SAMPLE();
   auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");

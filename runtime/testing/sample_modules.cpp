@@ -36,6 +36,10 @@ void main() {
 #ifdef KB_WRONG
   if (i == 37u) r += 1.0;
 #endif
+#ifdef KB_SQUASH_NAN
+  // By the bits: a float test of NaN may be folded away.
+  if ((floatBitsToUint(r) & 0x7fffffffu) > 0x7f800000u) r = 0.0;
+#endif
   t[i] = r;
 }
 )";
@@ -82,15 +86,18 @@ extern "C" __global__ void widen(const float *t, double *o, double s,
 }
 )";
 
-std::string withDefine(const char *source, bool wrong, bool glsl) {
+/// |source| with `#define |name| 1` when |on|.
+std::string withDefine(const std::string &source, bool on, bool glsl,
+                       const char *name = "KB_WRONG") {
   std::string s = source;
-  if (!wrong)
+  if (!on)
     return s;
+  std::string line = std::string("#define ") + name + " 1\n";
   if (glsl) { // after the #version line
     size_t eol = s.find('\n');
-    return s.substr(0, eol + 1) + "#define KB_WRONG 1\n" + s.substr(eol + 1);
+    return s.substr(0, eol + 1) + line + s.substr(eol + 1);
   }
-  return "#define KB_WRONG 1\n" + s;
+  return line + s;
 }
 
 template <typename T>
@@ -129,9 +136,11 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
   };
   if (options.spirv) {
     KB_ASSIGN_OR_RETURN(std::string ref, compileGlsl(kSaxpyGlslReference));
-    KB_ASSIGN_OR_RETURN(std::string cand,
-                        compileGlsl(withDefine(kSaxpyGlslCandidate,
-                                               options.wrongCandidate, true)));
+    KB_ASSIGN_OR_RETURN(
+        std::string cand,
+        compileGlsl(withDefine(
+            withDefine(kSaxpyGlslCandidate, options.wrongCandidate, true),
+            options.nanSquashingCandidate, true, "KB_SQUASH_NAN")));
     KB_ASSIGN_OR_RETURN(std::string wid, compileGlsl(kWidenGlsl));
     saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
                                         "vulkan1.1", VariantRole::Reference,

@@ -6,7 +6,8 @@
 //
 //   executable saxpy(x: f32 ro, y: f32 ro, t: f32 wo; a: f32, n: u32), wg 64
 //     reference = a plain loop body; candidate = a handwritten fma version
-//     (with |wrongCandidate| the candidate adds 1 at element 37)
+//     (with |wrongCandidate| the candidate adds 1 at element 37; with
+//     |nanSquashingCandidate| it writes 0 for NaN)
 //   executable widen(t: f32 ro, out: f64 wo; s: f64, bias: i64, n: u32), wg 32
 //     reference only (64-bit constants and f64 outputs)
 //   function main: x uniform(-1,1) seed 1, y normal(0,1) seed 2, t and out
@@ -26,6 +27,9 @@ constexpr uint32_t kWrongIndex = 37;
 
 struct SampleOptions {
   bool wrongCandidate = false;
+  /// The GLSL candidate writes 0 where the result is NaN (a kernel that
+  /// does not propagate NaN).
+  bool nanSquashingCandidate = false;
   bool spirv = true; // requires glslc
   bool cuda = false; // requires nvcc and ptxas
 };
