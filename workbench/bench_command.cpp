@@ -188,6 +188,20 @@ void probePeakFirst(const std::vector<PlannedBenchmark> &planned,
   f.settings.peakCache.clear();
 }
 
+/// What the first worker's report says about the device and the run: the
+/// device, which settings applied (quick on a CPU device; the budget is the
+/// parent's) and the GPU's state (NVML) as it found it. Its warnings are
+/// added by the caller, with every later worker's.
+void adoptDevice(const report::BenchReport &first, report::BenchReport &run) {
+  std::optional<double> budget = run.settings.budgetSeconds;
+  run.device = first.device;
+  run.settings = first.settings;
+  run.settings.budgetSeconds = budget;
+  std::vector<std::string> warnings = std::move(run.environment.warnings);
+  run.environment = first.environment;
+  run.environment.warnings = std::move(warnings);
+}
+
 /// Runs one benchmark in a fresh worker (with |baseline|, the same benchmark
 /// of the --baseline build, timed in lockstep) and adds its result (or an
 /// ERROR row) to |run|. Returns the worker's exit code.
@@ -248,12 +262,7 @@ int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
   if (f.settings.device == "auto" && state.pinnedDevice.empty())
     state.pinnedDevice = opened;
   if (!state.haveDevice) {
-    // The worker knows the device, and so which settings applied (quick on
-    // a CPU device); the budget is the parent's.
-    std::optional<double> budget = run.settings.budgetSeconds;
-    run.device = result->device;
-    run.settings = result->settings;
-    run.settings.budgetSeconds = budget;
+    adoptDevice(*result, run);
     state.haveDevice = true;
   }
   for (const std::string &w : result->environment.warnings)

@@ -4,6 +4,7 @@
 #include "common/sha256.h"
 #include "common/target.h"
 #include "runtime/bench/copy_bandwidth.h"
+#include "runtime/bench/nvml_environment.h"
 #include "runtime/hal/drivers/registration.h"
 #include "workbench/bench_progress.h"
 #include "workbench/bench_report_fill.h"
@@ -14,6 +15,8 @@
 
 #include <cmath>
 #include <cstdio>
+
+#include <unistd.h>
 
 namespace kb::workbench {
 
@@ -363,6 +366,34 @@ Declarations readDeclarations(const BenchJob &job, const module::Op *dispatch,
   return declarations;
 }
 
+/// NVML's clocks, throttle reasons and processes for an NVIDIA GPU, with
+/// its warnings (throttled, shared); why not, as a note, when NVML is
+/// absent. Nothing for another vendor's device (lavapipe).
+void recordNvml(const hal::DeviceProperties &props,
+                report::Environment &environment) {
+  constexpr uint32_t kNvidiaVendor = 0x10de;
+  if (props.driver != "cuda" && props.vendorId != kNvidiaVendor)
+    return;
+  auto nvml = bench::queryNvml(props.uuid);
+  if (!nvml.ok()) {
+    environment.warnings.push_back(nvml.status().message());
+    return;
+  }
+  environment.smClockMHz = nvml->smClockMHz;
+  environment.defaultSmClockMHz = nvml->defaultSmClockMHz;
+  environment.memoryClockMHz = nvml->memoryClockMHz;
+  environment.throttleReasons = nvml->throttleReasons;
+  if (nvml->throttleReasons)
+    environment.throttleReasonNames =
+        bench::throttleReasonNames(*nvml->throttleReasons);
+  uint32_t self = static_cast<uint32_t>(::getpid());
+  for (const bench::GpuProcessInfo &p : nvml->processes)
+    if (p.pid != self)
+      environment.otherProcesses.push_back({p.pid, p.name, p.memoryBytes});
+  for (std::string &w : bench::nvmlWarnings(*nvml, self))
+    environment.warnings.push_back(std::move(w));
+}
+
 int print(const report::BenchReport &report, int exitCode) {
   auto text = report::renderBenchJson(report);
   if (!text.ok()) {
@@ -449,6 +480,7 @@ int runBenchJob(const BenchJob &job) {
     return peak ? kExitOk : kExitUserError;
   }
   report.device = toDeviceInfo(props, l2, probePeak(device, l2, job, report));
+  recordNvml(props, report.environment);
 
   Measured measured;
   bench::MeasureSettings settings = measureSettings(job.settings, cpu, l2);

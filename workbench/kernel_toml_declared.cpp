@@ -5,6 +5,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -66,9 +68,11 @@ StatusOr<double> readFigure(const TomlFile &file, const toml::node &node,
   } else {
     return file.expected(node, key, what);
   }
-  if (!std::isfinite(value) || value < min)
-    return file.error(node, "`" + key + "` is " + std::to_string(value) +
-                                ": expected " + what);
+  if (!std::isfinite(value) || value < min) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.17g", value);
+    return file.error(node, "`" + key + "` is " + shown + ": expected " + what);
+  }
   return value;
 }
 
