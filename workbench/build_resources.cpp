@@ -25,8 +25,7 @@ toolchains::ResourceUsage resourcesOf(const json &r) {
 }
 } // namespace
 
-StatusOr<ObjectResources>
-readObjectResources(const std::filesystem::path &buildJson) {
+StatusOr<json> readBuildJson(const std::filesystem::path &buildJson) {
   std::ifstream in(buildJson, std::ios::binary);
   if (!in)
     return notFound(buildJson.string() + " cannot be read");
@@ -39,6 +38,18 @@ readObjectResources(const std::filesystem::path &buildJson) {
                              std::to_string(version) +
                              " is newer than this kernel-bench reads (" +
                              std::to_string(kBuildReportSchemaVersion) + ")");
+    return doc;
+  } catch (const json::exception &e) {
+    return invalidArgument(where +
+                           "not a build.json this version reads: " + e.what());
+  }
+}
+
+StatusOr<ObjectResources>
+readObjectResources(const std::filesystem::path &buildJson) {
+  KB_ASSIGN_OR_RETURN(json doc, readBuildJson(buildJson));
+  std::string where = buildJson.string() + ": ";
+  try {
     ObjectResources resources;
     for (const json &job : doc.at("jobs")) {
       const json &r = job.at("resources");

@@ -1,13 +1,13 @@
 //===- workbench/declared_figures.cpp - Declared figures in build.json ----===//
 #include "workbench/declared_figures.h"
 
-#include "workbench/build_report.h"
+#include "workbench/build_resources.h"
 
-#include <fstream>
 
 namespace kb::workbench {
 
 namespace {
+// Written as build.json is (key order kept), read as any JSON.
 using json = nlohmann::ordered_json;
 
 template <typename T> json optional(const std::optional<T> &value) {
@@ -22,13 +22,14 @@ json toleranceJson(const module::ToleranceOverride &t) {
 }
 
 template <typename T>
-void readOptional(const json &object, const char *key, std::optional<T> &out) {
-  const json &value = object.at(key);
+void readOptional(const nlohmann::json &object, const char *key,
+                  std::optional<T> &out) {
+  const nlohmann::json &value = object.at(key);
   if (!value.is_null())
     out = value.get<T>();
 }
 
-module::ToleranceOverride toleranceOf(const json &t) {
+module::ToleranceOverride toleranceOf(const nlohmann::json &t) {
   module::ToleranceOverride out;
   readOptional(t, "abs", out.abs);
   readOptional(t, "rel", out.rel);
@@ -37,16 +38,16 @@ module::ToleranceOverride toleranceOf(const json &t) {
   return out;
 }
 
-KernelDeclared declaredOf(const json &d) {
+KernelDeclared declaredOf(const nlohmann::json &d) {
   KernelDeclared out;
   readOptional(d, "flops", out.flops);
   readOptional(d, "bytes_moved", out.bytesMoved);
   out.tolerance = toleranceOf(d.at("tolerance"));
-  for (const json &o : d.at("output_tolerances"))
+  for (const nlohmann::json &o : d.at("output_tolerances"))
     out.outputTolerances.push_back({o.at("name").get<std::string>(),
                                     o.at("binding").get<uint32_t>(),
                                     toleranceOf(o.at("tolerance"))});
-  for (const json &v : d.at("special_values")) {
+  for (const nlohmann::json &v : d.at("special_values")) {
     out.nanInputs |= v.get<std::string>() == "nan";
     out.infInputs |= v.get<std::string>() == "inf";
   }
@@ -76,36 +77,21 @@ json declaredJson(const KernelDeclared &declared) {
 
 StatusOr<DeclaredByObject>
 readDeclaredFigures(const std::filesystem::path &buildJson) {
-  std::ifstream in(buildJson, std::ios::binary);
-  if (!in)
-    return notFound(buildJson.string() + " cannot be read");
+  KB_ASSIGN_OR_RETURN(nlohmann::json doc, readBuildJson(buildJson));
   std::string where = buildJson.string() + ": ";
-  json doc;
-  try {
-    doc = json::parse(in);
-    int version = doc.at("schema_version").get<int>();
-    if (version > kBuildReportSchemaVersion)
-      return invalidArgument(where + "schema_version " +
-                             std::to_string(version) +
-                             " is newer than this kernel-bench reads (" +
-                             std::to_string(kBuildReportSchemaVersion) + ")");
-  } catch (const json::exception &e) {
-    return invalidArgument(where +
-                           "not a build.json this version reads: " + e.what());
-  }
   DeclaredByObject declared;
   size_t index = 0;
   try {
-    for (const json &job : doc.at("jobs")) {
+    for (const nlohmann::json &job : doc.at("jobs")) {
       JobDeclared entry{job.at("kernel").get<std::string>(), {}};
       auto found = job.find("declared");
       if (found != job.end() && !found->is_null())
         entry.declared = declaredOf(*found);
-      for (const json &output : job.at("outputs"))
+      for (const nlohmann::json &output : job.at("outputs"))
         declared[output.at("sha256").get<std::string>()].push_back(entry);
       ++index;
     }
-  } catch (const json::exception &e) {
+  } catch (const nlohmann::json::exception &e) {
     return invalidArgument(where + "jobs[" + std::to_string(index) +
                            "].declared: " + e.what());
   }

@@ -45,6 +45,22 @@ std::unique_ptr<Fixture> setUp(bool wrongCandidate, std::string &skip,
   return fixture;
 }
 
+/// The candidate and the reference of |module|'s main function on |device|.
+struct Prepared {
+  std::unique_ptr<module::PreparedFunction> candidate, reference;
+};
+StatusOr<Prepared> prepareBoth(hal::Device &device,
+                               const module::Module &module) {
+  Prepared p;
+  KB_ASSIGN_OR_RETURN(p.candidate, module::PreparedFunction::create(
+                                       device, module, module.functions[0],
+                                       module::VariantChoice::PreferCandidate));
+  KB_ASSIGN_OR_RETURN(p.reference, module::PreparedFunction::create(
+                                       device, module, module.functions[0],
+                                       module::VariantChoice::ReferenceOnly));
+  return p;
+}
+
 #define SET_UP(wrong)                                                          \
   std::string skip;                                                            \
   auto f = setUp(wrong, skip);                                                 \
@@ -102,25 +118,23 @@ TEST(BenchMeasureTest, SpecialValuesNanOnlyWhereDeclared) {
   if (!f)
     GTEST_SKIP() << skip;
   hal::Device &device = *f->selected.device;
-  const module::Function &main = f->module.functions[0];
-  auto cand = module::PreparedFunction::create(
-      device, f->module, main, module::VariantChoice::PreferCandidate);
-  auto ref = module::PreparedFunction::create(
-      device, f->module, main, module::VariantChoice::ReferenceOnly);
-  ASSERT_TRUE(cand.ok() && ref.ok());
+  auto squash = prepareBoth(device, f->module);
+  ASSERT_TRUE(squash.ok()) << squash.status().message();
+  module::PreparedFunction &cand = *squash->candidate;
+  module::PreparedFunction *ref = squash->reference.get();
   CorrectnessSettings settings;
-  auto plain = checkBeforeTiming(device, **cand, ref->get(), settings);
+  auto plain = checkBeforeTiming(device, cand, ref, settings);
   ASSERT_TRUE(plain.ok()) << plain.status().message();
   EXPECT_EQ(plain->verdict, Verdict::Correct) << plain->reason;
   EXPECT_EQ(plain->specialInputs, std::vector<std::string>{"large"});
 
   settings.infInputs = true; // inf propagates through a*x+y untouched
-  auto inf = checkBeforeTiming(device, **cand, ref->get(), settings);
+  auto inf = checkBeforeTiming(device, cand, ref, settings);
   ASSERT_TRUE(inf.ok());
   EXPECT_EQ(inf->verdict, Verdict::Correct) << inf->reason;
 
   settings.nanInputs = true;
-  auto nan = checkBeforeTiming(device, **cand, ref->get(), settings);
+  auto nan = checkBeforeTiming(device, cand, ref, settings);
   ASSERT_TRUE(nan.ok()) << nan.status().message();
   EXPECT_EQ(nan->verdict, Verdict::Incorrect);
   ASSERT_FALSE(nan->mismatches.empty());
@@ -132,14 +146,10 @@ TEST(BenchMeasureTest, SpecialValuesNanOnlyWhereDeclared) {
   // The handwritten saxpy that propagates NaN passes every set.
   auto g = setUp(false, skip);
   ASSERT_TRUE(g);
-  auto good = module::PreparedFunction::create(
-      device, g->module, g->module.functions[0],
-      module::VariantChoice::PreferCandidate);
-  auto goodRef = module::PreparedFunction::create(
-      device, g->module, g->module.functions[0],
-      module::VariantChoice::ReferenceOnly);
-  ASSERT_TRUE(good.ok() && goodRef.ok());
-  auto all = checkBeforeTiming(device, **good, goodRef->get(), settings);
+  auto good = prepareBoth(device, g->module);
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  auto all = checkBeforeTiming(device, *good->candidate, good->reference.get(),
+                               settings);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->verdict, Verdict::Correct) << all->reason;
   EXPECT_EQ(all->specialInputs,
