@@ -3,7 +3,6 @@
 
 #include "workbench/build_resources.h"
 
-
 namespace kb::workbench {
 
 namespace {
