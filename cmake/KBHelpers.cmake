@@ -1,5 +1,9 @@
-# kb_cc_test(NAME name SRCS a.cpp ... DEPS lib ... [LABELS l ...])
+# kb_cc_test(NAME name SRCS a.cpp ... DEPS lib ... [LABELS l ...] [SERIAL])
 #
+# SERIAL: every case runs alone (ctest RUN_SERIAL), for tests that compare
+# timings taken minutes apart: on a 2-core machine a neighbouring test makes
+# lavapipe's small dispatches 10x slower, which no threshold tells from a
+# real regression.
 # A gtest binary registered with ctest, one ctest case per TEST. Tests run from
 # the source directory so that fixtures beside them are found by relative path
 # through KB_SOURCE_DIR.
@@ -9,7 +13,7 @@ function(kb_cc_test)
   if(NOT KB_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "SERIAL" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SRCS})
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${T_NAME} PRIVATE
@@ -26,10 +30,14 @@ function(kb_cc_test)
   # 3.25's discovery script splits a list passed through PROPERTIES into
   # separate arguments, so LABELS "a;b" kept only `a` (escaping the `;` does
   # not survive either).
+  set(serial "")
+  if(T_SERIAL)
+    set(serial " RUN_SERIAL TRUE")
+  endif()
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_labels.cmake")
   file(WRITE "${labels_file}"
     "if(DEFINED ${T_NAME}_TESTS)\n"
-    "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${T_LABELS}\")\n"
+    "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${T_LABELS}\"${serial})\n"
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()

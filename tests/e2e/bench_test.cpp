@@ -79,6 +79,16 @@ protected:
     return report.ok() ? *report : kb::report::BenchReport{};
   }
 
+  /// The quick settings' promise: >= 10 samples unless the 1 s per mode
+  /// ended sampling first (a loaded CI machine makes lavapipe's cold samples
+  /// slow enough for that; CI saw 9) -- and never none.
+  static void expectQuickSampleCount(const kb::report::Timing &t) {
+    EXPECT_GE(t.samples.size(), 1u);
+    if (t.samples.size() < 10u)
+      EXPECT_EQ(t.stopReason, kb::report::StopReason::Timeout)
+          << t.samples.size() << " samples without a timeout";
+  }
+
   const kb::report::Benchmark *find(const kb::report::BenchReport &r,
                                     const std::string &fragment) {
     for (const kb::report::Benchmark &b : r.benchmarks)
@@ -117,7 +127,7 @@ TEST_F(BenchTest, FaultsBecomeRowsAndTheRunFinishes) {
   for (const kb::report::Variant &v : good->variants) {
     ASSERT_EQ(v.timings.size(), 2u); // cold and hot
     for (const kb::report::Timing &t : v.timings) {
-      EXPECT_GE(t.samples.size(), 10u);
+      expectQuickSampleCount(t);
       EXPECT_GT(t.summary.median, 0);
     }
   }
@@ -198,7 +208,7 @@ TEST_F(BenchTest, WholeProgramWithAndWithoutSubstitutions) {
   EXPECT_EQ(report.program->status, kb::report::BenchStatus::Ok);
   ASSERT_TRUE(report.program->withSubstitutions);
   ASSERT_TRUE(report.program->generatedOnly);
-  EXPECT_GE(report.program->withSubstitutions->samples.size(), 10u);
+  expectQuickSampleCount(*report.program->withSubstitutions);
   EXPECT_TRUE(report.program->speedup);
   ASSERT_EQ(report.benchmarks.size(), 1u); // the program's one dispatch
   EXPECT_EQ(report.settings.modes.size(), 1u);
