@@ -81,7 +81,7 @@ TEST(PtxReader, ReadsFreshNvccOutput) {
   if (!nvcc)
     GTEST_SKIP() << "nvcc not found on PATH, $CUDA_PATH/bin or "
                     "/usr/local/cuda/bin";
-  kb::testing::TempDir dir;
+  kb::TempDir dir = kb::testing::makeTempDir();
   std::string out = dir.file("saxpy.ptx");
   auto result = kb::testing::runCommand(
       kb::testing::shellQuote(*nvcc) + " -ptx -arch=sm_90 " +

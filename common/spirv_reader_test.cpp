@@ -213,7 +213,7 @@ TEST(SpirvReader, ReadsFreshGlslcOutputForEveryVulkanVersion) {
   auto glslc = findTool("glslc");
   if (!glslc)
     GTEST_SKIP() << "glslc not found on PATH (apt-get install glslc)";
-  kb::testing::TempDir dir;
+  kb::TempDir dir = kb::testing::makeTempDir();
   struct Case {
     const char *env;
     const char *source;

@@ -1,15 +1,21 @@
 //===- common/test_util.h - Helpers for tests that run the real tools ----===//
 //
 // Test-only (header-only, not part of kb_common): locate nvcc/ptxas/glslc/
-// spirv-val the way a user's shell would, run them through /bin/sh with output
-// captured, and read fixtures. The product's process runner lives in
-// toolchains/; these tests sit below that layer, so they use std::system.
+// spirv-val by the product's search rule (common/tool_search.h), run shell
+// command lines with output captured (std::system: brief to write in a test;
+// the product's runner, common/process.h, never uses a shell), temporary
+// directories (common/file_util.h's TempDir) and fixtures.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_COMMON_TEST_UTIL_H_
 #define KB_COMMON_TEST_UTIL_H_
 
+#include "common/file_util.h"
+#include "common/tool_search.h"
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -39,23 +45,12 @@ inline bool processAlive(pid_t pid) {
          text[close + 2] != 'Z';
 }
 
-inline bool isExecutable(const std::string &path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-         ::access(path.c_str(), X_OK) == 0;
-}
-
-/// Finds |tool| on PATH, then in $CUDA_PATH/bin and /usr/local/cuda/bin.
+/// |tool| found as the product finds it (common/tool_search.h).
 inline std::optional<std::string> findTool(const std::string &tool) {
-  std::string dirs = std::getenv("PATH") ? std::getenv("PATH") : "";
-  if (const char *cuda = std::getenv("CUDA_PATH"))
-    dirs += std::string(":") + cuda + "/bin";
-  dirs += ":/usr/local/cuda/bin";
-  std::stringstream ss(dirs);
-  for (std::string dir; std::getline(ss, dir, ':');)
-    if (!dir.empty() && isExecutable(dir + "/" + tool))
-      return dir + "/" + tool;
-  return std::nullopt;
+  StatusOr<std::filesystem::path> found = searchTool(tool);
+  if (!found.ok())
+    return std::nullopt;
+  return found->string();
 }
 
 /// Single-quotes |arg| for /bin/sh.
@@ -82,27 +77,18 @@ inline CommandResult runCommand(const std::string &command,
   return result;
 }
 
-/// A fresh directory under $TMPDIR (or /tmp), removed on destruction.
-class TempDir {
-public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base ? base : "/tmp") + "/kb-test-XXXXXX";
-    if (::mkdtemp(pattern.data()))
-      path_ = pattern;
+/// A fresh directory under the system's temporary directory ($TMPDIR, else
+/// /tmp), removed with its contents on destruction: kb::TempDir, the one
+/// temporary-directory class, made for a test (which aborts if it cannot).
+inline kb::TempDir makeTempDir() {
+  auto dir =
+      kb::TempDir::create(std::filesystem::temp_directory_path(), "kb-test-");
+  if (!dir.ok()) {
+    std::fprintf(stderr, "%s\n", dir.status().message().c_str());
+    std::abort();
   }
-  ~TempDir() {
-    if (!path_.empty())
-      (void)std::system(("rm -rf " + shellQuote(path_)).c_str());
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::string &path() const { return path_; }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-
-private:
-  std::string path_;
-};
+  return std::move(*dir);
+}
 
 /// Sets (or, with nullptr, unsets) an environment variable for one scope
 /// and restores it afterwards. Tests only: setenv is not thread-safe.

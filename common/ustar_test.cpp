@@ -13,7 +13,7 @@
 namespace kb::ustar {
 namespace {
 
-using kb::testing::TempDir;
+using kb::TempDir;
 
 std::map<std::string, std::string> readAll(const std::string &path,
                                            Status &status) {
@@ -67,7 +67,7 @@ std::string rawMember(const std::string &name, char type,
 const std::string kEnd(1024, '\0');
 
 TEST(UstarTest, RoundTripsNamesAndSizes) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::string longName =
       std::string(120, 'd') + "/" + std::string(90, 'f') + ".kbm";
   std::vector<WriteMember> members = {
@@ -92,7 +92,7 @@ TEST(UstarTest, RoundTripsNamesAndSizes) {
 TEST(UstarTest, SystemTarReadsOursAndWeReadItsUstar) {
   if (!kb::testing::findTool("tar"))
     GTEST_SKIP() << "no tar on PATH";
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::string tar = dir.file("ours.tar");
   ASSERT_TRUE(writeArchive(tar, {{"bench/a.kbm", "abc"}}).ok());
   auto listed = kb::testing::runCommand(
@@ -115,7 +115,7 @@ TEST(UstarTest, SystemTarReadsOursAndWeReadItsUstar) {
 }
 
 TEST(UstarTest, WriterRefusesBadNames) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   for (const std::string &bad :
        std::vector<std::string>{"../x", "/etc/passwd", "a/../b", "a//b", "./a",
                                 "a/", "", std::string(200, 'n')}) {
@@ -129,7 +129,7 @@ TEST(UstarTest, WriterRefusesBadNames) {
 }
 
 TEST(UstarTest, ReaderRefusesTraversalAndAbsoluteNames) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   for (const std::string bad : {"../x", "/abs", "a/../../x", "a/./b", "a//b"}) {
     std::string tar = dir.file("t.tar");
     writeBytes(tar, rawMember(bad, '0', "x") + kEnd);
@@ -140,7 +140,7 @@ TEST(UstarTest, ReaderRefusesTraversalAndAbsoluteNames) {
 }
 
 TEST(UstarTest, ReaderRefusesEveryKindButRegularFiles) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::map<char, std::string> kinds = {
       {'1', "hard link"},    {'2', "symbolic link"}, {'3', "character device"},
       {'5', "directory"},    {'6', "FIFO"},          {'x', "pax"},
@@ -156,7 +156,7 @@ TEST(UstarTest, ReaderRefusesEveryKindButRegularFiles) {
 }
 
 TEST(UstarTest, ReaderRefusesGnuFormatDuplicatesAndBadChecksums) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::string tar = dir.file("g.tar");
   std::string gnu = rawHeader("a", '0', 0, "ustar ", " \0");
   writeBytes(tar, gnu + kEnd);
@@ -173,7 +173,7 @@ TEST(UstarTest, ReaderRefusesGnuFormatDuplicatesAndBadChecksums) {
 }
 
 TEST(UstarTest, EveryTruncationIsRefusedNamingWhatIsMissing) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::string full = dir.file("full.tar");
   ASSERT_TRUE(
       writeArchive(full, {{"build.json", "{}"}, {"bench/a.kbm", "abc"}}).ok());
@@ -192,7 +192,7 @@ TEST(UstarTest, EveryTruncationIsRefusedNamingWhatIsMissing) {
 }
 
 TEST(UstarTest, ReaderRefusesDataAfterTheEndButAcceptsZeroPadding) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::string tar = dir.file("p.tar");
   writeBytes(tar, rawMember("a", '0', "1") + kEnd + std::string(8192, '\0'));
   EXPECT_TRUE(readStatus(tar).ok());
@@ -202,7 +202,7 @@ TEST(UstarTest, ReaderRefusesDataAfterTheEndButAcceptsZeroPadding) {
 }
 
 TEST(UstarTest, AHugeSizeFieldIsTruncationNotAnAllocation) {
-  TempDir dir;
+  TempDir dir = kb::testing::makeTempDir();
   std::string tar = dir.file("h.tar");
   writeBytes(tar, rawHeader("big", '0', 077777777777ULL) + kEnd);
   Status s = readStatus(tar);

@@ -159,7 +159,7 @@ TEST_P(BundledKernel, CudaBuildsForSm90WithoutSpillsAndFitsItsAbi) {
     GTEST_SKIP() << "nvcc/ptxas not found on PATH, $CUDA_PATH/bin or "
                     "/usr/local/cuda/bin";
   KernelSpec spec = readSpec(dir(), GetParam());
-  kb::testing::TempDir tmp;
+  kb::TempDir tmp = kb::testing::makeTempDir();
   for (const std::string &source : spec.sources) {
     if (!endsWith(source, ".cu"))
       continue;
@@ -195,7 +195,7 @@ TEST_P(BundledKernel, GlslBuildsForVulkan12AndFitsItsAbi) {
     GTEST_SKIP() << "glslc/spirv-val not found on PATH (apt-get install "
                     "glslc spirv-tools)";
   KernelSpec spec = readSpec(dir(), GetParam());
-  kb::testing::TempDir tmp;
+  kb::TempDir tmp = kb::testing::makeTempDir();
   for (const std::string &source : spec.sources) {
     if (!endsWith(source, ".comp") && !endsWith(source, ".glsl"))
       continue;

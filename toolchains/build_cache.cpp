@@ -2,7 +2,7 @@
 
 #include "toolchains/build_cache.h"
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 //===- toolchains/build_cache_test.cpp ------------------------------------===//
 
 #include "toolchains/build_cache.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 
 #include <gtest/gtest.h>
 #include <thread>

@@ -3,7 +3,7 @@
 #include "toolchains/file_hash_memo.h"
 
 #include "common/sha256.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 
 #include <algorithm>
 #include <cstring>

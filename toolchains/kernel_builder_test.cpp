@@ -11,7 +11,7 @@
 #include "common/sha256.h"
 #include "common/test_util.h"
 #include "toolchains/build_cache.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "toolchains/kernel_builder.h"
 #include "toolchains/toolchains.h"
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "toolchains/build_cache.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "toolchains/remote_cache.h"
 
 #include "common/sha256.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "toolchains/remote_tier.h"
 
 #include "common/test_util.h"

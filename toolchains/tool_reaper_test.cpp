@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "common/test_util.h"
-#include "toolchains/file_util.h"
-#include "toolchains/process.h"
+#include "common/file_util.h"
+#include "common/process.h"
 #include "toolchains/tool_reaper.h"
 
 #include <fstream>

@@ -2,11 +2,11 @@
 
 #include "toolchains/toolchains.h"
 
-#include "toolchains/file_hash_memo.h"
-
+#include "common/file_util.h"
+#include "common/process.h"
 #include "common/sha256.h"
-#include "toolchains/file_util.h"
-#include "toolchains/process.h"
+#include "common/tool_search.h"
+#include "toolchains/file_hash_memo.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -21,10 +21,6 @@ namespace kb::toolchains {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool isCudaTool(std::string_view tool) {
-  return tool == "nvcc" || tool == "ptxas";
-}
 
 /// The executable name to look for.
 std::string executableName(std::string_view tool) {
@@ -46,11 +42,6 @@ std::string installHint(std::string_view tool) {
     how = "Install the Debian package `gcc` (apt-get install gcc)";
   return how + ", or set [toolchains] " + std::string(tool) + " = \"/path/to/" +
          executableName(tool) + "\" in workbench.toml";
-}
-
-bool isExecutableFile(const fs::path &path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
 
 std::string trimRight(std::string text) {
@@ -206,48 +197,10 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
     identity.path = path;
     identity.overridden = true;
   } else {
-    std::vector<fs::path> candidates;
-    std::vector<std::string> lookedIn;
-    std::string exe = executableName(tool);
-    if (isCudaTool(tool)) {
-      std::string cudaPath;
-      if (config_.cudaPath)
-        cudaPath = *config_.cudaPath;
-      else if (const char *env = std::getenv("CUDA_PATH"))
-        cudaPath = env;
-      if (!cudaPath.empty()) {
-        candidates.push_back(fs::path(cudaPath) / "bin" / exe);
-        lookedIn.push_back("CUDA_PATH/bin=" +
-                           (fs::path(cudaPath) / "bin").string());
-      } else {
-        lookedIn.push_back("CUDA_PATH (unset)");
-      }
-      candidates.push_back(fs::path("/usr/local/cuda/bin") / exe);
-      lookedIn.push_back("/usr/local/cuda/bin");
-    }
-    std::string searchPath;
-    if (config_.searchPath)
-      searchPath = *config_.searchPath;
-    else if (const char *env = std::getenv("PATH"))
-      searchPath = env;
-    lookedIn.push_back("PATH=" + searchPath);
-    std::istringstream dirs(searchPath);
-    std::string dir;
-    while (std::getline(dirs, dir, ':'))
-      candidates.push_back(fs::path(dir.empty() ? "." : dir) / exe);
-    for (const fs::path &candidate : candidates) {
-      if (isExecutableFile(candidate)) {
-        identity.path = fs::absolute(candidate).lexically_normal();
-        break;
-      }
-    }
-    if (identity.path.empty()) {
-      std::string where;
-      for (const std::string &entry : lookedIn)
-        where += (where.empty() ? "" : "; ") + entry;
-      return unavailable(exe + " not found (looked in: " + where + "). " +
-                         installHint(tool) + ".");
-    }
+    KB_ASSIGN_OR_RETURN(identity.path,
+                        searchTool(executableName(tool),
+                                   {config_.cudaPath, config_.searchPath},
+                                   installHint(tool)));
   }
   KB_ASSIGN_OR_RETURN(identity.version,
                       probeVersion(tool, identity.path,

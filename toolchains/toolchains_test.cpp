@@ -1,6 +1,6 @@
 //===- toolchains/toolchains_test.cpp -------------------------------------===//
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "toolchains/toolchains.h"
 
 #include <algorithm>

@@ -25,7 +25,7 @@
 
 #include "common/paths.h"
 #include "toolchains/file_hash_memo.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "toolchains/remote_tier.h"
 #include "toolchains/tool_reaper.h"
 
@@ -148,7 +148,7 @@ int runBuild(const BuildFlags &flags) {
     report.wallSeconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - wallStart)
                              .count();
-    KB_RETURN_IF_ERROR(toolchains::writeFileAtomic(
+    KB_RETURN_IF_ERROR(kb::writeFileAtomic(
         reportPath,
         // Paths were checked to be UTF-8 (build_session.cpp); tool output is
         // text whose stray bytes become U+FFFD rather than an exception.

@@ -1,11 +1,12 @@
 //===- workbench/build_interrupt_test.cpp - Ctrl-C on `kernel-bench build` ===//
 //
 // Tools lead their own process groups, so the terminal's SIGINT reaches only
-// kernel-bench; it must forward it (toolchains::signalAllProcessGroups),
+// kernel-bench; it must forward it (kb::signalAllProcessGroups),
 // publish nothing half-done, record the interruption in build.json and exit
 // 128 + signal.
 //
 //===----------------------------------------------------------------------===//
+#include "common/file_util.h"
 #include "toolchains/toolchains.h"
 #include "workbench/output_manifest.h"
 
@@ -48,9 +49,10 @@ TEST_P(BuildInterruptTest, SignalStopsTheToolsAndIsRecorded) {
     if (!tools.find(tool).ok())
       GTEST_SKIP() << tool << " is not installed; this test needs it";
 
-  char tmpl[] = "/tmp/kb_interrupt_test_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path tmp = tmpl;
+  auto dir =
+      kb::TempDir::create(fs::temp_directory_path(), "kb_interrupt_test_");
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  fs::path tmp = dir->path();
   fs::path out = tmp / "out", pidFile = tmp / "hang.pid";
   // An earlier successful build's output of the interrupted job must not
   // survive as if it were this build's. (It is recorded as that build's in

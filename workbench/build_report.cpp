@@ -1,7 +1,7 @@
 //===- workbench/build_report.cpp - build.json ----------------------------===//
 #include "workbench/build_report.h"
 
-#include "toolchains/process.h"
+#include "common/process.h"
 #include "workbench/declared_figures.h"
 
 #include <cmath>
@@ -56,7 +56,7 @@ json jobJson(const JobRecord &job, const BuildReport &report) {
   for (const toolchains::ToolInvocation &c : r.commands)
     commands.push_back({{"tool", c.tool},
                         {"argv", c.argv},
-                        {"command_line", toolchains::formatCommandLine(c.argv)},
+                        {"command_line", kb::formatCommandLine(c.argv)},
                         {"seconds", finite(c.seconds)},
                         {"exit_code", c.exitCode},
                         {"signal", c.signal},

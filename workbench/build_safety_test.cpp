@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "workbench/duration_check.h"
 #include "workbench/output_lock.h"
 #include "workbench/output_manifest.h"
@@ -23,16 +23,16 @@ namespace fs = std::filesystem;
 class BuildSafetyTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    auto dir = toolchains::TempDir::create(fs::temp_directory_path(),
-                                           "kb-build-safety-");
+    auto dir =
+        kb::TempDir::create(fs::temp_directory_path(), "kb-build-safety-");
     ASSERT_TRUE(dir.ok());
     dir_.emplace(std::move(*dir));
   }
   fs::path out() const { return dir_->path(); }
   void write(const fs::path &file, const std::string &text) {
-    ASSERT_TRUE(toolchains::writeFileAtomic(file, text).ok());
+    ASSERT_TRUE(kb::writeFileAtomic(file, text).ok());
   }
-  std::optional<toolchains::TempDir> dir_;
+  std::optional<kb::TempDir> dir_;
 };
 
 TEST_F(BuildSafetyTest, ManifestOwnsOnlyWhatABuildWroteUnchanged) {
@@ -67,7 +67,7 @@ TEST_F(BuildSafetyTest, CorruptedManifestOwnsNothing) {
   first.wrote(out() / "a.ptx");
   ASSERT_TRUE(first.save().ok());
   fs::path file = out() / OutputManifest::kFileName;
-  std::string text = *toolchains::readFile(file);
+  std::string text = *kb::readFile(file);
   text[text.size() / 2] ^= 1;
   write(file, text);
   OutputManifest next(out());

@@ -4,7 +4,7 @@
 #include "workbench/progress.h"
 
 #include "common/paths.h"
-#include "toolchains/process.h"
+#include "common/process.h"
 
 #include <cstdio>
 #include <sstream>
@@ -36,7 +36,7 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
 
   if (verbose)
     for (const toolchains::ToolInvocation &c : r.commands)
-      out << "  $ " << toolchains::formatCommandLine(c.argv) << "\n";
+      out << "  $ " << kb::formatCommandLine(c.argv) << "\n";
 
   bool printedWarnings = false;
   for (const toolchains::Diagnostic &d : r.diagnostics) {

@@ -3,7 +3,7 @@
 
 #include "common/sha256.h"
 #include "common/ustar.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "workbench/bench_plan.h"
 
 #include <fstream>
@@ -110,8 +110,7 @@ StatusOr<BundleSummary> createBundle(const fs::path &buildDir,
   std::vector<ustar::WriteMember> members(1);
   BundleSummary summary;
   for (const std::string &name : names) {
-    KB_ASSIGN_OR_RETURN(std::string bytes,
-                        toolchains::readFile(buildDir / name));
+    KB_ASSIGN_OR_RETURN(std::string bytes, kb::readFile(buildDir / name));
     summary.members.push_back({name, sha256Hex(bytes), bytes.size()});
     members.push_back({name, std::move(bytes)});
   }

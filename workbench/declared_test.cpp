@@ -8,6 +8,7 @@
 // back by object sha256.
 //
 //===----------------------------------------------------------------------===//
+#include "common/file_util.h"
 #include "workbench/build_report.h"
 #include "workbench/declared_expression.h"
 #include "workbench/declared_figures.h"
@@ -58,12 +59,13 @@ TEST(DeclaredExpressionTest, ErrorsSayWhatAndWhere) {
 class DeclaredTomlTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/kb_declared_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
+    auto dir = TempDir::create(fs::temp_directory_path(), "kb_declared_test_");
+    ASSERT_TRUE(dir.ok()) << dir.status().message();
+    dir_.emplace(std::move(*dir));
+    root_ = dir_->path();
     std::ofstream(root_ / "k.comp") << "// glsl\n";
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override { dir_.reset(); }
 
   /// A standalone matmul-shaped kernel with |extra| appended.
   StatusOr<Kernel> load(const std::string &extra) {
@@ -92,6 +94,7 @@ protected:
     return kernel.ok() ? "" : kernel.status().message();
   }
 
+  std::optional<TempDir> dir_;
   fs::path root_;
 };
 

@@ -1,7 +1,7 @@
 //===- workbench/interrupt_forwarder.cpp - Ctrl-C reaches the tools -------===//
 #include "workbench/interrupt_forwarder.h"
 
-#include "toolchains/process.h"
+#include "common/process.h"
 
 #include <cstring>
 
@@ -44,7 +44,7 @@ void InterruptForwarder::wait() {
       continue;
     if (!killed && now - first >= kGrace)
       killed = true;
-    toolchains::signalAllProcessGroups(killed ? SIGKILL : received);
+    kb::signalAllProcessGroups(killed ? SIGKILL : received);
   }
 }
 

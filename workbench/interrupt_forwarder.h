@@ -1,7 +1,7 @@
 //===- workbench/interrupt_forwarder.h - Ctrl-C reaches the tools ---------===//
 //
 // Ctrl-C, SIGTERM and SIGHUP while a build runs. Every tool leads its own
-// process group (toolchains/process.h), so the terminal's SIGINT reaches only
+// process group (common/process.h), so the terminal's SIGINT reaches only
 // us: without forwarding, nvcc and cicc would keep running after we exit.
 //
 // SIGINT, SIGTERM and SIGHUP are blocked in this thread (and so in the workers

@@ -3,7 +3,7 @@
 #include "workbench/output_manifest.h"
 
 #include "common/sha256.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 
 #include <cstring>
 #include <optional>
@@ -54,7 +54,7 @@ OutputManifest::OutputManifest(fs::path outDir, Hasher hasher)
         return std::nullopt;
       return *hash;
     };
-  StatusOr<std::string> text = toolchains::readFile(outDir_ / kFileName);
+  StatusOr<std::string> text = kb::readFile(outDir_ / kFileName);
   if (text.ok())
     previous_ = parse(*text);
 }
@@ -140,10 +140,10 @@ Status OutputManifest::save() {
     text += recorded + " " + rel + "\n";
   text += kTrailer + sha256Hex(text) + "\n";
   // A no-op build leaves it as it was (no write, no fsync).
-  StatusOr<std::string> current = toolchains::readFile(outDir_ / kFileName);
+  StatusOr<std::string> current = kb::readFile(outDir_ / kFileName);
   if (current.ok() && *current == text)
     return okStatus();
-  return toolchains::writeFileAtomic(outDir_ / kFileName, text);
+  return kb::writeFileAtomic(outDir_ / kFileName, text);
 }
 
 } // namespace kb::workbench

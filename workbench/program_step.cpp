@@ -38,7 +38,7 @@
 #include "common/paths.h"
 
 #include "toolchains/build_cache.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 
 #include <cstdio>
 #include <cstring>
@@ -532,7 +532,7 @@ void removeStamp(const fs::path &outputDir) {
 std::optional<ProgramRecord> upToDateRecord(const fs::path &outputDir,
                                             const std::string &key,
                                             const ProgramStepOptions &step) {
-  StatusOr<std::string> text = toolchains::readFile(stampPath(outputDir));
+  StatusOr<std::string> text = kb::readFile(stampPath(outputDir));
   if (!text.ok())
     return std::nullopt;
   std::optional<ProgramStamp> stamp = parseProgramStamp(*text);
@@ -562,7 +562,7 @@ void writeStamp(const fs::path &outputDir, const std::string &key,
       return; // Gone already: nothing to vouch for.
     stamp.outputs[relativeTo(file, outputDir)] = *hash;
   }
-  toolchains::writeFileAtomic(stampPath(outputDir), renderProgramStamp(stamp))
+  kb::writeFileAtomic(stampPath(outputDir), renderProgramStamp(stamp))
       .ignoreError();
 }
 

@@ -1,4 +1,5 @@
 //===- workbench/project_test.cpp - workbench.toml / kernel.toml ---------===//
+#include "common/file_util.h"
 #include "workbench/job_plan.h"
 #include "workbench/kernel_toml.h"
 #include "workbench/project.h"
@@ -25,11 +26,12 @@ namespace {
 class ProjectTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/kb_project_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
+    auto dir = TempDir::create(fs::temp_directory_path(), "kb_project_test_");
+    ASSERT_TRUE(dir.ok()) << dir.status().message();
+    dir_.emplace(std::move(*dir));
+    root_ = dir_->path();
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override { dir_.reset(); }
 
   void write(const std::string &rel, const std::string &text) {
     fs::path p = root_ / rel;
@@ -99,6 +101,7 @@ constants = [
     return (root_ / "kernels/saxpy/kernel.toml").string();
   }
 
+  std::optional<TempDir> dir_;
   fs::path root_;
 };
 

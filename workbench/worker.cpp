@@ -80,7 +80,7 @@ std::string WorkerRun::death() const {
 StatusOr<WorkerRun> runWorker(const WorkerOptions &options) {
   WorkerRun run;
   LineSplitter splitter(options, run);
-  toolchains::ProcessOptions process;
+  kb::ProcessOptions process;
   process.argv = {selfExecutable(), "__worker"};
   process.argv.insert(process.argv.end(), options.args.begin(),
                       options.args.end());
@@ -92,7 +92,7 @@ StatusOr<WorkerRun> runWorker(const WorkerOptions &options) {
         static_cast<long long>(options.timeoutS * 1000));
   process.onStderr = [&](std::string_view chunk) { splitter.feed(chunk); };
   process.onStdout = options.onStdout;
-  KB_ASSIGN_OR_RETURN(run.process, toolchains::runProcess(process));
+  KB_ASSIGN_OR_RETURN(run.process, kb::runProcess(process));
   splitter.finish();
   return run;
 }

@@ -5,7 +5,7 @@
 // an error message, not a dead or stuck `kernel-bench`. They re-execute
 // themselves (/proc/self/exe) with the hidden `__worker` subcommand:
 //
-//  * through the one process runner (toolchains/process.h): the worker leads
+//  * through the one process runner (common/process.h): the worker leads
 //    its own process group, and the watchdog (the runner's timeout) kills the
 //    whole group;
 //  * the worker asks the kernel to SIGKILL it when its parent dies
@@ -23,7 +23,7 @@
 #define KB_WORKBENCH_WORKER_H_
 
 #include "common/status.h"
-#include "toolchains/process.h"
+#include "common/process.h"
 
 #include <functional>
 #include <string>
@@ -48,7 +48,7 @@ struct WorkerOptions {
 };
 
 struct WorkerRun {
-  toolchains::ProcessResult process;
+  kb::ProcessResult process;
   /// The last "stage ..." the worker announced before it ended: what it was
   /// doing when it died (module, function, dispatches).
   std::string lastStage;

@@ -10,7 +10,7 @@
 // usage: compare_scale [--benchmarks N] [--samples S] [--resamples R]
 //
 //===----------------------------------------------------------------------===//
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/report/compare.h"
 #include "workbench/report/synthetic_report.h"
@@ -67,8 +67,8 @@ int main(int argc, char **argv) {
   if (!benchmarks || !samples || options.resamples < 100)
     fail("--benchmarks and --samples must be > 0, --resamples >= 100");
 
-  auto dir = kb::toolchains::TempDir::create(
-      std::filesystem::temp_directory_path(), "kb_compare_scale_");
+  auto dir = kb::TempDir::create(std::filesystem::temp_directory_path(),
+                                 "kb_compare_scale_");
   if (!dir.ok())
     fail(dir.status().message());
   std::filesystem::path basePath = dir->path() / "base.json";

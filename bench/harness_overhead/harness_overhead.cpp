@@ -23,7 +23,7 @@
 #include "runtime/bench/measure.h"
 #include "runtime/hal/drivers/registration.h"
 #include "runtime/module/executor.h"
-#include "toolchains/process.h"
+#include "common/process.h"
 
 #include <algorithm>
 #include <chrono>
@@ -171,13 +171,13 @@ int main(int argc, char **argv) {
               "%.1f us (raw loop)\n",
               harnessGpuNs / 1e3, rawGpuNs / 1e3);
 
-  toolchains::ProcessOptions run;
+  kb::ProcessOptions run;
   run.argv = {kernelBench,    "bench",
               build.string(), "--quick",
               "--device",     deviceName,
               "-o",           (build / "harness-overhead-results").string()};
   auto start = Clock::now();
-  auto result = toolchains::runProcess(run);
+  auto result = kb::runProcess(run);
   double total = secondsSince(start);
   if (!result.ok())
     return fail(result.status().message());

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/hal/api.h"
 #include "runtime/hal/drivers/registration.h"
-#include "toolchains/process.h"
+#include "common/process.h"
 
 #ifdef KB_HAVE_CUDA_DRIVER
 #include "runtime/hal/drivers/cuda/cuda_driver.h"
@@ -96,12 +96,11 @@ int coldPtxLoadChild(const std::string &kernelDir) {
 StatusOr<double> coldPtxLoadUs(const std::string &kernelDir) {
   std::vector<double> t;
   for (int r = 0; r < 3; ++r) {
-    toolchains::ProcessOptions options;
+    kb::ProcessOptions options;
     options.argv = {"/proc/self/exe", kColdLoadFlag, kernelDir};
     options.env = {{"CUDA_CACHE_DISABLE", "1"}};
     options.timeout = std::chrono::seconds(120);
-    KB_ASSIGN_OR_RETURN(toolchains::ProcessResult run,
-                        toolchains::runProcess(options));
+    KB_ASSIGN_OR_RETURN(kb::ProcessResult run, kb::runProcess(options));
     double us = 0;
     if (!run.succeeded() ||
         std::sscanf(run.stdoutText.c_str(), "load_us %lf", &us) != 1)

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/bench/clock_stamp.h"
-#include "toolchains/process.h"
-#include "toolchains/toolchains.h"
+#include "common/process.h"
+#include "common/tool_search.h"
 
 #include <gtest/gtest.h>
 
@@ -33,20 +33,19 @@ TEST(EmbeddedKernelsTest, ClockStampPtxMatchesItsAbiAndAssembles) {
   ASSERT_EQ(abi.constants.size(), 1u);
   EXPECT_EQ(abi.constants[0].type, ScalarType::U32);
 
-  toolchains::Toolchains tools;
-  auto ptxas = tools.find("ptxas");
+  auto ptxas = searchTool("ptxas");
   if (!ptxas.ok())
-    GTEST_SKIP() << "ptxas not found: " << ptxas.status().message();
+    GTEST_SKIP() << ptxas.status().message();
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() /
                  ("kb_clock_stamp_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   { std::ofstream(dir / "clock_stamp.ptx") << ptx; }
   for (const char *arch : {"-arch=sm_75", "-arch=sm_90"}) {
-    toolchains::ProcessOptions run;
-    run.argv = {ptxas->path.string(), arch, (dir / "clock_stamp.ptx").string(),
-                "-o", (dir / "clock_stamp.cubin").string()};
-    auto result = toolchains::runProcess(run);
+    kb::ProcessOptions run;
+    run.argv = {ptxas->string(), arch, (dir / "clock_stamp.ptx").string(), "-o",
+                (dir / "clock_stamp.cubin").string()};
+    auto result = kb::runProcess(run);
     ASSERT_TRUE(result.ok()) << result.status().message();
     EXPECT_TRUE(result->succeeded()) << arch << ": " << result->stderrText;
   }

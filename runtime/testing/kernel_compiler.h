@@ -1,8 +1,9 @@
 //===- runtime/testing/kernel_compiler.h - Compile test kernels -----------===//
 //
 // Test-time compilation of small kernels with the real tools (glslc, nvcc,
-// ptxas) through the one process runner (toolchains/process.h). A missing
-// tool is Unavailable, so callers GTEST_SKIP with the reason.
+// ptxas), found and run as everywhere else (common/tool_search.h,
+// common/process.h). A missing tool is Unavailable, so callers GTEST_SKIP
+// with the reason.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_TESTING_KERNEL_COMPILER_H_

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
-#include "toolchains/process.h"
+#include "common/process.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/report/synthetic_report.h"
 
@@ -58,14 +58,14 @@ protected:
 };
 
 /// Runs |argv| with a timeout; fails the test when it cannot start.
-kb::toolchains::ProcessResult runTool(std::vector<std::string> argv,
-                                      int timeoutSeconds = 120) {
-  kb::toolchains::ProcessOptions options;
+kb::ProcessResult runTool(std::vector<std::string> argv,
+                          int timeoutSeconds = 120) {
+  kb::ProcessOptions options;
   options.argv = std::move(argv);
   options.timeout = std::chrono::seconds(timeoutSeconds);
-  auto result = kb::toolchains::runProcess(options);
+  auto result = kb::runProcess(options);
   EXPECT_TRUE(result.ok()) << result.status().message();
-  return result.ok() ? *result : kb::toolchains::ProcessResult{};
+  return result.ok() ? *result : kb::ProcessResult{};
 }
 
 std::string script(const char *name) {

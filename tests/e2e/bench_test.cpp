@@ -16,7 +16,7 @@
 #include "common/sha256.h"
 #include "runtime/module/module.h"
 #include "runtime/testing/module_writer.h"
-#include "toolchains/process.h"
+#include "common/process.h"
 #include "workbench/build_resources.h"
 #include "workbench/report/bench_json.h"
 
@@ -164,7 +164,7 @@ TEST_F(BenchTest, CtrlCKeepsAValidPartialReport) {
   Cli b = buildProject(kFixtures / "bench_faults");
   ASSERT_EQ(b.exitCode, 0) << b.output;
   // The spin kernel keeps the run busy long after the first benchmark ends.
-  kb::toolchains::ProcessOptions options;
+  kb::ProcessOptions options;
   options.argv = {KB_KERNEL_BENCH, "bench",   out_.string(), "--device",
                   "vulkan",        "--quick", "--filter",    "noref|spin"};
   options.env = kb::test::withoutCiEnv(
@@ -177,10 +177,10 @@ TEST_F(BenchTest, CtrlCKeepsAValidPartialReport) {
     // "[2/2] ..." is printed when the second benchmark (spin) starts.
     if (!sent && seen.find("[2/2]") != std::string::npos) {
       sent = true;
-      kb::toolchains::signalAllProcessGroups(SIGINT); // as a terminal does
+      kb::signalAllProcessGroups(SIGINT); // as a terminal does
     }
   };
-  auto r = kb::toolchains::runProcess(options);
+  auto r = kb::runProcess(options);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string output = r->stdoutText + r->stderrText;
   if (r->exitCode == kb::test::kExitUnavailable)

@@ -3,8 +3,9 @@
 # "Layout"): runtime/ and toolchains/ never see LLVM/MLIR, compiler/ never
 # includes runtime/ or toolchains/, common/ includes only itself and the
 # standard library, and no backend header is included outside its driver.
-# runtime/testing/ is test-only support (it compiles test kernels with the
-# toolchains' process runner) and is exempt. Prints every violation as file:line and exits 1 when there is one.
+# runtime/testing/ (test-only support) follows the runtime's rule: it finds
+# and runs the tools through common/. Prints every violation as file:line
+# and exits 1 when there is one.
 set -u
 root=${1:?usage: check_layering.sh REPO_ROOT}
 cd "$root" || exit 2
@@ -17,7 +18,7 @@ check() { # DIR REGEX WHY
   while IFS= read -r hit; do
     [ -n "$hit" ] && violation "$hit" "$why"
   done < <(grep -rnE --include='*.h' --include='*.cpp' --include='*.inc' "$regex" "$dir" 2>/dev/null \
-             | grep -v '/testdata/' | grep -v '^runtime/testing/' | cut -d: -f1,2)
+             | grep -v '/testdata/' | cut -d: -f1,2)
 }
 
 check runtime    '#\s*include\s*[<"](mlir|llvm)/'              "runtime/ must not include LLVM/MLIR"
@@ -29,6 +30,12 @@ check toolchains '#\s*include\s*"(runtime|workbench|compiler)/' "toolchains/ mus
 check runtime    '#\s*include\s*"(toolchains|workbench|compiler)/' "runtime/ must not include toolchains/, workbench/ or compiler/"
 check workbench  '#\s*include\s*[<"](mlir|llvm)/'              "workbench/ reaches the compiler only through the C interface kb-c/Compiler.h (dlopen)"
 check workbench  '#\s*include\s*"kb/(Driver/Driver|Dialect|Codegen|Serialization)' "workbench/ sees only the driver's record types (kb/Driver/Records.h) and kb-c/Compiler.h"
+# The same rule between libraries: runtime/ (its tests and runtime/testing/
+# included) links neither the toolchains nor the compiler.
+while IFS= read -r hit; do
+  [ -n "$hit" ] && violation "$hit" "runtime/ must not link toolchains/ or compiler/ libraries"
+done < <(grep -rnE --include='CMakeLists.txt' '\b(kb_toolchains|kb_remote_cache|KBCompiler|MLIR|LLVM)' runtime 2>/dev/null \
+           | grep -v '^\S*:[0-9]*:\s*#' | cut -d: -f1,2)
 # Vendor headers: the CUDA driver API is self-declared, never cuda.h.
 check runtime    '#\s*include\s*[<"]cuda(_runtime)?\.h[">]'    "runtime/ declares its CUDA subset itself (no cuda.h)"
 

@@ -1,7 +1,7 @@
 //===- tests/support/cli_test_support.cpp ---------------------------------===//
 #include "tests/support/cli_test_support.h"
 
-#include "toolchains/process.h"
+#include "common/process.h"
 #include "toolchains/toolchains.h"
 
 #include <unistd.h>
@@ -47,14 +47,14 @@ CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env,
 CliRun runKernelBenchAt(const fs::path &binary,
                         const std::vector<std::string> &args, EnvVars env,
                         std::chrono::seconds timeout) {
-  kb::toolchains::ProcessOptions options;
+  kb::ProcessOptions options;
   options.argv = {binary.string()};
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   options.workingDirectory = KB_SOURCE_DIR;
   env.emplace_back("NO_COLOR", "1");
   options.env = withoutCiEnv(std::move(env));
   options.timeout = timeout;
-  auto result = kb::toolchains::runProcess(options);
+  auto result = kb::runProcess(options);
   EXPECT_TRUE(result.ok()) << result.status().message();
   CliRun r;
   if (!result.ok())
@@ -67,15 +67,6 @@ CliRun runKernelBenchAt(const fs::path &binary,
 }
 
 std::string kernelBenchBinary() { return KB_KERNEL_BENCH; }
-
-fs::path makeTempDir(const std::string &prefix) {
-  std::string tmpl = "/tmp/" + prefix + "_XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp " << tmpl << " failed";
-    return fs::path();
-  }
-  return tmpl;
-}
 
 bool haveTool(const std::string &tool) {
   kb::toolchains::Toolchains tools;
@@ -125,17 +116,15 @@ void replaceInFile(const fs::path &file, const std::string &from,
 }
 
 void KernelBenchTest::SetUp() {
-  tmp_ = makeTempDir(prefix_);
-  ASSERT_FALSE(tmp_.empty());
+  auto dir = kb::TempDir::create(fs::temp_directory_path(), prefix_ + "_");
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  tmpDir_.emplace(std::move(*dir));
+  tmp_ = tmpDir_->path();
   out_ = tmp_ / "out";
   cache_ = tmp_ / "cache";
 }
 
-void KernelBenchTest::TearDown() {
-  std::error_code ec;
-  if (!tmp_.empty())
-    fs::remove_all(tmp_, ec);
-}
+void KernelBenchTest::TearDown() { tmpDir_.reset(); }
 
 CliRun KernelBenchTest::run(std::vector<std::string> args, EnvVars env) {
   return runKernelBench(args, std::move(env), timeout_);

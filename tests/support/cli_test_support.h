@@ -9,11 +9,14 @@
 #ifndef KB_TESTS_SUPPORT_CLI_TEST_SUPPORT_H
 #define KB_TESTS_SUPPORT_CLI_TEST_SUPPORT_H
 
+#include "common/file_util.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,10 +66,6 @@ runKernelBenchAt(const std::filesystem::path &binary,
                  const std::vector<std::string> &args, EnvVars env = {},
                  std::chrono::seconds timeout = std::chrono::seconds(600));
 
-/// A fresh directory /tmp/PREFIX_XXXXXX; empty (and a test failure) when it
-/// cannot be made.
-std::filesystem::path makeTempDir(const std::string &prefix);
-
 /// Whether the toolchain finder locates |tool| (nvcc, glslc, ...).
 bool haveTool(const std::string &tool);
 
@@ -105,6 +104,7 @@ protected:
   /// OUT/build.json.
   nlohmann::json buildJson();
 
+  std::optional<kb::TempDir> tmpDir_; // removed with everything in it
   std::filesystem::path tmp_, out_, cache_;
 
 private:

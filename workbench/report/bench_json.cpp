@@ -1,7 +1,7 @@
 //===- workbench/report/bench_json.cpp - bench.json reader and writer -----===//
 #include "workbench/report/bench_json.h"
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "workbench/report/strict_json.h"
 
 #include <nlohmann/json.hpp>
@@ -240,7 +240,7 @@ StatusOr<std::string> renderBenchJson(const BenchReport &report) {
 Status writeBenchJson(const std::filesystem::path &path,
                       const BenchReport &report) {
   KB_ASSIGN_OR_RETURN(std::string text, renderBenchJson(report));
-  return toolchains::writeFileAtomic(path, text)
+  return kb::writeFileAtomic(path, text)
       .withContext("cannot write " + path.string());
 }
 
@@ -876,7 +876,7 @@ StatusOr<BenchReport> parseBenchJson(std::string_view text,
 }
 
 StatusOr<BenchReport> readBenchJson(const std::filesystem::path &path) {
-  KB_ASSIGN_OR_RETURN(std::string text, toolchains::readFile(path));
+  KB_ASSIGN_OR_RETURN(std::string text, kb::readFile(path));
   return parseBenchJson(text, path.string());
 }
 

@@ -1,7 +1,7 @@
 //===- workbench/report/report_writer.cpp - Every report format -----------===//
 #include "workbench/report/report_writer.h"
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/report/report_formats.h"
 
@@ -76,7 +76,7 @@ writeReports(const BenchReport &report, const std::filesystem::path &dir,
   std::vector<std::filesystem::path> written;
   for (size_t i = 0; i < formats.size(); ++i) {
     std::filesystem::path path = dir / fileName(formats[i]);
-    KB_RETURN_IF_ERROR(toolchains::writeFileAtomic(path, texts[i])
+    KB_RETURN_IF_ERROR(kb::writeFileAtomic(path, texts[i])
                            .withContext("cannot write the report"));
     written.push_back(path);
   }

@@ -128,25 +128,15 @@ getStaticStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-/// Builds the gpu.func of |exportOp| in |gpuModule|.
-static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
-                                 ExportOp exportOp, func::FuncOp body,
-                                 gpu::GPUModuleOp gpuModule,
-                                 codegen::KernelFlavor flavor) {
-  MLIRContext *context = executable.getContext();
-  std::string what = codegen::describeCodegen(executable, variant);
+/// Refuses unsupported body ops and returns the memref type of each binding
+/// (an unused binding still occupies its ABI slot: a dynamic 1-D memref of
+/// its element type).
+static FailureOr<SmallVector<MemRefType>>
+collectBindingTypes(func::FuncOp body, ExportOp exportOp,
+                    const std::string &what) {
+  MLIRContext *context = body.getContext();
   LayoutAttr layout = exportOp.getLayout();
-  size_t numBindings = layout.getBindings().size();
-  size_t numConstants = layout.getConstants().size();
-
-  if (!body.getBody().hasOneBlock())
-    return body.emitOpError("has ")
-           << body.getBody().getBlocks().size() << " blocks; the " << what
-           << " needs a single-block kernel body (use scf ops for control "
-              "flow)";
-
-  // Refuse unsupported ops first; collect the memref type of each binding.
-  SmallVector<MemRefType> bindingTypes(numBindings);
+  SmallVector<MemRefType> bindingTypes(layout.getBindings().size());
   WalkResult walk = body.walk([&](Operation *op) -> WalkResult {
     if (op == body.getOperation())
       return WalkResult::advance();
@@ -156,48 +146,53 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
           << "); kernel bodies may use " << kSupportedOpsText;
       return WalkResult::interrupt();
     }
-    if (auto binding = dyn_cast<BindingOp>(op)) {
-      auto type = binding.getType().cast<MemRefType>();
-      MemRefType &slot = bindingTypes[binding.getIndex()];
-      if (slot && slot != type) {
-        binding.emitOpError("gives binding ")
-            << binding.getIndex() << " type " << type
-            << " but another kb.binding gives it " << slot << "; the " << what
-            << " needs one type per binding";
-        return WalkResult::interrupt();
-      }
-      if (!type.getLayout().isIdentity() || type.getMemorySpace()) {
-        binding.emitOpError("has type ")
-            << type << "; the " << what
-            << " needs an identity-layout memref in the default memory space";
-        return WalkResult::interrupt();
-      }
-      if (failed(getStaticStrides(type.getShape()))) {
-        binding.emitOpError("has type ")
-            << type << "; only the leading dimension of a binding may be "
-            << "dynamic in the " << what
-            << " (the ABI passes no sizes: pass them as constants)";
-        return WalkResult::interrupt();
-      }
-      slot = type;
+    auto binding = dyn_cast<BindingOp>(op);
+    if (!binding)
+      return WalkResult::advance();
+    auto type = binding.getType().cast<MemRefType>();
+    MemRefType &slot = bindingTypes[binding.getIndex()];
+    if (slot && slot != type) {
+      binding.emitOpError("gives binding ")
+          << binding.getIndex() << " type " << type
+          << " but another kb.binding gives it " << slot << "; the " << what
+          << " needs one type per binding";
+      return WalkResult::interrupt();
     }
+    if (!type.getLayout().isIdentity() || type.getMemorySpace()) {
+      binding.emitOpError("has type ")
+          << type << "; the " << what
+          << " needs an identity-layout memref in the default memory space";
+      return WalkResult::interrupt();
+    }
+    if (failed(getStaticStrides(type.getShape()))) {
+      binding.emitOpError("has type ")
+          << type << "; only the leading dimension of a binding may be "
+          << "dynamic in the " << what
+          << " (the ABI passes no sizes: pass them as constants)";
+      return WalkResult::interrupt();
+    }
+    slot = type;
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-
-  // Unused bindings still occupy their ABI slot.
   for (auto [i, binding] : llvm::enumerate(layout.getBindings()))
     if (!bindingTypes[i])
       bindingTypes[i] = MemRefType::get(
           {ShapedType::kDynamic},
           getBindingElementType(context, binding.getElementType()));
+  return bindingTypes;
+}
 
+/// The kernel's parameters: bindings (CUDA's bare pointers need a static
+/// shape: the body sees its own type through a reinterpret_cast), then on
+/// CUDA the constants (Vulkan passes them as push constants).
+static SmallVector<Type> kernelArgumentTypes(ArrayRef<MemRefType> bindingTypes,
+                                             ArrayRef<Type> constantTypes,
+                                             codegen::KernelFlavor flavor) {
   SmallVector<Type> argTypes;
   for (MemRefType type : bindingTypes) {
     if (flavor == codegen::KernelFlavor::Cuda && !type.hasStaticShape()) {
-      // Bare pointers need a static shape; the body sees its own type via
-      // a reinterpret_cast below.
       SmallVector<int64_t> shape(type.getShape());
       shape[0] = 1;
       argTypes.push_back(MemRefType::get(shape, type.getElementType()));
@@ -205,11 +200,115 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
       argTypes.push_back(type);
     }
   }
-  SmallVector<Type> constantTypes;
-  for (ConstantAttr constant : layout.getConstants())
-    constantTypes.push_back(getConstantType(context, constant.getType()));
   if (flavor == codegen::KernelFlavor::Cuda)
-    argTypes.append(constantTypes);
+    argTypes.append(constantTypes.begin(), constantTypes.end());
+  return argTypes;
+}
+
+/// The value each kb.binding stands for: the parameter, re-typed as the
+/// body's dynamic memref where they differ. The dynamic size is unknown (not
+/// part of the ABI) and unused by load/store; 1 keeps the descriptor well
+/// formed.
+static SmallVector<Value> bindingValues(OpBuilder &builder, Location loc,
+                                        Block &entry,
+                                        ArrayRef<MemRefType> bindingTypes) {
+  SmallVector<Value> values;
+  for (auto [i, type] : llvm::enumerate(bindingTypes)) {
+    Value arg = entry.getArgument(i);
+    if (arg.getType() == type) {
+      values.push_back(arg);
+      continue;
+    }
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t dim : type.getShape())
+      sizes.push_back(
+          ShapedType::isDynamic(dim)
+              ? OpFoldResult(
+                    builder.create<arith::ConstantIndexOp>(loc, 1).getResult())
+              : OpFoldResult(builder.getIndexAttr(dim)));
+    SmallVector<OpFoldResult> strides;
+    for (int64_t stride : *getStaticStrides(type.getShape()))
+      strides.push_back(builder.getIndexAttr(stride));
+    values.push_back(builder.create<memref::ReinterpretCastOp>(
+        loc, type, arg, builder.getIndexAttr(0), sizes, strides));
+  }
+  return values;
+}
+
+/// The value each kb.constant stands for: on CUDA the parameter after the
+/// bindings; on Vulkan a placeholder the SPIR-V lowering turns into a load
+/// of push-constant member i.
+static SmallVector<Value> constantValues(OpBuilder &builder, Location loc,
+                                         Block &entry, size_t numBindings,
+                                         ArrayRef<Type> constantTypes,
+                                         codegen::KernelFlavor flavor) {
+  SmallVector<Value> values;
+  for (auto [i, type] : llvm::enumerate(constantTypes)) {
+    if (flavor == codegen::KernelFlavor::Cuda) {
+      values.push_back(entry.getArgument(numBindings + i));
+      continue;
+    }
+    auto placeholder = builder.create<UnrealizedConversionCastOp>(
+        loc, TypeRange{type}, ValueRange{});
+    placeholder->setAttr(codegen::kPushConstantAttr,
+                         builder.getI64IntegerAttr(i));
+    values.push_back(placeholder.getResult(0));
+  }
+  return values;
+}
+
+/// Replaces the kb interface ops cloned into |gpuFunc| by the kernel's
+/// parameters and GPU ids.
+static void replaceInterfaceOps(gpu::GPUFuncOp gpuFunc,
+                                ArrayRef<Value> bindings,
+                                ArrayRef<Value> constants,
+                                ArrayRef<int64_t> workgroupSize) {
+  SmallVector<Operation *> interfaceOps;
+  gpuFunc.walk([&](Operation *op) {
+    if (isa<BindingOp, ConstantOp, WorkgroupIdOp, WorkgroupCountOp,
+            WorkgroupSizeOp>(op))
+      interfaceOps.push_back(op);
+  });
+  for (Operation *op : interfaceOps) {
+    OpBuilder b(op);
+    Value replacement;
+    if (auto binding = dyn_cast<BindingOp>(op))
+      replacement = bindings[binding.getIndex()];
+    else if (auto constant = dyn_cast<ConstantOp>(op))
+      replacement = constants[constant.getIndex()];
+    else if (auto id = dyn_cast<WorkgroupIdOp>(op))
+      replacement = b.create<gpu::BlockIdOp>(op->getLoc(), b.getIndexType(),
+                                             toGpu(id.getDimension()));
+    else if (auto count = dyn_cast<WorkgroupCountOp>(op))
+      replacement = b.create<gpu::GridDimOp>(op->getLoc(), b.getIndexType(),
+                                             toGpu(count.getDimension()));
+    else if (auto size = dyn_cast<WorkgroupSizeOp>(op))
+      replacement = b.create<arith::ConstantIndexOp>(
+          op->getLoc(), workgroupSize[static_cast<int>(size.getDimension())]);
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  }
+}
+
+/// Builds the gpu.func of |exportOp| in |gpuModule|.
+static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
+                                 ExportOp exportOp, func::FuncOp body,
+                                 gpu::GPUModuleOp gpuModule,
+                                 codegen::KernelFlavor flavor) {
+  MLIRContext *context = executable.getContext();
+  std::string what = codegen::describeCodegen(executable, variant);
+  if (!body.getBody().hasOneBlock())
+    return body.emitOpError("has ")
+           << body.getBody().getBlocks().size() << " blocks; the " << what
+           << " needs a single-block kernel body (use scf ops for control "
+              "flow)";
+  FailureOr<SmallVector<MemRefType>> bindingTypes =
+      collectBindingTypes(body, exportOp, what);
+  if (failed(bindingTypes))
+    return failure();
+  SmallVector<Type> constantTypes;
+  for (ConstantAttr constant : exportOp.getLayout().getConstants())
+    constantTypes.push_back(getConstantType(context, constant.getType()));
 
   // CUDA: workgroup memory becomes workgroup attributions of the gpu.func
   // (shared-memory globals after lowering). Vulkan keeps the allocs, which
@@ -225,57 +324,25 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
   OpBuilder builder = OpBuilder::atBlockEnd(gpuModule.getBody());
   auto gpuFunc = builder.create<gpu::GPUFuncOp>(
       body.getLoc(), exportOp.getSymName(),
-      builder.getFunctionType(argTypes, {}), workgroupTypes);
+      builder.getFunctionType(
+          kernelArgumentTypes(*bindingTypes, constantTypes, flavor), {}),
+      workgroupTypes);
   gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                    builder.getUnitAttr());
   Block &entry = gpuFunc.getBody().front();
   builder.setInsertionPointToStart(&entry);
   Location loc = body.getLoc();
+  SmallVector<Value> bindings =
+      bindingValues(builder, loc, entry, *bindingTypes);
+  SmallVector<Value> constants = constantValues(
+      builder, loc, entry, bindingTypes->size(), constantTypes, flavor);
 
-  SmallVector<Value> bindingValues;
-  for (auto [i, type] : llvm::enumerate(bindingTypes)) {
-    Value arg = entry.getArgument(i);
-    if (arg.getType() == type) {
-      bindingValues.push_back(arg);
-      continue;
-    }
-    // Re-type the static-shaped parameter as the body's dynamic memref. The
-    // dynamic size is unknown (not part of the ABI) and unused by
-    // load/store; 1 keeps the descriptor well formed.
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t dim : type.getShape())
-      sizes.push_back(
-          ShapedType::isDynamic(dim)
-              ? OpFoldResult(
-                    builder.create<arith::ConstantIndexOp>(loc, 1).getResult())
-              : OpFoldResult(builder.getIndexAttr(dim)));
-    SmallVector<OpFoldResult> strides;
-    for (int64_t stride : *getStaticStrides(type.getShape()))
-      strides.push_back(builder.getIndexAttr(stride));
-    bindingValues.push_back(builder.create<memref::ReinterpretCastOp>(
-        loc, type, arg, builder.getIndexAttr(0), sizes, strides));
-  }
-  SmallVector<Value> constantValues;
-  for (auto [i, type] : llvm::enumerate(constantTypes)) {
-    if (flavor == codegen::KernelFlavor::Cuda) {
-      constantValues.push_back(entry.getArgument(numBindings + i));
-      continue;
-    }
-    auto placeholder = builder.create<UnrealizedConversionCastOp>(
-        loc, TypeRange{type}, ValueRange{});
-    placeholder->setAttr(codegen::kPushConstantAttr,
-                         builder.getI64IntegerAttr(i));
-    constantValues.push_back(placeholder.getResult(0));
-  }
-  (void)numConstants;
-
-  // Clone the body, replacing the interface ops as we go.
+  // Clone the body, then replace the interface ops.
   IRMapping mapping;
   for (auto [alloc, attribution] :
        llvm::zip(workgroupAllocs, gpuFunc.getWorkgroupAttributions()))
     mapping.map(alloc.getResult(), attribution);
   builder.setInsertionPointToEnd(&entry);
-  ArrayRef<int64_t> workgroupSize = exportOp.getWorkgroupSize();
   for (Operation &op : body.getBody().front()) {
     if (isa<func::ReturnOp>(op)) {
       builder.create<gpu::ReturnOp>(op.getLoc());
@@ -286,31 +353,8 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
       continue;
     builder.clone(op, mapping);
   }
-  SmallVector<Operation *> interfaceOps;
-  gpuFunc.walk([&](Operation *op) {
-    if (isa<BindingOp, ConstantOp, WorkgroupIdOp, WorkgroupCountOp,
-            WorkgroupSizeOp>(op))
-      interfaceOps.push_back(op);
-  });
-  for (Operation *op : interfaceOps) {
-    OpBuilder b(op);
-    Value replacement;
-    if (auto binding = dyn_cast<BindingOp>(op))
-      replacement = bindingValues[binding.getIndex()];
-    else if (auto constant = dyn_cast<ConstantOp>(op))
-      replacement = constantValues[constant.getIndex()];
-    else if (auto id = dyn_cast<WorkgroupIdOp>(op))
-      replacement = b.create<gpu::BlockIdOp>(op->getLoc(), b.getIndexType(),
-                                             toGpu(id.getDimension()));
-    else if (auto count = dyn_cast<WorkgroupCountOp>(op))
-      replacement = b.create<gpu::GridDimOp>(op->getLoc(), b.getIndexType(),
-                                             toGpu(count.getDimension()));
-    else if (auto size = dyn_cast<WorkgroupSizeOp>(op))
-      replacement = b.create<arith::ConstantIndexOp>(
-          op->getLoc(), workgroupSize[static_cast<int>(size.getDimension())]);
-    op->getResult(0).replaceAllUsesWith(replacement);
-    op->erase();
-  }
+  replaceInterfaceOps(gpuFunc, bindings, constants,
+                      exportOp.getWorkgroupSize());
   return success();
 }
 

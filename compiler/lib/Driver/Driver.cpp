@@ -239,6 +239,205 @@ static void readBenchmarks(ModuleOp module, const CompileOptions &options,
     }
 }
 
+/// Prints a diagnostic no op is at fault for (a substitution naming no
+/// executable): it has an unknown location and names what it is about in its
+/// message, so it prints as `error: ...`, not SourceMgr's
+/// `<unknown>:0: error: ...`. Located diagnostics are left to SourceMgr.
+static LogicalResult printUnlocated(Diagnostic &d, llvm::raw_ostream &os) {
+  if (!d.getLocation().isa<UnknownLoc>())
+    return failure();
+  auto severity = [](DiagnosticSeverity s) {
+    switch (s) {
+    case DiagnosticSeverity::Error:
+      return "error";
+    case DiagnosticSeverity::Warning:
+      return "warning";
+    case DiagnosticSeverity::Note:
+      return "note";
+    case DiagnosticSeverity::Remark:
+      return "remark";
+    }
+    return "error";
+  };
+  os << severity(d.getSeverity()) << ": " << d << "\n";
+  for (const Diagnostic &note : d.getNotes())
+    os << severity(note.getSeverity()) << ": " << note << "\n";
+  return success();
+}
+
+namespace {
+/// The substitution passes' options hold ArrayRefs: these lists must outlive
+/// the passes.
+struct SubstitutionLists {
+  explicit SubstitutionLists(const CompileOptions &o)
+      : sources(toPassList(o.sourceSubstitutions)),
+        objects(toPassList(o.objectSubstitutions)),
+        sourceOrigins(toOriginList(o.sourceSubstitutions)),
+        objectOrigins(toOriginList(o.objectSubstitutions)),
+        sourceLaunch(toLaunchList(o.sourceSubstitutions)),
+        objectLaunch(toLaunchList(o.objectSubstitutions)) {}
+  std::vector<std::string> sources, objects, sourceOrigins, objectOrigins,
+      sourceLaunch, objectLaunch;
+};
+
+/// The .kbm modules. They are built in memory first, so that a program the
+/// writer cannot express fails the compile before any file is written, and
+/// written last, after the dumps.
+class KbmOutputs {
+public:
+  KbmOutputs(const CompileOptions &options, CompileResult &result)
+      : options_(options), result_(result) {}
+
+  bool wanted() const {
+    return !options_.outputDir.empty() || !options_.dumpBenchmarksDir.empty();
+  }
+
+  LogicalResult build(ModuleOp module) {
+    Timer timer(result_);
+    readBenchmarks(module, options_, result_);
+    if (failed(
+            kbir::buildKbmFiles(module, !options_.outputDir.empty(), files_)))
+      return failure();
+    for (const kbir::KbmFile &f : files_)
+      result_.kbmBytes += f.bytes.size();
+    return success();
+  }
+
+  LogicalResult write(llvm::raw_ostream &diagnostics) {
+    Timer timer(result_);
+    if (!options_.outputDir.empty() &&
+        failed(writeTo(options_.outputDir, files_, diagnostics)))
+      return failure();
+    if (options_.dumpBenchmarksDir.empty())
+      return success();
+    SmallVector<kbir::KbmFile> dump;
+    for (const kbir::KbmFile &f : files_)
+      if (StringRef(f.path).startswith("bench/"))
+        dump.push_back({StringRef(f.path).drop_front(6).str(), f.bytes});
+    return writeTo(options_.dumpBenchmarksDir, dump, diagnostics);
+  }
+
+private:
+  /// Adds the time of one scope to kbmMilliseconds.
+  struct Timer {
+    explicit Timer(CompileResult &r)
+        : result(r), start(std::chrono::steady_clock::now()) {}
+    ~Timer() {
+      result.kbmMilliseconds += std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count();
+    }
+    CompileResult &result;
+    std::chrono::steady_clock::time_point start;
+  };
+
+  LogicalResult writeTo(const std::string &dir, ArrayRef<kbir::KbmFile> files,
+                        llvm::raw_ostream &diagnostics) {
+    std::string error;
+    if (failed(kbir::writeKbmFiles(dir, files, error))) {
+      diagnostics << "error: " << error << "\n";
+      return failure();
+    }
+    for (const kbir::KbmFile &f : files)
+      result_.writtenFiles.push_back((llvm::Twine(dir) + "/" + f.path).str());
+    return success();
+  }
+
+  const CompileOptions &options_;
+  CompileResult &result_;
+  SmallVector<kbir::KbmFile> files_;
+};
+} // namespace
+
+/// The program, parsed and verified; null after a diagnostic.
+static OwningOpRef<ModuleOp> parseProgram(const CompileOptions &options,
+                                          MLIRContext &context,
+                                          llvm::SourceMgr &sourceMgr,
+                                          llvm::raw_ostream &diagnostics) {
+  std::string error;
+  auto input = openInputFile(options.programPath, &error);
+  if (!input) {
+    diagnostics << "error: cannot read program '" << options.programPath
+                << "': " << error << "\n";
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+}
+
+/// Generates every variant without a binary yet, outside the pass manager to
+/// time each variant; the timings go to |result|.
+static LogicalResult runCodegen(MLIRContext &context, ModuleOp module,
+                                const CompileOptions &options,
+                                CompileResult &result) {
+  kbir::CodegenOptions codegenOptions;
+  codegenOptions.emitCubin = options.emitCubin;
+  codegenOptions.ptxasPath = options.ptxasPath;
+  DialectRegistry codegenRegistry;
+  kbir::registerCodegenDialects(codegenRegistry);
+  context.appendDialectRegistry(codegenRegistry);
+  SmallVector<kbir::CodegenRecord> records;
+  if (failed(kbir::generateAllVariants(module, codegenOptions, &records)))
+    return failure();
+  for (const kbir::CodegenRecord &r : records)
+    result.codegen.push_back({r.executable, r.variant, r.target, r.milliseconds,
+                              r.ptxasMilliseconds});
+  return success();
+}
+
+/// The pipeline: substitute sources → materialize variants → codegen →
+/// substitute objects → generate benchmarks. Codegen runs between
+/// materialization and object substitution, so a substituted variant's
+/// generated code becomes its reference. The pass manager verifies the
+/// result of every pass.
+static LogicalResult runPipeline(MLIRContext &context, ModuleOp module,
+                                 const CompileOptions &options,
+                                 bool wantBenchmarks, CompileResult &result) {
+  SubstitutionLists lists(options);
+  PassManager front(&context);
+  addSubstitutePass(front, "source", lists.sources, lists.sourceOrigins,
+                    lists.sourceLaunch, options.sourceDirectories, options);
+  if (!options.targets.empty()) {
+    kbir::MaterializeVariantsPassOptions o;
+    o.targets = options.targets;
+    front.addPass(kbir::createMaterializeVariantsPass(o));
+  }
+  if (failed(front.run(module)))
+    return failure();
+  if (options.codegen && failed(runCodegen(context, module, options, result)))
+    return failure();
+  PassManager back(&context);
+  addSubstitutePass(back, "object", lists.objects, lists.objectOrigins,
+                    lists.objectLaunch, options.objectDirectories, options);
+  if (wantBenchmarks)
+    back.addPass(kbir::createGenerateBenchmarksPass());
+  return back.run(module);
+}
+
+/// Writes the compiled module to options.outputPath (kept only when
+/// |writeRest| succeeds), then runs |writeRest|.
+static bool writeOutputs(ModuleOp module, const CompileOptions &options,
+                         llvm::raw_ostream &diagnostics,
+                         llvm::function_ref<bool()> writeRest) {
+  if (options.outputPath.empty())
+    return writeRest();
+  std::string outputError;
+  auto output = openOutputFile(options.outputPath, &outputError);
+  if (!output) {
+    diagnostics << "error: cannot write '" << options.outputPath
+                << "': " << outputError << "\n";
+    return false;
+  }
+  if (options.emitBytecode)
+    writeBytecodeToFile(module, output->os());
+  else
+    module.print(output->os());
+  if (!writeRest())
+    return false;
+  output->keep();
+  return true;
+}
+
 static CompileResult compilePipeline(const CompileOptions &options) {
   CompileResult result;
   std::string diagnosticsText;
@@ -263,44 +462,13 @@ static CompileResult compilePipeline(const CompileOptions &options) {
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
-  // A diagnostic no op is at fault for (a substitution naming no executable)
-  // has an unknown location and names what it is about in its message; it
-  // prints as `error: ...`, not SourceMgr's `<unknown>:0: error: ...`.
-  ScopedDiagnosticHandler unlocated(&context, [&](Diagnostic &d) {
-    if (!d.getLocation().isa<UnknownLoc>())
-      return failure();
-    auto severity = [](DiagnosticSeverity s) {
-      switch (s) {
-      case DiagnosticSeverity::Error:
-        return "error";
-      case DiagnosticSeverity::Warning:
-        return "warning";
-      case DiagnosticSeverity::Note:
-        return "note";
-      case DiagnosticSeverity::Remark:
-        return "remark";
-      }
-      return "error";
-    };
-    diagnostics << severity(d.getSeverity()) << ": " << d << "\n";
-    for (const Diagnostic &note : d.getNotes())
-      diagnostics << severity(note.getSeverity()) << ": " << note << "\n";
-    return success();
-  });
+  ScopedDiagnosticHandler unlocated(
+      &context, [&](Diagnostic &d) { return printUnlocated(d, diagnostics); });
 
-  std::string error;
-  auto input = openInputFile(options.programPath, &error);
-  if (!input) {
-    diagnostics << "error: cannot read program '" << options.programPath
-                << "': " << error << "\n";
-    return finish(false);
-  }
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+      parseProgram(options, context, sourceMgr, diagnostics);
   if (!module)
     return finish(false);
-
   // The source dump shows the program as given (before substitution), so
   // that feeding the dump back with --substitute-executable-sources-from is
   // a no-op; it is written only once everything else succeeded.
@@ -308,104 +476,10 @@ static CompileResult compilePipeline(const CompileOptions &options) {
   if (!options.dumpSourcesDir.empty())
     original = module->clone();
 
-  // Pass options hold ArrayRefs: the lists must outlive pass creation.
-  std::vector<std::string> sourceList = toPassList(options.sourceSubstitutions);
-  std::vector<std::string> objectList = toPassList(options.objectSubstitutions);
-  std::vector<std::string> sourceOrigins =
-      toOriginList(options.sourceSubstitutions);
-  std::vector<std::string> objectOrigins =
-      toOriginList(options.objectSubstitutions);
-  std::vector<std::string> sourceLaunch =
-      toLaunchList(options.sourceSubstitutions);
-  std::vector<std::string> objectLaunch =
-      toLaunchList(options.objectSubstitutions);
-  PassManager pm(&context);
-  addSubstitutePass(pm, "source", sourceList, sourceOrigins, sourceLaunch,
-                    options.sourceDirectories, options);
-  if (!options.targets.empty()) {
-    kbir::MaterializeVariantsPassOptions o;
-    o.targets = options.targets;
-    pm.addPass(kbir::createMaterializeVariantsPass(o));
-  }
-  // Codegen runs between materialization and object substitution, so a
-  // substituted variant's generated code becomes its reference. It runs
-  // outside the pass manager to time each variant.
-  if (failed(pm.run(*module)))
+  KbmOutputs kbm(options, result);
+  if (failed(runPipeline(context, *module, options, kbm.wanted(), result)) ||
+      (kbm.wanted() && failed(kbm.build(*module))))
     return finish(false);
-  pm.clear();
-  if (options.codegen) {
-    kbir::CodegenOptions codegenOptions;
-    codegenOptions.emitCubin = options.emitCubin;
-    codegenOptions.ptxasPath = options.ptxasPath;
-    DialectRegistry codegenRegistry;
-    kbir::registerCodegenDialects(codegenRegistry);
-    context.appendDialectRegistry(codegenRegistry);
-    SmallVector<kbir::CodegenRecord> records;
-    if (failed(kbir::generateAllVariants(*module, codegenOptions, &records)))
-      return finish(false);
-    for (const kbir::CodegenRecord &r : records)
-      result.codegen.push_back({r.executable, r.variant, r.target,
-                                r.milliseconds, r.ptxasMilliseconds});
-  }
-  addSubstitutePass(pm, "object", objectList, objectOrigins, objectLaunch,
-                    options.objectDirectories, options);
-  bool wantBenchmarks =
-      !options.outputDir.empty() || !options.dumpBenchmarksDir.empty();
-  if (wantBenchmarks)
-    pm.addPass(kbir::createGenerateBenchmarksPass());
-  // The parser verified the input; the pass manager verifies the result of
-  // every pass.
-  if (failed(pm.run(*module)))
-    return finish(false);
-
-  // .kbm modules are built in memory first: a program the writer cannot
-  // express fails the compile before any file is written.
-  SmallVector<kbir::KbmFile> kbmFiles;
-  auto kbmStart = std::chrono::steady_clock::now();
-  auto addKbmTime = [&] {
-    result.kbmMilliseconds += std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - kbmStart)
-                                  .count();
-  };
-  if (wantBenchmarks) {
-    readBenchmarks(*module, options, result);
-    if (failed(
-            kbir::buildKbmFiles(*module, !options.outputDir.empty(), kbmFiles)))
-      return finish(false);
-    for (const kbir::KbmFile &f : kbmFiles)
-      result.kbmBytes += f.bytes.size();
-  }
-  addKbmTime();
-  auto writeKbm = [&]() -> bool {
-    kbmStart = std::chrono::steady_clock::now();
-    std::string writeError;
-    if (!options.outputDir.empty()) {
-      if (failed(
-              kbir::writeKbmFiles(options.outputDir, kbmFiles, writeError))) {
-        diagnostics << "error: " << writeError << "\n";
-        return false;
-      }
-      for (const kbir::KbmFile &f : kbmFiles)
-        result.writtenFiles.push_back(
-            (llvm::Twine(options.outputDir) + "/" + f.path).str());
-    }
-    if (!options.dumpBenchmarksDir.empty()) {
-      SmallVector<kbir::KbmFile> dump;
-      for (const kbir::KbmFile &f : kbmFiles)
-        if (StringRef(f.path).startswith("bench/"))
-          dump.push_back({StringRef(f.path).drop_front(6).str(), f.bytes});
-      if (failed(kbir::writeKbmFiles(options.dumpBenchmarksDir, dump,
-                                     writeError))) {
-        diagnostics << "error: " << writeError << "\n";
-        return false;
-      }
-      for (const kbir::KbmFile &f : dump)
-        result.writtenFiles.push_back(
-            (llvm::Twine(options.dumpBenchmarksDir) + "/" + f.path).str());
-    }
-    addKbmTime();
-    return true;
-  };
 
   for (const kbir::SubstitutionRecord &record :
        kbir::readSubstitutionRecords(*module)) {
@@ -418,7 +492,7 @@ static CompileResult compilePipeline(const CompileOptions &options) {
 
   // Dumps run after the output is printed and before it is kept, so that on
   // any failure nothing is left behind.
-  auto writeDumpsAndModules = [&]() -> bool {
+  return finish(writeOutputs(*module, options, diagnostics, [&] {
     if (original && failed(runPass(context, *original,
                                    kbir::createDumpExecutableSourcesPass(
                                        {options.dumpSourcesDir}))))
@@ -428,27 +502,8 @@ static CompileResult compilePipeline(const CompileOptions &options) {
             context, *module,
             kbir::createDumpExecutableBinariesPass({options.dumpBinariesDir}))))
       return false;
-    return writeKbm();
-  };
-
-  if (!options.outputPath.empty()) {
-    std::string outputError;
-    auto output = openOutputFile(options.outputPath, &outputError);
-    if (!output) {
-      diagnostics << "error: cannot write '" << options.outputPath
-                  << "': " << outputError << "\n";
-      return finish(false);
-    }
-    if (options.emitBytecode)
-      writeBytecodeToFile(*module, output->os());
-    else
-      module->print(output->os());
-    if (!writeDumpsAndModules())
-      return finish(false);
-    output->keep();
-    return finish(true);
-  }
-  return finish(writeDumpsAndModules());
+    return succeeded(kbm.write(diagnostics));
+  }));
 }
 
 CompileResult compile(const CompileOptions &options) {

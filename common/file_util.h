@@ -1,4 +1,4 @@
-//===- toolchains/file_util.h - Whole-file reads and atomic writes -------===//
+//===- common/file_util.h - Whole-file reads and atomic writes ------------===//
 //
 // Everything the build publishes (outputs, cache entries, manifests) is
 // written to a temporary name in the destination directory, fsync'ed and
@@ -6,8 +6,8 @@
 // half-written one, also across processes sharing a directory.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KB_TOOLCHAINS_FILE_UTIL_H_
-#define KB_TOOLCHAINS_FILE_UTIL_H_
+#ifndef KB_COMMON_FILE_UTIL_H_
+#define KB_COMMON_FILE_UTIL_H_
 
 #include "common/status.h"
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace kb::toolchains {
+namespace kb {
 
 /// The whole file. NotFound when it does not exist or cannot be opened.
 StatusOr<std::string> readFile(const std::filesystem::path &path);
@@ -45,6 +45,10 @@ public:
   ~TempDir();
 
   const std::filesystem::path &path() const { return path_; }
+  /// `path() / name` as a string.
+  std::string file(std::string_view name) const {
+    return (path_ / name).string();
+  }
 
 private:
   explicit TempDir(std::filesystem::path path) : path_(std::move(path)) {}
@@ -52,6 +56,6 @@ private:
   std::filesystem::path path_;
 };
 
-} // namespace kb::toolchains
+} // namespace kb
 
-#endif // KB_TOOLCHAINS_FILE_UTIL_H_
+#endif // KB_COMMON_FILE_UTIL_H_

@@ -1,6 +1,6 @@
-//===- toolchains/process_test.cpp ----------------------------------------===//
+//===- common/process_test.cpp --------------------------------------------===//
 
-#include "toolchains/process.h"
+#include "common/process.h"
 
 #include <atomic>
 #include <chrono>
@@ -12,7 +12,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace kb::toolchains {
+namespace kb {
 namespace {
 
 ProcessResult
@@ -212,4 +212,4 @@ TEST(ProcessTest, FormatCommandLineQuotes) {
 }
 
 } // namespace
-} // namespace kb::toolchains
+} // namespace kb

@@ -1,6 +1,6 @@
-//===- toolchains/file_util.cpp - Whole-file reads and atomic writes -----===//
+//===- common/file_util.cpp - Whole-file reads and atomic writes ----------===//
 
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace kb::toolchains {
+namespace kb {
 namespace {
 
 namespace fs = std::filesystem;
@@ -139,4 +139,4 @@ void TempDir::remove() {
   }
 }
 
-} // namespace kb::toolchains
+} // namespace kb

@@ -1,4 +1,4 @@
-//===- toolchains/process.h - The one external process runner ------------===//
+//===- common/process.h - The one external process runner -----------------===//
 //
 // Every external tool (nvcc, ptxas, glslc, spirv-val, spirv-opt, a host
 // compiler's --version) runs through runProcess():
@@ -15,8 +15,8 @@
 //    threads never inherit each other's pipe ends (which would delay EOF).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KB_TOOLCHAINS_PROCESS_H_
-#define KB_TOOLCHAINS_PROCESS_H_
+#ifndef KB_COMMON_PROCESS_H_
+#define KB_COMMON_PROCESS_H_
 
 #include "common/status.h"
 
@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-namespace kb::toolchains {
+namespace kb {
 
 struct ProcessOptions {
   /// argv[0] is an absolute path or a name looked up in the parent's PATH.
@@ -86,6 +86,6 @@ void signalAllProcessGroups(int signal);
 /// executed: for people to copy and paste.
 std::string formatCommandLine(const std::vector<std::string> &argv);
 
-} // namespace kb::toolchains
+} // namespace kb
 
-#endif // KB_TOOLCHAINS_PROCESS_H_
+#endif // KB_COMMON_PROCESS_H_

@@ -1,6 +1,8 @@
-//===- toolchains/process.cpp - The one external process runner ----------===//
+//===- common/process.cpp - The one external process runner ---------------===//
 
-#include "toolchains/process.h"
+#include "common/process.h"
+
+#include "common/file_util.h"
 
 #include <algorithm>
 #include <atomic>
@@ -23,7 +25,7 @@
 
 extern char **environ;
 
-namespace kb::toolchains {
+namespace kb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -57,25 +59,6 @@ private:
   int fd_ = -1;
 };
 
-/// Removes a directory tree on destruction (the private TMPDIR).
-class ScopedDirectory {
-public:
-  ScopedDirectory() = default;
-  ScopedDirectory(const ScopedDirectory &) = delete;
-  ScopedDirectory &operator=(const ScopedDirectory &) = delete;
-  ~ScopedDirectory() {
-    if (!path_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
-  }
-  void set(std::filesystem::path path) { path_ = std::move(path); }
-  const std::filesystem::path &path() const { return path_; }
-
-private:
-  std::filesystem::path path_;
-};
-
 /// RAII for posix_spawn attribute objects.
 struct SpawnAttrs {
   posix_spawn_file_actions_t actions;
@@ -94,17 +77,15 @@ std::string errnoText(int error) {
   return std::error_code(error, std::generic_category()).message();
 }
 
-StatusOr<std::filesystem::path> makePrivateTmpDir() {
+/// The run's private TMPDIR, removed with whatever the tool left there.
+StatusOr<TempDir> makePrivateTmpDir() {
   const char *base = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(base && *base ? base : "/tmp") + "/kb-job-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (!::mkdtemp(buffer.data()))
-    return internalError("cannot create a private temporary directory `" +
-                         pattern + "`: " + errnoText(errno) +
+  std::filesystem::path parent = base && *base ? base : "/tmp";
+  StatusOr<TempDir> dir = TempDir::create(parent, "kb-job-");
+  if (!dir.ok())
+    return internalError(dir.status().message() +
                          ". Check that TMPDIR (or /tmp) is writable.");
-  return std::filesystem::path(buffer.data());
+  return dir;
 }
 
 /// Parent environment with |overrides| applied, as "K=V" strings.
@@ -382,13 +363,13 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
           "cannot run `" + options.argv[0] + "`: its working directory `" +
           options.workingDirectory.string() + "` is not a directory");
   }
-  ScopedDirectory tmpDir;
+  std::optional<TempDir> tmpDir;
   std::vector<std::pair<std::string, std::string>> env = options.env;
   if (options.privateTmpDir) {
-    KB_ASSIGN_OR_RETURN(std::filesystem::path dir, makePrivateTmpDir());
-    tmpDir.set(dir);
+    KB_ASSIGN_OR_RETURN(TempDir dir, makePrivateTmpDir());
+    tmpDir.emplace(std::move(dir));
     for (const char *name : {"TMPDIR", "TMP", "TEMP"})
-      env.emplace_back(name, dir.string());
+      env.emplace_back(name, tmpDir->path().string());
   }
   CStringArray envp(buildEnvironment(env));
   CStringArray argv(options.argv);
@@ -441,4 +422,4 @@ std::string formatCommandLine(const std::vector<std::string> &argv) {
   return out;
 }
 
-} // namespace kb::toolchains
+} // namespace kb
