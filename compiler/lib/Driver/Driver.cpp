@@ -5,6 +5,7 @@
 #include "kb/Dialect/KB/IR/KBDialect.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Pipeline.h"
 #include "kb/Dialect/KB/Transforms/Substitutions.h"
 #include "kb/Codegen/Codegen.h"
 #include "kb/Codegen/FatalErrorRecovery.h"
@@ -155,29 +156,6 @@ static LogicalResult runPass(MLIRContext &context, ModuleOp module,
 }
 
 /// The origin of the last substitution of |executable| with |file|.
-/// Adds kb-substitute-executables for one |kind| ("source" or "object")
-/// when there is anything to substitute. The pass options hold ArrayRefs:
-/// |substitutions|, |origins| and |directories| must outlive the pass.
-static void addSubstitutePass(PassManager &pm, StringRef kind,
-                              ArrayRef<std::string> substitutions,
-                              ArrayRef<std::string> origins,
-                              ArrayRef<std::string> launch,
-                              ArrayRef<std::string> directories,
-                              const CompileOptions &options) {
-  if (substitutions.empty() && directories.empty())
-    return;
-  kbir::SubstituteExecutablesPassOptions o;
-  o.substitutions = substitutions;
-  o.origins = origins;
-  o.launch = launch;
-  o.directories = directories;
-  o.searchPaths = options.searchPaths;
-  o.kind = kind.str();
-  o.strict = options.strict;
-  o.printNotes = options.printNotes;
-  pm.addPass(kbir::createSubstituteExecutablesPass(o));
-}
-
 static std::string findOrigin(const CompileOptions &options,
                               const std::string &executable,
                               const std::string &file) {
@@ -278,6 +256,21 @@ struct SubstitutionLists {
         objectLaunch(toLaunchList(o.objectSubstitutions)) {}
   std::vector<std::string> sources, objects, sourceOrigins, objectOrigins,
       sourceLaunch, objectLaunch;
+
+  static kbir::SubstituteExecutablesPassOptions
+  passOptions(const CompileOptions &options, ArrayRef<std::string> list,
+              ArrayRef<std::string> origins, ArrayRef<std::string> launch,
+              ArrayRef<std::string> directories) {
+    kbir::SubstituteExecutablesPassOptions o;
+    o.substitutions = list;
+    o.origins = origins;
+    o.launch = launch;
+    o.directories = directories;
+    o.searchPaths = options.searchPaths;
+    o.strict = options.strict;
+    o.printNotes = options.printNotes;
+    return o;
+  }
 };
 
 /// The .kbm modules. They are built in memory first, so that a program the
@@ -365,53 +358,34 @@ static OwningOpRef<ModuleOp> parseProgram(const CompileOptions &options,
   return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
 }
 
-/// Generates every variant without a binary yet, outside the pass manager to
-/// time each variant; the timings go to |result|.
-static LogicalResult runCodegen(MLIRContext &context, ModuleOp module,
-                                const CompileOptions &options,
-                                CompileResult &result) {
-  kbir::CodegenOptions codegenOptions;
-  codegenOptions.emitCubin = options.emitCubin;
-  codegenOptions.ptxasPath = options.ptxasPath;
-  DialectRegistry codegenRegistry;
-  kbir::registerCodegenDialects(codegenRegistry);
-  context.appendDialectRegistry(codegenRegistry);
-  SmallVector<kbir::CodegenRecord> records;
-  if (failed(kbir::generateAllVariants(module, codegenOptions, &records)))
-    return failure();
-  for (const kbir::CodegenRecord &r : records)
-    result.codegen.push_back({r.executable, r.variant, r.target, r.milliseconds,
-                              r.ptxasMilliseconds});
-  return success();
-}
-
-/// The pipeline: substitute sources → materialize variants → codegen →
-/// substitute objects → generate benchmarks. Codegen runs between
-/// materialization and object substitution, so a substituted variant's
-/// generated code becomes its reference. The pass manager verifies the
-/// result of every pass.
+/// The compiler pipeline (kb/Dialect/KB/Transforms/Pipeline.h), with the
+/// codegen timings going to |result|. The pass manager verifies the result
+/// of every pass.
 static LogicalResult runPipeline(MLIRContext &context, ModuleOp module,
                                  const CompileOptions &options,
                                  bool wantBenchmarks, CompileResult &result) {
   SubstitutionLists lists(options);
-  PassManager front(&context);
-  addSubstitutePass(front, "source", lists.sources, lists.sourceOrigins,
-                    lists.sourceLaunch, options.sourceDirectories, options);
-  if (!options.targets.empty()) {
-    kbir::MaterializeVariantsPassOptions o;
-    o.targets = options.targets;
-    front.addPass(kbir::createMaterializeVariantsPass(o));
-  }
-  if (failed(front.run(module)))
-    return failure();
-  if (options.codegen && failed(runCodegen(context, module, options, result)))
-    return failure();
-  PassManager back(&context);
-  addSubstitutePass(back, "object", lists.objects, lists.objectOrigins,
-                    lists.objectLaunch, options.objectDirectories, options);
-  if (wantBenchmarks)
-    back.addPass(kbir::createGenerateBenchmarksPass());
-  return back.run(module);
+  kbir::PipelineOptions pipeline;
+  pipeline.sources =
+      lists.passOptions(options, lists.sources, lists.sourceOrigins,
+                        lists.sourceLaunch, options.sourceDirectories);
+  pipeline.objects =
+      lists.passOptions(options, lists.objects, lists.objectOrigins,
+                        lists.objectLaunch, options.objectDirectories);
+  pipeline.targets = options.targets;
+  pipeline.codegen = options.codegen;
+  pipeline.codegenOptions.emitCubin = options.emitCubin;
+  pipeline.codegenOptions.ptxas = options.ptxasPath;
+  pipeline.benchmarks = wantBenchmarks;
+  SmallVector<kbir::CodegenRecord> records;
+  pipeline.codegenRecords = &records;
+  PassManager pm(&context);
+  kbir::buildCompilerPipeline(pm, pipeline);
+  LogicalResult ran = pm.run(module);
+  for (const kbir::CodegenRecord &r : records)
+    result.codegen.push_back({r.executable, r.variant, r.target, r.milliseconds,
+                              r.ptxasMilliseconds});
+  return ran;
 }
 
 /// Writes the compiled module to options.outputPath (kept only when

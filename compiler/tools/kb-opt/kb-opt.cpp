@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "kb/Dialect/KB/IR/KBDialect.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,6 +18,7 @@
 
 int main(int argc, char **argv) {
   mlir::kb::registerKBPasses();
+  mlir::kb::registerCompilerPipeline();
   mlir::DialectRegistry registry;
   registry.insert<mlir::kb::KBDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,

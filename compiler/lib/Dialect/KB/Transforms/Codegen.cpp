@@ -2,6 +2,7 @@
 #include "kb/Codegen/Codegen.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -27,6 +28,9 @@ namespace {
 
 struct CodegenPass : public mlir::kb::impl::CodegenPassBase<CodegenPass> {
   using mlir::kb::impl::CodegenPassBase<CodegenPass>::CodegenPassBase;
+  CodegenPass(const CodegenPassOptions &options,
+              SmallVectorImpl<CodegenRecord> *records)
+      : CodegenPassBase(options), records(records) {}
 
   void getDependentDialects(DialectRegistry &registry) const override {
     registerCodegenDialects(registry);
@@ -36,9 +40,18 @@ struct CodegenPass : public mlir::kb::impl::CodegenPassBase<CodegenPass> {
     CodegenOptions options;
     options.emitCubin = emitCubin;
     options.ptxasPath = ptxas;
-    if (failed(generateAllVariants(getOperation(), options, nullptr)))
+    if (failed(generateAllVariants(getOperation(), options, records)))
       signalPassFailure();
   }
+
+  /// Where the driver collects per-variant timings (null from kb-opt).
+  SmallVectorImpl<CodegenRecord> *records = nullptr;
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::kb::createCodegenPass(const CodegenPassOptions &options,
+                            SmallVectorImpl<CodegenRecord> *records) {
+  return std::make_unique<CodegenPass>(options, records);
+}

@@ -1,0 +1,120 @@
+//===- Pipeline.cpp - The compiler pipeline, declared in one place --------===//
+#include "kb/Dialect/KB/Transforms/Pipeline.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+namespace mlir::kb {
+
+static bool wantsSubstitution(const SubstituteExecutablesPassOptions &o) {
+  return !o.substitutions.empty() || !o.directories.empty();
+}
+
+void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  auto through = [&](PipelineStep step) { return step <= options.stopAfter; };
+  if (through(PipelineStep::SubstituteSources) &&
+      wantsSubstitution(options.sources)) {
+    SubstituteExecutablesPassOptions o = options.sources;
+    o.kind = "source";
+    pm.addPass(createSubstituteExecutablesPass(o));
+  }
+  if (through(PipelineStep::MaterializeVariants) && !options.targets.empty()) {
+    MaterializeVariantsPassOptions o;
+    o.targets = options.targets;
+    pm.addPass(createMaterializeVariantsPass(o));
+  }
+  if (through(PipelineStep::Codegen) && options.codegen)
+    pm.addPass(
+        createCodegenPass(options.codegenOptions, options.codegenRecords));
+  if (through(PipelineStep::SubstituteObjects) &&
+      wantsSubstitution(options.objects)) {
+    SubstituteExecutablesPassOptions o = options.objects;
+    o.kind = "object";
+    pm.addPass(createSubstituteExecutablesPass(o));
+  }
+  if (through(PipelineStep::GenerateBenchmarks) && options.benchmarks)
+    pm.addPass(createGenerateBenchmarksPass());
+}
+
+namespace {
+/// kb-opt's spelling of PipelineOptions.
+struct PipelineCliOptions : public PassPipelineOptions<PipelineCliOptions> {
+  ListOption<std::string> sources{
+      *this, "sources",
+      llvm::cl::desc("Source substitutions NAME=FILE (.mlir/.mlirbc)")};
+  ListOption<std::string> sourceDirectories{
+      *this, "sources-from",
+      llvm::cl::desc("Directories of <executable>.mlir sources")};
+  ListOption<std::string> targets{
+      *this, "targets",
+      llvm::cl::desc("Targets (cuda:sm_XX, vulkan:X.Y); empty keeps the "
+                     "program's variants")};
+  Option<bool> codegen{*this, "codegen", llvm::cl::desc("Run kb-codegen"),
+                       llvm::cl::init(true)};
+  Option<bool> emitCubin{*this, "emit-cubin",
+                         llvm::cl::desc("Also compile cubins with ptxas"),
+                         llvm::cl::init(false)};
+  ListOption<std::string> objects{
+      *this, "objects",
+      llvm::cl::desc("Object substitutions NAME=FILE (.ptx/.cubin/.spv)")};
+  ListOption<std::string> objectDirectories{
+      *this, "objects-from",
+      llvm::cl::desc("Directories of <executable>.<ext> objects")};
+  ListOption<std::string> searchPaths{
+      *this, "search-paths",
+      llvm::cl::desc("Directories a relative substitution file is looked "
+                     "up in")};
+  Option<bool> benchmarks{*this, "benchmarks",
+                          llvm::cl::desc("Run kb-generate-benchmarks"),
+                          llvm::cl::init(true)};
+  Option<PipelineStep> stopAfter{
+      *this, "stop-after", llvm::cl::desc("The last step to run"),
+      llvm::cl::init(PipelineStep::GenerateBenchmarks),
+      llvm::cl::values(
+          clEnumValN(PipelineStep::SubstituteSources, "kb-substitute-sources",
+                     "source substitution"),
+          clEnumValN(PipelineStep::MaterializeVariants,
+                     "kb-materialize-variants", "one variant per target"),
+          clEnumValN(PipelineStep::Codegen, "kb-codegen",
+                     "PTX (+ cubin) and SPIR-V"),
+          clEnumValN(PipelineStep::SubstituteObjects, "kb-substitute-objects",
+                     "object substitution"),
+          clEnumValN(PipelineStep::GenerateBenchmarks, "kb-generate-benchmarks",
+                     "benchmark generation"))};
+};
+} // namespace
+
+void registerCompilerPipeline() {
+  PassPipelineRegistration<PipelineCliOptions>(
+      "kb-pipeline",
+      "The compiler pipeline of kb-compile and kernel-bench build (or a "
+      "prefix of it, with stop-after)",
+      [](OpPassManager &pm, const PipelineCliOptions &cli) {
+        // Passes copy their list options when created: these vectors need
+        // only outlive buildCompilerPipeline. (MLIR 16's ListOption has no
+        // working ArrayRef conversion.)
+        auto list = [](const auto &option) {
+          return std::vector<std::string>(option.begin(), option.end());
+        };
+        std::vector<std::string> sources = list(cli.sources),
+                                 sourceDirs = list(cli.sourceDirectories),
+                                 objects = list(cli.objects),
+                                 objectDirs = list(cli.objectDirectories),
+                                 searchPaths = list(cli.searchPaths),
+                                 targets = list(cli.targets);
+        PipelineOptions options;
+        options.sources.substitutions = sources;
+        options.sources.directories = sourceDirs;
+        options.sources.searchPaths = searchPaths;
+        options.objects.substitutions = objects;
+        options.objects.directories = objectDirs;
+        options.objects.searchPaths = searchPaths;
+        options.targets = targets;
+        options.codegen = cli.codegen;
+        options.codegenOptions.emitCubin = cli.emitCubin;
+        options.benchmarks = cli.benchmarks;
+        options.stopAfter = cli.stopAfter;
+        buildCompilerPipeline(pm, options);
+      });
+}
+
+} // namespace mlir::kb
