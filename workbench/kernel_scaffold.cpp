@@ -295,13 +295,13 @@ renderScaffold(const ScaffoldRequest &request) {
 
 StatusOr<std::vector<ScaffoldFile>>
 writeScaffold(const ScaffoldRequest &request) {
-  KB_ASSIGN_OR_RETURN(std::vector<ScaffoldFile> files, renderScaffold(request));
   fs::path dir = absoluteNormal(request.directory);
   if (dir.filename().empty())
     dir = dir.parent_path();
   std::error_code ec;
   if (fs::symlink_status(dir, ec).type() != fs::file_type::not_found)
     return existsError(dir);
+  KB_ASSIGN_OR_RETURN(std::vector<ScaffoldFile> files, renderScaffold(request));
   KB_ASSIGN_OR_RETURN(
       toolchains::TempDir temp,
       toolchains::TempDir::create(dir.parent_path(),

@@ -354,6 +354,11 @@ TEST_F(NewKernelCliTest, NeverOverwritesAndLeavesNothingHalfWritten) {
                                   "into an existing directory or over a file: "
                                   "pass another -o DIR, or remove it"));
   EXPECT_EQ(listDir(dir), (std::vector<std::string>{"mine.cu"}));
+  // The same directory spelled with a trailing slash.
+  r = run(
+      {"new-kernel", quickstart_.string(), "saxpy", "-o", dir.string() + "/"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("already exists"));
 
   fs::path file = tmp_ / "kernels/file";
   writeText(file, "data");
