@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace kb::workbench {
 
@@ -36,14 +37,15 @@ StatusOr<std::string> modulePath(const std::string &build) {
                           "directory of `kernel-bench build` (its -o)");
 }
 
-Target variantTarget(const module::Variant &variant) {
+/// The build target a variant was compiled for; nullopt for an architecture
+/// no build target names (an sm_XX older than any nvcc still compiles for),
+/// which the loader accepts: such a variant is listed under no target.
+std::optional<Target> variantTarget(const module::Variant &variant) {
   Target::Kind kind = variant.format == hal::ExecutableFormat::Spirv
                           ? Target::Kind::Vulkan
                           : Target::Kind::Cuda;
-  // The loader accepted the module; a target this kernel-bench cannot name
-  // (an sm_XX older than any build target) keeps the default.
   StatusOr<Target> target = Target::fromArch(kind, variant.target);
-  return target.ok() ? *target : Target();
+  return target.ok() ? std::optional<Target>(*target) : std::nullopt;
 }
 
 ExecutableAbi executableAbi(const module::Executable &exe) {
@@ -56,15 +58,17 @@ ExecutableAbi executableAbi(const module::Executable &exe) {
   module::VariantRole source = haveReference ? module::VariantRole::Reference
                                              : module::VariantRole::Candidate;
   for (const module::Variant &v : exe.variants) {
-    if (v.role == module::VariantRole::Candidate)
-      abi.substitutedTargets.push_back(variantTarget(v));
+    std::optional<Target> target = variantTarget(v);
+    if (v.role == module::VariantRole::Candidate && target)
+      abi.substitutedTargets.push_back(*target);
     if (v.role != source)
       continue;
     // The loader checked that every variant has the same layouts; the
     // first one's exports stand for all.
     if (abi.exports.empty())
       abi.exports = v.exports;
-    abi.targets.push_back(variantTarget(v));
+    if (target)
+      abi.targets.push_back(*target);
   }
   if (!haveReference)
     abi.substitutedTargets.clear(); // nothing generated to substitute
