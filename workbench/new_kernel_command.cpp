@@ -20,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -88,6 +89,17 @@ int runNewKernel(const NewKernelArgs &args) {
   request.executable = *exe;
   request.cuda = args.lang != "glsl";
   request.glsl = args.lang != "cuda";
+  // `both` means both of what the program was compiled for: a .cu for a
+  // program without CUDA targets would never build.
+  const std::vector<Target> &targets = (*exe)->targets;
+  bool cuda = std::any_of(targets.begin(), targets.end(),
+                          [](const Target &t) { return t.isCuda(); });
+  bool vulkan = std::any_of(targets.begin(), targets.end(),
+                            [](const Target &t) { return t.isVulkan(); });
+  if (args.lang == "both" && (cuda || vulkan)) {
+    request.cuda = cuda;
+    request.glsl = vulkan;
+  }
   request.directory =
       args.output.empty() ? fs::path(args.executable) : fs::path(args.output);
   StatusOr<std::vector<ScaffoldFile>> files = writeScaffold(request);
@@ -121,7 +133,7 @@ CommandRegistration addNewKernelCommand(CLI::App &root) {
       ->required();
   app->add_option("--lang", args->lang,
                   "Sources to write: cuda (.cu), glsl (.comp) or both "
-                  "(default)")
+                  "(default: those of the program's targets)")
       ->check(CLI::IsMember({"cuda", "glsl", "both"}));
   app->add_option("-o,--output", args->output,
                   "The kernel directory to create; its name is the kernel's "

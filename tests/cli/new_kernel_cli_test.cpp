@@ -250,6 +250,30 @@ TEST_F(NewKernelCliTest, OneLanguageWritesOneSourceAndItsTargets) {
   EXPECT_THAT(comp, HasSubstr("// The constants: pc.rows, pc.cols.\n"));
 }
 
+TEST_F(NewKernelCliTest, BothMeansTheLanguagesOfTheProgramsTargets) {
+  REQUIRE_TOOL("glslc");
+  fs::path vulkanOnly = tmp_ / "vulkan_only";
+  Cli built =
+      run({"build", "examples/quickstart", "-o", vulkanOnly.string(),
+           "--cache-dir", KB_NEW_KERNEL_TEST_CACHE, "--target", "vulkan:1.2"});
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  Cli r = run({"new-kernel", vulkanOnly.string(), "saxpy", "-o",
+               (tmp_ / "k").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(listDir(tmp_ / "k"),
+            (std::vector<std::string>{"k.comp", "kernel.toml"}));
+  EXPECT_THAT(kb::test::readFile(tmp_ / "k/kernel.toml"),
+              HasSubstr("targets = [\"vulkan:1.2\"]\n"));
+  // Asked for by name, a language without a target is an error.
+  r = run({"new-kernel", vulkanOnly.string(), "saxpy", "--lang", "cuda", "-o",
+           (tmp_ / "c").string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("was compiled for vulkan:1.2 only: a CUDA "
+                                  "kernel would substitute nothing; pass "
+                                  "--lang glsl"));
+  EXPECT_FALSE(fs::exists(tmp_ / "c"));
+}
+
 TEST_F(NewKernelCliTest, DefaultDirectoryIsTheExecutableInTheCurrentOne) {
   NEED_QUICKSTART();
   std::string command = "cd " + tmp_.string() + " && " +
