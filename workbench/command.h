@@ -46,6 +46,10 @@ CommandRegistration addRunWorkerCommand(CLI::App &worker);
 CommandRegistration addReportCommand(CLI::App &root);
 CommandRegistration addCompareCommand(CLI::App &root);
 CommandRegistration addMergeCommand(CLI::App &root);
+/// `abi` and `new-kernel`: what a kernel for a built program's executable
+/// must fit, and the start of one.
+CommandRegistration addAbiCommand(CLI::App &root);
+CommandRegistration addNewKernelCommand(CLI::App &root);
 
 } // namespace kb::workbench
 

@@ -48,6 +48,8 @@ int main(int argc, char **argv) {
   commands.push_back(addReportCommand(app));
   commands.push_back(addCompareCommand(app));
   commands.push_back(addMergeCommand(app));
+  commands.push_back(addAbiCommand(app));
+  commands.push_back(addNewKernelCommand(app));
 #ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addWorkerCommand(app));
 #endif

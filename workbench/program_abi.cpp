@@ -1,0 +1,121 @@
+//===- workbench/program_abi.cpp - The dispatch ABIs of a built program ---===//
+#include "workbench/program_abi.h"
+
+#include "common/paths.h"
+#include "runtime/module/module.h"
+#include "workbench/spelling.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+namespace kb::workbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// |build| as the module file to read, or why it is not a build output.
+StatusOr<std::string> modulePath(const std::string &build) {
+  std::error_code ec;
+  if (!fs::exists(build, ec))
+    return notFound(build + " does not exist; pass the output directory of "
+                            "`kernel-bench build` (its -o) or a .kbm file");
+  if (!fs::is_directory(build, ec))
+    return build;
+  fs::path program = fs::path(build) / "program.kbm";
+  if (fs::exists(program, ec))
+    return program.string();
+  if (fs::exists(fs::path(build) / "build.json", ec))
+    return notFound(build +
+                    " is a build without a program (no program.kbm: a "
+                    "--kernels-only build, a failed program step, or a "
+                    "project without `program`); build the project with its "
+                    "program first");
+  return notFound(build + " is not a kernel-bench build output (no "
+                          "program.kbm, no build.json); pass the output "
+                          "directory of `kernel-bench build` (its -o)");
+}
+
+/// The build target a variant was compiled for; nullopt for an architecture
+/// no build target names (an sm_XX older than any nvcc still compiles for),
+/// which the loader accepts: such a variant is listed under no target.
+std::optional<Target> variantTarget(const module::Variant &variant) {
+  Target::Kind kind = variant.format == hal::ExecutableFormat::Spirv
+                          ? Target::Kind::Vulkan
+                          : Target::Kind::Cuda;
+  StatusOr<Target> target = Target::fromArch(kind, variant.target);
+  return target.ok() ? std::optional<Target>(*target) : std::nullopt;
+}
+
+ExecutableAbi executableAbi(const module::Executable &exe) {
+  ExecutableAbi abi;
+  abi.name = exe.name;
+  bool haveReference = std::any_of(
+      exe.variants.begin(), exe.variants.end(), [](const module::Variant &v) {
+        return v.role == module::VariantRole::Reference;
+      });
+  module::VariantRole source = haveReference ? module::VariantRole::Reference
+                                             : module::VariantRole::Candidate;
+  for (const module::Variant &v : exe.variants) {
+    std::optional<Target> target = variantTarget(v);
+    if (v.role == module::VariantRole::Candidate && target)
+      abi.substitutedTargets.push_back(*target);
+    if (v.role != source)
+      continue;
+    // The loader checked that every variant has the same layouts; the
+    // first one's exports stand for all.
+    if (abi.exports.empty())
+      abi.exports = v.exports;
+    if (target)
+      abi.targets.push_back(*target);
+  }
+  if (!haveReference)
+    abi.substitutedTargets.clear(); // nothing generated to substitute
+  for (std::vector<Target> *list : {&abi.targets, &abi.substitutedTargets}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  return abi;
+}
+
+} // namespace
+
+StatusOr<ProgramAbi> loadProgramAbi(const std::string &build) {
+  KB_ASSIGN_OR_RETURN(std::string path, modulePath(build));
+  KB_ASSIGN_OR_RETURN(module::Module module, module::loadModuleFile(path));
+  ProgramAbi program;
+  program.modulePath = path;
+  for (const module::Executable &exe : module.executables)
+    program.executables.push_back(executableAbi(exe));
+  if (program.executables.empty())
+    return invalidArgument(path + ": the module has no executable");
+  return program;
+}
+
+StatusOr<const ExecutableAbi *> findExecutable(const ProgramAbi &program,
+                                               const std::string &name) {
+  std::vector<std::string> names;
+  for (const ExecutableAbi &exe : program.executables) {
+    if (exe.name == name)
+      return &exe;
+    names.push_back(exe.name);
+  }
+  std::string list;
+  for (const std::string &n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  std::optional<std::string> nearest = nearestSpelling(name, names);
+  return invalidArgument(displayPath(program.modulePath) +
+                         " has no executable `" + name + "`" +
+                         (nearest ? "; did you mean `" + *nearest + "`?" : "") +
+                         " (executables: " + list + ")");
+}
+
+std::string joinTargets(const std::vector<Target> &targets) {
+  std::string text;
+  for (const Target &t : targets)
+    text += (text.empty() ? "" : ", ") + t.toString();
+  return text;
+}
+
+} // namespace kb::workbench

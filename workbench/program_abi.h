@@ -1,0 +1,56 @@
+//===- workbench/program_abi.h - The dispatch ABIs of a built program -----===//
+//
+// `kernel-bench abi` and `new-kernel` read what a handwritten kernel must fit
+// from the build itself: OUT_DIR/program.kbm, through the runtime's module
+// loader (verified, parsed, nothing trusted). Each executable's ABI is its
+// generated (reference) variants' exports — what the compiler made for the
+// dispatch, whatever was substituted since — with the targets the program
+// was compiled for.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_PROGRAM_ABI_H_
+#define KB_WORKBENCH_PROGRAM_ABI_H_
+
+#include "common/kernel_abi.h"
+#include "common/status.h"
+#include "common/target.h"
+
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+struct ExecutableAbi {
+  std::string name;
+  /// The exports of its reference variants (of its candidate variants when
+  /// it has no reference, e.g. a standalone kernel without one).
+  std::vector<KernelAbi> exports;
+  /// Targets of the variants the exports come from, sorted.
+  std::vector<Target> targets;
+  /// Targets a handwritten kernel is substituted for in this build.
+  std::vector<Target> substitutedTargets;
+};
+
+struct ProgramAbi {
+  /// The module file as given or found (OUT_DIR/program.kbm).
+  std::string modulePath;
+  std::vector<ExecutableAbi> executables;
+};
+
+/// Loads |build|: a `kernel-bench build` output directory (its program.kbm)
+/// or a .kbm file. NotFound / InvalidArgument (what it is not, what to pass)
+/// when |build| is missing, not a build output, a build without a program,
+/// or not a module this kernel-bench reads.
+StatusOr<ProgramAbi> loadProgramAbi(const std::string &build);
+
+/// The executable named |name|; InvalidArgument listing the executables
+/// (and the nearest spelling) when there is none.
+StatusOr<const ExecutableAbi *> findExecutable(const ProgramAbi &program,
+                                               const std::string &name);
+
+/// "cuda:sm_90, vulkan:1.2".
+std::string joinTargets(const std::vector<Target> &targets);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_PROGRAM_ABI_H_
