@@ -1,7 +1,9 @@
-# kb_cc_test(NAME name SRCS a.cpp ... DEPS lib ... [LABELS l ...] [SERIAL])
+# kb_cc_test(NAME name SRCS a.cpp ... DEPS lib ... [LABELS l ...] [SERIAL]
+#            [SERIAL_MATCHING regex])
 #
-# SERIAL: every case runs alone (ctest RUN_SERIAL), for tests that compare
-# timings taken minutes apart: on a 2-core machine a neighbouring test makes
+# SERIAL: every case runs alone (ctest RUN_SERIAL); SERIAL_MATCHING: the
+# cases whose name matches |regex|. For tests that compare timings or give
+# a worker a deadline: on a 2-core machine a neighbouring test makes
 # lavapipe's small dispatches 10x slower, which no threshold tells from a
 # real regression.
 # A gtest binary registered with ctest, one ctest case per TEST. Tests run from
@@ -13,7 +15,7 @@ function(kb_cc_test)
   if(NOT KB_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "SERIAL" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "SERIAL" "NAME;SERIAL_MATCHING" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SRCS})
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${T_NAME} PRIVATE
@@ -35,9 +37,20 @@ function(kb_cc_test)
     set(serial " RUN_SERIAL TRUE")
   endif()
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_labels.cmake")
+  set(serial_matching "")
+  if(T_SERIAL_MATCHING)
+    set(serial_matching
+      "  foreach(t IN LISTS ${T_NAME}_TESTS)\n"
+      "    if(t MATCHES \"${T_SERIAL_MATCHING}\")\n"
+      "      set_tests_properties(\${t} PROPERTIES RUN_SERIAL TRUE)\n"
+      "    endif()\n"
+      "  endforeach()\n")
+    string(CONCAT serial_matching ${serial_matching})
+  endif()
   file(WRITE "${labels_file}"
     "if(DEFINED ${T_NAME}_TESTS)\n"
     "  set_tests_properties(\${${T_NAME}_TESTS} PROPERTIES LABELS \"${T_LABELS}\"${serial})\n"
+    "${serial_matching}"
     "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()
