@@ -2,7 +2,7 @@
 #include "workbench/kernel_scaffold.h"
 
 #include "common/paths.h"
-#include "toolchains/file_util.h"
+#include "common/file_util.h"
 #include "workbench/abi_source.h"
 #include "workbench/kernel_toml.h"
 
@@ -302,10 +302,9 @@ writeScaffold(const ScaffoldRequest &request) {
   if (fs::symlink_status(dir, ec).type() != fs::file_type::not_found)
     return existsError(dir);
   KB_ASSIGN_OR_RETURN(std::vector<ScaffoldFile> files, renderScaffold(request));
-  KB_ASSIGN_OR_RETURN(
-      toolchains::TempDir temp,
-      toolchains::TempDir::create(dir.parent_path(),
-                                  "." + dir.filename().string() + ".new-"));
+  KB_ASSIGN_OR_RETURN(TempDir temp,
+                      TempDir::create(dir.parent_path(),
+                                      "." + dir.filename().string() + ".new-"));
   for (const ScaffoldFile &file : files)
     KB_RETURN_IF_ERROR(writeText(temp.path() / file.name, file.text));
   KB_RETURN_IF_ERROR(checkWrittenKernel(request, temp.path()));

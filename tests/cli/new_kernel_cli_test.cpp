@@ -67,13 +67,13 @@ protected:
   /// that needs it; the build cache is shared by the suite's processes
   /// (ctest runs each test in its own), so later ones hit it.
   static void SetUpTestSuite() {
-    suiteDir_ = kb::test::makeTempDir("kb_new_kernel_quickstart");
-    quickstart_ = suiteDir_ / "quickstart";
+    auto dir = kb::TempDir::create(fs::temp_directory_path(),
+                                   "kb_new_kernel_quickstart_");
+    ASSERT_TRUE(dir.ok()) << dir.status().message();
+    suiteDir_.emplace(std::move(*dir));
+    quickstart_ = suiteDir_->path() / "quickstart";
   }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(suiteDir_, ec);
-  }
+  static void TearDownTestSuite() { suiteDir_.reset(); }
 
   void needQuickstart() {
     if (!quickstartBuild_)
@@ -109,11 +109,13 @@ protected:
     return project;
   }
 
-  static fs::path suiteDir_, quickstart_;
+  static std::optional<kb::TempDir> suiteDir_;
+  static fs::path quickstart_;
   static std::optional<Cli> quickstartBuild_;
 };
 
-fs::path NewKernelCliTest::suiteDir_, NewKernelCliTest::quickstart_;
+std::optional<kb::TempDir> NewKernelCliTest::suiteDir_;
+fs::path NewKernelCliTest::quickstart_;
 std::optional<Cli> NewKernelCliTest::quickstartBuild_;
 
 TEST_F(NewKernelCliTest, AbiListsEveryExecutable) {
