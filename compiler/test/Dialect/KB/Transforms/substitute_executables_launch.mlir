@@ -15,7 +15,7 @@
 // CHECK-SAME: {kb.shared_memory = 64 : i64}
 // CHECK-NEXT: kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2") reference{{$}}
 
-// NEGATIVE: launch settings 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected empty or shared_memory=BYTES (0 to 4294967295)
+// NEGATIVE: launch setting 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected shared_memory=BYTES (0 to 4294967295), subgroup_size=N (a power of two, 1 to 128), full_subgroups or spec=KEY=VALUE, separated by ';'
 // COUNT: 2 launch settings for 1 substitutions; give one per substitution, or none
 kb.executable @saxpy {
   kb.export @saxpy bindings(x: f32 readonly, y: f32 readwrite)
