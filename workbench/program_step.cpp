@@ -446,6 +446,18 @@ void addFile(toolchains::CacheKeyBuilder &key, const ProgramStepOptions &step,
   key.add("file", path).add(hash ? *hash : std::string("missing"));
 }
 
+/// What an object assumes of its pipeline: subgroup size, full subgroups
+/// and [specialization] (a changed value must recompile the program).
+void addPipeline(toolchains::CacheKeyBuilder &key, unsigned subgroupSize,
+                 bool fullSubgroups,
+                 const std::vector<std::string> &specialization) {
+  key.add("subgroup", std::to_string(subgroupSize))
+      .add(fullSubgroups ? "full" : "partial");
+  key.add("specialization", std::to_string(specialization.size()));
+  for (const std::string &setting : specialization)
+    key.add(setting);
+}
+
 void addCompileOptions(toolchains::CacheKeyBuilder &key,
                        const ProgramStepOptions &step,
                        const driver::CompileOptions &options) {
@@ -457,6 +469,7 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
     key.add(s.executable)
         .add(s.origin)
         .add(std::to_string(s.sharedMemoryBytes));
+    addPipeline(key, s.subgroupSize, s.fullSubgroups, s.specialization);
     addFile(key, step, s.file);
   }
   // The step passes no source substitutions, object directories or search
@@ -538,6 +551,7 @@ std::string programStepKey(const MainPlan *main,
     key.add("objects", std::to_string(k.objects.size()));
     for (const driver::StandaloneObject &o : k.objects) {
       key.add(o.target).add(o.entry);
+      addPipeline(key, o.subgroupSize, o.fullSubgroups, o.specialization);
       addFile(key, step, o.file);
     }
     addCompileOptions(key, step, plan.options);

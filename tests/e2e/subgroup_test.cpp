@@ -184,7 +184,12 @@ TEST_F(SubgroupTest, ASizeTheDeviceCannotGiveIsSkippedWithTheReason) {
     GTEST_SKIP() << "no Vulkan device";
   if (range.min && range.min <= 64 && 64 <= range.max)
     GTEST_SKIP() << "vulkan:0 gives 64-wide subgroups";
-  ASSERT_EQ(buildProject(writeProject(64, true)).exitCode, 0);
+  // Built first without the declaration: adding it must rebuild the
+  // program (its cached step would keep the old .kbm).
+  ASSERT_EQ(buildProject(writeProject(64, false)).exitCode, 0);
+  kb::test::CliRun rebuilt = buildProject(writeProject(64, true));
+  ASSERT_EQ(rebuilt.exitCode, 0) << rebuilt.output;
+  EXPECT_THAT(rebuilt.output, ::testing::Not(HasSubstr("programs cached")));
 
   // The .kbm carries the requirement on the handwritten variant.
   std::string bytes =
