@@ -1,6 +1,8 @@
 //===- common/abi_check.cpp - Check a PTX / SPIR-V object against an ABI -===//
 #include "common/abi_check.h"
 
+#include "common/specialization.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -414,19 +416,30 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                      std::to_string(pc.size)});
   }
 
-  // Workgroup size.
-  if (!entry->workgroupSize) {
+  // Workgroup size, with the ABI's specialization constants applied.
+  std::optional<std::array<uint32_t, 3>> size =
+      specializedWorkgroupSize(*entry, abi.specialization);
+  if (!size) {
     out.push_back({"workgroup size: expected " + dims(abi.workgroupSize) +
                    ", found none (declare layout(local_size_x = ...) in)"});
-  } else if (*entry->workgroupSize != abi.workgroupSize) {
+  } else if (*size != abi.workgroupSize) {
     std::string note;
-    for (int i = 0; i < 3; ++i)
-      if (entry->specIds[i])
-        note += std::string(note.empty() ? "; " : ", ") + "xyz"[i] +
-                " is specialization constant " +
-                std::to_string(*entry->specIds[i]) + " (default shown)";
+    for (int i = 0; i < 3; ++i) {
+      if (!entry->specIds[i])
+        continue;
+      bool set = false;
+      for (const SpecializationValue &v : abi.specialization)
+        set |= v.id == *entry->specIds[i];
+      note += std::string(note.empty() ? "; " : ", ") + "xyz"[i] +
+              " is specialization constant " +
+              std::to_string(*entry->specIds[i]) +
+              (set ? " (set by [specialization])"
+                   : " (default shown; set it in [specialization] as "
+                     "local_size_" +
+                         std::string(1, "xyz"[i]) + ")");
+    }
     out.push_back({"workgroup size: expected " + dims(abi.workgroupSize) +
-                   ", found " + dims(*entry->workgroupSize) + " (from " +
+                   ", found " + dims(*size) + " (from " +
                    entry->workgroupSizeSource + note + ")"});
   }
   return out;

@@ -290,11 +290,12 @@ TEST(SpirvAbi, WorkgroupSizeNamesItsEncoding) {
   EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("wg_spec_vk13.spv"), abi)),
             Messages{"workgroup size: expected 64x2x1, found 1x2x1 (from "
                      "LocalSizeId; x is specialization constant 3 (default "
-                     "shown))"});
+                     "shown; set it in [specialization] as local_size_x))"});
   EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("wg_spec_vk12.spv"), abi)),
             Messages{"workgroup size: expected 64x2x1, found 1x2x1 (from "
                      "WorkgroupSize builtin; x is specialization constant 3 "
-                     "(default shown))"});
+                     "(default shown; set it in [specialization] as "
+                     "local_size_x))"});
 }
 
 TEST(SpirvAbi, MissingEntryPoint) {

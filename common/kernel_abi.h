@@ -12,6 +12,7 @@
 //    CUDA: the next kernel parameters. Vulkan: one push-constant block.
 //  * Workgroup size: CUDA block dims; SPIR-V LocalSize/LocalSizeId/builtin.
 //  * Dynamic shared memory in bytes.
+//  * A required subgroup size and SPIR-V specialization constants.
 //
 // Dependency-free (C++17 standard library only).
 //
@@ -77,6 +78,17 @@ struct Constant {
   ScalarType type = ScalarType::I32;
 };
 
+/// The value a SPIR-V specialization constant (SpecId |id|) is created with:
+/// the low |size| bytes of |bits| (4: a 32-bit int/uint/float, or a bool as
+/// VkBool32; 8: 64-bit), what VkSpecializationInfo passes. Resolved from
+/// kernel.toml's [specialization] against the module (common/specialization.h).
+struct SpecializationValue {
+  uint32_t id = 0;
+  std::string name; // the [specialization] key, for messages
+  uint32_t size = 4;
+  uint64_t bits = 0;
+};
+
 /// The declared interface of one kernel entry point.
 struct KernelAbi {
   std::string entry;
@@ -84,6 +96,14 @@ struct KernelAbi {
   std::vector<Constant> constants;
   std::array<uint32_t, 3> workgroupSize = {1, 1, 1};
   uint32_t dynamicSharedMemoryBytes = 0;
+  /// The subgroup (warp) size the kernel requires; 0 = any. CUDA: 32 only;
+  /// Vulkan: set at pipeline creation (requiredSubgroupSize).
+  uint32_t subgroupSize = 0;
+  /// Every subgroup of a workgroup is full (Vulkan: the pipeline's
+  /// REQUIRE_FULL_SUBGROUPS flag); only with |subgroupSize|.
+  bool fullSubgroups = false;
+  /// SPIR-V specialization constants, by SpecId (Vulkan only).
+  std::vector<SpecializationValue> specialization;
 };
 
 /// One slot of a packed parameter block.

@@ -283,6 +283,7 @@ public:
     }
     KB_RETURN_IF_ERROR(resolveEntryPoints(module));
     KB_RETURN_IF_ERROR(resolveResources(module));
+    resolveSpecConstants(module);
     return module;
   }
 
@@ -499,6 +500,40 @@ private:
         specId = dec->second.specId;
     }
     return okStatus();
+  }
+
+  /// Scalar spec constants with a SpecId (spirv-val requires one on every
+  /// OpSpecConstant* a pipeline can set; composites have none).
+  void resolveSpecConstants(SpirvModule &module) const {
+    for (const auto &[id, dec] : decorations_) {
+      auto it = constants_.find(id);
+      if (!dec.specId || it == constants_.end())
+        continue;
+      const ConstantDef &c = it->second;
+      const TypeDef *t = type(c.type);
+      if (!t)
+        continue;
+      SpirvSpecConstant sc;
+      sc.specId = *dec.specId;
+      if (auto name = names_.find(id); name != names_.end())
+        sc.name = name->second;
+      if (c.opcode == OpSpecConstantTrue || c.opcode == OpSpecConstantFalse) {
+        sc.type = "bool";
+        sc.defaultBits = c.opcode == OpSpecConstantTrue;
+      } else if (c.opcode == OpSpecConstant && !c.operands.empty()) {
+        sc.type = scalarName(*t);
+        sc.defaultBits = c.operands[0];
+        if (c.operands.size() > 1)
+          sc.defaultBits |= uint64_t(c.operands[1]) << 32;
+      } else {
+        continue;
+      }
+      module.specConstants.push_back(std::move(sc));
+    }
+    std::sort(module.specConstants.begin(), module.specConstants.end(),
+              [](const SpirvSpecConstant &a, const SpirvSpecConstant &b) {
+                return a.specId < b.specId;
+              });
   }
 
   Status resolveEntryPoints(SpirvModule &module) {

@@ -6,7 +6,7 @@
 // both), descriptor set/binding of every resource with its storage class and
 // NonWritable, the element type of every storage buffer's array, the
 // push-constant block's size and member offsets, and the static workgroup
-// (shared) memory the module declares.
+// (shared) memory the module declares, and its specialization constants.
 // Input is untrusted: bounds are checked on every word.
 //
 //===----------------------------------------------------------------------===//
@@ -62,6 +62,17 @@ struct SpirvPushConstantBlock {
   std::vector<std::string> memberTypes;
 };
 
+/// A scalar specialization constant (OpSpecConstant, OpSpecConstantTrue/
+/// False) with a SpecId: what kernel.toml's [specialization] may set.
+struct SpirvSpecConstant {
+  uint32_t specId = 0;
+  std::string name; // OpName, when present (glslc names `constant_id` ones)
+  /// "i32", "u32", "f32", "i64", "u64", "f64", "bool"; other widths as
+  /// "i16", "f16", ... (which [specialization] refuses).
+  std::string type;
+  uint64_t defaultBits = 0; // the default value's bits (bool: 0 or 1)
+};
+
 struct SpirvModule {
   uint32_t version = 0; // 0x00010500 for SPIR-V 1.5
   std::vector<SpirvEntryPoint> entryPoints;
@@ -73,6 +84,8 @@ struct SpirvModule {
   /// the module's (single, for GLSL) entry point needs, checked at load
   /// against maxComputeSharedMemorySize.
   uint64_t workgroupMemoryBytes = 0;
+  /// Scalar specialization constants with a SpecId, in SpecId order.
+  std::vector<SpirvSpecConstant> specConstants;
 
   const SpirvEntryPoint *findEntryPoint(std::string_view name) const;
 };

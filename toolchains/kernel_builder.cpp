@@ -517,7 +517,16 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
       return fail(StatusCode::Internal,
                   "cannot read the SPIR-V glslc produced: " +
                       spirv.status().message());
-    mismatches = checkSpirvAbi(*spirv, spec_.abi, &notes);
+    KernelAbi abi = spec_.abi;
+    auto values =
+        resolveSpecialization(*spirv, spec_.abi.entry, spec_.specialization);
+    if (!values.ok())
+      return fail(StatusCode::InvalidArgument,
+                  (spec_.manifest.empty() ? std::string("the kernel")
+                                          : spec_.manifest.string()) +
+                      ": " + values.status().message());
+    abi.specialization = std::move(*values);
+    mismatches = checkSpirvAbi(*spirv, abi, &notes);
     what = "the SPIR-V module";
   }
   std::string declaredIn =

@@ -21,6 +21,7 @@
 #define KB_TOOLCHAINS_KERNEL_BUILDER_H_
 
 #include "common/kernel_abi.h"
+#include "common/specialization.h"
 #include "common/status.h"
 #include "toolchains/diagnostics.h"
 #include "common/target.h"
@@ -63,6 +64,9 @@ struct KernelSpec {
   bool optimizeSpirv = false;
   /// The declared ABI the outputs are checked against.
   KernelAbi abi;
+  /// kernel.toml's [specialization] (GLSL only): resolved against the
+  /// SPIR-V by the ABI check, which then sees the specialized workgroup size.
+  std::vector<SpecializationSetting> specialization;
   /// The kernel.toml this came from (for messages).
   std::filesystem::path manifest;
 };

@@ -498,12 +498,16 @@ int runBenchJob(const BenchJob &job) {
                      measured);
   if (!status.ok()) {
     // A device too small for the benchmark's buffers is refused before any
-    // driver call (ResourceExhausted): nothing is wrong with the kernel.
+    // driver call (ResourceExhausted), one that cannot give the kernel its
+    // subgroup size before any pipeline (Unavailable, as whyCannotRun says
+    // for a device picked by name): nothing is wrong with the kernel.
     bool tooSmall = status.code() == StatusCode::ResourceExhausted;
-    measured.status =
-        tooSmall ? report::BenchStatus::Skipped : report::BenchStatus::Error;
+    bool cannot = status.isUnavailable();
+    measured.status = tooSmall || cannot ? report::BenchStatus::Skipped
+                                         : report::BenchStatus::Error;
     measured.reason =
         tooSmall ? "skipped: the device is too small: " + status.message()
+        : cannot ? "skipped: " + status.message()
                  : status.message();
     measured.modes.clear();
   }

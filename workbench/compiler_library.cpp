@@ -42,7 +42,8 @@ public:
     std::vector<kbCompilerSubstitution> &array = substitutions_.emplace_back();
     for (const driver::Substitution &s : list)
       array.push_back({s.executable.c_str(), s.file.c_str(), s.origin.c_str(),
-                       s.sharedMemoryBytes});
+                       s.sharedMemoryBytes, s.subgroupSize,
+                       s.fullSubgroups ? 1 : 0, strings(s.specialization)});
     return array.data();
   }
   const int64_t *dims(const std::vector<long long> &list) {
@@ -232,7 +233,9 @@ CompilerLibrary::writeStandaloneProgram(const driver::StandaloneKernel &kernel,
     constants.push_back({k.name.c_str(), k.type.c_str(), k.value.c_str()});
   std::vector<kbCompilerStandaloneObject> objects;
   for (const driver::StandaloneObject &o : kernel.objects)
-    objects.push_back({o.target.c_str(), o.file.c_str(), o.entry.c_str()});
+    objects.push_back({o.target.c_str(), o.file.c_str(), o.entry.c_str(),
+                       o.subgroupSize, o.fullSubgroups ? 1 : 0,
+                       storage.strings(o.specialization)});
   kbCompilerStandaloneKernel c = {};
   c.name = kernel.name.c_str();
   c.entry = kernel.entry.c_str();

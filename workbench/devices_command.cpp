@@ -74,6 +74,14 @@ void printDevice(const hal::DeviceProperties &p) {
   row("L2 cache", orUnknown(p.l2CacheBytes, bytes(p.l2CacheBytes)));
   row(p.driver == "cuda" ? "warp size" : "subgroup size",
       orUnknown(p.subgroupSize, std::to_string(p.subgroupSize)));
+  // What a kernel.toml `subgroup_size` may ask for on this device.
+  row("required subgroup size",
+      p.minSubgroupSize == 0
+          ? std::string("cannot be required (no subgroup size control)")
+          : std::to_string(p.minSubgroupSize) + " to " +
+                std::to_string(p.maxSubgroupSize) +
+                (p.fullSubgroups ? ", full subgroups supported"
+                                 : ", full subgroups not supported"));
   const hal::DeviceLimits &l = p.limits;
   row("max workgroup size", dims(l.maxWorkgroupSize) + " (" +
                                 std::to_string(l.maxWorkgroupInvocations) +

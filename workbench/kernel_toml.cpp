@@ -2,6 +2,7 @@
 #include "workbench/kernel_toml.h"
 
 #include "workbench/kernel_toml_declared.h"
+#include "workbench/kernel_toml_pipeline.h"
 #include "workbench/toml_file.h"
 
 #include "common/paths.h"
@@ -56,13 +57,14 @@ const std::vector<std::string> kKernelKeys = {
     "entry",          "targets",     "defines",
     "include_dirs",   "substitutes", "spills_are_errors",
     "optimize_spirv", "flags"};
-const std::vector<std::string> kKernelFileKeys = {"kernel", "abi", "bench",
-                                                  "roofline", "tolerance"};
+const std::vector<std::string> kKernelFileKeys = {
+    "kernel", "abi", "bench", "roofline", "tolerance", "specialization"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
     "init",     "special_values"};
 const std::vector<std::string> kAbiKeys = {
-    "workgroup_size", "dynamic_shared_memory", "bindings", "constants"};
+    "workgroup_size", "dynamic_shared_memory", "bindings",
+    "constants",      "subgroup_size",         "full_subgroups"};
 const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
 const std::vector<std::string> kConstantKeys = {"name", "type"};
 
@@ -185,6 +187,7 @@ Status parseAbi(const TomlFile &file, const toml::table &abiTable,
                                      "or an expression such as \"4*BLOCK\""));
     abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(bytes.value_or(0));
   }
+  KB_RETURN_IF_ERROR(readSubgroupSize(file, abiTable, abi));
   KB_RETURN_IF_ERROR(parseBindings(file, abiTable, abi));
   return parseConstants(file, abiTable, abi);
 }
@@ -838,6 +841,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   KB_RETURN_IF_ERROR(addSources(file, sources, common, entry, kernel));
   if (declared)
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
+  KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));

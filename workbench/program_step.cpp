@@ -163,6 +163,26 @@ objectsOf(const Kernel &kernel, const std::vector<const JobRecord *> &jobs) {
   return out;
 }
 
+/// |spec|'s [specialization] as the compiler takes it (KEY=VALUE).
+std::vector<std::string> settingsText(const toolchains::KernelSpec &spec) {
+  std::vector<std::string> text;
+  for (const SpecializationSetting &setting : spec.specialization)
+    text.push_back(formatSpecializationSetting(setting));
+  return text;
+}
+
+/// |substitution| with what its kernel assumes of the pipeline (kernel.toml
+/// `subgroup_size`, `full_subgroups`, [specialization]).
+driver::Substitution withPipeline(driver::Substitution substitution,
+                                  const toolchains::KernelSpec *spec) {
+  if (!spec)
+    return substitution;
+  substitution.subgroupSize = spec->abi.subgroupSize;
+  substitution.fullSubgroups = spec->abi.fullSubgroups;
+  substitution.specialization = settingsText(*spec);
+  return substitution;
+}
+
 fs::path absoluteIn(const fs::path &path, const fs::path &outputDir) {
   return path.is_absolute() ? path : outputDir / path;
 }
@@ -230,19 +250,26 @@ StandalonePlan planStandalone(const Kernel &kernel,
     plan.targets.push_back(job->result.target.toString());
     if (bench.reference.empty()) {
       // No reference: the objects are the executable's only variants.
-      standalone.objects.push_back({job->result.target.toString(), file,
-                                    job->spec ? job->spec->entry : ""});
+      driver::StandaloneObject object{job->result.target.toString(), file,
+                                      job->spec ? job->spec->entry : ""};
+      if (job->spec) {
+        object.subgroupSize = job->spec->abi.subgroupSize;
+        object.fullSubgroups = job->spec->abi.fullSubgroups;
+        object.specialization = settingsText(*job->spec);
+      }
+      standalone.objects.push_back(std::move(object));
     } else {
       // A reference: its body is generated for each target and the
       // kernel substitutes that variant, as in a program.
       options.targets.push_back(job->result.target.toString());
       // The kernel's dynamic shared memory is its variant's, not the
       // reference's.
-      options.objectSubstitutions.push_back(
+      options.objectSubstitutions.push_back(withPipeline(
           {kernel.name + "/" + job->result.target.variantName(), file, origin,
            job->spec
                ? static_cast<long long>(job->spec->abi.dynamicSharedMemoryBytes)
-               : -1LL});
+               : -1LL},
+          job->spec));
     }
   }
   return plan;
@@ -348,11 +375,12 @@ Status planMainProgram(const Project &project,
     fs::path file = absoluteIn(object->path, outputDir);
     // The handwritten kernel is launched with its own dynamic shared memory
     // (kernel.toml), the generated reference with the export's.
-    options.objectSubstitutions.push_back(
+    options.objectSubstitutions.push_back(withPipeline(
         {job->kernel->substitutes + "/" + variant, file.string(), origin,
          job->spec
              ? static_cast<long long>(job->spec->abi.dynamicSharedMemoryBytes)
-             : -1LL});
+             : -1LL},
+        job->spec));
   }
 
   // Two kernels that substitute the same variant: the compiler names both
@@ -418,6 +446,18 @@ void addFile(toolchains::CacheKeyBuilder &key, const ProgramStepOptions &step,
   key.add("file", path).add(hash ? *hash : std::string("missing"));
 }
 
+/// What an object assumes of its pipeline: subgroup size, full subgroups
+/// and [specialization] (a changed value must recompile the program).
+void addPipeline(toolchains::CacheKeyBuilder &key, unsigned subgroupSize,
+                 bool fullSubgroups,
+                 const std::vector<std::string> &specialization) {
+  key.add("subgroup", std::to_string(subgroupSize))
+      .add(fullSubgroups ? "full" : "partial");
+  key.add("specialization", std::to_string(specialization.size()));
+  for (const std::string &setting : specialization)
+    key.add(setting);
+}
+
 void addCompileOptions(toolchains::CacheKeyBuilder &key,
                        const ProgramStepOptions &step,
                        const driver::CompileOptions &options) {
@@ -429,6 +469,7 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
     key.add(s.executable)
         .add(s.origin)
         .add(std::to_string(s.sharedMemoryBytes));
+    addPipeline(key, s.subgroupSize, s.fullSubgroups, s.specialization);
     addFile(key, step, s.file);
   }
   // The step passes no source substitutions, object directories or search
@@ -510,6 +551,7 @@ std::string programStepKey(const MainPlan *main,
     key.add("objects", std::to_string(k.objects.size()));
     for (const driver::StandaloneObject &o : k.objects) {
       key.add(o.target).add(o.entry);
+      addPipeline(key, o.subgroupSize, o.fullSubgroups, o.specialization);
       addFile(key, step, o.file);
     }
     addCompileOptions(key, step, plan.options);

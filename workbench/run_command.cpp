@@ -59,7 +59,10 @@ struct RunFlags {
 };
 
 int fail(const Status &status) {
-  std::fprintf(stderr, "kernel-bench run: error: %s\n",
+  // Unavailable: nothing here can run it (no device, or none that gives the
+  // kernel its subgroup size): skipped, not failed.
+  std::fprintf(stderr, "kernel-bench run: %s: %s\n",
+               status.isUnavailable() ? "skipped" : "error",
                status.message().c_str());
   return status.isUnavailable() ? kExitUnavailable : kExitUserError;
 }
@@ -233,6 +236,13 @@ int runProgram(const RunFlags &flags) {
   if (!selected.ok())
     return fail(selected.status());
   hal::Device &device = *selected->device;
+  // A device named explicitly is not filtered: one without a variant, or
+  // without the subgroup size a kernel requires, skips the run here, before
+  // anything is dispatched.
+  if (std::string why =
+          module::whyDeviceCannotRun(*module, function, device.properties());
+      !why.empty())
+    return fail(unavailable(why));
   std::printf("device: %s\n", selected->reason.c_str());
   std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
               function.name.c_str(), function.ops.size());

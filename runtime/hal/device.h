@@ -99,6 +99,16 @@ struct DeviceProperties {
   uint64_t memoryBytes = 0;  // cuDeviceTotalMem / largest device-local heap
   uint64_t l2CacheBytes = 0; // L2_CACHE_SIZE
   uint32_t subgroupSize = 0; // warp size / Vulkan subgroupSize
+  /// The subgroup sizes a kernel may require (Vulkan 1.3 minSubgroupSize /
+  /// maxSubgroupSize; CUDA: 32 and 32). 0 when the device cannot be asked
+  /// for one: a Vulkan device without subgroupSizeControl, or whose
+  /// requiredSubgroupSizeStages lacks compute.
+  uint32_t minSubgroupSize = 0;
+  uint32_t maxSubgroupSize = 0;
+  /// Whether a compute pipeline may require full subgroups (Vulkan
+  /// computeFullSubgroups; CUDA: warps of a block whose size is a multiple of
+  /// 32 are always full).
+  bool fullSubgroups = false;
   /// Nanoseconds per timestamp tick (Vulkan timestampPeriod; CUDA events
   /// report milliseconds: 1.0 here, resolution about 500 ns).
   double timestampPeriodNs = 0;
@@ -122,6 +132,17 @@ struct DeviceOptions {
   /// without resizable BAR (tests use it to run that path on lavapipe).
   bool vulkanMapDeviceLocal = true;
 };
+
+/// Unavailable when |device| cannot run export |exportIndex| of
+/// |executableName| with the subgroup size |abi| requires (no subgroup size
+/// control, a size outside [minSubgroupSize, maxSubgroupSize], full
+/// subgroups unsupported): nothing is wrong with the kernel, this device
+/// just cannot give it what it assumes, so runs and benchmarks are skipped
+/// with this reason. Checked by the module layer when it picks a device and
+/// by the drivers before creating a pipeline (never a dispatch on a wrong
+/// size).
+Status checkSubgroupSize(std::string_view executableName, size_t exportIndex,
+                         const KernelAbi &abi, const DeviceProperties &device);
 
 //===----------------------------------------------------------------------===//
 // Device

@@ -164,6 +164,42 @@ Status checkExportFitsDevice(std::string_view executableName,
   return okStatus();
 }
 
+Status checkSubgroupSize(std::string_view executableName, size_t exportIndex,
+                         const KernelAbi &abi, const DeviceProperties &device) {
+  if (abi.subgroupSize == 0)
+    return okStatus();
+  if (abi.fullSubgroups && abi.workgroupSize[0] % abi.subgroupSize != 0)
+    return invalidArgument(
+        "executable `" + std::string(executableName) + "` export " +
+        std::to_string(exportIndex) + " (`" + abi.entry +
+        "`): full subgroups of " + std::to_string(abi.subgroupSize) +
+        " need a workgroup size x that is a multiple of it; found " +
+        std::to_string(abi.workgroupSize[0]));
+  std::string where = "executable `" + std::string(executableName) +
+                      "` export " + std::to_string(exportIndex) + " (`" +
+                      abi.entry + "`) requires subgroup size " +
+                      std::to_string(abi.subgroupSize) +
+                      (abi.fullSubgroups ? " with full subgroups" : "");
+  std::string who = device.driver + ":" + std::to_string(device.index) + " (" +
+                    device.name + ")";
+  if (device.minSubgroupSize == 0)
+    return unavailable(
+        where + ", but " + who +
+        " cannot be asked for a subgroup size (no Vulkan 1.3 "
+        "subgroupSizeControl for compute); its subgroup size is " +
+        std::to_string(device.subgroupSize));
+  if (abi.subgroupSize < device.minSubgroupSize ||
+      abi.subgroupSize > device.maxSubgroupSize)
+    return unavailable(where + ", but " + who + " supports " +
+                       std::to_string(device.minSubgroupSize) + " to " +
+                       std::to_string(device.maxSubgroupSize));
+  if (abi.fullSubgroups && !device.fullSubgroups)
+    return unavailable(where + ", but " + who +
+                       " cannot guarantee full subgroups "
+                       "(computeFullSubgroups is not supported)");
+  return okStatus();
+}
+
 std::string describeDispatch(const DispatchParams &params) {
   if (!params.label.empty())
     return "dispatch " + params.label;

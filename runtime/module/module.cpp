@@ -128,6 +128,26 @@ public:
     if (!wg->x() || !wg->y() || !wg->z())
       return fail(where, "workgroup size has a zero dimension");
     abi.dynamicSharedMemoryBytes = e->dynamic_shared_memory_bytes();
+    abi.subgroupSize = e->subgroup_size();
+    abi.fullSubgroups = e->full_subgroups();
+    if (abi.subgroupSize & (abi.subgroupSize - 1))
+      return fail(where, "subgroup size " + std::to_string(abi.subgroupSize) +
+                             " is not a power of two");
+    if (e->specialization())
+      for (uint32_t i = 0; i < e->specialization()->size(); ++i) {
+        const kbm::SpecializationConstant *c = e->specialization()->Get(i);
+        if (c->size() != 4 && c->size() != 8)
+          return fail(where, "specialization constant " +
+                                 std::to_string(c->id()) + " has size " +
+                                 std::to_string(c->size()) +
+                                 "; expected 4 or 8 bytes");
+        for (const SpecializationValue &other : abi.specialization)
+          if (other.id == c->id())
+            return fail(where, "specialization constant " +
+                                   std::to_string(c->id()) + " is set twice");
+        abi.specialization.push_back(
+            {c->id(), str(c->name()), c->size(), c->bits()});
+      }
     return okStatus();
   }
 
@@ -673,10 +693,18 @@ std::string whyDeviceCannotRun(const Module &module, const Function &function,
   for (const Op &op : function.ops) {
     if (op.kind != Op::Kind::Dispatch)
       continue;
-    auto variant = selectVariant(module.executables[op.executable], device,
-                                 VariantChoice::PreferCandidate);
+    const Executable &exe = module.executables[op.executable];
+    auto variant = selectVariant(exe, device, VariantChoice::PreferCandidate);
     if (!variant.ok())
       return variant.status().message();
+    // A subgroup size the device cannot give: the same refusal the driver
+    // makes before creating the pipeline, known here without opening it.
+    for (size_t i = 0; i < (*variant)->exports.size(); ++i) {
+      Status subgroup =
+          hal::checkSubgroupSize(exe.name, i, (*variant)->exports[i], device);
+      if (subgroup.isUnavailable())
+        return subgroup.message();
+    }
   }
   return "";
 }

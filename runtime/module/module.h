@@ -147,8 +147,10 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
                                         VariantChoice choice);
 
 /// Why |device| cannot run |function|: the first executable it dispatches
-/// that has no variant the device loads (selectVariant's message); empty
-/// when it can. `--device auto` picks only devices for which this is empty.
+/// that has no variant the device loads (selectVariant's message), or whose
+/// variant requires a subgroup size the device cannot give
+/// (hal::checkSubgroupSize); empty when it can. `--device auto` picks only
+/// devices for which this is empty.
 std::string whyDeviceCannotRun(const Module &module, const Function &function,
                                const hal::DeviceProperties &device);
 

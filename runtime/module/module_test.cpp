@@ -72,6 +72,62 @@ TEST(ModuleTest, RoundTripsThroughTheSchema) {
   }
 }
 
+TEST(ModuleTest, SubgroupSizeAndSpecializationAreStoredPerVariant) {
+  REQUIRE_SAMPLE();
+  Module m = *sample();
+  KernelAbi &candidate = m.executables[0].variants[1].exports[0];
+  candidate.subgroupSize = 16;
+  candidate.fullSubgroups = true;
+  candidate.specialization = {{3, "TILE", 4, 8},
+                              {5, "BIG", 8, uint64_t(1) << 40}};
+  auto parsed = parseModule(writeModule(m), "pipeline.kbm");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const KernelAbi &c = parsed->executables[0].variants[1].exports[0];
+  EXPECT_EQ(c.subgroupSize, 16u);
+  EXPECT_TRUE(c.fullSubgroups);
+  ASSERT_EQ(c.specialization.size(), 2u);
+  EXPECT_EQ(c.specialization[0].id, 3u);
+  EXPECT_EQ(c.specialization[0].name, "TILE");
+  EXPECT_EQ(c.specialization[0].size, 4u);
+  EXPECT_EQ(c.specialization[0].bits, 8u);
+  EXPECT_EQ(c.specialization[1].size, 8u);
+  EXPECT_EQ(c.specialization[1].bits, uint64_t(1) << 40);
+  // The reference variant of the same executable keeps none.
+  const KernelAbi &r = parsed->executables[0].variants[0].exports[0];
+  EXPECT_EQ(r.subgroupSize, 0u);
+  EXPECT_FALSE(r.fullSubgroups);
+  EXPECT_TRUE(r.specialization.empty());
+
+  candidate.specialization = {{3, "A", 4, 1}, {3, "B", 4, 2}};
+  auto twice = parseModule(writeModule(m), "twice.kbm");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("specialization constant 3 is set "
+                                          "twice"),
+            std::string::npos)
+      << twice.status().message();
+  candidate.specialization = {{3, "A", 2, 1}};
+  auto size = parseModule(writeModule(m), "size.kbm");
+  ASSERT_FALSE(size.ok());
+  EXPECT_NE(size.status().message().find("expected 4 or 8 bytes"),
+            std::string::npos)
+      << size.status().message();
+}
+
+TEST(ModuleTest, ADeviceWithoutTheRequiredSubgroupSizeCannotRunIt) {
+  REQUIRE_SAMPLE();
+  Module m = *sample();
+  m.executables[0].variants[1].exports[0].subgroupSize = 64;
+  hal::DeviceProperties props = fakeVulkan();
+  props.minSubgroupSize = props.maxSubgroupSize = 8; // lavapipe
+  std::string why = whyDeviceCannotRun(m, m.functions[0], props);
+  EXPECT_NE(why.find("executable `saxpy` export 0 (`main`) requires subgroup "
+                     "size 64, but vulkan:0 (fake) supports 8 to 8"),
+            std::string::npos)
+      << why;
+  props.maxSubgroupSize = 64;
+  EXPECT_EQ(whyDeviceCannotRun(m, m.functions[0], props), "");
+}
+
 TEST(ModuleTest, NotAModuleAndTruncatedModulesAreDataLoss) {
   REQUIRE_SAMPLE();
   auto junk = parseModule("this is not a flatbuffer at all", "junk.kbm");

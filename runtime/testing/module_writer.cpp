@@ -28,9 +28,15 @@ fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b,
         static_cast<kbm::ScalarType>(x.type)));
   kbm::Dim3 wg(abi.workgroupSize[0], abi.workgroupSize[1],
                abi.workgroupSize[2]);
-  return kbm::CreateExport(b, b.CreateString(abi.entry),
-                           b.CreateVector(bindings), b.CreateVector(constants),
-                           &wg, abi.dynamicSharedMemoryBytes);
+  std::vector<fb::Offset<kbm::SpecializationConstant>> specialization;
+  for (const SpecializationValue &v : abi.specialization)
+    specialization.push_back(kbm::CreateSpecializationConstant(
+        b, v.id, v.name.empty() ? 0 : b.CreateString(v.name), v.size, v.bits));
+  return kbm::CreateExport(
+      b, b.CreateString(abi.entry), b.CreateVector(bindings),
+      b.CreateVector(constants), &wg, abi.dynamicSharedMemoryBytes,
+      abi.subgroupSize, abi.fullSubgroups,
+      specialization.empty() ? 0 : b.CreateVector(specialization));
 }
 
 fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,

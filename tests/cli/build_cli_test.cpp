@@ -308,6 +308,20 @@ TEST_F(BuildCliTest, SpirvWorkgroupSizeMismatch) {
                                        "vulkan:1.2", r);
 }
 
+TEST_F(BuildCliTest, UnknownSpecializationConstantListsTheDeclaredOnes) {
+  REQUIRE_TOOL("glslc");
+  CliRun r = build("spirv_specialization_unknown");
+  EXPECT_THAT(r.output, HasSubstr("FAILED: tile vulkan:1.2"));
+  EXPECT_THAT(r.output,
+              HasSubstr("spirv_specialization_unknown/tile/kernel.toml: "
+                        "[specialization] `TILES`: no specialization constant "
+                        "has this name; the module declares: local_size_x "
+                        "(SpecId 0, u32, default 1), TILE (SpecId 1, u32, "
+                        "default 4)"));
+  expectFailedJobNotPublishedNorCached("spirv_specialization_unknown", "tile",
+                                       "vulkan:1.2", r);
+}
+
 TEST_F(BuildCliTest, MissingToolchainOverride) {
   CliRun r = build("missing_tool");
   EXPECT_EQ(r.exitCode, 1) << r.output;

@@ -123,12 +123,43 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
     EXPECT_EQ(x->high(), 8.0);
   }
 
+  // tile_sum's [specialization] (local_size_x = 64 by dimension, TILE = 8
+  // by name) is resolved against its SPIR-V and stored on its variant.
+  {
+    std::string bytes = readFile(out_ / "standalone/tile_sum/program.kbm");
+    const kb::kbm::Module *module = verifiedModule(bytes);
+    ASSERT_NE(module, nullptr);
+    int candidates = 0;
+    for (const kb::kbm::ExecutableVariant *v :
+         *module->executables()->Get(0)->variants()) {
+      const kb::kbm::Export *e = v->exports()->Get(0);
+      if (v->role() != kb::kbm::VariantRole::Candidate) {
+        EXPECT_EQ(e->specialization(), nullptr); // the generated reference
+        continue;
+      }
+      ++candidates;
+      ASSERT_NE(e->specialization(), nullptr);
+      ASSERT_EQ(e->specialization()->size(), 2u);
+      const kb::kbm::SpecializationConstant *x = e->specialization()->Get(0);
+      const kb::kbm::SpecializationConstant *tile = e->specialization()->Get(1);
+      EXPECT_EQ(x->id(), 0u);
+      EXPECT_EQ(x->name()->str(), "local_size_x");
+      EXPECT_EQ(x->size(), 4u);
+      EXPECT_EQ(x->bits(), 64u);
+      EXPECT_EQ(tile->id(), 1u);
+      EXPECT_EQ(tile->name()->str(), "TILE");
+      EXPECT_EQ(tile->bits(), 8u);
+      EXPECT_EQ(e->subgroup_size(), 0u);
+    }
+    EXPECT_EQ(candidates, 1);
+  }
+
   // Every standalone kernel got its benchmark program.
   std::map<std::string, json> standalone;
   for (const json &entry : program.at("standalone"))
     standalone[entry.at("kernel").get<std::string>()] = entry;
   std::vector<std::string> expected = {"leaky_relu", "spec_scale",
-                                       "workgroup_max"};
+                                       "workgroup_max", "tile_sum"};
   if (cuda)
     for (const char *k : {"bf16_scale", "add_offset_i64", "transpose_tile"})
       expected.push_back(k);
@@ -154,7 +185,8 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
   SKIP_WITHOUT_VULKAN(r);
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("result: outputs agree"));
-  for (const char *name : {"leaky_relu", "spec_scale", "workgroup_max"}) {
+  for (const char *name :
+       {"leaky_relu", "spec_scale", "workgroup_max", "tile_sum"}) {
     kb::test::CliRun k = run(
         {"run", (out_ / "standalone" / name).string(), "--device", "vulkan"});
     EXPECT_EQ(k.exitCode, 0) << name << ": " << k.output;

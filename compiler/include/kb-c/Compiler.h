@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 2
+#define KB_COMPILER_API_VERSION 3
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -54,6 +54,11 @@ typedef struct kbCompilerSubstitution {
   /* An object's dynamic shared memory in bytes (stored on the variants it
    * replaces); -1: the export's. */
   int64_t sharedMemoryBytes;
+  /* Required subgroup size (0 = any), full subgroups (0/1) and the
+   * [specialization] settings as "KEY=VALUE" (kb::driver::Substitution). */
+  uint32_t subgroupSize;
+  int fullSubgroups;
+  kbCompilerStrings specialization;
 } kbCompilerSubstitution;
 
 typedef struct kbCompilerOptions {
@@ -152,7 +157,10 @@ typedef struct kbCompilerStandaloneConstant {
 typedef struct kbCompilerStandaloneObject {
   const char *target;
   const char *file;
-  const char *entry; /* "" = the export name */
+  const char *entry;     /* "" = the export name */
+  uint32_t subgroupSize; /* as in kbCompilerSubstitution */
+  int fullSubgroups;
+  kbCompilerStrings specialization;
 } kbCompilerStandaloneObject;
 
 typedef struct kbCompilerStandaloneKernel {

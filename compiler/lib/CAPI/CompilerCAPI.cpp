@@ -28,7 +28,9 @@ std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
   std::vector<Substitution> out;
   for (size_t i = 0; i < count; ++i)
     out.push_back({str(items[i].executable), str(items[i].file),
-                   str(items[i].origin), items[i].sharedMemoryBytes});
+                   str(items[i].origin), items[i].sharedMemoryBytes,
+                   items[i].subgroupSize, items[i].fullSubgroups != 0,
+                   strings(items[i].specialization)});
   return out;
 }
 
@@ -147,7 +149,9 @@ StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
   k.referenceExecutable = str(c.referenceExecutable);
   for (size_t i = 0; i < c.objectCount; ++i)
     k.objects.push_back({str(c.objects[i].target), str(c.objects[i].file),
-                         str(c.objects[i].entry)});
+                         str(c.objects[i].entry), c.objects[i].subgroupSize,
+                         c.objects[i].fullSubgroups != 0,
+                         strings(c.objects[i].specialization)});
   return k;
 }
 

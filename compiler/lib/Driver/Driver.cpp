@@ -121,11 +121,20 @@ toLaunchList(const std::vector<Substitution> &substitutions) {
   std::vector<std::string> list;
   bool any = false;
   for (const Substitution &s : substitutions) {
-    list.push_back(s.sharedMemoryBytes < 0
-                       ? ""
-                       : "shared_memory=" +
-                             std::to_string(s.sharedMemoryBytes));
-    any |= s.sharedMemoryBytes >= 0;
+    std::vector<std::string> items;
+    if (s.sharedMemoryBytes >= 0)
+      items.push_back("shared_memory=" + std::to_string(s.sharedMemoryBytes));
+    if (s.subgroupSize)
+      items.push_back("subgroup_size=" + std::to_string(s.subgroupSize));
+    if (s.fullSubgroups)
+      items.push_back("full_subgroups");
+    for (const std::string &setting : s.specialization)
+      items.push_back("spec=" + setting);
+    std::string entry;
+    for (const std::string &item : items)
+      entry += (entry.empty() ? "" : ";") + item;
+    any |= !entry.empty();
+    list.push_back(std::move(entry));
   }
   if (!any)
     list.clear();

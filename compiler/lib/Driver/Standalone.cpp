@@ -9,6 +9,7 @@
 #include "kb/Driver/Driver.h"
 
 #include "common/abi_check.h"
+#include "common/specialization.h"
 
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBDialect.h"
@@ -260,6 +261,76 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
   return OwningOpRef<Operation *>(clone);
 }
 
+/// Checks |object| against the export of |executable| (the same ABI check
+/// object substitution does; a cubin has no reflection and is checked by
+/// the runtime's limits only) and adds it as a variant, with what it
+/// assumes of its pipeline. Returns an error message, empty on success.
+static std::string addObjectVariant(kbir::ExecutableOp executable,
+                                    const StandaloneKernel &kernel,
+                                    const StandaloneObject &object) {
+  MLIRContext *context = executable.getContext();
+  Builder b(context);
+  std::string where = "object '" + object.file + "'";
+  ::kb::StatusOr<::kb::Target> target = ::kb::Target::parse(object.target);
+  if (!target.ok())
+    return where + ": " + target.status().message();
+  auto bytes = llvm::MemoryBuffer::getFile(object.file, /*IsText=*/false);
+  if (!bytes)
+    return "cannot read " + where + ": " + bytes.getError().message();
+  StringRef extension = llvm::sys::path::extension(object.file);
+  ::kb::KernelAbi abi =
+      kbir::getKernelAbi(cast<kbir::ExportOp>(executable.getBlock().front()),
+                         object.entry.empty() ? kernel.entry : object.entry);
+  abi.subgroupSize = object.subgroupSize;
+  abi.fullSubgroups = object.fullSubgroups;
+  if (extension != ".spv" && !object.specialization.empty())
+    return where + ": specialization constants are SPIR-V only";
+  if (extension != ".spv" && object.subgroupSize && object.subgroupSize != 32)
+    return where + " requires subgroup size " +
+           std::to_string(object.subgroupSize) + ", but CUDA warps are 32 wide";
+  std::vector<::kb::AbiMismatch> mismatches;
+  std::string data = (*bytes)->getBuffer().str();
+  if (extension == ".ptx") {
+    auto ptx = ::kb::readPtx(data);
+    if (!ptx.ok())
+      return where + ": " + ptx.status().message();
+    mismatches = ::kb::checkPtxAbi(*ptx, abi);
+  } else if (extension == ".spv") {
+    auto spirv = ::kb::readSpirvBytes(data);
+    if (!spirv.ok())
+      return where + ": " + spirv.status().message();
+    std::vector<::kb::SpecializationSetting> settings;
+    for (const std::string &text : object.specialization)
+      if (auto setting = ::kb::parseSpecializationSetting(text))
+        settings.push_back(std::move(*setting));
+      else
+        return where + ": specialization setting '" + text +
+               "' is not KEY=VALUE";
+    auto values = ::kb::resolveSpecialization(*spirv, abi.entry, settings);
+    if (!values.ok())
+      return where + ": " + values.status().message();
+    abi.specialization = std::move(*values);
+    mismatches = ::kb::checkSpirvAbi(*spirv, abi);
+  }
+  if (!mismatches.empty())
+    return where + " does not match the declared ABI:\n" +
+           ::kb::formatMismatches(mismatches);
+  auto objectAttr = kbir::ObjectAttr::get(
+      context, llvm::sys::path::filename(object.file), (*bytes)->getBuffer());
+  DictionaryAttr entryPoints;
+  if (!object.entry.empty() && object.entry != kernel.entry)
+    entryPoints = b.getDictionaryAttr(
+        {b.getNamedAttr(kernel.entry, b.getStringAttr(object.entry))});
+  OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
+  auto variant = inner.create<kbir::VariantOp>(
+      executable.getLoc(), b.getStringAttr(target->variantName()),
+      kbir::BackendAttr::get(context, kbir::toBackend(target->kind())),
+      b.getStringAttr(target->arch()), b.getArrayAttr({objectAttr}),
+      /*reference=*/nullptr, entryPoints);
+  kbir::setVariantPipeline(variant, abi);
+  return "";
+}
+
 bool writeStandaloneProgram(const StandaloneKernel &kernel,
                             const std::string &path, std::string &error) {
   DialectRegistry registry;
@@ -321,53 +392,10 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
                                        kernel.workloadPerWorkgroup.end())),
         kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
                                  : IntegerAttr());
-    for (const StandaloneObject &object : kernel.objects) {
-      ::kb::StatusOr<::kb::Target> target = ::kb::Target::parse(object.target);
-      if (!target.ok())
-        return fail("object '" + object.file +
-                    "': " + target.status().message());
-      auto bytes = llvm::MemoryBuffer::getFile(object.file, /*IsText=*/false);
-      if (!bytes)
-        return fail("cannot read object '" + object.file +
-                    "': " + bytes.getError().message());
-      // The same ABI check object substitution does (a cubin has no
-      // reflection: it is checked by the runtime's limits only).
-      StringRef extension = llvm::sys::path::extension(object.file);
-      ::kb::KernelAbi abi = kbir::getKernelAbi(
-          cast<kbir::ExportOp>(executable.getBlock().front()),
-          object.entry.empty() ? kernel.entry : object.entry);
-      std::vector<::kb::AbiMismatch> mismatches;
-      std::string data = (*bytes)->getBuffer().str();
-      if (extension == ".ptx") {
-        auto ptx = ::kb::readPtx(data);
-        if (!ptx.ok())
-          return fail("object '" + object.file +
-                      "': " + ptx.status().message());
-        mismatches = ::kb::checkPtxAbi(*ptx, abi);
-      } else if (extension == ".spv") {
-        auto spirv = ::kb::readSpirvBytes(data);
-        if (!spirv.ok())
-          return fail("object '" + object.file +
-                      "': " + spirv.status().message());
-        mismatches = ::kb::checkSpirvAbi(*spirv, abi);
-      }
-      if (!mismatches.empty())
-        return fail("object '" + object.file +
-                    "' does not match the declared ABI:\n" +
-                    ::kb::formatMismatches(mismatches));
-      auto objectAttr = kbir::ObjectAttr::get(
-          &context, llvm::sys::path::filename(object.file),
-          (*bytes)->getBuffer());
-      DictionaryAttr entryPoints;
-      if (!object.entry.empty() && object.entry != kernel.entry)
-        entryPoints = b.getDictionaryAttr(
-            {b.getNamedAttr(kernel.entry, b.getStringAttr(object.entry))});
-      inner.create<kbir::VariantOp>(
-          loc, b.getStringAttr(target->variantName()),
-          kbir::BackendAttr::get(&context, kbir::toBackend(target->kind())),
-          b.getStringAttr(target->arch()), b.getArrayAttr({objectAttr}),
-          /*reference=*/nullptr, entryPoints);
-    }
+    for (const StandaloneObject &object : kernel.objects)
+      if (std::string why = addObjectVariant(executable, kernel, object);
+          !why.empty())
+        return fail(why);
   }
 
   // The host function: one buffer per binding, one dispatch.

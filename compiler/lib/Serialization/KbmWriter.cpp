@@ -152,10 +152,18 @@ public:
       kbm::Dim3 workgroupSize(size[0], size[1], size[2]);
       std::string entry =
           variant.getEntryPointName(exportOp.getSymName()).str();
+      ::kb::KernelAbi pipeline;
+      getVariantPipeline(variant, pipeline);
+      std::vector<fb::Offset<kbm::SpecializationConstant>> specialization;
+      for (const ::kb::SpecializationValue &v : pipeline.specialization)
+        specialization.push_back(kbm::CreateSpecializationConstant(
+            fbb, v.id, fbb.CreateString(v.name), v.size, v.bits));
       exports.push_back(kbm::CreateExport(
           fbb, fbb.CreateString(entry), fbb.CreateVector(bindings),
           fbb.CreateVector(constants), &workgroupSize,
-          static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp))));
+          static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp)),
+          pipeline.subgroupSize, pipeline.fullSubgroups,
+          specialization.empty() ? 0 : fbb.CreateVector(specialization)));
     }
     return fbb.CreateVector(exports);
   }

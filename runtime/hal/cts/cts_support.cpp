@@ -40,6 +40,9 @@ KernelAbi kernelAbi(const std::string &driver, const std::string &name) {
   } else if (name == "big_shared") {
     abi.bindings = {{"o", ElementType::U32, Access::WriteOnly}};
     abi.workgroupSize = {64, 1, 1};
+  } else if (name == "workgroup_info") {
+    // Unspecialized: local_size_x_id's default, 1.
+    abi.bindings = {{"o", ElementType::U32, Access::WriteOnly}};
   }
   return abi;
 }

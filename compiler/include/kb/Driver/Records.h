@@ -29,6 +29,13 @@ struct Substitution {
   /// on the variants it replaces; -1: the export's (what the generated code
   /// needs).
   long long sharedMemoryBytes = -1;
+  /// The object's kernel.toml `subgroup_size` (0 = any) and
+  /// `full_subgroups`, stored on the variants it replaces.
+  unsigned subgroupSize = 0;
+  bool fullSubgroups = false;
+  /// Its [specialization] as `KEY=VALUE` (common/specialization.h), resolved
+  /// against the object's SPIR-V and stored on the variants it replaces.
+  std::vector<std::string> specialization;
 };
 
 struct CompileOptions {
@@ -184,6 +191,10 @@ struct StandaloneObject {
   /// Entry name inside the object when it is not the export's ("main" for
   /// GLSL); empty = the export name.
   std::string entry;
+  /// As in Substitution: what the object assumes of its pipeline.
+  unsigned subgroupSize = 0;
+  bool fullSubgroups = false;
+  std::vector<std::string> specialization;
 };
 struct StandaloneKernel {
   std::string name;  // the executable (kernel) name

@@ -76,6 +76,9 @@ StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &,
     p.l2CacheBytes =
         static_cast<uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
     p.subgroupSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    // A warp is the subgroup: its size is fixed, never chosen.
+    p.minSubgroupSize = p.maxSubgroupSize = p.subgroupSize;
+    p.fullSubgroups = true;
     // Timer::elapsedNs converts cuEventElapsedTime's milliseconds itself.
     p.timestampPeriodNs = 1.0;
     p.timestampValidBits = 64;

@@ -71,9 +71,12 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
     return invalidArgument(where + ": no exports");
   if (spec.data.empty())
     return invalidArgument(where + ": empty " + toString(spec.format));
-  for (size_t i = 0; i < spec.exports.size(); ++i)
+  for (size_t i = 0; i < spec.exports.size(); ++i) {
     KB_RETURN_IF_ERROR(checkExportFitsDevice(spec.name, i, spec.exports[i],
                                              device.properties().limits));
+    KB_RETURN_IF_ERROR(
+        checkSubgroupSize(spec.name, i, spec.exports[i], device.properties()));
+  }
   std::unique_ptr<CudaExecutable> exe(new CudaExecutable(device, spec));
   KB_RETURN_IF_ERROR(exe->load(spec, where));
   const CudaSymbols &s = device.syms();

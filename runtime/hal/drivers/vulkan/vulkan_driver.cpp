@@ -75,6 +75,34 @@ std::string driverVersionString(uint32_t vendor, uint32_t v) {
   return versionString(v);
 }
 
+/// The subgroup sizes a compute pipeline may require (Vulkan 1.3
+/// subgroupSizeControl with compute in requiredSubgroupSizeStages) and
+/// whether it may require full subgroups; left 0/false otherwise.
+void querySubgroupSizeControl(const InstanceSymbols &syms, VkPhysicalDevice pd,
+                              uint32_t apiVersion, DeviceProperties &props) {
+  if (apiVersion < VK_API_VERSION_1_3 || !syms.vkGetPhysicalDeviceFeatures2 ||
+      !syms.vkGetPhysicalDeviceProperties2)
+    return;
+  VkPhysicalDeviceVulkan13Features features13{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 features{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &features13;
+  syms.vkGetPhysicalDeviceFeatures2(pd, &features);
+  VkPhysicalDeviceVulkan13Properties properties13{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &properties13;
+  syms.vkGetPhysicalDeviceProperties2(pd, &p2);
+  if (!features13.subgroupSizeControl ||
+      !(properties13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT))
+    return;
+  props.minSubgroupSize = properties13.minSubgroupSize;
+  props.maxSubgroupSize = properties13.maxSubgroupSize;
+  props.fullSubgroups = features13.computeFullSubgroups == VK_TRUE;
+}
+
 } // namespace
 
 StatusOr<std::unique_ptr<Driver>>
@@ -216,6 +244,8 @@ VulkanDriver::create(const DriverOptions &options) {
         props.limits.maxAllocationBytes = std::min<uint64_t>(
             largestHeap, maintenance3.maxMemoryAllocationSize);
     }
+    querySubgroupSizeControl(syms, pd, std::min(apiVersion, p.apiVersion),
+                             props);
     props.timestampPeriodNs = p.limits.timestampPeriod;
     // The queue family's timestampValidBits alone says whether its queues
     // write timestamps (0 = not at all).

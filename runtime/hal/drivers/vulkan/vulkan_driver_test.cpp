@@ -3,7 +3,9 @@
 //
 // What only the Vulkan driver does: refusing SPIR-V that declares a
 // capability, extension or version the device cannot take, before any
-// driver call (drivers need not reject them; Mesa's front end only warns).
+// driver call (drivers need not reject them; Mesa's front end only warns);
+// specialization constants and a required subgroup size at pipeline
+// creation (or a refusal when the device cannot give it).
 // The pure checks run everywhere; the device tests run on lavapipe and skip
 // where no Vulkan device exists.
 //
@@ -15,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 
@@ -300,6 +303,137 @@ TEST_F(VulkanOptionsTest, SharedMemoryOverTheDeviceLimitIsRefusedAtLoad) {
                 std::to_string(limit)),
             std::string::npos)
       << exe.status().message();
+}
+
+/// workgroup_info created with |abi| (its specialization and subgroup
+/// size) and run as one workgroup: o[0..3] = the workgroup size x, MARK,
+/// gl_SubgroupSize, gl_NumSubgroups as the kernel saw them.
+class VulkanPipelineTest : public VulkanOptionsTest {
+protected:
+  void SetUp() override {
+    open({});
+    if (IsSkipped())
+      return;
+    auto bytes = cts::readKernelFile("vulkan", "workgroup_info");
+    if (!bytes.ok() && bytes.status().code() == StatusCode::NotFound)
+      GTEST_SKIP() << bytes.status().message();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+    data_ = *bytes;
+  }
+  StatusOr<std::shared_ptr<Executable>> load(const KernelAbi &abi) {
+    ExecutableSpec spec = cts::kernelSpec("vulkan", "workgroup_info", data_);
+    spec.exports = {abi};
+    return device_->createExecutable(spec);
+  }
+  std::array<uint32_t, 4> runInfo(const KernelAbi &abi) {
+    std::array<uint32_t, 4> out = {0, 0, 0, 0};
+    auto exe = load(abi);
+    EXPECT_TRUE(exe.ok()) << exe.status().message();
+    auto o = device_->allocateBuffer(16, MemoryType::DeviceLocal);
+    auto cb = device_->createCommandBuffer();
+    if (!exe.ok() || !o.ok() || !cb.ok())
+      return out;
+    DispatchParams d;
+    d.executable = exe->get();
+    d.workgroupCount = {1, 1, 1};
+    d.bindings = {{o->get(), 0, 0}};
+    EXPECT_TRUE((*cb)->dispatch(d).ok());
+    Status s = (*cb)->submitAndWait();
+    EXPECT_TRUE(s.ok()) << s.message();
+    EXPECT_TRUE((*o)->download(0, out.data(), 16).ok());
+    return out;
+  }
+  KernelAbi specialized(uint32_t x, uint32_t mark) {
+    KernelAbi abi = cts::kernelAbi("vulkan", "workgroup_info");
+    abi.workgroupSize = {x, 1, 1};
+    abi.specialization = {{0, "local_size_x", 4, x}, {1, "MARK", 4, mark}};
+    return abi;
+  }
+};
+
+TEST_F(VulkanPipelineTest, WithoutSpecializationTheDefaultsRun) {
+  std::array<uint32_t, 4> info =
+      runInfo(cts::kernelAbi("vulkan", "workgroup_info"));
+  EXPECT_EQ(info[0], 1u);
+  EXPECT_EQ(info[1], 1u);
+}
+
+TEST_F(VulkanPipelineTest, TheSpecializedWorkgroupSizeIsWhatRuns) {
+  std::array<uint32_t, 4> info = runInfo(specialized(48, 7));
+  EXPECT_EQ(info[0], 48u);
+  EXPECT_EQ(info[1], 7u);
+  ASSERT_NE(info[2], 0u);
+  EXPECT_EQ(info[3], (48 + info[2] - 1) / info[2]) << "subgroups of 48";
+}
+
+TEST_F(VulkanPipelineTest, ARequiredSubgroupSizeTheDeviceGivesRuns) {
+  const DeviceProperties &p = device_->properties();
+  if (p.minSubgroupSize == 0)
+    GTEST_SKIP() << p.name << " has no subgroup size control";
+  for (uint32_t size = p.minSubgroupSize; size <= p.maxSubgroupSize;
+       size *= 2) {
+    KernelAbi abi = specialized(4 * size, 1);
+    abi.subgroupSize = size;
+    abi.fullSubgroups = p.fullSubgroups;
+    std::array<uint32_t, 4> info = runInfo(abi);
+    EXPECT_EQ(info[2], size) << "gl_SubgroupSize";
+    EXPECT_EQ(info[3], 4u) << "gl_NumSubgroups";
+  }
+}
+
+TEST_F(VulkanPipelineTest, ASubgroupSizeTheDeviceCannotGiveIsRefused) {
+  const DeviceProperties &p = device_->properties();
+  uint32_t size = p.maxSubgroupSize && p.maxSubgroupSize < 128
+                      ? p.maxSubgroupSize * 2
+                      : (p.minSubgroupSize > 1 ? p.minSubgroupSize / 2 : 0);
+  if (p.minSubgroupSize && size == 0)
+    GTEST_SKIP() << p.name << " gives every subgroup size from 1 to 128";
+  if (size == 0)
+    size = 64; // no subgroup size control: no size can be required
+  KernelAbi abi = specialized(size, 1);
+  abi.subgroupSize = size;
+  auto exe = load(abi);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), StatusCode::Unavailable);
+  const std::string &m = exe.status().message();
+  EXPECT_NE(m.find("requires subgroup size " + std::to_string(size)),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(p.name), std::string::npos) << m;
+}
+
+TEST(CheckSubgroupSize, RangeFullSubgroupsAndTheWorkgroupMultiple) {
+  DeviceProperties p;
+  p.driver = "vulkan";
+  p.name = "Some GPU";
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.workgroupSize = {64, 1, 1};
+  EXPECT_TRUE(checkSubgroupSize("k", 0, abi, p).ok()) << "no requirement";
+  abi.subgroupSize = 32;
+  Status s = checkSubgroupSize("k", 0, abi, p);
+  EXPECT_EQ(s.code(), StatusCode::Unavailable);
+  EXPECT_NE(s.message().find("cannot be asked for a subgroup size"),
+            std::string::npos)
+      << s.message();
+  p.minSubgroupSize = 8;
+  p.maxSubgroupSize = 16;
+  s = checkSubgroupSize("k", 0, abi, p);
+  EXPECT_EQ(s.code(), StatusCode::Unavailable);
+  EXPECT_NE(s.message().find("supports 8 to 16"), std::string::npos)
+      << s.message();
+  p.maxSubgroupSize = 64;
+  EXPECT_TRUE(checkSubgroupSize("k", 0, abi, p).ok());
+  abi.fullSubgroups = true;
+  s = checkSubgroupSize("k", 0, abi, p);
+  EXPECT_EQ(s.code(), StatusCode::Unavailable);
+  EXPECT_NE(s.message().find("computeFullSubgroups"), std::string::npos);
+  p.fullSubgroups = true;
+  EXPECT_TRUE(checkSubgroupSize("k", 0, abi, p).ok());
+  abi.workgroupSize = {48, 1, 1};
+  s = checkSubgroupSize("k", 0, abi, p);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(s.message().find("multiple"), std::string::npos) << s.message();
 }
 
 // What the timestamp path records, seen through the device's own table.

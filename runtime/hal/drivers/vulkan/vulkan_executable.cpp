@@ -4,12 +4,64 @@
 #include "common/spirv_reader.h"
 
 #include <cstring>
+#include <vector>
 
 namespace kb::hal::vulkan {
 
 namespace {
 constexpr uint32_t kSpirvMagic = 0x07230203;
 constexpr uint32_t kGLCompute = 5;
+
+/// VkSpecializationInfo over |values|: one map entry per SpecId, the data
+/// packed in order (little-endian, as the device reads it).
+struct SpecializationData {
+  explicit SpecializationData(const std::vector<SpecializationValue> &values) {
+    for (const SpecializationValue &v : values) {
+      VkSpecializationMapEntry entry{};
+      entry.constantID = v.id;
+      entry.offset = static_cast<uint32_t>(data.size());
+      entry.size = v.size;
+      entries.push_back(entry);
+      for (uint32_t b = 0; b < v.size; ++b)
+        data.push_back(static_cast<char>((v.bits >> (8 * b)) & 0xff));
+    }
+    info.mapEntryCount = static_cast<uint32_t>(entries.size());
+    info.pMapEntries = entries.data();
+    info.dataSize = data.size();
+    info.pData = data.data();
+  }
+  SpecializationData(const SpecializationData &) = delete; // info points in
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<char> data;
+  VkSpecializationInfo info{};
+};
+
+/// The compute stage of |abi|'s pipeline: entry, specialization constants
+/// and the required subgroup size (checked against the device before).
+/// |info| points into this object.
+struct ComputeStage {
+  ComputeStage(VkShaderModule module, const KernelAbi &abi)
+      : specialization(abi.specialization) {
+    info.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.module = module;
+    info.pName = abi.entry.c_str();
+    if (!abi.specialization.empty())
+      info.pSpecializationInfo = &specialization.info;
+    if (abi.subgroupSize) {
+      subgroupSize.requiredSubgroupSize = abi.subgroupSize;
+      info.pNext = &subgroupSize;
+      if (abi.fullSubgroups)
+        info.flags |=
+            VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    }
+  }
+  ComputeStage(const ComputeStage &) = delete;
+  SpecializationData specialization;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroupSize{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  VkPipelineShaderStageCreateInfo info{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+};
 } // namespace
 
 StatusOr<std::shared_ptr<Executable>>
@@ -72,6 +124,10 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
                              abi.entry + "`");
     KB_RETURN_IF_ERROR(
         checkExportFitsDevice(spec.name, i, abi, device.properties().limits));
+    // A kernel written for another subgroup size computes a wrong answer,
+    // not an error: refused here, before any pipeline exists.
+    KB_RETURN_IF_ERROR(
+        checkSubgroupSize(spec.name, i, abi, device.properties()));
   }
 
   std::unique_ptr<VulkanExecutable> exe(new VulkanExecutable(device, spec));
@@ -125,11 +181,8 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
 
     VkComputePipelineCreateInfo pipelineInfo{
         VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    pipelineInfo.stage.sType =
-        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    pipelineInfo.stage.module = exe->module_;
-    pipelineInfo.stage.pName = abi.entry.c_str();
+    ComputeStage stage(exe->module_, abi);
+    pipelineInfo.stage = stage.info;
     pipelineInfo.layout = p.layout;
     result = s.vkCreateComputePipelines(vkDevice, device.pipelineCache(), 1,
                                         &pipelineInfo, nullptr, &p.pipeline);

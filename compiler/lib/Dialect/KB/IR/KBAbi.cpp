@@ -2,6 +2,7 @@
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -72,6 +73,55 @@ int64_t mlir::kb::getSharedMemoryBytes(VariantOp variant, ExportOp exportOp) {
           variant->getAttrOfType<IntegerAttr>(kVariantSharedMemoryAttrName))
     return bytes.getInt();
   return exportOp.getSharedMemoryBytes();
+}
+
+void mlir::kb::setVariantPipeline(VariantOp variant,
+                                  const ::kb::KernelAbi &abi) {
+  Builder b(variant.getContext());
+  if (abi.subgroupSize)
+    variant->setAttr(kVariantSubgroupSizeAttrName,
+                     b.getI64IntegerAttr(abi.subgroupSize));
+  else
+    variant->removeAttr(kVariantSubgroupSizeAttrName);
+  if (abi.fullSubgroups)
+    variant->setAttr(kVariantFullSubgroupsAttrName, b.getUnitAttr());
+  else
+    variant->removeAttr(kVariantFullSubgroupsAttrName);
+  SmallVector<Attribute> values;
+  for (const ::kb::SpecializationValue &v : abi.specialization)
+    values.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("id", b.getI64IntegerAttr(v.id)),
+         b.getNamedAttr("name", b.getStringAttr(v.name)),
+         b.getNamedAttr("size", b.getI64IntegerAttr(v.size)),
+         b.getNamedAttr("bits",
+                        b.getI64IntegerAttr(static_cast<int64_t>(v.bits)))}));
+  if (values.empty())
+    variant->removeAttr(kVariantSpecializationAttrName);
+  else
+    variant->setAttr(kVariantSpecializationAttrName, b.getArrayAttr(values));
+}
+
+void mlir::kb::getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi) {
+  if (auto size =
+          variant->getAttrOfType<IntegerAttr>(kVariantSubgroupSizeAttrName))
+    abi.subgroupSize = static_cast<uint32_t>(size.getInt());
+  abi.fullSubgroups = variant->hasAttr(kVariantFullSubgroupsAttrName);
+  auto values =
+      variant->getAttrOfType<ArrayAttr>(kVariantSpecializationAttrName);
+  if (!values)
+    return;
+  for (auto dict : values.getAsRange<DictionaryAttr>()) {
+    ::kb::SpecializationValue v;
+    if (auto id = dict.getAs<IntegerAttr>("id"))
+      v.id = static_cast<uint32_t>(id.getInt());
+    if (auto name = dict.getAs<StringAttr>("name"))
+      v.name = name.str();
+    if (auto size = dict.getAs<IntegerAttr>("size"))
+      v.size = static_cast<uint32_t>(size.getInt());
+    if (auto bits = dict.getAs<IntegerAttr>("bits"))
+      v.bits = static_cast<uint64_t>(bits.getInt());
+    abi.specialization.push_back(std::move(v));
+  }
 }
 
 ::kb::KernelAbi mlir::kb::getKernelAbi(ExportOp exportOp, StringRef entry) {

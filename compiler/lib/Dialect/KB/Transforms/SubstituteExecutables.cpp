@@ -13,6 +13,7 @@
 
 #include "common/abi_check.h"
 #include "common/ptx_reader.h"
+#include "common/specialization.h"
 #include "common/spirv_reader.h"
 #include "common/target.h"
 
@@ -59,6 +60,11 @@ struct Request {
   /// the object needs (set on its variants as kb.shared_memory); unset: the
   /// export's.
   std::optional<int64_t> sharedMemoryBytes = std::nullopt;
+  /// `launch`: the subgroup size the object requires, full subgroups and
+  /// its [specialization] settings (resolved against the object's SPIR-V).
+  uint32_t subgroupSize = 0;
+  bool fullSubgroups = false;
+  std::vector<::kb::SpecializationSetting> specialization;
 };
 
 /// A resolved object substitution: one variant of one executable.
@@ -131,26 +137,61 @@ static LogicalResult scanDirectory(ModuleOp module, StringRef dir,
 }
 
 /// Parses one `NAME=FILE` entry into a request.
-/// A `launch` entry: empty, or `shared_memory=BYTES`.
+/// One `launch` item: `shared_memory=BYTES`, `subgroup_size=N`,
+/// `full_subgroups` or `spec=KEY=VALUE`; false when malformed.
+static bool parseLaunchItem(StringRef item, Request &request) {
+  auto [key, value] = item.split('=');
+  int64_t number = 0;
+  if (key == "shared_memory") {
+    if (value.getAsInteger(10, number) || number < 0 ||
+        number > std::numeric_limits<uint32_t>::max())
+      return false;
+    request.sharedMemoryBytes = number;
+    return true;
+  }
+  if (key == "subgroup_size") {
+    if (value.getAsInteger(10, number) || number < 1 || number > 128 ||
+        (number & (number - 1)))
+      return false;
+    request.subgroupSize = static_cast<uint32_t>(number);
+    return true;
+  }
+  if (item == "full_subgroups") {
+    request.fullSubgroups = true;
+    return true;
+  }
+  if (key == "spec") {
+    auto setting = ::kb::parseSpecializationSetting(
+        std::string_view(value.data(), value.size()));
+    if (!setting)
+      return false;
+    request.specialization.push_back(std::move(*setting));
+    return true;
+  }
+  return false;
+}
+
+/// A `launch` entry: empty, or `;`-separated items (parseLaunchItem).
 static LogicalResult parseLaunch(ModuleOp module, StringRef text,
                                  StringRef substitution, Request &request) {
   if (text.empty())
     return success();
-  auto [key, value] = text.split('=');
-  int64_t bytes = 0;
-  if (key != "shared_memory" || value.getAsInteger(10, bytes) || bytes < 0 ||
-      bytes > std::numeric_limits<uint32_t>::max())
-    return module.emitError()
-           << "kb-substitute-executables: launch settings '" << text
-           << "' of substitution '" << substitution
-           << "': expected empty or shared_memory=BYTES (0 to 4294967295)";
+  SmallVector<StringRef> items;
+  text.split(items, ';', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items)
+    if (!parseLaunchItem(item, request))
+      return module.emitError()
+             << "kb-substitute-executables: launch setting '" << item
+             << "' of substitution '" << substitution
+             << "': expected shared_memory=BYTES (0 to 4294967295), "
+                "subgroup_size=N (a power of two, 1 to 128), full_subgroups "
+                "or spec=KEY=VALUE, separated by ';'";
   if (request.kind == FileKind::Source)
     return module.emitError()
            << "kb-substitute-executables: launch settings '" << text
            << "' of substitution '" << substitution
            << "': only an object (.ptx, .cubin, .spv) has launch settings; a "
               "source executable declares shared_memory on its kb.export";
-  request.sharedMemoryBytes = bytes;
   return success();
 }
 
@@ -391,6 +432,8 @@ static FailureOr<ExecutableOp> substituteSource(ExecutableOp executable,
 static LogicalResult checkObject(ExecutableOp executable,
                                  ArrayRef<VariantOp> targets, StringRef format,
                                  StringRef bytes, StringRef path,
+                                 const Request &request,
+                                 ::kb::KernelAbi &pipeline,
                                  NamedAttrList &entryPoints) {
   MLIRContext *context = executable.getContext();
   bool ok = true;
@@ -405,6 +448,17 @@ static LogicalResult checkObject(ExecutableOp executable,
             << ::kb::formatMismatches(mismatches);
         ok = false;
       };
+
+  pipeline.subgroupSize = request.subgroupSize;
+  pipeline.fullSubgroups = request.fullSubgroups;
+  if (format != "spv" && request.subgroupSize && request.subgroupSize != 32)
+    return executable.emitError()
+           << "object '" << path << "' requires subgroup size "
+           << request.subgroupSize << ", but CUDA warps are 32 wide";
+  if (format != "spv" && !request.specialization.empty())
+    return executable.emitError()
+           << "object '" << path
+           << "' has specialization constants, which are SPIR-V only";
 
   if (format == "ptx") {
     auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
@@ -457,8 +511,15 @@ static LogicalResult checkObject(ExecutableOp executable,
         entry = computeEntries.front()->name;
         entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
       }
-      reportMismatches(
-          exportOp, ::kb::checkSpirvAbi(*spirv, getKernelAbi(exportOp, entry)));
+      auto values =
+          ::kb::resolveSpecialization(*spirv, entry, request.specialization);
+      if (!values.ok())
+        return exportOp.emitError()
+               << "object '" << path << "': " << values.status().message();
+      pipeline.specialization = std::move(*values);
+      ::kb::KernelAbi abi = getKernelAbi(exportOp, entry);
+      abi.specialization = pipeline.specialization;
+      reportMismatches(exportOp, ::kb::checkSpirvAbi(*spirv, abi));
     }
     for (VariantOp variant : targets) {
       uint32_t max = getTarget(variant)->spirvEnvironment().version;
@@ -492,14 +553,14 @@ static LogicalResult checkObject(ExecutableOp executable,
 /// the reference (`<name>_reference`); an external one just gets the new
 /// object (an identical object is left untouched, which makes a
 /// dump-then-scan round trip a no-op).
-static FailureOr<VariantOp> applyObject(ExecutableOp executable,
-                                        VariantOp variant, ObjectAttr object,
-                                        DictionaryAttr entryPoints,
-                                        std::optional<int64_t> sharedMemory,
-                                        std::string &referenceName) {
+static FailureOr<VariantOp>
+applyObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
+            DictionaryAttr entryPoints, std::optional<int64_t> sharedMemory,
+            const ::kb::KernelAbi &pipeline, std::string &referenceName) {
   MLIRContext *context = executable.getContext();
   auto objects = ArrayAttr::get(context, {object});
   auto setLaunch = [&](VariantOp external) {
+    setVariantPipeline(external, pipeline);
     if (sharedMemory)
       external->setAttr(
           kVariantSharedMemoryAttrName,
@@ -766,8 +827,9 @@ void SubstituteExecutablesPass::runOnOperation() {
             ? "spv"
             : llvm::sys::path::extension(*path).drop_front().lower();
     NamedAttrList entryPoints;
-    if (failed(checkObject(executable, variants, format, bytes, *path,
-                           entryPoints))) {
+    ::kb::KernelAbi pipeline;
+    if (failed(checkObject(executable, variants, format, bytes, *path, request,
+                           pipeline, entryPoints))) {
       ok = false;
       continue;
     }
@@ -776,9 +838,9 @@ void SubstituteExecutablesPass::runOnOperation() {
     for (VariantOp variant : variants) {
       std::string variantName = variant.getSymName().str();
       std::string referenceName;
-      if (failed(applyObject(executable, variant, object,
-                             entryPoints.getDictionary(context),
-                             request.sharedMemoryBytes, referenceName))) {
+      if (failed(applyObject(
+              executable, variant, object, entryPoints.getDictionary(context),
+              request.sharedMemoryBytes, pipeline, referenceName))) {
         ok = false;
         continue;
       }

@@ -5,6 +5,11 @@
 // RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,saxpy=saxpy.spv launch=shared_memory=4096,shared_memory=64 search-paths=%S/Inputs print-notes=false})' | FileCheck %s
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=shared_memory=-1 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=shared_memory=1,shared_memory=2 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=COUNT
+// What a handwritten object assumes of its pipeline (kernel.toml
+// subgroup_size, full_subgroups, [specialization]): `;`-separated items.
+// RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,saxpy=saxpy.spv launch=subgroup_size=32;full_subgroups,subgroup_size=16;shared_memory=8 search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=SUBGROUP
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=subgroup_size=64 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=WARP
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.spv launch=spec=TILE=8 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SPEC
 
 // CHECK: kb.export @saxpy
 // CHECK-NOT: shared_memory =
@@ -15,8 +20,17 @@
 // CHECK-SAME: {kb.shared_memory = 64 : i64}
 // CHECK-NEXT: kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2") reference{{$}}
 
-// NEGATIVE: launch settings 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected empty or shared_memory=BYTES (0 to 4294967295)
+// NEGATIVE: launch setting 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected shared_memory=BYTES (0 to 4294967295), subgroup_size=N (a power of two, 1 to 128), full_subgroups or spec=KEY=VALUE, separated by ';'
 // COUNT: 2 launch settings for 1 substitutions; give one per substitution, or none
+
+// SUBGROUP: kb.variant @cuda_sm_90 target(cuda, "sm_90") objects(
+// SUBGROUP-SAME: kb.full_subgroups
+// SUBGROUP-SAME: kb.subgroup_size = 32 : i64
+// SUBGROUP-NEXT: kb.variant @cuda_sm_90_reference target(cuda, "sm_90") reference{{$}}
+// SUBGROUP-NEXT: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2") objects(
+// SUBGROUP-SAME: kb.shared_memory = 8 : i64, kb.subgroup_size = 16 : i64}
+// WARP: object '{{.*}}saxpy.ptx' requires subgroup size 64, but CUDA warps are 32 wide
+// SPEC: [specialization] `TILE`: no specialization constant has this name; the module declares: no specialization constants
 kb.executable @saxpy {
   kb.export @saxpy bindings(x: f32 readonly, y: f32 readwrite)
       constants(a: f32, n: u32) workgroup_size = [256, 1, 1]

@@ -36,6 +36,25 @@ inline constexpr llvm::StringLiteral kVariantSharedMemoryAttrName =
 /// The dynamic shared memory of |exportOp| when launched from |variant|.
 int64_t getSharedMemoryBytes(VariantOp variant, ExportOp exportOp);
 
+/// Discardable attributes of a kb.variant whose object (a handwritten
+/// kernel) assumes something of its pipeline, from its kernel.toml: the
+/// required subgroup size (i64), full subgroups (unit) and the SPIR-V
+/// specialization constants (an array of {id, name, size, bits}
+/// dictionaries, resolved against the object). The generated reference has
+/// none.
+inline constexpr llvm::StringLiteral kVariantSubgroupSizeAttrName =
+    "kb.subgroup_size";
+inline constexpr llvm::StringLiteral kVariantFullSubgroupsAttrName =
+    "kb.full_subgroups";
+inline constexpr llvm::StringLiteral kVariantSpecializationAttrName =
+    "kb.specialization";
+/// Sets those attributes of |variant| from |abi| (removes what |abi| does
+/// not set).
+void setVariantPipeline(VariantOp variant, const ::kb::KernelAbi &abi);
+/// Copies |variant|'s subgroup size, full subgroups and specialization
+/// constants into |abi|.
+void getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi);
+
 /// True when an MLIR type stands for |type| in a buffer or memref: same
 /// width; a signless integer matches both signednesses, `si`/`ui` only their
 /// own.

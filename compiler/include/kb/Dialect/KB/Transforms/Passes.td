@@ -55,10 +55,13 @@ def SubstituteExecutablesPass
                "path), in the same order, named by its diagnostics">,
     ListOption<"launch", "launch", "std::string",
                "Launch settings of each of `substitutions`, in the same "
-               "order: empty, or `shared_memory=BYTES` (the dynamic shared "
-               "memory an object needs, stored on its variants as "
-               "kb.shared_memory; the generated reference keeps the "
-               "export's)">,
+               "order: empty, or `;`-separated `shared_memory=BYTES` (the "
+               "dynamic shared memory an object needs, stored on its "
+               "variants as kb.shared_memory; the generated reference keeps "
+               "the export's), `subgroup_size=N` and `full_subgroups` "
+               "(kb.subgroup_size, kb.full_subgroups) and `spec=KEY=VALUE` "
+               "(a SPIR-V specialization constant, resolved against the "
+               "object and stored as kb.specialization)">,
     ListOption<"directories", "directories", "std::string",
                "Directories whose files substitute the executables named by "
                "their stems (non-recursive)">,
