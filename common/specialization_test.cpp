@@ -68,7 +68,7 @@ protected:
     return r.ok() ? "" : r.status().message();
   }
 
-  ::kb::testing::TempDir dir_;
+  ::kb::TempDir dir_ = ::kb::testing::makeTempDir();
   SpirvModule spirv_;
 };
 

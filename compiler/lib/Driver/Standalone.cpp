@@ -331,6 +331,59 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   return "";
 }
 
+/// The host function `main`: one buffer per binding (with its declared
+/// init), the constants, one dispatch of the kernel. An empty string, or
+/// what is wrong with a declared value.
+static std::string buildHostFunction(OpBuilder &builder,
+                                     const StandaloneKernel &kernel,
+                                     kbir::LayoutAttr layout) {
+  MLIRContext &context = *builder.getContext();
+  Builder b(&context);
+  Location loc = builder.getUnknownLoc();
+  auto main = builder.create<func::FuncOp>(loc, "main",
+                                           builder.getFunctionType({}, {}));
+  OpBuilder host = OpBuilder::atBlockEnd(main.addEntryBlock());
+  SmallVector<Value> workload, buffers, constants;
+  for (long long w : kernel.workload)
+    workload.push_back(host.create<arith::ConstantIndexOp>(loc, w));
+  for (auto [i, binding] : llvm::enumerate(layout.getBindings())) {
+    auto type = kbir::BufferType::get(
+        &context, {static_cast<int64_t>(kernel.bindings[i].elementCount)},
+        getMlirElementType(&context, binding.getElementType()));
+    auto alloc = host.create<kbir::AllocOp>(loc, type, ValueRange{});
+    const StandaloneBinding &declared = kernel.bindings[i];
+    if (!declared.initDistribution.empty()) {
+      FailureOr<DictionaryAttr> init = buildDeclaredInit(b, declared);
+      if (failed(init))
+        return (describe("binding", i, declared.name) +
+                ": init distribution '" + declared.initDistribution +
+                "' is not one of uniform, normal, range, or its "
+                "parameters are not finite (uniform needs low < high, "
+                "normal stddev >= 0)");
+      alloc->setAttr(kbir::kInitAttrName, *init);
+    }
+    buffers.push_back(alloc);
+  }
+  for (auto [i, constant] : llvm::enumerate(layout.getConstants())) {
+    TypedAttr value =
+        parseConstantValue(b, constant.getType(), kernel.constants[i].value);
+    if (!value)
+      return (describe("constant", i, kernel.constants[i].name) + ": value '" +
+              kernel.constants[i].value + "' is not a " +
+              kbir::stringifyConstantType(constant.getType()).str());
+    constants.push_back(host.create<arith::ConstantOp>(loc, value));
+  }
+  host.create<kbir::DispatchOp>(
+      loc,
+      SymbolRefAttr::get(
+          b.getStringAttr(kernel.name),
+          {FlatSymbolRefAttr::get(b.getStringAttr(kernel.entry))}),
+      workload, buffers, constants);
+  host.create<func::ReturnOp>(loc);
+
+  return "";
+}
+
 bool writeStandaloneProgram(const StandaloneKernel &kernel,
                             const std::string &path, std::string &error) {
   DialectRegistry registry;
@@ -398,47 +451,9 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
         return fail(why);
   }
 
-  // The host function: one buffer per binding, one dispatch.
-  auto main = builder.create<func::FuncOp>(loc, "main",
-                                           builder.getFunctionType({}, {}));
-  OpBuilder host = OpBuilder::atBlockEnd(main.addEntryBlock());
-  SmallVector<Value> workload, buffers, constants;
-  for (long long w : kernel.workload)
-    workload.push_back(host.create<arith::ConstantIndexOp>(loc, w));
-  for (auto [i, binding] : llvm::enumerate(layout.getBindings())) {
-    auto type = kbir::BufferType::get(
-        &context, {static_cast<int64_t>(kernel.bindings[i].elementCount)},
-        getMlirElementType(&context, binding.getElementType()));
-    auto alloc = host.create<kbir::AllocOp>(loc, type, ValueRange{});
-    const StandaloneBinding &declared = kernel.bindings[i];
-    if (!declared.initDistribution.empty()) {
-      FailureOr<DictionaryAttr> init = buildDeclaredInit(b, declared);
-      if (failed(init))
-        return fail(describe("binding", i, declared.name) +
-                    ": init distribution '" + declared.initDistribution +
-                    "' is not one of uniform, normal, range, or its "
-                    "parameters are not finite (uniform needs low < high, "
-                    "normal stddev >= 0)");
-      alloc->setAttr(kbir::kInitAttrName, *init);
-    }
-    buffers.push_back(alloc);
-  }
-  for (auto [i, constant] : llvm::enumerate(layout.getConstants())) {
-    TypedAttr value =
-        parseConstantValue(b, constant.getType(), kernel.constants[i].value);
-    if (!value)
-      return fail(describe("constant", i, kernel.constants[i].name) +
-                  ": value '" + kernel.constants[i].value + "' is not a " +
-                  kbir::stringifyConstantType(constant.getType()).str());
-    constants.push_back(host.create<arith::ConstantOp>(loc, value));
-  }
-  host.create<kbir::DispatchOp>(
-      loc,
-      SymbolRefAttr::get(
-          b.getStringAttr(kernel.name),
-          {FlatSymbolRefAttr::get(b.getStringAttr(kernel.entry))}),
-      workload, buffers, constants);
-  host.create<func::ReturnOp>(loc);
+  if (std::string why = buildHostFunction(builder, kernel, layout);
+      !why.empty())
+    return fail(why);
 
   std::string diagnostics;
   {

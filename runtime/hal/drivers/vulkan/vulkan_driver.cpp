@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace kb::hal::vulkan {
 
@@ -103,6 +104,127 @@ void querySubgroupSizeControl(const InstanceSymbols &syms, VkPhysicalDevice pd,
   props.fullSubgroups = features13.computeFullSubgroups == VK_TRUE;
 }
 
+/// The validation layer and the debug-utils extension, or why they cannot
+/// be had.
+Status requireValidationLayer(InstanceSymbols &syms,
+                              std::vector<const char *> &layers,
+                              std::vector<const char *> &extensions) {
+  uint32_t count = 0;
+  syms.vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> available(count);
+  syms.vkEnumerateInstanceLayerProperties(&count, available.data());
+  bool found = false;
+  for (const VkLayerProperties &l : available)
+    found |= std::strcmp(l.layerName, kValidationLayer) == 0;
+  if (!found)
+    return failedPrecondition(
+        std::string("--vk-validation: the Vulkan validation layer (") +
+        kValidationLayer +
+        ") is not installed; install the vulkan-validationlayers package "
+        "or drop --vk-validation");
+  layers.push_back(kValidationLayer);
+  extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  return okStatus();
+}
+
+/// A compute queue family of |pd|, preferring one that has timestamps; none
+/// when the device has no compute queue.
+std::optional<uint32_t> computeQueueFamily(InstanceSymbols &syms,
+                                           VkPhysicalDevice pd) {
+  uint32_t familyCount = 0;
+  syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount,
+                                                families.data());
+  std::optional<uint32_t> family;
+  for (uint32_t i = 0; i < familyCount; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+      continue;
+    if (!family || (families[*family].timestampValidBits == 0 &&
+                    families[i].timestampValidBits != 0))
+      family = i;
+  }
+  return family;
+}
+
+/// Fills the 1.1 properties (subgroup size, UUID, maximum allocation).
+/// Properties2 is core 1.1: both the instance and the device need it.
+void queryProperties11(InstanceSymbols &syms, VkPhysicalDevice pd,
+                       uint32_t apiVersion, uint32_t deviceApiVersion,
+                       uint64_t largestHeap, DeviceProperties &props) {
+  if (!syms.vkGetPhysicalDeviceProperties2 || apiVersion < VK_API_VERSION_1_1 ||
+      deviceApiVersion < VK_API_VERSION_1_1)
+    return;
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties maintenance3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceIDProperties id{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  subgroup.pNext = &maintenance3;
+  maintenance3.pNext = &id;
+  VkPhysicalDeviceProperties2 p2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &subgroup;
+  syms.vkGetPhysicalDeviceProperties2(pd, &p2);
+  props.subgroupSize = subgroup.subgroupSize;
+  props.uuid = formatUuid(id.deviceUUID);
+  if (maintenance3.maxMemoryAllocationSize)
+    props.limits.maxAllocationBytes =
+        std::min<uint64_t>(largestHeap, maintenance3.maxMemoryAllocationSize);
+}
+
+/// What kernel-bench knows of |pd|: identity, memory, limits, subgroups and
+/// timestamps of queue family |family|.
+DeviceProperties describeDevice(InstanceSymbols &syms, VkPhysicalDevice pd,
+                                uint32_t apiVersion, uint32_t family,
+                                uint32_t index) {
+  VkPhysicalDeviceProperties p{};
+  syms.vkGetPhysicalDeviceProperties(pd, &p);
+  VkPhysicalDeviceMemoryProperties mem{};
+  syms.vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+  uint32_t familyCount = 0;
+  syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount,
+                                                families.data());
+
+  DeviceProperties props;
+  props.driver = "vulkan";
+  props.index = index;
+  props.name = p.deviceName;
+  props.vendor = vendorName(p.vendorID);
+  props.vendorId = p.vendorID;
+  props.deviceId = p.deviceID;
+  props.type = deviceType(p.deviceType);
+  props.apiVersion = versionString(p.apiVersion);
+  props.driverVersion = driverVersionString(p.vendorID, p.driverVersion);
+  // The largest device-local heap is the device's memory (a BAR heap
+  // aliases it) and bounds any one allocation.
+  uint64_t largestHeap = deviceLocalBytes(mem);
+  props.memoryBytes = largestHeap;
+  props.limits.maxAllocationBytes = largestHeap;
+  props.limits.maxAllocationCount = p.limits.maxMemoryAllocationCount;
+  queryProperties11(syms, pd, apiVersion, p.apiVersion, largestHeap, props);
+  querySubgroupSizeControl(syms, pd, std::min(apiVersion, p.apiVersion), props);
+  props.timestampPeriodNs = p.limits.timestampPeriod;
+  // The queue family's timestampValidBits alone says whether its queues
+  // write timestamps (0 = not at all).
+  props.timestampValidBits = families[family].timestampValidBits;
+  DeviceLimits &l = props.limits;
+  for (int i = 0; i < 3; ++i) {
+    l.maxWorkgroupSize[i] = p.limits.maxComputeWorkGroupSize[i];
+    l.maxWorkgroupCount[i] = p.limits.maxComputeWorkGroupCount[i];
+  }
+  l.maxWorkgroupInvocations = p.limits.maxComputeWorkGroupInvocations;
+  l.maxSharedMemoryBytes = p.limits.maxComputeSharedMemorySize;
+  l.maxConstantBytes = p.limits.maxPushConstantsSize;
+  l.maxBindings = p.limits.maxPerStageDescriptorStorageBuffers;
+  l.maxBindingRange = p.limits.maxStorageBufferRange;
+  l.minBindingOffsetAlignment = p.limits.minStorageBufferOffsetAlignment;
+  return props;
+}
+
 } // namespace
 
 StatusOr<std::unique_ptr<Driver>>
@@ -123,23 +245,8 @@ VulkanDriver::create(const DriverOptions &options) {
       loaderVersion >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loaderVersion;
 
   std::vector<const char *> layers, extensions;
-  if (options.vulkanValidation) {
-    uint32_t count = 0;
-    syms.vkEnumerateInstanceLayerProperties(&count, nullptr);
-    std::vector<VkLayerProperties> available(count);
-    syms.vkEnumerateInstanceLayerProperties(&count, available.data());
-    bool found = false;
-    for (const VkLayerProperties &l : available)
-      found |= std::strcmp(l.layerName, kValidationLayer) == 0;
-    if (!found)
-      return failedPrecondition(
-          std::string("--vk-validation: the Vulkan validation layer (") +
-          kValidationLayer +
-          ") is not installed; install the vulkan-validationlayers package "
-          "or drop --vk-validation");
-    layers.push_back(kValidationLayer);
-    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-  }
+  if (options.vulkanValidation)
+    KB_RETURN_IF_ERROR(requireValidationLayer(syms, layers, extensions));
 
   driver->instanceApiVersion_ = apiVersion;
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -184,86 +291,14 @@ VulkanDriver::create(const DriverOptions &options) {
                             driver->instance_, &count, physical.data()),
                         "vkEnumeratePhysicalDevices");
   for (VkPhysicalDevice pd : physical) {
-    uint32_t familyCount = 0;
-    syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount, nullptr);
-    std::vector<VkQueueFamilyProperties> families(familyCount);
-    syms.vkGetPhysicalDeviceQueueFamilyProperties(pd, &familyCount,
-                                                  families.data());
-    // Prefer a compute queue that has timestamps; any compute queue else.
-    int family = -1;
-    for (uint32_t i = 0; i < familyCount; ++i) {
-      if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
-        continue;
-      if (family < 0 || (families[family].timestampValidBits == 0 &&
-                         families[i].timestampValidBits != 0))
-        family = static_cast<int>(i);
-    }
-    if (family < 0)
+    std::optional<uint32_t> family = computeQueueFamily(syms, pd);
+    if (!family)
       continue; // a device without compute queues is of no use here
-
-    VkPhysicalDeviceProperties p{};
-    syms.vkGetPhysicalDeviceProperties(pd, &p);
-    VkPhysicalDeviceMemoryProperties mem{};
-    syms.vkGetPhysicalDeviceMemoryProperties(pd, &mem);
-
-    DeviceProperties props;
-    props.driver = "vulkan";
-    props.index = static_cast<uint32_t>(driver->physicalDevices_.size());
-    props.name = p.deviceName;
-    props.vendor = vendorName(p.vendorID);
-    props.vendorId = p.vendorID;
-    props.deviceId = p.deviceID;
-    props.type = deviceType(p.deviceType);
-    props.apiVersion = versionString(p.apiVersion);
-    props.driverVersion = driverVersionString(p.vendorID, p.driverVersion);
-    // The largest device-local heap is the device's memory (a BAR heap
-    // aliases it) and bounds any one allocation.
-    uint64_t largestHeap = deviceLocalBytes(mem);
-    props.memoryBytes = largestHeap;
-    props.limits.maxAllocationBytes = largestHeap;
-    props.limits.maxAllocationCount = p.limits.maxMemoryAllocationCount;
-    // Properties2 is core 1.1: both the instance and the device need it.
-    if (syms.vkGetPhysicalDeviceProperties2 &&
-        apiVersion >= VK_API_VERSION_1_1 &&
-        p.apiVersion >= VK_API_VERSION_1_1) {
-      VkPhysicalDeviceSubgroupProperties subgroup{
-          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-      VkPhysicalDeviceMaintenance3Properties maintenance3{
-          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
-      VkPhysicalDeviceIDProperties id{
-          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-      subgroup.pNext = &maintenance3;
-      maintenance3.pNext = &id;
-      VkPhysicalDeviceProperties2 p2{
-          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-      p2.pNext = &subgroup;
-      syms.vkGetPhysicalDeviceProperties2(pd, &p2);
-      props.subgroupSize = subgroup.subgroupSize;
-      props.uuid = formatUuid(id.deviceUUID);
-      if (maintenance3.maxMemoryAllocationSize)
-        props.limits.maxAllocationBytes = std::min<uint64_t>(
-            largestHeap, maintenance3.maxMemoryAllocationSize);
-    }
-    querySubgroupSizeControl(syms, pd, std::min(apiVersion, p.apiVersion),
-                             props);
-    props.timestampPeriodNs = p.limits.timestampPeriod;
-    // The queue family's timestampValidBits alone says whether its queues
-    // write timestamps (0 = not at all).
-    props.timestampValidBits = families[family].timestampValidBits;
-    DeviceLimits &l = props.limits;
-    for (int i = 0; i < 3; ++i) {
-      l.maxWorkgroupSize[i] = p.limits.maxComputeWorkGroupSize[i];
-      l.maxWorkgroupCount[i] = p.limits.maxComputeWorkGroupCount[i];
-    }
-    l.maxWorkgroupInvocations = p.limits.maxComputeWorkGroupInvocations;
-    l.maxSharedMemoryBytes = p.limits.maxComputeSharedMemorySize;
-    l.maxConstantBytes = p.limits.maxPushConstantsSize;
-    l.maxBindings = p.limits.maxPerStageDescriptorStorageBuffers;
-    l.maxBindingRange = p.limits.maxStorageBufferRange;
-    l.minBindingOffsetAlignment = p.limits.minStorageBufferOffsetAlignment;
-
+    DeviceProperties props =
+        describeDevice(syms, pd, apiVersion, *family,
+                       static_cast<uint32_t>(driver->physicalDevices_.size()));
     driver->physicalDevices_.push_back(pd);
-    driver->queueFamilies_.push_back(static_cast<uint32_t>(family));
+    driver->queueFamilies_.push_back(*family);
     driver->properties_.push_back(std::move(props));
   }
   if (driver->properties_.empty())

@@ -64,9 +64,12 @@ struct ComputeStage {
 };
 } // namespace
 
-StatusOr<std::shared_ptr<Executable>>
-VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
-  std::string where = "executable `" + spec.name + "` (" + spec.target + ")";
+/// Everything checked before any Vulkan call: untrusted input some drivers
+/// crash on, and what drivers need not refuse (workgroup memory over the
+/// limit, missing capabilities, another subgroup size).
+static Status checkBeforeTheDriver(VulkanDevice &device,
+                                   const ExecutableSpec &spec,
+                                   const std::string &where) {
   if (spec.format != ExecutableFormat::Spirv)
     return unimplemented(where + ": the Vulkan driver loads SPIR-V, not " +
                          toString(spec.format));
@@ -130,6 +133,13 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
         checkSubgroupSize(spec.name, i, abi, device.properties()));
   }
 
+  return okStatus();
+}
+
+StatusOr<std::shared_ptr<Executable>>
+VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
+  std::string where = "executable `" + spec.name + "` (" + spec.target + ")";
+  KB_RETURN_IF_ERROR(checkBeforeTheDriver(device, spec, where));
   std::unique_ptr<VulkanExecutable> exe(new VulkanExecutable(device, spec));
   const DeviceSymbols &s = device.syms();
   VkDevice vkDevice = device.handle();

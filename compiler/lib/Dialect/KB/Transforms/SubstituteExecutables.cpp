@@ -619,6 +619,19 @@ public:
 
 private:
   LogicalResult collectRequests(std::vector<Request> &requests);
+  /// Replaces whole executables; the last request for one wins.
+  LogicalResult substituteSources(SymbolTable &symbols,
+                                  const std::vector<Request> &requests);
+  /// The variants each object request replaces; the last request for a
+  /// variant wins.
+  FailureOr<llvm::MapVector<Operation *, const Request *>>
+  matchObjects(SymbolTable &symbols, const std::vector<Request> &requests);
+  /// Reads and checks each object once per (executable, request), then
+  /// makes its variants external.
+  LogicalResult substituteObjects(
+      const llvm::MapVector<Operation *, const Request *> &objects);
+  /// Appends this run's records to the module's kb.substitutions.
+  void publishRecords();
   /// Warns (or, under `strict`, errors) about a name that matches nothing.
   LogicalResult reportUnmatched(const Request &request);
   void record(SubstitutionRecord record);
@@ -691,20 +704,10 @@ void SubstituteExecutablesPass::record(SubstitutionRecord r) {
     llvm::errs() << formatSubstitutionNote(r) << "\n";
 }
 
-void SubstituteExecutablesPass::runOnOperation() {
+LogicalResult SubstituteExecutablesPass::substituteSources(
+    SymbolTable &symbols, const std::vector<Request> &requests) {
   ModuleOp module = getOperation();
-  MLIRContext *context = &getContext();
-  records_.clear();
-  std::vector<Request> requests;
-  if (failed(collectRequests(requests)))
-    return signalPassFailure();
-  if (requests.empty())
-    return;
-  SymbolTable symbols(module);
   bool ok = true;
-
-  // Sources first: they replace whole executables, and objects apply to the
-  // result. The last request for an executable wins.
   llvm::MapVector<StringRef, const Request *> sources;
   for (const Request &request : requests) {
     if (request.kind != FileKind::Source)
@@ -721,7 +724,7 @@ void SubstituteExecutablesPass::runOnOperation() {
     sources[resolved.executable.getSymName()] = &request;
   }
   if (!ok)
-    return signalPassFailure();
+    return failure();
   for (auto &[name, request] : sources) {
     auto executable = cast<ExecutableOp>(symbols.lookup(name));
     std::string exeName = name.str();
@@ -732,11 +735,14 @@ void SubstituteExecutablesPass::runOnOperation() {
     }
     record({exeName, "", "source", *path, ""});
   }
-  if (!ok)
-    return signalPassFailure();
+  return failure(!ok);
+}
 
-  // Objects: expand each request to the variants it replaces; the last
-  // request for a variant wins.
+FailureOr<llvm::MapVector<Operation *, const Request *>>
+SubstituteExecutablesPass::matchObjects(SymbolTable &symbols,
+                                        const std::vector<Request> &requests) {
+  ModuleOp module = getOperation();
+  bool ok = true;
   llvm::MapVector<Operation *, const Request *> objects;
   for (const Request &request : requests) {
     if (request.kind == FileKind::Source)
@@ -795,9 +801,15 @@ void SubstituteExecutablesPass::runOnOperation() {
       objects[variant] = &request;
   }
   if (!ok)
-    return signalPassFailure();
+    return failure();
+  return objects;
+}
 
-  // Group by (executable, request) so each file is read and checked once.
+LogicalResult SubstituteExecutablesPass::substituteObjects(
+    const llvm::MapVector<Operation *, const Request *> &objects) {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  bool ok = true;
   llvm::MapVector<std::pair<Operation *, const Request *>,
                   SmallVector<VariantOp>>
       groups;
@@ -848,7 +860,12 @@ void SubstituteExecutablesPass::runOnOperation() {
               referenceName});
     }
   }
+  return failure(!ok);
+}
 
+void SubstituteExecutablesPass::publishRecords() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
   if (!records_.empty()) {
     SmallVector<Attribute> all;
     if (auto existing =
@@ -857,6 +874,26 @@ void SubstituteExecutablesPass::runOnOperation() {
     all.append(records_.begin(), records_.end());
     module->setAttr(kSubstitutionsAttrName, ArrayAttr::get(context, all));
   }
-  if (!ok)
+}
+
+void SubstituteExecutablesPass::runOnOperation() {
+  records_.clear();
+  std::vector<Request> requests;
+  if (failed(collectRequests(requests)))
+    return signalPassFailure();
+  if (requests.empty())
+    return;
+  SymbolTable symbols(getOperation());
+  // Sources first: they replace whole executables, and objects apply to the
+  // result.
+  if (failed(substituteSources(symbols, requests)))
+    return signalPassFailure();
+  FailureOr<llvm::MapVector<Operation *, const Request *>> objects =
+      matchObjects(symbols, requests);
+  if (failed(objects))
+    return signalPassFailure();
+  LogicalResult applied = substituteObjects(*objects);
+  publishRecords();
+  if (failed(applied))
     signalPassFailure();
 }
