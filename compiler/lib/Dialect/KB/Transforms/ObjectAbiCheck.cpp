@@ -1,0 +1,165 @@
+//===- ObjectAbiCheck.cpp - Does a substituted object fit its variants ----===//
+//
+// The object half of substitution: a PTX/cubin/SPIR-V file checked against
+// every export of the executable with common/'s readers and ABI check
+// (entry, parameters or bindings, workgroup size, specialization), and the
+// PTX .target / SPIR-V version against each variant's target.
+//
+//===----------------------------------------------------------------------===//
+#include "SubstitutionMatcher.h"
+
+#include "kb/Dialect/KB/IR/KBAbi.h"
+#include "kb/Dialect/KB/IR/KBOps.h"
+#include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Substitutions.h"
+#include "common/abi_check.h"
+#include "common/ptx_reader.h"
+#include "common/specialization.h"
+#include "common/spirv_reader.h"
+#include "common/target.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::kb;
+
+namespace mlir::kb::substitution {
+/// Checks |bytes| (of format |format|) against every export of |executable|
+/// for the variants |targets|, and fills |entryPoints| with the export ->
+/// entry names that differ. Errors are emitted at the export (ABI) or the
+/// variant (architecture).
+LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
+                          StringRef format, StringRef bytes, StringRef path,
+                          const Request &request, ::kb::KernelAbi &pipeline,
+                          NamedAttrList &entryPoints) {
+  MLIRContext *context = executable.getContext();
+  bool ok = true;
+  auto reportMismatches =
+      [&](ExportOp exportOp, const std::vector<::kb::AbiMismatch> &mismatches) {
+        if (mismatches.empty())
+          return;
+        exportOp.emitError()
+            << "object '" << path << "' does not match the ABI of export @"
+            << exportOp.getSymName() << " of kb.executable @"
+            << executable.getSymName() << ":\n"
+            << ::kb::formatMismatches(mismatches);
+        ok = false;
+      };
+
+  pipeline.subgroupSize = request.subgroupSize;
+  pipeline.fullSubgroups = request.fullSubgroups;
+  if (format != "spv" && request.subgroupSize && request.subgroupSize != 32)
+    return executable.emitError()
+           << "object '" << path << "' requires subgroup size "
+           << request.subgroupSize << ", but CUDA warps are 32 wide";
+  if (format != "spv" && !request.specialization.empty())
+    return executable.emitError()
+           << "object '" << path
+           << "' has specialization constants, which are SPIR-V only";
+
+  if (format == "ptx") {
+    auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
+    if (!ptx.ok())
+      return executable.emitError()
+             << "cannot read PTX '" << path << "': " << ptx.status().message();
+    for (ExportOp exportOp : executable.getExportOps()) {
+      // The export's entry, or the unique mangled C++ name of a function
+      // so named; a missing one is reported by checkPtxAbi below.
+      StringRef exportName = exportOp.getSymName();
+      const ::kb::PtxEntry *resolved = ::kb::resolvePtxEntry(
+          *ptx, std::string_view(exportName.data(), exportName.size()));
+      std::string entry = resolved ? resolved->name : exportName.str();
+      if (entry != exportOp.getSymName())
+        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+      reportMismatches(exportOp,
+                       ::kb::checkPtxAbi(*ptx, getKernelAbi(exportOp, entry)));
+    }
+    std::optional<::kb::SmArch> ptxSm = ::kb::parseSmArch(ptx->target);
+    for (VariantOp variant : targets) {
+      if (ptxSm && ptxSm->number > getTarget(variant)->smNumber()) {
+        variant.emitError() << "PTX '" << path << "' targets " << ptx->target
+                            << ", newer than variant @" << variant.getSymName()
+                            << " (" << variant.getArch() << "); build it for "
+                            << variant.getArch() << " or older";
+        ok = false;
+      }
+    }
+    return success(ok);
+  }
+
+  if (format == "spv") {
+    auto spirv =
+        ::kb::readSpirvBytes(std::string_view(bytes.data(), bytes.size()));
+    if (!spirv.ok())
+      return executable.emitError() << "cannot read SPIR-V '" << path
+                                    << "': " << spirv.status().message();
+    SmallVector<const ::kb::SpirvEntryPoint *> computeEntries;
+    for (const ::kb::SpirvEntryPoint &entry : spirv->entryPoints)
+      if (entry.executionModel == 5 /*GLCompute*/)
+        computeEntries.push_back(&entry);
+    size_t exportCount = std::distance(executable.getExportOps().begin(),
+                                       executable.getExportOps().end());
+    for (ExportOp exportOp : executable.getExportOps()) {
+      std::string entry = exportOp.getSymName().str();
+      // GLSL entry points are always `main`: a module with a single compute
+      // entry point serves a single export whatever its name.
+      if (!spirv->findEntryPoint(entry) && computeEntries.size() == 1 &&
+          exportCount == 1) {
+        entry = computeEntries.front()->name;
+        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+      }
+      auto values =
+          ::kb::resolveSpecialization(*spirv, entry, request.specialization);
+      if (!values.ok())
+        return exportOp.emitError()
+               << "object '" << path << "': " << values.status().message();
+      pipeline.specialization = std::move(*values);
+      ::kb::KernelAbi abi = getKernelAbi(exportOp, entry);
+      abi.specialization = pipeline.specialization;
+      reportMismatches(exportOp, ::kb::checkSpirvAbi(*spirv, abi));
+    }
+    for (VariantOp variant : targets) {
+      uint32_t max = getTarget(variant)->spirvEnvironment().version;
+      if (spirv->version > max) {
+        variant.emitError()
+            << "SPIR-V '" << path << "' has version "
+            << ::kb::spirvVersionText(spirv->version) << ", newer than "
+            << variant.getArch() << " of variant @" << variant.getSymName()
+            << " accepts (" << ::kb::spirvVersionText(max)
+            << "); compile it with --target-env=" << variant.getArch();
+        ok = false;
+      }
+    }
+    return success(ok);
+  }
+
+  // cubin: an ELF image. There is no cubin reader in common/, so only the
+  // header is checked; the PTX of the same kernel gets the full check.
+  if (!bytes.starts_with("\x7f"
+                         "ELF"))
+    return executable.emitError()
+           << "'" << path << "' is not a cubin (no ELF header)";
+  executable.emitWarning()
+      << "the ABI of cubin '" << path
+      << "' is not checked (no cubin reader); substitute the kernel's .ptx "
+         "to have entry, parameters and workgroup size checked";
+  return success();
+}
+
+} // namespace mlir::kb::substitution
