@@ -39,13 +39,12 @@ function(kb_cc_test)
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${T_NAME}_labels.cmake")
   set(serial_matching "")
   if(T_SERIAL_MATCHING)
-    set(serial_matching
+    string(CONCAT serial_matching
       "  foreach(t IN LISTS ${T_NAME}_TESTS)\n"
       "    if(t MATCHES \"${T_SERIAL_MATCHING}\")\n"
       "      set_tests_properties(\${t} PROPERTIES RUN_SERIAL TRUE)\n"
       "    endif()\n"
       "  endforeach()\n")
-    string(CONCAT serial_matching ${serial_matching})
   endif()
   file(WRITE "${labels_file}"
     "if(DEFINED ${T_NAME}_TESTS)\n"

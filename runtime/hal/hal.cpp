@@ -110,12 +110,17 @@ std::optional<size_t> Executable::findExport(std::string_view entry) const {
   return std::nullopt;
 }
 
+/// "executable `name` export i (`entry`)": the subject of every refusal below.
+static std::string describeExport(std::string_view executableName,
+                                  size_t exportIndex, const KernelAbi &abi) {
+  return "executable `" + std::string(executableName) + "` export " +
+         std::to_string(exportIndex) + " (`" + abi.entry + "`)";
+}
+
 Status checkExportFitsDevice(std::string_view executableName,
                              size_t exportIndex, const KernelAbi &abi,
                              const DeviceLimits &limits) {
-  std::string where = "executable `" + std::string(executableName) +
-                      "` export " + std::to_string(exportIndex) + " (`" +
-                      abi.entry + "`)";
+  std::string where = describeExport(executableName, exportIndex, abi);
   const auto &wg = abi.workgroupSize;
   static const char *kAxis[] = {"x", "y", "z"};
   uint64_t invocations = 1;
@@ -168,16 +173,13 @@ Status checkSubgroupSize(std::string_view executableName, size_t exportIndex,
                          const KernelAbi &abi, const DeviceProperties &device) {
   if (abi.subgroupSize == 0)
     return okStatus();
+  std::string subject = describeExport(executableName, exportIndex, abi);
   if (abi.fullSubgroups && abi.workgroupSize[0] % abi.subgroupSize != 0)
     return invalidArgument(
-        "executable `" + std::string(executableName) + "` export " +
-        std::to_string(exportIndex) + " (`" + abi.entry +
-        "`): full subgroups of " + std::to_string(abi.subgroupSize) +
+        subject + ": full subgroups of " + std::to_string(abi.subgroupSize) +
         " need a workgroup size x that is a multiple of it; found " +
         std::to_string(abi.workgroupSize[0]));
-  std::string where = "executable `" + std::string(executableName) +
-                      "` export " + std::to_string(exportIndex) + " (`" +
-                      abi.entry + "`) requires subgroup size " +
+  std::string where = subject + " requires subgroup size " +
                       std::to_string(abi.subgroupSize) +
                       (abi.fullSubgroups ? " with full subgroups" : "");
   std::string who = device.driver + ":" + std::to_string(device.index) + " (" +

@@ -266,6 +266,20 @@ struct SubstitutionLists {
   std::vector<std::string> sources, objects, sourceOrigins, objectOrigins,
       sourceLaunch, objectLaunch;
 
+  /// The pass options of source or object substitution: the lists above,
+  /// the directories and the shared settings of |o|.
+  kbir::SubstituteExecutablesPassOptions
+  sourceOptions(const CompileOptions &o) {
+    return passOptions(o, sources, sourceOrigins, sourceLaunch,
+                       o.sourceDirectories);
+  }
+  kbir::SubstituteExecutablesPassOptions
+  objectOptions(const CompileOptions &o) {
+    return passOptions(o, objects, objectOrigins, objectLaunch,
+                       o.objectDirectories);
+  }
+
+private:
   static kbir::SubstituteExecutablesPassOptions
   passOptions(const CompileOptions &options, ArrayRef<std::string> list,
               ArrayRef<std::string> origins, ArrayRef<std::string> launch,
@@ -375,12 +389,8 @@ static LogicalResult runPipeline(MLIRContext &context, ModuleOp module,
                                  bool wantBenchmarks, CompileResult &result) {
   SubstitutionLists lists(options);
   kbir::PipelineOptions pipeline;
-  pipeline.sources =
-      lists.passOptions(options, lists.sources, lists.sourceOrigins,
-                        lists.sourceLaunch, options.sourceDirectories);
-  pipeline.objects =
-      lists.passOptions(options, lists.objects, lists.objectOrigins,
-                        lists.objectLaunch, options.objectDirectories);
+  pipeline.sources = lists.sourceOptions(options);
+  pipeline.objects = lists.objectOptions(options);
   pipeline.targets = options.targets;
   pipeline.codegen = options.codegen;
   pipeline.codegenOptions.emitCubin = options.emitCubin;

@@ -25,7 +25,6 @@
 
 #include "mlir/Pass/PassManager.h"
 
-#include <optional>
 #include <string>
 
 namespace mlir::kb {
