@@ -13,12 +13,7 @@
 #include "kb/Serialization/KbmWriter.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -398,6 +393,8 @@ static LogicalResult runPipeline(MLIRContext &context, ModuleOp module,
   pipeline.benchmarks = wantBenchmarks;
   SmallVector<kbir::CodegenRecord> records;
   pipeline.codegenRecords = &records;
+  // compilePipeline has formed the dispatches already.
+  pipeline.startAt = kbir::PipelineStep::SubstituteSources;
   PassManager pm(&context);
   kbir::buildCompilerPipeline(pm, pipeline);
   LogicalResult ran = pm.run(module);
@@ -447,9 +444,7 @@ static CompileResult compilePipeline(const CompileOptions &options) {
     return finish(false);
 
   DialectRegistry registry;
-  registry.insert<kbir::KBDialect, arith::ArithDialect, func::FuncDialect,
-                  gpu::GPUDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect>();
+  kbir::registerPipelineInputDialects(registry);
   MLIRContext context(registry);
   // The op a diagnostic is attached to is already shown by its location.
   context.printOpOnDiagnostic(false);
@@ -460,11 +455,13 @@ static CompileResult compilePipeline(const CompileOptions &options) {
 
   OwningOpRef<ModuleOp> module =
       parseProgram(options, context, sourceMgr, diagnostics);
-  if (!module)
+  if (!module ||
+      failed(runPass(context, *module, kbir::createFormDispatchesPass())))
     return finish(false);
-  // The source dump shows the program as given (before substitution), so
-  // that feeding the dump back with --substitute-executable-sources-from is
-  // a no-op; it is written only once everything else succeeded.
+  // The source dump shows the program as given (a model: its formed
+  // dispatches) before substitution, so that feeding the dump back with
+  // --substitute-executable-sources-from is a no-op; it is written only
+  // once everything else succeeded.
   OwningOpRef<ModuleOp> original;
   if (!options.dumpSourcesDir.empty())
     original = module->clone();

@@ -211,9 +211,15 @@ public:
     kbm::Dim3 count(static_cast<uint32_t>(workgroupCount[0]),
                     static_cast<uint32_t>(workgroupCount[1]),
                     static_cast<uint32_t>(workgroupCount[2]));
-    auto dispatch = kbm::CreateDispatch(
-        fbb, executableIndex, exportIndex, fbb.CreateVectorOfStructs(bindings),
-        fbb.CreateVectorOfStructs(values), 0, &count);
+    // An empty vector of 8-byte-aligned structs is not padded to that
+    // alignment by FlatBuffers; the runtime rejects it as misaligned. None
+    // is written instead (an export without constants).
+    auto structs = [&](const auto &v) {
+      return v.empty() ? 0 : fbb.CreateVectorOfStructs(v);
+    };
+    auto dispatch =
+        kbm::CreateDispatch(fbb, executableIndex, exportIndex,
+                            structs(bindings), structs(values), 0, &count);
     return kbm::CreateOp(fbb, kbm::Command::Dispatch, dispatch.Union());
   }
 

@@ -1,6 +1,17 @@
 //===- Pipeline.cpp - The compiler pipeline, declared in one place --------===//
 #include "kb/Dialect/KB/Transforms/Pipeline.h"
 
+#include "kb/Dialect/KB/IR/KBDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassRegistry.h"
 
 namespace mlir::kb {
@@ -9,8 +20,19 @@ static bool wantsSubstitution(const SubstituteExecutablesPassOptions &o) {
   return !o.substitutions.empty() || !o.directories.empty();
 }
 
+void registerPipelineInputDialects(DialectRegistry &registry) {
+  registry.insert<KBDialect, arith::ArithDialect, func::FuncDialect,
+                  gpu::GPUDialect, linalg::LinalgDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect, tosa::TosaDialect>();
+}
+
 void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  auto through = [&](PipelineStep step) { return step <= options.stopAfter; };
+  auto through = [&](PipelineStep step) {
+    return options.startAt <= step && step <= options.stopAfter;
+  };
+  if (through(PipelineStep::FormDispatches))
+    pm.addPass(createFormDispatchesPass());
   if (through(PipelineStep::SubstituteSources) &&
       wantsSubstitution(options.sources)) {
     SubstituteExecutablesPassOptions o = options.sources;
@@ -70,6 +92,8 @@ struct PipelineCliOptions : public PassPipelineOptions<PipelineCliOptions> {
       *this, "stop-after", llvm::cl::desc("The last step to run"),
       llvm::cl::init(PipelineStep::GenerateBenchmarks),
       llvm::cl::values(
+          clEnumValN(PipelineStep::FormDispatches, "kb-form-dispatches",
+                     "dispatch formation (the front end)"),
           clEnumValN(PipelineStep::SubstituteSources, "kb-substitute-sources",
                      "source substitution"),
           clEnumValN(PipelineStep::MaterializeVariants,

@@ -18,6 +18,9 @@ class FuncDialect;
 namespace gpu {
 class GPUDialect;
 }
+namespace linalg {
+class LinalgDialect;
+}
 namespace math {
 class MathDialect;
 }
@@ -26,6 +29,12 @@ class MemRefDialect;
 }
 namespace scf {
 class SCFDialect;
+}
+namespace tensor {
+class TensorDialect;
+}
+namespace tosa {
+class TosaDialect;
 }
 } // namespace mlir
 

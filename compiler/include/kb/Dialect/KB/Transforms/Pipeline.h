@@ -3,6 +3,8 @@
 // What `kb-compile` and `kernel-bench build` run on a program, and what
 // `kb-opt --kb-pipeline` runs (any prefix of it, with stop-after):
 //
+//   kb-form-dispatches                        a model (TOSA / linalg on
+//                                             tensors) becomes dispatches
 //   kb-substitute-executables (kind=source)   replace whole executables
 //   kb-materialize-variants                   one variant per target
 //   kb-codegen                                PTX (+ cubin) and SPIR-V
@@ -30,9 +32,10 @@
 namespace mlir::kb {
 
 /// The pipeline's steps, in order; kb-opt's `stop-after` names one of them
-/// (kb-substitute-sources, kb-materialize-variants, kb-codegen,
-/// kb-substitute-objects, kb-generate-benchmarks).
+/// (kb-form-dispatches, kb-substitute-sources, kb-materialize-variants,
+/// kb-codegen, kb-substitute-objects, kb-generate-benchmarks).
 enum class PipelineStep {
+  FormDispatches,
   SubstituteSources,
   MaterializeVariants,
   Codegen,
@@ -50,6 +53,9 @@ struct PipelineOptions {
   bool codegen = true;
   CodegenPassOptions codegenOptions;
   bool benchmarks = true;
+  /// The first step to run (the driver runs formation alone first, so that
+  /// the sources dump shows the formed dispatches).
+  PipelineStep startAt = PipelineStep::FormDispatches;
   /// The last step to run.
   PipelineStep stopAfter = PipelineStep::GenerateBenchmarks;
   /// Receives one record per generated variant (timings); optional.
@@ -63,6 +69,10 @@ void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options);
 std::unique_ptr<Pass>
 createCodegenPass(const CodegenPassOptions &options,
                   llvm::SmallVectorImpl<CodegenRecord> *records);
+
+/// Registers the dialects a program given to the pipeline may use: the kb
+/// dialect and kernel-body dialects, and a model's tosa, linalg, tensor.
+void registerPipelineInputDialects(DialectRegistry &registry);
 
 /// Registers `--kb-pipeline` for kb-opt.
 void registerCompilerPipeline();

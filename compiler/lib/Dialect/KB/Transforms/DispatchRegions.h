@@ -1,0 +1,58 @@
+//===- DispatchRegions.h - The dispatches of a model function -------------===//
+//
+// The front end's formation step (kb-form-dispatches): which linalg.generic
+// ops of a model function (after TOSA conversion and generalization) become
+// one dispatch together, what each dispatch reads, and its kernel body.
+// Only FormDispatches.cpp uses it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_LIB_DIALECT_KB_TRANSFORMS_DISPATCHREGIONS_H_
+#define KB_LIB_DIALECT_KB_TRANSFORMS_DISPATCHREGIONS_H_
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::kb {
+
+/// One dispatch: a root generic and the elementwise consumers fused into it.
+struct DispatchRegion {
+  /// ops.front() is the root; each later op reads the previous one's result
+  /// element for element (through reshapes).
+  SmallVector<linalg::GenericOp> ops;
+  /// The tensors the dispatch reads from memory, resolved through reshapes:
+  /// function arguments and earlier dispatches' results, in first-use order.
+  SmallVector<Value> inputs;
+
+  Value getResult() const { return ops.back()->getResult(0); }
+};
+
+/// Where a dispatch's invocations go: the workload and the workgroup size.
+struct DispatchGrid {
+  SmallVector<int64_t, 3> workload;
+  SmallVector<int64_t, 3> workgroupSize;
+};
+
+/// The tensor whose storage |value| is: through expand_shape and
+/// collapse_shape, which move no data in row-major storage.
+Value getStorage(Value value);
+
+/// Whether dispatches recompute |value| where they read it instead of
+/// loading it: a splat constant, or a generic without reductions (a fill, a
+/// broadcast) used only as the initial value of other generics.
+bool isRecomputed(Value value);
+
+/// The dispatches of |function| in program order; failure after a
+/// diagnostic at the op that cannot be formed.
+FailureOr<SmallVector<DispatchRegion>> formDispatchRegions(func::FuncOp function);
+
+/// The documented mapping of |region|'s result elements to invocations.
+DispatchGrid getDispatchGrid(const DispatchRegion &region);
+
+/// Builds the body of |region| into the empty function |body| (bindings:
+/// the inputs, then the result). Failure after a diagnostic.
+LogicalResult buildDispatchBody(func::FuncOp body, const DispatchRegion &region,
+                                const DispatchGrid &grid);
+
+} // namespace mlir::kb
+
+#endif // KB_LIB_DIALECT_KB_TRANSFORMS_DISPATCHREGIONS_H_
