@@ -376,6 +376,15 @@ static OwningOpRef<ModuleOp> parseProgram(const CompileOptions &options,
   return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
 }
 
+/// The pipeline's front end alone: a model becomes dispatches.
+static LogicalResult runFrontEnd(MLIRContext &context, ModuleOp module) {
+  kbir::PipelineOptions frontEnd;
+  frontEnd.stopAfter = kbir::PipelineStep::FormDispatches;
+  PassManager pm(&context);
+  kbir::buildCompilerPipeline(pm, frontEnd);
+  return pm.run(module);
+}
+
 /// The compiler pipeline (kb/Dialect/KB/Transforms/Pipeline.h), with the
 /// codegen timings going to |result|. The pass manager verifies the result
 /// of every pass.
@@ -393,7 +402,7 @@ static LogicalResult runPipeline(MLIRContext &context, ModuleOp module,
   pipeline.benchmarks = wantBenchmarks;
   SmallVector<kbir::CodegenRecord> records;
   pipeline.codegenRecords = &records;
-  // compilePipeline has formed the dispatches already.
+  // runFrontEnd has formed the dispatches already.
   pipeline.startAt = kbir::PipelineStep::SubstituteSources;
   PassManager pm(&context);
   kbir::buildCompilerPipeline(pm, pipeline);
@@ -455,8 +464,7 @@ static CompileResult compilePipeline(const CompileOptions &options) {
 
   OwningOpRef<ModuleOp> module =
       parseProgram(options, context, sourceMgr, diagnostics);
-  if (!module ||
-      failed(runPass(context, *module, kbir::createFormDispatchesPass())))
+  if (!module || failed(runFrontEnd(context, *module)))
     return finish(false);
   // The source dump shows the program as given (a model: its formed
   // dispatches) before substitution, so that feeding the dump back with

@@ -26,6 +26,19 @@ struct DispatchRegion {
   Value getResult() const { return ops.back()->getResult(0); }
 };
 
+/// Whether |function| is a model function: tensor arguments or results, or
+/// tosa, linalg or tensor ops.
+bool isModelFunction(func::FuncOp function);
+
+/// Rewrites every linalg op of |function| as linalg.generic (named ops with
+/// MLIR's generalization; map, reduce, transpose and broadcast, which MLIR
+/// 16 does not generalize, from their own region).
+void generalizeLinalgOps(func::FuncOp function);
+
+/// Fuses each elementwise generic with a single use into its consumer
+/// (MLIR's elementwise fusion, applied once per operand in program order).
+void fuseElementwiseProducers(func::FuncOp function);
+
 /// Where a dispatch's invocations go: the workload and the workgroup size.
 struct DispatchGrid {
   SmallVector<int64_t, 3> workload;

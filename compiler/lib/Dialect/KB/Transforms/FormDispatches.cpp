@@ -1,9 +1,8 @@
 //===- FormDispatches.cpp - The front end: models become dispatches -------===//
 //
-// kb-form-dispatches (Passes.td has the contract). The steps are the
-// pass's: check the model against what the front end accepts (so errors
-// point at the user's op), lower TOSA and generalize with MLIR's own
-// passes, form dispatch regions (DispatchRegions.cpp), then write one
+// kb-form-dispatches (Passes.td has the contract), after kb-lower-model
+// (LowerModel.cpp): check that only what formation understands is left,
+// form dispatch regions (DispatchRegions.cpp), then write one
 // kb.executable per region (DispatchBody.cpp) and the host function.
 //
 //===----------------------------------------------------------------------===//
@@ -13,22 +12,11 @@
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
 
-#include "mlir/Conversion/TosaToArith/TosaToArith.h"
-#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
-#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tosa/IR/TosaOps.h"
-#include "mlir/Dialect/Tosa/Transforms/Passes.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 namespace mlir::kb {
 #define GEN_PASS_DEF_FORMDISPATCHESPASS
@@ -37,123 +25,6 @@ namespace mlir::kb {
 
 namespace mlir::kb {
 namespace {
-
-bool isModelFunction(func::FuncOp function) {
-  FunctionType type = function.getFunctionType();
-  auto isTensor = [](Type t) { return isa<TensorType>(t); };
-  if (llvm::any_of(type.getInputs(), isTensor) ||
-      llvm::any_of(type.getResults(), isTensor))
-    return true;
-  WalkResult found = function.walk([](Operation *op) {
-    return isa<tosa::TosaDialect, linalg::LinalgDialect, tensor::TensorDialect>(
-               op->getDialect())
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  return found.wasInterrupted();
-}
-
-/// A tensor type the front end takes, or an error at |op| naming |what|.
-LogicalResult checkTensorType(Operation *op, Type type, const Twine &what) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return op->emitOpError() << what << " has type " << type
-                             << "; a model function's arguments and results "
-                                "are ranked tensors";
-  if (!tensor.hasStaticShape())
-    return op->emitOpError()
-           << what << " has type " << type
-           << "; the front end takes static shapes only (dynamic "
-              "dimensions are not supported yet)";
-  return success();
-}
-
-/// What the user wrote, checked before conversion so that every error
-/// points at their op.
-LogicalResult checkModelInput(func::FuncOp function) {
-  FunctionType type = function.getFunctionType();
-  for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    if (failed(checkTensorType(function, t, "argument #" + Twine(i))))
-      return failure();
-  for (auto [i, t] : llvm::enumerate(type.getResults()))
-    if (failed(checkTensorType(function, t, "result #" + Twine(i))))
-      return failure();
-  WalkResult walk = function.walk<WalkOrder::PreOrder>([](Operation *op) -> WalkResult {
-    if (!isa<tosa::TosaDialect, linalg::LinalgDialect, tensor::TensorDialect,
-             arith::ArithDialect, math::MathDialect, func::FuncDialect>(
-            op->getDialect())) {
-      op->emitOpError("is not accepted in a model function: the front end "
-                      "takes tosa, linalg (named ops and linalg.generic), "
-                      "tensor, arith and math ops");
-      return WalkResult::interrupt();
-    }
-    for (Value result : op->getResults())
-      if (auto tensor = dyn_cast<RankedTensorType>(result.getType());
-          tensor && !tensor.hasStaticShape()) {
-        op->emitOpError("has a result of type ")
-            << tensor
-            << "; the front end takes static shapes only (dynamic "
-               "dimensions are not supported yet)";
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
-}
-
-/// MLIR's TOSA lowering (as mlir::tosa::addTosaToLinalgPasses orders it),
-/// then generalization and elementwise fusion.
-void buildConversion(OpPassManager &pm) {
-  pm.addPass(tosa::createTosaOptionalDecompositions());
-  pm.addPass(tosa::createTosaInferShapesPass());
-  pm.addPass(tosa::createTosaMakeBroadcastablePass());
-  pm.addPass(tosa::createTosaToLinalgNamed());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(tosa::createTosaToLinalg());
-  pm.addPass(tosa::createTosaToArith());
-  pm.addPass(tosa::createTosaToTensor());
-  pm.addPass(createLinalgGeneralizationPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
-/// linalg.map, reduce, transpose and broadcast as linalg.generic: MLIR 16's
-/// generalization covers only ops with a region builder. Their own region
-/// is the payload (map's has no argument for the init).
-void generalizeRegionOps(func::FuncOp function) {
-  auto values = [](ArrayRef<OpOperand *> operands) {
-    return SmallVector<Value>(
-        llvm::map_range(operands, [](OpOperand *o) { return o->get(); }));
-  };
-  SmallVector<linalg::LinalgOp> ops;
-  function.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::MapOp, linalg::ReduceOp, linalg::TransposeOp,
-            linalg::BroadcastOp>(op))
-      ops.push_back(op);
-  });
-  IRRewriter rewriter(function.getContext());
-  for (linalg::LinalgOp op : ops) {
-    rewriter.setInsertionPoint(op);
-    Block &payload = op->getRegion(0).front();
-    auto generic = rewriter.create<linalg::GenericOp>(
-        op.getLoc(), op->getResultTypes(), values(op.getDpsInputOperands()),
-        values(op.getDpsInitOperands()),
-        op.getIndexingMapsArray(), op.getIteratorTypesArray(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          IRMapping mapping;
-          for (auto [from, to] : llvm::zip(payload.getArguments(), args))
-            mapping.map(from, to);
-          for (Operation &inner : payload.without_terminator())
-            b.clone(inner, mapping);
-          SmallVector<Value> yielded;
-          for (Value v : payload.getTerminator()->getOperands())
-            yielded.push_back(mapping.lookupOrDefault(v));
-          b.create<linalg::YieldOp>(loc, yielded);
-        });
-    rewriter.replaceOp(op, generic->getResults());
-  }
-}
 
 /// After conversion: only what formation understands is left.
 LogicalResult checkFormable(func::FuncOp function) {
@@ -332,29 +203,13 @@ LogicalResult ProgramBuilder::build() {
 
 struct FormDispatchesPass
     : public impl::FormDispatchesPassBase<FormDispatchesPass> {
-  // The conversion pipeline's dialects must be loaded before any pass runs:
-  // loading one from inside a running pass deadlocks the context.
-  void getDependentDialects(DialectRegistry &registry) const override {
-    FormDispatchesPassBase::getDependentDialects(registry);
-    OpPassManager conversion(func::FuncOp::getOperationName());
-    buildConversion(conversion);
-    conversion.getDependentDialects(registry);
-  }
-
   void runOnOperation() override {
     SmallVector<func::FuncOp> models;
     for (auto function : getOperation().getOps<func::FuncOp>())
       if (isModelFunction(function))
         models.push_back(function);
     for (func::FuncOp function : models) {
-      OpPassManager conversion(func::FuncOp::getOperationName());
-      buildConversion(conversion);
-      if (failed(checkModelInput(function)))
-        return signalPassFailure();
-      // Before MLIR's generalization and fusion, which then see them.
-      generalizeRegionOps(function);
-      if (failed(runPipeline(conversion, function)) ||
-          failed(checkFormable(function)))
+      if (failed(checkFormable(function)))
         return signalPassFailure();
       FailureOr<SmallVector<DispatchRegion>> regions =
           formDispatchRegions(function);

@@ -31,6 +31,8 @@ void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   auto through = [&](PipelineStep step) {
     return options.startAt <= step && step <= options.stopAfter;
   };
+  if (through(PipelineStep::LowerModel))
+    pm.addPass(createLowerModelPass());
   if (through(PipelineStep::FormDispatches))
     pm.addPass(createFormDispatchesPass());
   if (through(PipelineStep::SubstituteSources) &&
@@ -92,6 +94,8 @@ struct PipelineCliOptions : public PassPipelineOptions<PipelineCliOptions> {
       *this, "stop-after", llvm::cl::desc("The last step to run"),
       llvm::cl::init(PipelineStep::GenerateBenchmarks),
       llvm::cl::values(
+          clEnumValN(PipelineStep::LowerModel, "kb-lower-model",
+                     "a model lowered to linalg.generic (the front end)"),
           clEnumValN(PipelineStep::FormDispatches, "kb-form-dispatches",
                      "dispatch formation (the front end)"),
           clEnumValN(PipelineStep::SubstituteSources, "kb-substitute-sources",

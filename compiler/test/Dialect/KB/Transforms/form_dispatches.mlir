@@ -1,7 +1,7 @@
 // Dispatch formation (kb-form-dispatches), one op class per case: what
 // becomes a dispatch, what is fused, the names, the ABI and the host
 // function. Codegen of every case is checked in kb-compile/front_end.test.
-// RUN: kb-opt %s --split-input-file --kb-form-dispatches | FileCheck %s
+// RUN: kb-opt %s --split-input-file --kb-lower-model --kb-form-dispatches | FileCheck %s
 
 // TOSA: matmul is the root; the bias add and the ReLU clamp are fused into
 // it. Bindings are what the dispatch reads, in first-use order, then its
@@ -41,8 +41,9 @@ func.func @mlp(%x: tensor<1x32x64xf32>, %w1: tensor<1x64x48xf32>,
 
 // -----
 
-// TOSA softmax: two reductions are two roots; the elementwise ops between
-// them form their own dispatches, numbered in the order the host runs them.
+// TOSA softmax: two reductions are two roots (the reciprocal fused into the
+// sum); the elementwise ops between and after them form their own
+// dispatches, numbered in the order the host runs them.
 // CHECK-LABEL: kb.executable @softmax_dispatch_0 {
 // CHECK-NEXT: kb.export @softmax_dispatch_0 bindings(arg0: f32 readonly, result: f32 writeonly) workgroup_size = [256, 1, 1]
 // CHECK: arith.maxf
@@ -52,9 +53,10 @@ func.func @mlp(%x: tensor<1x32x64xf32>, %w1: tensor<1x64x48xf32>,
 // CHECK: math.exp
 // CHECK-LABEL: kb.executable @softmax_dispatch_2 {
 // CHECK-NEXT: kb.export @softmax_dispatch_2 bindings(dispatch_1: f32 readonly, result: f32 writeonly) workgroup_size = [256, 1, 1]
-// CHECK-LABEL: kb.executable @softmax_dispatch_3 {
-// CHECK-NEXT: kb.export @softmax_dispatch_3 bindings(dispatch_1: f32 readonly, dispatch_2: f32 readonly, result: f32 writeonly) workgroup_size = [256, 1, 1]
+// CHECK: arith.addf
 // CHECK: arith.divf
+// CHECK-LABEL: kb.executable @softmax_dispatch_3 {
+// CHECK-NEXT: kb.export @softmax_dispatch_3 bindings(dispatch_1: f32 readonly, dispatch_2: f32 readonly, result: f32 writeonly) workgroup_size = [16, 16, 1]
 // CHECK: arith.mulf
 // CHECK-NOT: kb.executable
 // CHECK-LABEL: func.func @softmax() {
@@ -184,9 +186,10 @@ func.func @moves(%a: tensor<32x64xf32>, %b: tensor<32xf32>) -> tensor<64x32xf32>
 // -----
 
 // linalg.generic with linalg.index, and a splat constant operand, which is
-// recomputed in the body rather than bound. MLIR's elementwise fusion
-// folds the whole elementwise chain into one generic (the producer used
-// twice is computed once per element): one dispatch.
+// recomputed in the body rather than bound. The square's single use fuses
+// it into the subtraction; the index value, read three times by that one
+// op (operands deduplicated), becomes its root: one dispatch computing it
+// once per element.
 // CHECK-LABEL: kb.executable @iota_dispatch_0 {
 // CHECK-NEXT: kb.export @iota_dispatch_0 bindings(result: i32 writeonly) workgroup_size = [256, 1, 1]
 // CHECK-DAG: %[[THREE:.*]] = arith.constant 3 : i32

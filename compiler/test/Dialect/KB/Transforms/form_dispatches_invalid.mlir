@@ -1,5 +1,5 @@
 // What the front end refuses, each at the op (or function) to fix.
-// RUN: kb-opt %s --split-input-file --verify-diagnostics --kb-form-dispatches
+// RUN: kb-opt %s --split-input-file --verify-diagnostics --kb-lower-model --kb-form-dispatches
 
 func.func @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index

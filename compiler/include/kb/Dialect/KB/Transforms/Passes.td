@@ -82,39 +82,65 @@ def SubstituteExecutablesPass
   ];
 }
 
-def FormDispatchesPass : Pass<"kb-form-dispatches", "mlir::ModuleOp"> {
-  let summary = "Forms the dispatches of a model (TOSA or linalg on tensors): "
-                "one kb.executable per root op, and a host function";
+def LowerModelPass : Pass<"kb-lower-model", "mlir::ModuleOp"> {
+  let summary = "The front end's first half: a model (TOSA or linalg on "
+                "tensors) becomes linalg.generic ops";
   let description = [{
     The front end (docs/front-end.md). Every `func.func` with tensor
     arguments or results, or with tosa/linalg/tensor ops, is a *model
     function*. Its ops may come from `tosa`, `linalg` (named ops and
     `linalg.generic`), `tensor`, `arith` and `math`; shapes are static. Any
     other op, a dynamic dimension or a non-tensor argument is an error at
-    its location naming it.
+    its location naming it, before anything is converted.
 
-    1. TOSA is lowered with MLIR's own conversions (tosa-optional-
-       decompositions, tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith,
-       tosa-to-tensor); named linalg ops are generalized; MLIR's elementwise
-       fusion fuses single-use elementwise producers into their consumers.
-    2. Formation, in program order: every `linalg.generic` is the root of a
+    TOSA is lowered with MLIR's own conversions, in the order
+    `mlir::tosa::addTosaToLinalgPasses` uses (tosa-optional-decompositions,
+    tosa-infer-shapes, tosa-make-broadcastable, tosa-to-linalg-named,
+    canonicalize, tosa-to-linalg, tosa-to-arith, tosa-to-tensor). Then every
+    linalg op becomes a `linalg.generic` (MLIR's generalization; `map`,
+    `reduce`, `transpose` and `broadcast` from their own region, which MLIR
+    16 does not do), and each elementwise generic with one use is fused
+    into its consumer with MLIR's elementwise fusion, in program order,
+    except into a reduction when it reads another reduction's result
+    element for element (formation fuses it there as a consumer instead).
+
+    ```
+    kb-opt model.mlir --kb-lower-model
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::tosa::TosaDialect",
+  ];
+}
+
+def FormDispatchesPass : Pass<"kb-form-dispatches", "mlir::ModuleOp"> {
+  let summary = "The front end's second half: a lowered model becomes one "
+                "kb.executable per dispatch and a host function";
+  let description = [{
+    Runs after `kb-lower-model` (docs/front-end.md). In each model function
+    only `linalg.generic`, `tensor.empty`, `expand_shape`, `collapse_shape`
+    and constants may be left; anything else is an error at its location.
+
+    1. Formation, in program order: every `linalg.generic` is the root of a
        dispatch, except fills and broadcasts used only as the initial value
        of another op (recomputed there). A root's elementwise consumers are
        fused into its dispatch while the value has one use and the consumer
        reads it element for element. `tensor.expand_shape` /
        `collapse_shape` move no data and are not dispatches; splat tensor
        constants are recomputed where used.
-    3. Each dispatch becomes `kb.executable @<function>_dispatch_<N>` (N
-       counts from 0 in program order) with one export of the same name:
-       bindings are the tensors it reads (function arguments `argI`, earlier
-       dispatches `dispatch_M`), readonly, in first-use order, then its
-       result `result`, writeonly; no constants. Workload and workgroup
-       size: `[X, Y, Z]` = the root result's last dimension, the one before
-       it and the product of the rest, with `[16, 16, 1]`, when the last two
-       dimensions are both >= 16; otherwise `[elements]` with `[256, 1, 1]`.
-       The body computes one result element per invocation; reductions run
-       inside the invocation.
-    4. The model function becomes an argument-less host function of the
+    2. Each dispatch becomes `kb.executable @<function>_dispatch_<N>` (N
+       counts from 0 in the order the host runs them) with one export of
+       the same name: bindings are the tensors it reads (function arguments
+       `argI`, earlier dispatches `dispatch_M`), readonly, in first-use
+       order, then its result `result`, writeonly; no constants. Workload
+       and workgroup size: `[X, Y, Z]` = the root result's last dimension,
+       the one before it and the product of the rest, with `[16, 16, 1]`,
+       when the last two dimensions are both >= 16; otherwise `[elements]`
+       with `[256, 1, 1]`. The body computes one result element per
+       invocation; reductions run inside the invocation.
+    3. The model function becomes an argument-less host function of the
        same name: a `kb.alloc` per argument (seeded inputs) and per
        dispatch result, and the dispatches. Its results are the buffers
        nothing reads afterwards (the program's outputs).
@@ -122,15 +148,13 @@ def FormDispatchesPass : Pass<"kb-form-dispatches", "mlir::ModuleOp"> {
     A module without model functions is left unchanged.
 
     ```
-    kb-opt model.mlir --kb-form-dispatches
+    kb-opt model.mlir --kb-lower-model --kb-form-dispatches
     ```
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::tosa::TosaDialect", "::mlir::kb::KBDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::kb::KBDialect",
   ];
 }
 

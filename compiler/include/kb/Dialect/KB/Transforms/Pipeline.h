@@ -3,8 +3,9 @@
 // What `kb-compile` and `kernel-bench build` run on a program, and what
 // `kb-opt --kb-pipeline` runs (any prefix of it, with stop-after):
 //
-//   kb-form-dispatches                        a model (TOSA / linalg on
-//                                             tensors) becomes dispatches
+//   kb-lower-model                            a model (TOSA / linalg on
+//                                             tensors) becomes linalg.generic
+//   kb-form-dispatches                        ... and then dispatches
 //   kb-substitute-executables (kind=source)   replace whole executables
 //   kb-materialize-variants                   one variant per target
 //   kb-codegen                                PTX (+ cubin) and SPIR-V
@@ -32,9 +33,11 @@
 namespace mlir::kb {
 
 /// The pipeline's steps, in order; kb-opt's `stop-after` names one of them
-/// (kb-form-dispatches, kb-substitute-sources, kb-materialize-variants,
-/// kb-codegen, kb-substitute-objects, kb-generate-benchmarks).
+/// (kb-lower-model, kb-form-dispatches, kb-substitute-sources,
+/// kb-materialize-variants, kb-codegen, kb-substitute-objects,
+/// kb-generate-benchmarks).
 enum class PipelineStep {
+  LowerModel,
   FormDispatches,
   SubstituteSources,
   MaterializeVariants,
@@ -53,9 +56,9 @@ struct PipelineOptions {
   bool codegen = true;
   CodegenPassOptions codegenOptions;
   bool benchmarks = true;
-  /// The first step to run (the driver runs formation alone first, so that
-  /// the sources dump shows the formed dispatches).
-  PipelineStep startAt = PipelineStep::FormDispatches;
+  /// The first step to run (the driver runs the front end alone first, so
+  /// that the sources dump shows the formed dispatches).
+  PipelineStep startAt = PipelineStep::LowerModel;
   /// The last step to run.
   PipelineStep stopAfter = PipelineStep::GenerateBenchmarks;
   /// Receives one record per generated variant (timings); optional.
