@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SPIRV/IR/SPIRVTypes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
@@ -231,10 +232,33 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
   return success();
 }
 
+/// SPIR-V for Vulkan 1.x has no bf16 type: MLIR's conversion fails with
+/// "failed to legalize 'gpu.func'". Say so at the first op that uses it.
+static LogicalResult refuseBf16(ExecutableOp executable, const std::string &what) {
+  ModuleOp body = executable.getBodyModule();
+  if (!body)
+    return success();
+  auto isBf16 = [](Type t) { return getElementTypeOrSelf(t).isBF16(); };
+  WalkResult walk = body.walk([&](Operation *op) {
+    if (llvm::any_of(op->getOperandTypes(), isBf16) ||
+        llvm::any_of(op->getResultTypes(), isBf16)) {
+      op->emitOpError("uses bf16, which the ")
+          << what
+          << " cannot express (SPIR-V for Vulkan has no bf16 type); keep bf16 "
+             "to CUDA targets, or convert to f16 or f32 for Vulkan";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult codegen::generateSpirv(ExecutableOp executable, VariantOp variant,
                                      SmallVectorImpl<GeneratedBinary> &result) {
   std::string what = describeCodegen(executable, variant);
   MLIRContext *context = executable.getContext();
+  if (failed(refuseBf16(executable, what)))
+    return failure();
   FailureOr<OwningOpRef<ModuleOp>> built =
       buildKernelModule(executable, variant, KernelFlavor::Vulkan);
   if (failed(built))

@@ -498,9 +498,11 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
       entry = func.getSymName().str();
   }
   if (functions.empty())
-    return module.emitError("has no host function without arguments "
-                            "(func.func with kb.alloc and kb.dispatch) to "
-                            "write as program.kbm");
+    return module.emitError(
+        "has no function to write as program.kbm: give a model (a "
+        "func.func over tensors in tosa or linalg, docs/front-end.md) or a "
+        "host function without arguments (func.func with kb.alloc and "
+        "kb.dispatch)");
   std::vector<fb::Offset<kbm::Benchmark>> none;
   StringRef name = module.getSymName() ? *module.getSymName() : "program";
   return writer.finish(module, name, executables, functions, entry, none,

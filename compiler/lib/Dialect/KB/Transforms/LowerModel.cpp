@@ -67,6 +67,9 @@ LogicalResult checkTensorType(Operation *op, Type type, const Twine &what) {
 /// What the user wrote, checked before conversion so that every error
 /// points at their op.
 LogicalResult checkModelInput(func::FuncOp function) {
+  if (function.isDeclaration())
+    return function.emitOpError("is a declaration; a model function needs a "
+                                "body of tosa or linalg ops");
   FunctionType type = function.getFunctionType();
   for (auto [i, t] : llvm::enumerate(type.getInputs()))
     if (failed(checkTensorType(function, t, "argument #" + Twine(i))))

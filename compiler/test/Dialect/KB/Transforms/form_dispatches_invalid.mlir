@@ -51,3 +51,8 @@ func.func @predicate(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xi1> {
   %0 = "tosa.greater"(%x, %y) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
   return %0 : tensor<8xi1>
 }
+
+// -----
+
+// expected-error@+1 {{'func.func' op is a declaration; a model function needs a body of tosa or linalg ops}}
+func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
