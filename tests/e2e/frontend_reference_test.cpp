@@ -6,7 +6,8 @@
 // runs on lavapipe with the generated kernels only, and the outputs are
 // compared with a double-precision CPU computation from the same seeded
 // inputs (the module's own generator). Matmul at sizes up to 512^3,
-// including sizes no workgroup divides, and the MLP example end to end.
+// including sizes no workgroup divides, a padded convolution and a slice,
+// and the MLP example end to end.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
@@ -46,7 +47,7 @@ protected:
   /// returns the model's arguments (as seeded) and its output. False (with
   /// a skip or failure recorded) when that cannot happen.
   bool runModel(const std::string &model, std::vector<std::vector<float>> &args,
-                std::vector<float> &output) {
+                std::vector<std::vector<float>> &outputs) {
     fs::path project = tmp_ / "model";
     fs::create_directories(project);
     std::ofstream(project / "model.mlir") << model;
@@ -71,26 +72,34 @@ protected:
     auto result = kb::module::runFunction(*selected->device, *module, main,
                                           kb::module::VariantChoice::ReferenceOnly);
     EXPECT_TRUE(result.ok()) << result.status().message();
-    if (!result.ok() || result->outputs.size() != 1)
+    if (!result.ok())
       return false;
     // The host function allocates the model's arguments first, in order.
     for (size_t i = 0; i < args.size(); ++i)
       args[i] = toFloats(kb::module::generateContents(main.buffers[i]));
-    output = toFloats(result->outputs[0].bytes);
+    for (const kb::module::OutputData &output : result->outputs)
+      outputs.push_back(toFloats(output.bytes));
     return true;
   }
 
   std::string skip_;
 };
 
-#define RUN_MODEL(model, args, output)                                         \
+#define RUN_MODEL_OUTPUTS(model, args, outputs)                                \
   do {                                                                         \
-    if (!runModel(model, args, output)) {                                      \
+    if (!runModel(model, args, outputs)) {                                     \
       if (!skip_.empty())                                                      \
         GTEST_SKIP() << skip_;                                                 \
       return;                                                                  \
     }                                                                          \
   } while (false)
+
+/// One output: |output|.
+#define RUN_MODEL(model, args, output)                                         \
+  std::vector<std::vector<float>> outputs_;                                    \
+  RUN_MODEL_OUTPUTS(model, args, outputs_);                                    \
+  ASSERT_EQ(outputs_.size(), 1u);                                              \
+  output = outputs_[0]
 
 struct MatmulSize {
   int m, k, n;
@@ -159,6 +168,49 @@ std::vector<double> denseRelu(const std::vector<double> &x,
       y[i * out + j] = std::max(0.0, sum + b[j]);
     }
   return y;
+}
+
+// Padding and slices are read through (no dispatch of their own): a TOSA
+// convolution with a 1-pixel border, and a strided slice.
+TEST_F(FrontEndReferenceTest, PaddedConvolutionAndSliceMatchTheCpu) {
+  const std::string model = R"(
+func.func @main(%x: tensor<1x9x7x4xf32>, %w: tensor<8x3x3x4xf32>, %b: tensor<8xf32>, %s: tensor<8x9xf32>) -> (tensor<1x9x7x8xf32>, tensor<3x4xf32>) {
+  %0 = "tosa.conv2d"(%x, %w, %b) {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x9x7x4xf32>, tensor<8x3x3x4xf32>, tensor<8xf32>) -> tensor<1x9x7x8xf32>
+  %1 = "tosa.slice"(%s) {start = array<i64: 2, 1>, size = array<i64: 3, 4>} : (tensor<8x9xf32>) -> tensor<3x4xf32>
+  %2 = "tosa.negate"(%1) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0, %2 : tensor<1x9x7x8xf32>, tensor<3x4xf32>
+}
+)";
+  std::vector<std::vector<float>> args(4);
+  std::vector<std::vector<float>> outputs;
+  RUN_MODEL_OUTPUTS(model, args, outputs);
+  ASSERT_EQ(outputs.size(), 2u);
+  const std::vector<float> &x = args[0], &w = args[1], &b = args[2],
+                           &in = args[3], &conv = outputs[0];
+  const int H = 9, W = 7, C = 4, F = 8;
+  int wrong = 0;
+  for (int h = 0; h < H; ++h)
+    for (int x0 = 0; x0 < W; ++x0)
+      for (int f = 0; f < F; ++f) {
+        double sum = b[f];
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw)
+            for (int c = 0; c < C; ++c) {
+              int ih = h + kh - 1, iw = x0 + kw - 1;
+              if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                sum += double(x[(ih * W + iw) * C + c]) *
+                       w[((f * 3 + kh) * 3 + kw) * C + c];
+            }
+        double got = conv[(h * W + x0) * F + f];
+        if (std::fabs(got - sum) > 1e-4 * (1 + std::fabs(sum)) && ++wrong <= 5)
+          ADD_FAILURE() << "conv[" << h << "][" << x0 << "][" << f
+                        << "] = " << got << ", the CPU says " << sum;
+      }
+  EXPECT_EQ(wrong, 0);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(outputs[1][i * 4 + j], -in[(2 + i) * 9 + 1 + j])
+          << "slice[" << i << "][" << j << "]";
 }
 
 TEST_F(FrontEndReferenceTest, MlpExampleMatchesTheCpu) {

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::kb {
@@ -51,6 +52,8 @@ public:
 
 private:
   FailureOr<Value> readElement(Value tensor, ValueRange indices);
+  FailureOr<Value> readPadded(tensor::PadOp pad, ValueRange coords);
+  FailureOr<Value> readSlice(tensor::ExtractSliceOp slice, ValueRange coords);
   FailureOr<Value> evaluateRegion(linalg::GenericOp op, ValueRange loops,
                                   Value out, OpOperand *chainedOperand,
                                   Value chained);
@@ -143,14 +146,78 @@ FailureOr<Value> BodyBuilder::readElement(Value tensor, ValueRange indices) {
   // Reshapes keep the row-major order: the linear index in the shape the
   // value is read as is the linear index into its storage.
   Value linear = linearize(indices, type.getShape());
+  auto storageCoords = [&]() -> SmallVector<Value> {
+    if (storage == tensor)
+      return SmallVector<Value>(indices);
+    return delinearize(linear,
+                       cast<RankedTensorType>(storage.getType()).getShape());
+  };
+  if (auto pad = storage.getDefiningOp<tensor::PadOp>())
+    return readPadded(pad, storageCoords());
+  if (auto slice = storage.getDefiningOp<tensor::ExtractSliceOp>())
+    return readSlice(slice, storageCoords());
   if (auto producer = storage.getDefiningOp<linalg::GenericOp>();
-      producer && isRecomputed(storage)) {
-    auto shape = cast<RankedTensorType>(storage.getType()).getShape();
-    return computeElement(producer, delinearize(linear, shape), nullptr, {});
-  }
+      producer && isRecomputed(storage))
+    return computeElement(producer, storageCoords(), nullptr, {});
   Value memref = memrefs.lookup(storage);
   assert(memref && "every input is bound");
   return b.create<memref::LoadOp>(loc, memref, linear).getResult();
+}
+
+FailureOr<Value> BodyBuilder::readPadded(tensor::PadOp pad,
+                                         ValueRange coords) {
+  // In the source where low <= coord < low + size in every dimension; the
+  // padding value elsewhere (read only where in range).
+  auto sourceShape = pad.getSourceType().getShape();
+  Value inside;
+  SmallVector<Value> sourceCoords;
+  for (auto [i, coord] : llvm::enumerate(coords)) {
+    int64_t low = pad.getStaticLow()[i];
+    Value above = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge,
+                                          coord, index(low));
+    Value below = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::ult, coord, index(low + sourceShape[i]));
+    Value both = b.create<arith::AndIOp>(loc, above, below);
+    inside = inside ? b.create<arith::AndIOp>(loc, inside, both) : both;
+    sourceCoords.push_back(b.create<arith::SubIOp>(loc, coord, index(low)));
+  }
+  Value padding = pad.getConstantPaddingValue();
+  auto constant = padding ? padding.getDefiningOp<arith::ConstantOp>()
+                          : arith::ConstantOp();
+  if (!constant)
+    return pad.emitOpError("pads with a value that is not a constant; the "
+                           "front end takes constant padding");
+  Type element = pad.getResultType().getElementType();
+  auto select = b.create<scf::IfOp>(loc, TypeRange{element}, inside,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&select.getThenRegion().front());
+  FailureOr<Value> read = readElement(pad.getSource(), sourceCoords);
+  if (failed(read))
+    return failure();
+  b.create<scf::YieldOp>(loc, *read);
+  b.setInsertionPointToStart(&select.getElseRegion().front());
+  b.create<scf::YieldOp>(loc, b.clone(*constant)->getResult(0));
+  return select.getResult(0);
+}
+
+FailureOr<Value> BodyBuilder::readSlice(tensor::ExtractSliceOp slice,
+                                        ValueRange coords) {
+  // offset + coord * stride per source dimension; a dimension the slice
+  // drops (rank-reducing) is at its offset.
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  SmallVector<Value> sourceCoords;
+  size_t next = 0;
+  for (auto [i, offset] : llvm::enumerate(slice.getStaticOffsets())) {
+    if (dropped.test(i)) {
+      sourceCoords.push_back(index(offset));
+      continue;
+    }
+    Value scaled = b.create<arith::MulIOp>(loc, coords[next++],
+                                           index(slice.getStaticStrides()[i]));
+    sourceCoords.push_back(b.create<arith::AddIOp>(loc, scaled, index(offset)));
+  }
+  return readElement(slice.getSource(), sourceCoords);
 }
 
 FailureOr<Value> BodyBuilder::evaluateRegion(linalg::GenericOp op,

@@ -31,6 +31,10 @@ static bool isAllParallel(linalg::GenericOp op) {
 
 bool isRecomputed(Value value) {
   value = getStorage(value);
+  // Views: read through to their source.
+  if (value.getDefiningOp<tensor::PadOp>() ||
+      value.getDefiningOp<tensor::ExtractSliceOp>())
+    return true;
   if (auto constant = value.getDefiningOp<arith::ConstantOp>())
     if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
       return dense.isSplat();
@@ -75,6 +79,10 @@ static void addSource(Value value, llvm::SetVector<Value> &inputs) {
     inputs.insert(value);
     return;
   }
+  if (auto pad = value.getDefiningOp<tensor::PadOp>())
+    return addSource(pad.getSource(), inputs);
+  if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    return addSource(slice.getSource(), inputs);
   if (auto generic = value.getDefiningOp<linalg::GenericOp>())
     for (OpOperand &operand : generic->getOpOperands())
       if (isa<RankedTensorType>(operand.get().getType()) &&

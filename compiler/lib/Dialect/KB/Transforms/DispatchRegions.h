@@ -50,7 +50,8 @@ struct DispatchGrid {
 Value getStorage(Value value);
 
 /// Whether dispatches recompute |value| where they read it instead of
-/// loading it: a splat constant, or a generic without reductions (a fill, a
+/// loading it: a tensor.pad or tensor.extract_slice (read through to the
+/// source), a splat constant, or a generic without reductions (a fill, a
 /// broadcast) used only as the initial value of other generics.
 bool isRecomputed(Value value);
 

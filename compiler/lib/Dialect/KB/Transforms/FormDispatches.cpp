@@ -32,6 +32,21 @@ LogicalResult checkFormable(func::FuncOp function) {
     if (isa<linalg::GenericOp, tensor::EmptyOp, tensor::ExpandShapeOp,
             tensor::CollapseShapeOp, func::ReturnOp>(op))
       continue;
+    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      if (pad.getLow().empty() && pad.getHigh().empty() &&
+          pad.getConstantPaddingValue())
+        continue;
+      return op.emitOpError("pads by dynamic amounts or with a computed "
+                            "value; the front end takes static padding by "
+                            "a constant");
+    }
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      if (slice.getOffsets().empty() && slice.getSizes().empty() &&
+          slice.getStrides().empty())
+        continue;
+      return op.emitOpError("has dynamic offsets, sizes or strides; the "
+                            "front end takes static slices");
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       // TOSA conversion leaves unused ones behind (a transpose's
       // permutation): only a constant something reads is refused.
@@ -46,7 +61,8 @@ LogicalResult checkFormable(func::FuncOp function) {
     return op.emitOpError("cannot be formed into a dispatch: after TOSA "
                           "conversion the front end takes linalg.generic "
                           "(and named linalg ops), tensor.empty, "
-                          "expand_shape, collapse_shape and splat constants");
+                          "expand_shape, collapse_shape, pad, extract_slice "
+                          "and splat constants");
   }
   return success();
 }
@@ -196,10 +212,11 @@ LogicalResult ProgramBuilder::build() {
     if (failed(buildExecutable(n)))
       return failure();
   for (Value result : function.getBody().front().getTerminator()->getOperands())
-    if (auto constant = getStorage(result).getDefiningOp<arith::ConstantOp>())
-      return constant.emitOpError(
-          "is returned by the model; the front end needs results computed "
-          "by a dispatch");
+    if (Operation *op = getStorage(result).getDefiningOp();
+        op && isRecomputed(getStorage(result)))
+      return op->emitOpError(
+          "is returned by the model without a dispatch computing it; the "
+          "front end needs results computed by a dispatch");
   return buildHostFunction();
 }
 

@@ -224,6 +224,29 @@ func.func @iota(%unused: tensor<8xi32>) -> tensor<8xi32> {
 
 // -----
 
+// Padding and slices are views, read through in the consumer's body: a
+// padded TOSA convolution is one dispatch reading the unpadded input (the
+// padding value where the index falls outside it), and a strided slice
+// reads its source at offset + index * stride.
+// CHECK-LABEL: kb.executable @views_dispatch_0 {
+// CHECK-NEXT: kb.export @views_dispatch_0 bindings(arg0: f32 readonly, arg1: f32 readonly, arg2: f32 readonly, result: f32 writeonly)
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: memref.load
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[ZERO:.*]] : f32
+// CHECK-LABEL: kb.executable @views_dispatch_1 {
+// CHECK-NEXT: kb.export @views_dispatch_1 bindings(arg3: f32 readonly, result: f32 writeonly) workgroup_size = [256, 1, 1]
+// CHECK: arith.negf
+// CHECK-NOT: kb.executable
+func.func @views(%x: tensor<1x8x8x4xf32>, %w: tensor<8x3x3x4xf32>, %b: tensor<8xf32>, %s: tensor<8x9xf32>) -> (tensor<1x8x8x8xf32>, tensor<3x4xf32>) {
+  %0 = "tosa.conv2d"(%x, %w, %b) {pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %1 = "tosa.slice"(%s) {start = array<i64: 2, 1>, size = array<i64: 3, 4>} : (tensor<8x9xf32>) -> tensor<3x4xf32>
+  %2 = "tosa.negate"(%1) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0, %2 : tensor<1x8x8x8xf32>, tensor<3x4xf32>
+}
+
+// -----
+
 // A program without model functions is left unchanged.
 // CHECK-LABEL: kb.executable @handwritten {
 // CHECK-LABEL: func.func @main() {

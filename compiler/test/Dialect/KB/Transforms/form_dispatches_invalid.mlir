@@ -38,10 +38,10 @@ func.func @weights(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
 
 // -----
 
-func.func @slice(%x: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'tensor.extract_slice' op cannot be formed into a dispatch: after TOSA conversion the front end takes linalg.generic (and named linalg ops), tensor.empty, expand_shape, collapse_shape and splat constants}}
-  %0 = "tosa.slice"(%x) {start = array<i64: 2>, size = array<i64: 4>} : (tensor<8xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+func.func @concat(%x: tensor<8xf32>, %y: tensor<4xf32>) -> tensor<12xf32> {
+  // expected-error@+1 {{'tensor.insert_slice' op cannot be formed into a dispatch: after TOSA conversion the front end takes linalg.generic (and named linalg ops), tensor.empty, expand_shape, collapse_shape, pad, extract_slice and splat constants}}
+  %0 = "tosa.concat"(%x, %y) {axis = 0 : i64} : (tensor<8xf32>, tensor<4xf32>) -> tensor<12xf32>
+  return %0 : tensor<12xf32>
 }
 
 // -----
@@ -56,3 +56,11 @@ func.func @predicate(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xi1> {
 
 // expected-error@+1 {{'func.func' op is a declaration; a model function needs a body of tosa or linalg ops}}
 func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+func.func @view(%x: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'tensor.extract_slice' op is returned by the model without a dispatch computing it; the front end needs results computed by a dispatch}}
+  %0 = "tosa.slice"(%x) {start = array<i64: 2>, size = array<i64: 4>} : (tensor<8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
