@@ -26,9 +26,9 @@ struct DispatchRegion {
   Value getResult() const { return ops.back()->getResult(0); }
 };
 
-/// Whether |function| is a model function: tensor arguments or results, or
-/// tosa, linalg or tensor ops.
-bool isModelFunction(func::FuncOp function);
+/// The model functions of |module|: those with tensor arguments or
+/// results, or with tosa, linalg or tensor ops.
+SmallVector<func::FuncOp> getModelFunctions(ModuleOp module);
 
 /// Rewrites every linalg op of |function| as linalg.generic (named ops with
 /// MLIR's generalization; map, reduce, transpose and broadcast, which MLIR

@@ -11,6 +11,7 @@
 #include "kb/Dialect/KB/IR/KBDialect.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Serialization/HostProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -70,22 +71,8 @@ LogicalResult checkFormable(func::FuncOp function) {
 /// The binding element type of a tensor crossing a dispatch boundary.
 FailureOr<BindingElementType> getBindingType(Operation *op, Value tensor) {
   Type t = getElementTypeOrSelf(tensor.getType());
-  if (t.isF32())
-    return BindingElementType::F32;
-  if (t.isF16())
-    return BindingElementType::F16;
-  if (t.isBF16())
-    return BindingElementType::BF16;
-  if (t.isF64())
-    return BindingElementType::F64;
-  if (t.isSignlessInteger(8))
-    return BindingElementType::I8;
-  if (t.isSignlessInteger(16))
-    return BindingElementType::I16;
-  if (t.isSignlessInteger(32))
-    return BindingElementType::I32;
-  if (t.isSignlessInteger(64))
-    return BindingElementType::I64;
+  if (std::optional<BindingElementType> type = getElementTypeOf(t))
+    return *type;
   return op->emitOpError("passes a tensor of ")
          << t
          << " between dispatches; bindings hold i8, i16, i32, i64, f16, "
@@ -223,11 +210,7 @@ LogicalResult ProgramBuilder::build() {
 struct FormDispatchesPass
     : public impl::FormDispatchesPassBase<FormDispatchesPass> {
   void runOnOperation() override {
-    SmallVector<func::FuncOp> models;
-    for (auto function : getOperation().getOps<func::FuncOp>())
-      if (isModelFunction(function))
-        models.push_back(function);
-    for (func::FuncOp function : models) {
+    for (func::FuncOp function : getModelFunctions(getOperation())) {
       if (failed(checkFormable(function)))
         return signalPassFailure();
       FailureOr<SmallVector<DispatchRegion>> regions =

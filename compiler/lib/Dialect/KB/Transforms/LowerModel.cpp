@@ -32,7 +32,7 @@ namespace mlir::kb {
 
 namespace mlir::kb {
 
-bool isModelFunction(func::FuncOp function) {
+static bool isModelFunction(func::FuncOp function) {
   FunctionType type = function.getFunctionType();
   auto isTensor = [](Type t) { return isa<TensorType>(t); };
   if (llvm::any_of(type.getInputs(), isTensor) ||
@@ -45,6 +45,14 @@ bool isModelFunction(func::FuncOp function) {
                : WalkResult::advance();
   });
   return found.wasInterrupted();
+}
+
+SmallVector<func::FuncOp> getModelFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> models;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (isModelFunction(function))
+      models.push_back(function);
+  return models;
 }
 
 namespace {
@@ -123,11 +131,7 @@ struct LowerModelPass : public impl::LowerModelPassBase<LowerModelPass> {
   }
 
   void runOnOperation() override {
-    SmallVector<func::FuncOp> models;
-    for (auto function : getOperation().getOps<func::FuncOp>())
-      if (isModelFunction(function))
-        models.push_back(function);
-    for (func::FuncOp function : models) {
+    for (func::FuncOp function : getModelFunctions(getOperation())) {
       OpPassManager conversion(func::FuncOp::getOperationName());
       buildConversion(conversion);
       if (failed(checkModelInput(function)) ||
