@@ -3,6 +3,7 @@
 
 #include "workbench/kernel_toml_declared.h"
 #include "workbench/kernel_toml_pipeline.h"
+#include "workbench/kernel_toml_tune.h"
 #include "workbench/toml_file.h"
 
 #include "common/paths.h"
@@ -58,7 +59,8 @@ const std::vector<std::string> kKernelKeys = {
     "include_dirs",   "substitutes", "spills_are_errors",
     "optimize_spirv", "flags"};
 const std::vector<std::string> kKernelFileKeys = {
-    "kernel", "abi", "bench", "roofline", "tolerance", "specialization"};
+    "kernel",         "abi", "bench", "roofline", "tolerance",
+    "specialization", "tune"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
     "init",     "special_values"};
@@ -786,17 +788,20 @@ Status readBench(const TomlFile &file, const toml::table &root,
   KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
   if (!benchTable)
     return okStatus();
-  if (!kernel.substitutes.empty())
+  // A substituting kernel with [tune] is tuned standalone with its [bench].
+  const bool tuneOnly = !kernel.substitutes.empty() && root.get("tune");
+  if (!kernel.substitutes.empty() && !tuneOnly)
     return file.error(*benchTable,
                       "[bench] is for a standalone kernel, but this one "
                       "`substitutes` `" +
                           kernel.substitutes +
                           "`: the program's dispatches give its "
-                          "benchmarks; remove one of the two");
+                          "benchmarks; remove one of the two (with [tune], "
+                          "[bench] is what `kernel-bench tune` measures)");
   BenchSettings bench;
   bench.exportName = entry.value_or(kernel.name);
   KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench));
-  kernel.bench = std::move(bench);
+  (tuneOnly ? kernel.tuneBench : kernel.bench) = std::move(bench);
   return okStatus();
 }
 
@@ -842,10 +847,12 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   if (declared)
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
+  KB_RETURN_IF_ERROR(readTune(file, root, *kt, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));
   KB_RETURN_IF_ERROR(resolveSharedMemory(file, *abiTable, common, kernel));
+  KB_RETURN_IF_ERROR(applyTunedFile(kernel));
   return kernel;
 }
 

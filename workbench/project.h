@@ -15,6 +15,7 @@
 #include "toolchains/kernel_builder.h"
 #include "common/target.h"
 #include "workbench/kernel_declared.h"
+#include "workbench/tune_space.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -73,6 +74,11 @@ struct Kernel {
   std::string substitutes;
   /// `[bench]`: only a kernel that substitutes nothing has one.
   std::optional<BenchSettings> bench;
+  /// `[tune]`: what `kernel-bench tune` may vary; empty without one.
+  TuneSpace tune;
+  /// The `[bench]` of a kernel that `substitutes` an executable and has
+  /// `[tune]`: `tune` benchmarks it standalone with it; `build` does not.
+  std::optional<BenchSettings> tuneBench;
   /// `[roofline]` and `[tolerance]`, evaluated (kernel_declared.h).
   KernelDeclared declared;
 
