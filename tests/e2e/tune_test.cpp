@@ -1,0 +1,164 @@
+//===- tests/e2e/tune_test.cpp - `kernel-bench tune` end to end -----------===//
+//
+// The bundled tiled matmul tuned on lavapipe (a copy, so tuned.toml is
+// written beside the copy): tune.json and tuned.toml are written, a repeated
+// tune comes from the cache, and a following `build` + `bench` of a project
+// substituting it uses the tuned values. Then the bad inputs: a constraint
+// nothing satisfies, an unused name, a space over the limit, a configuration
+// that does not compile and one that is INCORRECT (recorded, never chosen).
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/cli_test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kSourceDir = KB_SOURCE_DIR;
+
+using kb::test::CliRun;
+using kb::test::readFile;
+using kb::test::replaceInFile;
+
+class TuneTest : public kb::test::KernelBenchTest {
+protected:
+  TuneTest() : KernelBenchTest("kb_tune_test") {}
+
+  void SetUp() override {
+    KernelBenchTest::SetUp();
+    kernel_ = tmp_ / "matmul_tiled";
+    fs::copy(kSourceDir / "kernels/matmul_tiled", kernel_,
+             fs::copy_options::recursive);
+  }
+
+  /// Replaces the [tune] parameters of the copy with |parameters|.
+  void setSpace(const std::string &parameters) {
+    replaceInFile(kernel_ / "kernel.toml",
+                  "TILE_K = { pow2 = [2, 64] }     # K depth of the shared "
+                  "tiles\nUNROLL = { pow2 = [1, 32] }     # unroll factor of "
+                  "the inner product\nPAD = [0, 1]                    # extra "
+                  "column per shared row\nconstraints = [\"UNROLL <= "
+                  "TILE_K\"]\n",
+                  parameters);
+  }
+
+  CliRun tune(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"tune",        kernel_.string(),
+                                     "-o",          out_.string(),
+                                     "--cache-dir", cache_.string(),
+                                     "--device",    "vulkan",
+                                     "-j",          "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  }
+
+  fs::path kernel_;
+};
+
+TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = tune({"--strategy", "halving", "--budget", "4"});
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("halving search"));
+  EXPECT_THAT(r.output, HasSubstr("rank configuration"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  ASSERT_EQ(report.at("configurations").size(), 4u) << report.dump(2);
+  EXPECT_EQ(report.at("strategy"), "halving");
+  const json &best = report.at("best");
+  ASSERT_EQ(best.at("status"), "ok") << report.dump(2);
+  EXPECT_EQ(best.at("level"), 2); // the winner was measured fully
+  // tuned.toml holds the best values for this device model.
+  std::string tuned = readFile(kernel_ / "tuned.toml");
+  EXPECT_THAT(tuned, HasSubstr("backend = \"vulkan\""));
+  EXPECT_THAT(tuned,
+              HasSubstr("device = \"" +
+                        report.at("device").at("name").get<std::string>() +
+                        "\""));
+  int tileK = best.at("values").at("TILE_K");
+  EXPECT_THAT(tuned, HasSubstr("TILE_K = " + std::to_string(tileK)));
+
+  // Again: every result comes from the cache.
+  r = tune({"--strategy", "halving", "--budget", "4"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("0 measurements made"));
+  EXPECT_LT(r.seconds, 5.0);
+
+  // A project substituting the tuned kernel into the bundled program builds
+  // it with the tuned values, and its benchmark passes.
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"tuned\"\nprogram = \""
+      << (kSourceDir / "examples/quickstart/program.mlir").string()
+      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path built = tmp_ / "built";
+  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
+           cache_.string(), "-j", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string buildJson = readFile(built / "build.json");
+  EXPECT_THAT(buildJson, HasSubstr("-DTILE_K=" + std::to_string(tileK)));
+  r = run({"bench", built.string(), "--device", "vulkan", "--filter", "matmul",
+           "--quick", "--hot"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("matmul"));
+}
+
+TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {
+  setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nconstraints = [\"UNROLL <= "
+           "TILE_K\", \"TILE_K > 64\"]\n");
+  CliRun r = tune();
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("constraint `TILE_K > 64` holds for none of "
+                                  "the 2 configurations"));
+  EXPECT_THAT(r.output, HasSubstr("kernel.toml:"));
+  EXPECT_FALSE(fs::exists(kernel_ / "tuned.toml"));
+}
+
+TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
+  replaceInFile(kernel_ / "kernel.toml", "PAD = [0, 1]",
+                "PAD = [0, 1]\nTILE_Q = { range = [1, 10] }");
+  CliRun r = tune({"--max-configurations", "100"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("warning:"));
+  EXPECT_THAT(r.output, HasSubstr("`TILE_Q` is not used by any source"));
+  EXPECT_THAT(r.output, HasSubstr("has 720 configurations, more than "
+                                  "--max-configurations 100"));
+  EXPECT_THAT(r.output, HasSubstr("--budget"));
+}
+
+TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [16]\nUNROLL = [4]\nPAD = [0, 1, 2]\n");
+  // PAD 1 does not compile; PAD 2 skips the work: fast and wrong.
+  replaceInFile(kernel_ / "matmul_tiled.comp", "void main() {",
+                "#if PAD == 1\n#error PAD 1 is broken on purpose\n#endif\n"
+                "void main() {\n#if PAD == 2\n  c[gl_GlobalInvocationID.x] = "
+                "1.0;\n  return;\n#endif");
+  CliRun r = tune();
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("PAD=1 TILE_K=16 UNROLL=4: compile-error"));
+  EXPECT_THAT(r.output, HasSubstr("PAD=2 TILE_K=16 UNROLL=4: incorrect"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  EXPECT_EQ(report.at("best").at("configuration"), "PAD=0 TILE_K=16 UNROLL=4");
+  bool sawMessage = false;
+  for (const json &c : report.at("configurations"))
+    if (c.at("status") == "compile-error")
+      sawMessage = c.at("message").get<std::string>().find("PAD 1 is broken") !=
+                   std::string::npos;
+  EXPECT_TRUE(sawMessage) << report.dump(2);
+  EXPECT_THAT(readFile(kernel_ / "tuned.toml"), HasSubstr("PAD = 0"));
+}
+
+} // namespace
