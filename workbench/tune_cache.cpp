@@ -80,10 +80,7 @@ StatusOr<TuneCache> TuneCache::open(const std::filesystem::path &file,
         j.value("device", "") != cache.device_ || !j.contains("config") ||
         !j["config"].is_string() || !fromJson(j["result"], m))
       continue;
-    std::string key = j["config"];
-    auto it = cache.entries_.find(key);
-    if (it == cache.entries_.end() || it->second.level <= m.level)
-      cache.entries_[key] = m;
+    cache.entries_[j["config"].get<std::string>()][m.level] = m;
   }
   return cache;
 }
@@ -94,17 +91,19 @@ const TuneMeasurement *TuneCache::find(const std::string &key,
   if (it == entries_.end())
     return nullptr;
   // A configuration that failed to build, was wrong or faulted is not
-  // measured again at a higher level.
-  if (it->second.status == TuneMeasurement::Status::Ok &&
-      it->second.level < level)
-    return nullptr;
-  return &it->second;
+  // measured again at another level.
+  for (const auto &[l, m] : it->second)
+    if (m.status != TuneMeasurement::Status::Ok)
+      return &m;
+  // The same level first, so a repeated search (successive halving ranks
+  // by each level's own measurements) takes the same path; else a longer
+  // measurement.
+  auto at = it->second.lower_bound(level);
+  return at == it->second.end() ? nullptr : &at->second;
 }
 
 Status TuneCache::add(const std::string &key, const TuneMeasurement &m) {
-  auto it = entries_.find(key);
-  if (it == entries_.end() || it->second.level <= m.level)
-    entries_[key] = m;
+  entries_[key][m.level] = m;
   std::ofstream out(file_, std::ios::app);
   json line = {{"device", device_}, {"config", key}, {"result", toJson(m)}};
   out << line.dump() << "\n";

@@ -27,7 +27,8 @@ public:
   static StatusOr<TuneCache> open(const std::filesystem::path &file,
                                   std::string device);
 
-  /// The measurement of |key| at |level| or above, or null.
+  /// The measurement of |key| at |level|, else at the lowest level above
+  /// it, else null; a failed configuration's at any level.
   const TuneMeasurement *find(const std::string &key, int level) const;
 
   /// Remembers |m| for |key| and appends it to the file (flushed).
@@ -39,7 +40,8 @@ public:
 private:
   std::filesystem::path file_;
   std::string device_;
-  std::map<std::string, TuneMeasurement> entries_; // highest level per key
+  /// Configuration key -> level -> measurement.
+  std::map<std::string, std::map<int, TuneMeasurement>> entries_;
 };
 
 /// A measurement as JSON and back (tune.json uses the same fields).
