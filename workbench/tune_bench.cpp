@@ -15,6 +15,7 @@ int runTuneBench(const TuneBenchRequest &request) {
   flags.settings.quick = true;
   flags.settings.seeds = 1;
   flags.settings.minSamples = request.minSamples;
+  flags.watchdogS = request.watchdogS;
   return runBench(flags);
 }
 

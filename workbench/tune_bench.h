@@ -19,6 +19,7 @@ struct TuneBenchRequest {
   std::string filter; // the benchmarks (a regex)
   std::string device; // "vulkan:0"
   size_t minSamples = 2;
+  double watchdogS = 0; // 0: bench's default
 };
 
 /// `kernel-bench bench` of |request|, hot timings only, the quick stopping

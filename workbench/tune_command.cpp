@@ -55,6 +55,7 @@ struct TuneFlags {
   uint64_t maxConfigurations = 1000;
   uint64_t seed = 1;
   size_t top = 10;
+  double watchdogS = 0;
   unsigned jobs = 0;
   std::string cacheDir;
   bool verbose = false;
@@ -267,7 +268,8 @@ int runTune(const TuneFlags &flags) {
 
   TuneMeasureOptions options{
       *kernel,        device->target, device->spec, fs::absolute(outDir),
-      flags.cacheDir, flags.jobs,     120,          flags.verbose};
+      flags.cacheDir, flags.jobs,     120,          flags.verbose,
+      flags.watchdogS};
   TuneMeasurer measurer(std::move(options), *cache);
   TuneSearchOptions search{*strategy, flags.budget, flags.seed};
   auto result =
@@ -353,6 +355,12 @@ CommandRegistration addTuneCommand(CLI::App &root) {
       ->type_name("N");
   app->add_option("--top", flags->top, "Rows of the table (default 10)")
       ->type_name("N");
+  app->add_option("--watchdog", flags->watchdogS,
+                  "Seconds before a configuration's benchmark worker is "
+                  "killed and the configuration is an ERROR (default: "
+                  "bench's)")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber);
   app->add_option("-j,--jobs", flags->jobs, "Parallel build jobs")
       ->type_name("N")
       ->check(CLI::Range(1u, 1024u));

@@ -238,6 +238,7 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   request.filter = "^(" + filter + ")_";
   request.device = options_.device;
   request.minSamples = levelSamples(level);
+  request.watchdogS = options_.watchdogS;
   int rc;
   {
     QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
@@ -246,10 +247,14 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   if (rc == kExitUnavailable)
     return unavailable("no usable device for " + options_.device + " (see " +
                        (options_.workDir / "tune.log").string() + ")");
-  if (rc >= kExitInterruptedBase) {
+  // Interrupted, bench.json still holds the benchmarks that finished: they
+  // go into the cache like any other.
+  const bool interrupted = rc >= kExitInterruptedBase;
+  if (interrupted)
     interruptedExit_ = rc;
+  std::error_code ec;
+  if (interrupted && !fs::exists(outDir / "bench.json", ec))
     return invalidArgument("interrupted while measuring");
-  }
   std::ifstream in(outDir / "bench.json");
   std::stringstream text;
   text << in.rdbuf();
@@ -260,7 +265,8 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
     if (it != keyOf.end())
       out[it->second] = fromBenchmark(b, level);
   }
-  return okStatus();
+  return interrupted ? invalidArgument("interrupted while measuring")
+                     : okStatus();
 }
 
 StatusOr<std::vector<TuneMeasurement>>
@@ -275,17 +281,20 @@ TuneMeasurer::measure(const std::vector<TuneValues> &configs, int level) {
       todo.push_back(values);
   }
   std::map<std::string, TuneMeasurement> fresh;
-  if (!todo.empty()) {
-    KB_RETURN_IF_ERROR(build(todo, fresh));
-    std::vector<TuneValues> built;
-    for (const TuneValues &values : todo)
-      if (!fresh.count(configurationKey(values)))
-        built.push_back(values);
-    if (!built.empty())
-      KB_RETURN_IF_ERROR(bench(built, level, fresh));
-  }
+  Status status = okStatus();
+  if (!todo.empty())
+    status = build(todo, fresh);
+  std::vector<TuneValues> built;
+  for (const TuneValues &values : todo)
+    if (!fresh.count(configurationKey(values)))
+      built.push_back(values);
+  if (status.ok() && !built.empty())
+    status = bench(built, level, fresh);
   for (const TuneValues &values : todo) {
     std::string key = configurationKey(values);
+    auto it = fresh.find(key);
+    if (!status.ok() && it == fresh.end())
+      continue; // not measured: an interrupted tune measures it next time
     TuneMeasurement &m = fresh[key];
     if (m.status == MStatus::Ok && m.medianNs <= 0) {
       m.status = MStatus::Error;
@@ -297,6 +306,7 @@ TuneMeasurer::measure(const std::vector<TuneValues> &configs, int level) {
     done[key] = m;
     ++measured_;
   }
+  KB_RETURN_IF_ERROR(status);
   std::vector<TuneMeasurement> result;
   for (const TuneValues &values : configs)
     result.push_back(done[configurationKey(values)]);

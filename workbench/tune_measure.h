@@ -34,6 +34,7 @@ struct TuneMeasureOptions {
   unsigned jobs = 0;
   double timeoutS = 120; // per tool invocation
   bool verbose = false;  // build and bench output on the terminal
+  double watchdogS = 0;  // bench's --watchdog (0: its default)
 };
 
 class TuneMeasurer {

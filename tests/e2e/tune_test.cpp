@@ -5,7 +5,8 @@
 // tune comes from the cache, and a following `build` + `bench` of a project
 // substituting it uses the tuned values. Then the bad inputs: a constraint
 // nothing satisfies, an unused name, a space over the limit, a configuration
-// that does not compile and one that is INCORRECT (recorded, never chosen).
+// that does not compile, one that is INCORRECT and one the device refuses
+// (ERROR): each recorded, never chosen, the search going on.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
@@ -139,17 +140,23 @@ TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
 TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
-  setSpace("TILE_K = [16]\nUNROLL = [4]\nPAD = [0, 1, 2]\n");
-  // PAD 1 does not compile; PAD 2 skips the work: fast and wrong.
+  setSpace("TILE_K = [16, 1024]\nUNROLL = [4]\nPAD = [0, 1, 2]\n"
+           "constraints = [\"TILE_K == 16 || PAD == 0\"]\n");
+  // PAD 1 does not compile; PAD 2 skips the work: fast and wrong; TILE_K
+  // 1024 needs 128 KiB of shared memory, more than any device gives: the
+  // device refuses it at run time (an ERROR row of bench).
   replaceInFile(kernel_ / "matmul_tiled.comp", "void main() {",
                 "#if PAD == 1\n#error PAD 1 is broken on purpose\n#endif\n"
                 "void main() {\n#if PAD == 2\n  c[gl_GlobalInvocationID.x] = "
                 "1.0;\n  return;\n#endif");
-  CliRun r = tune();
+  CliRun r = tune({"--watchdog", "60"});
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("PAD=1 TILE_K=16 UNROLL=4: compile-error"));
   EXPECT_THAT(r.output, HasSubstr("PAD=2 TILE_K=16 UNROLL=4: incorrect"));
+  EXPECT_THAT(r.output, HasSubstr("PAD=0 TILE_K=1024 UNROLL=4: error"));
+  EXPECT_THAT(r.output, HasSubstr("4 configurations (6 before the "
+                                  "constraints)"));
   json report = kb::test::readJsonFile(out_ / "tune.json");
   EXPECT_EQ(report.at("best").at("configuration"), "PAD=0 TILE_K=16 UNROLL=4");
   bool sawMessage = false;
