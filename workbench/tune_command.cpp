@@ -1,7 +1,7 @@
 //===- workbench/tune_command.cpp - `kernel-bench tune` -------------------===//
 //
 //   kernel-bench tune KERNEL_DIR [-o DIR] [--device D] [--target T]
-//                    [--strategy exhaustive|random|halving] [--budget N]
+//                    [--strategy exhaustive|random|halving] [--budget N|TIME]
 //                    [--max-configurations N] [--seed N] [--top N] [-j N]
 //                    [--cache-dir DIR] [-v]
 //
@@ -51,7 +51,9 @@ struct TuneFlags {
   std::string device = "auto";
   std::string target;
   std::string strategy = "exhaustive";
-  size_t budget = 0;
+  std::string budgetText;
+  size_t budget = 0;        // from budgetText: a count
+  double budgetSeconds = 0; // or a time (random only)
   uint64_t maxConfigurations = 1000;
   uint64_t seed = 1;
   size_t top = 10;
@@ -161,16 +163,19 @@ StatusOr<std::vector<TuneValues>> candidatesFor(const TuneFlags &flags,
   uint64_t size = space.size();
   if (size <= flags.maxConfigurations)
     return enumerateConfigurations(space);
-  if (strategy == TuneStrategy::Exhaustive || flags.budget == 0)
+  if (strategy == TuneStrategy::Exhaustive ||
+      (flags.budget == 0 && flags.budgetSeconds == 0))
     return invalidArgument(
         "the [tune] space has " + std::to_string(size) +
         " configurations, more than --max-configurations " +
         std::to_string(flags.maxConfigurations) +
-        ": pass --strategy random or halving with --budget N, raise "
+        ": pass --strategy random or halving with --budget N (or random "
+        "with --budget TIME), raise "
         "--max-configurations, or narrow [tune]");
   std::mt19937_64 rng(flags.seed);
-  KB_ASSIGN_OR_RETURN(auto sample,
-                      sampleConfigurations(space, flags.budget, rng));
+  // A time budget draws as many as the limit allows; the time decides.
+  size_t count = flags.budget ? flags.budget : flags.maxConfigurations;
+  KB_ASSIGN_OR_RETURN(auto sample, sampleConfigurations(space, count, rng));
   if (sample.empty())
     return invalidArgument("no sampled configuration of [tune] satisfies "
                            "the constraints");
@@ -196,15 +201,52 @@ StatusOr<fs::path> tuneCacheFile(const TuneFlags &flags, const Kernel &kernel,
   return dir / "tune" / (kernelHash(kernel, target) + ".jsonl");
 }
 
-StatusOr<TuneStrategy> parseStrategy(const std::string &text) {
+/// --budget: N configurations, or a time (`90s`, `5m`, `1h`) for random.
+Status parseBudget(TuneFlags &flags, TuneStrategy strategy) {
+  const std::string &text = flags.budgetText;
+  if (text.empty())
+    return okStatus();
+  size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception &) {
+    end = 0;
+  }
+  std::string unit = text.substr(end);
+  double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (end == 0 || !(value > 0) || (!unit.empty() && scale == 0) ||
+      (unit.empty() &&
+       value != static_cast<double>(static_cast<size_t>(value))))
+    return invalidArgument("--budget " + text +
+                           ": expected a count of configurations (12) or a "
+                           "time for --strategy random (90s, 5m, 1h)");
+  if (unit.empty()) {
+    flags.budget = static_cast<size_t>(value);
+    return okStatus();
+  }
+  if (strategy != TuneStrategy::Random)
+    return invalidArgument("--budget " + text +
+                           ": a time budget is for --strategy random; "
+                           "exhaustive and halving take a count");
+  flags.budgetSeconds = value * scale;
+  return okStatus();
+}
+
+StatusOr<TuneStrategy> parseStrategy(TuneFlags &flags) {
+  const std::string &text = flags.strategy;
+  TuneStrategy strategy;
   if (text == "exhaustive")
-    return TuneStrategy::Exhaustive;
-  if (text == "random")
-    return TuneStrategy::Random;
-  if (text == "halving")
-    return TuneStrategy::Halving;
-  return invalidArgument("--strategy " + text +
-                         ": expected exhaustive, random or halving");
+    strategy = TuneStrategy::Exhaustive;
+  else if (text == "random")
+    strategy = TuneStrategy::Random;
+  else if (text == "halving")
+    strategy = TuneStrategy::Halving;
+  else
+    return invalidArgument("--strategy " + text +
+                           ": expected exhaustive, random or halving");
+  KB_RETURN_IF_ERROR(parseBudget(flags, strategy));
+  return strategy;
 }
 
 /// tune.json, and the winner into tuned.toml.
@@ -221,9 +263,9 @@ Status writeResults(const fs::path &outDir, const Kernel &kernel,
                         kernel.tune, entry);
 }
 
-int runTune(const TuneFlags &flags) {
+int runTune(TuneFlags flags) {
   auto start = std::chrono::steady_clock::now();
-  StatusOr<TuneStrategy> strategy = parseStrategy(flags.strategy);
+  StatusOr<TuneStrategy> strategy = parseStrategy(flags);
   if (!strategy.ok()) {
     printError(strategy.status().message());
     return kExitUsage;
@@ -271,7 +313,9 @@ int runTune(const TuneFlags &flags) {
       flags.cacheDir, flags.jobs,     120,          flags.verbose,
       flags.watchdogS};
   TuneMeasurer measurer(std::move(options), *cache);
-  TuneSearchOptions search{*strategy, flags.budget, flags.seed};
+  TuneSearchOptions search{*strategy, flags.budget, flags.seed,
+                           flags.budgetSeconds,
+                           std::max<size_t>(2, flags.jobs ? flags.jobs : 4)};
   auto result =
       runTuneSearch(*candidates, search,
                     [&](const std::vector<TuneValues> &configs, int level) {
@@ -294,6 +338,7 @@ int runTune(const TuneFlags &flags) {
       device->target.toString(),
       *strategy,
       flags.budget,
+      flags.budgetSeconds,
       kernel->tune.size(),
       candidates->size(),
       measurer.measuredCount(),
@@ -344,10 +389,10 @@ CommandRegistration addTuneCommand(CLI::App &root) {
                   "exhaustive (default), random, or halving (successive "
                   "halving: brief measurements first, the best longer)")
       ->type_name("S");
-  app->add_option("--budget", flags->budget,
-                  "random/halving: at most N configurations")
-      ->type_name("N")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  app->add_option("--budget", flags->budgetText,
+                  "random/halving: at most N configurations; random: or a "
+                  "time (90s, 5m, 1h), measured in batches until spent")
+      ->type_name("N|TIME");
   app->add_option("--max-configurations", flags->maxConfigurations,
                   "Refuse a larger space without --budget (default 1000)")
       ->type_name("N");

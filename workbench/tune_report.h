@@ -26,10 +26,11 @@ struct TuneRunInfo {
   std::string backend;        // "cuda" | "vulkan"
   std::string target;
   TuneStrategy strategy = TuneStrategy::Exhaustive;
-  size_t budget = 0;
-  uint64_t spaceSize = 0; // before the constraints
-  size_t candidates = 0;  // after them (or sampled)
-  size_t measured = 0;    // not from the cache
+  size_t budget = 0;        // configurations (0: none)
+  double budgetSeconds = 0; // random's time budget (0: none)
+  uint64_t spaceSize = 0;   // before the constraints
+  size_t candidates = 0;    // after them (or sampled)
+  size_t measured = 0;      // not from the cache
   double seconds = 0;
 };
 

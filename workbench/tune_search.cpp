@@ -2,6 +2,7 @@
 #include "workbench/tune_search.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <random>
 
@@ -64,6 +65,42 @@ Status successiveHalving(std::vector<size_t> alive,
   return okStatus();
 }
 
+/// Random sampling under a time budget: |all| in a random order, measured
+/// batch by batch until the budget is spent (a batch started is finished).
+Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
+                   const TuneMeasureFn &measure, TuneSearchResult &state) {
+  auto start = std::chrono::steady_clock::now();
+  std::mt19937_64 rng(options.seed);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<size_t> measured;
+  for (size_t next = 0; next < all.size();) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (elapsed >= options.budgetSeconds)
+      break;
+    size_t end =
+        std::min(all.size(), next + std::max<size_t>(1, options.batch));
+    std::vector<size_t> batch(all.begin() + next, all.begin() + end);
+    KB_RETURN_IF_ERROR(measureInto(batch, kTopLevel, measure, state));
+    measured.insert(measured.end(), batch.begin(), batch.end());
+    next = end;
+  }
+  // Only what was measured is a result.
+  std::sort(measured.begin(), measured.end());
+  std::vector<TuneResult> kept;
+  for (size_t i : measured)
+    kept.push_back(std::move(state.results[i]));
+  state.results = std::move(kept);
+  std::vector<size_t> indices(state.results.size());
+  for (size_t i = 0; i < indices.size(); ++i)
+    indices[i] = i;
+  std::vector<size_t> order = ranked(indices, state);
+  if (!order.empty())
+    state.best = order.front();
+  return okStatus();
+}
+
 } // namespace
 
 const char *toString(TuneStrategy strategy) {
@@ -114,6 +151,10 @@ StatusOr<TuneSearchResult> runTuneSearch(std::vector<TuneValues> candidates,
   for (TuneValues &values : candidates) {
     all.push_back(state.results.size());
     state.results.push_back({std::move(values), {}});
+  }
+  if (options.strategy == TuneStrategy::Random && options.budgetSeconds > 0) {
+    KB_RETURN_IF_ERROR(timedRandom(all, options, measure, state));
+    return state;
   }
   if (options.strategy == TuneStrategy::Halving) {
     KB_RETURN_IF_ERROR(successiveHalving(all, measure, state));

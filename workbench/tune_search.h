@@ -5,7 +5,8 @@
 // `build` and `bench`; bench/tune_speed replays a recorded tune.json):
 //
 //   exhaustive  every configuration, measured fully (level kTopLevel);
-//   random      a sample of `budget` configurations, measured fully;
+//   random      a sample of `budget` configurations, measured fully; or,
+//               with a time budget, batches drawn until the time is spent;
 //   halving     successive halving: every candidate measured briefly
 //               (level 0), the best 1/kEta of them longer (level 1), the
 //               best 1/kEta of those fully (level 2). The winner comes from
@@ -72,6 +73,10 @@ struct TuneSearchOptions {
   /// random / halving: at most this many configurations (0: all).
   size_t budget = 0;
   uint64_t seed = 1;
+  /// random only: measure batches of |batch| configurations until this
+  /// much wall time has passed (0: no time budget).
+  double budgetSeconds = 0;
+  size_t batch = 4;
 };
 
 struct TuneSearchResult {
