@@ -14,8 +14,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/process.h"
+
+#include <atomic>
+#include <csignal>
 #include <fstream>
 #include <regex>
+#include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -166,6 +171,54 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
                    std::string::npos;
   EXPECT_TRUE(sawMessage) << report.dump(2);
   EXPECT_THAT(readFile(kernel_ / "tuned.toml"), HasSubstr("PAD = 0"));
+}
+
+TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [8, 16, 32]\nUNROLL = [1]\nPAD = [0, 1]\n");
+  kb::ProcessOptions options;
+  options.argv = {kb::test::kernelBenchBinary(),
+                  "tune",
+                  kernel_.string(),
+                  "-o",
+                  out_.string(),
+                  "--cache-dir",
+                  cache_.string(),
+                  "--device",
+                  "vulkan",
+                  "-j",
+                  "2"};
+  options.env = kb::test::withoutCiEnv({{"NO_COLOR", "1"}});
+  options.timeout = std::chrono::seconds(300);
+  // Ctrl-C once the bench of the 6 configurations starts its third.
+  std::atomic<bool> done{false}, sent{false};
+  std::thread interrupter([&] {
+    while (!done) {
+      if (readFile(out_ / "tune.log").find("[3/6]") != std::string::npos) {
+        sent = true;
+        kb::signalAllProcessGroups(SIGINT); // as a terminal does
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  auto r = kb::runProcess(options);
+  done = true;
+  interrupter.join();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string output = r->stdoutText + r->stderrText;
+  if (r->exitCode == kb::test::kExitUnavailable)
+    GTEST_SKIP() << "no Vulkan device: " << output;
+  ASSERT_TRUE(sent) << output;
+  EXPECT_EQ(r->exitCode, 130) << output;
+  EXPECT_THAT(output, HasSubstr("run the same command to continue"));
+  EXPECT_FALSE(fs::exists(kernel_ / "tuned.toml"));
+  // The two finished configurations are not measured again.
+  CliRun again = tune();
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("6 configurations (6 before the "
+                                      "constraints), 4 measurements made"));
 }
 
 } // namespace
