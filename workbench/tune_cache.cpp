@@ -24,6 +24,8 @@ json toJson(const TuneMeasurement &m) {
     j["registers"] = *m.registers;
   if (m.spillBytes)
     j["spill_bytes"] = *m.spillBytes;
+  if (m.occupancy)
+    j["occupancy"] = *m.occupancy;
   if (!m.message.empty())
     j["message"] = m.message;
   return j;
@@ -51,6 +53,8 @@ bool fromJson(const json &j, TuneMeasurement &m) {
     m.registers = j["registers"].get<int64_t>();
   if (j.contains("spill_bytes"))
     m.spillBytes = j["spill_bytes"].get<int64_t>();
+  if (j.contains("occupancy"))
+    m.occupancy = j["occupancy"].get<double>();
   m.message = j.value("message", "");
   return m.status != MStatus::Ok || m.medianNs > 0;
 }

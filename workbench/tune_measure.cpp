@@ -3,6 +3,7 @@
 
 #include "workbench/build_session.h"
 #include "workbench/command.h"
+#include "workbench/cuda_occupancy.h"
 #include "workbench/kernel_toml_tune.h"
 #include "workbench/tune_bench.h"
 #include "workbench/report/bench_json.h"
@@ -106,7 +107,9 @@ readBuildFailures(const fs::path &buildJson) {
 }
 
 /// The outcome of one benchmark of the report.
-TuneMeasurement fromBenchmark(const report::Benchmark &b, int level) {
+/// |block| gets the registers and static shared memory of the variant.
+TuneMeasurement fromBenchmark(const report::Benchmark &b, int level,
+                              OccupancyInput block) {
   TuneMeasurement m;
   m.level = level;
   if (b.status != report::BenchStatus::Ok) {
@@ -132,6 +135,9 @@ TuneMeasurement fromBenchmark(const report::Benchmark &b, int level) {
     if (v.resources) {
       m.registers = v.resources->registers;
       m.spillBytes = v.resources->spillStoreBytes + v.resources->spillLoadBytes;
+      block.registersPerThread = v.resources->registers;
+      block.sharedBytesPerBlock += v.resources->sharedMemoryBytes;
+      m.occupancy = theoreticalOccupancy(block);
     }
     return m;
   }
@@ -260,10 +266,16 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   text << in.rdbuf();
   KB_ASSIGN_OR_RETURN(report::BenchReport run,
                       report::parseBenchJson(text.str(), request.outDir));
+  const KernelAbi &abi = options_.kernel.specs.front().abi;
+  OccupancyInput block;
+  block.sm = options_.target.smNumber();
+  block.threadsPerBlock =
+      abi.workgroupSize[0] * abi.workgroupSize[1] * abi.workgroupSize[2];
+  block.sharedBytesPerBlock = abi.dynamicSharedMemoryBytes;
   for (const report::Benchmark &b : run.benchmarks) {
     auto it = keyOf.find(b.name.substr(0, b.name.rfind('_')));
     if (it != keyOf.end())
-      out[it->second] = fromBenchmark(b, level);
+      out[it->second] = fromBenchmark(b, level, block);
   }
   return interrupted ? invalidArgument("interrupted while measuring")
                      : okStatus();

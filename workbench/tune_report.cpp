@@ -31,6 +31,7 @@ json resultJson(const TuneResult &r) {
   j["gb_per_s"] = m.gbPerSecond ? json(*m.gbPerSecond) : json(nullptr);
   j["registers"] = m.registers ? json(*m.registers) : json(nullptr);
   j["spill_bytes"] = m.spillBytes ? json(*m.spillBytes) : json(nullptr);
+  j["occupancy"] = m.occupancy ? json(*m.occupancy) : json(nullptr);
   j["message"] = m.message.empty() ? json(nullptr) : json(m.message);
   return j;
 }
@@ -118,17 +119,20 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                        return a->measurement.level > b->measurement.level;
                      return a->measurement.medianNs < b->measurement.medianNs;
                    });
-  std::fprintf(out, "%-4s %-40s %12s %9s %5s %7s\n", "rank", "configuration",
-               "median", "GB/s", "regs", "samples");
+  std::fprintf(out, "%-4s %-40s %12s %9s %5s %6s %7s\n", "rank",
+               "configuration", "median", "GB/s", "regs", "occ", "samples");
   for (size_t i = 0; i < ok.size() && i < top; ++i) {
     const TuneMeasurement &m = ok[i]->measurement;
     char gb[32] = "-";
     if (m.gbPerSecond)
       std::snprintf(gb, sizeof gb, "%.2f", *m.gbPerSecond);
-    std::fprintf(out, "%-4zu %-40s %12s %9s %5s %7zu\n", i + 1,
+    char occ[16] = "-";
+    if (m.occupancy)
+      std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
+    std::fprintf(out, "%-4zu %-40s %12s %9s %5s %6s %7zu\n", i + 1,
                  configurationKey(ok[i]->values).c_str(),
                  formatNs(m.medianNs).c_str(), gb,
-                 m.registers ? std::to_string(*m.registers).c_str() : "-",
+                 m.registers ? std::to_string(*m.registers).c_str() : "-", occ,
                  levelSamples(m.level));
   }
   for (const TuneResult *r : failed)

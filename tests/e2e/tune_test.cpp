@@ -195,7 +195,9 @@ TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {
   std::atomic<bool> done{false}, sent{false};
   std::thread interrupter([&] {
     while (!done) {
-      if (readFile(out_ / "tune.log").find("[3/6]") != std::string::npos) {
+      // The bench's line, not the build's ("[3/6] glslc ...").
+      if (readFile(out_ / "tune.log").find("[3/6] matmul_tiled-t0002_") !=
+          std::string::npos) {
         sent = true;
         kb::signalAllProcessGroups(SIGINT); // as a terminal does
         return;
