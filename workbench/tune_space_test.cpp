@@ -122,6 +122,19 @@ TEST_F(TuneSpaceTest, AConstraintNothingSatisfiesIsNamed) {
   EXPECT_THAT(all.status().message(), HasSubstr("kernel.toml:"));
 }
 
+TEST_F(TuneSpaceTest, ConstraintsThatNeverHoldTogetherAreNamedTogether) {
+  auto k = load("TILE = [8, 16]\nconstraints = [\"TILE < 12\", "
+                "\"TILE > 12\"]\n");
+  ASSERT_TRUE(k.ok()) << k.status().message();
+  auto all = enumerateConfigurations(k->tune);
+  ASSERT_FALSE(all.ok());
+  EXPECT_THAT(all.status().message(),
+              HasSubstr("no configuration of [tune] satisfies the constraints "
+                        "together: `TILE < 12` ("));
+  EXPECT_THAT(all.status().message(), HasSubstr("kernel.toml:"));
+  EXPECT_THAT(all.status().message(), HasSubstr("`TILE > 12` ("));
+}
+
 TEST_F(TuneSpaceTest, BadConstraintsFailAtLoad) {
   EXPECT_THAT(error("TILE = [8]\nconstraints = [\"TILEX <= 4\"]\n"),
               HasSubstr("unknown name `TILEX`; known names: TILE"));

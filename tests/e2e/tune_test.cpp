@@ -119,6 +119,41 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
   EXPECT_THAT(r.output, HasSubstr("matmul"));
 }
 
+TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
+  for (const char *tool : {"nvcc", "ptxas", "glslc", "spirv-val"})
+    REQUIRE_TOOL(tool);
+  // The extreme CUDA configuration compiles without spills too.
+  std::ofstream(kernel_ / "tuned.toml")
+      << "[[best]]\ndevice = \"H100\"\nbackend = \"cuda\"\n"
+         "values = { TILE_K = 64, UNROLL = 32, PAD = 1 }\n\n"
+         "[[best]]\ndevice = \"llvmpipe\"\nbackend = \"vulkan\"\n"
+         "values = { TILE_K = 8, UNROLL = 2, PAD = 0 }\n";
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"p\"\nkernels = [\"../matmul_tiled\"]\n"
+         "targets = [\"cuda:sm_90\", \"vulkan:1.2\"]\n";
+  CliRun r = buildProject(project, {"--kernels-only", "-j", "2", "--strict"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json report = buildJson();
+  ASSERT_EQ(report.at("jobs").size(), 2u);
+  for (const json &job : report.at("jobs")) {
+    std::string commands = job.at("commands").dump();
+    bool cuda = job.at("target") == "cuda:sm_90";
+    EXPECT_THAT(commands, HasSubstr(cuda ? "TILE_K=64" : "TILE_K=8"));
+    EXPECT_THAT(commands, HasSubstr(cuda ? "UNROLL=32" : "UNROLL=2"));
+    if (cuda)
+      EXPECT_GT(job.at("resources").at("registers").get<int>(), 0);
+  }
+  // A name [tune] does not declare is refused, naming it.
+  std::ofstream(kernel_ / "tuned.toml")
+      << "[[best]]\nbackend = \"cuda\"\nvalues = { TILE = 8 }\n";
+  r = buildProject(project, {"--kernels-only"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("`TILE` is not tuned by the kernel's [tune]"));
+}
+
 TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {
   setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nconstraints = [\"UNROLL <= "
            "TILE_K\", \"TILE_K > 64\"]\n");
