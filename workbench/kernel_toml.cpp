@@ -371,11 +371,41 @@ std::optional<std::string> integerConstantText(const toml::node &node,
   return std::to_string(value);
 }
 
+/// An integer constant given as a list: a problem-size axis. Records it in
+/// |bench.axes| and returns the node of the value |problem| picks (the
+/// first without one).
+StatusOr<const toml::node *>
+axisValue(const TomlFile &file, const toml::array &list, const Constant &c,
+          const std::string &key, BenchSettings &bench,
+          const ProblemSize *problem) {
+  if (c.type == ScalarType::F32 || c.type == ScalarType::F64 || list.empty())
+    return file.expected(list, key,
+                         "a number (a non-empty list of integers sweeps an "
+                         "integer constant's problem size for `kernel-bench "
+                         "tune`)");
+  std::vector<std::string> texts;
+  for (const toml::node &item : list) {
+    std::optional<std::string> text = integerConstantText(item, c.type);
+    if (!text)
+      return file.expected(
+          item, key, std::string("an integer that fits ") + toString(c.type));
+    texts.push_back(*text);
+  }
+  bench.axes.emplace_back(c.name, texts);
+  if (problem)
+    if (auto it = problem->find(c.name); it != problem->end())
+      for (size_t i = 0; i < texts.size(); ++i)
+        if (texts[i] == it->second)
+          return list.get(i);
+  return list.get(0);
+}
+
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
                            const KernelAbi &abi, BenchSettings &bench,
-                           std::map<std::string, int64_t> &integerValues) {
+                           std::map<std::string, int64_t> &integerValues,
+                           const ProblemSize *problem) {
   KB_ASSIGN_OR_RETURN(const toml::table *constants,
                       file.table(table, "constants"));
   std::vector<std::string> constantNames;
@@ -408,6 +438,9 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
       std::snprintf(buffer, sizeof buffer, "%.17g", value);
       bench.constantValues.push_back(buffer);
       continue;
+    }
+    if (const toml::array *list = node->as_array()) {
+      KB_ASSIGN_OR_RETURN(node, axisValue(file, *list, c, key, bench, problem));
     }
     std::optional<std::string> value = integerConstantText(*node, c.type);
     if (!value)
@@ -583,12 +616,13 @@ Status parseBenchWorkloads(const TomlFile &file, const toml::table &table,
 
 /// `[bench]` (BenchSettings) against the kernel's parsed [abi].
 Status parseBench(const TomlFile &file, const toml::table &table,
-                  const KernelAbi &abi, BenchSettings &bench) {
+                  const KernelAbi &abi, BenchSettings &bench,
+                  const ProblemSize *problem) {
   KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
   // Constants first: sizes may name them.
   std::map<std::string, int64_t> integerValues;
   KB_RETURN_IF_ERROR(
-      parseBenchConstants(file, table, abi, bench, integerValues));
+      parseBenchConstants(file, table, abi, bench, integerValues, problem));
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchWorkloads(file, table, integerValues, bench));
@@ -784,7 +818,7 @@ Status checkDeclaredTargets(const TomlFile &file, const toml::table &kt,
 /// `[bench]`, only for a standalone kernel.
 Status readBench(const TomlFile &file, const toml::table &root,
                  const std::optional<std::string> &entry, const KernelAbi &abi,
-                 Kernel &kernel) {
+                 Kernel &kernel, const ProblemSize *problem) {
   KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
   if (!benchTable)
     return okStatus();
@@ -800,7 +834,13 @@ Status readBench(const TomlFile &file, const toml::table &root,
                           "[bench] is what `kernel-bench tune` measures)");
   BenchSettings bench;
   bench.exportName = entry.value_or(kernel.name);
-  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench));
+  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem));
+  if (!bench.axes.empty() && !root.get("tune"))
+    return file.error(*benchTable,
+                      "[bench] constants `" + bench.axes.front().first +
+                          "` is a list: lists sweep the problem size for "
+                          "`kernel-bench tune`, but this kernel has no "
+                          "[tune]; give one value");
   (tuneOnly ? kernel.tuneBench : kernel.bench) = std::move(bench);
   return okStatus();
 }
@@ -809,7 +849,8 @@ Status readBench(const TomlFile &file, const toml::table &root,
 
 StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
                             const std::vector<Target> &defaultTargets,
-                            std::string *nameWhere) {
+                            std::string *nameWhere,
+                            const ProblemSize *problem) {
   const fs::path manifest = absoluteNormal(manifestIn);
   TomlFile file(manifest);
   toml::table root;
@@ -848,7 +889,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
   KB_RETURN_IF_ERROR(readTune(file, root, *kt, kernel));
-  KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel));
+  KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));
   KB_RETURN_IF_ERROR(resolveSharedMemory(file, *abiTable, common, kernel));

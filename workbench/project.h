@@ -38,7 +38,15 @@ struct BufferInit {
   double low = 0, high = 1, mean = 0, stddev = 1, start = 0, step = 0;
 };
 
+/// A problem size of a kernel whose `[bench] constants` sweep: integer
+/// constant name -> the value chosen from its list (decimal text).
+using ProblemSize = std::map<std::string, std::string>;
+
 struct BenchSettings {
+  /// The integer constants given as lists (only with [tune]): each name
+  /// with its values, in file order. `tune` measures every combination;
+  /// everything else uses the first value of each.
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   /// 1 to 3 entries, each >= 1.
   std::vector<int64_t> workload;
   /// Empty: the workgroup size.

@@ -26,6 +26,11 @@ json toJson(const TuneMeasurement &m) {
     j["spill_bytes"] = *m.spillBytes;
   if (m.occupancy)
     j["occupancy"] = *m.occupancy;
+  if (!m.sizes.empty()) {
+    j["sizes"] = json::array();
+    for (const auto &[label, median] : m.sizes)
+      j["sizes"].push_back({{"problem", label}, {"median_ns", median}});
+  }
   if (!m.message.empty())
     j["message"] = m.message;
   return j;
@@ -55,6 +60,9 @@ bool fromJson(const json &j, TuneMeasurement &m) {
     m.spillBytes = j["spill_bytes"].get<int64_t>();
   if (j.contains("occupancy"))
     m.occupancy = j["occupancy"].get<double>();
+  if (j.contains("sizes") && j["sizes"].is_array())
+    for (const json &s : j["sizes"])
+      m.sizes.emplace_back(s.value("problem", ""), s.value("median_ns", 0.0));
   m.message = j.value("message", "");
   return m.status != MStatus::Ok || m.medianNs > 0;
 }

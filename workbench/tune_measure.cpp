@@ -4,6 +4,7 @@
 #include "workbench/build_session.h"
 #include "workbench/command.h"
 #include "workbench/cuda_occupancy.h"
+#include "workbench/kernel_toml.h"
 #include "workbench/kernel_toml_tune.h"
 #include "workbench/tune_bench.h"
 #include "workbench/report/bench_json.h"
@@ -157,14 +158,71 @@ std::string workbenchToml(const TuneMeasureOptions &o) {
 
 } // namespace
 
-std::string TuneMeasurer::kernelName(const TuneValues &values) {
-  std::string key = configurationKey(values);
-  auto it = names_.find(key);
-  if (it != names_.end())
-    return it->second;
-  char suffix[24];
-  std::snprintf(suffix, sizeof suffix, "-t%04zu", names_.size());
-  return names_[key] = options_.kernel.name + suffix;
+TuneMeasurer::TuneMeasurer(TuneMeasureOptions options, TuneCache &cache)
+    : options_(std::move(options)), cache_(cache) {
+  const Kernel &k = options_.kernel;
+  const BenchSettings *bench = k.bench       ? &*k.bench
+                               : k.tuneBench ? &*k.tuneBench
+                                             : nullptr;
+  sizes_ = {ProblemSize()};
+  if (bench)
+    for (const auto &[name, values] : bench->axes) {
+      std::vector<ProblemSize> next;
+      for (const ProblemSize &size : sizes_)
+        for (const std::string &value : values) {
+          ProblemSize s = size;
+          s[name] = value;
+          next.push_back(std::move(s));
+        }
+      sizes_ = std::move(next);
+    }
+  for (const ProblemSize &size : sizes_) {
+    std::string label;
+    for (const auto &[name, value] : size)
+      label += (label.empty() ? "" : " ") + name + "=" + value;
+    sizeLabels_.push_back(label);
+  }
+}
+
+std::string TuneMeasurer::kernelName(const TuneValues &values, size_t size) {
+  auto [it, added] = ids_.emplace(configurationKey(values), ids_.size());
+  char suffix[40];
+  if (sizes_.size() > 1)
+    std::snprintf(suffix, sizeof suffix, "-t%04zu-p%zu", it->second, size);
+  else
+    std::snprintf(suffix, sizeof suffix, "-t%04zu", it->second);
+  return options_.kernel.name + suffix;
+}
+
+std::vector<TuneMeasurer::Copy>
+TuneMeasurer::copiesOf(const std::vector<TuneValues> &configs) {
+  std::vector<Copy> copies;
+  for (const TuneValues &values : configs)
+    for (size_t size = 0; size < sizes_.size(); ++size)
+      copies.push_back({kernelName(values, size), values, size});
+  return copies;
+}
+
+/// The kernel of |copy|: |base| (loaded by the build at the first problem
+/// size) or the kernel.toml loaded again at the copy's size, renamed,
+/// standalone, with the configuration's values.
+StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
+                                          const Project &project,
+                                          const Copy &copy) const {
+  Kernel kernel = base;
+  if (copy.size > 0) {
+    KB_ASSIGN_OR_RETURN(kernel, loadKernel(base.manifest, project.targets,
+                                           nullptr, &sizes_[copy.size]));
+  }
+  kernel.name = copy.name;
+  kernel.substitutes.clear();
+  if (!kernel.bench)
+    kernel.bench = kernel.tuneBench;
+  for (toolchains::KernelSpec &spec : kernel.specs) {
+    spec.name = copy.name;
+    applyTuneValues(options_.kernel.tune, copy.values, spec);
+  }
+  return kernel;
 }
 
 Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
@@ -179,27 +237,16 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
   flags.targets = {options_.target.toString()};
   flags.cacheDir = options_.cacheDir;
   flags.timeoutSeconds = options_.timeoutS;
-  std::vector<std::pair<std::string, TuneValues>> copies;
-  for (const TuneValues &values : configs)
-    copies.emplace_back(kernelName(values), values);
-  const TuneSpace &space = options_.kernel.tune;
+  std::vector<Copy> copies = copiesOf(configs);
   flags.adjustProject = [&](Project &project) -> Status {
     if (project.kernels.size() != 1)
       return internalError("tune: the generated project has " +
                            std::to_string(project.kernels.size()) + " kernels");
     Kernel base = std::move(project.kernels.front());
     project.kernels.clear();
-    for (const auto &[name, values] : copies) {
-      Kernel copy = base;
-      copy.name = name;
-      copy.substitutes.clear();
-      if (!copy.bench)
-        copy.bench = copy.tuneBench;
-      for (toolchains::KernelSpec &spec : copy.specs) {
-        spec.name = name;
-        applyTuneValues(space, values, spec);
-      }
-      project.kernels.push_back(std::move(copy));
+    for (const Copy &copy : copies) {
+      KB_ASSIGN_OR_RETURN(Kernel kernel, copyKernel(base, project, copy));
+      project.kernels.push_back(std::move(kernel));
     }
     return okStatus();
   };
@@ -214,27 +261,61 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
   }
   KB_ASSIGN_OR_RETURN(auto failures,
                       readBuildFailures(options_.workDir / "build/build.json"));
-  for (const auto &[name, values] : copies) {
-    auto it = failures.find(name);
-    if (it == failures.end())
+  for (const Copy &copy : copies) {
+    auto it = failures.find(copy.name);
+    std::string key = configurationKey(copy.values);
+    if (it == failures.end() || failed.count(key))
       continue;
     TuneMeasurement m;
     m.status = MStatus::CompileError;
     m.level = kTopLevel;
-    m.message = it->second;
-    failed[configurationKey(values)] = m;
+    m.message =
+        (sizes_.size() > 1 ? sizeLabels_[copy.size] + ": " : "") + it->second;
+    failed[key] = m;
   }
   return okStatus();
 }
 
+namespace {
+
+/// One configuration's measurements at every problem size (by size
+/// index) as one: the first failure, else the sum of the medians.
+TuneMeasurement combineSizes(const std::map<size_t, TuneMeasurement> &bySize,
+                             const std::vector<std::string> &labels) {
+  if (bySize.size() == 1)
+    return bySize.begin()->second;
+  TuneMeasurement sum = bySize.begin()->second;
+  sum.medianNs = sum.costNs = 0;
+  sum.gbPerSecond.reset();
+  for (const auto &[size, m] : bySize) {
+    if (m.status != MStatus::Ok) {
+      TuneMeasurement failed = m;
+      failed.message = labels[size] + ": " + m.message;
+      return failed;
+    }
+    sum.medianNs += m.medianNs;
+    sum.costNs += m.costNs;
+    sum.sizes.emplace_back(labels[size], m.medianNs);
+  }
+  return sum;
+}
+
+StatusOr<report::BenchReport> readBenchReport(const fs::path &outDir) {
+  std::ifstream in(outDir / "bench.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return report::parseBenchJson(text.str(), outDir.string());
+}
+
+} // namespace
+
 Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
                            std::map<std::string, TuneMeasurement> &out) {
-  std::map<std::string, std::string> keyOf; // kernel name -> key
+  std::map<std::string, Copy> byName;
   std::string filter;
-  for (const TuneValues &values : configs) {
-    std::string name = kernelName(values);
-    keyOf[name] = configurationKey(values);
-    filter += (filter.empty() ? "" : "|") + name;
+  for (Copy &copy : copiesOf(configs)) {
+    filter += (filter.empty() ? "" : "|") + copy.name;
+    byName.emplace(copy.name, std::move(copy));
   }
   TuneBenchRequest request;
   request.build = (options_.workDir / "build").string();
@@ -261,22 +342,25 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   std::error_code ec;
   if (interrupted && !fs::exists(outDir / "bench.json", ec))
     return invalidArgument("interrupted while measuring");
-  std::ifstream in(outDir / "bench.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  KB_ASSIGN_OR_RETURN(report::BenchReport run,
-                      report::parseBenchJson(text.str(), request.outDir));
+  KB_ASSIGN_OR_RETURN(report::BenchReport run, readBenchReport(outDir));
   const KernelAbi &abi = options_.kernel.specs.front().abi;
   OccupancyInput block;
   block.sm = options_.target.smNumber();
   block.threadsPerBlock =
       abi.workgroupSize[0] * abi.workgroupSize[1] * abi.workgroupSize[2];
   block.sharedBytesPerBlock = abi.dynamicSharedMemoryBytes;
+  std::map<std::string, std::map<size_t, TuneMeasurement>> byConfig;
   for (const report::Benchmark &b : run.benchmarks) {
-    auto it = keyOf.find(b.name.substr(0, b.name.rfind('_')));
-    if (it != keyOf.end())
-      out[it->second] = fromBenchmark(b, level, block);
+    auto it = byName.find(b.name.substr(0, b.name.rfind('_')));
+    if (it != byName.end())
+      byConfig[configurationKey(it->second.values)][it->second.size] =
+          fromBenchmark(b, level, block);
   }
+  // A configuration is measured once every size is (not so when
+  // interrupted between its sizes).
+  for (const auto &[key, bySize] : byConfig)
+    if (bySize.size() == sizes_.size())
+      out[key] = combineSizes(bySize, sizeLabels_);
   return interrupted ? invalidArgument("interrupted while measuring")
                      : okStatus();
 }

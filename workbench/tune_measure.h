@@ -39,8 +39,7 @@ struct TuneMeasureOptions {
 
 class TuneMeasurer {
 public:
-  TuneMeasurer(TuneMeasureOptions options, TuneCache &cache)
-      : options_(std::move(options)), cache_(cache) {}
+  TuneMeasurer(TuneMeasureOptions options, TuneCache &cache);
 
   /// Measures |configs| at |level|: cached ones are taken from the cache,
   /// the rest built and benchmarked. Unavailable when the device is gone
@@ -54,7 +53,17 @@ public:
   int interruptedExit() const { return interruptedExit_; }
 
 private:
-  std::string kernelName(const TuneValues &values);
+  /// The kernel copy of |values| at problem size |size|.
+  std::string kernelName(const TuneValues &values, size_t size);
+  /// The copies one batch builds: name, configuration, problem size.
+  struct Copy {
+    std::string name;
+    TuneValues values;
+    size_t size;
+  };
+  std::vector<Copy> copiesOf(const std::vector<TuneValues> &configs);
+  StatusOr<Kernel> copyKernel(const Kernel &base, const Project &project,
+                              const Copy &copy) const;
   Status build(const std::vector<TuneValues> &configs,
                std::map<std::string, TuneMeasurement> &failed);
   Status bench(const std::vector<TuneValues> &configs, int level,
@@ -62,7 +71,10 @@ private:
 
   TuneMeasureOptions options_;
   TuneCache &cache_;
-  std::map<std::string, std::string> names_; // configuration key -> kernel
+  std::map<std::string, size_t> ids_; // configuration key -> its number
+  /// Every combination of the [bench] axes (one empty size without any).
+  std::vector<ProblemSize> sizes_;
+  std::vector<std::string> sizeLabels_;
   size_t measured_ = 0;
   size_t round_ = 0;
   int interruptedExit_ = 0;

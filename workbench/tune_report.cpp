@@ -32,6 +32,11 @@ json resultJson(const TuneResult &r) {
   j["registers"] = m.registers ? json(*m.registers) : json(nullptr);
   j["spill_bytes"] = m.spillBytes ? json(*m.spillBytes) : json(nullptr);
   j["occupancy"] = m.occupancy ? json(*m.occupancy) : json(nullptr);
+  // With problem-size axes, median_ns is the sum over the sizes.
+  json sizes = json::array();
+  for (const auto &[label, median] : m.sizes)
+    sizes.push_back({{"problem", label}, {"median_ns", median}});
+  j["sizes"] = sizes;
   j["message"] = m.message.empty() ? json(nullptr) : json(m.message);
   return j;
 }
@@ -135,6 +140,11 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                  m.registers ? std::to_string(*m.registers).c_str() : "-", occ,
                  levelSamples(m.level));
   }
+  if (!ok.empty() && !ok.front()->measurement.sizes.empty())
+    std::fprintf(out,
+                 "median: the sum over the %zu problem sizes (each in "
+                 "tune.json)\n",
+                 ok.front()->measurement.sizes.size());
   for (const TuneResult *r : failed)
     std::fprintf(out, "%s: %s: %s\n", configurationKey(r->values).c_str(),
                  toString(r->measurement.status),

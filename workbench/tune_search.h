@@ -53,6 +53,9 @@ struct TuneMeasurement {
   std::optional<double> gbPerSecond;
   std::optional<int64_t> registers, spillBytes;
   std::optional<double> occupancy;
+  /// With problem-size axes: each size's label (`M=128 N=256`) and median;
+  /// |medianNs| is then their sum.
+  std::vector<std::pair<std::string, double>> sizes;
   std::string message; // compiler message, mismatch, error
 };
 

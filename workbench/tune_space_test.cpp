@@ -203,6 +203,42 @@ TEST_F(TuneSpaceTest, TunedTomlSetsTunedNamesPerBackend) {
   EXPECT_THAT(plain.status().message(), HasSubstr("has no [tune]"));
 }
 
+TEST_F(TuneSpaceTest, BenchConstantListsAreProblemSizeAxes) {
+  auto write = [&](const std::string &tune) {
+    std::ofstream(dir_.path() / "kernel.toml")
+        << "[kernel]\nname = \"k\"\nsources = [\"k.comp\"]\n"
+           "[abi]\nworkgroup_size = [64, 1, 1]\n"
+           "bindings = [{ name = \"x\", type = \"f32\", access = "
+           "\"readwrite\" }]\n"
+           "constants = [{ name = \"n\", type = \"u32\" }, { name = "
+           "\"m\", type = \"u32\" }]\n"
+           "[bench]\nworkload = [\"n*m\"]\nconstants = { n = [256, 1024], "
+           "m = 2 }\nelements = { x = \"n*m\" }\n"
+        << tune;
+  };
+  write("[tune]\nTILE = [1, 2]\n");
+  auto k = loadKernel(dir_.path() / "kernel.toml", {});
+  ASSERT_TRUE(k.ok()) << k.status().message();
+  ASSERT_EQ(k->bench->axes.size(), 1u);
+  EXPECT_EQ(k->bench->axes[0].first, "n");
+  EXPECT_EQ(k->bench->axes[0].second,
+            (std::vector<std::string>{"256", "1024"}));
+  EXPECT_EQ(k->bench->constantValues[0], "256"); // the first by default
+  EXPECT_EQ(k->bench->workload[0], 512);
+  ProblemSize big = {{"n", "1024"}};
+  k = loadKernel(dir_.path() / "kernel.toml", {}, nullptr, &big);
+  ASSERT_TRUE(k.ok()) << k.status().message();
+  EXPECT_EQ(k->bench->constantValues[0], "1024");
+  EXPECT_EQ(k->bench->elementCounts[0], 2048u);
+  // Without [tune], a list is an error saying what lists are for.
+  write("");
+  k = loadKernel(dir_.path() / "kernel.toml", {});
+  ASSERT_FALSE(k.ok());
+  EXPECT_THAT(k.status().message(),
+              HasSubstr("lists sweep the problem size for `kernel-bench "
+                        "tune`, but this kernel has no [tune]"));
+}
+
 TEST(DeclaredConditionTest, ComparisonsAndRemainders) {
   std::map<std::string, double> n = {{"A", 6}, {"B", 4}};
   EXPECT_TRUE(*evaluateCondition("A * B <= 24", n));

@@ -154,6 +154,29 @@ TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
               HasSubstr("`TILE` is not tuned by the kernel's [tune]"));
 }
 
+TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nPAD = [0]\n");
+  replaceInFile(kernel_ / "kernel.toml",
+                "constants = { M = 128, N = 128, K = 128 }",
+                "constants = { M = [64, 128], N = 64, K = 64 }");
+  CliRun r = tune();
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("median: the sum over the 2 problem sizes"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  ASSERT_EQ(report.at("configurations").size(), 2u);
+  const json &best = report.at("best");
+  ASSERT_EQ(best.at("sizes").size(), 2u) << best.dump(2);
+  double sum = 0;
+  for (const json &size : best.at("sizes"))
+    sum += size.at("median_ns").get<double>();
+  EXPECT_DOUBLE_EQ(sum, best.at("median_ns").get<double>());
+  EXPECT_EQ(best.at("sizes")[0].at("problem"), "M=64");
+  EXPECT_EQ(best.at("sizes")[1].at("problem"), "M=128");
+}
+
 TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {
   setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nconstraints = [\"UNROLL <= "
            "TILE_K\", \"TILE_K > 64\"]\n");
