@@ -430,6 +430,8 @@ int planFailed(const Status &status) {
                                                       : kExitUserError;
 }
 
+} // namespace
+
 int runBench(const BenchCommandFlags &flags) {
   auto wallStart = Clock::now();
   auto input =
@@ -549,8 +551,6 @@ int runBench(const BenchCommandFlags &flags) {
   }
   return anyFailed(run) || slower ? kExitUserError : kExitOk;
 }
-
-} // namespace
 
 CommandRegistration addBenchCommand(CLI::App &root) {
   CLI::App *app = root.add_subcommand(

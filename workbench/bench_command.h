@@ -23,6 +23,10 @@ struct BenchCommandFlags {
   ShardFlags shard;
 };
 
+/// `kernel-bench bench` with |flags|: the whole command, table and reports;
+/// returns its exit code (docs/cli.md).
+int runBench(const BenchCommandFlags &flags);
+
 } // namespace kb::workbench
 
 #endif // KB_WORKBENCH_BENCH_COMMAND_H_

@@ -105,6 +105,8 @@ bool runProgramStep(BuildSession &session, BuildReport &report,
   return false;
 }
 
+} // namespace
+
 int runBuild(const BuildFlags &flags) {
   auto wallStart = std::chrono::steady_clock::now();
   // First, before any thread or tool: every tool this build starts carries
@@ -214,8 +216,6 @@ int runBuild(const BuildFlags &flags) {
       buildSummaryLine(report, totals, programFailed, terminal.color));
   return exitCode;
 }
-
-} // namespace
 
 CommandRegistration addBuildCommand(CLI::App &root) {
   auto flags = std::make_shared<BuildFlags>();

@@ -266,6 +266,8 @@ openBuildSession(const BuildFlags &flags, std::vector<Target> requested) {
   auto session = std::make_unique<BuildSession>();
   session->requested = std::move(requested);
   KB_ASSIGN_OR_RETURN(session->project, loadProject(flags.projectDir));
+  if (flags.adjustProject)
+    KB_RETURN_IF_ERROR(flags.adjustProject(session->project));
   KB_RETURN_IF_ERROR(checkProgramStep(flags, *session));
   KB_ASSIGN_OR_RETURN(session->plan,
                       planJobs(session->project, session->requested));

@@ -20,6 +20,7 @@
 #include "toolchains/toolchains.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ struct BuildFlags {
   bool kernelsOnly = false;
   /// Fail at once when another build holds the output directory.
   bool noWait = false;
+  /// Not a flag: `kernel-bench tune` replaces the project's kernels with one
+  /// copy per configuration before the jobs are planned.
+  std::function<Status(Project &)> adjustProject;
 };
 
 /// Everything the jobs and the program step of one build share. Not
@@ -90,6 +94,10 @@ parseRequestedTargets(const std::vector<std::string> &texts);
 /// message for the user (exit 1).
 StatusOr<std::unique_ptr<BuildSession>>
 openBuildSession(const BuildFlags &flags, std::vector<Target> requested);
+
+/// `kernel-bench build` with |flags|: the whole command, progress and
+/// summary on stdout; returns its exit code (docs/cli.md).
+int runBuild(const BuildFlags &flags);
 
 /// Every tool the planned jobs need is found (and version-probed) up front.
 /// A target whose toolchain is missing is dropped from the plan and recorded

@@ -43,6 +43,8 @@ CommandRegistration addWorkerCommand(CLI::App &root);
 /// Its parts, registered on the `__worker` app.
 CommandRegistration addBenchWorkerCommand(CLI::App &worker);
 CommandRegistration addRunWorkerCommand(CLI::App &worker);
+/// `tune`: searches a kernel's [tune] space through `build` and `bench`.
+CommandRegistration addTuneCommand(CLI::App &root);
 CommandRegistration addReportCommand(CLI::App &root);
 CommandRegistration addCompareCommand(CLI::App &root);
 CommandRegistration addMergeCommand(CLI::App &root);

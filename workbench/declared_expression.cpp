@@ -4,27 +4,37 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 
 namespace kb::workbench {
 
 namespace {
 
 /// Recursive descent over
+///   condition := conjunction ('||' conjunction)*     (conditions only)
+///   conjunction := comparison ('&&' comparison)*
+///   comparison := sum (('<=' | '>=' | '==' | '!=' | '<' | '>') sum)?
 ///   sum := product (('+' | '-') product)*
-///   product := unary (('*' | '/') unary)*
-///   unary := '-' unary | atom
-///   atom := number | name | '(' sum ')'
+///   product := unary (('*' | '/' | '%') unary)*       ('%' conditions only)
+///   unary := '-' unary | '!' unary (conditions only) | atom
+///   atom := number | name | '(' condition ')'
+/// A comparison is 1 when true, 0 when false; `%` is the remainder of the
+/// integer parts (the operands of a tuning constraint are integers).
 class Parser {
 public:
-  Parser(const std::string &text, const std::map<std::string, double> &names)
-      : text_(text), names_(names) {}
+  Parser(const std::string &text, const std::map<std::string, double> &names,
+         bool conditions)
+      : text_(text), names_(names), conditions_(conditions) {}
 
   StatusOr<double> parse() {
-    KB_ASSIGN_OR_RETURN(double value, sum());
+    KB_ASSIGN_OR_RETURN(double value, top());
     skipSpace();
     if (pos_ < text_.size())
       return fail(std::string("unexpected `") + text_[pos_] +
-                  "`: expected an operator (+ - * /) or the end");
+                  (conditions_ ? "`: expected an operator (+ - * / % < <= == "
+                                 "!= >= > && ||) or the end"
+                               : "`: expected an operator (+ - * /) or the "
+                                 "end"));
     if (!std::isfinite(value))
       return invalidArgument("`" + text_ +
                              "` does not evaluate to a finite number");
@@ -51,6 +61,55 @@ private:
       return true;
     }
     return false;
+  }
+
+  StatusOr<double> top() { return conditions_ ? disjunction() : sum(); }
+
+  bool acceptText(const char *token) {
+    skipSpace();
+    size_t n = std::char_traits<char>::length(token);
+    if (text_.compare(pos_, n, token) != 0)
+      return false;
+    pos_ += n;
+    return true;
+  }
+
+  StatusOr<double> disjunction() {
+    KB_ASSIGN_OR_RETURN(double value, conjunction());
+    while (acceptText("||")) {
+      KB_ASSIGN_OR_RETURN(double rhs, conjunction());
+      value = (value != 0 || rhs != 0) ? 1 : 0;
+    }
+    return value;
+  }
+
+  StatusOr<double> conjunction() {
+    KB_ASSIGN_OR_RETURN(double value, comparison());
+    while (acceptText("&&")) {
+      KB_ASSIGN_OR_RETURN(double rhs, comparison());
+      value = (value != 0 && rhs != 0) ? 1 : 0;
+    }
+    return value;
+  }
+
+  StatusOr<double> comparison() {
+    KB_ASSIGN_OR_RETURN(double lhs, sum());
+    // Two-character operators first: `<=` is not `<` then `=`.
+    static const char *const kOps[] = {"<=", ">=", "==", "!=", "<", ">"};
+    for (const char *op : kOps) {
+      if (!acceptText(op))
+        continue;
+      KB_ASSIGN_OR_RETURN(double rhs, sum());
+      std::string o(op);
+      bool result = o == "<="   ? lhs <= rhs
+                    : o == ">=" ? lhs >= rhs
+                    : o == "==" ? lhs == rhs
+                    : o == "!=" ? lhs != rhs
+                    : o == "<"  ? lhs < rhs
+                                : lhs > rhs;
+      return result ? 1.0 : 0.0;
+    }
+    return lhs;
   }
 
   StatusOr<double> sum() {
@@ -82,6 +141,14 @@ private:
           return fail("division by zero");
         }
         value /= rhs;
+      } else if (conditions_ && accept('%')) {
+        size_t at = pos_;
+        KB_ASSIGN_OR_RETURN(double rhs, unary());
+        if (std::trunc(rhs) == 0) {
+          pos_ = at;
+          return fail("remainder of a division by zero");
+        }
+        value = std::fmod(std::trunc(value), std::trunc(rhs));
       } else {
         return value;
       }
@@ -94,9 +161,27 @@ private:
     if (++depth_ > kMaxDepth)
       return fail("nested more than " + std::to_string(kMaxDepth) +
                   " levels deep");
-    StatusOr<double> value = accept('-') ? negated() : atom();
+    StatusOr<double> value = accept('-')                  ? negated()
+                             : conditions_ && acceptNot() ? inverted()
+                                                          : atom();
     --depth_;
     return value;
+  }
+
+  /// `!` but not `!=` (which only follows an operand).
+  bool acceptNot() {
+    skipSpace();
+    if (pos_ < text_.size() && text_[pos_] == '!' &&
+        text_.compare(pos_, 2, "!=") != 0) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  StatusOr<double> inverted() {
+    KB_ASSIGN_OR_RETURN(double value, unary());
+    return value == 0 ? 1.0 : 0.0;
   }
 
   StatusOr<double> negated() {
@@ -111,7 +196,7 @@ private:
     char c = text_[pos_];
     if (c == '(') {
       ++pos_;
-      KB_ASSIGN_OR_RETURN(double value, sum());
+      KB_ASSIGN_OR_RETURN(double value, top());
       if (!accept(')'))
         return fail("expected `)`");
       return value;
@@ -155,6 +240,7 @@ private:
   static constexpr int kMaxDepth = 64;
   const std::string &text_;
   const std::map<std::string, double> &names_;
+  const bool conditions_;
   size_t pos_ = 0;
   int depth_ = 0;
 };
@@ -164,7 +250,14 @@ private:
 StatusOr<double>
 evaluateExpression(const std::string &text,
                    const std::map<std::string, double> &names) {
-  return Parser(text, names).parse();
+  return Parser(text, names, /*conditions=*/false).parse();
+}
+
+StatusOr<bool> evaluateCondition(const std::string &text,
+                                 const std::map<std::string, double> &names) {
+  KB_ASSIGN_OR_RETURN(double value,
+                      Parser(text, names, /*conditions=*/true).parse());
+  return value != 0;
 }
 
 } // namespace kb::workbench

@@ -4,8 +4,10 @@
 // reduction length with (`flops = "2*M*N*K"`): numbers, names, + - * /,
 // unary minus and parentheses, evaluated in double precision against the
 // kernel's named values ([bench] constants, integer `defines`, the workload).
-// An error says where in the text (column), what was expected and, for an
-// unknown name, every name that is known; the caller adds file:line.
+// Tuning constraints (`TILE_M * TILE_N <= 1024`) use the same parser with
+// comparisons and `%` (evaluateCondition). An error says where in the text
+// (column), what was expected and, for an unknown name, every name that is
+// known; the caller adds file:line.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_DECLARED_EXPRESSION_H_
@@ -22,6 +24,13 @@ namespace kb::workbench {
 /// division by zero or a result that is not finite.
 StatusOr<double> evaluateExpression(const std::string &text,
                                     const std::map<std::string, double> &names);
+
+/// Evaluates a condition (a `[tune] constraints` entry): the arithmetic of
+/// evaluateExpression plus `%` (integer remainder), comparisons (`<` `<=`
+/// `==` `!=` `>=` `>`), `&&`, `||` and `!`; true when not zero. Errors as
+/// evaluateExpression's.
+StatusOr<bool> evaluateCondition(const std::string &text,
+                                 const std::map<std::string, double> &names);
 
 } // namespace kb::workbench
 

@@ -3,6 +3,7 @@
 
 #include "workbench/kernel_toml_declared.h"
 #include "workbench/kernel_toml_pipeline.h"
+#include "workbench/kernel_toml_tune.h"
 #include "workbench/toml_file.h"
 
 #include "common/paths.h"
@@ -58,7 +59,8 @@ const std::vector<std::string> kKernelKeys = {
     "include_dirs",   "substitutes", "spills_are_errors",
     "optimize_spirv", "flags"};
 const std::vector<std::string> kKernelFileKeys = {
-    "kernel", "abi", "bench", "roofline", "tolerance", "specialization"};
+    "kernel",         "abi", "bench", "roofline", "tolerance",
+    "specialization", "tune"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
     "init",     "special_values"};
@@ -369,11 +371,41 @@ std::optional<std::string> integerConstantText(const toml::node &node,
   return std::to_string(value);
 }
 
+/// An integer constant given as a list: a problem-size axis. Records it in
+/// |bench.axes| and returns the node of the value |problem| picks (the
+/// first without one).
+StatusOr<const toml::node *>
+axisValue(const TomlFile &file, const toml::array &list, const Constant &c,
+          const std::string &key, BenchSettings &bench,
+          const ProblemSize *problem) {
+  if (c.type == ScalarType::F32 || c.type == ScalarType::F64 || list.empty())
+    return file.expected(list, key,
+                         "a number (a non-empty list of integers sweeps an "
+                         "integer constant's problem size for `kernel-bench "
+                         "tune`)");
+  std::vector<std::string> texts;
+  for (const toml::node &item : list) {
+    std::optional<std::string> text = integerConstantText(item, c.type);
+    if (!text)
+      return file.expected(
+          item, key, std::string("an integer that fits ") + toString(c.type));
+    texts.push_back(*text);
+  }
+  bench.axes.emplace_back(c.name, texts);
+  if (problem)
+    if (auto it = problem->find(c.name); it != problem->end())
+      for (size_t i = 0; i < texts.size(); ++i)
+        if (texts[i] == it->second)
+          return list.get(i);
+  return list.get(0);
+}
+
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
                            const KernelAbi &abi, BenchSettings &bench,
-                           std::map<std::string, int64_t> &integerValues) {
+                           std::map<std::string, int64_t> &integerValues,
+                           const ProblemSize *problem) {
   KB_ASSIGN_OR_RETURN(const toml::table *constants,
                       file.table(table, "constants"));
   std::vector<std::string> constantNames;
@@ -406,6 +438,9 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
       std::snprintf(buffer, sizeof buffer, "%.17g", value);
       bench.constantValues.push_back(buffer);
       continue;
+    }
+    if (const toml::array *list = node->as_array()) {
+      KB_ASSIGN_OR_RETURN(node, axisValue(file, *list, c, key, bench, problem));
     }
     std::optional<std::string> value = integerConstantText(*node, c.type);
     if (!value)
@@ -581,12 +616,13 @@ Status parseBenchWorkloads(const TomlFile &file, const toml::table &table,
 
 /// `[bench]` (BenchSettings) against the kernel's parsed [abi].
 Status parseBench(const TomlFile &file, const toml::table &table,
-                  const KernelAbi &abi, BenchSettings &bench) {
+                  const KernelAbi &abi, BenchSettings &bench,
+                  const ProblemSize *problem) {
   KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
   // Constants first: sizes may name them.
   std::map<std::string, int64_t> integerValues;
   KB_RETURN_IF_ERROR(
-      parseBenchConstants(file, table, abi, bench, integerValues));
+      parseBenchConstants(file, table, abi, bench, integerValues, problem));
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchWorkloads(file, table, integerValues, bench));
@@ -782,21 +818,30 @@ Status checkDeclaredTargets(const TomlFile &file, const toml::table &kt,
 /// `[bench]`, only for a standalone kernel.
 Status readBench(const TomlFile &file, const toml::table &root,
                  const std::optional<std::string> &entry, const KernelAbi &abi,
-                 Kernel &kernel) {
+                 Kernel &kernel, const ProblemSize *problem) {
   KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
   if (!benchTable)
     return okStatus();
-  if (!kernel.substitutes.empty())
+  // A substituting kernel with [tune] is tuned standalone with its [bench].
+  const bool tuneOnly = !kernel.substitutes.empty() && root.get("tune");
+  if (!kernel.substitutes.empty() && !tuneOnly)
     return file.error(*benchTable,
                       "[bench] is for a standalone kernel, but this one "
                       "`substitutes` `" +
                           kernel.substitutes +
                           "`: the program's dispatches give its "
-                          "benchmarks; remove one of the two");
+                          "benchmarks; remove one of the two (with [tune], "
+                          "[bench] is what `kernel-bench tune` measures)");
   BenchSettings bench;
   bench.exportName = entry.value_or(kernel.name);
-  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench));
-  kernel.bench = std::move(bench);
+  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem));
+  if (!bench.axes.empty() && !root.get("tune"))
+    return file.error(*benchTable,
+                      "[bench] constants `" + bench.axes.front().first +
+                          "` is a list: lists sweep the problem size for "
+                          "`kernel-bench tune`, but this kernel has no "
+                          "[tune]; give one value");
+  (tuneOnly ? kernel.tuneBench : kernel.bench) = std::move(bench);
   return okStatus();
 }
 
@@ -804,7 +849,8 @@ Status readBench(const TomlFile &file, const toml::table &root,
 
 StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
                             const std::vector<Target> &defaultTargets,
-                            std::string *nameWhere) {
+                            std::string *nameWhere,
+                            const ProblemSize *problem) {
   const fs::path manifest = absoluteNormal(manifestIn);
   TomlFile file(manifest);
   toml::table root;
@@ -842,10 +888,12 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   if (declared)
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
-  KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel));
+  KB_RETURN_IF_ERROR(readTune(file, root, *kt, kernel));
+  KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));
   KB_RETURN_IF_ERROR(resolveSharedMemory(file, *abiTable, common, kernel));
+  KB_RETURN_IF_ERROR(applyTunedFile(kernel));
   return kernel;
 }
 

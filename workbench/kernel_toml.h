@@ -24,9 +24,13 @@ namespace kb::workbench {
 /// Loads one kernel.toml. |defaultTargets| are used when the kernel declares
 /// none. |nameWhere|, when given, receives the location that defines the
 /// kernel's name (for duplicate-name errors across a project).
+/// |problem|, when given, picks the values of the `[bench] constants` given
+/// as lists (the problem-size axes `tune` sweeps); without it, the first
+/// value of each.
 StatusOr<Kernel> loadKernel(const std::filesystem::path &manifest,
                             const std::vector<Target> &defaultTargets,
-                            std::string *nameWhere = nullptr);
+                            std::string *nameWhere = nullptr,
+                            const ProblemSize *problem = nullptr);
 
 /// The tool names `[kernel.flags]` accepts.
 const std::vector<std::string> &knownToolNames();

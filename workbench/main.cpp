@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
 #ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addBenchCommand(app));
   commands.push_back(addBundleCommand(app));
+  commands.push_back(addTuneCommand(app));
 #endif
 #ifdef KB_HAVE_DEVICES_COMMAND
   commands.push_back(addDevicesCommand(app));

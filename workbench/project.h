@@ -15,6 +15,7 @@
 #include "toolchains/kernel_builder.h"
 #include "common/target.h"
 #include "workbench/kernel_declared.h"
+#include "workbench/tune_space.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -37,7 +38,15 @@ struct BufferInit {
   double low = 0, high = 1, mean = 0, stddev = 1, start = 0, step = 0;
 };
 
+/// A problem size of a kernel whose `[bench] constants` sweep: integer
+/// constant name -> the value chosen from its list (decimal text).
+using ProblemSize = std::map<std::string, std::string>;
+
 struct BenchSettings {
+  /// The integer constants given as lists (only with [tune]): each name
+  /// with its values, in file order. `tune` measures every combination;
+  /// everything else uses the first value of each.
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   /// 1 to 3 entries, each >= 1.
   std::vector<int64_t> workload;
   /// Empty: the workgroup size.
@@ -73,6 +82,11 @@ struct Kernel {
   std::string substitutes;
   /// `[bench]`: only a kernel that substitutes nothing has one.
   std::optional<BenchSettings> bench;
+  /// `[tune]`: what `kernel-bench tune` may vary; empty without one.
+  TuneSpace tune;
+  /// The `[bench]` of a kernel that `substitutes` an executable and has
+  /// `[tune]`: `tune` benchmarks it standalone with it; `build` does not.
+  std::optional<BenchSettings> tuneBench;
   /// `[roofline]` and `[tolerance]`, evaluated (kernel_declared.h).
   KernelDeclared declared;
 

@@ -1,0 +1,284 @@
+//===- tests/e2e/tune_test.cpp - `kernel-bench tune` end to end -----------===//
+//
+// The bundled tiled matmul tuned on lavapipe (a copy, so tuned.toml is
+// written beside the copy): tune.json and tuned.toml are written, a repeated
+// tune comes from the cache, and a following `build` + `bench` of a project
+// substituting it uses the tuned values. Then the bad inputs: a constraint
+// nothing satisfies, an unused name, a space over the limit, a configuration
+// that does not compile, one that is INCORRECT and one the device refuses
+// (ERROR): each recorded, never chosen, the search going on.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/cli_test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/process.h"
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kSourceDir = KB_SOURCE_DIR;
+
+using kb::test::CliRun;
+using kb::test::readFile;
+using kb::test::replaceInFile;
+
+class TuneTest : public kb::test::KernelBenchTest {
+protected:
+  TuneTest() : KernelBenchTest("kb_tune_test") {}
+
+  void SetUp() override {
+    KernelBenchTest::SetUp();
+    kernel_ = tmp_ / "matmul_tiled";
+    fs::copy(kSourceDir / "kernels/matmul_tiled", kernel_,
+             fs::copy_options::recursive);
+  }
+
+  /// Replaces the [tune] parameters of the copy with |parameters|.
+  void setSpace(const std::string &parameters) {
+    replaceInFile(kernel_ / "kernel.toml",
+                  "TILE_K = { pow2 = [2, 64] }     # K depth of the shared "
+                  "tiles\nUNROLL = { pow2 = [1, 32] }     # unroll factor of "
+                  "the inner product\nPAD = [0, 1]                    # extra "
+                  "column per shared row\nconstraints = [\"UNROLL <= "
+                  "TILE_K\"]\n",
+                  parameters);
+  }
+
+  CliRun tune(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"tune",        kernel_.string(),
+                                     "-o",          out_.string(),
+                                     "--cache-dir", cache_.string(),
+                                     "--device",    "vulkan",
+                                     "-j",          "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  }
+
+  fs::path kernel_;
+};
+
+TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = tune({"--strategy", "halving", "--budget", "4"});
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("halving search"));
+  EXPECT_THAT(r.output, HasSubstr("rank configuration"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  ASSERT_EQ(report.at("configurations").size(), 4u) << report.dump(2);
+  EXPECT_EQ(report.at("strategy"), "halving");
+  const json &best = report.at("best");
+  ASSERT_EQ(best.at("status"), "ok") << report.dump(2);
+  EXPECT_EQ(best.at("level"), 2); // the winner was measured fully
+  // tuned.toml holds the best values for this device model.
+  std::string tuned = readFile(kernel_ / "tuned.toml");
+  EXPECT_THAT(tuned, HasSubstr("backend = \"vulkan\""));
+  EXPECT_THAT(tuned,
+              HasSubstr("device = \"" +
+                        report.at("device").at("name").get<std::string>() +
+                        "\""));
+  int tileK = best.at("values").at("TILE_K");
+  EXPECT_THAT(tuned, HasSubstr("TILE_K = " + std::to_string(tileK)));
+
+  // Again: every result comes from the cache.
+  r = tune({"--strategy", "halving", "--budget", "4"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("0 measurements made"));
+  EXPECT_LT(r.seconds, 5.0);
+
+  // A project substituting the tuned kernel into the bundled program builds
+  // it with the tuned values, and its benchmark passes.
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"tuned\"\nprogram = \""
+      << (kSourceDir / "examples/quickstart/program.mlir").string()
+      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path built = tmp_ / "built";
+  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
+           cache_.string(), "-j", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string buildJson = readFile(built / "build.json");
+  EXPECT_THAT(buildJson, HasSubstr("-DTILE_K=" + std::to_string(tileK)));
+  r = run({"bench", built.string(), "--device", "vulkan", "--filter", "matmul",
+           "--quick", "--hot"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("matmul"));
+}
+
+TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
+  for (const char *tool : {"nvcc", "ptxas", "glslc", "spirv-val"})
+    REQUIRE_TOOL(tool);
+  // The extreme CUDA configuration compiles without spills too.
+  std::ofstream(kernel_ / "tuned.toml")
+      << "[[best]]\ndevice = \"H100\"\nbackend = \"cuda\"\n"
+         "values = { TILE_K = 64, UNROLL = 32, PAD = 1 }\n\n"
+         "[[best]]\ndevice = \"llvmpipe\"\nbackend = \"vulkan\"\n"
+         "values = { TILE_K = 8, UNROLL = 2, PAD = 0 }\n";
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"p\"\nkernels = [\"../matmul_tiled\"]\n"
+         "targets = [\"cuda:sm_90\", \"vulkan:1.2\"]\n";
+  CliRun r = buildProject(project, {"--kernels-only", "-j", "2", "--strict"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json report = buildJson();
+  ASSERT_EQ(report.at("jobs").size(), 2u);
+  for (const json &job : report.at("jobs")) {
+    std::string commands = job.at("commands").dump();
+    bool cuda = job.at("target") == "cuda:sm_90";
+    EXPECT_THAT(commands, HasSubstr(cuda ? "TILE_K=64" : "TILE_K=8"));
+    EXPECT_THAT(commands, HasSubstr(cuda ? "UNROLL=32" : "UNROLL=2"));
+    if (cuda)
+      EXPECT_GT(job.at("resources").at("registers").get<int>(), 0);
+  }
+  // A name [tune] does not declare is refused, naming it.
+  std::ofstream(kernel_ / "tuned.toml")
+      << "[[best]]\nbackend = \"cuda\"\nvalues = { TILE = 8 }\n";
+  r = buildProject(project, {"--kernels-only"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("`TILE` is not tuned by the kernel's [tune]"));
+}
+
+TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nPAD = [0]\n");
+  replaceInFile(kernel_ / "kernel.toml",
+                "constants = { M = 128, N = 128, K = 128 }",
+                "constants = { M = [64, 128], N = 64, K = 64 }");
+  CliRun r = tune();
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("median: the sum over the 2 problem sizes"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  ASSERT_EQ(report.at("configurations").size(), 2u);
+  const json &best = report.at("best");
+  ASSERT_EQ(best.at("sizes").size(), 2u) << best.dump(2);
+  double sum = 0;
+  for (const json &size : best.at("sizes"))
+    sum += size.at("median_ns").get<double>();
+  EXPECT_DOUBLE_EQ(sum, best.at("median_ns").get<double>());
+  EXPECT_EQ(best.at("sizes")[0].at("problem"), "M=64");
+  EXPECT_EQ(best.at("sizes")[1].at("problem"), "M=128");
+}
+
+TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {
+  setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nconstraints = [\"UNROLL <= "
+           "TILE_K\", \"TILE_K > 64\"]\n");
+  CliRun r = tune();
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("constraint `TILE_K > 64` holds for none of "
+                                  "the 2 configurations"));
+  EXPECT_THAT(r.output, HasSubstr("kernel.toml:"));
+  EXPECT_FALSE(fs::exists(kernel_ / "tuned.toml"));
+}
+
+TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
+  replaceInFile(kernel_ / "kernel.toml", "PAD = [0, 1]",
+                "PAD = [0, 1]\nTILE_Q = { range = [1, 10] }");
+  CliRun r = tune({"--max-configurations", "100"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("warning:"));
+  EXPECT_THAT(r.output, HasSubstr("`TILE_Q` is not used by any source"));
+  EXPECT_THAT(r.output, HasSubstr("has 720 configurations, more than "
+                                  "--max-configurations 100"));
+  EXPECT_THAT(r.output, HasSubstr("--budget"));
+}
+
+TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [16, 1024]\nUNROLL = [4]\nPAD = [0, 1, 2]\n"
+           "constraints = [\"TILE_K == 16 || PAD == 0\"]\n");
+  // PAD 1 does not compile; PAD 2 skips the work: fast and wrong; TILE_K
+  // 1024 needs 128 KiB of shared memory, more than any device gives: the
+  // device refuses it at run time (an ERROR row of bench).
+  replaceInFile(kernel_ / "matmul_tiled.comp", "void main() {",
+                "#if PAD == 1\n#error PAD 1 is broken on purpose\n#endif\n"
+                "void main() {\n#if PAD == 2\n  c[gl_GlobalInvocationID.x] = "
+                "1.0;\n  return;\n#endif");
+  CliRun r = tune({"--watchdog", "60"});
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("PAD=1 TILE_K=16 UNROLL=4: compile-error"));
+  EXPECT_THAT(r.output, HasSubstr("PAD=2 TILE_K=16 UNROLL=4: incorrect"));
+  EXPECT_THAT(r.output, HasSubstr("PAD=0 TILE_K=1024 UNROLL=4: error"));
+  EXPECT_THAT(r.output, HasSubstr("4 configurations (6 before the "
+                                  "constraints)"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  EXPECT_EQ(report.at("best").at("configuration"), "PAD=0 TILE_K=16 UNROLL=4");
+  bool sawMessage = false;
+  for (const json &c : report.at("configurations"))
+    if (c.at("status") == "compile-error")
+      sawMessage = c.at("message").get<std::string>().find("PAD 1 is broken") !=
+                   std::string::npos;
+  EXPECT_TRUE(sawMessage) << report.dump(2);
+  EXPECT_THAT(readFile(kernel_ / "tuned.toml"), HasSubstr("PAD = 0"));
+}
+
+TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [8, 16, 32]\nUNROLL = [1]\nPAD = [0, 1]\n");
+  kb::ProcessOptions options;
+  options.argv = {kb::test::kernelBenchBinary(),
+                  "tune",
+                  kernel_.string(),
+                  "-o",
+                  out_.string(),
+                  "--cache-dir",
+                  cache_.string(),
+                  "--device",
+                  "vulkan",
+                  "-j",
+                  "2"};
+  options.env = kb::test::withoutCiEnv({{"NO_COLOR", "1"}});
+  options.timeout = std::chrono::seconds(300);
+  // Ctrl-C once the bench of the 6 configurations starts its third.
+  std::atomic<bool> done{false}, sent{false};
+  std::thread interrupter([&] {
+    while (!done) {
+      // The bench's line, not the build's ("[3/6] glslc ...").
+      if (readFile(out_ / "tune.log").find("[3/6] matmul_tiled-t0002_") !=
+          std::string::npos) {
+        sent = true;
+        kb::signalAllProcessGroups(SIGINT); // as a terminal does
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  auto r = kb::runProcess(options);
+  done = true;
+  interrupter.join();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string output = r->stdoutText + r->stderrText;
+  if (r->exitCode == kb::test::kExitUnavailable)
+    GTEST_SKIP() << "no Vulkan device: " << output;
+  ASSERT_TRUE(sent) << output;
+  EXPECT_EQ(r->exitCode, 130) << output;
+  EXPECT_THAT(output, HasSubstr("run the same command to continue"));
+  EXPECT_FALSE(fs::exists(kernel_ / "tuned.toml"));
+  // The two finished configurations are not measured again.
+  CliRun again = tune();
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("6 configurations (6 before the "
+                                      "constraints), 4 measurements made"));
+}
+
+} // namespace

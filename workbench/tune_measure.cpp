@@ -1,0 +1,412 @@
+//===- workbench/tune_measure.cpp - Build and measure configurations ------===//
+#include "workbench/tune_measure.h"
+
+#include "workbench/build_session.h"
+#include "workbench/command.h"
+#include "workbench/cuda_occupancy.h"
+#include "workbench/kernel_toml.h"
+#include "workbench/kernel_toml_tune.h"
+#include "workbench/tune_bench.h"
+#include "workbench/report/bench_json.h"
+
+#include "common/file_util.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace kb::workbench {
+
+namespace {
+
+using json = nlohmann::json;
+using MStatus = TuneMeasurement::Status;
+
+/// Sends stdout and stderr to |log| while alive (unless |active| is false):
+/// `build` and `bench` print their own progress and tables, which `tune`
+/// summarizes instead. Their workers inherit the descriptors.
+class QuietOutput {
+public:
+  QuietOutput(const fs::path &log, bool active) {
+    if (!active)
+      return;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    int fd =
+        ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+      return;
+    savedOut_ = ::dup(1);
+    savedErr_ = ::dup(2);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::close(fd);
+  }
+  ~QuietOutput() {
+    if (savedOut_ < 0)
+      return;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(savedOut_, 1);
+    ::dup2(savedErr_, 2);
+    ::close(savedOut_);
+    ::close(savedErr_);
+  }
+  QuietOutput(const QuietOutput &) = delete;
+  QuietOutput &operator=(const QuietOutput &) = delete;
+
+private:
+  int savedOut_ = -1, savedErr_ = -1;
+};
+
+/// The job's or standalone program's error text in build.json.
+std::string failureText(const json &record) {
+  std::string text;
+  if (record.contains("error") && record["error"].is_object())
+    text = record["error"].value("message", "");
+  else if (record.contains("error") && record["error"].is_string())
+    text = record["error"].get<std::string>();
+  if (record.contains("diagnostics") && record["diagnostics"].is_array())
+    for (const json &d : record["diagnostics"])
+      if (d.is_object() && d.value("severity", "") == "error")
+        text += (text.empty() ? "" : "\n") + d.value("message", "");
+  if (text.empty())
+    text = record.value("reason", "failed");
+  return text;
+}
+
+/// Compile errors (job failures, standalone programs that failed) by
+/// kernel name, from |buildJson|.
+StatusOr<std::map<std::string, std::string>>
+readBuildFailures(const fs::path &buildJson) {
+  std::ifstream in(buildJson);
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return invalidArgument("tune: the build wrote no readable " +
+                           buildJson.string());
+  std::map<std::string, std::string> failed;
+  if (j.contains("jobs") && j["jobs"].is_array())
+    for (const json &job : j["jobs"])
+      if (job.value("status", "ok") != "ok")
+        failed[job.value("kernel", "")] = failureText(job);
+  if (j.contains("program") && j["program"].is_object() &&
+      j["program"].contains("standalone"))
+    for (const json &s : j["program"]["standalone"])
+      if (s.value("status", "ok") != "ok" &&
+          !failed.count(s.value("kernel", "")))
+        failed[s.value("kernel", "")] = failureText(s);
+  if (failed.empty() && !j["error"].is_null())
+    return invalidArgument("tune: the build failed: " +
+                           j["error"].get<std::string>());
+  return failed;
+}
+
+/// The outcome of one benchmark of the report.
+/// |block| gets the registers and static shared memory of the variant.
+TuneMeasurement fromBenchmark(const report::Benchmark &b, int level,
+                              OccupancyInput block) {
+  TuneMeasurement m;
+  m.level = level;
+  if (b.status != report::BenchStatus::Ok) {
+    m.status = b.status == report::BenchStatus::Incorrect ? MStatus::Incorrect
+                                                          : MStatus::Error;
+    m.message = b.reason;
+    for (const report::Variant &v : b.variants)
+      for (const report::Mismatch &x : v.correctness.firstMismatches) {
+        m.message += "; " + x.output + "[" + std::to_string(x.index) +
+                     "]: expected " + x.expected + ", got " + x.actual;
+        break;
+      }
+    return m;
+  }
+  for (const report::Variant &v : b.variants) {
+    if (v.role != report::VariantRole::Candidate || v.timings.empty())
+      continue;
+    const report::Timing &t = v.timings.front();
+    m.medianNs = t.summary.median;
+    for (const report::Sample &s : t.samples)
+      m.costNs += s.gpuNs * t.dispatchesPerSample;
+    m.gbPerSecond = t.derived.gbPerSecond;
+    if (v.resources) {
+      m.registers = v.resources->registers;
+      m.spillBytes = v.resources->spillStoreBytes + v.resources->spillLoadBytes;
+      block.registersPerThread = v.resources->registers;
+      block.sharedBytesPerBlock += v.resources->sharedMemoryBytes;
+      m.occupancy = theoreticalOccupancy(block);
+    }
+    return m;
+  }
+  m.status = MStatus::Error;
+  m.message = "the benchmark has no timed candidate";
+  return m;
+}
+
+std::string workbenchToml(const TuneMeasureOptions &o) {
+  fs::path kernelDir = o.kernel.manifest.parent_path();
+  fs::path relative = fs::relative(kernelDir, o.workDir / "project");
+  return "# Written by `kernel-bench tune`: the project each tuning batch is "
+         "built from.\n[project]\nname = \"tune-" +
+         o.kernel.name + "\"\nkernels = [\"" + relative.generic_string() +
+         "\"]\ntargets = [\"" + o.target.toString() + "\"]\n";
+}
+
+} // namespace
+
+TuneMeasurer::TuneMeasurer(TuneMeasureOptions options, TuneCache &cache)
+    : options_(std::move(options)), cache_(cache) {
+  const Kernel &k = options_.kernel;
+  const BenchSettings *bench = k.bench       ? &*k.bench
+                               : k.tuneBench ? &*k.tuneBench
+                                             : nullptr;
+  sizes_ = {ProblemSize()};
+  if (bench)
+    for (const auto &[name, values] : bench->axes) {
+      std::vector<ProblemSize> next;
+      for (const ProblemSize &size : sizes_)
+        for (const std::string &value : values) {
+          ProblemSize s = size;
+          s[name] = value;
+          next.push_back(std::move(s));
+        }
+      sizes_ = std::move(next);
+    }
+  for (const ProblemSize &size : sizes_) {
+    std::string label;
+    for (const auto &[name, value] : size)
+      label += (label.empty() ? "" : " ") + name + "=" + value;
+    sizeLabels_.push_back(label);
+  }
+}
+
+std::string TuneMeasurer::kernelName(const TuneValues &values, size_t size) {
+  auto [it, added] = ids_.emplace(configurationKey(values), ids_.size());
+  char suffix[40];
+  if (sizes_.size() > 1)
+    std::snprintf(suffix, sizeof suffix, "-t%04zu-p%zu", it->second, size);
+  else
+    std::snprintf(suffix, sizeof suffix, "-t%04zu", it->second);
+  return options_.kernel.name + suffix;
+}
+
+std::vector<TuneMeasurer::Copy>
+TuneMeasurer::copiesOf(const std::vector<TuneValues> &configs) {
+  std::vector<Copy> copies;
+  for (const TuneValues &values : configs)
+    for (size_t size = 0; size < sizes_.size(); ++size)
+      copies.push_back({kernelName(values, size), values, size});
+  return copies;
+}
+
+/// The kernel of |copy|: |base| (loaded by the build at the first problem
+/// size) or the kernel.toml loaded again at the copy's size, renamed,
+/// standalone, with the configuration's values.
+StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
+                                          const Project &project,
+                                          const Copy &copy) const {
+  Kernel kernel = base;
+  if (copy.size > 0) {
+    KB_ASSIGN_OR_RETURN(kernel, loadKernel(base.manifest, project.targets,
+                                           nullptr, &sizes_[copy.size]));
+  }
+  kernel.name = copy.name;
+  kernel.substitutes.clear();
+  if (!kernel.bench)
+    kernel.bench = kernel.tuneBench;
+  for (toolchains::KernelSpec &spec : kernel.specs) {
+    spec.name = copy.name;
+    applyTuneValues(options_.kernel.tune, copy.values, spec);
+  }
+  return kernel;
+}
+
+Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
+                           std::map<std::string, TuneMeasurement> &failed) {
+  fs::create_directories(options_.workDir / "project");
+  KB_RETURN_IF_ERROR(writeFileAtomic(
+      options_.workDir / "project/workbench.toml", workbenchToml(options_)));
+  BuildFlags flags;
+  flags.projectDir = (options_.workDir / "project").string();
+  flags.outputDir = (options_.workDir / "build").string();
+  flags.jobs = options_.jobs;
+  flags.targets = {options_.target.toString()};
+  flags.cacheDir = options_.cacheDir;
+  flags.timeoutSeconds = options_.timeoutS;
+  std::vector<Copy> copies = copiesOf(configs);
+  flags.adjustProject = [&](Project &project) -> Status {
+    if (project.kernels.size() != 1)
+      return internalError("tune: the generated project has " +
+                           std::to_string(project.kernels.size()) + " kernels");
+    Kernel base = std::move(project.kernels.front());
+    project.kernels.clear();
+    for (const Copy &copy : copies) {
+      KB_ASSIGN_OR_RETURN(Kernel kernel, copyKernel(base, project, copy));
+      project.kernels.push_back(std::move(kernel));
+    }
+    return okStatus();
+  };
+  int rc;
+  {
+    QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
+    rc = runBuild(flags);
+  }
+  if (rc >= kExitInterruptedBase) {
+    interruptedExit_ = rc;
+    return invalidArgument("interrupted while building");
+  }
+  KB_ASSIGN_OR_RETURN(auto failures,
+                      readBuildFailures(options_.workDir / "build/build.json"));
+  for (const Copy &copy : copies) {
+    auto it = failures.find(copy.name);
+    std::string key = configurationKey(copy.values);
+    if (it == failures.end() || failed.count(key))
+      continue;
+    TuneMeasurement m;
+    m.status = MStatus::CompileError;
+    m.level = kTopLevel;
+    m.message =
+        (sizes_.size() > 1 ? sizeLabels_[copy.size] + ": " : "") + it->second;
+    failed[key] = m;
+  }
+  return okStatus();
+}
+
+namespace {
+
+/// One configuration's measurements at every problem size (by size
+/// index) as one: the first failure, else the sum of the medians.
+TuneMeasurement combineSizes(const std::map<size_t, TuneMeasurement> &bySize,
+                             const std::vector<std::string> &labels) {
+  if (bySize.size() == 1)
+    return bySize.begin()->second;
+  TuneMeasurement sum = bySize.begin()->second;
+  sum.medianNs = sum.costNs = 0;
+  sum.gbPerSecond.reset();
+  for (const auto &[size, m] : bySize) {
+    if (m.status != MStatus::Ok) {
+      TuneMeasurement failed = m;
+      failed.message = labels[size] + ": " + m.message;
+      return failed;
+    }
+    sum.medianNs += m.medianNs;
+    sum.costNs += m.costNs;
+    sum.sizes.emplace_back(labels[size], m.medianNs);
+  }
+  return sum;
+}
+
+StatusOr<report::BenchReport> readBenchReport(const fs::path &outDir) {
+  std::ifstream in(outDir / "bench.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return report::parseBenchJson(text.str(), outDir.string());
+}
+
+} // namespace
+
+Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
+                           std::map<std::string, TuneMeasurement> &out) {
+  std::map<std::string, Copy> byName;
+  std::string filter;
+  for (Copy &copy : copiesOf(configs)) {
+    filter += (filter.empty() ? "" : "|") + copy.name;
+    byName.emplace(copy.name, std::move(copy));
+  }
+  TuneBenchRequest request;
+  request.build = (options_.workDir / "build").string();
+  fs::path outDir =
+      options_.workDir / ("bench/round-" + std::to_string(round_++));
+  request.outDir = outDir.string();
+  request.filter = "^(" + filter + ")_";
+  request.device = options_.device;
+  request.minSamples = levelSamples(level);
+  request.watchdogS = options_.watchdogS;
+  int rc;
+  {
+    QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
+    rc = runTuneBench(request);
+  }
+  if (rc == kExitUnavailable)
+    return unavailable("no usable device for " + options_.device + " (see " +
+                       (options_.workDir / "tune.log").string() + ")");
+  // Interrupted, bench.json still holds the benchmarks that finished: they
+  // go into the cache like any other.
+  const bool interrupted = rc >= kExitInterruptedBase;
+  if (interrupted)
+    interruptedExit_ = rc;
+  std::error_code ec;
+  if (interrupted && !fs::exists(outDir / "bench.json", ec))
+    return invalidArgument("interrupted while measuring");
+  KB_ASSIGN_OR_RETURN(report::BenchReport run, readBenchReport(outDir));
+  const KernelAbi &abi = options_.kernel.specs.front().abi;
+  OccupancyInput block;
+  block.sm = options_.target.smNumber();
+  block.threadsPerBlock =
+      abi.workgroupSize[0] * abi.workgroupSize[1] * abi.workgroupSize[2];
+  block.sharedBytesPerBlock = abi.dynamicSharedMemoryBytes;
+  std::map<std::string, std::map<size_t, TuneMeasurement>> byConfig;
+  for (const report::Benchmark &b : run.benchmarks) {
+    auto it = byName.find(b.name.substr(0, b.name.rfind('_')));
+    if (it != byName.end())
+      byConfig[configurationKey(it->second.values)][it->second.size] =
+          fromBenchmark(b, level, block);
+  }
+  // A configuration is measured once every size is (not so when
+  // interrupted between its sizes).
+  for (const auto &[key, bySize] : byConfig)
+    if (bySize.size() == sizes_.size())
+      out[key] = combineSizes(bySize, sizeLabels_);
+  return interrupted ? invalidArgument("interrupted while measuring")
+                     : okStatus();
+}
+
+StatusOr<std::vector<TuneMeasurement>>
+TuneMeasurer::measure(const std::vector<TuneValues> &configs, int level) {
+  std::map<std::string, TuneMeasurement> done;
+  std::vector<TuneValues> todo;
+  for (const TuneValues &values : configs) {
+    std::string key = configurationKey(values);
+    if (const TuneMeasurement *cached = cache_.find(key, level))
+      done[key] = *cached;
+    else
+      todo.push_back(values);
+  }
+  std::map<std::string, TuneMeasurement> fresh;
+  Status status = okStatus();
+  if (!todo.empty())
+    status = build(todo, fresh);
+  std::vector<TuneValues> built;
+  for (const TuneValues &values : todo)
+    if (!fresh.count(configurationKey(values)))
+      built.push_back(values);
+  if (status.ok() && !built.empty())
+    status = bench(built, level, fresh);
+  for (const TuneValues &values : todo) {
+    std::string key = configurationKey(values);
+    auto it = fresh.find(key);
+    if (!status.ok() && it == fresh.end())
+      continue; // not measured: an interrupted tune measures it next time
+    TuneMeasurement &m = fresh[key];
+    if (m.status == MStatus::Ok && m.medianNs <= 0) {
+      m.status = MStatus::Error;
+      m.level = level;
+      m.message = "no benchmark result (see " +
+                  (options_.workDir / "tune.log").string() + ")";
+    }
+    KB_RETURN_IF_ERROR(cache_.add(key, m));
+    done[key] = m;
+    ++measured_;
+  }
+  KB_RETURN_IF_ERROR(status);
+  std::vector<TuneMeasurement> result;
+  for (const TuneValues &values : configs)
+    result.push_back(done[configurationKey(values)]);
+  return result;
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,85 @@
+//===- workbench/tune_measure.h - Build and measure configurations --------===//
+//
+// How `kernel-bench tune` measures configurations: each batch is one
+// `build` (the kernel once per configuration, renamed `<kernel>-t<N>`,
+// with the configuration's defines and specialization constants, built in
+// parallel through the build cache, ABI-checked, every standalone program
+// compiled) and then one `bench` of their benchmarks (checked against the
+// reference before timing; an INCORRECT one is not timed; a fault is an
+// ERROR row). Build and bench never overlap. Results are read back from
+// build.json and bench.json and go into the tune cache as they come.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_TUNE_MEASURE_H_
+#define KB_WORKBENCH_TUNE_MEASURE_H_
+
+#include "common/target.h"
+#include "workbench/project.h"
+#include "workbench/tune_cache.h"
+#include "workbench/tune_search.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+struct TuneMeasureOptions {
+  Kernel kernel;                 // as loaded, with its [tune]
+  Target target;                 // what every configuration is built for
+  std::string device;            // `--device` for bench ("vulkan:0")
+  std::filesystem::path workDir; // OUT: project/, build/, bench/, logs
+  std::string cacheDir;          // the build cache ("" = default)
+  unsigned jobs = 0;
+  double timeoutS = 120; // per tool invocation
+  bool verbose = false;  // build and bench output on the terminal
+  double watchdogS = 0;  // bench's --watchdog (0: its default)
+};
+
+class TuneMeasurer {
+public:
+  TuneMeasurer(TuneMeasureOptions options, TuneCache &cache);
+
+  /// Measures |configs| at |level|: cached ones are taken from the cache,
+  /// the rest built and benchmarked. Unavailable when the device is gone
+  /// (exit 77); Cancelled-like errors when interrupted.
+  StatusOr<std::vector<TuneMeasurement>>
+  measure(const std::vector<TuneValues> &configs, int level);
+
+  /// Configurations measured (not from the cache) so far.
+  size_t measuredCount() const { return measured_; }
+  /// The exit code of an interrupted bench/build, or 0.
+  int interruptedExit() const { return interruptedExit_; }
+
+private:
+  /// The kernel copy of |values| at problem size |size|.
+  std::string kernelName(const TuneValues &values, size_t size);
+  /// The copies one batch builds: name, configuration, problem size.
+  struct Copy {
+    std::string name;
+    TuneValues values;
+    size_t size;
+  };
+  std::vector<Copy> copiesOf(const std::vector<TuneValues> &configs);
+  StatusOr<Kernel> copyKernel(const Kernel &base, const Project &project,
+                              const Copy &copy) const;
+  Status build(const std::vector<TuneValues> &configs,
+               std::map<std::string, TuneMeasurement> &failed);
+  Status bench(const std::vector<TuneValues> &configs, int level,
+               std::map<std::string, TuneMeasurement> &out);
+
+  TuneMeasureOptions options_;
+  TuneCache &cache_;
+  std::map<std::string, size_t> ids_; // configuration key -> its number
+  /// Every combination of the [bench] axes (one empty size without any).
+  std::vector<ProblemSize> sizes_;
+  std::vector<std::string> sizeLabels_;
+  size_t measured_ = 0;
+  size_t round_ = 0;
+  int interruptedExit_ = 0;
+};
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_TUNE_MEASURE_H_

@@ -1,0 +1,170 @@
+//===- workbench/tune_search.cpp - How `tune` chooses what to measure -----===//
+#include "workbench/tune_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+
+namespace kb::workbench {
+
+namespace {
+
+using Status_ = TuneMeasurement::Status;
+
+/// Measures |indices| of |state| at |level| and records the outcomes.
+Status measureInto(const std::vector<size_t> &indices, int level,
+                   const TuneMeasureFn &measure, TuneSearchResult &state) {
+  std::vector<TuneValues> configs;
+  for (size_t i : indices)
+    configs.push_back(state.results[i].values);
+  KB_ASSIGN_OR_RETURN(std::vector<TuneMeasurement> out,
+                      measure(configs, level));
+  if (out.size() != indices.size())
+    return internalError("tune: measured " + std::to_string(out.size()) +
+                         " of " + std::to_string(indices.size()) +
+                         " configurations");
+  for (size_t k = 0; k < indices.size(); ++k) {
+    state.totalCostNs += out[k].costNs;
+    state.results[indices[k]].measurement = std::move(out[k]);
+  }
+  return okStatus();
+}
+
+/// The Ok ones of |indices|, fastest first.
+std::vector<size_t> ranked(const std::vector<size_t> &indices,
+                           const TuneSearchResult &state) {
+  std::vector<size_t> ok;
+  for (size_t i : indices)
+    if (state.results[i].measurement.status == Status_::Ok)
+      ok.push_back(i);
+  std::stable_sort(ok.begin(), ok.end(), [&](size_t a, size_t b) {
+    return state.results[a].measurement.medianNs <
+           state.results[b].measurement.medianNs;
+  });
+  return ok;
+}
+
+Status successiveHalving(std::vector<size_t> alive,
+                         const TuneMeasureFn &measure,
+                         TuneSearchResult &state) {
+  for (int level = 0; level <= kTopLevel && !alive.empty(); ++level) {
+    KB_RETURN_IF_ERROR(measureInto(alive, level, measure, state));
+    std::vector<size_t> order = ranked(alive, state);
+    if (level == kTopLevel) {
+      alive = order;
+      break;
+    }
+    size_t keep = std::max<size_t>(1, (order.size() + kEta - 1) / kEta);
+    order.resize(std::min(keep, order.size()));
+    alive = order;
+  }
+  std::vector<size_t> final = ranked(alive, state);
+  if (!final.empty())
+    state.best = final.front();
+  return okStatus();
+}
+
+/// Random sampling under a time budget: |all| in a random order, measured
+/// batch by batch until the budget is spent (a batch started is finished).
+Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
+                   const TuneMeasureFn &measure, TuneSearchResult &state) {
+  auto start = std::chrono::steady_clock::now();
+  std::mt19937_64 rng(options.seed);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<size_t> measured;
+  for (size_t next = 0; next < all.size();) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (elapsed >= options.budgetSeconds)
+      break;
+    size_t end =
+        std::min(all.size(), next + std::max<size_t>(1, options.batch));
+    std::vector<size_t> batch(all.begin() + next, all.begin() + end);
+    KB_RETURN_IF_ERROR(measureInto(batch, kTopLevel, measure, state));
+    measured.insert(measured.end(), batch.begin(), batch.end());
+    next = end;
+  }
+  // Only what was measured is a result.
+  std::sort(measured.begin(), measured.end());
+  std::vector<TuneResult> kept;
+  for (size_t i : measured)
+    kept.push_back(std::move(state.results[i]));
+  state.results = std::move(kept);
+  std::vector<size_t> indices(state.results.size());
+  for (size_t i = 0; i < indices.size(); ++i)
+    indices[i] = i;
+  std::vector<size_t> order = ranked(indices, state);
+  if (!order.empty())
+    state.best = order.front();
+  return okStatus();
+}
+
+} // namespace
+
+const char *toString(TuneStrategy strategy) {
+  switch (strategy) {
+  case TuneStrategy::Exhaustive:
+    return "exhaustive";
+  case TuneStrategy::Random:
+    return "random";
+  case TuneStrategy::Halving:
+    return "halving";
+  }
+  return "?";
+}
+
+const char *toString(TuneMeasurement::Status status) {
+  switch (status) {
+  case Status_::Ok:
+    return "ok";
+  case Status_::CompileError:
+    return "compile-error";
+  case Status_::Incorrect:
+    return "incorrect";
+  case Status_::Error:
+    return "error";
+  }
+  return "?";
+}
+
+size_t levelSamples(int level) {
+  size_t samples = 2;
+  for (int i = 0; i < level; ++i)
+    samples *= kEta;
+  return samples;
+}
+
+StatusOr<TuneSearchResult> runTuneSearch(std::vector<TuneValues> candidates,
+                                         const TuneSearchOptions &options,
+                                         const TuneMeasureFn &measure) {
+  if (options.strategy != TuneStrategy::Exhaustive && options.budget &&
+      options.budget < candidates.size()) {
+    std::mt19937_64 rng(options.seed);
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    candidates.resize(options.budget);
+    std::sort(candidates.begin(), candidates.end());
+  }
+  TuneSearchResult state;
+  std::vector<size_t> all;
+  for (TuneValues &values : candidates) {
+    all.push_back(state.results.size());
+    state.results.push_back({std::move(values), {}});
+  }
+  if (options.strategy == TuneStrategy::Random && options.budgetSeconds > 0) {
+    KB_RETURN_IF_ERROR(timedRandom(all, options, measure, state));
+    return state;
+  }
+  if (options.strategy == TuneStrategy::Halving) {
+    KB_RETURN_IF_ERROR(successiveHalving(all, measure, state));
+    return state;
+  }
+  KB_RETURN_IF_ERROR(measureInto(all, kTopLevel, measure, state));
+  std::vector<size_t> order = ranked(all, state);
+  if (!order.empty())
+    state.best = order.front();
+  return state;
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,129 @@
+//===- workbench/tuned_toml.cpp - tuned.toml, what `tune` chose -----------===//
+#include "workbench/tuned_toml.h"
+
+#include "workbench/toml_file.h"
+
+#include "common/file_util.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kb::workbench {
+
+namespace {
+
+/// TOML basic string contents.
+std::string quoted(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+StatusOr<TunedEntry> readEntry(const TomlFile &file, const toml::table &table,
+                               const TuneSpace &space) {
+  KB_RETURN_IF_ERROR(
+      file.checkKeys(table, "[[best]]",
+                     {"device", "backend", "target", "median_ns", "values"}));
+  TunedEntry entry;
+  entry.where = file.where(table.source());
+  KB_ASSIGN_OR_RETURN(auto device, file.string(table, "device"));
+  KB_ASSIGN_OR_RETURN(auto backend, file.string(table, "backend"));
+  KB_ASSIGN_OR_RETURN(auto target, file.string(table, "target"));
+  if (!backend || (*backend != "cuda" && *backend != "vulkan"))
+    return file.expected(table, "backend", "\"cuda\" or \"vulkan\"");
+  entry.device = device.value_or("");
+  entry.backend = *backend;
+  entry.target = target.value_or("");
+  if (const toml::node *median = table.get("median_ns"))
+    entry.medianNs = median->value<double>();
+  KB_ASSIGN_OR_RETURN(const toml::table *values, file.table(table, "values"));
+  if (!values)
+    return file.expected(table, "values", "a table of tuned name = integer");
+  for (auto &&[key, node] : *values) {
+    std::string name(key.str());
+    if (!space.find(name)) {
+      std::string tuned;
+      for (const TuneParameter &p : space.parameters)
+        tuned += (tuned.empty() ? "" : ", ") + p.name;
+      return file.error(node,
+                        "`" + name +
+                            "` is not tuned by the kernel's [tune] "
+                            "(tuned: " +
+                            tuned +
+                            "); tuned.toml sets tuned names only: "
+                            "remove it, or run `kernel-bench tune` again");
+    }
+    const auto *i = node.as_integer();
+    if (!i)
+      return file.expected(node, "values." + name, "an integer");
+    entry.values[name] = i->get();
+  }
+  return entry;
+}
+
+} // namespace
+
+StatusOr<std::vector<TunedEntry>>
+readTunedToml(const std::filesystem::path &path, const TuneSpace &space) {
+  TomlFile file(path);
+  toml::table root;
+  KB_RETURN_IF_ERROR(file.load(root));
+  KB_RETURN_IF_ERROR(file.checkKeys(root, "tuned.toml", {"best"}));
+  std::vector<TunedEntry> entries;
+  const toml::node *best = root.get("best");
+  if (!best)
+    return entries;
+  const toml::array *array = best->as_array();
+  if (!array)
+    return file.expected(*best, "best", "an array of tables ([[best]])");
+  for (const toml::node &item : *array) {
+    const toml::table *table = item.as_table();
+    if (!table)
+      return file.expected(item, "best", "a table ([[best]])");
+    KB_ASSIGN_OR_RETURN(TunedEntry entry, readEntry(file, *table, space));
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+Status writeTunedToml(const std::filesystem::path &path,
+                      const std::vector<TunedEntry> &entries) {
+  std::ostringstream out;
+  out << "# Written by `kernel-bench tune`: the best configuration per device "
+         "model.\n"
+         "# `kernel-bench build` gives each source the values of the first "
+         "entry for its\n"
+         "# backend (cuda: the .cu source, vulkan: the GLSL source). Edit or "
+         "delete freely.\n";
+  for (const TunedEntry &e : entries) {
+    out << "\n[[best]]\n"
+        << "device = " << quoted(e.device) << "\n"
+        << "backend = " << quoted(e.backend) << "\n"
+        << "target = " << quoted(e.target) << "\n";
+    if (e.medianNs) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.1f", *e.medianNs);
+      out << "median_ns = " << buf << "\n";
+    }
+    out << "values = { ";
+    bool first = true;
+    for (const auto &[name, value] : e.values) {
+      out << (first ? "" : ", ") << name << " = " << value;
+      first = false;
+    }
+    out << " }\n";
+  }
+  return writeFileAtomic(path, out.str());
+}
+
+} // namespace kb::workbench
