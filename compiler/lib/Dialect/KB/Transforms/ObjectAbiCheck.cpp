@@ -54,11 +54,19 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
       [&](ExportOp exportOp, const std::vector<::kb::AbiMismatch> &mismatches) {
         if (mismatches.empty())
           return;
+        // The whole expected signature last: a handwritten kernel for a
+        // formed dispatch is written from it (its bindings are named by the
+        // front end, not by the kernel's author).
+        ::kb::KernelAbi expected =
+            getKernelAbi(exportOp, exportOp.getSymName());
+        const auto &wg = expected.workgroupSize;
         exportOp.emitError()
             << "object '" << path << "' does not match the ABI of export @"
             << exportOp.getSymName() << " of kb.executable @"
             << executable.getSymName() << ":\n"
-            << ::kb::formatMismatches(mismatches);
+            << ::kb::formatMismatches(mismatches)
+            << "\nexpected: " << ::kb::formatSignature(expected)
+            << ", workgroup " << wg[0] << "x" << wg[1] << "x" << wg[2];
         ok = false;
       };
 
