@@ -143,4 +143,21 @@ std::string describeConstant(const KernelAbi &abi, size_t index) {
   return s;
 }
 
+std::string formatSignature(const KernelAbi &abi) {
+  std::string text = abi.entry + "(";
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const Binding &b = abi.bindings[i];
+    text += (i ? ", " : "") + (b.name.empty() ? "" : b.name + ": ") +
+            toString(b.elementType) + " " + toString(b.access);
+  }
+  if (!abi.constants.empty() && !abi.bindings.empty())
+    text += "; ";
+  for (size_t i = 0; i < abi.constants.size(); ++i) {
+    const Constant &c = abi.constants[i];
+    text += (i ? ", " : "") + (c.name.empty() ? "" : c.name + ": ") +
+            toString(c.type);
+  }
+  return text + ")";
+}
+
 } // namespace kb

@@ -129,6 +129,10 @@ uint32_t pushConstantSize(const KernelAbi &abi);
 std::string describeBinding(const KernelAbi &abi, size_t index);
 std::string describeConstant(const KernelAbi &abi, size_t index);
 
+/// "saxpy(x: f32 readonly, y: f32 readwrite; a: f32, n: u32)": the entry,
+/// its bindings, then its constants, for listings and messages.
+std::string formatSignature(const KernelAbi &abi);
+
 } // namespace kb
 
 #endif // KB_COMMON_KERNEL_ABI_H_

@@ -86,5 +86,17 @@ TEST(KernelAbi, Descriptions) {
   EXPECT_EQ(describeConstant(abi, 7), "constant 7"); // out of range: no name
 }
 
+TEST(KernelAbi, Signature) {
+  KernelAbi abi = mixedAbi();
+  EXPECT_EQ(formatSignature(abi),
+            "k(x: f32 readonly, y: f32 writeonly; n: u32, scale: f64, m: i32)");
+  abi.constants.clear(); // a formed dispatch: bindings only
+  abi.bindings[1].name.clear();
+  EXPECT_EQ(formatSignature(abi), "k(x: f32 readonly, f32 writeonly)");
+  abi.bindings.clear();
+  abi.constants = {{"n", ScalarType::U32}};
+  EXPECT_EQ(formatSignature(abi), "k(n: u32)");
+}
+
 } // namespace
 } // namespace kb

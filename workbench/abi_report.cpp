@@ -43,24 +43,6 @@ std::string orDash(const std::string &name) {
   return name.empty() ? "-" : name;
 }
 
-/// "saxpy(x: f32 readonly, y: f32 readwrite; a: f32, n: u32)".
-std::string signature(const KernelAbi &abi) {
-  std::string text = abi.entry + "(";
-  for (size_t i = 0; i < abi.bindings.size(); ++i) {
-    const Binding &b = abi.bindings[i];
-    text += (i ? ", " : "") + (b.name.empty() ? "" : b.name + ": ") +
-            toString(b.elementType) + " " + toString(b.access);
-  }
-  if (!abi.constants.empty() && !abi.bindings.empty())
-    text += "; ";
-  for (size_t i = 0; i < abi.constants.size(); ++i) {
-    const Constant &c = abi.constants[i];
-    text += (i ? ", " : "") + (c.name.empty() ? "" : c.name + ": ") +
-            toString(c.type);
-  }
-  return text + ")";
-}
-
 std::string indentLines(const std::string &text, const std::string &indent) {
   std::string out;
   size_t start = 0;
@@ -74,7 +56,8 @@ std::string indentLines(const std::string &text, const std::string &indent) {
   return out;
 }
 
-std::string renderExport(const KernelAbi &abi) {
+std::string renderExport(const KernelAbi &abi,
+                         const std::vector<const DispatchSite *> &sites) {
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   std::string text = "export `" + abi.entry + "`\n";
@@ -105,6 +88,15 @@ std::string renderExport(const KernelAbi &abi) {
                     std::to_string(cuda[abi.bindings.size() + i].offset),
                     std::to_string(push[i].offset)});
   text += abi.constants.empty() ? "    (none)\n" : alignColumns(rows, "    ");
+  text += "  dispatched (the sizes a kernel is launched with" +
+          std::string(abi.constants.empty() ? "; with no constants, its "
+                                              "only sizes"
+                                            : "") +
+          "):\n";
+  for (const DispatchSite *site : sites)
+    text += "    " + describeSite(abi, *site) + "\n";
+  if (sites.empty())
+    text += "    (not dispatched by the program)\n";
   text += "  CUDA:\n" + indentLines(cudaIncludes(abi), "    ") +
           indentLines(cudaDeclaration(abi, false), "    ");
   text += "  GLSL:\n    #version 450\n" +
@@ -113,7 +105,8 @@ std::string renderExport(const KernelAbi &abi) {
   return text;
 }
 
-json exportJson(const KernelAbi &abi) {
+json exportJson(const KernelAbi &abi,
+                const std::vector<const DispatchSite *> &sites) {
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   json bindings = json::array();
@@ -132,12 +125,19 @@ json exportJson(const KernelAbi &abi) {
          {"bytes", push[i].size},
          {"cuda_param_offset", cuda[abi.bindings.size() + i].offset},
          {"push_constant_offset", push[i].offset}});
+  json dispatched = json::array();
+  for (const DispatchSite *site : sites)
+    dispatched.push_back({{"function", site->function},
+                          {"op", site->op},
+                          {"workgroup_count", site->workgroupCount},
+                          {"binding_elements", site->bindingElements}});
   return {{"entry", abi.entry},
           {"workgroup_size", abi.workgroupSize},
           {"dynamic_shared_memory", abi.dynamicSharedMemoryBytes},
           {"bindings", bindings},
           {"constants", constants},
           {"push_constant_size", pushConstantSize(abi)},
+          {"sites", dispatched},
           {"cuda", cudaIncludes(abi) + cudaDeclaration(abi, false)},
           {"glsl",
            "#version 450\n" + glslExtensions(abi) + glslInterface(abi, false)}};
@@ -150,8 +150,8 @@ json executableJson(const ExecutableAbi &exe) {
   for (const Target &t : exe.substitutedTargets)
     substituted.push_back(t.toString());
   json exports = json::array();
-  for (const KernelAbi &abi : exe.exports)
-    exports.push_back(exportJson(abi));
+  for (uint32_t i = 0; i < exe.exports.size(); ++i)
+    exports.push_back(exportJson(exe.exports[i], exportSites(exe, i)));
   return {{"name", exe.name},
           {"targets", targets},
           {"substituted_targets", substituted},
@@ -174,7 +174,7 @@ std::string renderExecutableList(const ProgramAbi &program) {
   for (const ExecutableAbi &exe : program.executables) {
     std::string sig, wg;
     for (const KernelAbi &abi : exe.exports) {
-      sig += (sig.empty() ? "" : " | ") + signature(abi);
+      sig += (sig.empty() ? "" : " | ") + formatSignature(abi);
       wg += (wg.empty() ? "" : " | ") + dims(abi.workgroupSize);
     }
     rows.push_back(
@@ -193,8 +193,8 @@ std::string renderExecutableAbi(const ProgramAbi &program,
   text += alignColumns({{"compiled for:", joinTargets(exe.targets)},
                         {"substituted:", substitutedText(exe)}},
                        "  ");
-  for (const KernelAbi &abi : exe.exports)
-    text += renderExport(abi);
+  for (uint32_t i = 0; i < exe.exports.size(); ++i)
+    text += renderExport(exe.exports[i], exportSites(exe, i));
   return text;
 }
 

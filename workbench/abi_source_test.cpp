@@ -189,6 +189,46 @@ TEST(KernelScaffold, KernelTomlSubstitutesWithTheDispatchAbi) {
   EXPECT_THAT(cu, HasSubstr("  // TODO: your kernel\n}\n"));
 }
 
+// A dispatch formed from a model: no constants, so the sources say where
+// the sizes are — the program's launches, one line per site.
+TEST(KernelScaffold, SourcesNameTheDispatchSizesOfADispatchWithoutConstants) {
+  ProgramAbi program;
+  program.modulePath = "out/program.kbm";
+  KernelAbi formed;
+  formed.entry = "main_dispatch_0";
+  formed.bindings = {{"arg0", ElementType::F32, Access::ReadOnly},
+                     {"", ElementType::F32, Access::WriteOnly}};
+  formed.workgroupSize = {16, 16, 1};
+  ExecutableAbi exe = executable({formed});
+  exe.sites = {{"main", 3, 0, {32, 16, 1}, {131072, 4096}},
+               {"main", 7, 0, {2, 1, 1}, {64, 16}}};
+  ScaffoldRequest request{&program, &exe, true, true, "kernels/k"};
+  StatusOr<std::vector<ScaffoldFile>> files = renderScaffold(request);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  ASSERT_EQ(files->size(), 3u);
+  for (size_t i : {1, 2}) {
+    const std::string &source = (*files)[i].text;
+    EXPECT_THAT(source,
+                HasSubstr("workgroup count (`kernel-bench abi`):\n"
+                          "//   `main` op 3: 32x16x1 workgroups; elements: "
+                          "arg0 131072, binding 1 4096\n"
+                          "//   `main` op 7: 2x1x1 workgroups; elements: "
+                          "arg0 64, binding 1 16\n"
+                          "// No constants: the sizes are fixed"))
+        << (*files)[i].name;
+    EXPECT_THAT(source, Not(HasSubstr("bound-check against the constants")));
+  }
+  // With constants and no site (a module whose function does not dispatch
+  // it), the constants carry the sizes.
+  ExecutableAbi withConstants = executable({saxpy()});
+  request = {&program, &withConstants, true, false, "kernels/s"};
+  files = renderScaffold(request);
+  ASSERT_TRUE(files.ok()) << files.status().message();
+  EXPECT_THAT((*files)[1].text,
+              HasSubstr("workgroup count.\n// Buffers carry no sizes: "
+                        "bound-check against the constants.\n"));
+}
+
 TEST(KernelScaffold, RefusesWhatCannotBeOneKernel) {
   ProgramAbi program;
   ExecutableAbi two = executable({saxpy(), saxpy()});

@@ -123,10 +123,20 @@ std::string sourceHeader(const ScaffoldRequest &request,
                      "is yours to write.\n//\n";
   for (const std::string &line : abiLines)
     text += "// " + line + "\n";
-  return text + "// Workgroup " + dims(abi.workgroupSize) +
-         "; the runtime dispatches the generated kernel's\n// workgroup "
-         "count. Buffers carry no sizes: bound-check against the "
-         "constants.\n";
+  text += "// Workgroup " + dims(abi.workgroupSize) +
+          "; the runtime dispatches the generated kernel's\n// workgroup "
+          "count";
+  std::vector<const DispatchSite *> sites = exportSites(*request.executable, 0);
+  text += sites.empty() ? ".\n" : " (`kernel-bench abi`):\n";
+  for (const DispatchSite *site : sites)
+    text += "//   " + describeSite(abi, *site) + "\n";
+  // A dispatch formed from a model has no constants: the sizes above are
+  // all there is, fixed by the model's static shapes.
+  return text + (abi.constants.empty()
+                     ? "// No constants: the sizes are fixed (the model's "
+                       "shapes); write them into the kernel.\n"
+                     : "// Buffers carry no sizes: bound-check against the "
+                       "constants.\n");
 }
 
 std::string renderCuda(const ScaffoldRequest &request,

@@ -79,6 +79,37 @@ ExecutableAbi executableAbi(const module::Executable &exe) {
   return abi;
 }
 
+/// Adds every dispatch of |module|'s functions to its executable's sites.
+void addDispatchSites(const module::Module &module, ProgramAbi &program) {
+  for (const module::Function &function : module.functions) {
+    for (size_t i = 0; i < function.ops.size(); ++i) {
+      const module::Op &op = function.ops[i];
+      if (op.kind != module::Op::Kind::Dispatch)
+        continue;
+      ExecutableAbi &exe = program.executables[op.executable];
+      if (op.exportIndex >= exe.exports.size())
+        continue; // the loader checked it; nothing to describe otherwise
+      const KernelAbi &abi = exe.exports[op.exportIndex];
+      DispatchSite site{function.name,
+                        static_cast<uint32_t>(i),
+                        op.exportIndex,
+                        op.workgroupCount,
+                        {}};
+      for (size_t b = 0; b < op.bindings.size() && b < abi.bindings.size();
+           ++b) {
+        const module::BindingRef &ref = op.bindings[b];
+        uint64_t bufferBytes = function.buffers[ref.buffer].byteSize();
+        uint64_t bytes = ref.length
+                             ? ref.length
+                             : bufferBytes - std::min(ref.offset, bufferBytes);
+        site.bindingElements.push_back(bytes /
+                                       byteSize(abi.bindings[b].elementType));
+      }
+      exe.sites.push_back(std::move(site));
+    }
+  }
+}
+
 } // namespace
 
 StatusOr<ProgramAbi> loadProgramAbi(const std::string &build) {
@@ -90,6 +121,7 @@ StatusOr<ProgramAbi> loadProgramAbi(const std::string &build) {
     program.executables.push_back(executableAbi(exe));
   if (program.executables.empty())
     return invalidArgument(path + ": the module has no executable");
+  addDispatchSites(module, program);
   return program;
 }
 
@@ -109,6 +141,30 @@ StatusOr<const ExecutableAbi *> findExecutable(const ProgramAbi &program,
                          " has no executable `" + name + "`" +
                          (nearest ? "; did you mean `" + *nearest + "`?" : "") +
                          " (executables: " + list + ")");
+}
+
+std::string describeSite(const KernelAbi &abi, const DispatchSite &site) {
+  const auto &wg = site.workgroupCount;
+  std::string text = "`" + site.function + "` op " + std::to_string(site.op) +
+                     ": " + std::to_string(wg[0]) + "x" +
+                     std::to_string(wg[1]) + "x" + std::to_string(wg[2]) +
+                     " workgroups";
+  for (size_t b = 0; b < site.bindingElements.size(); ++b) {
+    const std::string &name = abi.bindings[b].name;
+    text += (b ? ", " : "; elements: ") +
+            (name.empty() ? "binding " + std::to_string(b) : name) + " " +
+            std::to_string(site.bindingElements[b]);
+  }
+  return text;
+}
+
+std::vector<const DispatchSite *> exportSites(const ExecutableAbi &exe,
+                                              uint32_t exportIndex) {
+  std::vector<const DispatchSite *> sites;
+  for (const DispatchSite &site : exe.sites)
+    if (site.exportIndex == exportIndex)
+      sites.push_back(&site);
+  return sites;
 }
 
 std::string joinTargets(const std::vector<Target> &targets) {

@@ -15,10 +15,24 @@
 #include "common/status.h"
 #include "common/target.h"
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace kb::workbench {
+
+/// One dispatch of an export by the program: what a kernel written for it
+/// is launched with. A dispatch formed from a model has no constants, so
+/// these are its only sizes.
+struct DispatchSite {
+  std::string function;
+  uint32_t op = 0; // index in the function's ops
+  uint32_t exportIndex = 0;
+  std::array<uint32_t, 3> workgroupCount = {1, 1, 1};
+  /// Elements of each binding's range, in the export's element type.
+  std::vector<uint64_t> bindingElements;
+};
 
 struct ExecutableAbi {
   std::string name;
@@ -29,6 +43,8 @@ struct ExecutableAbi {
   std::vector<Target> targets;
   /// Targets a handwritten kernel is substituted for in this build.
   std::vector<Target> substitutedTargets;
+  /// Where the program dispatches it, in function and op order.
+  std::vector<DispatchSite> sites;
 };
 
 struct ProgramAbi {
@@ -47,6 +63,14 @@ StatusOr<ProgramAbi> loadProgramAbi(const std::string &build);
 /// (and the nearest spelling) when there is none.
 StatusOr<const ExecutableAbi *> findExecutable(const ProgramAbi &program,
                                                const std::string &name);
+
+/// "`main` op 5: 32x16x1 workgroups; elements: x 131072, result 131072":
+/// |site| of an export whose bindings are |abi|'s.
+std::string describeSite(const KernelAbi &abi, const DispatchSite &site);
+
+/// |exe|'s sites of export |exportIndex|.
+std::vector<const DispatchSite *> exportSites(const ExecutableAbi &exe,
+                                              uint32_t exportIndex);
 
 /// "cuda:sm_90, vulkan:1.2".
 std::string joinTargets(const std::vector<Target> &targets);

@@ -154,6 +154,9 @@ TEST_F(NewKernelCliTest, AbiOfOneExecutableIsWhatAKernelWrites) {
            "one push-constant block of 8 bytes):\n",
            "    0      a     f32   4      16                 0\n",
            "    1      n     u32   4      20                 4\n",
+           "  dispatched (the sizes a kernel is launched with):\n"
+           "    `main` op 2: 4096x1x1 workgroups; elements: x 1048576, y "
+           "1048576\n",
            "    extern \"C\" __global__ void __launch_bounds__(256)\n"
            "    saxpy(const float *x, float *y, float a, unsigned n);\n",
            "    layout(set = 0, binding = 0) readonly buffer Binding0 { float "
@@ -184,6 +187,12 @@ TEST_F(NewKernelCliTest, AbiJsonParsesBack) {
   EXPECT_EQ(e["constants"][0]["push_constant_offset"], 0);
   EXPECT_EQ(e["constants"][0]["cuda_param_offset"], 16);
   EXPECT_EQ(e["push_constant_size"], 4);
+  // Two passes: the second sums the first's 256 partials.
+  EXPECT_EQ(e["sites"], json::parse(R"([
+      {"function": "main", "op": 5, "workgroup_count": [256, 1, 1],
+       "binding_elements": [1048576, 256]},
+      {"function": "main", "op": 6, "workgroup_count": [1, 1, 1],
+       "binding_elements": [256, 1]}])"));
   EXPECT_THAT(e["cuda"].get<std::string>(),
               HasSubstr("reduce_sum(const float *input_, float *partials, "
                         "unsigned n);"));

@@ -40,6 +40,27 @@ using namespace mlir;
 using namespace mlir::kb;
 
 namespace mlir::kb::substitution {
+namespace {
+/// The error at |exportOp| for an object that does not fit it: each
+/// mismatch, then the whole expected signature — a handwritten kernel for a
+/// formed dispatch is written from it (the front end named its bindings, not
+/// the kernel's author).
+void emitAbiMismatches(ExecutableOp executable, ExportOp exportOp,
+                       StringRef path,
+                       const std::vector<::kb::AbiMismatch> &mismatches) {
+  ::kb::KernelAbi expected = getKernelAbi(exportOp, exportOp.getSymName());
+  const auto &wg = expected.workgroupSize;
+  exportOp.emitError() << "object '" << path
+                       << "' does not match the ABI of export @"
+                       << exportOp.getSymName() << " of kb.executable @"
+                       << executable.getSymName() << ":\n"
+                       << ::kb::formatMismatches(mismatches)
+                       << "\nexpected: " << ::kb::formatSignature(expected)
+                       << ", workgroup " << wg[0] << "x" << wg[1] << "x"
+                       << wg[2];
+}
+} // namespace
+
 /// Checks |bytes| (of format |format|) against every export of |executable|
 /// for the variants |targets|, and fills |entryPoints| with the export ->
 /// entry names that differ. Errors are emitted at the export (ABI) or the
@@ -54,11 +75,7 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
       [&](ExportOp exportOp, const std::vector<::kb::AbiMismatch> &mismatches) {
         if (mismatches.empty())
           return;
-        exportOp.emitError()
-            << "object '" << path << "' does not match the ABI of export @"
-            << exportOp.getSymName() << " of kb.executable @"
-            << executable.getSymName() << ":\n"
-            << ::kb::formatMismatches(mismatches);
+        emitAbiMismatches(executable, exportOp, path, mismatches);
         ok = false;
       };
 
