@@ -53,8 +53,8 @@ std::string makeModel(int layers) {
                 r = "%r" + std::to_string(i);
     os << "  " << m << " = \"tosa.matmul\"(" << in << ", %w" << i << ") : ("
        << act << ", tensor<1x64x64xf32>) -> " << act << "\n"
-       << "  " << a << " = \"tosa.add\"(" << m << ", %b" << i << ") : ("
-       << act << ", tensor<1x1x64xf32>) -> " << act << "\n"
+       << "  " << a << " = \"tosa.add\"(" << m << ", %b" << i << ") : (" << act
+       << ", tensor<1x1x64xf32>) -> " << act << "\n"
        << "  " << r << " = \"tosa.clamp\"(" << a
        << ") {min_fp = 0.0 : f32, max_fp = 3.4028234e38 : f32, min_int = 0 : "
           "i64, max_int = 9223372036854775807 : i64} : ("
@@ -175,10 +175,10 @@ int main(int argc, char **argv) {
     double ours = bestProcessMs(
         {KB_OPT_PATH, model.string(), "--kb-lower-model", "-o", "/dev/null"},
         repetitions);
-    double frontEnd = bestProcessMs({KB_OPT_PATH, model.string(),
-                                     "--kb-lower-model", "--kb-form-dispatches",
-                                     "-o", "/dev/null"},
-                                    repetitions);
+    double frontEnd =
+        bestProcessMs({KB_OPT_PATH, model.string(), "--kb-lower-model",
+                       "--kb-form-dispatches", "-o", "/dev/null"},
+                      repetitions);
     Compiled compiled;
     if (anchor <= 0 || ours <= 0 || frontEnd <= 0 ||
         !compileModel(model, dir / "out", repetitions, compiled)) {

@@ -62,15 +62,15 @@ protected:
     EXPECT_TRUE(module.ok()) << module.status().message();
     if (!module.ok())
       return false;
-    auto selected =
-        kb::hal::selectDevice(kb::hal::builtinDrivers(), "vulkan");
+    auto selected = kb::hal::selectDevice(kb::hal::builtinDrivers(), "vulkan");
     if (!selected.ok()) {
       skip_ = "no Vulkan device: " + selected.status().message();
       return false;
     }
     const kb::module::Function &main = module->functions.at(0);
-    auto result = kb::module::runFunction(*selected->device, *module, main,
-                                          kb::module::VariantChoice::ReferenceOnly);
+    auto result =
+        kb::module::runFunction(*selected->device, *module, main,
+                                kb::module::VariantChoice::ReferenceOnly);
     EXPECT_TRUE(result.ok()) << result.status().message();
     if (!result.ok())
       return false;
@@ -114,8 +114,8 @@ TEST_P(FrontEndMatmulTest, GeneratedMatmulMatchesTheCpu) {
   auto t = [](int a, int b) {
     return "tensor<" + std::to_string(a) + "x" + std::to_string(b) + "xf32>";
   };
-  model << "func.func @main(%a: " << t(m, k) << ", %b: " << t(k, n)
-        << ") -> " << t(m, n) << " {\n"
+  model << "func.func @main(%a: " << t(m, k) << ", %b: " << t(k, n) << ") -> "
+        << t(m, n) << " {\n"
         << "  %zero = arith.constant 0.0 : f32\n"
         << "  %e = tensor.empty() : " << t(m, n) << "\n"
         << "  %f = linalg.fill ins(%zero : f32) outs(%e : " << t(m, n)
@@ -145,14 +145,16 @@ TEST_P(FrontEndMatmulTest, GeneratedMatmulMatchesTheCpu) {
   EXPECT_EQ(wrong, 0) << m << "x" << k << "x" << n;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sizes, FrontEndMatmulTest,
-    ::testing::Values(MatmulSize{1, 1, 1}, MatmulSize{17, 33, 9},
-                      MatmulSize{64, 128, 256}, MatmulSize{512, 512, 512}),
-    [](const ::testing::TestParamInfo<MatmulSize> &info) {
-      return std::to_string(info.param.m) + "x" + std::to_string(info.param.k) +
-             "x" + std::to_string(info.param.n);
-    });
+INSTANTIATE_TEST_SUITE_P(Sizes, FrontEndMatmulTest,
+                         ::testing::Values(MatmulSize{1, 1, 1},
+                                           MatmulSize{17, 33, 9},
+                                           MatmulSize{64, 128, 256},
+                                           MatmulSize{512, 512, 512}),
+                         [](const ::testing::TestParamInfo<MatmulSize> &info) {
+                           return std::to_string(info.param.m) + "x" +
+                                  std::to_string(info.param.k) + "x" +
+                                  std::to_string(info.param.n);
+                         });
 
 /// relu(x * w + b) for x rows x in, w in x out, b out.
 std::vector<double> denseRelu(const std::vector<double> &x,
@@ -234,8 +236,9 @@ TEST_F(FrontEndReferenceTest, MlpExampleMatchesTheCpu) {
     for (int j = 0; j < out; ++j) {
       double expected = std::exp(y[i * out + j] - max) / sum;
       if (std::fabs(probs[i * out + j] - expected) > 1e-4 && ++wrong <= 5)
-        ADD_FAILURE() << "probs[" << i << "][" << j << "] = "
-                      << probs[i * out + j] << ", the CPU says " << expected;
+        ADD_FAILURE() << "probs[" << i << "][" << j
+                      << "] = " << probs[i * out + j] << ", the CPU says "
+                      << expected;
     }
   }
   EXPECT_EQ(wrong, 0);

@@ -234,7 +234,8 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
 
 /// SPIR-V for Vulkan 1.x has no bf16 type: MLIR's conversion fails with
 /// "failed to legalize 'gpu.func'". Say so at the first op that uses it.
-static LogicalResult refuseBf16(ExecutableOp executable, const std::string &what) {
+static LogicalResult refuseBf16(ExecutableOp executable,
+                                const std::string &what) {
   ModuleOp body = executable.getBodyModule();
   if (!body)
     return success();

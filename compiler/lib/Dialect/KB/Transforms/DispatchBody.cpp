@@ -139,9 +139,9 @@ FailureOr<Value> BodyBuilder::readElement(Value tensor, ValueRange indices) {
   Value storage = getStorage(tensor);
   if (auto constant = storage.getDefiningOp<arith::ConstantOp>())
     return b
-        .create<arith::ConstantOp>(
-            loc, cast<DenseElementsAttr>(constant.getValue())
-                     .getSplatValue<TypedAttr>())
+        .create<arith::ConstantOp>(loc,
+                                   cast<DenseElementsAttr>(constant.getValue())
+                                       .getSplatValue<TypedAttr>())
         .getResult();
   // Reshapes keep the row-major order: the linear index in the shape the
   // value is read as is the linear index into its storage.
@@ -164,8 +164,7 @@ FailureOr<Value> BodyBuilder::readElement(Value tensor, ValueRange indices) {
   return b.create<memref::LoadOp>(loc, memref, linear).getResult();
 }
 
-FailureOr<Value> BodyBuilder::readPadded(tensor::PadOp pad,
-                                         ValueRange coords) {
+FailureOr<Value> BodyBuilder::readPadded(tensor::PadOp pad, ValueRange coords) {
   // In the source where low <= coord < low + size in every dimension; the
   // padding value elsewhere (read only where in range).
   auto sourceShape = pad.getSourceType().getShape();
@@ -173,10 +172,10 @@ FailureOr<Value> BodyBuilder::readPadded(tensor::PadOp pad,
   SmallVector<Value> sourceCoords;
   for (auto [i, coord] : llvm::enumerate(coords)) {
     int64_t low = pad.getStaticLow()[i];
-    Value above = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge,
-                                          coord, index(low));
-    Value below = b.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::ult, coord, index(low + sourceShape[i]));
+    Value above = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, coord,
+                                          index(low));
+    Value below = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, coord,
+                                          index(low + sourceShape[i]));
     Value both = b.create<arith::AndIOp>(loc, above, below);
     inside = inside ? b.create<arith::AndIOp>(loc, inside, both) : both;
     sourceCoords.push_back(b.create<arith::SubIOp>(loc, coord, index(low)));
@@ -295,9 +294,9 @@ FailureOr<Value> BodyBuilder::reduce(linalg::GenericOp op,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   loops[dims.front()] = loop.getInductionVar();
-  FailureOr<Value> next = reduce(op, loops, dims.drop_front(),
-                                 loop.getRegionIterArgs()[0], chainedOperand,
-                                 chained);
+  FailureOr<Value> next =
+      reduce(op, loops, dims.drop_front(), loop.getRegionIterArgs()[0],
+             chainedOperand, chained);
   if (failed(next))
     return failure();
   b.create<scf::YieldOp>(loc, *next);
@@ -338,19 +337,20 @@ static std::pair<Value, Value> buildInvocationIndex(BodyBuilder &body,
   for (int64_t d = static_cast<int64_t>(grid.workload.size()) - 1; d >= 0;
        --d) {
     Value id = b.create<WorkgroupIdOp>(loc, b.getIndexType(),
-                                        static_cast<Dimension>(d));
+                                       static_cast<Dimension>(d));
     Value thread =
         b.create<gpu::ThreadIdOp>(loc, static_cast<gpu::Dimension>(d));
     Value global = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, id, body.index(grid.workgroupSize[d])),
+        loc,
+        b.create<arith::MulIOp>(loc, id, body.index(grid.workgroupSize[d])),
         thread);
     Value below = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                           global, body.index(grid.workload[d]));
     inRange = inRange ? b.create<arith::AndIOp>(loc, inRange, below) : below;
     linear = linear ? b.create<arith::AddIOp>(
                           loc,
-                          b.create<arith::MulIOp>(
-                              loc, linear, body.index(grid.workload[d])),
+                          b.create<arith::MulIOp>(loc, linear,
+                                                  body.index(grid.workload[d])),
                           global)
                     : global;
   }
@@ -399,9 +399,9 @@ LogicalResult buildDispatchBody(func::FuncOp function,
   b.create<func::ReturnOp>(loc);
   // Folds the index arithmetic of static shapes and drops what is unused:
   // the SPIR-V path does not optimize it later.
-  (void)applyPatternsAndFoldGreedily(function,
-                                     FrozenRewritePatternSet(
-                                         RewritePatternSet(function.getContext())));
+  (void)applyPatternsAndFoldGreedily(
+      function,
+      FrozenRewritePatternSet(RewritePatternSet(function.getContext())));
   return success();
 }
 

@@ -57,7 +57,8 @@ bool isRecomputed(Value value);
 
 /// The dispatches of |function| in program order; failure after a
 /// diagnostic at the op that cannot be formed.
-FailureOr<SmallVector<DispatchRegion>> formDispatchRegions(func::FuncOp function);
+FailureOr<SmallVector<DispatchRegion>>
+formDispatchRegions(func::FuncOp function);
 
 /// The documented mapping of |region|'s result elements to invocations.
 DispatchGrid getDispatchGrid(const DispatchRegion &region);

@@ -101,7 +101,8 @@ private:
   DenseMap<Value, size_t> producedBy;
 };
 
-FailureOr<LayoutAttr> ProgramBuilder::buildLayout(const DispatchRegion &region) {
+FailureOr<LayoutAttr>
+ProgramBuilder::buildLayout(const DispatchRegion &region) {
   MLIRContext *context = function.getContext();
   Builder b(context);
   SmallVector<BindingAttr> bindings;
@@ -158,8 +159,8 @@ LogicalResult ProgramBuilder::buildHostFunction() {
   auto alloc = [&](Value tensor) {
     auto type = cast<RankedTensorType>(tensor.getType());
     Value buffer = b.create<AllocOp>(
-        loc, BufferType::get(b.getContext(), type.getShape(),
-                             type.getElementType()),
+        loc,
+        BufferType::get(b.getContext(), type.getShape(), type.getElementType()),
         ValueRange{});
     buffers[tensor] = buffer;
     return buffer;
@@ -189,10 +190,10 @@ LogicalResult ProgramBuilder::buildHostFunction() {
 LogicalResult ProgramBuilder::build() {
   // Numbered in the order the host runs them: a region runs where its last
   // op is, after everything it reads.
-  llvm::stable_sort(regions, [](const DispatchRegion &a,
-                                const DispatchRegion &b) {
-    return a.ops.back()->isBeforeInBlock(b.ops.back());
-  });
+  llvm::stable_sort(regions,
+                    [](const DispatchRegion &a, const DispatchRegion &b) {
+                      return a.ops.back()->isBeforeInBlock(b.ops.back());
+                    });
   for (auto [n, region] : llvm::enumerate(regions))
     producedBy[region.getResult()] = n;
   for (size_t n = 0; n < regions.size(); ++n)

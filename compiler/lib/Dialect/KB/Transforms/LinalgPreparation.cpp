@@ -89,8 +89,8 @@ static Operation *fuseOneProducer(RewriterBase &rewriter,
         linalg::fuseElementwiseOps(rewriter, &operand);
     if (failed(fused))
       continue;
-    rewriter.replaceOp(consumer, (*fused)->getResults().take_back(
-                                     consumer->getNumResults()));
+    rewriter.replaceOp(
+        consumer, (*fused)->getResults().take_back(consumer->getNumResults()));
     if (producer->use_empty())
       rewriter.eraseOp(producer);
     return *fused;

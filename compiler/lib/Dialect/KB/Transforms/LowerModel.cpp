@@ -85,7 +85,8 @@ LogicalResult checkModelInput(func::FuncOp function) {
   for (auto [i, t] : llvm::enumerate(type.getResults()))
     if (failed(checkTensorType(function, t, "result #" + Twine(i))))
       return failure();
-  WalkResult walk = function.walk<WalkOrder::PreOrder>([](Operation *op) -> WalkResult {
+  WalkResult walk = function.walk<WalkOrder::PreOrder>([](Operation *op)
+                                                           -> WalkResult {
     if (!isa<tosa::TosaDialect, linalg::LinalgDialect, tensor::TensorDialect,
              arith::ArithDialect, math::MathDialect, func::FuncDialect>(
             op->getDialect())) {

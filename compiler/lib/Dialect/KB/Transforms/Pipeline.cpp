@@ -23,8 +23,8 @@ static bool wantsSubstitution(const SubstituteExecutablesPassOptions &o) {
 void registerPipelineInputDialects(DialectRegistry &registry) {
   registry.insert<KBDialect, arith::ArithDialect, func::FuncDialect,
                   gpu::GPUDialect, linalg::LinalgDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
-                  tensor::TensorDialect, tosa::TosaDialect>();
+                  memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
+                  tosa::TosaDialect>();
 }
 
 void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options) {
