@@ -317,7 +317,7 @@ std::string header(const TuneRunInfo &info, const TuneSearchResult &result) {
   s << "<h1>kernel-bench tune: " << htmlEscape(info.kernel) << "</h1>\n";
   s << "<p>Device: " << htmlEscape(info.deviceName) << " ("
     << htmlEscape(info.backend) << ", target " << htmlEscape(info.target)
-    << "); " << htmlEscape(info.deviceIdentity) << ".</p>\n";
+    << "); identity: " << htmlEscape(info.deviceIdentity) << ".</p>\n";
   s << "<p>Strategy: " << toString(info.strategy) << "; "
     << result.results.size() << " configurations measured of "
     << info.candidates << " candidates (" << info.spaceSize
@@ -353,7 +353,7 @@ std::string topTable(const RankedTuneResults &ranked, size_t top) {
       std::snprintf(gb, sizeof gb, "%.2f", *m.gbPerSecond);
     if (m.occupancy)
       std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
-    s << "<tr><td class=\"n\">" << i + 1 << "</td><td>"
+    s << "<tr><td class=\"n\">" << i + 1 << "</td><td class=\"cfg\">"
       << htmlEscape(configurationKey(ranked.ok[i]->values))
       << "</td><td class=\"n\">" << htmlEscape(formatTuneNs(m.medianNs))
       << "</td><td class=\"n\">" << gb << "</td><td class=\"n\">"
@@ -376,7 +376,7 @@ std::string failedList(const RankedTuneResults &ranked) {
        "<th>reason</th></tr>\n";
   for (const TuneResult *r : ranked.failed) {
     const std::string &message = r->measurement.message;
-    s << "<tr><td>" << htmlEscape(configurationKey(r->values))
+    s << "<tr><td class=\"cfg\">" << htmlEscape(configurationKey(r->values))
       << "</td><td class=\"bad\">" << toString(r->measurement.status)
       << "</td><td>";
     // The first line is the reason; a compiler's whole output stays one

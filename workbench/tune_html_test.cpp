@@ -140,7 +140,9 @@ TEST(TuneHtmlTest, BriefTimesAreNotRankedWithFullOnes) {
   EXPECT_NE(html.find("<title>A=2: measured briefly only: 100 ns"),
             std::string::npos);
   // The top table ranks the full measurement first.
-  EXPECT_LT(html.find("<td>A=1 B"), html.find("<td>A=2 B"));
+  EXPECT_NE(html.find("<td class=\"cfg\">A=1 B"), std::string::npos);
+  EXPECT_LT(html.find("<td class=\"cfg\">A=1 B"),
+            html.find("<td class=\"cfg\">A=2 B"));
 }
 
 TEST(TuneHtmlTest, OneParameterHasNoHeatmapAndNothingPassedIsSaid) {

@@ -47,7 +47,7 @@ th{background:#f3f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
 td.ok{color:#166534}td.bad{color:#b91c1c;font-weight:bold}td.skip{color:#6b7280}
 svg{font:11px sans-serif;display:block;margin:0.5em 0}figure{margin:1em 0}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
-pre{white-space:pre-wrap;margin:0.2em 0;font-size:12px}
+pre{white-space:pre-wrap;margin:0.2em 0;font-size:12px}td.cfg{white-space:nowrap}
 )";
 
 /// From `<!DOCTYPE html>` to `<body>`: charset, no favicon request (the
