@@ -222,17 +222,22 @@ std::string heatColor(double t) {
 
 constexpr double kCellW = 104, kCellH = 34;
 
-std::string heatmapLegend(double y, double lo, double hi) {
+/// The time scale (when any cell has a full time) and the other kinds.
+std::string heatmapLegend(double y, bool any, double lo, double hi) {
   std::ostringstream s;
-  s << "<defs><linearGradient id=\"tune-heat\"><stop offset=\"0\" "
-       "stop-color=\""
-    << heatColor(0) << "\"/><stop offset=\"1\" stop-color=\"" << heatColor(1)
-    << "\"/></linearGradient></defs>\n";
-  s << "<rect class=\"legend\" x=\"" << svgNumber(kLeft) << "\" y=\""
-    << svgNumber(y) << "\" width=\"200\" height=\"12\" "
-    << "fill=\"url(#tune-heat)\"/>\n";
-  s << text(kLeft, y + 26, formatTuneNs(lo) + " (fastest)", "start");
-  s << text(kLeft + 200, y + 26, formatTuneNs(hi), "end");
+  if (any) {
+    s << "<defs><linearGradient id=\"tune-heat\"><stop offset=\"0\" "
+         "stop-color=\""
+      << heatColor(0) << "\"/><stop offset=\"1\" stop-color=\"" << heatColor(1)
+      << "\"/></linearGradient></defs>\n";
+    s << "<rect class=\"legend\" x=\"" << svgNumber(kLeft) << "\" y=\""
+      << svgNumber(y) << "\" width=\"200\" height=\"12\" "
+      << "fill=\"url(#tune-heat)\"/>\n";
+    s << text(kLeft, y + 26, formatTuneNs(lo) + " (fastest)", "start");
+    s << text(kLeft + 200, y + 26, formatTuneNs(hi), "end");
+  } else {
+    s << text(kLeft, y + 10, "no pair of values has a full time", "start");
+  }
   double x = kLeft + 230;
   for (auto [fill, label] :
        {std::pair{kFailedFill, "failed / incorrect / error"},
@@ -307,7 +312,7 @@ std::string heatmap(const TuneParameter &px, const TuneParameter &py,
                 "middle", ink);
     }
   }
-  s << heatmapLegend(gridBottom + 14, lo, hi);
+  s << heatmapLegend(gridBottom + 14, any, lo, hi);
   s << "</svg>\n";
   return s.str();
 }

@@ -160,6 +160,13 @@ TEST(TuneHtmlTest, OneParameterHasNoHeatmapAndNothingPassedIsSaid) {
   EXPECT_NE(html.find("No configuration passed"), std::string::npos);
   EXPECT_EQ(count(html, "<rect class=\"bar failed\""), 1u);
   EXPECT_EQ(count(html, "<rect class=\"bar unmeasured\""), 1u);
+  // Two parameters, nothing passed: the heatmap has no time scale.
+  html =
+      renderTuneHtml(info(), space(), {{result(1, 8, 0, MStatus::Error)}}, 10);
+  EXPECT_EQ(count(html, "class=\"tune-heatmap\""), 1u);
+  EXPECT_EQ(count(html, "<rect class=\"cell failed\""), 1u);
+  EXPECT_EQ(html.find("tune-heat\""), std::string::npos);
+  EXPECT_NE(html.find("no pair of values has a full time"), std::string::npos);
 }
 
 } // namespace
