@@ -9,8 +9,9 @@
 // (tune_space.h) with one strategy (tune_search.h), measuring each
 // configuration through `build` and `bench` (tune_measure.h) on one device,
 // with every result kept in a resumable cache (tune_cache.h); writes
-// OUT/tune.json, the best configuration into tuned.toml beside the kernel,
-// and prints the top configurations (tune_report.h).
+// OUT/tune.json and OUT/tune.html (tune_html.h), the best configuration into
+// tuned.toml beside the kernel, and prints the top configurations
+// (tune_report.h).
 //
 // Exit codes: 0 a best configuration was found; 1 a bad kernel.toml or
 // [tune], a constraint nothing satisfies, a space over the limit without a
@@ -21,6 +22,7 @@
 #include "workbench/command.h"
 #include "workbench/device_option.h"
 #include "workbench/kernel_toml.h"
+#include "workbench/tune_html.h"
 #include "workbench/tune_measure.h"
 #include "workbench/tune_report.h"
 
@@ -249,11 +251,14 @@ StatusOr<TuneStrategy> parseStrategy(TuneFlags &flags) {
   return strategy;
 }
 
-/// tune.json, and the winner into tuned.toml.
+/// tune.json and tune.html, and the winner into tuned.toml.
 Status writeResults(const fs::path &outDir, const Kernel &kernel,
-                    const TuneRunInfo &info, const TuneSearchResult &result) {
+                    const TuneRunInfo &info, const TuneSearchResult &result,
+                    size_t top) {
   KB_RETURN_IF_ERROR(
       writeFileAtomic(outDir / "tune.json", renderTuneJson(info, result)));
+  KB_RETURN_IF_ERROR(writeFileAtomic(
+      outDir / "tune.html", renderTuneHtml(info, kernel.tune, result, top)));
   if (!result.best)
     return okStatus();
   const TuneResult &best = result.results[*result.best];
@@ -345,7 +350,7 @@ int runTune(TuneFlags flags) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count()};
   printTuneTable(stdout, info, *result, flags.top);
-  if (Status written = writeResults(outDir, *kernel, info, *result);
+  if (Status written = writeResults(outDir, *kernel, info, *result, flags.top);
       !written.ok()) {
     printError(written.message());
     return kExitUserError;
@@ -356,9 +361,10 @@ int runTune(TuneFlags flags) {
     return kExitUserError;
   }
   std::printf(
-      "best: %s; wrote %s and %s\n",
+      "best: %s; wrote %s, %s and %s\n",
       configurationKey(result->results[*result->best].values).c_str(),
       displayPath(outDir / "tune.json").c_str(),
+      displayPath(outDir / "tune.html").c_str(),
       displayPath(kernel->manifest.parent_path() / "tuned.toml").c_str());
   return kExitOk;
 }
@@ -375,7 +381,7 @@ CommandRegistration addTuneCommand(CLI::App &root) {
       ->type_name("DIR")
       ->required();
   app->add_option("-o,--output", flags->outDir,
-                  "Where tune.json and the builds go (default: "
+                  "Where tune.json, tune.html and the builds go (default: "
                   "KERNEL_DIR/kb-tune)")
       ->type_name("DIR");
   addDeviceOption(*app, flags->device,

@@ -41,22 +41,6 @@ json resultJson(const TuneResult &r) {
   return j;
 }
 
-std::string formatNs(double ns) {
-  char buf[32];
-  if (ns >= 1e6)
-    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
-  else if (ns >= 1e3)
-    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  return buf;
-}
-
-std::string firstLine(const std::string &text) {
-  std::string line = text.substr(0, text.find('\n'));
-  return line.size() > 160 ? line.substr(0, 157) + "..." : line;
-}
-
 } // namespace
 
 std::string renderTuneJson(const TuneRunInfo &info,
@@ -113,17 +97,39 @@ StatusOr<std::vector<TuneResult>> parseTuneJson(const std::string &text) {
   return out;
 }
 
-void printTuneTable(std::FILE *out, const TuneRunInfo &info,
-                    const TuneSearchResult &result, size_t top) {
-  std::vector<const TuneResult *> ok, failed;
+std::string formatTuneNs(double ns) {
+  char buf[32];
+  if (ns >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  else if (ns >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  return buf;
+}
+
+std::string firstMessageLine(const std::string &text) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 160 ? line.substr(0, 157) + "..." : line;
+}
+
+RankedTuneResults rankTuneResults(const TuneSearchResult &result) {
+  RankedTuneResults ranked;
   for (const TuneResult &r : result.results)
-    (r.measurement.status == MStatus::Ok ? ok : failed).push_back(&r);
-  std::stable_sort(ok.begin(), ok.end(),
+    (r.measurement.status == MStatus::Ok ? ranked.ok : ranked.failed)
+        .push_back(&r);
+  std::stable_sort(ranked.ok.begin(), ranked.ok.end(),
                    [](const TuneResult *a, const TuneResult *b) {
                      if (a->measurement.level != b->measurement.level)
                        return a->measurement.level > b->measurement.level;
                      return a->measurement.medianNs < b->measurement.medianNs;
                    });
+  return ranked;
+}
+
+void printTuneTable(std::FILE *out, const TuneRunInfo &info,
+                    const TuneSearchResult &result, size_t top) {
+  auto [ok, failed] = rankTuneResults(result);
   std::fprintf(out, "%-4s %-40s %12s %9s %5s %6s %7s\n", "rank",
                "configuration", "median", "GB/s", "regs", "occ", "samples");
   for (size_t i = 0; i < ok.size() && i < top; ++i) {
@@ -136,7 +142,7 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
       std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
     std::fprintf(out, "%-4zu %-40s %12s %9s %5s %6s %7zu\n", i + 1,
                  configurationKey(ok[i]->values).c_str(),
-                 formatNs(m.medianNs).c_str(), gb,
+                 formatTuneNs(m.medianNs).c_str(), gb,
                  m.registers ? std::to_string(*m.registers).c_str() : "-", occ,
                  levelSamples(m.level));
   }
@@ -148,7 +154,7 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
   for (const TuneResult *r : failed)
     std::fprintf(out, "%s: %s: %s\n", configurationKey(r->values).c_str(),
                  toString(r->measurement.status),
-                 firstLine(r->measurement.message).c_str());
+                 firstMessageLine(r->measurement.message).c_str());
   std::fprintf(out,
                "tuned %s on %s (%s): %zu configurations (%llu before the "
                "constraints), %zu measurements made (the others from the "

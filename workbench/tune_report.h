@@ -42,6 +42,20 @@ std::string renderTuneJson(const TuneRunInfo &info,
 /// configuration with its recorded measurement.
 StatusOr<std::vector<TuneResult>> parseTuneJson(const std::string &text);
 
+/// The Ok results best first (the highest level measured first, then the
+/// fastest), and the failed ones in search order: what the table and
+/// tune.html list.
+struct RankedTuneResults {
+  std::vector<const TuneResult *> ok, failed;
+};
+RankedTuneResults rankTuneResults(const TuneSearchResult &result);
+
+/// A per-dispatch time for people: `812 ns`, `3.41 us`, `1.204 ms`.
+std::string formatTuneNs(double ns);
+
+/// The first line of a message, at most 160 characters.
+std::string firstMessageLine(const std::string &text);
+
 /// The best |top| configurations (time, GB/s, registers), then one line
 /// per failed configuration.
 void printTuneTable(std::FILE *out, const TuneRunInfo &info,

@@ -1,7 +1,8 @@
 //===- tests/e2e/tune_test.cpp - `kernel-bench tune` end to end -----------===//
 //
 // The bundled tiled matmul tuned on lavapipe (a copy, so tuned.toml is
-// written beside the copy): tune.json and tuned.toml are written, a repeated
+// written beside the copy): tune.json, tune.html and tuned.toml are written
+// (tune.html rendered by headless Chromium where it is installed), a repeated
 // tune comes from the cache, and a following `build` + `bench` of a project
 // substituting it uses the tuned values. Then the bad inputs: a constraint
 // nothing satisfies, an unused name, a space over the limit, a configuration
@@ -66,6 +67,29 @@ protected:
     return run(args);
   }
 
+  /// tune.html's charts: one per parameter of the matmul's [tune] (PAD,
+  /// TILE_K, UNROLL) and a heatmap of the first two, PAD x TILE_K, of
+  /// |cells| cells.
+  std::string checkTuneHtml(size_t cells) {
+    std::string html = readFile(out_ / "tune.html");
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << html.substr(0, 200);
+    for (const char *p : {"PAD", "TILE_K", "UNROLL"})
+      EXPECT_THAT(html, HasSubstr("class=\"tune-chart\" data-parameter=\"" +
+                                  std::string(p) + "\""));
+    EXPECT_THAT(html, HasSubstr("class=\"tune-heatmap\""));
+    EXPECT_EQ(count(html, "<rect class=\"cell "), cells);
+    EXPECT_THAT(html, HasSubstr("Heatmap: PAD &times; TILE_K"));
+    return html;
+  }
+
+  static size_t count(const std::string &text, const std::string &needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos;
+         at = text.find(needle, at + needle.size()))
+      ++n;
+    return n;
+  }
+
   fs::path kernel_;
 };
 
@@ -92,6 +116,11 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
                         "\""));
   int tileK = best.at("values").at("TILE_K");
   EXPECT_THAT(tuned, HasSubstr("TILE_K = " + std::to_string(tileK)));
+  // The page: PAD 0..1 x TILE_K 2..64; the best in its header.
+  std::string html = checkTuneHtml(2 * 6);
+  EXPECT_THAT(html, HasSubstr("Best: <b>" +
+                              best.at("configuration").get<std::string>()));
+  EXPECT_THAT(r.output, HasSubstr("tune.html"));
 
   // Again: every result comes from the cache.
   r = tune({"--strategy", "halving", "--budget", "4"});
@@ -229,6 +258,42 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
                    std::string::npos;
   EXPECT_TRUE(sawMessage) << report.dump(2);
   EXPECT_THAT(readFile(kernel_ / "tuned.toml"), HasSubstr("PAD = 0"));
+
+  // tune.html: PAD 0..2 x TILE_K 16, 1024; each failure marked in its cell
+  // and listed with its reason; the two the constraint left out marked.
+  std::string html = checkTuneHtml(3 * 2);
+  EXPECT_EQ(count(html, "<rect class=\"cell ok\""), 1u);
+  EXPECT_EQ(count(html, "<rect class=\"cell failed\""), 3u);
+  EXPECT_EQ(count(html, "<rect class=\"cell unmeasured\""), 2u);
+  for (const char *cell : {"PAD=1 TILE_K=16: every configuration compile-error",
+                           "PAD=2 TILE_K=16: every configuration incorrect",
+                           "PAD=0 TILE_K=1024: every configuration error",
+                           "PAD=1 TILE_K=1024: not measured"})
+    EXPECT_THAT(html, HasSubstr("<title>" + std::string(cell))) << cell;
+  EXPECT_THAT(html, HasSubstr("PAD 1 is broken on purpose"));
+
+  // Headless Chromium renders it (no console error, not blank) and its DOM
+  // has the charts.
+  kb::ProcessOptions chromium;
+  chromium.argv = {
+      KB_SYSTEM_PYTHON3,
+      (kSourceDir / "tests/cli/report/check_html_render.py").string(),
+      (out_ / "tune.html").string(),
+      (tmp_ / "chromium").string(),
+      "--dom-contains",
+      "class=\"tune-heatmap\"",
+      "--dom-contains",
+      "data-parameter=\"UNROLL\"",
+      "--dom-contains",
+      "<rect class=\"cell failed\"",
+      "--dom-contains",
+      "Failed configurations"};
+  chromium.timeout = std::chrono::seconds(200);
+  auto check = kb::runProcess(chromium);
+  ASSERT_TRUE(check.ok()) << check.status().message();
+  if (check->exitCode == 77)
+    GTEST_SKIP() << check->stdoutText;
+  EXPECT_EQ(check->exitCode, 0) << check->stdoutText << check->stderrText;
 }
 
 TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {

@@ -8,6 +8,7 @@
 // kMaxDistributions distributions and says how many it left out.
 //
 //===----------------------------------------------------------------------===//
+#include "workbench/report/html_page.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
 
@@ -23,28 +24,8 @@ constexpr size_t kMaxDistributions = 200;
 constexpr const char *kCandidateColor = "#2563eb";
 constexpr const char *kReferenceColor = "#9ca3af";
 
-std::string esc(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f", v);
-  return buf;
-}
+std::string esc(const std::string &text) { return htmlEscape(text); }
+std::string num(double v) { return svgNumber(v); }
 
 constexpr double kLabelWidth = 220, kPlotWidth = 520, kRowHeight = 18;
 
@@ -225,25 +206,12 @@ std::string summaryTable(const std::vector<ReportRow> &rows) {
   return s.str();
 }
 
-const char *kStyle =
-    R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#111;background:#fff}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d1d5db;padding:2px 8px}
-th{background:#f3f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
-td.ok{color:#166534}td.bad{color:#b91c1c;font-weight:bold}td.skip{color:#6b7280}
-svg{font:11px sans-serif;display:block;margin:0.5em 0}figure{margin:1em 0}
-.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
-)";
-
 } // namespace
 
 std::string renderHtml(const BenchReport &report) {
   std::vector<ReportRow> rows = reportRows(report);
   std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
-         "charset=\"utf-8\">\n"
-      << "<link rel=\"icon\" href=\"data:,\">\n"
-      << "<title>kernel-bench: " << esc(report.device.name) << "</title>\n"
-      << "<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  out << htmlPageHead("kernel-bench: " + report.device.name);
   out << "<h1>kernel-bench results</h1>\n<p>" << esc(report.device.name) << " ("
       << esc(report.device.driver) << " " << esc(report.device.driverVersion)
       << "), " << esc(report.createdUtc);

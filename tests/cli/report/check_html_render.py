@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Renders an HTML file in headless Chromium and checks what a reader would
 see: the page printed no console message (errors, failed loads, script
-exceptions) and the screenshot is not blank.
+exceptions) and the screenshot is not blank; with --dom-contains, the DOM
+Chromium built (--dump-dom) contains each TEXT (e.g. an element's class).
 
-usage: check_html_render.py PAGE.html WORK_DIR
+usage: check_html_render.py PAGE.html WORK_DIR [--dom-contains TEXT]...
 exit 0 ok, 1 a check failed (printed), 77 no chromium (a skip, not a pass).
 Chromium runs with a timeout in its own process group, killed on expiry.
 """
@@ -70,11 +71,67 @@ def png_pixels(path):
     return width, height, bpp, rows
 
 
+def run_chromium(argv):
+    """(exit code, stdout, stderr) of Chromium, or None when it timed out
+    (killed with its whole process group)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None
+    return (proc.returncode, out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"))
+
+
+def check_dom(chromium, page, work, texts):
+    """0 when the DOM Chromium built from |page| contains every one of
+    |texts|, else 1 (printed)."""
+    ran = run_chromium([chromium, "--headless", "--no-sandbox",
+                        "--disable-gpu", "--no-first-run",
+                        "--disable-extensions", "--disable-sync",
+                        "--user-data-dir=" + os.path.join(work, "profile-dom"),
+                        "--dump-dom", "file://" + page])
+    if ran is None:
+        print("FAIL: chromium --dump-dom did not finish within %d s" % TIMEOUT_S)
+        return 1
+    code, dom, err = ran
+    if code != 0 or "</html>" not in dom:
+        print("FAIL: chromium --dump-dom exited %d:\n%s" % (code, err[-2000:]))
+        return 1
+    missing = [t for t in texts if t not in dom]
+    if missing:
+        print("FAIL: the DOM lacks: " + ", ".join(repr(t) for t in missing))
+        return 1
+    print("DOM: %d characters, all %d texts present" % (len(dom), len(texts)))
+    return 0
+
+
+def parse_args(args):
+    """(page, work, texts) or None for a bad command line."""
+    positional, texts = [], []
+    i = 0
+    while i < len(args):
+        if args[i] == "--dom-contains" and i + 1 < len(args):
+            texts.append(args[i + 1])
+            i += 2
+        else:
+            positional.append(args[i])
+            i += 1
+    if len(positional) != 2:
+        return None
+    return positional[0], positional[1], texts
+
+
 def main():
-    if len(sys.argv) != 3:
+    parsed = parse_args(sys.argv[1:])
+    if parsed is None:
         print(__doc__, file=sys.stderr)
         return 2
-    page, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    page, work = os.path.abspath(parsed[0]), os.path.abspath(parsed[1])
+    texts = parsed[2]
     chromium = find_chromium()
     if not chromium:
         print("SKIP: chromium is not installed (Debian package chromium)")
@@ -86,23 +143,18 @@ def main():
             "--user-data-dir=" + os.path.join(work, "profile"),
             "--window-size=1200,1600", "--screenshot=" + shot,
             "--enable-logging=stderr", "--v=0", "file://" + page]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        _, err = proc.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    ran = run_chromium(argv)
+    if ran is None:
         print("FAIL: chromium did not finish within %d s" % TIMEOUT_S)
         return 1
-    err = err.decode("utf-8", "replace")
+    returncode, _, err = ran
     console = [l for l in err.splitlines() if re.search(r":CONSOLE[:(]", l)]
     if console:
         print("FAIL: the page printed console messages:\n" + "\n".join(console))
         return 1
-    if proc.returncode != 0 or not os.path.exists(shot):
+    if returncode != 0 or not os.path.exists(shot):
         print("FAIL: chromium exited %d without a screenshot:\n%s"
-              % (proc.returncode, err[-2000:]))
+              % (returncode, err[-2000:]))
         return 1
     width, height, bpp, rows = png_pixels(shot)
     background = rows[0][:bpp]
@@ -116,7 +168,7 @@ def main():
     if share < 0.01 or colors < 4:
         print("FAIL: the screenshot is blank")
         return 1
-    return 0
+    return check_dom(chromium, page, work, texts) if texts else 0
 
 
 if __name__ == "__main__":

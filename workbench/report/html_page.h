@@ -1,0 +1,64 @@
+//===- workbench/report/html_page.h - What the HTML pages share -*- C++ -*-===//
+//
+// The pieces report.html (html_format.cpp) and tune.html (tune_html.cpp)
+// share, so both pages escape, number and look the same: self-contained,
+// inline CSS and SVG, no script, no fonts, no network.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_REPORT_HTML_PAGE_H_
+#define KB_WORKBENCH_REPORT_HTML_PAGE_H_
+
+#include <cstdio>
+#include <string>
+
+namespace kb::report {
+
+/// |text| safe in element content and in a double-quoted attribute.
+inline std::string htmlEscape(const std::string &text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// An SVG coordinate: one decimal, locale-independent enough for SVG.
+inline std::string svgNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f", v);
+  return buf;
+}
+
+/// The pages' one style sheet.
+inline constexpr const char *kHtmlStyle =
+    R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#111;background:#fff}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d1d5db;padding:2px 8px}
+th{background:#f3f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+td.ok{color:#166534}td.bad{color:#b91c1c;font-weight:bold}td.skip{color:#6b7280}
+svg{font:11px sans-serif;display:block;margin:0.5em 0}figure{margin:1em 0}
+.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
+pre{white-space:pre-wrap;margin:0.2em 0;font-size:12px}td.cfg{white-space:nowrap}
+)";
+
+/// From `<!DOCTYPE html>` to `<body>`: charset, no favicon request (the
+/// page must not touch the network), |title| (escaped here), the style.
+inline std::string htmlPageHead(const std::string &title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+         "charset=\"utf-8\">\n<link rel=\"icon\" href=\"data:,\">\n<title>" +
+         htmlEscape(title) + "</title>\n<style>" + kHtmlStyle +
+         "</style>\n</head>\n<body>\n";
+}
+
+} // namespace kb::report
+
+#endif // KB_WORKBENCH_REPORT_HTML_PAGE_H_
