@@ -9,7 +9,7 @@
 // and read back by each bench worker for the variant it runs.
 //
 // Its own header, without project.h, so the bench side can use it without
-// the project model (whose BenchSettings is another type than `bench`'s).
+// the project model.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_KERNEL_DECLARED_H_

@@ -376,7 +376,7 @@ std::optional<std::string> integerConstantText(const toml::node &node,
 /// first without one).
 StatusOr<const toml::node *>
 axisValue(const TomlFile &file, const toml::array &list, const Constant &c,
-          const std::string &key, BenchSettings &bench,
+          const std::string &key, DeclaredBench &bench,
           const ProblemSize *problem) {
   if (c.type == ScalarType::F32 || c.type == ScalarType::F64 || list.empty())
     return file.expected(list, key,
@@ -403,7 +403,7 @@ axisValue(const TomlFile &file, const toml::array &list, const Constant &c,
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
-                           const KernelAbi &abi, BenchSettings &bench,
+                           const KernelAbi &abi, DeclaredBench &bench,
                            std::map<std::string, int64_t> &integerValues,
                            const ProblemSize *problem) {
   KB_ASSIGN_OR_RETURN(const toml::table *constants,
@@ -465,7 +465,7 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
 Status parseBenchElements(const TomlFile &file, const toml::table &table,
                           const KernelAbi &abi,
                           const std::map<std::string, int64_t> &integerValues,
-                          BenchSettings &bench) {
+                          DeclaredBench &bench) {
   KB_ASSIGN_OR_RETURN(const toml::table *elements,
                       file.table(table, "elements"));
   std::vector<std::string> bindingNames;
@@ -498,7 +498,7 @@ Status parseBenchElements(const TomlFile &file, const toml::table &table,
 /// bounds), `{ normal = [0.0, 0.5] }`, `{ constant = 1.0 }`,
 /// `{ range = [0, 1] }` (element i = 0 + i * 1).
 Status parseBenchInit(const TomlFile &file, const toml::table &table,
-                      const KernelAbi &abi, BenchSettings &bench) {
+                      const KernelAbi &abi, DeclaredBench &bench) {
   bench.init.assign(abi.bindings.size(), BufferInit{});
   KB_ASSIGN_OR_RETURN(const toml::table *init, file.table(table, "init"));
   if (!init)
@@ -588,7 +588,7 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
 /// `workload` (required) and `workload_per_workgroup`.
 Status parseBenchWorkloads(const TomlFile &file, const toml::table &table,
                            const std::map<std::string, int64_t> &integerValues,
-                           BenchSettings &bench) {
+                           DeclaredBench &bench) {
   for (const std::string key : {"workload", "workload_per_workgroup"}) {
     const toml::node *node = table.get(key);
     if (!node) {
@@ -614,9 +614,9 @@ Status parseBenchWorkloads(const TomlFile &file, const toml::table &table,
   return okStatus();
 }
 
-/// `[bench]` (BenchSettings) against the kernel's parsed [abi].
+/// `[bench]` (DeclaredBench) against the kernel's parsed [abi].
 Status parseBench(const TomlFile &file, const toml::table &table,
-                  const KernelAbi &abi, BenchSettings &bench,
+                  const KernelAbi &abi, DeclaredBench &bench,
                   const ProblemSize *problem) {
   KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
   // Constants first: sizes may name them.
@@ -832,7 +832,7 @@ Status readBench(const TomlFile &file, const toml::table &root,
                           "`: the program's dispatches give its "
                           "benchmarks; remove one of the two (with [tune], "
                           "[bench] is what `kernel-bench tune` measures)");
-  BenchSettings bench;
+  DeclaredBench bench;
   bench.exportName = entry.value_or(kernel.name);
   KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem));
   if (!bench.axes.empty() && !root.get("tune"))

@@ -206,7 +206,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
                               const ProgramStepOptions &step) {
   StandalonePlan plan;
   plan.kernel = &kernel;
-  const BenchSettings &bench = *kernel.bench;
+  const DeclaredBench &bench = *kernel.bench;
   const fs::path dir = outputDir / "standalone" / kernel.name;
   const std::string origin = displayPath(kernel.manifest);
 

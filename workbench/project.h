@@ -42,7 +42,10 @@ struct BufferInit {
 /// constant name -> the value chosen from its list (decimal text).
 using ProblemSize = std::map<std::string, std::string>;
 
-struct BenchSettings {
+/// A kernel's declared `[bench]` (its problem for standalone benchmarks and
+/// tuning); `bench`'s measurement flags are bench_settings.h's
+/// BenchSettings.
+struct DeclaredBench {
   /// The integer constants given as lists (only with [tune]): each name
   /// with its values, in file order. `tune` measures every combination;
   /// everything else uses the first value of each.
@@ -81,12 +84,12 @@ struct Kernel {
   /// standalone kernel.
   std::string substitutes;
   /// `[bench]`: only a kernel that substitutes nothing has one.
-  std::optional<BenchSettings> bench;
+  std::optional<DeclaredBench> bench;
   /// `[tune]`: what `kernel-bench tune` may vary; empty without one.
   TuneSpace tune;
   /// The `[bench]` of a kernel that `substitutes` an executable and has
   /// `[tune]`: `tune` benchmarks it standalone with it; `build` does not.
-  std::optional<BenchSettings> tuneBench;
+  std::optional<DeclaredBench> tuneBench;
   /// `[roofline]` and `[tolerance]`, evaluated (kernel_declared.h).
   KernelDeclared declared;
 

@@ -1,8 +1,7 @@
 //===- workbench/tune_bench.h - One `bench` run for `tune` ----------------===//
 //
-// Its own header: bench_settings.h's BenchSettings (the measurement flags)
-// and project.h's (a kernel's [bench]) share a name, so no file includes
-// both.
+// The one place tune sets bench's measurement flags (bench_settings.h):
+// hot timings, the quick rule, one seeded input set.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_TUNE_BENCH_H_

@@ -161,7 +161,7 @@ std::string workbenchToml(const TuneMeasureOptions &o) {
 TuneMeasurer::TuneMeasurer(TuneMeasureOptions options, TuneCache &cache)
     : options_(std::move(options)), cache_(cache) {
   const Kernel &k = options_.kernel;
-  const BenchSettings *bench = k.bench       ? &*k.bench
+  const DeclaredBench *bench = k.bench       ? &*k.bench
                                : k.tuneBench ? &*k.tuneBench
                                              : nullptr;
   sizes_ = {ProblemSize()};

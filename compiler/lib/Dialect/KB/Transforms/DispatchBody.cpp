@@ -329,7 +329,7 @@ FailureOr<Value> BodyBuilder::computeElement(linalg::GenericOp op,
 }
 
 /// The linear index of this invocation's result element and whether it is
-/// in range, for the grid of getDispatchGrid (x varies fastest).
+/// in range, for the region's grid (x varies fastest).
 static std::pair<Value, Value> buildInvocationIndex(BodyBuilder &body,
                                                     OpBuilder &b, Location loc,
                                                     const DispatchGrid &grid) {
@@ -358,8 +358,7 @@ static std::pair<Value, Value> buildInvocationIndex(BodyBuilder &body,
 }
 
 LogicalResult buildDispatchBody(func::FuncOp function,
-                                const DispatchRegion &region,
-                                const DispatchGrid &grid) {
+                                const DispatchRegion &region) {
   linalg::GenericOp root = region.ops.front();
   Location loc = root.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(function.addEntryBlock());
@@ -376,7 +375,7 @@ LogicalResult buildDispatchBody(func::FuncOp function,
   Value result = bindMemref(region.getResult(),
                             static_cast<int64_t>(region.inputs.size()));
 
-  auto [linear, inRange] = buildInvocationIndex(body, b, loc, grid);
+  auto [linear, inRange] = buildInvocationIndex(body, b, loc, region.grid);
   auto guard = b.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
   Value element, previous;

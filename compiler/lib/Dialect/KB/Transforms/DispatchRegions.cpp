@@ -130,6 +130,25 @@ static LogicalResult checkRoot(linalg::GenericOp root) {
   return success();
 }
 
+/// Documented in Passes.td: 16x16 workgroups over the last two dimensions
+/// when both are at least 16, else 256 invocations in a line.
+static DispatchGrid getDispatchGrid(const DispatchRegion &region) {
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(region.ops.front()->getResult(0).getType())
+          .getShape();
+  size_t rank = shape.size();
+  if (rank >= 2 && shape[rank - 1] >= 16 && shape[rank - 2] >= 16) {
+    int64_t outer = 1;
+    for (int64_t d : shape.drop_back(2))
+      outer *= d;
+    return {{shape[rank - 1], shape[rank - 2], outer}, {16, 16, 1}};
+  }
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  return {{elements}, {256, 1, 1}};
+}
+
 FailureOr<SmallVector<DispatchRegion>>
 formDispatchRegions(func::FuncOp function) {
   SmallVector<DispatchRegion> regions;
@@ -148,26 +167,10 @@ formDispatchRegions(func::FuncOp function) {
     for (linalg::GenericOp member : region.ops)
       formed.insert(member);
     region.inputs = collectInputs(region);
+    region.grid = getDispatchGrid(region);
     regions.push_back(std::move(region));
   }
   return regions;
-}
-
-DispatchGrid getDispatchGrid(const DispatchRegion &region) {
-  ArrayRef<int64_t> shape =
-      cast<RankedTensorType>(region.ops.front()->getResult(0).getType())
-          .getShape();
-  size_t rank = shape.size();
-  if (rank >= 2 && shape[rank - 1] >= 16 && shape[rank - 2] >= 16) {
-    int64_t outer = 1;
-    for (int64_t d : shape.drop_back(2))
-      outer *= d;
-    return {{shape[rank - 1], shape[rank - 2], outer}, {16, 16, 1}};
-  }
-  int64_t elements = 1;
-  for (int64_t d : shape)
-    elements *= d;
-  return {{elements}, {256, 1, 1}};
 }
 
 } // namespace mlir::kb

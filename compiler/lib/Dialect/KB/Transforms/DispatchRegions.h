@@ -14,6 +14,12 @@
 
 namespace mlir::kb {
 
+/// Where a dispatch's invocations go: the workload and the workgroup size.
+struct DispatchGrid {
+  SmallVector<int64_t, 3> workload;
+  SmallVector<int64_t, 3> workgroupSize;
+};
+
 /// One dispatch: a root generic and the elementwise consumers fused into it.
 struct DispatchRegion {
   /// ops.front() is the root; each later op reads the previous one's result
@@ -22,6 +28,8 @@ struct DispatchRegion {
   /// The tensors the dispatch reads from memory, resolved through reshapes:
   /// function arguments and earlier dispatches' results, in first-use order.
   SmallVector<Value> inputs;
+  /// The documented mapping of the root's result elements to invocations.
+  DispatchGrid grid;
 
   Value getResult() const { return ops.back()->getResult(0); }
 };
@@ -39,12 +47,6 @@ void generalizeLinalgOps(func::FuncOp function);
 /// (MLIR's elementwise fusion, applied once per operand in program order).
 void fuseElementwiseProducers(func::FuncOp function);
 
-/// Where a dispatch's invocations go: the workload and the workgroup size.
-struct DispatchGrid {
-  SmallVector<int64_t, 3> workload;
-  SmallVector<int64_t, 3> workgroupSize;
-};
-
 /// The tensor whose storage |value| is: through expand_shape and
 /// collapse_shape, which move no data in row-major storage.
 Value getStorage(Value value);
@@ -60,13 +62,10 @@ bool isRecomputed(Value value);
 FailureOr<SmallVector<DispatchRegion>>
 formDispatchRegions(func::FuncOp function);
 
-/// The documented mapping of |region|'s result elements to invocations.
-DispatchGrid getDispatchGrid(const DispatchRegion &region);
-
 /// Builds the body of |region| into the empty function |body| (bindings:
 /// the inputs, then the result). Failure after a diagnostic.
-LogicalResult buildDispatchBody(func::FuncOp body, const DispatchRegion &region,
-                                const DispatchGrid &grid);
+LogicalResult buildDispatchBody(func::FuncOp body,
+                                const DispatchRegion &region);
 
 } // namespace mlir::kb
 

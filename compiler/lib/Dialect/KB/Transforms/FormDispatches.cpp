@@ -138,15 +138,14 @@ LogicalResult ProgramBuilder::buildExecutable(size_t n) {
   OpBuilder b(function);
   std::string name = dispatchName(n);
   auto executable = b.create<ExecutableOp>(loc, name);
-  DispatchGrid grid = getDispatchGrid(region);
   b.setInsertionPointToEnd(&executable.getBlock());
   b.create<ExportOp>(loc, b.getStringAttr(name), *layout,
-                     b.getDenseI64ArrayAttr(grid.workgroupSize),
+                     b.getDenseI64ArrayAttr(region.grid.workgroupSize),
                      DenseI64ArrayAttr(), IntegerAttr());
   auto module = b.create<ModuleOp>(loc);
   b.setInsertionPointToEnd(module.getBody());
   auto body = b.create<func::FuncOp>(loc, name, b.getFunctionType({}, {}));
-  return buildDispatchBody(body, region, grid);
+  return buildDispatchBody(body, region);
 }
 
 LogicalResult ProgramBuilder::buildHostFunction() {
@@ -173,7 +172,7 @@ LogicalResult ProgramBuilder::buildHostFunction() {
       bindings.push_back(buffers.lookup(input));
     bindings.push_back(alloc(region.getResult()));
     SmallVector<Value> workload;
-    for (int64_t w : getDispatchGrid(region).workload)
+    for (int64_t w : region.grid.workload)
       workload.push_back(b.create<arith::ConstantIndexOp>(loc, w));
     std::string name = dispatchName(n);
     b.create<DispatchOp>(
