@@ -130,6 +130,22 @@ uint32_t pushConstantSize(const KernelAbi &abi) {
   return slots.back().offset + slots.back().size;
 }
 
+std::optional<std::array<uint32_t, 3>>
+workgroupCountFor(const KernelAbi &abi,
+                  const std::array<uint64_t, 3> &workload) {
+  const auto &per = abi.workloadPerWorkgroup;
+  if (!per[0] || !per[1] || !per[2])
+    return std::nullopt;
+  std::array<uint32_t, 3> count;
+  for (size_t d = 0; d < 3; ++d) {
+    uint64_t n = workload[d] / per[d] + (workload[d] % per[d] != 0);
+    if (n == 0 || n > UINT32_MAX)
+      return std::nullopt;
+    count[d] = static_cast<uint32_t>(n);
+  }
+  return count;
+}
+
 std::string describeBinding(const KernelAbi &abi, size_t index) {
   std::string s = "binding " + std::to_string(index);
   if (index < abi.bindings.size() && !abi.bindings[index].name.empty())

@@ -104,7 +104,17 @@ struct KernelAbi {
   bool fullSubgroups = false;
   /// SPIR-V specialization constants, by SpecId (Vulkan only).
   std::vector<SpecializationValue> specialization;
+  /// The workload items one workgroup covers per dimension: the workgroup
+  /// count of a dispatch over workload w is ceildiv(w[d], this[d]). All 0:
+  /// not declared (the dispatch's own count, i.e. the export's rule).
+  std::array<uint32_t, 3> workloadPerWorkgroup = {0, 0, 0};
 };
+
+/// The workgroup count of a dispatch over |workload| (missing dimensions 1)
+/// under |abi|'s workloadPerWorkgroup, or std::nullopt when |abi| declares
+/// none or a count does not fit 32 bits.
+std::optional<std::array<uint32_t, 3>>
+workgroupCountFor(const KernelAbi &abi, const std::array<uint64_t, 3> &workload);
 
 /// One slot of a packed parameter block.
 struct ParamSlot {

@@ -98,5 +98,20 @@ TEST(KernelAbi, Signature) {
   EXPECT_EQ(formatSignature(abi), "k(n: u32)");
 }
 
+// A variant's own workgroup-count rule (kernel.toml [abi]
+// workload_per_workgroup): ceildiv per dimension; none declared, or a count
+// past 32 bits, leaves the dispatch's count.
+TEST(KernelAbi, WorkgroupCountForDeclaredWorkloadPerWorkgroup) {
+  KernelAbi abi;
+  EXPECT_EQ(workgroupCountFor(abi, {128, 128, 1}), std::nullopt);
+  abi.workloadPerWorkgroup = {32, 32, 1};
+  EXPECT_EQ(workgroupCountFor(abi, {128, 100, 1}),
+            (std::array<uint32_t, 3>{4, 4, 1}));
+  EXPECT_EQ(workgroupCountFor(abi, {1, 1, 1}),
+            (std::array<uint32_t, 3>{1, 1, 1}));
+  abi.workloadPerWorkgroup = {1, 1, 1};
+  EXPECT_EQ(workgroupCountFor(abi, {uint64_t(1) << 33, 1, 1}), std::nullopt);
+}
+
 } // namespace
 } // namespace kb

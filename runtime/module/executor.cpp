@@ -98,6 +98,7 @@ PreparedFunction::create(hal::Device &device, const Module &module,
                     std::chrono::steady_clock::now() - start)
                     .count();
     prepared->executables_[op.executable] = loaded;
+    prepared->variantOf_[op.executable] = variant;
     prepared->variants_.push_back({op.executable, variant, loaded, ms});
   }
 
@@ -199,7 +200,7 @@ Status PreparedFunction::record(hal::CommandBuffer &commands,
       hal::DispatchParams params;
       params.executable = executables_.at(op.executable).get();
       params.exportIndex = op.exportIndex;
-      params.workgroupCount = op.workgroupCount;
+      params.workgroupCount = op.workgroupCountFor(*variantOf_.at(op.executable));
       params.constants = op.constants;
       params.label = "`" + function_.name + "` op " + std::to_string(i) +
                      " (`" + module_.executables[op.executable].name +

@@ -111,6 +111,9 @@ private:
   const Function &function_;
   std::vector<LoadedVariant> variants_;
   std::map<uint32_t, std::shared_ptr<hal::Executable>> executables_;
+  /// The variant each executable was loaded from: its exports' workgroup
+  /// count rule gives each dispatch's count.
+  std::map<uint32_t, const Variant *> variantOf_;
   std::vector<std::shared_ptr<hal::Buffer>> buffers_;
 };
 

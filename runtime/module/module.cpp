@@ -39,6 +39,14 @@ const char *toString(Distribution d) {
   }
   return "?";
 }
+std::array<uint32_t, 3> Op::workgroupCountFor(const Variant &variant) const {
+  if (workload && exportIndex < variant.exports.size())
+    if (auto count =
+            kb::workgroupCountFor(variant.exports[exportIndex], *workload))
+      return *count;
+  return workgroupCount;
+}
+
 const char *toString(Op::Kind kind) {
   switch (kind) {
   case Op::Kind::Alloc:
@@ -128,6 +136,11 @@ public:
     if (!wg->x() || !wg->y() || !wg->z())
       return fail(where, "workgroup size has a zero dimension");
     abi.dynamicSharedMemoryBytes = e->dynamic_shared_memory_bytes();
+    if (const kbm::Dim3 *per = e->workload_per_workgroup()) {
+      abi.workloadPerWorkgroup = {per->x(), per->y(), per->z()};
+      if (!per->x() || !per->y() || !per->z())
+        return fail(where, "workload per workgroup has a zero dimension");
+    }
     abi.subgroupSize = e->subgroup_size();
     abi.fullSubgroups = e->full_subgroups();
     if (abi.subgroupSize & (abi.subgroupSize - 1))
@@ -434,6 +447,23 @@ public:
     }
     const kbm::Dim3 *wc = d->workgroup_count();
     out.workgroupCount = {wc->x(), wc->y(), wc->z()};
+    if (const kbm::Dim3 *w = d->workload()) {
+      if (!w->x() || !w->y() || !w->z())
+        return fail(what, "workload has a zero dimension");
+      out.workload = std::array<uint64_t, 3>{w->x(), w->y(), w->z()};
+      for (const Variant &variant : exe.variants) {
+        std::array<uint32_t, 3> count = out.workgroupCountFor(variant);
+        for (uint32_t c : count)
+          if (c > kMaxWorkgroupCount)
+            return fail(what, "variant " + variant.target + " (" +
+                                  toString(variant.role) +
+                                  ")'s workgroup count " +
+                                  std::to_string(count[0]) + "x" +
+                                  std::to_string(count[1]) + "x" +
+                                  std::to_string(count[2]) +
+                                  " has an absurd dimension");
+      }
+    }
     for (uint32_t c : out.workgroupCount)
       if (c == 0 || c > kMaxWorkgroupCount)
         return fail(what, "workgroup count " + std::to_string(wc->x()) + "x" +

@@ -84,6 +84,12 @@ struct Op {
   std::vector<BindingRef> bindings;
   std::vector<uint8_t> constants; // packed per kb::pushConstantLayout
   std::array<uint32_t, 3> workgroupCount = {1, 1, 1};
+  /// The dispatch's workload, when the module records it: a variant whose
+  /// export declares a workload per workgroup runs its own count
+  /// (workgroupCountFor); the others run |workgroupCount|.
+  std::optional<std::array<uint64_t, 3>> workload;
+  /// The count |variant| runs this dispatch with.
+  std::array<uint32_t, 3> workgroupCountFor(const Variant &variant) const;
 };
 const char *toString(Op::Kind kind);
 

@@ -113,6 +113,44 @@ TEST(ModuleTest, SubgroupSizeAndSpecializationAreStoredPerVariant) {
       << size.status().message();
 }
 
+// A handwritten kernel with its own workgroup-count rule (kernel.toml [abi]
+// workload_per_workgroup): the dispatch records its workload, each variant
+// its rule, so candidate and reference run their own counts.
+TEST(ModuleTest, EachVariantRunsItsOwnWorkgroupCount) {
+  REQUIRE_SAMPLE();
+  Module m = *sample();
+  Op *dispatch = nullptr;
+  for (Op &op : m.functions[0].ops)
+    if (op.kind == Op::Kind::Dispatch && op.executable == 0)
+      dispatch = &op;
+  ASSERT_NE(dispatch, nullptr);
+  dispatch->workload = std::array<uint64_t, 3>{1000, 1, 1};
+  m.executables[0].variants[1].exports[dispatch->exportIndex]
+      .workloadPerWorkgroup = {128, 1, 1};
+  auto parsed = parseModule(writeModule(m), "count.kbm");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const Op *op = nullptr;
+  for (const Op &o : parsed->functions[0].ops)
+    if (o.kind == Op::Kind::Dispatch && o.executable == 0)
+      op = &o;
+  ASSERT_NE(op, nullptr);
+  ASSERT_TRUE(op->workload.has_value());
+  const Executable &exe = parsed->executables[0];
+  EXPECT_EQ(op->workgroupCountFor(exe.variants[1]),
+            (std::array<uint32_t, 3>{8, 1, 1})); // ceildiv(1000, 128)
+  // The reference declares none: the dispatch's own count.
+  EXPECT_EQ(op->workgroupCountFor(exe.variants[0]), dispatch->workgroupCount);
+
+  m.executables[0].variants[1].exports[dispatch->exportIndex]
+      .workloadPerWorkgroup = {128, 0, 1};
+  auto zero = parseModule(writeModule(m), "zero.kbm");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find(
+                "workload per workgroup has a zero dimension"),
+            std::string::npos)
+      << zero.status().message();
+}
+
 TEST(ModuleTest, ADeviceWithoutTheRequiredSubgroupSizeCannotRunIt) {
   REQUIRE_SAMPLE();
   Module m = *sample();

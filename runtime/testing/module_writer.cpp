@@ -32,11 +32,14 @@ fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b,
   for (const SpecializationValue &v : abi.specialization)
     specialization.push_back(kbm::CreateSpecializationConstant(
         b, v.id, v.name.empty() ? 0 : b.CreateString(v.name), v.size, v.bits));
+  const auto &per = abi.workloadPerWorkgroup;
+  kbm::Dim3 perWorkgroup(per[0], per[1], per[2]);
   return kbm::CreateExport(
       b, b.CreateString(abi.entry), b.CreateVector(bindings),
       b.CreateVector(constants), &wg, abi.dynamicSharedMemoryBytes,
       abi.subgroupSize, abi.fullSubgroups,
-      specialization.empty() ? 0 : b.CreateVector(specialization));
+      specialization.empty() ? 0 : b.CreateVector(specialization),
+      per[0] ? &perWorkgroup : nullptr);
 }
 
 fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,
@@ -92,11 +95,17 @@ fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,
     }
     kbm::Dim3 count(op.workgroupCount[0], op.workgroupCount[1],
                     op.workgroupCount[2]);
-    return kbm::CreateOp(b, kbm::Command::Dispatch,
-                         kbm::CreateDispatch(b, op.executable, op.exportIndex,
-                                             b.CreateVectorOfStructs(refs),
-                                             typed, raw, &count)
-                             .Union());
+    std::optional<kbm::Dim3> workload;
+    if (op.workload)
+      workload.emplace(static_cast<uint32_t>((*op.workload)[0]),
+                       static_cast<uint32_t>((*op.workload)[1]),
+                       static_cast<uint32_t>((*op.workload)[2]));
+    return kbm::CreateOp(
+        b, kbm::Command::Dispatch,
+        kbm::CreateDispatch(b, op.executable, op.exportIndex,
+                            b.CreateVectorOfStructs(refs), typed, raw, &count,
+                            workload ? &*workload : nullptr)
+            .Union());
   }
   }
   return 0;
