@@ -43,7 +43,10 @@ public:
     for (const driver::Substitution &s : list)
       array.push_back({s.executable.c_str(), s.file.c_str(), s.origin.c_str(),
                        s.sharedMemoryBytes, s.subgroupSize,
-                       s.fullSubgroups ? 1 : 0, strings(s.specialization)});
+                       s.fullSubgroups ? 1 : 0, strings(s.specialization),
+                       dims(s.workgroupSize), s.workgroupSize.size(),
+                       dims(s.workloadPerWorkgroup),
+                       s.workloadPerWorkgroup.size()});
     return array.data();
   }
   const int64_t *dims(const std::vector<long long> &list) {

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 3
+#define KB_COMPILER_API_VERSION 4
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -59,6 +59,12 @@ typedef struct kbCompilerSubstitution {
   uint32_t subgroupSize;
   int fullSubgroups;
   kbCompilerStrings specialization;
+  /* The object's own workgroup size (0 or 3 entries) and workload per
+   * workgroup (0 to 3); none: the export's (kb::driver::Substitution). */
+  const int64_t *workgroupSize;
+  size_t workgroupSizeCount;
+  const int64_t *workloadPerWorkgroup;
+  size_t workloadPerWorkgroupCount;
 } kbCompilerSubstitution;
 
 typedef struct kbCompilerOptions {

@@ -23,6 +23,10 @@ namespace {
 using kb::capi::str;
 using kb::capi::strings;
 
+std::vector<long long> dims(const int64_t *items, size_t count) {
+  return std::vector<long long>(items, items + count);
+}
+
 std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
                                         size_t count) {
   std::vector<Substitution> out;
@@ -30,7 +34,10 @@ std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
     out.push_back({str(items[i].executable), str(items[i].file),
                    str(items[i].origin), items[i].sharedMemoryBytes,
                    items[i].subgroupSize, items[i].fullSubgroups != 0,
-                   strings(items[i].specialization)});
+                   strings(items[i].specialization),
+                   dims(items[i].workgroupSize, items[i].workgroupSizeCount),
+                   dims(items[i].workloadPerWorkgroup,
+                        items[i].workloadPerWorkgroupCount)});
   return out;
 }
 
@@ -122,10 +129,6 @@ struct OwnedResult : kbCompilerResult {
     unbenchmarkedCount = unbenchmarkedItems.size();
   }
 };
-
-std::vector<long long> dims(const int64_t *items, size_t count) {
-  return std::vector<long long>(items, items + count);
-}
 
 StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
   StandaloneKernel k;

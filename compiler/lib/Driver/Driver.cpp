@@ -125,6 +125,16 @@ toLaunchList(const std::vector<Substitution> &substitutions) {
       items.push_back("full_subgroups");
     for (const std::string &setting : s.specialization)
       items.push_back("spec=" + setting);
+    auto dims = [](const std::vector<long long> &values) {
+      std::string text;
+      for (long long v : values)
+        text += (text.empty() ? "" : "x") + std::to_string(v);
+      return text;
+    };
+    if (!s.workgroupSize.empty())
+      items.push_back("workgroup_size=" + dims(s.workgroupSize));
+    if (!s.workloadPerWorkgroup.empty())
+      items.push_back("workload_per_workgroup=" + dims(s.workloadPerWorkgroup));
     std::string entry;
     for (const std::string &item : items)
       entry += (entry.empty() ? "" : ";") + item;

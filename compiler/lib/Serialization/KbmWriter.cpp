@@ -148,8 +148,10 @@ public:
         constants.push_back(kbm::CreateConstantLayout(
             fbb, c.getName() ? fbb.CreateString(c.getName().str()) : 0,
             toKbm(c.getType())));
-      ArrayRef<int64_t> size = exportOp.getWorkgroupSize();
+      SmallVector<int64_t, 3> size = getWorkgroupSize(variant, exportOp);
       kbm::Dim3 workgroupSize(size[0], size[1], size[2]);
+      SmallVector<int64_t, 3> per = getWorkloadPerWorkgroup(variant, exportOp);
+      kbm::Dim3 workloadPerWorkgroup(per[0], per[1], per[2]);
       std::string entry =
           variant.getEntryPointName(exportOp.getSymName()).str();
       ::kb::KernelAbi pipeline;
@@ -163,7 +165,8 @@ public:
           fbb.CreateVector(constants), &workgroupSize,
           static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp)),
           pipeline.subgroupSize, pipeline.fullSubgroups,
-          specialization.empty() ? 0 : fbb.CreateVector(specialization)));
+          specialization.empty() ? 0 : fbb.CreateVector(specialization),
+          &workloadPerWorkgroup));
     }
     return fbb.CreateVector(exports);
   }
@@ -201,6 +204,7 @@ public:
                                     unsigned exportIndex, ExportOp exportOp,
                                     ArrayRef<int64_t> bufferOfBinding,
                                     ArrayRef<TypedAttr> constants,
+                                    ArrayRef<int64_t> workload,
                                     ArrayRef<int64_t> workgroupCount) {
     std::vector<kbm::BindingRef> bindings;
     for (int64_t buffer : bufferOfBinding)
@@ -211,15 +215,22 @@ public:
     kbm::Dim3 count(static_cast<uint32_t>(workgroupCount[0]),
                     static_cast<uint32_t>(workgroupCount[1]),
                     static_cast<uint32_t>(workgroupCount[2]));
+    // Each variant's count follows from the workload and its export's
+    // workload per workgroup (a handwritten kernel may bring its own).
+    SmallVector<int64_t, 3> padded(workload.begin(), workload.end());
+    padded.resize(3, 1);
+    kbm::Dim3 workloadDims(static_cast<uint32_t>(padded[0]),
+                           static_cast<uint32_t>(padded[1]),
+                           static_cast<uint32_t>(padded[2]));
     // An empty vector of 8-byte-aligned structs is not padded to that
     // alignment by FlatBuffers; the runtime rejects it as misaligned. None
     // is written instead (an export without constants).
     auto structs = [&](const auto &v) {
       return v.empty() ? 0 : fbb.CreateVectorOfStructs(v);
     };
-    auto dispatch =
-        kbm::CreateDispatch(fbb, executableIndex, exportIndex,
-                            structs(bindings), structs(values), 0, &count);
+    auto dispatch = kbm::CreateDispatch(fbb, executableIndex, exportIndex,
+                                        structs(bindings), structs(values), 0,
+                                        &count, &workloadDims);
     return kbm::CreateOp(fbb, kbm::Command::Dispatch, dispatch.Union());
   }
 
@@ -426,7 +437,7 @@ struct HostFunctionWriter {
     ops.push_back(writer.writeDispatch(
         executableIndex.lookup(info->executable.getSymName()),
         info->exportIndex, info->exportOp, bufferOfBinding, constants,
-        info->workgroupCount));
+        info->workload, info->workgroupCount));
     return success();
   }
 
@@ -518,9 +529,10 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
   auto buffers = spec.getAs<ArrayAttr>("buffers");
   auto bindings = spec.getAs<DenseI64ArrayAttr>("bindings");
   auto constants = spec.getAs<ArrayAttr>("constants");
+  auto workload = spec.getAs<DenseI64ArrayAttr>("workload");
   auto workgroupCount = spec.getAs<DenseI64ArrayAttr>("workgroup_count");
   if (!name || !executableName || !exportName || !buffers || !bindings ||
-      !constants || !workgroupCount)
+      !constants || !workload || !workgroupCount)
     return module.emitError("malformed ")
            << kBenchmarksAttrName << " entry " << spec;
   auto executable = symbols.lookup<ExecutableOp>(executableName.getValue());
@@ -586,9 +598,9 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
     values.push_back(value);
   }
   unsigned dispatchOp = ops.size();
-  ops.push_back(writer.writeDispatch(0, exportIndex, exportOp,
-                                     bindings.asArrayRef(), values,
-                                     workgroupCount.asArrayRef()));
+  ops.push_back(writer.writeDispatch(
+      0, exportIndex, exportOp, bindings.asArrayRef(), values,
+      workload.asArrayRef(), workgroupCount.asArrayRef()));
   std::vector<fb::Offset<kbm::Function>> functions = {kbm::CreateFunction(
       writer.fbb, writer.fbb.CreateString(name.getValue().str()),
       writer.fbb.CreateVector(bufferOffsets), writer.fbb.CreateVector(ops),

@@ -467,6 +467,57 @@ TEST(KbmOutputTest, SubstitutedObjectCarriesItsOwnSharedMemory) {
   }
 }
 
+// Issue 16: a handwritten kernel with its own launch shape (a tuned tile):
+// its variant carries its workgroup size and workload per workgroup, the
+// reference the export's, and every dispatch its workload, so each variant
+// runs its own workgroup count.
+TEST(KbmOutputTest, SubstitutedObjectCarriesItsOwnLaunchShape) {
+  fs::path out = freshDir("launch_shape");
+  kb::driver::CompileOptions options;
+  options.programPath = kProgram;
+  options.targets = {"cuda:sm_90"};
+  options.outputDir = out.string();
+  kb::driver::Substitution shaped{"saxpy", kInputs + "/saxpy.ptx", "", -1};
+  shaped.workgroupSize = {128, 1, 1};
+  shaped.workloadPerWorkgroup = {512};
+  options.objectSubstitutions = {shaped};
+  kb::driver::CompileResult result = kb::driver::compile(options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  ASSERT_FALSE(result.benchmarks.empty());
+  for (const std::string &file :
+       {std::string("program.kbm"), result.benchmarks[0].file}) {
+    std::string bytes = readFile(out / file);
+    const kbm::Module *module = verified(bytes, file);
+    ASSERT_NE(module, nullptr);
+    uint32_t saxpyIndex = 0;
+    for (uint32_t i = 0; i < module->executables()->size(); ++i)
+      if (module->executables()->Get(i)->name()->str() == "saxpy")
+        saxpyIndex = i;
+    const kbm::Executable *saxpy = module->executables()->Get(saxpyIndex);
+    for (const kbm::ExecutableVariant *v : *saxpy->variants()) {
+      const kbm::Export *e = v->exports()->Get(0);
+      ASSERT_NE(e->workload_per_workgroup(), nullptr) << file;
+      bool candidate = v->role() == kbm::VariantRole::Candidate;
+      EXPECT_EQ(e->workgroup_size()->x(), candidate ? 128u : 256u) << file;
+      EXPECT_EQ(e->workload_per_workgroup()->x(), candidate ? 512u : 256u)
+          << file;
+      EXPECT_EQ(e->workload_per_workgroup()->y(), 1u) << file;
+    }
+    bool sawDispatch = false;
+    for (const kbm::Function *f : *module->functions())
+      for (const kbm::Op *op : *f->ops())
+        if (const kbm::Dispatch *d = op->command_as_Dispatch();
+            d && d->executable() == saxpyIndex) {
+          ASSERT_NE(d->workload(), nullptr) << file;
+          // The reference's count, ceildiv(workload, 256), for old readers.
+          EXPECT_EQ(d->workgroup_count()->x(), (d->workload()->x() + 255) / 256)
+              << file;
+          sawDispatch = true;
+        }
+    EXPECT_TRUE(sawDispatch) << file;
+  }
+}
+
 /// A program with one dispatch that cannot be benchmarked.
 const char *kDynamicProgram = R"mlir(
 kb.executable @copy {

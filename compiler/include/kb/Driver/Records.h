@@ -36,6 +36,13 @@ struct Substitution {
   /// Its [specialization] as `KEY=VALUE` (common/specialization.h), resolved
   /// against the object's SPIR-V and stored on the variants it replaces.
   std::vector<std::string> specialization;
+  /// The object's own launch shape (its kernel.toml [abi] workgroup_size and
+  /// workload_per_workgroup): 3 entries and 1 to 3, stored on the variants
+  /// it replaces, whose dispatches then run ceildiv(workload, these)
+  /// workgroups of this size. Empty: the export's (the object must match
+  /// its workgroup size).
+  std::vector<long long> workgroupSize;
+  std::vector<long long> workloadPerWorkgroup;
 };
 
 struct CompileOptions {

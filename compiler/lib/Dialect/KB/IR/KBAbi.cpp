@@ -75,6 +75,27 @@ int64_t mlir::kb::getSharedMemoryBytes(VariantOp variant, ExportOp exportOp) {
   return exportOp.getSharedMemoryBytes();
 }
 
+SmallVector<int64_t, 3> mlir::kb::getWorkgroupSize(VariantOp variant,
+                                                   ExportOp exportOp) {
+  ArrayRef<int64_t> size = exportOp.getWorkgroupSize();
+  if (auto own = variant->getAttrOfType<DenseI64ArrayAttr>(
+          kVariantWorkgroupSizeAttrName))
+    size = own.asArrayRef();
+  return SmallVector<int64_t, 3>(size.begin(), size.end());
+}
+
+SmallVector<int64_t, 3> mlir::kb::getWorkloadPerWorkgroup(VariantOp variant,
+                                                          ExportOp exportOp) {
+  auto own = variant->getAttrOfType<DenseI64ArrayAttr>(
+      kVariantWorkloadPerWorkgroupAttrName);
+  if (!own)
+    return exportOp.getWorkloadPerWorkgroupOrDefault();
+  SmallVector<int64_t, 3> result(own.asArrayRef().begin(),
+                                 own.asArrayRef().end());
+  result.resize(3, 1);
+  return result;
+}
+
 void mlir::kb::setVariantPipeline(VariantOp variant,
                                   const ::kb::KernelAbi &abi) {
   Builder b(variant.getContext());

@@ -46,9 +46,10 @@ namespace {
 /// formed dispatch is written from it (the front end named its bindings, not
 /// the kernel's author).
 void emitAbiMismatches(ExecutableOp executable, ExportOp exportOp,
-                       StringRef path,
+                       StringRef path, const ::kb::KernelAbi &abi,
                        const std::vector<::kb::AbiMismatch> &mismatches) {
-  ::kb::KernelAbi expected = getKernelAbi(exportOp, exportOp.getSymName());
+  ::kb::KernelAbi expected = abi;
+  expected.entry = exportOp.getSymName().str();
   const auto &wg = expected.workgroupSize;
   exportOp.emitError() << "object '" << path
                        << "' does not match the ABI of export @"
@@ -58,6 +59,16 @@ void emitAbiMismatches(ExecutableOp executable, ExportOp exportOp,
                        << "\nexpected: " << ::kb::formatSignature(expected)
                        << ", workgroup " << wg[0] << "x" << wg[1] << "x"
                        << wg[2];
+}
+/// The ABI an object substituted by |request| must have at |exportOp|:
+/// the export's, with the request's own workgroup size when it brings one.
+::kb::KernelAbi expectedAbi(ExportOp exportOp, StringRef entry,
+                            const Request &request) {
+  ::kb::KernelAbi abi = getKernelAbi(exportOp, entry);
+  if (!request.workgroupSize.empty())
+    for (size_t i = 0; i < 3; ++i)
+      abi.workgroupSize[i] = static_cast<uint32_t>(request.workgroupSize[i]);
+  return abi;
 }
 } // namespace
 
@@ -72,10 +83,11 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
   MLIRContext *context = executable.getContext();
   bool ok = true;
   auto reportMismatches =
-      [&](ExportOp exportOp, const std::vector<::kb::AbiMismatch> &mismatches) {
+      [&](ExportOp exportOp, const ::kb::KernelAbi &abi,
+          const std::vector<::kb::AbiMismatch> &mismatches) {
         if (mismatches.empty())
           return;
-        emitAbiMismatches(executable, exportOp, path, mismatches);
+        emitAbiMismatches(executable, exportOp, path, abi, mismatches);
         ok = false;
       };
 
@@ -104,8 +116,8 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
       std::string entry = resolved ? resolved->name : exportName.str();
       if (entry != exportOp.getSymName())
         entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
-      reportMismatches(exportOp,
-                       ::kb::checkPtxAbi(*ptx, getKernelAbi(exportOp, entry)));
+      ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
+      reportMismatches(exportOp, abi, ::kb::checkPtxAbi(*ptx, abi));
     }
     std::optional<::kb::SmArch> ptxSm = ::kb::parseSmArch(ptx->target);
     for (VariantOp variant : targets) {
@@ -147,9 +159,9 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
         return exportOp.emitError()
                << "object '" << path << "': " << values.status().message();
       pipeline.specialization = std::move(*values);
-      ::kb::KernelAbi abi = getKernelAbi(exportOp, entry);
+      ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
       abi.specialization = pipeline.specialization;
-      reportMismatches(exportOp, ::kb::checkSpirvAbi(*spirv, abi));
+      reportMismatches(exportOp, abi, ::kb::checkSpirvAbi(*spirv, abi));
     }
     for (VariantOp variant : targets) {
       uint32_t max = getTarget(variant)->spirvEnvironment().version;

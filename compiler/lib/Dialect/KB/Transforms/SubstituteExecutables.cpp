@@ -113,18 +113,26 @@ static FailureOr<ExecutableOp> substituteSource(ExecutableOp executable,
 /// dump-then-scan round trip a no-op).
 static FailureOr<VariantOp>
 applyObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
-            DictionaryAttr entryPoints, std::optional<int64_t> sharedMemory,
+            DictionaryAttr entryPoints, const Request &request,
             const ::kb::KernelAbi &pipeline, std::string &referenceName) {
   MLIRContext *context = executable.getContext();
   auto objects = ArrayAttr::get(context, {object});
   auto setLaunch = [&](VariantOp external) {
     setVariantPipeline(external, pipeline);
-    if (sharedMemory)
-      external->setAttr(
-          kVariantSharedMemoryAttrName,
-          IntegerAttr::get(IntegerType::get(context, 64), *sharedMemory));
+    if (request.sharedMemoryBytes)
+      external->setAttr(kVariantSharedMemoryAttrName,
+                        IntegerAttr::get(IntegerType::get(context, 64),
+                                         *request.sharedMemoryBytes));
     else
       external->removeAttr(kVariantSharedMemoryAttrName);
+    auto setDims = [&](StringRef name, ArrayRef<int64_t> dims) {
+      if (dims.empty())
+        external->removeAttr(name);
+      else
+        external->setAttr(name, DenseI64ArrayAttr::get(context, dims));
+    };
+    setDims(kVariantWorkgroupSizeAttrName, request.workgroupSize);
+    setDims(kVariantWorkloadPerWorkgroupAttrName, request.workloadPerWorkgroup);
   };
   if (variant.isExternal()) {
     setLaunch(variant);
@@ -408,9 +416,9 @@ LogicalResult SubstituteExecutablesPass::substituteObjects(
     for (VariantOp variant : variants) {
       std::string variantName = variant.getSymName().str();
       std::string referenceName;
-      if (failed(applyObject(
-              executable, variant, object, entryPoints.getDictionary(context),
-              request.sharedMemoryBytes, pipeline, referenceName))) {
+      if (failed(applyObject(executable, variant, object,
+                             entryPoints.getDictionary(context), request,
+                             pipeline, referenceName))) {
         ok = false;
         continue;
       }

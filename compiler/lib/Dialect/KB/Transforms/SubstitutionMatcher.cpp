@@ -93,11 +93,39 @@ LogicalResult scanDirectory(ModuleOp module, StringRef dir, StringRef stage,
 }
 
 /// Parses one `NAME=FILE` entry into a request.
+/// `XxYxZ` (|min| to |max| positive integers; `x`, since the pass's list
+/// options split at commas) into |dims|; false when malformed.
+static bool parseDims(StringRef text, size_t min, size_t max,
+                      SmallVector<int64_t, 3> &dims) {
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
+  if (parts.size() < min || parts.size() > max)
+    return false;
+  dims.clear();
+  for (StringRef part : parts) {
+    int64_t v = 0;
+    if (part.getAsInteger(10, v) || v < 1 ||
+        v > std::numeric_limits<uint32_t>::max())
+      return false;
+    dims.push_back(v);
+  }
+  return true;
+}
+
 /// One `launch` item: `shared_memory=BYTES`, `subgroup_size=N`,
-/// `full_subgroups` or `spec=KEY=VALUE`; false when malformed.
+/// `full_subgroups`, `spec=KEY=VALUE`, `workgroup_size=XxYxZ` or
+/// `workload_per_workgroup=X[xY[xZ]]`; false when malformed.
 static bool parseLaunchItem(StringRef item, Request &request) {
   auto [key, value] = item.split('=');
   int64_t number = 0;
+  if (key == "workgroup_size") {
+    auto &size = request.workgroupSize;
+    // The export's bounds (kb.export's verifier).
+    return parseDims(value, 3, 3, size) && size[0] <= 1024 && size[1] <= 1024 &&
+           size[2] <= 64 && size[0] * size[1] * size[2] <= 1024;
+  }
+  if (key == "workload_per_workgroup")
+    return parseDims(value, 1, 3, request.workloadPerWorkgroup);
   if (key == "shared_memory") {
     if (value.getAsInteger(10, number) || number < 0 ||
         number > std::numeric_limits<uint32_t>::max())
@@ -140,8 +168,10 @@ static LogicalResult parseLaunch(ModuleOp module, StringRef text,
              << "kb-substitute-executables: launch setting '" << item
              << "' of substitution '" << substitution
              << "': expected shared_memory=BYTES (0 to 4294967295), "
-                "subgroup_size=N (a power of two, 1 to 128), full_subgroups "
-                "or spec=KEY=VALUE, separated by ';'";
+                "subgroup_size=N (a power of two, 1 to 128), full_subgroups, "
+                "spec=KEY=VALUE, workgroup_size=XxYxZ (X, Y <= 1024, Z <= "
+                "64, X*Y*Z <= 1024) or workload_per_workgroup=X[xY[xZ]] "
+                "(positive), separated by ';'";
   if (request.kind == FileKind::Source)
     return module.emitError()
            << "kb-substitute-executables: launch settings '" << text

@@ -43,6 +43,11 @@ struct Request {
   uint32_t subgroupSize = 0;
   bool fullSubgroups = false;
   std::vector<::kb::SpecializationSetting> specialization;
+  /// `launch`: the workgroup size and workload per workgroup the object runs
+  /// with in place of the export's (kb.workgroup_size,
+  /// kb.workload_per_workgroup on its variants); empty: the export's.
+  SmallVector<int64_t, 3> workgroupSize;
+  SmallVector<int64_t, 3> workloadPerWorkgroup;
 };
 
 struct ResolvedKey {

@@ -10,6 +10,13 @@
 // RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,saxpy=saxpy.spv launch=subgroup_size=32;full_subgroups,subgroup_size=16;shared_memory=8 search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=SUBGROUP
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=subgroup_size=64 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=WARP
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.spv launch=spec=TILE=8 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SPEC
+// An object with its own launch shape (kernel.toml [abi] workgroup_size and
+// workload_per_workgroup, e.g. a tuned tile): stored on its variants, which
+// are checked against it; the reference keeps the export's.
+// RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=workgroup_size=128x1x1;workload_per_workgroup=512 search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=SHAPE
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.spv launch=workgroup_size=128x1x1;workload_per_workgroup=128 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SHAPE-SPV
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=workgroup_size=64x64x1 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SHAPE-BIG
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=workload_per_workgroup=0 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SHAPE-ZERO
 
 // CHECK: kb.export @saxpy
 // CHECK-NOT: shared_memory =
@@ -20,7 +27,7 @@
 // CHECK-SAME: {kb.shared_memory = 64 : i64}
 // CHECK-NEXT: kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2") reference{{$}}
 
-// NEGATIVE: launch setting 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected shared_memory=BYTES (0 to 4294967295), subgroup_size=N (a power of two, 1 to 128), full_subgroups or spec=KEY=VALUE, separated by ';'
+// NEGATIVE: launch setting 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected shared_memory=BYTES (0 to 4294967295), subgroup_size=N (a power of two, 1 to 128), full_subgroups, spec=KEY=VALUE, workgroup_size=XxYxZ (X, Y <= 1024, Z <= 64, X*Y*Z <= 1024) or workload_per_workgroup=X[xY[xZ]] (positive), separated by ';'
 // COUNT: 2 launch settings for 1 substitutions; give one per substitution, or none
 
 // SUBGROUP: kb.variant @cuda_sm_90 target(cuda, "sm_90") objects(
@@ -30,6 +37,15 @@
 // SUBGROUP-NEXT: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2") objects(
 // SUBGROUP-SAME: kb.shared_memory = 8 : i64, kb.subgroup_size = 16 : i64}
 // WARP: object '{{.*}}saxpy.ptx' requires subgroup size 64, but CUDA warps are 32 wide
+// SHAPE: kb.export @saxpy {{.*}} workgroup_size = [256, 1, 1]{{$}}
+// SHAPE: kb.variant @cuda_sm_90 target(cuda, "sm_90") objects(
+// SHAPE-SAME: kb.workgroup_size = array<i64: 128, 1, 1>
+// SHAPE-SAME: kb.workload_per_workgroup = array<i64: 512>
+// SHAPE-NEXT: kb.variant @cuda_sm_90_reference target(cuda, "sm_90") reference{{$}}
+// SHAPE-SPV: workgroup size: expected 128x1x1, found 256x1x1
+// SHAPE-SPV: expected: saxpy(x: f32 readonly, y: f32 readwrite; a: f32, n: u32), workgroup 128x1x1
+// SHAPE-BIG: launch setting 'workgroup_size=64x64x1' of substitution 'saxpy=saxpy.ptx': expected
+// SHAPE-ZERO: launch setting 'workload_per_workgroup=0' of substitution
 // SPEC: [specialization] `TILE`: no specialization constant has this name; the module declares: no specialization constants
 kb.executable @saxpy {
   kb.export @saxpy bindings(x: f32 readonly, y: f32 readwrite)

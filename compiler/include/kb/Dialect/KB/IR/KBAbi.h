@@ -36,6 +36,23 @@ inline constexpr llvm::StringLiteral kVariantSharedMemoryAttrName =
 /// The dynamic shared memory of |exportOp| when launched from |variant|.
 int64_t getSharedMemoryBytes(VariantOp variant, ExportOp exportOp);
 
+/// Discardable i64 array attributes of a kb.variant whose object (a
+/// handwritten kernel) brings its own launch shape (kernel.toml [abi]
+/// workgroup_size and workload_per_workgroup, e.g. a tuned tile size): the
+/// workgroup size (3 entries) and the workload per workgroup (1 to 3) its
+/// object runs with, in place of the export's. IREE's custom dispatches
+/// declare a workgroup count region; here the rule stays the export's,
+/// ceildiv(workload, workload_per_workgroup), with the variant's numbers.
+inline constexpr llvm::StringLiteral kVariantWorkgroupSizeAttrName =
+    "kb.workgroup_size";
+inline constexpr llvm::StringLiteral kVariantWorkloadPerWorkgroupAttrName =
+    "kb.workload_per_workgroup";
+/// The workgroup size |variant| launches |exportOp| with (3 entries).
+SmallVector<int64_t, 3> getWorkgroupSize(VariantOp variant, ExportOp exportOp);
+/// The workload per workgroup |variant| covers (3 entries, missing 1).
+SmallVector<int64_t, 3> getWorkloadPerWorkgroup(VariantOp variant,
+                                                ExportOp exportOp);
+
 /// Discardable attributes of a kb.variant whose object (a handwritten
 /// kernel) assumes something of its pipeline, from its kernel.toml: the
 /// required subgroup size (i64), full subgroups (unit) and the SPIR-V

@@ -61,7 +61,11 @@ def SubstituteExecutablesPass
                "the export's), `subgroup_size=N` and `full_subgroups` "
                "(kb.subgroup_size, kb.full_subgroups) and `spec=KEY=VALUE` "
                "(a SPIR-V specialization constant, resolved against the "
-               "object and stored as kb.specialization)">,
+               "object and stored as kb.specialization), and "
+               "`workgroup_size=XxYxZ` and `workload_per_workgroup=X[xY[xZ]]` "
+               "(the object's own launch shape: checked against the object "
+               "and stored as kb.workgroup_size, kb.workload_per_workgroup; "
+               "its dispatches run ceildiv(workload, these) workgroups)">,
     ListOption<"directories", "directories", "std::string",
                "Directories whose files substitute the executables named by "
                "their stems (non-recursive)">,
