@@ -114,7 +114,8 @@ struct KernelAbi {
 /// under |abi|'s workloadPerWorkgroup, or std::nullopt when |abi| declares
 /// none or a count does not fit 32 bits.
 std::optional<std::array<uint32_t, 3>>
-workgroupCountFor(const KernelAbi &abi, const std::array<uint64_t, 3> &workload);
+workgroupCountFor(const KernelAbi &abi,
+                  const std::array<uint64_t, 3> &workload);
 
 /// One slot of a packed parameter block.
 struct ParamSlot {

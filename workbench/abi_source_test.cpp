@@ -200,8 +200,8 @@ TEST(KernelScaffold, SourcesNameTheDispatchSizesOfADispatchWithoutConstants) {
                      {"", ElementType::F32, Access::WriteOnly}};
   formed.workgroupSize = {16, 16, 1};
   ExecutableAbi exe = executable({formed});
-  exe.sites = {{"main", 3, 0, {32, 16, 1}, {131072, 4096}},
-               {"main", 7, 0, {2, 1, 1}, {64, 16}}};
+  exe.sites = {{"main", 3, 0, {32, 16, 1}, std::nullopt, {131072, 4096}},
+               {"main", 7, 0, {2, 1, 1}, std::nullopt, {64, 16}}};
   ScaffoldRequest request{&program, &exe, true, true, "kernels/k"};
   StatusOr<std::vector<ScaffoldFile>> files = renderScaffold(request);
   ASSERT_TRUE(files.ok()) << files.status().message();

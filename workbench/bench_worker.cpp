@@ -255,9 +255,15 @@ void fillReport(const Measured &m, const module::Module &module,
   const module::Executable &exe = module.executables[dispatch->executable];
   b.executable = exe.name;
   b.exportName = exe.variants.front().exports[dispatch->exportIndex].entry;
-  const auto &wg = dispatch->workgroupCount;
-  b.workload = std::to_string(wg[0]) + "x" + std::to_string(wg[1]) + "x" +
-               std::to_string(wg[2]) + " workgroups";
+  auto dims = [](const auto &d) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+           std::to_string(d[2]);
+  };
+  // The workload when the module records it: a candidate with its own
+  // launch shape runs another workgroup count than the reference.
+  b.workload = dispatch->workload
+                   ? "workload " + dims(*dispatch->workload)
+                   : dims(dispatch->workgroupCount) + " workgroups";
   b.status = m.status;
   b.reason = m.reason;
   b.variants = m.variants;

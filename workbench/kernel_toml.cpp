@@ -2,6 +2,7 @@
 #include "workbench/kernel_toml.h"
 
 #include "workbench/kernel_toml_declared.h"
+#include "workbench/kernel_toml_launch.h"
 #include "workbench/kernel_toml_pipeline.h"
 #include "workbench/kernel_toml_tune.h"
 #include "workbench/toml_file.h"
@@ -64,34 +65,15 @@ const std::vector<std::string> kKernelFileKeys = {
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
     "init",     "special_values"};
-const std::vector<std::string> kAbiKeys = {
-    "workgroup_size", "dynamic_shared_memory", "bindings",
-    "constants",      "subgroup_size",         "full_subgroups"};
+const std::vector<std::string> kAbiKeys = {"workgroup_size",
+                                           "workload_per_workgroup",
+                                           "dynamic_shared_memory",
+                                           "bindings",
+                                           "constants",
+                                           "subgroup_size",
+                                           "full_subgroups"};
 const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
 const std::vector<std::string> kConstantKeys = {"name", "type"};
-
-Status parseWorkgroupSize(const TomlFile &file, const toml::table &abiTable,
-                          KernelAbi &abi) {
-  const toml::node *wg = abiTable.get("workgroup_size");
-  if (!wg)
-    return invalidArgument(
-        file.where(abiTable.source()) +
-        ": [abi] is missing `workgroup_size`: expected an array of 3 positive "
-        "integers, e.g. workgroup_size = [256, 1, 1]");
-  const toml::array *dims = wg->as_array();
-  const char *wgExpected = "an array of 3 positive integers (x, y, z)";
-  if (!dims || dims->size() != 3)
-    return file.expected(*wg, "workgroup_size", wgExpected);
-  for (size_t i = 0; i < 3; ++i) {
-    const toml::node &d = *dims->get(i);
-    if (!d.is_integer() || d.as_integer()->get() <= 0 ||
-        d.as_integer()->get() > std::numeric_limits<uint32_t>::max())
-      return file.expected(d, "workgroup_size[" + std::to_string(i) + "]",
-                           "a positive integer");
-    abi.workgroupSize[i] = static_cast<uint32_t>(d.as_integer()->get());
-  }
-  return okStatus();
-}
 
 /// `[abi] key = [{...}, ...]`: an array of tables, or null when absent.
 StatusOr<const toml::array *> tableArray(const TomlFile &file,
@@ -177,18 +159,8 @@ Status parseConstants(const TomlFile &file, const toml::table &abiTable,
 Status parseAbi(const TomlFile &file, const toml::table &abiTable,
                 KernelAbi &abi) {
   KB_RETURN_IF_ERROR(file.checkKeys(abiTable, "[abi]", kAbiKeys));
-  KB_RETURN_IF_ERROR(parseWorkgroupSize(file, abiTable, abi));
-  // A string is an expression, evaluated once defines and [bench] are read
-  // (resolveSharedMemory).
-  const toml::node *shared = abiTable.get("dynamic_shared_memory");
-  if (shared && !shared->is_string()) {
-    KB_ASSIGN_OR_RETURN(auto bytes,
-                        file.integer(abiTable, "dynamic_shared_memory", 0,
-                                     std::numeric_limits<uint32_t>::max(),
-                                     "a byte count (a non-negative integer) "
-                                     "or an expression such as \"4*BLOCK\""));
-    abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(bytes.value_or(0));
-  }
+  // The launch shape (workgroup size, workload per workgroup, dynamic shared
+  // memory) is read by readLaunch and evaluated per source (resolveLaunch).
   KB_RETURN_IF_ERROR(readSubgroupSize(file, abiTable, abi));
   KB_RETURN_IF_ERROR(parseBindings(file, abiTable, abi));
   return parseConstants(file, abiTable, abi);
@@ -246,94 +218,6 @@ StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
     start = star + 1;
   }
   return product;
-}
-
-/// `[abi] dynamic_shared_memory` written as a string: a sum of products of
-/// non-negative integers and names (`"4*BLOCK + 16"`), each name an integer
-/// `defines` value or, for a standalone kernel, an integer [bench] constant.
-/// Sets every spec's ABI; an integer was read by parseAbi.
-Status resolveSharedMemory(const TomlFile &file, const toml::table &abiTable,
-                           const KernelSpec &common, Kernel &kernel) {
-  const toml::node *node = abiTable.get("dynamic_shared_memory");
-  if (!node || !node->is_string())
-    return okStatus();
-  std::map<std::string, int64_t> names;
-  for (const auto &[name, value] : common.defines) {
-    int64_t v = 0;
-    if (std::from_chars(value.data(), value.data() + value.size(), v).ec ==
-            std::errc() &&
-        std::to_string(v) == value)
-      names[name] = v;
-  }
-  if (kernel.bench)
-    for (size_t i = 0; i < common.abi.constants.size(); ++i) {
-      const std::string &value = kernel.bench->constantValues[i];
-      int64_t v = 0;
-      ScalarType type = common.abi.constants[i].type;
-      if (type != ScalarType::F32 && type != ScalarType::F64 &&
-          std::from_chars(value.data(), value.data() + value.size(), v).ec ==
-              std::errc())
-        names.emplace(common.abi.constants[i].name, v);
-    }
-  const std::string &text = node->as_string()->get();
-  const char *what =
-      "a byte count: a non-negative integer, or a string adding and "
-      "multiplying integers and integer `defines` (or, with [bench], integer "
-      "[bench] constants), such as \"4*BLOCK + 16\", at most 4294967295";
-  uint64_t total = 0;
-  std::istringstream sum(text);
-  std::string product;
-  bool any = false;
-  while (std::getline(sum, product, '+')) {
-    uint64_t value = 1;
-    std::istringstream factors(product);
-    std::string factor;
-    bool anyFactor = false;
-    while (std::getline(factors, factor, '*')) {
-      size_t first = factor.find_first_not_of(" \t");
-      size_t last = factor.find_last_not_of(" \t");
-      factor = first == std::string::npos
-                   ? ""
-                   : factor.substr(first, last - first + 1);
-      int64_t v = 0;
-      auto parsed =
-          std::from_chars(factor.data(), factor.data() + factor.size(), v);
-      if (factor.empty())
-        return file.expected(*node, "dynamic_shared_memory", what);
-      if (parsed.ec != std::errc() ||
-          parsed.ptr != factor.data() + factor.size()) {
-        auto it = names.find(factor);
-        if (it == names.end()) {
-          std::string known;
-          for (const auto &[name, value] : names)
-            known += (known.empty() ? "" : ", ") + name;
-          return file.error(
-              *node, "`dynamic_shared_memory`: `" + factor +
-                         "` is neither an integer nor an integer define" +
-                         (kernel.bench ? " or [bench] constant" : "") +
-                         (known.empty() ? " (there are none)"
-                                        : " (known: " + known + ")") +
-                         "; define it in `defines` or write the number");
-        }
-        v = it->second;
-      }
-      if (v < 0 || (v > 0 && value > UINT32_MAX / uint64_t(v)))
-        return file.expected(*node, "dynamic_shared_memory", what);
-      value *= uint64_t(v);
-      anyFactor = true;
-    }
-    if (!anyFactor)
-      return file.expected(*node, "dynamic_shared_memory", what);
-    total += value;
-    any = true;
-    if (total > UINT32_MAX)
-      return file.expected(*node, "dynamic_shared_memory", what);
-  }
-  if (!any || text.back() == '+' || text.back() == '*')
-    return file.expected(*node, "dynamic_shared_memory", what);
-  for (KernelSpec &spec : kernel.specs)
-    spec.abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(total);
-  return okStatus();
 }
 
 /// The decimal text of an integer [bench] constant of |type|: a TOML
@@ -585,31 +469,25 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
   return okStatus();
 }
 
-/// `workload` (required) and `workload_per_workgroup`.
-Status parseBenchWorkloads(const TomlFile &file, const toml::table &table,
-                           const std::map<std::string, int64_t> &integerValues,
-                           DeclaredBench &bench) {
-  for (const std::string key : {"workload", "workload_per_workgroup"}) {
-    const toml::node *node = table.get(key);
-    if (!node) {
-      if (key == "workload")
-        return file.error(table, "[bench] needs `workload = [...]`: 1 to 3 "
-                                 "sizes, integers or products of integer "
-                                 "constants such as \"n\"");
-      continue;
-    }
-    const toml::array *array = node->as_array();
-    if (!array || array->empty() || array->size() > 3)
-      return file.expected(*node, key, "an array of 1 to 3 sizes");
-    std::vector<int64_t> &out =
-        key == "workload" ? bench.workload : bench.workloadPerWorkgroup;
-    for (size_t i = 0; i < array->size(); ++i) {
-      KB_ASSIGN_OR_RETURN(int64_t size,
-                          evaluateSize(file, *array->get(i),
-                                       key + "[" + std::to_string(i) + "]",
-                                       integerValues));
-      out.push_back(size);
-    }
+/// `workload` (required): 1 to 3 sizes.
+Status parseBenchWorkload(const TomlFile &file, const toml::table &table,
+                          const std::map<std::string, int64_t> &integerValues,
+                          DeclaredBench &bench) {
+  const std::string key = "workload";
+  const toml::node *node = table.get(key);
+  if (!node)
+    return file.error(table, "[bench] needs `workload = [...]`: 1 to 3 "
+                             "sizes, integers or products of integer "
+                             "constants such as \"n\"");
+  const toml::array *array = node->as_array();
+  if (!array || array->empty() || array->size() > 3)
+    return file.expected(*node, key, "an array of 1 to 3 sizes");
+  for (size_t i = 0; i < array->size(); ++i) {
+    KB_ASSIGN_OR_RETURN(int64_t size,
+                        evaluateSize(file, *array->get(i),
+                                     key + "[" + std::to_string(i) + "]",
+                                     integerValues));
+    bench.workload.push_back(size);
   }
   return okStatus();
 }
@@ -625,7 +503,7 @@ Status parseBench(const TomlFile &file, const toml::table &table,
       parseBenchConstants(file, table, abi, bench, integerValues, problem));
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
-  KB_RETURN_IF_ERROR(parseBenchWorkloads(file, table, integerValues, bench));
+  KB_RETURN_IF_ERROR(parseBenchWorkload(file, table, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench));
 
   KB_ASSIGN_OR_RETURN(auto reference, file.string(table, "reference"));
@@ -885,6 +763,8 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   kernel.targets = declared ? *declared : defaultTargets;
 
   KB_RETURN_IF_ERROR(addSources(file, sources, common, entry, kernel));
+  KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
+  KB_RETURN_IF_ERROR(readLaunch(file, *abiTable, benchTable, kernel));
   if (declared)
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
@@ -892,8 +772,9 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));
-  KB_RETURN_IF_ERROR(resolveSharedMemory(file, *abiTable, common, kernel));
+  applyTuneDefaults(kernel);
   KB_RETURN_IF_ERROR(applyTunedFile(kernel));
+  KB_RETURN_IF_ERROR(resolveLaunch(kernel));
   return kernel;
 }
 

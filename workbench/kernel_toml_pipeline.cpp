@@ -87,13 +87,8 @@ Status readSubgroupSize(const TomlFile &file, const toml::table &abiTable,
                       "`full_subgroups` needs `subgroup_size`: full "
                       "subgroups of which size? add subgroup_size = N to "
                       "[abi]");
-  if (abi.fullSubgroups && abi.workgroupSize[0] % abi.subgroupSize)
-    return file.error(*abiTable.get("full_subgroups"),
-                      "`full_subgroups` needs workgroup_size x (" +
-                          std::to_string(abi.workgroupSize[0]) +
-                          ") to be a multiple of subgroup_size (" +
-                          std::to_string(abi.subgroupSize) +
-                          "): change one, or drop full_subgroups");
+  // That workgroup_size x is a multiple of the size is checked once the
+  // size is evaluated (resolveLaunch).
   return okStatus();
 }
 

@@ -88,8 +88,8 @@ StatusOr<std::vector<int64_t>> pow2Values(const TomlFile &file,
 /// The table form of a parameter: one of values/range/pow2, and `as`.
 Status readParameterTable(const TomlFile &file, const toml::table &table,
                           TuneParameter &p) {
-  KB_RETURN_IF_ERROR(file.checkKeys(table, "[tune] " + p.name,
-                                    {"values", "range", "pow2", "as"}));
+  KB_RETURN_IF_ERROR(file.checkKeys(
+      table, "[tune] " + p.name, {"values", "range", "pow2", "as", "default"}));
   int forms = 0;
   for (const char *form : {"values", "range", "pow2"}) {
     const toml::node *node = table.get(form);
@@ -115,6 +115,14 @@ Status readParameterTable(const TomlFile &file, const toml::table &table,
                          "\"specialization\" (a GLSL specialization constant)");
   p.apply = as && *as == "specialization" ? TuneApply::Specialization
                                           : TuneApply::Define;
+  if (const toml::node *d = table.get("default")) {
+    const auto *value = d->as_integer();
+    if (!value || std::find(p.values.begin(), p.values.end(), value->get()) ==
+                      p.values.end())
+      return file.expected(*d, "tune." + p.name + ".default",
+                           "one of the parameter's values");
+    p.defaultValue = value->get();
+  }
   return okStatus();
 }
 
@@ -260,6 +268,15 @@ Status applyTunedFile(Kernel &kernel) {
         break;
       }
   return okStatus();
+}
+
+void applyTuneDefaults(Kernel &kernel) {
+  TuneValues defaults;
+  for (const TuneParameter &p : kernel.tune.parameters)
+    if (p.defaultValue)
+      defaults[p.name] = *p.defaultValue;
+  for (toolchains::KernelSpec &spec : kernel.specs)
+    applyTuneValues(kernel.tune, defaults, spec);
 }
 
 } // namespace kb::workbench

@@ -27,6 +27,10 @@ Status readTune(const TomlFile &file, const toml::table &root,
 /// names are not set (the source's own defaults apply).
 Status applyTunedFile(Kernel &kernel);
 
+/// Gives every source the `default` of each tuned name that has one (before
+/// applyTunedFile, whose values replace them).
+void applyTuneDefaults(Kernel &kernel);
+
 /// Sets |values| (one per tuned name) on |spec|: defines, or GLSL
 /// specialization constants. Replaces earlier values of the same names.
 void applyTuneValues(const TuneSpace &space, const TuneValues &values,

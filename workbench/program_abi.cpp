@@ -90,11 +90,9 @@ void addDispatchSites(const module::Module &module, ProgramAbi &program) {
       if (op.exportIndex >= exe.exports.size())
         continue; // the loader checked it; nothing to describe otherwise
       const KernelAbi &abi = exe.exports[op.exportIndex];
-      DispatchSite site{function.name,
-                        static_cast<uint32_t>(i),
-                        op.exportIndex,
-                        op.workgroupCount,
-                        {}};
+      DispatchSite site{function.name,  static_cast<uint32_t>(i),
+                        op.exportIndex, op.workgroupCount,
+                        op.workload,    {}};
       for (size_t b = 0; b < op.bindings.size() && b < abi.bindings.size();
            ++b) {
         const module::BindingRef &ref = op.bindings[b];
@@ -149,6 +147,9 @@ std::string describeSite(const KernelAbi &abi, const DispatchSite &site) {
                      ": " + std::to_string(wg[0]) + "x" +
                      std::to_string(wg[1]) + "x" + std::to_string(wg[2]) +
                      " workgroups";
+  if (const auto &w = site.workload)
+    text += " (workload " + std::to_string((*w)[0]) + "x" +
+            std::to_string((*w)[1]) + "x" + std::to_string((*w)[2]) + ")";
   for (size_t b = 0; b < site.bindingElements.size(); ++b) {
     const std::string &name = abi.bindings[b].name;
     text += (b ? ", " : "; elements: ") +

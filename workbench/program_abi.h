@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct DispatchSite {
   uint32_t op = 0; // index in the function's ops
   uint32_t exportIndex = 0;
   std::array<uint32_t, 3> workgroupCount = {1, 1, 1};
+  /// The dispatch's workload, when the module records it (a kernel with its
+  /// own workload_per_workgroup derives its count from it).
+  std::optional<std::array<uint64_t, 3>> workload;
   /// Elements of each binding's range, in the export's element type.
   std::vector<uint64_t> bindingElements;
 };

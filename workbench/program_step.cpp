@@ -177,6 +177,16 @@ driver::Substitution withPipeline(driver::Substitution substitution,
                                   const toolchains::KernelSpec *spec) {
   if (!spec)
     return substitution;
+  // The handwritten kernel is launched with its own dynamic shared memory
+  // (kernel.toml), the generated reference with the export's.
+  substitution.sharedMemoryBytes = spec->abi.dynamicSharedMemoryBytes;
+  // A kernel that declares its workload per workgroup brings its own launch
+  // shape: its variants run its workgroup size and their own count.
+  if (const auto &per = spec->abi.workloadPerWorkgroup; per[0]) {
+    substitution.workgroupSize.assign(spec->abi.workgroupSize.begin(),
+                                      spec->abi.workgroupSize.end());
+    substitution.workloadPerWorkgroup.assign(per.begin(), per.end());
+  }
   substitution.subgroupSize = spec->abi.subgroupSize;
   substitution.fullSubgroups = spec->abi.fullSubgroups;
   substitution.specialization = settingsText(*spec);
@@ -235,8 +245,9 @@ StandalonePlan planStandalone(const Kernel &kernel,
   standalone.workgroupSize.assign(abi.workgroupSize.begin(),
                                   abi.workgroupSize.end());
   standalone.workload.assign(bench.workload.begin(), bench.workload.end());
-  standalone.workloadPerWorkgroup.assign(bench.workloadPerWorkgroup.begin(),
-                                         bench.workloadPerWorkgroup.end());
+  if (abi.workloadPerWorkgroup[0])
+    standalone.workloadPerWorkgroup.assign(abi.workloadPerWorkgroup.begin(),
+                                           abi.workloadPerWorkgroup.end());
   standalone.sharedMemoryBytes = abi.dynamicSharedMemoryBytes;
   standalone.referenceExecutable = bench.reference.string();
 
@@ -260,15 +271,11 @@ StandalonePlan planStandalone(const Kernel &kernel,
       standalone.objects.push_back(std::move(object));
     } else {
       // A reference: its body is generated for each target and the
-      // kernel substitutes that variant, as in a program.
+      // kernel substitutes that variant, as in a program, with its own
+      // launch settings.
       options.targets.push_back(job->result.target.toString());
-      // The kernel's dynamic shared memory is its variant's, not the
-      // reference's.
       options.objectSubstitutions.push_back(withPipeline(
-          {kernel.name + "/" + job->result.target.variantName(), file, origin,
-           job->spec
-               ? static_cast<long long>(job->spec->abi.dynamicSharedMemoryBytes)
-               : -1LL},
+          {kernel.name + "/" + job->result.target.variantName(), file, origin},
           job->spec));
     }
   }
@@ -373,13 +380,8 @@ Status planMainProgram(const Project &project,
     std::string origin = displayPath(job->kernel->manifest);
     plan.kernelByOrigin[origin] = job->kernel;
     fs::path file = absoluteIn(object->path, outputDir);
-    // The handwritten kernel is launched with its own dynamic shared memory
-    // (kernel.toml), the generated reference with the export's.
     options.objectSubstitutions.push_back(withPipeline(
-        {job->kernel->substitutes + "/" + variant, file.string(), origin,
-         job->spec
-             ? static_cast<long long>(job->spec->abi.dynamicSharedMemoryBytes)
-             : -1LL},
+        {job->kernel->substitutes + "/" + variant, file.string(), origin},
         job->spec));
   }
 
@@ -469,6 +471,12 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
     key.add(s.executable)
         .add(s.origin)
         .add(std::to_string(s.sharedMemoryBytes));
+    for (const std::vector<long long> *dims :
+         {&s.workgroupSize, &s.workloadPerWorkgroup}) {
+      key.add(std::to_string(dims->size()));
+      for (long long d : *dims)
+        key.add(std::to_string(d));
+    }
     addPipeline(key, s.subgroupSize, s.fullSubgroups, s.specialization);
     addFile(key, step, s.file);
   }

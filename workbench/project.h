@@ -50,10 +50,9 @@ struct DeclaredBench {
   /// with its values, in file order. `tune` measures every combination;
   /// everything else uses the first value of each.
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
-  /// 1 to 3 entries, each >= 1.
+  /// 1 to 3 entries, each >= 1. (The workload per workgroup is the
+  /// kernel's: [abi], KernelAbi::workloadPerWorkgroup.)
   std::vector<int64_t> workload;
-  /// Empty: the workgroup size.
-  std::vector<int64_t> workloadPerWorkgroup;
   /// One per [abi] constant, in order: its value as a decimal literal.
   std::vector<std::string> constantValues;
   /// One per [abi] binding, in order: its element count.
@@ -65,6 +64,23 @@ struct DeclaredBench {
   std::filesystem::path reference;
   /// The export name: the kernel's `entry` (default: its name).
   std::string exportName;
+};
+
+/// One number of a kernel's launch shape (kernel_toml_launch.h): a literal,
+/// or an expression evaluated per source once its tuned values are known.
+struct LaunchValue {
+  int64_t value = 0;
+  std::string expression; // empty: |value|
+  std::string key;        // `workgroup_size[0]`, for messages
+  std::string where;      // `kernel.toml:LINE:COL`
+};
+
+/// `[abi] workgroup_size`, `workload_per_workgroup` and
+/// `dynamic_shared_memory` as written.
+struct DeclaredLaunch {
+  std::vector<LaunchValue> workgroupSize;        // 3 entries
+  std::vector<LaunchValue> workloadPerWorkgroup; // none: the workgroup size
+  std::optional<LaunchValue> sharedMemory;       // none: 0
 };
 
 /// One kernel directory (one kernel.toml).
@@ -92,6 +108,9 @@ struct Kernel {
   std::optional<DeclaredBench> tuneBench;
   /// `[roofline]` and `[tolerance]`, evaluated (kernel_declared.h).
   KernelDeclared declared;
+  /// The launch shape as declared; each spec's ABI holds it evaluated with
+  /// that spec's values.
+  DeclaredLaunch launch;
 
   /// The spec that builds |target| (CUDA source for cuda:*, GLSL for
   /// vulkan:*), or null when the kernel has no source for that family.

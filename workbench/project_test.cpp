@@ -253,13 +253,16 @@ TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
     EXPECT_EQ(project->kernels[0].specs[0].abi.dynamicSharedMemoryBytes, bytes);
   }
   const std::pair<std::string, std::string> bad[] = {
-      {"\"4*n\"", "`n` is neither an integer nor an integer define (known: "
-                  "BLOCK, WARPS); define it in `defines` or write the number"},
-      {"\"4*NAME\"", "`NAME` is neither an integer"},
-      {"\"4*\"", "expected a byte count"},
-      {"\"4 + \"", "expected a byte count"},
-      {"\"-4\"", "expected a byte count"},
-      {"\"BLOCK*BLOCK*BLOCK*BLOCK\"", "at most 4294967295"},
+      {"\"4*n\"", "`dynamic_shared_memory`: `4*n` column 3: unknown name "
+                  "`n`; known names: BLOCK, WARPS"},
+      {"\"4*NAME\"", "unknown name `NAME`"},
+      {"\"4*\"", "column 3: expected a number, a name or `(`"},
+      {"\"4 + \"", "column 5: expected a number, a name or `(`"},
+      {"\"-4\"", "`-4` is -4; expected an integer from 0 to 4294967295"},
+      {"\"BLOCK*BLOCK*BLOCK*BLOCK\"", "is 4294967296; expected an integer "
+                                      "from 0 to 4294967295"},
+      {"\"BLOCK / 3\"", "`BLOCK / 3` is 85.33333333; expected an integer"},
+      {"\"\"", "expected a byte count"},
       {"-1", "expected a byte count"},
       {"1.5", "expected a byte count"},
   };
@@ -270,6 +273,78 @@ TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
     EXPECT_THAT(project.status().message(), HasSubstr("kernel.toml:7:"));
     EXPECT_THAT(project.status().message(), HasSubstr(message));
   }
+}
+
+// Issue 16: the launch shape as expressions of tuned names, evaluated per
+// source with the value tuned.toml (per backend) or the parameter's
+// default gives it; workload_per_workgroup lives in [abi].
+TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
+  write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                          "targets = [\"vulkan:1.2\", \"cuda:sm_90\"]\n");
+  write("k/k.comp", "// glsl\n");
+  write("k/k.cu", "// cuda\n");
+  auto kernelWith = [&](const std::string &tune, const std::string &bench) {
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsources = [\"k.comp\", \"k.cu\"]\n"
+          "[abi]\nworkgroup_size = [\"TILE\", \"TILE / WPT\", 1]\n"
+          "workload_per_workgroup = [\"TILE\", \"TILE\"]\n"
+          "dynamic_shared_memory = \"4 * TILE * TILE\"\n"
+          "bindings = [{ name = \"x\", type = \"f32\", "
+          "access = \"readwrite\" }]\n"
+          "[tune]\n" +
+              tune + bench);
+    return loadProject(root_);
+  };
+  const std::string space = "TILE = { values = [8, 16, 32], default = 16 }\n"
+                            "WPT = { values = [1, 2, 4], default = 2 }\n";
+  StatusOr<Project> project = kernelWith(space, "");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  for (const toolchains::KernelSpec &spec : project->kernels[0].specs) {
+    EXPECT_EQ(spec.abi.workgroupSize, (std::array<uint32_t, 3>{16, 8, 1}));
+    EXPECT_EQ(spec.abi.workloadPerWorkgroup,
+              (std::array<uint32_t, 3>{16, 16, 1}));
+    EXPECT_EQ(spec.abi.dynamicSharedMemoryBytes, 1024u);
+    // The defaults are defined, so the source sees what the shape assumes.
+    EXPECT_THAT(
+        spec.defines,
+        ::testing::Contains(std::pair<std::string, std::string>("TILE", "16")));
+  }
+
+  write("k/tuned.toml", "[[best]]\ndevice = \"x\"\nbackend = \"vulkan\"\n"
+                        "values = { TILE = 32, WPT = 4 }\n");
+  project = kernelWith(space, "");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  for (const toolchains::KernelSpec &spec : project->kernels[0].specs) {
+    bool glsl = spec.language == toolchains::Language::Glsl;
+    EXPECT_EQ(spec.abi.workgroupSize,
+              glsl ? (std::array<uint32_t, 3>{32, 8, 1})
+                   : (std::array<uint32_t, 3>{16, 8, 1}));
+    EXPECT_EQ(spec.abi.workloadPerWorkgroup[0], glsl ? 32u : 16u);
+  }
+  fs::remove(root_ / "k/tuned.toml");
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"TILE = { values = [8, 16, 32], default = 16 }\nWPT = [1, 2]\n",
+       "kernel.toml:5:27: `workgroup_size[1]`: `WPT` is tuned and has no "
+       "value here: give it a default in [tune]"},
+      {"TILE = { values = [8, 16], default = 12 }\nWPT = [1]\n",
+       "`tune.TILE.default`: expected one of the parameter's values"},
+      {"TILE = { values = [64], default = 64 }\n"
+       "WPT = { values = [1], default = 1 }\n",
+       "`workgroup_size` is 64x64x1 (4096 invocations)"},
+  };
+  for (const auto &[tune, message] : bad) {
+    SCOPED_TRACE(tune);
+    project = kernelWith(tune, "");
+    ASSERT_FALSE(project.ok());
+    EXPECT_THAT(project.status().message(), HasSubstr(message));
+  }
+  project = kernelWith(space, "[bench]\nworkload = [64]\n"
+                              "workload_per_workgroup = [16]\n"
+                              "elements = { x = 64 }\n");
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("`workload_per_workgroup` belongs in [abi]"));
 }
 
 // Issue 9 item 6: [bench] init per binding; bad tables are located errors.
@@ -535,7 +610,17 @@ TEST_F(ProjectTest, WorkgroupSizeMustBeThreePositiveIntegers) {
 
   writeSaxpyWith("[256, 1, 1]", "[256, 0, 1]");
   EXPECT_THAT(loadError(), HasSubstr("`workgroup_size[1]`: expected a positive "
-                                     "integer, found an integer (0)"));
+                                     "integer, or a string expression"));
+  EXPECT_THAT(loadError(), HasSubstr("found an integer (0)"));
+
+  // Expressions are evaluated, then checked against every device's limits.
+  writeSaxpyWith("[256, 1, 1]", "[\"2 * 512\", 2, 1]");
+  EXPECT_THAT(loadError(), HasSubstr("`workgroup_size` is 1024x2x1 (2048 "
+                                     "invocations); a workgroup has at most "
+                                     "1024 invocations"));
+  writeSaxpyWith("[256, 1, 1]", "[\"TILE\", 1, 1]");
+  EXPECT_THAT(loadError(), HasSubstr("`workgroup_size[0]`: `TILE` column 1: "
+                                     "unknown name `TILE`"));
 
   writeSaxpyWith("[256, 1, 1]", "\"256\"");
   EXPECT_THAT(loadError(), HasSubstr("found a string \"256\""));

@@ -1,10 +1,13 @@
 //===- workbench/tune_measure.cpp - Build and measure configurations ------===//
 #include "workbench/tune_measure.h"
 
+#include "workbench/kernel_toml_launch.h"
+
 #include "workbench/build_session.h"
 #include "workbench/command.h"
 #include "workbench/cuda_occupancy.h"
 #include "workbench/kernel_toml.h"
+#include "workbench/kernel_toml_launch.h"
 #include "workbench/kernel_toml_tune.h"
 #include "workbench/tune_bench.h"
 #include "workbench/report/bench_json.h"
@@ -222,7 +225,20 @@ StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
     spec.name = copy.name;
     applyTuneValues(options_.kernel.tune, copy.values, spec);
   }
+  // Tuned names may size the workgroup, its workload and shared memory.
+  KB_RETURN_IF_ERROR(resolveLaunch(kernel));
   return kernel;
+}
+
+StatusOr<KernelAbi> TuneMeasurer::launchOf(const TuneValues &values) const {
+  Kernel kernel = options_.kernel;
+  if (!kernel.bench)
+    kernel.bench = kernel.tuneBench;
+  for (toolchains::KernelSpec &spec : kernel.specs)
+    applyTuneValues(kernel.tune, values, spec);
+  KB_RETURN_IF_ERROR(resolveLaunch(kernel));
+  const toolchains::KernelSpec *spec = kernel.specFor(options_.target);
+  return spec ? spec->abi : kernel.specs.front().abi;
 }
 
 Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
@@ -237,7 +253,25 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
   flags.targets = {options_.target.toString()};
   flags.cacheDir = options_.cacheDir;
   flags.timeoutSeconds = options_.timeoutS;
-  std::vector<Copy> copies = copiesOf(configs);
+  // A configuration whose launch shape is invalid fails here, as one that
+  // does not compile would; the others are built.
+  std::vector<TuneValues> launchable;
+  for (const TuneValues &values : configs) {
+    StatusOr<KernelAbi> abi = launchOf(values);
+    if (abi.ok()) {
+      launches_[configurationKey(values)] = *abi;
+      launchable.push_back(values);
+      continue;
+    }
+    TuneMeasurement m;
+    m.status = MStatus::CompileError;
+    m.level = kTopLevel;
+    m.message = abi.status().message();
+    failed[configurationKey(values)] = m;
+  }
+  if (launchable.empty())
+    return okStatus();
+  std::vector<Copy> copies = copiesOf(launchable);
   flags.adjustProject = [&](Project &project) -> Status {
     if (project.kernels.size() != 1)
       return internalError("tune: the generated project has " +
@@ -343,18 +377,22 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   if (interrupted && !fs::exists(outDir / "bench.json", ec))
     return invalidArgument("interrupted while measuring");
   KB_ASSIGN_OR_RETURN(report::BenchReport run, readBenchReport(outDir));
-  const KernelAbi &abi = options_.kernel.specs.front().abi;
-  OccupancyInput block;
-  block.sm = options_.target.smNumber();
-  block.threadsPerBlock =
-      abi.workgroupSize[0] * abi.workgroupSize[1] * abi.workgroupSize[2];
-  block.sharedBytesPerBlock = abi.dynamicSharedMemoryBytes;
   std::map<std::string, std::map<size_t, TuneMeasurement>> byConfig;
   for (const report::Benchmark &b : run.benchmarks) {
     auto it = byName.find(b.name.substr(0, b.name.rfind('_')));
-    if (it != byName.end())
-      byConfig[configurationKey(it->second.values)][it->second.size] =
-          fromBenchmark(b, level, block);
+    if (it == byName.end())
+      continue;
+    std::string key = configurationKey(it->second.values);
+    // Each configuration's own block: tuned names may size it.
+    const KernelAbi &abi = launches_.count(key)
+                               ? launches_.at(key)
+                               : options_.kernel.specs.front().abi;
+    OccupancyInput block;
+    block.sm = options_.target.smNumber();
+    block.threadsPerBlock =
+        abi.workgroupSize[0] * abi.workgroupSize[1] * abi.workgroupSize[2];
+    block.sharedBytesPerBlock = abi.dynamicSharedMemoryBytes;
+    byConfig[key][it->second.size] = fromBenchmark(b, level, block);
   }
   // A configuration is measured once every size is (not so when
   // interrupted between its sizes).

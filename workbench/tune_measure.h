@@ -64,6 +64,10 @@ private:
   std::vector<Copy> copiesOf(const std::vector<TuneValues> &configs);
   StatusOr<Kernel> copyKernel(const Kernel &base, const Project &project,
                               const Copy &copy) const;
+  /// The launch shape of |values| (the tuned target's source's ABI): an
+  /// error for one that no device could launch (a workgroup past the
+  /// limits, an expression that is not a positive integer).
+  StatusOr<KernelAbi> launchOf(const TuneValues &values) const;
   Status build(const std::vector<TuneValues> &configs,
                std::map<std::string, TuneMeasurement> &failed);
   Status bench(const std::vector<TuneValues> &configs, int level,
@@ -72,6 +76,8 @@ private:
   TuneMeasureOptions options_;
   TuneCache &cache_;
   std::map<std::string, size_t> ids_; // configuration key -> its number
+  /// Configuration key -> its launch shape (launchOf), for the occupancy.
+  std::map<std::string, KernelAbi> launches_;
   /// Every combination of the [bench] axes (one empty size without any).
   std::vector<ProblemSize> sizes_;
   std::vector<std::string> sizeLabels_;

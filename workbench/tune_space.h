@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ struct TuneParameter {
   std::vector<int64_t> values; // in the order declared, no duplicates
   TuneApply apply = TuneApply::Define;
   std::string where; // `kernel.toml:LINE:COL`, for messages
+  /// `default = N` (one of |values|): the value `build` gives the sources
+  /// without a tuned.toml entry for their backend, and the one [abi]
+  /// expressions see then. None: the source's own default (#ifndef), which
+  /// no kernel.toml expression may then use.
+  std::optional<int64_t> defaultValue;
 };
 
 struct TuneConstraint {

@@ -200,7 +200,8 @@ Status PreparedFunction::record(hal::CommandBuffer &commands,
       hal::DispatchParams params;
       params.executable = executables_.at(op.executable).get();
       params.exportIndex = op.exportIndex;
-      params.workgroupCount = op.workgroupCountFor(*variantOf_.at(op.executable));
+      params.workgroupCount =
+          op.workgroupCountFor(*variantOf_.at(op.executable));
       params.constants = op.constants;
       params.label = "`" + function_.name + "` op " + std::to_string(i) +
                      " (`" + module_.executables[op.executable].name +

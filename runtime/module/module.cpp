@@ -455,13 +455,12 @@ public:
         std::array<uint32_t, 3> count = out.workgroupCountFor(variant);
         for (uint32_t c : count)
           if (c > kMaxWorkgroupCount)
-            return fail(what, "variant " + variant.target + " (" +
-                                  toString(variant.role) +
-                                  ")'s workgroup count " +
-                                  std::to_string(count[0]) + "x" +
-                                  std::to_string(count[1]) + "x" +
-                                  std::to_string(count[2]) +
-                                  " has an absurd dimension");
+            return fail(
+                what,
+                "variant " + variant.target + " (" + toString(variant.role) +
+                    ")'s workgroup count " + std::to_string(count[0]) + "x" +
+                    std::to_string(count[1]) + "x" + std::to_string(count[2]) +
+                    " has an absurd dimension");
       }
     }
     for (uint32_t c : out.workgroupCount)

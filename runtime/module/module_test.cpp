@@ -125,7 +125,9 @@ TEST(ModuleTest, EachVariantRunsItsOwnWorkgroupCount) {
       dispatch = &op;
   ASSERT_NE(dispatch, nullptr);
   dispatch->workload = std::array<uint64_t, 3>{1000, 1, 1};
-  m.executables[0].variants[1].exports[dispatch->exportIndex]
+  m.executables[0]
+      .variants[1]
+      .exports[dispatch->exportIndex]
       .workloadPerWorkgroup = {128, 1, 1};
   auto parsed = parseModule(writeModule(m), "count.kbm");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -141,7 +143,9 @@ TEST(ModuleTest, EachVariantRunsItsOwnWorkgroupCount) {
   // The reference declares none: the dispatch's own count.
   EXPECT_EQ(op->workgroupCountFor(exe.variants[0]), dispatch->workgroupCount);
 
-  m.executables[0].variants[1].exports[dispatch->exportIndex]
+  m.executables[0]
+      .variants[1]
+      .exports[dispatch->exportIndex]
       .workloadPerWorkgroup = {128, 0, 1};
   auto zero = parseModule(writeModule(m), "zero.kbm");
   ASSERT_FALSE(zero.ok());

@@ -100,12 +100,12 @@ fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,
       workload.emplace(static_cast<uint32_t>((*op.workload)[0]),
                        static_cast<uint32_t>((*op.workload)[1]),
                        static_cast<uint32_t>((*op.workload)[2]));
-    return kbm::CreateOp(
-        b, kbm::Command::Dispatch,
-        kbm::CreateDispatch(b, op.executable, op.exportIndex,
-                            b.CreateVectorOfStructs(refs), typed, raw, &count,
-                            workload ? &*workload : nullptr)
-            .Union());
+    return kbm::CreateOp(b, kbm::Command::Dispatch,
+                         kbm::CreateDispatch(b, op.executable, op.exportIndex,
+                                             b.CreateVectorOfStructs(refs),
+                                             typed, raw, &count,
+                                             workload ? &*workload : nullptr)
+                             .Union());
   }
   }
   return 0;

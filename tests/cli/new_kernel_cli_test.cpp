@@ -155,7 +155,8 @@ TEST_F(NewKernelCliTest, AbiOfOneExecutableIsWhatAKernelWrites) {
            "    0      a     f32   4      16                 0\n",
            "    1      n     u32   4      20                 4\n",
            "  dispatched (the sizes a kernel is launched with):\n"
-           "    `main` op 2: 4096x1x1 workgroups; elements: x 1048576, y "
+           "    `main` op 2: 4096x1x1 workgroups (workload 1048576x1x1); "
+           "elements: x 1048576, y "
            "1048576\n",
            "    extern \"C\" __global__ void __launch_bounds__(256)\n"
            "    saxpy(const float *x, float *y, float a, unsigned n);\n",

@@ -97,7 +97,8 @@ TEST_F(ModelTest, AbiAndNewKernelOfAFormedDispatchGiveItsSizes) {
   REQUIRE_TOOL("spirv-val");
   CliRun r = buildProject(kMlp, {"--target", "vulkan:1.2"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  const std::string sizes = "32x16x1 workgroups; elements: arg0 131072, "
+  const std::string sizes = "32x16x1 workgroups (workload 512x256x1); "
+                            "elements: arg0 131072, "
                             "arg1 262144, arg2 512, result 131072";
   CliRun abi = run({"abi", out_.string(), "main_dispatch_0"});
   ASSERT_EQ(abi.exitCode, 0) << abi.output;
