@@ -1,24 +1,24 @@
 //===- kernels/kernels_test.cpp - Build and ABI-check every bundled kernel
 //-===//
 //
-// For each kernels/*/kernel.toml: CUDA sources through `nvcc -ptx
-// -arch=sm_90` and `ptxas -arch=sm_90 -v --warn-on-spills --warning-as-error`,
-// GLSL sources through `glslc --target-env=vulkan1.2` and `spirv-val
-// --target-env vulkan1.2`; then the PTX `.entry` and the SPIR-V interface are
-// checked against the [abi] table with common/abi_check. Tools that are
-// missing skip their half with the reason.
-//
-// The kernel.toml reading here is test-only and covers the fields this test
-// needs; the product's reader lives in workbench/.
+// For each kernels/*/kernel.toml, read by the product's reader (loadKernel,
+// so [tune] defaults, tuned.toml and launch-shape expressions are applied
+// exactly as `build` applies them): CUDA sources through `nvcc -ptx
+// -arch=sm_90` and `ptxas -arch=sm_90 -v --warn-on-spills
+// --warning-as-error`, GLSL sources through `glslc --target-env=vulkan1.2`
+// and `spirv-val --target-env vulkan1.2`, each with the spec's defines; then
+// the PTX `.entry` and the SPIR-V interface are checked against the spec's
+// evaluated ABI with common/abi_check. Tools that are missing skip their
+// half with the reason.
 //
 //===----------------------------------------------------------------------===//
 #include "common/abi_check.h"
 #include "common/test_util.h"
+#include "workbench/kernel_toml.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include "workbench/toml.h"
 
 namespace kb {
 namespace {
@@ -28,6 +28,7 @@ using ::kb::testing::findTool;
 using ::kb::testing::readFile;
 using ::kb::testing::runCommand;
 using ::kb::testing::shellQuote;
+using toolchains::Language;
 
 std::string kernelsDir() { return std::string(KB_SOURCE_DIR) + "/kernels"; }
 
@@ -41,85 +42,15 @@ std::vector<std::string> kernelNames() {
   return names;
 }
 
-struct KernelSpec {
-  std::vector<std::string> sources;
-  KernelAbi abi;
-};
-
-/// Reads the fields of kernel.toml this test needs; fails the test on
-/// anything it cannot read.
-KernelSpec readSpec(const std::string &dir, const std::string &name) {
-  KernelSpec spec;
-  std::string path = dir + "/kernel.toml";
-  // Debian's toml++ is built with exceptions: parse errors throw.
-  toml::table t;
-  try {
-    t = toml::parse_file(path);
-  } catch (const toml::parse_error &error) {
-    ADD_FAILURE() << path << ": " << error.description();
-    return spec;
-  }
-  if (auto sources = t["kernel"]["sources"].as_array()) {
-    for (const auto &s : *sources)
-      spec.sources.push_back(s.value_or(std::string()));
-  } else if (auto source = t["kernel"]["source"].value<std::string>()) {
-    spec.sources.push_back(*source);
-  }
-  std::string kernelName = t["kernel"]["name"].value_or(name);
-  EXPECT_EQ(kernelName, name) << path << ": the name should be the directory";
-  spec.abi.entry = t["kernel"]["entry"].value_or(kernelName);
-
-  const auto abi = t["abi"];
-  if (auto wg = abi["workgroup_size"].as_array()) {
-    EXPECT_EQ(wg->size(), 3u) << path;
-    for (size_t i = 0; i < std::min<size_t>(3, wg->size()); ++i)
-      spec.abi.workgroupSize[i] =
-          static_cast<uint32_t>((*wg)[i].value_or(int64_t{0}));
-  } else {
-    ADD_FAILURE() << path << ": [abi] workgroup_size missing";
-  }
-  spec.abi.dynamicSharedMemoryBytes =
-      static_cast<uint32_t>(abi["dynamic_shared_memory"].value_or(int64_t{0}));
-  if (auto bindings = abi["bindings"].as_array()) {
-    for (const auto &node : *bindings) {
-      const toml::table *b = node.as_table();
-      if (!b) {
-        ADD_FAILURE() << path << ": a binding is not an inline table";
-        continue;
-      }
-      Binding binding;
-      binding.name = (*b)["name"].value_or(std::string());
-      auto type = parseElementType((*b)["type"].value_or(std::string()));
-      auto access = parseAccess((*b)["access"].value_or(std::string()));
-      EXPECT_TRUE(type && access) << path << ": binding `" << binding.name
-                                  << "` has a bad type or access";
-      binding.elementType = type.value_or(ElementType::F32);
-      binding.access = access.value_or(Access::ReadWrite);
-      spec.abi.bindings.push_back(binding);
-    }
-  }
-  if (auto constants = abi["constants"].as_array()) {
-    for (const auto &node : *constants) {
-      const toml::table *c = node.as_table();
-      if (!c) {
-        ADD_FAILURE() << path << ": a constant is not an inline table";
-        continue;
-      }
-      Constant constant;
-      constant.name = (*c)["name"].value_or(std::string());
-      auto type = parseScalarType((*c)["type"].value_or(std::string()));
-      EXPECT_TRUE(type) << path << ": constant `" << constant.name
-                        << "` has a bad type";
-      constant.type = type.value_or(ScalarType::U32);
-      spec.abi.constants.push_back(constant);
-    }
-  }
-  return spec;
-}
-
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+/// The spec's defines and include directories as tool flags (`-DNAME=VALUE`
+/// works for nvcc and glslc alike).
+std::string sourceFlags(const toolchains::KernelSpec &spec) {
+  std::string flags;
+  for (const auto &[name, value] : spec.defines)
+    flags += " " + shellQuote("-D" + name + "=" + value);
+  for (const fs::path &dir : spec.includeDirs)
+    flags += " -I " + shellQuote(dir.string());
+  return flags;
 }
 
 /// An ABI that must not fit: one more u32 constant.
@@ -131,25 +62,35 @@ KernelAbi perturbed(KernelAbi abi) {
 class BundledKernel : public ::testing::TestWithParam<std::string> {
 protected:
   std::string dir() const { return kernelsDir() + "/" + GetParam(); }
+  /// The kernel as `build` reads it; fails the test when it does not load.
+  workbench::Kernel load() const {
+    StatusOr<workbench::Kernel> kernel =
+        workbench::loadKernel(fs::path(dir()) / "kernel.toml", {});
+    EXPECT_TRUE(kernel.ok()) << kernel.status().message();
+    if (!kernel.ok())
+      return {};
+    EXPECT_EQ(kernel->name, GetParam()) << "the name should be the directory";
+    return *kernel;
+  }
 };
 
 TEST_P(BundledKernel, HasCudaAndGlslSourcesAndSizeConstants) {
-  KernelSpec spec = readSpec(dir(), GetParam());
+  workbench::Kernel kernel = load();
   bool cuda = false, glsl = false;
-  for (const std::string &s : spec.sources) {
-    EXPECT_TRUE(fs::exists(dir() + "/" + s)) << s;
-    cuda = cuda || endsWith(s, ".cu");
-    glsl = glsl || endsWith(s, ".comp") || endsWith(s, ".glsl");
+  for (const toolchains::KernelSpec &spec : kernel.specs) {
+    EXPECT_TRUE(fs::exists(spec.source)) << spec.source;
+    cuda = cuda || spec.language == Language::Cuda;
+    glsl = glsl || spec.language == Language::Glsl;
+    // Every kernel takes its sizes as u32 constants, so the workload can be
+    // derived from them.
+    bool hasSize = false;
+    for (const Constant &c : spec.abi.constants)
+      hasSize = hasSize || c.type == ScalarType::U32;
+    EXPECT_TRUE(hasSize) << spec.source;
+    EXPECT_FALSE(spec.abi.bindings.empty()) << spec.source;
   }
   EXPECT_TRUE(cuda) << "no .cu source";
   EXPECT_TRUE(glsl) << "no GLSL source";
-  // Every kernel takes its sizes as u32 constants, so the workload can be
-  // derived from them.
-  bool hasSize = false;
-  for (const Constant &c : spec.abi.constants)
-    hasSize = hasSize || c.type == ScalarType::U32;
-  EXPECT_TRUE(hasSize);
-  EXPECT_FALSE(spec.abi.bindings.empty());
 }
 
 TEST_P(BundledKernel, CudaBuildsForSm90WithoutSpillsAndFitsItsAbi) {
@@ -158,17 +99,17 @@ TEST_P(BundledKernel, CudaBuildsForSm90WithoutSpillsAndFitsItsAbi) {
   if (!nvcc || !ptxas)
     GTEST_SKIP() << "nvcc/ptxas not found on PATH, $CUDA_PATH/bin or "
                     "/usr/local/cuda/bin";
-  KernelSpec spec = readSpec(dir(), GetParam());
+  workbench::Kernel kernel = load();
   kb::TempDir tmp = kb::testing::makeTempDir();
-  for (const std::string &source : spec.sources) {
-    if (!endsWith(source, ".cu"))
+  for (const toolchains::KernelSpec &spec : kernel.specs) {
+    if (spec.language != Language::Cuda)
       continue;
-    SCOPED_TRACE(source);
+    SCOPED_TRACE(spec.source.string());
     std::string ptx = tmp.file("k.ptx");
-    auto nvccRun = runCommand(shellQuote(*nvcc) + " -ptx -arch=sm_90 " +
-                                  shellQuote(dir() + "/" + source) + " -o " +
-                                  shellQuote(ptx),
-                              tmp.file("nvcc.log"));
+    auto nvccRun = runCommand(
+        shellQuote(*nvcc) + " -ptx -arch=sm_90" + sourceFlags(spec) + " " +
+            shellQuote(spec.source.string()) + " -o " + shellQuote(ptx),
+        tmp.file("nvcc.log"));
     ASSERT_EQ(nvccRun.exitCode, 0) << nvccRun.output;
     EXPECT_EQ(nvccRun.output, "") << "nvcc warnings";
     auto ptxasRun = runCommand(
@@ -194,16 +135,17 @@ TEST_P(BundledKernel, GlslBuildsForVulkan12AndFitsItsAbi) {
   if (!glslc || !spirvVal)
     GTEST_SKIP() << "glslc/spirv-val not found on PATH (apt-get install "
                     "glslc spirv-tools)";
-  KernelSpec spec = readSpec(dir(), GetParam());
+  workbench::Kernel kernel = load();
   kb::TempDir tmp = kb::testing::makeTempDir();
-  for (const std::string &source : spec.sources) {
-    if (!endsWith(source, ".comp") && !endsWith(source, ".glsl"))
+  for (const toolchains::KernelSpec &spec : kernel.specs) {
+    if (spec.language != Language::Glsl)
       continue;
-    SCOPED_TRACE(source);
+    SCOPED_TRACE(spec.source.string());
     std::string spv = tmp.file("k.spv");
     auto glslcRun = runCommand(
-        shellQuote(*glslc) + " -fshader-stage=compute --target-env=vulkan1.2 " +
-            shellQuote(dir() + "/" + source) + " -o " + shellQuote(spv),
+        shellQuote(*glslc) + " -fshader-stage=compute --target-env=vulkan1.2" +
+            sourceFlags(spec) + " " + shellQuote(spec.source.string()) +
+            " -o " + shellQuote(spv),
         tmp.file("glslc.log"));
     ASSERT_EQ(glslcRun.exitCode, 0) << glslcRun.output;
     EXPECT_EQ(glslcRun.output, "") << "glslc warnings";

@@ -148,6 +148,15 @@ Status measure(hal::Device &device, bench::Engine &engine,
   }
   out.variants.push_back(describeVariant(
       *candidate, candidates ? "candidate" : "generated", !candidates));
+  // A module tuned for other device models runs its default parameters
+  // here: the report says so, since the timing is not the tuned one's.
+  for (const module::LoadedVariant &loaded : candidate->variants())
+    if (std::string note =
+            module::tuningNote(module.executables[loaded.executable],
+                               *loaded.variant, device.properties());
+        !note.empty() && note.rfind("tuned for ", 0) != 0)
+      out.warnings.push_back("`" + module.executables[loaded.executable].name +
+                             "`: " + note);
   std::unique_ptr<PreparedFunction> base;
   if (baseline.module) {
     announceStage(work + ": loading the baseline build's kernel");

@@ -46,7 +46,7 @@ public:
                        s.fullSubgroups ? 1 : 0, strings(s.specialization),
                        dims(s.workgroupSize), s.workgroupSize.size(),
                        dims(s.workloadPerWorkgroup),
-                       s.workloadPerWorkgroup.size()});
+                       s.workloadPerWorkgroup.size(), s.device.c_str()});
     return array.data();
   }
   const int64_t *dims(const std::vector<long long> &list) {

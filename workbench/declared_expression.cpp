@@ -233,8 +233,8 @@ private:
     for (const auto &[n, value] : names_)
       known += (known.empty() ? "" : ", ") + n;
     pos_ = start;
-    return fail("unknown name `" + word + "`; known names: " +
-                (known.empty() ? "none (declare [bench] constants)" : known));
+    return fail("unknown name `" + word +
+                "`; known names: " + (known.empty() ? "none" : known));
   }
 
   static constexpr int kMaxDepth = 64;

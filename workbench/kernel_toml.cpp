@@ -774,7 +774,16 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
       readDeclared(file, root, common.abi, common.defines, kernel));
   applyTuneDefaults(kernel);
   KB_RETURN_IF_ERROR(applyTunedFile(kernel));
-  KB_RETURN_IF_ERROR(resolveLaunch(kernel));
+  if (Status launch = resolveLaunch(kernel); !launch.ok()) {
+    fs::path tuned = manifest.parent_path() / "tuned.toml";
+    std::error_code ec;
+    if (!fs::exists(tuned, ec))
+      return launch;
+    return invalidArgument(launch.message() + "; the tuned values are " +
+                           displayPath(tuned) +
+                           "'s, where it has an entry for the source's "
+                           "backend, else [tune]'s defaults");
+  }
   return kernel;
 }
 

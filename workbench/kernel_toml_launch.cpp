@@ -99,11 +99,46 @@ std::map<std::string, double> namesFor(const Kernel &kernel,
 std::string formatNumber(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.10g", value);
+  // Every digit when the short form would print a value that just missed
+  // an integer (1/49*49) as that integer.
+  if (value != std::floor(value) &&
+      std::string(text).find_first_of(".e") == std::string::npos)
+    std::snprintf(text, sizeof text, "%.17g", value);
   return text;
 }
 
+/// Why a name of an expression has no value, where "unknown name" would
+/// mislead: a tuned name without a default or tuned value, or a define
+/// whose value is not an integer. Empty when neither.
+std::string whyNoValue(const Kernel &kernel, const KernelSpec &spec,
+                       const std::string &error) {
+  auto unknown = [&](const std::string &name) {
+    return error.find("unknown name `" + name + "`") != std::string::npos;
+  };
+  for (const TuneParameter &p : kernel.tune.parameters)
+    if (unknown(p.name))
+      // `tune` loads the kernel too, so only a default makes it loadable.
+      return "`" + p.name +
+             "` is tuned and has no value here: a tuned name the launch "
+             "shape uses needs a default in [tune] (`" +
+             p.name + " = { values = [...], default = N }`)";
+  for (const auto &[name, value] : spec.defines)
+    if (unknown(name))
+      return "the define `" + name + "` is \"" + value +
+             "\", not an integer: a launch value uses integer names only";
+  if (error.find("unknown name") != std::string::npos)
+    return error +
+           " (a launch value may use integer `defines`, integer "
+           "[specialization] values and tuned names" +
+           (kernel.bench ? std::string(", and integer [bench] constants)")
+                         : std::string("; [bench] constants only when the "
+                                       "kernel is standalone)"));
+  return "";
+}
+
 /// |v| evaluated with |names|: an integer in [min, max].
-StatusOr<int64_t> evaluate(const Kernel &kernel, const LaunchValue &v,
+StatusOr<int64_t> evaluate(const Kernel &kernel, const KernelSpec &spec,
+                           const LaunchValue &v,
                            const std::map<std::string, double> &names,
                            int64_t min, int64_t max) {
   if (v.expression.empty())
@@ -111,19 +146,8 @@ StatusOr<int64_t> evaluate(const Kernel &kernel, const LaunchValue &v,
   std::string at = v.where + ": `" + v.key + "`: ";
   StatusOr<double> value = evaluateExpression(v.expression, names);
   if (!value.ok()) {
-    // A tuned name without a value here: say why, not just "unknown".
-    for (const TuneParameter &p : kernel.tune.parameters)
-      if (!names.count(p.name) &&
-          value.status().message().find("unknown name `" + p.name + "`") !=
-              std::string::npos)
-        return invalidArgument(
-            at + "`" + p.name +
-            "` is tuned and has no value here: give it a default in [tune] "
-            "(`" +
-            p.name +
-            " = { values = [...], default = N }`), or run `kernel-bench "
-            "tune` to write tuned.toml");
-    return invalidArgument(at + value.status().message());
+    std::string why = whyNoValue(kernel, spec, value.status().message());
+    return invalidArgument(at + (why.empty() ? value.status().message() : why));
   }
   if (*value != std::floor(*value) || *value < static_cast<double>(min) ||
       *value > static_cast<double>(max))
@@ -154,8 +178,9 @@ Status resolveSpec(const Kernel &kernel, KernelSpec &spec) {
   std::map<std::string, double> names = namesFor(kernel, spec);
   KernelAbi &abi = spec.abi;
   for (size_t i = 0; i < 3; ++i) {
-    KB_ASSIGN_OR_RETURN(int64_t size, evaluate(kernel, launch.workgroupSize[i],
-                                               names, 1, kMaxWorkgroupX));
+    KB_ASSIGN_OR_RETURN(int64_t size,
+                        evaluate(kernel, spec, launch.workgroupSize[i], names,
+                                 1, kMaxWorkgroupX));
     abi.workgroupSize[i] = static_cast<uint32_t>(size);
   }
   KB_RETURN_IF_ERROR(checkWorkgroupSize(kernel, abi));
@@ -164,15 +189,16 @@ Status resolveSpec(const Kernel &kernel, KernelSpec &spec) {
     abi.workloadPerWorkgroup = {1, 1, 1};
     for (size_t i = 0; i < launch.workloadPerWorkgroup.size(); ++i) {
       KB_ASSIGN_OR_RETURN(int64_t per,
-                          evaluate(kernel, launch.workloadPerWorkgroup[i],
+                          evaluate(kernel, spec, launch.workloadPerWorkgroup[i],
                                    names, 1, UINT32_MAX));
       abi.workloadPerWorkgroup[i] = static_cast<uint32_t>(per);
     }
   }
   abi.dynamicSharedMemoryBytes = 0;
   if (launch.sharedMemory) {
-    KB_ASSIGN_OR_RETURN(int64_t bytes, evaluate(kernel, *launch.sharedMemory,
-                                                names, 0, UINT32_MAX));
+    KB_ASSIGN_OR_RETURN(
+        int64_t bytes,
+        evaluate(kernel, spec, *launch.sharedMemory, names, 0, UINT32_MAX));
     abi.dynamicSharedMemoryBytes = static_cast<uint32_t>(bytes);
   }
   if (abi.fullSubgroups && abi.workgroupSize[0] % abi.subgroupSize)
@@ -183,6 +209,19 @@ Status resolveSpec(const Kernel &kernel, KernelSpec &spec) {
                            std::to_string(abi.subgroupSize) +
                            "): change one, or drop full_subgroups");
   return okStatus();
+}
+
+/// " (matmul_tiled.comp with TILE=8, WPT=0)": which source and which tuned
+/// values an error is about, since the values differ per source and per
+/// configuration.
+std::string valuesNote(const Kernel &kernel, const KernelSpec &spec) {
+  std::map<std::string, double> names = namesFor(kernel, spec);
+  std::string values;
+  for (const TuneParameter &p : kernel.tune.parameters)
+    if (auto it = names.find(p.name); it != names.end())
+      values += (values.empty() ? " with " : ", ") + p.name + "=" +
+                formatNumber(it->second);
+  return " (" + spec.source.filename().string() + values + ")";
 }
 
 } // namespace
@@ -222,8 +261,11 @@ Status readLaunch(const TomlFile &file, const toml::table &abiTable,
 }
 
 Status resolveLaunch(Kernel &kernel) {
-  for (KernelSpec &spec : kernel.specs)
-    KB_RETURN_IF_ERROR(resolveSpec(kernel, spec));
+  for (KernelSpec &spec : kernel.specs) {
+    Status status = resolveSpec(kernel, spec);
+    if (!status.ok())
+      return invalidArgument(status.message() + valuesNote(kernel, spec));
+  }
   return okStatus();
 }
 

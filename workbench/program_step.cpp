@@ -40,6 +40,7 @@
 #include "toolchains/build_cache.h"
 #include "common/file_util.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -417,6 +418,37 @@ Status planMainProgram(const Project &project,
   return okStatus();
 }
 
+/// When the compiler refused a substituted object's workgroup size and a
+/// substituting kernel computes its workgroup size (from tuned names or
+/// defines) without a workgroup-count rule, what to do about it: without
+/// `workload_per_workgroup` the dispatch keeps its count, so such a
+/// workgroup size applies to standalone kernels only.
+std::string launchShapeNote(const Project &project,
+                            const std::string &diagnostics) {
+  if (diagnostics.find("workgroup size: expected") == std::string::npos)
+    return "";
+  std::string note;
+  for (const Kernel &kernel : project.kernels) {
+    const DeclaredLaunch &launch = kernel.launch;
+    bool computed =
+        std::any_of(launch.workgroupSize.begin(), launch.workgroupSize.end(),
+                    [](const LaunchValue &v) { return !v.expression.empty(); });
+    if (kernel.substitutes.empty() || !computed ||
+        !launch.workloadPerWorkgroup.empty())
+      continue;
+    note += "\nnote: " + launch.workgroupSize[0].where +
+            ": `workgroup_size` is computed, but the kernel declares no "
+            "`[abi] workload_per_workgroup`: a kernel that substitutes `" +
+            kernel.substitutes +
+            "` without one keeps the dispatch's workgroup count and must "
+            "keep the export's workgroup size, so a tuned workgroup size "
+            "applies to standalone kernels only; declare "
+            "workload_per_workgroup (the workload one workgroup covers) to "
+            "bring its own launch shape to the dispatch";
+  }
+  return note;
+}
+
 /// Compiles the planned program; |written| receives the files it wrote.
 Status compileMainProgram(const Project &project, const MainPlan &plan,
                           const fs::path &outputDir, OutputManifest &outputs,
@@ -431,8 +463,10 @@ Status compileMainProgram(const Project &project, const MainPlan &plan,
   compiled.diagnostics = diagnostics;
   if (!result.ok) {
     removeStaleModules(outputDir, outputs);
-    return invalidArgument(compilerError(
-        "compiling " + displayPath(*project.program), diagnostics));
+    return invalidArgument(
+        compilerError("compiling " + displayPath(*project.program),
+                      diagnostics) +
+        launchShapeNote(project, diagnostics));
   }
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());

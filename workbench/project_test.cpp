@@ -255,7 +255,7 @@ TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
   const std::pair<std::string, std::string> bad[] = {
       {"\"4*n\"", "`dynamic_shared_memory`: `4*n` column 3: unknown name "
                   "`n`; known names: BLOCK, WARPS"},
-      {"\"4*NAME\"", "unknown name `NAME`"},
+      {"\"4*NAME\"", "the define `NAME` is \"x\", not an integer"},
       {"\"4*\"", "column 3: expected a number, a name or `(`"},
       {"\"4 + \"", "column 5: expected a number, a name or `(`"},
       {"\"-4\"", "`-4` is -4; expected an integer from 0 to 4294967295"},
@@ -321,12 +321,33 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
                    : (std::array<uint32_t, 3>{16, 8, 1}));
     EXPECT_EQ(spec.abi.workloadPerWorkgroup[0], glsl ? 32u : 16u);
   }
+  // A value [tune] does not give was never measured: refused.
+  write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
+                        "values = { TILE = 32, WPT = 3 }\n");
+  project = kernelWith(space, "");
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("`WPT = 3` is not one of the values [tune] gives "
+                        "`WPT` (1, 2, 4; "));
+  // A launch error names the source, the values and where they came from.
+  write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
+                        "values = { TILE = 64, WPT = 1 }\n");
+  project = kernelWith("TILE = { values = [8, 64], default = 8 }\n"
+                       "WPT = { values = [1, 2], default = 1 }\n",
+                       "");
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("`workgroup_size` is 64x64x1 (4096 invocations)"));
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("(k.comp with TILE=64, WPT=1); the tuned values are "));
+  EXPECT_THAT(project.status().message(), HasSubstr("tuned.toml's"));
   fs::remove(root_ / "k/tuned.toml");
 
   const std::pair<std::string, std::string> bad[] = {
       {"TILE = { values = [8, 16, 32], default = 16 }\nWPT = [1, 2]\n",
        "kernel.toml:5:27: `workgroup_size[1]`: `WPT` is tuned and has no "
-       "value here: give it a default in [tune]"},
+       "value here: a tuned name the launch shape uses needs a default in "
+       "[tune]"},
       {"TILE = { values = [8, 16], default = 12 }\nWPT = [1]\n",
        "`tune.TILE.default`: expected one of the parameter's values"},
       {"TILE = { values = [64], default = 64 }\n"
@@ -339,6 +360,17 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
     ASSERT_FALSE(project.ok());
     EXPECT_THAT(project.status().message(), HasSubstr(message));
   }
+  // A define that is not an integer is said to be one, not "unknown".
+  write("k/kernel.toml",
+        "[kernel]\nname = \"k\"\nsources = [\"k.comp\"]\n"
+        "defines = { WPT = \"two\" }\n"
+        "[abi]\nworkgroup_size = [\"64 / WPT\", 1, 1]\n"
+        "bindings = [{ name = \"x\", type = \"f32\", access = \"readwrite\" "
+        "}]\n");
+  project = loadProject(root_);
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("the define `WPT` is \"two\", not an integer"));
   project = kernelWith(space, "[bench]\nworkload = [64]\n"
                               "workload_per_workgroup = [16]\n"
                               "elements = { x = 64 }\n");

@@ -160,11 +160,17 @@ StatusOr<DeviceChoice> chooseDevice(const TuneFlags &flags,
 /// The configurations to search: every one that satisfies the constraints,
 /// or, for a space over the limit, a sample of --budget of them.
 StatusOr<std::vector<TuneValues>> candidatesFor(const TuneFlags &flags,
-                                                const TuneSpace &space,
+                                                const Kernel &kernel,
                                                 TuneStrategy strategy) {
+  const TuneSpace &space = kernel.tune;
+  // A configuration that cannot be launched is left out like one a
+  // constraint rejects, so no budget goes to it.
+  ConfigurationCheck launchable = [&](const TuneValues &values) {
+    return withTuneValues(kernel, values).status();
+  };
   uint64_t size = space.size();
   if (size <= flags.maxConfigurations)
-    return enumerateConfigurations(space);
+    return enumerateConfigurations(space, launchable);
   if (strategy == TuneStrategy::Exhaustive ||
       (flags.budget == 0 && flags.budgetSeconds == 0))
     return invalidArgument(
@@ -177,10 +183,11 @@ StatusOr<std::vector<TuneValues>> candidatesFor(const TuneFlags &flags,
   std::mt19937_64 rng(flags.seed);
   // A time budget draws as many as the limit allows; the time decides.
   size_t count = flags.budget ? flags.budget : flags.maxConfigurations;
-  KB_ASSIGN_OR_RETURN(auto sample, sampleConfigurations(space, count, rng));
+  KB_ASSIGN_OR_RETURN(auto sample,
+                      sampleConfigurations(space, count, rng, launchable));
   if (sample.empty())
     return invalidArgument("no sampled configuration of [tune] satisfies "
-                           "the constraints");
+                           "the constraints and can be launched");
   return sample;
 }
 
@@ -281,7 +288,7 @@ int runTune(TuneFlags flags) {
     return kExitUserError;
   }
   warnUnusedNames(*kernel);
-  auto candidates = candidatesFor(flags, kernel->tune, *strategy);
+  auto candidates = candidatesFor(flags, *kernel, *strategy);
   if (!candidates.ok()) {
     printError(candidates.status().message());
     return kExitUserError;

@@ -230,13 +230,18 @@ StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
   return kernel;
 }
 
-StatusOr<KernelAbi> TuneMeasurer::launchOf(const TuneValues &values) const {
-  Kernel kernel = options_.kernel;
+StatusOr<Kernel> withTuneValues(const Kernel &base, const TuneValues &values) {
+  Kernel kernel = base;
   if (!kernel.bench)
     kernel.bench = kernel.tuneBench;
   for (toolchains::KernelSpec &spec : kernel.specs)
     applyTuneValues(kernel.tune, values, spec);
   KB_RETURN_IF_ERROR(resolveLaunch(kernel));
+  return kernel;
+}
+
+StatusOr<KernelAbi> TuneMeasurer::launchOf(const TuneValues &values) const {
+  KB_ASSIGN_OR_RETURN(Kernel kernel, withTuneValues(options_.kernel, values));
   const toolchains::KernelSpec *spec = kernel.specFor(options_.target);
   return spec ? spec->abi : kernel.specs.front().abi;
 }

@@ -25,6 +25,14 @@
 
 namespace kb::workbench {
 
+/// |base| as one configuration builds it: |values| applied to every source
+/// and the launch shape evaluated with them (a kernel that substitutes is
+/// measured standalone with its [bench], whose constants are in scope). An
+/// error for a launch shape no device could launch (a workgroup past the
+/// limits, an expression that is not a positive integer): such a
+/// configuration is not a candidate, like one a constraint rejects.
+StatusOr<Kernel> withTuneValues(const Kernel &base, const TuneValues &values);
+
 struct TuneMeasureOptions {
   Kernel kernel;                 // as loaded, with its [tune]
   Target target;                 // what every configuration is built for

@@ -97,25 +97,51 @@ StatusOr<bool> satisfiesConstraints(const TuneSpace &space,
   return true;
 }
 
+namespace {
+
+/// Whether |values| is a candidate: the constraints hold and |check| (when
+/// given) passes; its first failure is kept in |firstRejection|.
+StatusOr<bool> isCandidate(const TuneSpace &space, const TuneValues &values,
+                           const ConfigurationCheck &check,
+                           std::optional<Status> &firstRejection) {
+  KB_ASSIGN_OR_RETURN(bool ok, satisfiesConstraints(space, values));
+  if (!ok || !check)
+    return ok;
+  Status status = check(values);
+  if (!status.ok() && !firstRejection)
+    firstRejection =
+        invalidArgument(configurationKey(values) + ": " + status.message());
+  return status.ok();
+}
+
+} // namespace
+
 StatusOr<std::vector<TuneValues>>
-enumerateConfigurations(const TuneSpace &space) {
+enumerateConfigurations(const TuneSpace &space,
+                        const ConfigurationCheck &check) {
   std::vector<TuneValues> result;
+  std::optional<Status> rejected;
   for (uint64_t i = 0; i < space.size(); ++i) {
     TuneValues values = configurationAt(space, i);
-    KB_ASSIGN_OR_RETURN(bool ok, satisfiesConstraints(space, values));
+    KB_ASSIGN_OR_RETURN(bool ok, isCandidate(space, values, check, rejected));
     if (ok)
       result.push_back(std::move(values));
   }
   if (result.empty() && !space.empty())
-    return nothingSatisfies(space);
+    return rejected ? invalidArgument("no configuration that satisfies the "
+                                      "constraints can be launched; the "
+                                      "first: " +
+                                      rejected->message())
+                    : nothingSatisfies(space);
   return result;
 }
 
-StatusOr<std::vector<TuneValues>> sampleConfigurations(const TuneSpace &space,
-                                                       size_t count,
-                                                       std::mt19937_64 &rng) {
+StatusOr<std::vector<TuneValues>>
+sampleConfigurations(const TuneSpace &space, size_t count, std::mt19937_64 &rng,
+                     const ConfigurationCheck &check) {
   std::vector<TuneValues> result;
   std::set<uint64_t> seen;
+  std::optional<Status> rejected;
   const uint64_t size = space.size();
   // Bounded: a space whose constraints reject nearly everything gives fewer.
   for (size_t attempt = 0;
@@ -124,7 +150,7 @@ StatusOr<std::vector<TuneValues>> sampleConfigurations(const TuneSpace &space,
     if (!seen.insert(index).second)
       continue;
     TuneValues values = configurationAt(space, index);
-    KB_ASSIGN_OR_RETURN(bool ok, satisfiesConstraints(space, values));
+    KB_ASSIGN_OR_RETURN(bool ok, isCandidate(space, values, check, rejected));
     if (ok)
       result.push_back(std::move(values));
   }

@@ -14,6 +14,7 @@
 #include "common/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -68,21 +69,27 @@ std::string configurationKey(const TuneValues &values);
 StatusOr<bool> satisfiesConstraints(const TuneSpace &space,
                                     const TuneValues &values);
 
-/// Every configuration that satisfies the constraints, in lexicographic
-/// order of the parameters' values. The space must be at most |maxSize|
-/// (checked by the caller against TuneSpace::size()). No configuration
-/// satisfies them: an error naming the constraint that rejects every
-/// configuration alone, else all of them together.
-StatusOr<std::vector<TuneValues>>
-enumerateConfigurations(const TuneSpace &space);
+/// A check besides the constraints that a configuration must pass to be a
+/// candidate (`tune`: its launch shape is valid); its error says why not.
+using ConfigurationCheck = std::function<Status(const TuneValues &)>;
 
-/// Up to |count| distinct configurations that satisfy the constraints,
-/// drawn uniformly from the whole space with |rng| (for spaces too large
-/// to enumerate). Fewer when the draws keep hitting rejected or repeated
-/// configurations.
-StatusOr<std::vector<TuneValues>> sampleConfigurations(const TuneSpace &space,
-                                                       size_t count,
-                                                       std::mt19937_64 &rng);
+/// Every configuration that satisfies the constraints and |check| (when
+/// given), in lexicographic order of the parameters' values. The space must
+/// be at most |maxSize| (checked by the caller against TuneSpace::size()).
+/// No configuration satisfies the constraints: an error naming the
+/// constraint that rejects every configuration alone, else all of them
+/// together; none passes |check|: its first error.
+StatusOr<std::vector<TuneValues>>
+enumerateConfigurations(const TuneSpace &space,
+                        const ConfigurationCheck &check = {});
+
+/// Up to |count| distinct configurations that satisfy the constraints and
+/// |check|, drawn uniformly from the whole space with |rng| (for spaces
+/// too large to enumerate). Fewer when the draws keep hitting rejected or
+/// repeated configurations.
+StatusOr<std::vector<TuneValues>>
+sampleConfigurations(const TuneSpace &space, size_t count, std::mt19937_64 &rng,
+                     const ConfigurationCheck &check = {});
 
 } // namespace kb::workbench
 

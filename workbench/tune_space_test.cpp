@@ -110,6 +110,35 @@ TEST_F(TuneSpaceTest, EnumeratesWhatTheConstraintsAllow) {
     EXPECT_EQ(v.at("TILE") % 16, 0);
 }
 
+TEST_F(TuneSpaceTest, ACheckLeavesOutWhatCannotBeLaunched) {
+  auto k = load("TILE = [8, 16, 32]\nWPT = [1, 2]\n");
+  ASSERT_TRUE(k.ok()) << k.status().message();
+  // As `tune` uses it: a launch past 256 invocations is not a candidate.
+  ConfigurationCheck check = [](const TuneValues &v) {
+    return v.at("TILE") * v.at("TILE") / v.at("WPT") <= 256
+               ? okStatus()
+               : invalidArgument("too many invocations");
+  };
+  auto all = enumerateConfigurations(k->tune, check);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  std::vector<std::string> keys;
+  for (const TuneValues &v : *all)
+    keys.push_back(configurationKey(v));
+  EXPECT_THAT(keys, ::testing::ElementsAre("TILE=8 WPT=1", "TILE=8 WPT=2",
+                                           "TILE=16 WPT=1", "TILE=16 WPT=2"));
+  std::mt19937_64 rng(1);
+  auto sample = sampleConfigurations(k->tune, 6, rng, check);
+  ASSERT_TRUE(sample.ok());
+  EXPECT_EQ(sample->size(), 4u);
+  // Nothing passes: the first rejection says why.
+  auto none = enumerateConfigurations(
+      k->tune, [](const TuneValues &) { return invalidArgument("no"); });
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(),
+              HasSubstr("no configuration that satisfies the constraints can "
+                        "be launched; the first: TILE=8 WPT=1: no"));
+}
+
 TEST_F(TuneSpaceTest, AConstraintNothingSatisfiesIsNamed) {
   auto k = load("TILE = [8, 16]\nconstraints = [\"TILE >= 8\", "
                 "\"TILE * TILE > 4096\"]\n");

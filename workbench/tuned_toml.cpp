@@ -5,6 +5,7 @@
 
 #include "common/file_util.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -61,11 +62,27 @@ StatusOr<TunedEntry> readEntry(const TomlFile &file, const toml::table &table,
                             "(tuned: " +
                             tuned +
                             "); tuned.toml sets tuned names only: "
-                            "remove it, or run `kernel-bench tune` again");
+                            "remove it (or the entry; `kernel-bench tune` "
+                            "writes it again)");
     }
     const auto *i = node.as_integer();
     if (!i)
       return file.expected(node, "values." + name, "an integer");
+    const TuneParameter &p = *space.find(name);
+    if (std::find(p.values.begin(), p.values.end(), i->get()) ==
+        p.values.end()) {
+      std::string values;
+      for (int64_t v : p.values)
+        values += (values.empty() ? "" : ", ") + std::to_string(v);
+      // A value outside the space was never measured (and may not build):
+      // the space changed since `tune` ran, or the file was edited.
+      return file.error(node, "`" + name + " = " + std::to_string(i->get()) +
+                                  "` is not one of the values [tune] gives `" +
+                                  name + "` (" + values + "; " + p.where +
+                                  "): add the value to [tune], or remove the "
+                                  "entry (`kernel-bench tune` writes it "
+                                  "again)");
+    }
     entry.values[name] = i->get();
   }
   return entry;

@@ -28,8 +28,9 @@ struct TunedEntry {
   std::string where; // `tuned.toml:LINE:COL` of the entry, when read
 };
 
-/// Reads |path|. Every value must be a tuned name of |space| (an error
-/// naming it and the tuned names otherwise).
+/// Reads |path|. Every value must be a tuned name of |space| and one of
+/// the values [tune] gives it (an error naming it, the tuned names or the
+/// values otherwise): a value `tune` never measured is not used silently.
 StatusOr<std::vector<TunedEntry>>
 readTunedToml(const std::filesystem::path &path, const TuneSpace &space);
 

@@ -296,10 +296,16 @@ uint64_t PreparedFunction::bytesMoved() const {
 
 std::vector<std::string> PreparedFunction::describeVariants() const {
   std::vector<std::string> lines;
-  for (const LoadedVariant &v : variants_)
-    lines.push_back("`" + module_.executables[v.executable].name +
-                    "`: " + toString(v.variant->role) + " " +
-                    hal::toString(v.variant->format) + " " + v.variant->target);
+  for (const LoadedVariant &v : variants_) {
+    const Executable &exe = module_.executables[v.executable];
+    std::string line = "`" + exe.name + "`: " + toString(v.variant->role) +
+                       " " + hal::toString(v.variant->format) + " " +
+                       v.variant->target;
+    if (std::string note = tuningNote(exe, *v.variant, device_.properties());
+        !note.empty())
+      line += " (" + note + ")";
+    lines.push_back(std::move(line));
+  }
   return lines;
 }
 

@@ -15,6 +15,7 @@
 #include "common/target.h"
 
 #include <cstring>
+#include <set>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
@@ -185,6 +186,13 @@ public:
       out.format = static_cast<hal::ExecutableFormat>(var->format());
       out.role = static_cast<VariantRole>(var->role());
       out.target = var->target()->str();
+      if (var->device())
+        out.device = var->device()->str();
+      if (!out.device.empty() && out.role != VariantRole::Candidate)
+        return fail(vwhere, "a reference variant tuned for a device (`" +
+                                out.device +
+                                "`): only candidates are tuned; rebuild the "
+                                "module");
       vwhere += " (" + std::string(hal::toString(out.format)) + ", " +
                 out.target + ")";
       out.data.assign(reinterpret_cast<const char *>(var->data()->data()),
@@ -367,6 +375,14 @@ public:
         !structVectorAligned(d->constants()))
       return fail(what, "misaligned binding or constant vector (the module "
                         "is corrupt; rebuild it)");
+    KB_RETURN_IF_ERROR(parseBindings(d, fn, abi, allocated, what, out));
+    KB_RETURN_IF_ERROR(parseConstants(d, abi, what, out));
+    return parseLaunch(d, exe, what, out);
+  }
+
+  Status parseBindings(const kbm::Dispatch *d, const Function &fn,
+                       const KernelAbi &abi, const std::vector<bool> &allocated,
+                       const std::string &what, Op &out) {
     size_t nb = d->bindings() ? d->bindings()->size() : 0;
     if (nb != abi.bindings.size())
       return fail(what, "binds " + std::to_string(nb) +
@@ -408,7 +424,12 @@ public:
                                 " before its alloc op");
       out.bindings.push_back(ref);
     }
-    // Constants: typed values or the raw block, never both.
+    return okStatus();
+  }
+
+  /// Constants: typed values or the raw block, never both.
+  Status parseConstants(const kbm::Dispatch *d, const KernelAbi &abi,
+                        const std::string &what, Op &out) {
     uint32_t blockSize = pushConstantSize(abi);
     std::vector<ParamSlot> slots = pushConstantLayout(abi);
     bool typed = d->constants() && d->constants()->size() > 0;
@@ -445,6 +466,11 @@ public:
       return fail(what, "no constants given; the export has " +
                             std::to_string(abi.constants.size()));
     }
+    return okStatus();
+  }
+
+  Status parseLaunch(const kbm::Dispatch *d, const Executable &exe,
+                     const std::string &what, Op &out) {
     const kbm::Dim3 *wc = d->workgroup_count();
     out.workgroupCount = {wc->x(), wc->y(), wc->z()};
     if (const kbm::Dim3 *w = d->workload()) {
@@ -682,13 +708,17 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
   int bestRank = 1 << 30;
   for (const Variant &v : exe.variants) {
     std::optional<int> rank = variantRank(v, device);
-    if (!rank)
+    // A candidate tuned for another model is not for this device.
+    if (!rank || (!v.device.empty() && v.device != device.name))
       continue;
-    // Candidates win over references when substitutions are wanted.
-    int r = *rank + (choice == VariantChoice::PreferCandidate &&
-                             v.role == VariantRole::Reference
-                         ? 100
-                         : 0);
+    // Candidates win over references when substitutions are wanted, and
+    // one tuned for this model over one for any device of its format.
+    int r = 2 * *rank +
+            (choice == VariantChoice::PreferCandidate &&
+                     v.role == VariantRole::Reference
+                 ? 200
+                 : 0) -
+            (v.device.empty() ? 0 : 1);
     if (choice == VariantChoice::ReferenceOnly &&
         v.role != VariantRole::Reference)
       continue;
@@ -715,6 +745,25 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
                   "variant for " + device.driver + ":" +
                   std::to_string(device.index) + " (" + device.name +
                   "), which needs " + needs + "; the module has: " + have);
+}
+
+std::string tuningNote(const Executable &exe, const Variant &chosen,
+                       const hal::DeviceProperties &device) {
+  if (!chosen.device.empty())
+    return "tuned for " + chosen.device;
+  std::set<std::string> tuned;
+  for (const Variant &v : exe.variants)
+    if (!v.device.empty() && v.format == chosen.format)
+      tuned.insert(v.device);
+  if (tuned.empty())
+    return "";
+  std::string models;
+  for (const std::string &model : tuned)
+    models += (models.empty() ? "" : ", ") + model;
+  return std::string(chosen.role == VariantRole::Candidate
+                         ? "default parameters"
+                         : "generated kernel") +
+         ": none tuned for " + device.name + " (tuned for: " + models + ")";
 }
 
 std::string whyDeviceCannotRun(const Module &module, const Function &function,

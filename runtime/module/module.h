@@ -43,6 +43,8 @@ struct Variant {
   VariantRole role = VariantRole::Reference;
   std::string data;
   std::vector<KernelAbi> exports;
+  /// The device model a candidate was tuned for; empty: any device.
+  std::string device;
 };
 
 struct Executable {
@@ -148,9 +150,19 @@ const char *toString(VariantChoice choice);
 
 /// The variant of |exe| that |device| would load for |choice|, or an error
 /// naming the executable, what the device needs and what the module has.
+/// A candidate tuned for a device model (Variant::device) is loaded on that
+/// model only, and preferred there over one for any device.
 StatusOr<const Variant *> selectVariant(const Executable &exe,
                                         const hal::DeviceProperties &device,
                                         VariantChoice choice);
+
+/// What |chosen| (selectVariant's pick on |device|) is with respect to
+/// tuning: "tuned for <model>" when it is a candidate tuned for the
+/// device; "default parameters: none tuned for <model> (tuned for: A, B)"
+/// when |exe| has candidates tuned for other models only; empty when
+/// |exe| has no tuned candidates.
+std::string tuningNote(const Executable &exe, const Variant &chosen,
+                       const hal::DeviceProperties &device);
 
 /// Why |device| cannot run |function|: the first executable it dispatches
 /// that has no variant the device loads (selectVariant's message), or whose

@@ -325,6 +325,51 @@ TEST(ModuleTest, VariantSelectionExplainsWhatIsMissing) {
   EXPECT_EQ((*r)->role, VariantRole::Reference);
 }
 
+TEST(ModuleTest, ATunedCandidateRunsOnItsModelOnly) {
+  hal::DeviceProperties here = fakeVulkan();
+  auto variant = [](VariantRole role, const std::string &device) {
+    Variant v;
+    v.format = hal::ExecutableFormat::Spirv;
+    v.target = "vulkan1.2";
+    v.role = role;
+    v.device = device;
+    return v;
+  };
+  Executable exe;
+  exe.name = "matmul";
+  exe.variants = {variant(VariantRole::Reference, ""),
+                  variant(VariantRole::Candidate, ""),
+                  variant(VariantRole::Candidate, "Other GPU"),
+                  variant(VariantRole::Candidate, here.name)};
+  // Tuned for this model: preferred over the default parameters.
+  auto chosen = selectVariant(exe, here, VariantChoice::PreferCandidate);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(*chosen, &exe.variants[3]);
+  EXPECT_EQ(tuningNote(exe, **chosen, here), "tuned for " + here.name);
+  // Another model: the default parameters, and the note says so.
+  hal::DeviceProperties other = here;
+  other.name = "Third GPU";
+  chosen = selectVariant(exe, other, VariantChoice::PreferCandidate);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(*chosen, &exe.variants[1]);
+  EXPECT_EQ(tuningNote(exe, **chosen, other),
+            "default parameters: none tuned for Third GPU (tuned for: "
+            "Other GPU, fake)");
+  // Without a default candidate, the generated kernel runs, said so too.
+  exe.variants.erase(exe.variants.begin() + 1);
+  chosen = selectVariant(exe, other, VariantChoice::PreferCandidate);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ((*chosen)->role, VariantRole::Reference);
+  EXPECT_NE(tuningNote(exe, **chosen, other)
+                .find("generated kernel: none "
+                      "tuned for Third GPU"),
+            std::string::npos);
+  // References never carry a device; the reference-only run ignores tuning.
+  chosen = selectVariant(exe, here, VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ((*chosen)->role, VariantRole::Reference);
+}
+
 TEST(InputsTest, SeededAndWithinTheDistribution) {
   BufferDecl b{"x", ElementType::F32, 4096, {}};
   b.init.distribution = Distribution::Uniform;

@@ -46,15 +46,21 @@ protected:
              fs::copy_options::recursive);
   }
 
-  /// Replaces the [tune] parameters of the copy with |parameters|.
-  void setSpace(const std::string &parameters) {
-    replaceInFile(kernel_ / "kernel.toml",
-                  "TILE_K = { pow2 = [2, 64] }     # K depth of the shared "
-                  "tiles\nUNROLL = { pow2 = [1, 32] }     # unroll factor of "
-                  "the inner product\nPAD = [0, 1]                    # extra "
-                  "column per shared row\nconstraints = [\"UNROLL <= "
-                  "TILE_K\"]\n",
-                  parameters);
+  /// Replaces the [tune] parameters of the copy with |parameters|; unless
+  /// they tune them, the launch shape's TILE and WPT become fixed defines
+  /// (16 and 1).
+  void setSpace(const std::string &parameters, bool tunesTheLaunch = false) {
+    if (!tunesTheLaunch)
+      replaceInFile(kernel_ / "kernel.toml", "substitutes = \"matmul\"\n",
+                    "substitutes = \"matmul\"\ndefines = { TILE = 16, WPT = "
+                    "1 }\n");
+    std::string toml = readFile(kernel_ / "kernel.toml");
+    size_t begin = toml.find("TILE = { values");
+    size_t end = toml.find("\n", toml.find("constraints = [", begin));
+    ASSERT_NE(begin, std::string::npos) << toml;
+    ASSERT_NE(end, std::string::npos) << toml;
+    std::ofstream(kernel_ / "kernel.toml")
+        << toml.substr(0, begin) + parameters + toml.substr(end + 1);
   }
 
   CliRun tune(std::vector<std::string> extra = {}) {
@@ -67,18 +73,19 @@ protected:
     return run(args);
   }
 
-  /// tune.html's charts: one per parameter of the matmul's [tune] (PAD,
-  /// TILE_K, UNROLL) and a heatmap of the first two, PAD x TILE_K, of
-  /// |cells| cells.
-  std::string checkTuneHtml(size_t cells) {
+  /// tune.html's charts: one per name of |parameters| and a heatmap of the
+  /// first two (alphabetical, as the page orders them) of |cells| cells.
+  std::string checkTuneHtml(const std::vector<std::string> &parameters,
+                            size_t cells) {
     std::string html = readFile(out_ / "tune.html");
     EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << html.substr(0, 200);
-    for (const char *p : {"PAD", "TILE_K", "UNROLL"})
-      EXPECT_THAT(html, HasSubstr("class=\"tune-chart\" data-parameter=\"" +
-                                  std::string(p) + "\""));
+    for (const std::string &p : parameters)
+      EXPECT_THAT(
+          html, HasSubstr("class=\"tune-chart\" data-parameter=\"" + p + "\""));
     EXPECT_THAT(html, HasSubstr("class=\"tune-heatmap\""));
     EXPECT_EQ(count(html, "<rect class=\"cell "), cells);
-    EXPECT_THAT(html, HasSubstr("Heatmap: PAD &times; TILE_K"));
+    EXPECT_THAT(html, HasSubstr("Heatmap: " + parameters[0] + " &times; " +
+                                parameters[1]));
     return html;
   }
 
@@ -115,9 +122,13 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
                         report.at("device").at("name").get<std::string>() +
                         "\""));
   int tileK = best.at("values").at("TILE_K");
+  int tile = best.at("values").at("TILE");
+  int wpt = best.at("values").at("WPT");
   EXPECT_THAT(tuned, HasSubstr("TILE_K = " + std::to_string(tileK)));
-  // The page: PAD 0..1 x TILE_K 2..64; the best in its header.
-  std::string html = checkTuneHtml(2 * 6);
+  EXPECT_THAT(tuned, HasSubstr("WPT = " + std::to_string(wpt)));
+  // The page: PAD 0..1 x TILE 8..32; the best in its header.
+  std::string html =
+      checkTuneHtml({"PAD", "TILE", "TILE_K", "UNROLL", "WPT"}, 2 * 3);
   EXPECT_THAT(html, HasSubstr("Best: <b>" +
                               best.at("configuration").get<std::string>()));
   EXPECT_THAT(r.output, HasSubstr("tune.html"));
@@ -129,7 +140,9 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
   EXPECT_LT(r.seconds, 5.0);
 
   // A project substituting the tuned kernel into the bundled program builds
-  // it with the tuned values, and its benchmark passes.
+  // it with the tuned values — the tile and rows per thread change the
+  // dispatch's workgroup size and count — and its benchmark, checked
+  // against the compiler's kernel, passes.
   fs::path project = tmp_ / "project";
   fs::create_directories(project);
   std::ofstream(project / "workbench.toml")
@@ -142,6 +155,8 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::string buildJson = readFile(built / "build.json");
   EXPECT_THAT(buildJson, HasSubstr("-DTILE_K=" + std::to_string(tileK)));
+  EXPECT_THAT(buildJson, HasSubstr("-DTILE=" + std::to_string(tile)));
+  EXPECT_THAT(buildJson, HasSubstr("-DWPT=" + std::to_string(wpt)));
   r = run({"bench", built.string(), "--device", "vulkan", "--filter", "matmul",
            "--quick", "--hot"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -151,12 +166,13 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
 TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
   for (const char *tool : {"nvcc", "ptxas", "glslc", "spirv-val"})
     REQUIRE_TOOL(tool);
-  // The extreme CUDA configuration compiles without spills too.
+  // The extreme CUDA configuration compiles without spills too; each
+  // backend's tile and rows per thread give its own workgroup size.
   std::ofstream(kernel_ / "tuned.toml")
       << "[[best]]\ndevice = \"H100\"\nbackend = \"cuda\"\n"
-         "values = { TILE_K = 64, UNROLL = 32, PAD = 1 }\n\n"
-         "[[best]]\ndevice = \"llvmpipe\"\nbackend = \"vulkan\"\n"
-         "values = { TILE_K = 8, UNROLL = 2, PAD = 0 }\n";
+         "values = { TILE = 32, WPT = 4, TILE_K = 64, UNROLL = 32, PAD = 1 }\n"
+         "\n[[best]]\ndevice = \"llvmpipe\"\nbackend = \"vulkan\"\n"
+         "values = { TILE = 8, WPT = 2, TILE_K = 8, UNROLL = 2, PAD = 0 }\n";
   fs::path project = tmp_ / "project";
   fs::create_directories(project);
   std::ofstream(project / "workbench.toml")
@@ -171,16 +187,68 @@ TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
     bool cuda = job.at("target") == "cuda:sm_90";
     EXPECT_THAT(commands, HasSubstr(cuda ? "TILE_K=64" : "TILE_K=8"));
     EXPECT_THAT(commands, HasSubstr(cuda ? "UNROLL=32" : "UNROLL=2"));
+    EXPECT_THAT(commands, HasSubstr(cuda ? "TILE=32" : "TILE=8"));
+    EXPECT_THAT(commands, HasSubstr(cuda ? "WPT=4" : "WPT=2"));
     if (cuda)
       EXPECT_GT(job.at("resources").at("registers").get<int>(), 0);
   }
   // A name [tune] does not declare is refused, naming it.
   std::ofstream(kernel_ / "tuned.toml")
-      << "[[best]]\nbackend = \"cuda\"\nvalues = { TILE = 8 }\n";
+      << "[[best]]\nbackend = \"cuda\"\nvalues = { TILE_M = 8 }\n";
   r = buildProject(project, {"--kernels-only"});
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output,
-              HasSubstr("`TILE` is not tuned by the kernel's [tune]"));
+              HasSubstr("`TILE_M` is not tuned by the kernel's [tune]"));
+}
+
+TEST_F(TuneTest, TheTunedLaunchShapeIsTheProgramDispatchsLaunchShape) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // 8x8 tiles with 2 rows per thread: 8x4 invocations and, for the 512x512
+  // matmul, 64x64 workgroups where the compiler's kernel runs 32x32 of
+  // 16x16. `run` compares the two programs' outputs element by element.
+  std::ofstream(kernel_ / "tuned.toml")
+      << "[[best]]\nbackend = \"vulkan\"\n"
+         "values = { TILE = 8, WPT = 2, TILE_K = 8, UNROLL = 4, PAD = 1 }\n";
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"shape\"\nprogram = \""
+      << (kSourceDir / "examples/quickstart/program.mlir").string()
+      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path built = tmp_ / "built";
+  auto buildAndRun = [&] {
+    CliRun b = run({"build", project.string(), "-o", built.string(),
+                    "--cache-dir", cache_.string(), "-j", "2"});
+    EXPECT_EQ(b.exitCode, 0) << b.output;
+    return run({"run", built.string(), "--device", "vulkan"});
+  };
+  CliRun r = buildAndRun();
+  SKIP_WITHOUT_VULKAN(r);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(readFile(built / "build.json"), HasSubstr("-DTILE=8"));
+
+  // A count rule that disagrees with the source (each workgroup said to
+  // cover 16 columns, computing 8) leaves half of C unwritten: caught.
+  replaceInFile(kernel_ / "kernel.toml",
+                "workload_per_workgroup = [\"TILE\", \"TILE\"]",
+                "workload_per_workgroup = [\"TILE * 2\", \"TILE\"]");
+  r = buildAndRun();
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("MISMATCH"));
+
+  // Without a count rule the dispatch keeps its count and its workgroup
+  // size: the compiler refuses the 8x4 object, and the build says why.
+  replaceInFile(kernel_ / "kernel.toml",
+                "workload_per_workgroup = [\"TILE * 2\", \"TILE\"]\n", "");
+  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
+           cache_.string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("workgroup size: expected 16x16x1, found "
+                                  "8x4x1"));
+  EXPECT_THAT(r.output, HasSubstr("declares no `[abi] "
+                                  "workload_per_workgroup`"));
+  EXPECT_THAT(r.output, HasSubstr("applies to standalone kernels only"));
 }
 
 TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
@@ -217,6 +285,33 @@ TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {
   EXPECT_FALSE(fs::exists(kernel_ / "tuned.toml"));
 }
 
+TEST_F(TuneTest, AConfigurationThatCannotBeLaunchedIsNoCandidate) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // TILE 128: 128 x 128 invocations, past any device's 1024: left out
+  // before the search, as a constraint would leave it out.
+  setSpace("TILE = { values = [16, 128], default = 16 }\n"
+           "WPT = { values = [1], default = 1 }\n"
+           "TILE_K = [16]\nUNROLL = [4]\nPAD = [0]\n",
+           /*tunesTheLaunch=*/true);
+  CliRun r = tune();
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 configurations (2 before the "
+                                  "constraints)"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("TILE=128")));
+  EXPECT_THAT(readFile(kernel_ / "tuned.toml"), HasSubstr("TILE = 16"));
+
+  // A default that cannot be launched fails the load, naming the values.
+  replaceInFile(kernel_ / "kernel.toml",
+                "TILE = { values = [16, 128], default = 16 }",
+                "TILE = { values = [16, 128], default = 128 }");
+  r = tune();
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("(16384 invocations)"));
+  EXPECT_THAT(r.output, HasSubstr("with TILE=128, WPT=1"));
+}
+
 TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
   replaceInFile(kernel_ / "kernel.toml", "PAD = [0, 1]",
                 "PAD = [0, 1]\nTILE_Q = { range = [1, 10] }");
@@ -224,7 +319,8 @@ TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("warning:"));
   EXPECT_THAT(r.output, HasSubstr("`TILE_Q` is not used by any source"));
-  EXPECT_THAT(r.output, HasSubstr("has 720 configurations, more than "
+  // 3 TILE x 3 WPT x 6 TILE_K x 6 UNROLL x 2 PAD x 10 TILE_Q.
+  EXPECT_THAT(r.output, HasSubstr("has 6480 configurations, more than "
                                   "--max-configurations 100"));
   EXPECT_THAT(r.output, HasSubstr("--budget"));
 }
@@ -261,7 +357,7 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
 
   // tune.html: PAD 0..2 x TILE_K 16, 1024; each failure marked in its cell
   // and listed with its reason; the two the constraint left out marked.
-  std::string html = checkTuneHtml(3 * 2);
+  std::string html = checkTuneHtml({"PAD", "TILE_K", "UNROLL"}, 3 * 2);
   EXPECT_EQ(count(html, "<rect class=\"cell ok\""), 1u);
   EXPECT_EQ(count(html, "<rect class=\"cell failed\""), 3u);
   EXPECT_EQ(count(html, "<rect class=\"cell unmeasured\""), 2u);

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 4
+#define KB_COMPILER_API_VERSION 5
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -65,6 +65,10 @@ typedef struct kbCompilerSubstitution {
   size_t workgroupSizeCount;
   const int64_t *workloadPerWorkgroup;
   size_t workloadPerWorkgroupCount;
+  /* The device model the object was tuned for ("" = any device): it goes
+   * into a variant of its own beside the one for any device
+   * (kb::driver::Substitution::device). */
+  const char *device;
 } kbCompilerSubstitution;
 
 typedef struct kbCompilerOptions {

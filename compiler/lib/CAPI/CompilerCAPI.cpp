@@ -37,7 +37,8 @@ std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
                    strings(items[i].specialization),
                    dims(items[i].workgroupSize, items[i].workgroupSizeCount),
                    dims(items[i].workloadPerWorkgroup,
-                        items[i].workloadPerWorkgroupCount)});
+                        items[i].workloadPerWorkgroupCount),
+                   str(items[i].device)});
   return out;
 }
 

@@ -104,9 +104,9 @@ public:
         if (!format)
           return v.emitOpError("object '")
                  << object.getPath() << "' has no .ptx/.cubin/.spv extension";
-        variants.push_back(writeVariant(*format, v.getArch(),
-                                        kbm::VariantRole::Candidate,
-                                        object.getData(), exports));
+        variants.push_back(
+            writeVariant(*format, v.getArch(), kbm::VariantRole::Candidate,
+                         object.getData(), exports, getVariantDevice(v)));
         continue;
       }
       auto generated = v->getAttrOfType<ArrayAttr>(kGeneratedAttrName);
@@ -174,11 +174,13 @@ public:
   fb::Offset<kbm::ExecutableVariant>
   writeVariant(kbm::ExecutableFormat format, StringRef target,
                kbm::VariantRole role, StringRef data,
-               fb::Offset<fb::Vector<fb::Offset<kbm::Export>>> exports) {
+               fb::Offset<fb::Vector<fb::Offset<kbm::Export>>> exports,
+               StringRef device = {}) {
     auto bytes = fbb.CreateVector(
         reinterpret_cast<const uint8_t *>(data.data()), data.size());
     return kbm::CreateExecutableVariant(
-        fbb, format, fbb.CreateString(target.str()), role, bytes, exports);
+        fbb, format, fbb.CreateString(target.str()), role, bytes, exports,
+        device.empty() ? 0 : fbb.CreateString(device.str()));
   }
 
   fb::Offset<kbm::InitSpec> writeInit(DictionaryAttr init) {

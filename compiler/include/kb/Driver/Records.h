@@ -43,6 +43,11 @@ struct Substitution {
   /// its workgroup size).
   std::vector<long long> workgroupSize;
   std::vector<long long> workloadPerWorkgroup;
+  /// The device model the object was tuned for (the runtime's device name,
+  /// as tuned.toml records it): it goes into a variant of its own beside
+  /// the one for any device, which the runtime loads on that model only
+  /// (kb.device). Empty: it replaces the variant for any device.
+  std::string device;
 };
 
 struct CompileOptions {

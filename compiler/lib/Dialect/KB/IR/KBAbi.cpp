@@ -68,6 +68,12 @@ using namespace mlir::kb;
   llvm_unreachable("unknown BindingAccess");
 }
 
+StringRef mlir::kb::getVariantDevice(VariantOp variant) {
+  if (auto device = variant->getAttrOfType<StringAttr>(kVariantDeviceAttrName))
+    return device.getValue();
+  return {};
+}
+
 int64_t mlir::kb::getSharedMemoryBytes(VariantOp variant, ExportOp exportOp) {
   if (auto bytes =
           variant->getAttrOfType<IntegerAttr>(kVariantSharedMemoryAttrName))

@@ -121,17 +121,29 @@ LogicalResult ExecutableOp::verify() {
                   "variant `objects(...)` or add a `builtin.module` body";
   }
 
-  // One variant per target (and one reference per target).
+  // One variant per target (and one reference per target, and one per
+  // target and device model it was tuned for).
   llvm::StringMap<VariantOp> seen;
   for (VariantOp variant : getVariantOps()) {
+    StringRef device = getVariantDevice(variant);
+    if (variant->hasAttr(kVariantDeviceAttrName) &&
+        (device.empty() || !variant.isExternal() || variant.getReference()))
+      return variant.emitOpError("has ")
+             << kVariantDeviceAttrName
+             << " but only an external, non-reference variant is tuned for "
+                "a device model, and the model is not empty";
     std::string key = variant.getTargetString() +
-                      (variant.getReference() ? "/reference" : "");
+                      (variant.getReference() ? "/reference" : "") +
+                      (device.empty() ? "" : "/device " + device.str());
     auto [it, inserted] = seen.try_emplace(key, variant);
     if (!inserted)
       return variant.emitOpError("targets ")
-             << variant.getTargetString() << " like variant @"
-             << it->second.getSymName() << " of kb.executable @" << getSymName()
-             << "; an executable has one variant per target";
+             << variant.getTargetString()
+             << (device.empty() ? "" : " for device `" + device.str() + "`")
+             << " like variant @" << it->second.getSymName()
+             << " of kb.executable @" << getSymName()
+             << "; an executable has one variant per target"
+             << (device.empty() ? "" : " and device model");
   }
   return success();
 }

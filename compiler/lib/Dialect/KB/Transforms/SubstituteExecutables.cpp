@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 
 namespace mlir::kb {
@@ -107,42 +108,68 @@ static FailureOr<ExecutableOp> substituteSource(ExecutableOp executable,
 // Object substitution
 //===----------------------------------------------------------------------===//
 
+/// Sets what |request| says of |external|'s launch: the pipeline (subgroup
+/// size, specialization), the dynamic shared memory and the launch shape.
+static void setObjectLaunch(VariantOp external, const Request &request,
+                            const ::kb::KernelAbi &pipeline) {
+  MLIRContext *context = external.getContext();
+  setVariantPipeline(external, pipeline);
+  if (request.sharedMemoryBytes)
+    external->setAttr(kVariantSharedMemoryAttrName,
+                      IntegerAttr::get(IntegerType::get(context, 64),
+                                       *request.sharedMemoryBytes));
+  else
+    external->removeAttr(kVariantSharedMemoryAttrName);
+  auto setDims = [&](StringRef name, ArrayRef<int64_t> dims) {
+    if (dims.empty())
+      external->removeAttr(name);
+    else
+      external->setAttr(name, DenseI64ArrayAttr::get(context, dims));
+  };
+  setDims(kVariantWorkgroupSizeAttrName, request.workgroupSize);
+  setDims(kVariantWorkloadPerWorkgroupAttrName, request.workloadPerWorkgroup);
+}
+
+/// Gives the external |variant| |objects| and |entryPoints| (an identical
+/// object is left untouched, so a dump-then-scan round trip is a no-op).
+static void setObjects(VariantOp variant, ArrayAttr objects,
+                       DictionaryAttr entryPoints) {
+  auto current = variant.getObjectsAttr()[0].cast<ObjectAttr>();
+  if (current.getData() != objects[0].cast<ObjectAttr>().getData())
+    variant.setObjectsAttr(objects);
+  if (entryPoints.empty())
+    variant.removeEntryPointsAttr();
+  else
+    variant.setEntryPointsAttr(entryPoints);
+}
+
+/// Keeps the generated |variant| as the reference (`<name>_reference`),
+/// whose name goes to |referenceName|.
+static LogicalResult keepAsReference(ExecutableOp executable, VariantOp variant,
+                                     std::string &referenceName) {
+  referenceName = variant.getSymName().str() + "_reference";
+  if (lookupVariant(executable, referenceName))
+    return variant.emitError()
+           << "cannot keep the generated variant as @" << referenceName
+           << ": kb.executable @" << executable.getSymName()
+           << " already has a variant of that name";
+  SymbolTable::setSymbolName(variant, referenceName);
+  variant.setReference(true);
+  return success();
+}
+
 /// Makes |variant| external with |object|. A generated variant is kept as
 /// the reference (`<name>_reference`); an external one just gets the new
-/// object (an identical object is left untouched, which makes a
-/// dump-then-scan round trip a no-op).
+/// object.
 static FailureOr<VariantOp>
 applyObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
             DictionaryAttr entryPoints, const Request &request,
             const ::kb::KernelAbi &pipeline, std::string &referenceName) {
   MLIRContext *context = executable.getContext();
   auto objects = ArrayAttr::get(context, {object});
-  auto setLaunch = [&](VariantOp external) {
-    setVariantPipeline(external, pipeline);
-    if (request.sharedMemoryBytes)
-      external->setAttr(kVariantSharedMemoryAttrName,
-                        IntegerAttr::get(IntegerType::get(context, 64),
-                                         *request.sharedMemoryBytes));
-    else
-      external->removeAttr(kVariantSharedMemoryAttrName);
-    auto setDims = [&](StringRef name, ArrayRef<int64_t> dims) {
-      if (dims.empty())
-        external->removeAttr(name);
-      else
-        external->setAttr(name, DenseI64ArrayAttr::get(context, dims));
-    };
-    setDims(kVariantWorkgroupSizeAttrName, request.workgroupSize);
-    setDims(kVariantWorkloadPerWorkgroupAttrName, request.workloadPerWorkgroup);
-  };
   if (variant.isExternal()) {
-    setLaunch(variant);
-    auto current = variant.getObjectsAttr()[0].cast<ObjectAttr>();
-    if (current.getData() != object.getData())
-      variant.setObjectsAttr(objects);
-    if (entryPoints.empty())
-      variant.removeEntryPointsAttr();
-    else
-      variant.setEntryPointsAttr(entryPoints);
+    setObjectLaunch(variant, request, pipeline);
+    setObjects(variant, objects, entryPoints);
     // The reference created by the first substitution stays.
     std::string reference = (variant.getSymName() + "_reference").str();
     if (auto ref = lookupVariant(executable, reference);
@@ -152,22 +179,76 @@ applyObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
   }
 
   std::string name = variant.getSymName().str();
-  referenceName = name + "_reference";
-  if (lookupVariant(executable, referenceName))
-    return variant.emitError()
-           << "cannot keep the generated variant as @" << referenceName
-           << ": kb.executable @" << executable.getSymName()
-           << " already has a variant of that name";
+  if (failed(keepAsReference(executable, variant, referenceName)))
+    return failure();
   OpBuilder builder(variant);
   auto external = builder.create<VariantOp>(
       variant.getLoc(), builder.getStringAttr(name),
       BackendAttr::get(context, variant.getBackend()), variant.getArchAttr(),
       objects, /*reference=*/nullptr,
       entryPoints.empty() ? DictionaryAttr() : entryPoints);
-  SymbolTable::setSymbolName(variant, referenceName);
-  variant.setReference(true);
-  setLaunch(external);
+  setObjectLaunch(external, request, pipeline);
   return external;
+}
+
+/// Gives |variant|'s target a variant tuned for |request.device| with
+/// |object| (`<name>_tuned<N>`, kb.device), beside |variant|, the one for
+/// any device, which stays; an existing one for that model gets the new
+/// object. A generated |variant| is first kept as the reference, as
+/// applyObject does, so the target then has no variant for other devices
+/// but the reference.
+static FailureOr<VariantOp>
+applyTunedObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
+                 DictionaryAttr entryPoints, const Request &request,
+                 const ::kb::KernelAbi &pipeline, std::string &referenceName) {
+  MLIRContext *context = executable.getContext();
+  auto objects = ArrayAttr::get(context, {object});
+  for (VariantOp v : executable.getVariantOps()) {
+    if (v.getReference() && v.getTargetString() == variant.getTargetString())
+      referenceName = v.getSymName().str();
+  }
+  for (VariantOp v : executable.getVariantOps()) {
+    if (v.getReference() || getVariantDevice(v) != request.device ||
+        v.getTargetString() != variant.getTargetString())
+      continue;
+    setObjectLaunch(v, request, pipeline);
+    setObjects(v, objects, entryPoints);
+    return v;
+  }
+  // |variant| was matched before any object was applied: an object for any
+  // device may since have made it the reference, beside a new variant for
+  // any device, which the tuned one then sits beside.
+  if (variant.getReference())
+    for (VariantOp v : executable.getVariantOps())
+      if (!v.getReference() && getVariantDevice(v).empty() &&
+          v.getTargetString() == variant.getTargetString())
+        variant = v;
+  StringRef baseName = variant.getSymName();
+  if (variant.getReference())
+    baseName.consume_back("_reference");
+  std::string base = baseName.str();
+  if (!variant.getReference() && !variant.isExternal() &&
+      failed(keepAsReference(executable, variant, referenceName)))
+    return failure();
+  std::string name;
+  for (int n = 1; name.empty() || lookupVariant(executable, name); ++n)
+    name = base + "_tuned" + std::to_string(n);
+  // After the target's other candidates, in the order requested.
+  VariantOp last = variant;
+  for (VariantOp v : executable.getVariantOps())
+    if (!v.getReference() && v.getTargetString() == variant.getTargetString())
+      last = v;
+  OpBuilder builder(last);
+  builder.setInsertionPointAfter(last);
+  auto tuned = builder.create<VariantOp>(
+      variant.getLoc(), builder.getStringAttr(name),
+      BackendAttr::get(context, variant.getBackend()), variant.getArchAttr(),
+      objects, /*reference=*/nullptr,
+      entryPoints.empty() ? DictionaryAttr() : entryPoints);
+  tuned->setAttr(kVariantDeviceAttrName,
+                 StringAttr::get(context, request.device));
+  setObjectLaunch(tuned, request, pipeline);
+  return tuned;
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,6 +256,9 @@ applyObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// A variant and the object request that applies to it.
+using ObjectMatches = std::vector<std::pair<VariantOp, const Request *>>;
+
 class SubstituteExecutablesPass
     : public mlir::kb::impl::SubstituteExecutablesPassBase<
           SubstituteExecutablesPass> {
@@ -188,14 +272,15 @@ private:
   /// Replaces whole executables; the last request for one wins.
   LogicalResult substituteSources(SymbolTable &symbols,
                                   const std::vector<Request> &requests);
-  /// The variants each object request replaces; the last request for a
-  /// variant wins.
-  FailureOr<llvm::MapVector<Operation *, const Request *>>
-  matchObjects(SymbolTable &symbols, const std::vector<Request> &requests);
+  /// The variants each object request replaces (or, with a device model,
+  /// adds a tuned variant beside), in request order; the last request for
+  /// a variant and model wins.
+  FailureOr<ObjectMatches> matchObjects(SymbolTable &symbols,
+                                        const std::vector<Request> &requests);
   /// Reads and checks each object once per (executable, request), then
-  /// makes its variants external.
-  LogicalResult substituteObjects(
-      const llvm::MapVector<Operation *, const Request *> &objects);
+  /// makes its variants external: those for any device first, then the
+  /// tuned ones beside them.
+  LogicalResult substituteObjects(const ObjectMatches &objects);
   /// Appends this run's records to the module's kb.substitutions.
   void publishRecords();
   /// Warns (or, under `strict`, errors) about a name that matches nothing.
@@ -304,12 +389,23 @@ LogicalResult SubstituteExecutablesPass::substituteSources(
   return failure(!ok);
 }
 
-FailureOr<llvm::MapVector<Operation *, const Request *>>
+FailureOr<ObjectMatches>
 SubstituteExecutablesPass::matchObjects(SymbolTable &symbols,
                                         const std::vector<Request> &requests) {
   ModuleOp module = getOperation();
   bool ok = true;
-  llvm::MapVector<Operation *, const Request *> objects;
+  ObjectMatches objects;
+  // (variant, device model) -> its entry in |objects|: a later request for
+  // the same pair replaces the earlier one in place.
+  std::map<std::pair<Operation *, std::string>, size_t> positions;
+  auto match = [&](VariantOp variant, const Request &request) {
+    auto [it, inserted] = positions.try_emplace(
+        {variant.getOperation(), request.device}, objects.size());
+    if (inserted)
+      objects.push_back({variant, &request});
+    else
+      objects[it->second].second = &request;
+  };
   for (const Request &request : requests) {
     if (request.kind == FileKind::Source)
       continue;
@@ -340,14 +436,17 @@ SubstituteExecutablesPass::matchObjects(SymbolTable &symbols,
         ok = false;
         continue;
       }
-      objects[resolved.variant] = &request;
+      match(resolved.variant, request);
       continue;
     }
     SmallVector<VariantOp> matching;
     std::string names;
     for (VariantOp variant : executable.getVariantOps()) {
       names += (names.empty() ? "@" : ", @") + variant.getSymName().str();
-      if (variant.getBackend() == backend && !variant.getReference())
+      // Variants tuned for a device model are replaced by requests for
+      // that model only (applyTunedObject).
+      if (variant.getBackend() == backend && !variant.getReference() &&
+          getVariantDevice(variant).empty())
         matching.push_back(variant);
     }
     if (matching.empty()) {
@@ -364,25 +463,27 @@ SubstituteExecutablesPass::matchObjects(SymbolTable &symbols,
       continue;
     }
     for (VariantOp variant : matching)
-      objects[variant] = &request;
+      match(variant, request);
   }
   if (!ok)
     return failure();
   return objects;
 }
 
-LogicalResult SubstituteExecutablesPass::substituteObjects(
-    const llvm::MapVector<Operation *, const Request *> &objects) {
+LogicalResult
+SubstituteExecutablesPass::substituteObjects(const ObjectMatches &objects) {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
   bool ok = true;
   llvm::MapVector<std::pair<Operation *, const Request *>,
                   SmallVector<VariantOp>>
       groups;
-  for (auto &[op, request] : objects) {
-    auto variant = cast<VariantOp>(op);
-    groups[{variant->getParentOp(), request}].push_back(variant);
-  }
+  // Objects for any device first, so a tuned one finds its target's
+  // variant already external and sits beside it.
+  for (bool tuned : {false, true})
+    for (auto &[variant, request] : objects)
+      if (request->device.empty() != tuned)
+        groups[{variant->getParentOp(), request}].push_back(variant);
   for (auto &[key, variants] : groups) {
     auto executable = cast<ExecutableOp>(key.first);
     const Request &request = *key.second;
@@ -414,16 +515,21 @@ LogicalResult SubstituteExecutablesPass::substituteObjects(
     auto object =
         ObjectAttr::get(context, llvm::sys::path::filename(*path), bytes);
     for (VariantOp variant : variants) {
-      std::string variantName = variant.getSymName().str();
       std::string referenceName;
-      if (failed(applyObject(executable, variant, object,
-                             entryPoints.getDictionary(context), request,
-                             pipeline, referenceName))) {
+      FailureOr<VariantOp> applied =
+          request.device.empty()
+              ? applyObject(executable, variant, object,
+                            entryPoints.getDictionary(context), request,
+                            pipeline, referenceName)
+              : applyTunedObject(executable, variant, object,
+                                 entryPoints.getDictionary(context), request,
+                                 pipeline, referenceName);
+      if (failed(applied)) {
         ok = false;
         continue;
       }
-      record({executable.getSymName().str(), variantName, "object", *path,
-              referenceName});
+      record({executable.getSymName().str(), applied->getSymName().str(),
+              "object", *path, referenceName});
     }
   }
   return failure(!ok);
@@ -454,8 +560,7 @@ void SubstituteExecutablesPass::runOnOperation() {
   // result.
   if (failed(substituteSources(symbols, requests)))
     return signalPassFailure();
-  FailureOr<llvm::MapVector<Operation *, const Request *>> objects =
-      matchObjects(symbols, requests);
+  FailureOr<ObjectMatches> objects = matchObjects(symbols, requests);
   if (failed(objects))
     return signalPassFailure();
   LogicalResult applied = substituteObjects(*objects);

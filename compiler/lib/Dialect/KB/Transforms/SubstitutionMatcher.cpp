@@ -155,11 +155,24 @@ static bool parseLaunchItem(StringRef item, Request &request) {
   return false;
 }
 
-/// A `launch` entry: empty, or `;`-separated items (parseLaunchItem).
+/// A `launch` entry: empty, or `;`-separated items (parseLaunchItem), the
+/// last of which may be `device=MODEL`, which takes the rest of the entry
+/// (a device name may hold any character).
 static LogicalResult parseLaunch(ModuleOp module, StringRef text,
                                  StringRef substitution, Request &request) {
   if (text.empty())
     return success();
+  size_t device = text.startswith("device=") ? 0 : text.find(";device=");
+  if (device != StringRef::npos) {
+    StringRef model = text.substr(device).drop_front(device ? 8 : 7);
+    if (model.empty())
+      return module.emitError()
+             << "kb-substitute-executables: launch setting 'device=' of "
+                "substitution '"
+             << substitution << "' names no device model";
+    request.device = model.str();
+    text = text.take_front(device);
+  }
   SmallVector<StringRef> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef item : items)
@@ -171,7 +184,7 @@ static LogicalResult parseLaunch(ModuleOp module, StringRef text,
                 "subgroup_size=N (a power of two, 1 to 128), full_subgroups, "
                 "spec=KEY=VALUE, workgroup_size=XxYxZ (X, Y <= 1024, Z <= "
                 "64, X*Y*Z <= 1024) or workload_per_workgroup=X[xY[xZ]] "
-                "(positive), separated by ';'";
+                "(positive), separated by ';', then optionally device=MODEL";
   if (request.kind == FileKind::Source)
     return module.emitError()
            << "kb-substitute-executables: launch settings '" << text

@@ -48,6 +48,11 @@ struct Request {
   /// kb.workload_per_workgroup on its variants); empty: the export's.
   SmallVector<int64_t, 3> workgroupSize;
   SmallVector<int64_t, 3> workloadPerWorkgroup;
+  /// `launch`'s `device=MODEL` (last; it takes the rest of the entry): the
+  /// object was tuned for that device model and goes into a variant of its
+  /// own beside the one for any device (kb.device); empty: it replaces the
+  /// variant for any device.
+  std::string device;
 };
 
 struct ResolvedKey {

@@ -17,6 +17,12 @@
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.spv launch=workgroup_size=128x1x1;workload_per_workgroup=128 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SHAPE-SPV
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=workgroup_size=64x64x1 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SHAPE-BIG
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=workload_per_workgroup=0 search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=SHAPE-ZERO
+// Objects tuned for device models (tuned.toml entries): each a variant of its
+// own with kb.device beside the one for any device; with no object for any
+// device, the generated variant is still kept as the reference.
+// RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,saxpy=saxpy.ptx,saxpy=saxpy.ptx launch=shared_memory=1;device=H200,shared_memory=2,shared_memory=3;device=A100 search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=TUNED
+// RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=device=H200;x=y search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=LONE
+// RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=shared_memory=1;device= search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=NOMODEL
 
 // CHECK: kb.export @saxpy
 // CHECK-NOT: shared_memory =
@@ -46,6 +52,18 @@
 // SHAPE-SPV: expected: saxpy(x: f32 readonly, y: f32 readwrite; a: f32, n: u32), workgroup 128x1x1
 // SHAPE-BIG: launch setting 'workgroup_size=64x64x1' of substitution 'saxpy=saxpy.ptx': expected
 // SHAPE-ZERO: launch setting 'workload_per_workgroup=0' of substitution
+// TUNED: kb.variant @cuda_sm_90 target(cuda, "sm_90") objects(
+// TUNED-SAME: {kb.shared_memory = 2 : i64}
+// TUNED-NEXT: kb.variant @cuda_sm_90_tuned1 target(cuda, "sm_90") objects(
+// TUNED-SAME: {kb.device = "H200", kb.shared_memory = 1 : i64}
+// TUNED-NEXT: kb.variant @cuda_sm_90_tuned2 target(cuda, "sm_90") objects(
+// TUNED-SAME: {kb.device = "A100", kb.shared_memory = 3 : i64}
+// TUNED-NEXT: kb.variant @cuda_sm_90_reference target(cuda, "sm_90") reference{{$}}
+// TUNED-NEXT: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2"){{$}}
+// LONE: kb.variant @cuda_sm_90_reference target(cuda, "sm_90") reference{{$}}
+// LONE-NEXT: kb.variant @cuda_sm_90_tuned1 target(cuda, "sm_90") objects(
+// LONE-SAME: {kb.device = "H200;x=y"}
+// NOMODEL: launch setting 'device=' of substitution 'saxpy=saxpy.ptx' names no device model
 // SPEC: [specialization] `TILE`: no specialization constant has this name; the module declares: no specialization constants
 kb.executable @saxpy {
   kb.export @saxpy bindings(x: f32 readonly, y: f32 readwrite)

@@ -53,6 +53,15 @@ SmallVector<int64_t, 3> getWorkgroupSize(VariantOp variant, ExportOp exportOp);
 SmallVector<int64_t, 3> getWorkloadPerWorkgroup(VariantOp variant,
                                                 ExportOp exportOp);
 
+/// Discardable string attribute of an external kb.variant: the device model
+/// (the runtime's device name, as tuned.toml records it) its object was
+/// tuned for. Such a variant sits beside the one for any device of its
+/// target (which it does not replace); the runtime loads it on that model
+/// only and prefers it there. One per target and device model.
+inline constexpr llvm::StringLiteral kVariantDeviceAttrName = "kb.device";
+/// |variant|'s device model; empty when it is for any device.
+StringRef getVariantDevice(VariantOp variant);
+
 /// Discardable attributes of a kb.variant whose object (a handwritten
 /// kernel) assumes something of its pipeline, from its kernel.toml: the
 /// required subgroup size (i64), full subgroups (unit) and the SPIR-V

@@ -65,7 +65,11 @@ def SubstituteExecutablesPass
                "`workgroup_size=XxYxZ` and `workload_per_workgroup=X[xY[xZ]]` "
                "(the object's own launch shape: checked against the object "
                "and stored as kb.workgroup_size, kb.workload_per_workgroup; "
-               "its dispatches run ceildiv(workload, these) workgroups)">,
+               "its dispatches run ceildiv(workload, these) workgroups), "
+               "then optionally `device=MODEL` (last: it takes the rest of "
+               "the entry): the object was tuned for that device model and "
+               "goes into a variant of its own, `<variant>_tuned<N>` with "
+               "kb.device, beside the one for any device, which stays)">,
     ListOption<"directories", "directories", "std::string",
                "Directories whose files substitute the executables named by "
                "their stems (non-recursive)">,
