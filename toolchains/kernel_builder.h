@@ -69,6 +69,10 @@ struct KernelSpec {
   std::vector<SpecializationSetting> specialization;
   /// The kernel.toml this came from (for messages).
   std::filesystem::path manifest;
+  /// The device model this spec's values were tuned for (a tuned.toml
+  /// entry's `device`): its object goes into a variant that runs on that
+  /// model only. Empty: any device.
+  std::string tunedFor;
 };
 
 /// ptxas resource report for one entry.

@@ -155,6 +155,11 @@ std::string renderBenchTable(const report::BenchReport &report) {
     text += "paired: " + line + "\n";
   for (const std::string &line : abovePeakLines(report))
     text += "warning: " + line + "\n";
+  // What the reports carry as warnings (a module run with default
+  // parameters where it was tuned for other devices, a baseline that
+  // lacks a benchmark, ...) is seen on the terminal too.
+  for (const std::string &line : report.environment.warnings)
+    text += "warning: " + line + "\n";
   return text;
 }
 

@@ -89,6 +89,8 @@ json jobJson(const JobRecord &job, const BuildReport &report) {
           {"source", job.spec->source.string()},
           {"manifest", job.spec->manifest.string()},
           {"entry", job.spec->entry},
+          {"tuned_for", job.spec->tunedFor.empty() ? json(nullptr)
+                                                   : json(job.spec->tunedFor)},
           {"status", r.status.ok() ? "ok" : "failed"},
           {"error", error},
           {"cache", !report.options.cacheEnabled ? "disabled"
@@ -114,7 +116,8 @@ BuildTotals computeTotals(const BuildReport &report) {
   std::set<std::string> kernels;
   std::set<Target> targets;
   for (const JobRecord &job : report.jobs) {
-    kernels.insert(job.result.kernel);
+    // A spec tuned for a device model is one more job of its kernel.
+    kernels.insert(job.kernel ? job.kernel->name : job.result.kernel);
     targets.insert(job.result.target);
     ++totals.jobs;
     if (job.result.status.ok())

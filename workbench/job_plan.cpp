@@ -32,10 +32,15 @@ planJobs(const Project &project, const std::vector<Target> &requested) {
           displayPath(project.manifest) + " or in [kernel], or pass --target");
     size_t before = jobs.size();
     for (const Target &target : targets) {
-      if (const KernelSpec *spec = kernel.specFor(target)) {
-        jobs.push_back({&kernel, spec, target});
-        requestedUsed.insert(target);
-      }
+      const KernelSpec *spec = kernel.specFor(target);
+      if (!spec)
+        continue;
+      jobs.push_back({&kernel, spec, target});
+      requestedUsed.insert(target);
+      // Beside it, the source's values tuned for each device model.
+      for (const KernelSpec &tuned : kernel.tunedSpecs)
+        if (tuned.language == spec->language)
+          jobs.push_back({&kernel, &tuned, target});
     }
     if (requested.empty() && jobs.size() == before)
       return invalidArgument(

@@ -9,8 +9,9 @@
 
 namespace kb::workbench {
 
-/// One unit of `kernel-bench build`: one kernel source for one target.
-/// Points into the Project it was planned from.
+/// One unit of `kernel-bench build`: one kernel source for one target, or
+/// a copy of it tuned for a device model (Kernel::tunedSpecs). Points into
+/// the Project it was planned from.
 struct PlannedJob {
   const Kernel *kernel = nullptr;
   const toolchains::KernelSpec *spec = nullptr;

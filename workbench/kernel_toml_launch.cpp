@@ -221,7 +221,8 @@ std::string valuesNote(const Kernel &kernel, const KernelSpec &spec) {
     if (auto it = names.find(p.name); it != names.end())
       values += (values.empty() ? " with " : ", ") + p.name + "=" +
                 formatNumber(it->second);
-  return " (" + spec.source.filename().string() + values + ")";
+  return " (" + spec.source.filename().string() + values +
+         (spec.tunedFor.empty() ? "" : ", tuned for " + spec.tunedFor) + ")";
 }
 
 } // namespace
@@ -261,11 +262,12 @@ Status readLaunch(const TomlFile &file, const toml::table &abiTable,
 }
 
 Status resolveLaunch(Kernel &kernel) {
-  for (KernelSpec &spec : kernel.specs) {
-    Status status = resolveSpec(kernel, spec);
-    if (!status.ok())
-      return invalidArgument(status.message() + valuesNote(kernel, spec));
-  }
+  for (std::vector<KernelSpec> *specs : {&kernel.specs, &kernel.tunedSpecs})
+    for (KernelSpec &spec : *specs) {
+      Status status = resolveSpec(kernel, spec);
+      if (!status.ok())
+        return invalidArgument(status.message() + valuesNote(kernel, spec));
+    }
   return okStatus();
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -190,6 +191,21 @@ const char *backendOf(Language language) {
   return language == Language::Cuda ? "cuda" : "vulkan";
 }
 
+/// A device model as a file name: lowercase letters and digits, the rest
+/// one `-` ("NVIDIA H200" -> "nvidia-h200").
+std::string deviceSlug(const std::string &device) {
+  std::string slug;
+  for (unsigned char c : device) {
+    if (std::isalnum(c) && c < 0x80)
+      slug += static_cast<char>(std::tolower(c));
+    else if (!slug.empty() && slug.back() != '-')
+      slug += '-';
+  }
+  while (!slug.empty() && slug.back() == '-')
+    slug.pop_back();
+  return slug.empty() ? "device" : slug;
+}
+
 } // namespace
 
 Status readTune(const TomlFile &file, const toml::table &root,
@@ -261,12 +277,32 @@ Status applyTunedFile(Kernel &kernel) {
                            "only; remove it or add [tune]");
   KB_ASSIGN_OR_RETURN(std::vector<TunedEntry> entries,
                       readTunedToml(path, kernel.tune));
+  // An entry without a device sets the source's values for every device.
   for (toolchains::KernelSpec &spec : kernel.specs)
     for (const TunedEntry &entry : entries)
-      if (entry.backend == backendOf(spec.language)) {
+      if (entry.device.empty() && entry.backend == backendOf(spec.language)) {
         applyTuneValues(kernel.tune, entry.values, spec);
         break;
       }
+  // One with a device is a spec of its own beside it, for that model.
+  kernel.tunedSpecs.clear();
+  std::set<std::string> names;
+  for (const TunedEntry &entry : entries) {
+    if (entry.device.empty())
+      continue;
+    for (const toolchains::KernelSpec &spec : kernel.specs) {
+      if (entry.backend != backendOf(spec.language))
+        continue;
+      toolchains::KernelSpec tuned = spec;
+      applyTuneValues(kernel.tune, entry.values, tuned);
+      tuned.tunedFor = entry.device;
+      tuned.name = kernel.name + "@" + deviceSlug(entry.device);
+      for (int n = 2; !names.insert(tuned.name).second; ++n)
+        tuned.name = kernel.name + "@" + deviceSlug(entry.device) + "-" +
+                     std::to_string(n);
+      kernel.tunedSpecs.push_back(std::move(tuned));
+    }
+  }
   return okStatus();
 }
 

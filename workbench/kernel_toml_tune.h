@@ -22,9 +22,12 @@ Status readTune(const TomlFile &file, const toml::table &root,
                 const toml::table &kernelTable, Kernel &kernel);
 
 /// The tuned.toml beside the kernel.toml, when there is one, into the
-/// specs of |kernel|: each source gets the values of the first entry for
-/// its backend (`cuda` for a .cu, `vulkan` for GLSL). Without one, tuned
-/// names are not set (the source's own defaults apply).
+/// specs of |kernel|: each source gets the values of the first entry
+/// without a `device` for its backend (`cuda` for a .cu, `vulkan` for
+/// GLSL); each entry with a `device` becomes a spec of its own in
+/// Kernel::tunedSpecs, the source's spec with that entry's values. Without
+/// an entry, tuned names keep their defaults (or, without one, are not
+/// set: the source's own defaults apply).
 Status applyTunedFile(Kernel &kernel);
 
 /// Gives every source the `default` of each tuned name that has one (before

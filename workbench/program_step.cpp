@@ -191,6 +191,8 @@ driver::Substitution withPipeline(driver::Substitution substitution,
   substitution.subgroupSize = spec->abi.subgroupSize;
   substitution.fullSubgroups = spec->abi.fullSubgroups;
   substitution.specialization = settingsText(*spec);
+  // Values tuned for one device model: a variant of its own, for it.
+  substitution.device = spec->tunedFor;
   return substitution;
 }
 
@@ -259,7 +261,11 @@ StandalonePlan planStandalone(const Kernel &kernel,
     options.ptxasPath = step.ptxas->path.string();
   for (const auto &[job, object] : objects) {
     std::string file = absoluteIn(object->path, outputDir).string();
-    plan.targets.push_back(job->result.target.toString());
+    bool tuned = job->spec && !job->spec->tunedFor.empty();
+    if (tuned && bench.reference.empty())
+      continue; // Device variants sit beside a reference's (below) only.
+    if (!tuned)
+      plan.targets.push_back(job->result.target.toString());
     if (bench.reference.empty()) {
       // No reference: the objects are the executable's only variants.
       driver::StandaloneObject object{job->result.target.toString(), file,
@@ -274,10 +280,21 @@ StandalonePlan planStandalone(const Kernel &kernel,
       // A reference: its body is generated for each target and the
       // kernel substitutes that variant, as in a program, with its own
       // launch settings.
-      options.targets.push_back(job->result.target.toString());
-      options.objectSubstitutions.push_back(withPipeline(
+      if (!tuned)
+        options.targets.push_back(job->result.target.toString());
+      driver::Substitution substitution = withPipeline(
           {kernel.name + "/" + job->result.target.variantName(), file, origin},
-          job->spec));
+          job->spec);
+      // The synthesized export's count rule is the base spec's; a tuned
+      // workgroup size brings its own (the workgroup size when the kernel
+      // declares none).
+      if (tuned && substitution.workgroupSize.empty()) {
+        const KernelAbi &own = job->spec->abi;
+        substitution.workgroupSize.assign(own.workgroupSize.begin(),
+                                          own.workgroupSize.end());
+        substitution.workloadPerWorkgroup = substitution.workgroupSize;
+      }
+      options.objectSubstitutions.push_back(std::move(substitution));
     }
   }
   return plan;
@@ -504,6 +521,7 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
   for (const driver::Substitution &s : options.objectSubstitutions) {
     key.add(s.executable)
         .add(s.origin)
+        .add(s.device)
         .add(std::to_string(s.sharedMemoryBytes));
     for (const std::vector<long long> *dims :
          {&s.workgroupSize, &s.workloadPerWorkgroup}) {

@@ -111,6 +111,12 @@ struct Kernel {
   /// The launch shape as declared; each spec's ABI holds it evaluated with
   /// that spec's values.
   DeclaredLaunch launch;
+  /// One spec per tuned.toml entry with a `device`: a copy of the spec of
+  /// its backend with that entry's values (KernelSpec::tunedFor, and a
+  /// name of its own, `<kernel>@<model>`, for its outputs). Each builds for
+  /// the targets of its family beside that spec, and the module carries
+  /// every one, the runtime choosing the one for the device it runs on.
+  std::vector<toolchains::KernelSpec> tunedSpecs;
 
   /// The spec that builds |target| (CUDA source for cuda:*, GLSL for
   /// vulkan:*), or null when the kernel has no source for that family.

@@ -310,8 +310,12 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
         ::testing::Contains(std::pair<std::string, std::string>("TILE", "16")));
   }
 
-  write("k/tuned.toml", "[[best]]\ndevice = \"x\"\nbackend = \"vulkan\"\n"
-                        "values = { TILE = 32, WPT = 4 }\n");
+  // An entry without a device sets its backend's source; one with a device
+  // a spec of its own for that model, with its own launch shape.
+  write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
+                        "values = { TILE = 32, WPT = 4 }\n\n"
+                        "[[best]]\ndevice = \"x\"\nbackend = \"cuda\"\n"
+                        "values = { TILE = 8, WPT = 1 }\n");
   project = kernelWith(space, "");
   ASSERT_TRUE(project.ok()) << project.status().message();
   for (const toolchains::KernelSpec &spec : project->kernels[0].specs) {
@@ -321,6 +325,12 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
                    : (std::array<uint32_t, 3>{16, 8, 1}));
     EXPECT_EQ(spec.abi.workloadPerWorkgroup[0], glsl ? 32u : 16u);
   }
+  ASSERT_EQ(project->kernels[0].tunedSpecs.size(), 1u);
+  const toolchains::KernelSpec &tuned = project->kernels[0].tunedSpecs[0];
+  EXPECT_EQ(tuned.language, toolchains::Language::Cuda);
+  EXPECT_EQ(tuned.abi.workgroupSize, (std::array<uint32_t, 3>{8, 8, 1}));
+  EXPECT_EQ(tuned.abi.workloadPerWorkgroup[0], 8u);
+  EXPECT_EQ(tuned.abi.dynamicSharedMemoryBytes, 256u);
   // A value [tune] does not give was never measured: refused.
   write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
                         "values = { TILE = 32, WPT = 3 }\n");

@@ -219,6 +219,8 @@ StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
   }
   kernel.name = copy.name;
   kernel.substitutes.clear();
+  // A configuration is measured alone, not beside tuned.toml's winners.
+  kernel.tunedSpecs.clear();
   if (!kernel.bench)
     kernel.bench = kernel.tuneBench;
   for (toolchains::KernelSpec &spec : kernel.specs) {
@@ -232,6 +234,7 @@ StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
 
 StatusOr<Kernel> withTuneValues(const Kernel &base, const TuneValues &values) {
   Kernel kernel = base;
+  kernel.tunedSpecs.clear();
   if (!kernel.bench)
     kernel.bench = kernel.tuneBench;
   for (toolchains::KernelSpec &spec : kernel.specs)

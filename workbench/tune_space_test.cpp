@@ -2,6 +2,7 @@
 // kernel.toml's [tune] (lists, ranges, powers of two, constraints), the
 // conflict rule, tuned.toml, the space's enumeration and sampling, and every
 // bad input (file:line, what was expected, what to do).
+#include "workbench/job_plan.h"
 #include "workbench/kernel_toml.h"
 #include "workbench/declared_expression.h"
 #include "workbench/tune_space.h"
@@ -202,9 +203,13 @@ TEST_F(TuneSpaceTest, TunedTomlSetsTunedNamesPerBackend) {
   TuneSpace space;
   space.parameters.push_back({"S", {1, 2}, TuneApply::Specialization, ""});
   space.parameters.push_back({"TILE", {8, 16}, TuneApply::Define, ""});
+  // Without a device: the sources' own values. With one: a spec of its own
+  // for that model beside the source's.
   std::vector<TunedEntry> entries = {
-      {"llvmpipe", "vulkan", "vulkan:1.2", 12.5, {{"S", 2}, {"TILE", 16}}, ""},
-      {"H100", "cuda", "cuda:sm_90", std::nullopt, {{"TILE", 8}}, ""}};
+      {"", "vulkan", "vulkan:1.2", 12.5, {{"S", 2}, {"TILE", 16}}, ""},
+      {"", "cuda", "cuda:sm_90", std::nullopt, {{"TILE", 8}}, ""},
+      {"NVIDIA H200", "cuda", "cuda:sm_90", 1.0, {{"TILE", 16}}, ""},
+      {"nvidia h200!", "cuda", "cuda:sm_90", 1.0, {{"TILE", 8}}, ""}};
   ASSERT_TRUE(writeTunedToml(dir_.path() / "tuned.toml", entries).ok());
   auto k = load("TILE = [8, 16]\nS = { values = [1, 2], as = "
                 "\"specialization\" }\n");
@@ -213,11 +218,30 @@ TEST_F(TuneSpaceTest, TunedTomlSetsTunedNamesPerBackend) {
     ASSERT_EQ(spec.defines.size(), 1u);
     EXPECT_EQ(spec.defines[0].second,
               spec.language == Language::Cuda ? "8" : "16");
+    EXPECT_EQ(spec.tunedFor, "");
     if (spec.language == Language::Glsl) {
       ASSERT_EQ(spec.specialization.size(), 1u);
       EXPECT_EQ(spec.specialization[0].value, "2");
     }
   }
+  ASSERT_EQ(k->tunedSpecs.size(), 2u);
+  EXPECT_EQ(k->tunedSpecs[0].tunedFor, "NVIDIA H200");
+  EXPECT_EQ(k->tunedSpecs[0].name, "k@nvidia-h200");
+  EXPECT_EQ(k->tunedSpecs[0].language, Language::Cuda);
+  EXPECT_EQ(k->tunedSpecs[0].defines,
+            (std::vector<std::pair<std::string, std::string>>{{"TILE", "16"}}));
+  // Two models with one file name: the second is numbered.
+  EXPECT_EQ(k->tunedSpecs[1].name, "k@nvidia-h200-2");
+  // The jobs: each source for its target, and the tuned CUDA copies beside.
+  Project project;
+  project.kernels.push_back(*k);
+  auto jobs = planJobs(
+      project, {*Target::parse("cuda:sm_90"), *Target::parse("vulkan:1.2")});
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 4u);
+  EXPECT_EQ((*jobs)[1].spec->tunedFor, "NVIDIA H200");
+  EXPECT_EQ((*jobs)[2].spec->tunedFor, "nvidia h200!");
+  EXPECT_EQ((*jobs)[3].spec->language, Language::Glsl);
   // A name tuned.toml sets that [tune] does not tune.
   std::ofstream(dir_.path() / "tuned.toml")
       << "[[best]]\nbackend = \"vulkan\"\nvalues = { BLOCK = 4 }\n";

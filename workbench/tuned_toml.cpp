@@ -108,6 +108,13 @@ readTunedToml(const std::filesystem::path &path, const TuneSpace &space) {
     if (!table)
       return file.expected(item, "best", "a table ([[best]])");
     KB_ASSIGN_OR_RETURN(TunedEntry entry, readEntry(file, *table, space));
+    for (const TunedEntry &earlier : entries)
+      if (earlier.device == entry.device && earlier.backend == entry.backend)
+        return invalidArgument(
+            entry.where + ": a second entry for " + entry.backend +
+            (entry.device.empty() ? " without a device"
+                                  : " on `" + entry.device + "`") +
+            " (the first: " + earlier.where + "); keep one");
     entries.push_back(std::move(entry));
   }
   return entries;

@@ -751,6 +751,9 @@ std::string tuningNote(const Executable &exe, const Variant &chosen,
                        const hal::DeviceProperties &device) {
   if (!chosen.device.empty())
     return "tuned for " + chosen.device;
+  // The generated kernel is what it is, whatever was tuned.
+  if (chosen.role != VariantRole::Candidate)
+    return "";
   std::set<std::string> tuned;
   for (const Variant &v : exe.variants)
     if (!v.device.empty() && v.format == chosen.format)
@@ -760,10 +763,8 @@ std::string tuningNote(const Executable &exe, const Variant &chosen,
   std::string models;
   for (const std::string &model : tuned)
     models += (models.empty() ? "" : ", ") + model;
-  return std::string(chosen.role == VariantRole::Candidate
-                         ? "default parameters"
-                         : "generated kernel") +
-         ": none tuned for " + device.name + " (tuned for: " + models + ")";
+  return "default parameters: none tuned for " + device.name +
+         " (tuned for: " + models + ")";
 }
 
 std::string whyDeviceCannotRun(const Module &module, const Function &function,

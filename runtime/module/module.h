@@ -160,7 +160,7 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
 /// tuning: "tuned for <model>" when it is a candidate tuned for the
 /// device; "default parameters: none tuned for <model> (tuned for: A, B)"
 /// when |exe| has candidates tuned for other models only; empty when
-/// |exe| has no tuned candidates.
+/// |exe| has no tuned candidates, and for a reference (generated code).
 std::string tuningNote(const Executable &exe, const Variant &chosen,
                        const hal::DeviceProperties &device);
 

@@ -355,15 +355,12 @@ TEST(ModuleTest, ATunedCandidateRunsOnItsModelOnly) {
   EXPECT_EQ(tuningNote(exe, **chosen, other),
             "default parameters: none tuned for Third GPU (tuned for: "
             "Other GPU, fake)");
-  // Without a default candidate, the generated kernel runs, said so too.
+  // Without a default candidate, the generated kernel runs: nothing to say.
   exe.variants.erase(exe.variants.begin() + 1);
   chosen = selectVariant(exe, other, VariantChoice::PreferCandidate);
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ((*chosen)->role, VariantRole::Reference);
-  EXPECT_NE(tuningNote(exe, **chosen, other)
-                .find("generated kernel: none "
-                      "tuned for Third GPU"),
-            std::string::npos);
+  EXPECT_EQ(tuningNote(exe, **chosen, other), "");
   // References never carry a device; the reference-only run ignores tuning.
   chosen = selectVariant(exe, here, VariantChoice::ReferenceOnly);
   ASSERT_TRUE(chosen.ok());

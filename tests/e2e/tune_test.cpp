@@ -4,10 +4,11 @@
 // written beside the copy): tune.json, tune.html and tuned.toml are written
 // (tune.html rendered by headless Chromium where it is installed), a repeated
 // tune comes from the cache, and a following `build` + `bench` of a project
-// substituting it uses the tuned values. Then the bad inputs: a constraint
-// nothing satisfies, an unused name, a space over the limit, a configuration
-// that does not compile, one that is INCORRECT and one the device refuses
-// (ERROR): each recorded, never chosen, the search going on.
+// substituting it uses the tuned values, a module carrying the winners of
+// several device models runs the one for its device. Then the bad inputs: a
+// constraint nothing satisfies, an unused name, a space over the limit, a
+// configuration that does not compile, one that is INCORRECT and one the device
+// refuses (ERROR): each recorded, never chosen, the search going on.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
@@ -161,6 +162,13 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
            "--quick", "--hot"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("matmul"));
+  // The winner is a variant for this device model, the one that ran.
+  bool tunedJob = false;
+  json builtReport = kb::test::readJsonFile(built / "build.json");
+  for (const json &job : builtReport.at("jobs"))
+    tunedJob |= job.at("tuned_for") == report.at("device").at("name");
+  EXPECT_TRUE(tunedJob) << buildJson;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("default parameters")));
 }
 
 TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
@@ -169,9 +177,9 @@ TEST_F(TuneTest, BuildGivesEachSourceTheTunedValuesOfItsBackend) {
   // The extreme CUDA configuration compiles without spills too; each
   // backend's tile and rows per thread give its own workgroup size.
   std::ofstream(kernel_ / "tuned.toml")
-      << "[[best]]\ndevice = \"H100\"\nbackend = \"cuda\"\n"
+      << "[[best]]\nbackend = \"cuda\"\n"
          "values = { TILE = 32, WPT = 4, TILE_K = 64, UNROLL = 32, PAD = 1 }\n"
-         "\n[[best]]\ndevice = \"llvmpipe\"\nbackend = \"vulkan\"\n"
+         "\n[[best]]\nbackend = \"vulkan\"\n"
          "values = { TILE = 8, WPT = 2, TILE_K = 8, UNROLL = 2, PAD = 0 }\n";
   fs::path project = tmp_ / "project";
   fs::create_directories(project);
@@ -249,6 +257,71 @@ TEST_F(TuneTest, TheTunedLaunchShapeIsTheProgramDispatchsLaunchShape) {
   EXPECT_THAT(r.output, HasSubstr("declares no `[abi] "
                                   "workload_per_workgroup`"));
   EXPECT_THAT(r.output, HasSubstr("applies to standalone kernels only"));
+}
+
+TEST_F(TuneTest, AModuleCarriesTheWinnerOfEachDeviceModel) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // Tuned for another model only: this device runs the [tune] defaults,
+  // and says so.
+  const std::string other = "[[best]]\ndevice = \"Other GPU\"\n"
+                            "backend = \"vulkan\"\nvalues = { TILE = 32, "
+                            "WPT = 4, TILE_K = 8, UNROLL = 4, PAD = 1 }\n";
+  std::ofstream(kernel_ / "tuned.toml") << other;
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"models\"\nprogram = \""
+      << (kSourceDir / "examples/quickstart/program.mlir").string()
+      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path built = tmp_ / "built";
+  auto build = [&] {
+    return run({"build", project.string(), "-o", built.string(), "--cache-dir",
+                cache_.string(), "-j", "2"});
+  };
+  CliRun r = build();
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  json jobs = kb::test::readJsonFile(built / "build.json").at("jobs");
+  ASSERT_EQ(jobs.size(), 2u) << jobs.dump(2);
+  EXPECT_EQ(jobs[0].at("tuned_for"), nullptr);
+  EXPECT_EQ(jobs[1].at("tuned_for"), "Other GPU");
+  EXPECT_EQ(jobs[1].at("kernel"), "matmul_tiled@other-gpu");
+  EXPECT_THAT(jobs[1].at("commands").dump(), HasSubstr("TILE=32"));
+  r = run({"run", built.string(), "--device", "vulkan"});
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::smatch model;
+  std::string output = r.output;
+  ASSERT_TRUE(std::regex_search(
+      output, model,
+      std::regex("default parameters: none tuned for (.*) \\(tuned for: "
+                 "Other GPU\\)")))
+      << r.output;
+  const std::string here = model[1];
+
+  // Tuned for this model too: its winner runs here (an 8x4 workgroup with
+  // its own count), the other model's stays in the module for it.
+  std::ofstream(kernel_ / "tuned.toml")
+      << other << "\n[[best]]\ndevice = \"" << here
+      << "\"\nbackend = \"vulkan\"\nvalues = { TILE = 8, WPT = 2, "
+         "TILE_K = 8, UNROLL = 4, PAD = 1 }\n";
+  r = build();
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = run({"run", built.string(), "--device", "vulkan"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("`matmul`: candidate spirv vulkan1.2 "
+                                  "(tuned for " +
+                                  here + ")"));
+  r = run({"bench", built.string(), "--device", "vulkan", "--filter", "matmul",
+           "--quick", "--hot"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("default parameters")));
+
+  // Two entries for one model and backend: which would it be? Refused.
+  std::ofstream(kernel_ / "tuned.toml") << other << "\n" << other;
+  r = build();
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("a second entry for vulkan on `Other GPU`"));
 }
 
 TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
