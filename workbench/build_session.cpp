@@ -143,6 +143,28 @@ Status checkPathsAreUtf8(const BuildSession &session) {
   return okStatus();
 }
 
+/// The outputs of a device model a kernel's tuned.toml no longer names
+/// (`kernels/<kernel>@<model>/`), removed as far as a build provably wrote
+/// them, so nothing stale sits beside what this build writes.
+void removeDroppedTunedOutputs(BuildSession &session) {
+  std::set<std::string> kept;
+  for (const Kernel &kernel : session.project.kernels)
+    for (const KernelSpec &spec : kernel.tunedSpecs)
+      kept.insert(spec.name);
+  std::error_code ec;
+  std::vector<fs::path> dropped;
+  for (const Kernel &kernel : session.project.kernels)
+    for (const auto &entry :
+         fs::directory_iterator(session.outputDir / "kernels", ec)) {
+      std::string name = entry.path().filename().string();
+      if (entry.is_directory(ec) && name.rfind(kernel.name + "@", 0) == 0 &&
+          !kept.count(name))
+        dropped.push_back(entry.path());
+    }
+  for (const fs::path &dir : dropped)
+    session.outputs->removeOwnedTree(dir);
+}
+
 Status createOutputDir(const BuildFlags &flags, BuildSession &session) {
   session.outputDir = flags.outputDir.empty() ? session.project.outputDir
                                               : absoluteNormal(flags.outputDir);
@@ -299,6 +321,7 @@ openBuildSession(const BuildFlags &flags, std::vector<Target> requested) {
   session->specs.reserve(session->plan.size());
   for (const PlannedJob &job : session->plan)
     session->specs.push_back(flags.strict ? strictSpec(*job.spec) : *job.spec);
+  removeDroppedTunedOutputs(*session);
   return session;
 }
 

@@ -770,6 +770,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
   KB_RETURN_IF_ERROR(readTune(file, root, *kt, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
+  KB_RETURN_IF_ERROR(checkLaunchCoversWorkload(kernel));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));
   applyTuneDefaults(kernel);

@@ -261,13 +261,39 @@ Status readLaunch(const TomlFile &file, const toml::table &abiTable,
   return okStatus();
 }
 
+Status checkLaunchCoversWorkload(const Kernel &kernel) {
+  const DeclaredLaunch &launch = kernel.launch;
+  const DeclaredBench *bench =
+      kernel.bench ? &*kernel.bench
+                   : (kernel.tuneBench ? &*kernel.tuneBench : nullptr);
+  if (!bench || launch.workloadPerWorkgroup.empty())
+    return okStatus();
+  for (size_t d = launch.workloadPerWorkgroup.size();
+       d < bench->workload.size(); ++d)
+    if (bench->workload[d] != 1)
+      return invalidArgument(
+          launch.workloadPerWorkgroup[0].where +
+          ": `workload_per_workgroup` has " +
+          std::to_string(launch.workloadPerWorkgroup.size()) +
+          (launch.workloadPerWorkgroup.size() == 1 ? " entry" : " entries") +
+          ", but [bench] workload has " +
+          std::to_string(bench->workload.size()) +
+          " dimensions: give one per workload dimension (a missing one "
+          "would be 1, a workgroup per workload item)");
+  return okStatus();
+}
+
+Status resolveSpecLaunch(const Kernel &kernel, KernelSpec &spec) {
+  Status status = resolveSpec(kernel, spec);
+  if (!status.ok())
+    return invalidArgument(status.message() + valuesNote(kernel, spec));
+  return okStatus();
+}
+
 Status resolveLaunch(Kernel &kernel) {
   for (std::vector<KernelSpec> *specs : {&kernel.specs, &kernel.tunedSpecs})
-    for (KernelSpec &spec : *specs) {
-      Status status = resolveSpec(kernel, spec);
-      if (!status.ok())
-        return invalidArgument(status.message() + valuesNote(kernel, spec));
-    }
+    for (KernelSpec &spec : *specs)
+      KB_RETURN_IF_ERROR(resolveSpecLaunch(kernel, spec));
   return okStatus();
 }
 

@@ -36,6 +36,13 @@ Status readLaunch(const TomlFile &file, const toml::table &abiTable,
 /// result that is not a positive integer, a workgroup past the limits).
 Status resolveLaunch(Kernel &kernel);
 
+/// Whether `workload_per_workgroup` has an entry for every dimension of
+/// the [bench] workload (not 1): a missing one would be 1.
+Status checkLaunchCoversWorkload(const Kernel &kernel);
+
+/// resolveLaunch for one spec of |kernel| (or a copy of one).
+Status resolveSpecLaunch(const Kernel &kernel, toolchains::KernelSpec &spec);
+
 } // namespace kb::workbench
 
 #endif // KB_WORKBENCH_KERNEL_TOML_LAUNCH_H_

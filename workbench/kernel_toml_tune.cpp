@@ -1,9 +1,11 @@
 //===- workbench/kernel_toml_tune.cpp - kernel.toml's [tune] --------------===//
 #include "workbench/kernel_toml_tune.h"
 
+#include "workbench/kernel_toml_launch.h"
 #include "workbench/tuned_toml.h"
 
 #include "common/paths.h"
+#include "common/sha256.h"
 
 #include <algorithm>
 #include <cctype>
@@ -192,7 +194,8 @@ const char *backendOf(Language language) {
 }
 
 /// A device model as a file name: lowercase letters and digits, the rest
-/// one `-` ("NVIDIA H200" -> "nvidia-h200").
+/// one `-` ("NVIDIA H200" -> "nvidia-h200"); a long one is cut and ends
+/// with a hash of the whole name, so names stay distinct and fit a path.
 std::string deviceSlug(const std::string &device) {
   std::string slug;
   for (unsigned char c : device) {
@@ -203,6 +206,10 @@ std::string deviceSlug(const std::string &device) {
   }
   while (!slug.empty() && slug.back() == '-')
     slug.pop_back();
+  constexpr size_t kMaxSlug = 64;
+  if (slug.size() > kMaxSlug)
+    slug =
+        slug.substr(0, kMaxSlug - 13) + "-" + sha256Hex(device).substr(0, 12);
   return slug.empty() ? "device" : slug;
 }
 
@@ -270,6 +277,10 @@ Status applyTunedFile(Kernel &kernel) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     return okStatus();
+  if (!fs::is_regular_file(path, ec))
+    return invalidArgument(displayPath(path) +
+                           " is not a file: tuned.toml holds `tune`'s "
+                           "winners beside the kernel.toml; remove it");
   if (kernel.tune.empty())
     return invalidArgument(displayPath(path) + ": a tuned.toml, but " +
                            displayPath(kernel.manifest) +
@@ -284,9 +295,12 @@ Status applyTunedFile(Kernel &kernel) {
         applyTuneValues(kernel.tune, entry.values, spec);
         break;
       }
-  // One with a device is a spec of its own beside it, for that model.
+  // One with a device is a spec of its own beside it, for that model. Its
+  // outputs go to kernels/<kernel>@<model>/, one directory per model (a
+  // model's CUDA and Vulkan files differ by name); two models of one file
+  // name and backend are numbered.
   kernel.tunedSpecs.clear();
-  std::set<std::string> names;
+  std::set<std::pair<std::string, std::string>> taken; // backend, name
   for (const TunedEntry &entry : entries) {
     if (entry.device.empty())
       continue;
@@ -296,10 +310,20 @@ Status applyTunedFile(Kernel &kernel) {
       toolchains::KernelSpec tuned = spec;
       applyTuneValues(kernel.tune, entry.values, tuned);
       tuned.tunedFor = entry.device;
-      tuned.name = kernel.name + "@" + deviceSlug(entry.device);
-      for (int n = 2; !names.insert(tuned.name).second; ++n)
-        tuned.name = kernel.name + "@" + deviceSlug(entry.device) + "-" +
-                     std::to_string(n);
+      const std::string base = kernel.name + "@" + deviceSlug(entry.device);
+      tuned.name = base;
+      for (int n = 2; !taken.insert({entry.backend, tuned.name}).second; ++n)
+        tuned.name = base + "-" + std::to_string(n);
+      // A launch shape these values break is this entry's error (one the
+      // source's own values break already is reported for the source).
+      toolchains::KernelSpec source = spec;
+      if (!resolveSpecLaunch(kernel, source).ok())
+        continue;
+      if (Status launch = resolveSpecLaunch(kernel, tuned); !launch.ok())
+        return invalidArgument(
+            entry.where + ": the values tuned for `" + entry.device +
+            "` give an invalid launch shape: " + launch.message() +
+            "; change or remove this entry");
       kernel.tunedSpecs.push_back(std::move(tuned));
     }
   }

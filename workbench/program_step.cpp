@@ -175,6 +175,7 @@ std::vector<std::string> settingsText(const toolchains::KernelSpec &spec) {
 /// |substitution| with what its kernel assumes of the pipeline (kernel.toml
 /// `subgroup_size`, `full_subgroups`, [specialization]).
 driver::Substitution withPipeline(driver::Substitution substitution,
+                                  const Kernel &kernel,
                                   const toolchains::KernelSpec *spec) {
   if (!spec)
     return substitution;
@@ -186,7 +187,10 @@ driver::Substitution withPipeline(driver::Substitution substitution,
   if (const auto &per = spec->abi.workloadPerWorkgroup; per[0]) {
     substitution.workgroupSize.assign(spec->abi.workgroupSize.begin(),
                                       spec->abi.workgroupSize.end());
-    substitution.workloadPerWorkgroup.assign(per.begin(), per.end());
+    // As many entries as declared, so the compiler can tell a rule that
+    // leaves a dimension of the dispatch's workload out.
+    substitution.workloadPerWorkgroup.assign(
+        per.begin(), per.begin() + kernel.launch.workloadPerWorkgroup.size());
   }
   substitution.subgroupSize = spec->abi.subgroupSize;
   substitution.fullSubgroups = spec->abi.fullSubgroups;
@@ -284,7 +288,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
         options.targets.push_back(job->result.target.toString());
       driver::Substitution substitution = withPipeline(
           {kernel.name + "/" + job->result.target.variantName(), file, origin},
-          job->spec);
+          kernel, job->spec);
       // The synthesized export's count rule is the base spec's; a tuned
       // workgroup size brings its own (the workgroup size when the kernel
       // declares none).
@@ -400,7 +404,7 @@ Status planMainProgram(const Project &project,
     fs::path file = absoluteIn(object->path, outputDir);
     options.objectSubstitutions.push_back(withPipeline(
         {job->kernel->substitutes + "/" + variant, file.string(), origin},
-        job->spec));
+        *job->kernel, job->spec));
   }
 
   // Two kernels that substitute the same variant: the compiler names both

@@ -278,12 +278,17 @@ TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
 // Issue 16: the launch shape as expressions of tuned names, evaluated per
 // source with the value tuned.toml (per backend) or the parameter's
 // default gives it; workload_per_workgroup lives in [abi].
-TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
-  write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
-                          "targets = [\"vulkan:1.2\", \"cuda:sm_90\"]\n");
-  write("k/k.comp", "// glsl\n");
-  write("k/k.cu", "// cuda\n");
-  auto kernelWith = [&](const std::string &tune, const std::string &bench) {
+class LaunchShapeTest : public ProjectTest {
+protected:
+  void SetUp() override {
+    ProjectTest::SetUp();
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\", \"cuda:sm_90\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/k.cu", "// cuda\n");
+  }
+  StatusOr<Project> kernelWith(const std::string &tune,
+                               const std::string &bench) {
     write("k/kernel.toml",
           "[kernel]\nname = \"k\"\nsources = [\"k.comp\", \"k.cu\"]\n"
           "[abi]\nworkgroup_size = [\"TILE\", \"TILE / WPT\", 1]\n"
@@ -294,9 +299,12 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
           "[tune]\n" +
               tune + bench);
     return loadProject(root_);
-  };
+  }
   const std::string space = "TILE = { values = [8, 16, 32], default = 16 }\n"
                             "WPT = { values = [1, 2, 4], default = 2 }\n";
+};
+
+TEST_F(LaunchShapeTest, FollowsTunedValuesPerSource) {
   StatusOr<Project> project = kernelWith(space, "");
   ASSERT_TRUE(project.ok()) << project.status().message();
   for (const toolchains::KernelSpec &spec : project->kernels[0].specs) {
@@ -331,6 +339,11 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
   EXPECT_EQ(tuned.abi.workgroupSize, (std::array<uint32_t, 3>{8, 8, 1}));
   EXPECT_EQ(tuned.abi.workloadPerWorkgroup[0], 8u);
   EXPECT_EQ(tuned.abi.dynamicSharedMemoryBytes, 256u);
+  fs::remove(root_ / "k/tuned.toml");
+}
+
+TEST_F(LaunchShapeTest, BadValuesAndShapesAreRefusedWhereTheyAre) {
+  StatusOr<Project> project = kernelWith(space, "");
   // A value [tune] does not give was never measured: refused.
   write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
                         "values = { TILE = 32, WPT = 3 }\n");
@@ -340,17 +353,26 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
               HasSubstr("`WPT = 3` is not one of the values [tune] gives "
                         "`WPT` (1, 2, 4; "));
   // A launch error names the source, the values and where they came from.
+  const std::string wide = "TILE = { values = [8, 64], default = 8 }\n"
+                           "WPT = { values = [1, 2], default = 1 }\n";
   write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
                         "values = { TILE = 64, WPT = 1 }\n");
-  project = kernelWith("TILE = { values = [8, 64], default = 8 }\n"
-                       "WPT = { values = [1, 2], default = 1 }\n",
-                       "");
+  project = kernelWith(wide, "");
   ASSERT_FALSE(project.ok());
   EXPECT_THAT(project.status().message(),
               HasSubstr("`workgroup_size` is 64x64x1 (4096 invocations)"));
   EXPECT_THAT(project.status().message(),
               HasSubstr("(k.comp with TILE=64, WPT=1); the tuned values are "));
   EXPECT_THAT(project.status().message(), HasSubstr("tuned.toml's"));
+  // The same values tuned for one model: that entry's error.
+  write("k/tuned.toml", "[[best]]\ndevice = \"x\"\nbackend = \"vulkan\"\n"
+                        "values = { TILE = 64, WPT = 1 }\n");
+  project = kernelWith(wide, "");
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("tuned.toml:1:1: the values tuned for `x` give an "
+                        "invalid launch shape: "));
+  EXPECT_THAT(project.status().message(), HasSubstr("tuned for x)"));
   fs::remove(root_ / "k/tuned.toml");
 
   const std::pair<std::string, std::string> bad[] = {
@@ -387,6 +409,13 @@ TEST_F(ProjectTest, LaunchShapeFollowsTunedValuesPerSource) {
   ASSERT_FALSE(project.ok());
   EXPECT_THAT(project.status().message(),
               HasSubstr("`workload_per_workgroup` belongs in [abi]"));
+  // A count rule must cover each dimension of the workload.
+  project = kernelWith(space, "[bench]\nworkload = [64, 64, 2]\n"
+                              "elements = { x = 4096 }\n");
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("kernel.toml:6:27: `workload_per_workgroup` has 2 "
+                        "entries, but [bench] workload has 3 dimensions"));
 }
 
 // Issue 9 item 6: [bench] init per binding; bad tables are located errors.

@@ -232,6 +232,24 @@ TEST_F(TuneSpaceTest, TunedTomlSetsTunedNamesPerBackend) {
             (std::vector<std::pair<std::string, std::string>>{{"TILE", "16"}}));
   // Two models with one file name: the second is numbered.
   EXPECT_EQ(k->tunedSpecs[1].name, "k@nvidia-h200-2");
+  // One model on both backends: one directory (the files differ by name);
+  // a long name is cut, a hash of it keeping names apart.
+  std::vector<TunedEntry> models = {
+      {"NVIDIA H200", "vulkan", "", std::nullopt, {{"TILE", 8}}, ""},
+      {"NVIDIA H200", "cuda", "", std::nullopt, {{"TILE", 8}}, ""},
+      {std::string(300, 'q'), "cuda", "", std::nullopt, {{"TILE", 8}}, ""}};
+  ASSERT_TRUE(writeTunedToml(dir_.path() / "tuned.toml", models).ok());
+  auto m = load("TILE = [8, 16]\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->tunedSpecs.size(), 3u);
+  EXPECT_EQ(m->tunedSpecs[0].name, "k@nvidia-h200");
+  EXPECT_EQ(m->tunedSpecs[1].name, "k@nvidia-h200");
+  EXPECT_EQ(m->tunedSpecs[2].name.size(), std::string("k@").size() + 64);
+  EXPECT_EQ(m->tunedSpecs[2].tunedFor, std::string(300, 'q'));
+  ASSERT_TRUE(writeTunedToml(dir_.path() / "tuned.toml", entries).ok());
+  k = load("TILE = [8, 16]\nS = { values = [1, 2], as = "
+           "\"specialization\" }\n");
+  ASSERT_TRUE(k.ok()) << k.status().message();
   // The jobs: each source for its target, and the tuned CUDA copies beside.
   Project project;
   project.kernels.push_back(*k);
@@ -247,6 +265,34 @@ TEST_F(TuneSpaceTest, TunedTomlSetsTunedNamesPerBackend) {
       << "[[best]]\nbackend = \"vulkan\"\nvalues = { BLOCK = 4 }\n";
   EXPECT_THAT(error("TILE = [8, 16]\n"),
               HasSubstr("`BLOCK` is not tuned by the kernel's [tune]"));
+  // Entries `tune` would never write, each refused where it is.
+  const std::pair<std::string, std::string> bad[] = {
+      {"values = { TILE = 8 }\n", ":1:1: [[best]] has no `backend`"},
+      {"backend = \"Vulkan\"\nvalues = { TILE = 8 }\n",
+       ":2:11: `backend`: expected \"cuda\" or \"vulkan\""},
+      {"backend = \"vulkan\"\n", "[[best]] has no `values`"},
+      {"backend = \"vulkan\"\ntarget = \"cuda:sm_90\"\nvalues = { TILE = 8 "
+       "}\n",
+       "`target`: expected a vulkan target"},
+      {"backend = \"vulkan\"\nmedian_ns = -5.0\nvalues = { TILE = 8 }\n",
+       "`median_ns`: expected a positive number"},
+      {"backend = \"vulkan\"\nvalues = { TILE = 16, S = 2 }\n",
+       "S=2 TILE=16 breaks the constraint `TILE * S <= 16`"},
+  };
+  for (const auto &[entry, message] : bad) {
+    SCOPED_TRACE(entry);
+    std::ofstream(dir_.path() / "tuned.toml") << "[[best]]\n" << entry;
+    EXPECT_THAT(error("TILE = [8, 16]\nS = { values = [1, 2], default = 1 "
+                      "}\nconstraints = [\"TILE * S <= 16\"]\n"),
+                HasSubstr(message));
+  }
+  // A directory is not a tuned.toml.
+  fs::remove(dir_.path() / "tuned.toml");
+  fs::create_directory(dir_.path() / "tuned.toml");
+  EXPECT_THAT(error("TILE = [8, 16]\n"), HasSubstr("tuned.toml is not a file"));
+  fs::remove(dir_.path() / "tuned.toml");
+  std::ofstream(dir_.path() / "tuned.toml")
+      << "[[best]]\nbackend = \"cuda\"\nvalues = { TILE = 8 }\n";
   // A tuned.toml without [tune].
   std::ofstream(dir_.path() / "kernel.toml")
       << "[kernel]\nname = \"k\"\nsources = [\"k.cu\"]\n"

@@ -4,6 +4,7 @@
 #include "workbench/toml_file.h"
 
 #include "common/file_util.h"
+#include "common/target.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -30,6 +31,34 @@ std::string quoted(const std::string &text) {
   return out + "\"";
 }
 
+/// The entry's values, with the [tune] defaults for the names it leaves
+/// out, must satisfy every constraint `tune` searches under; an entry that
+/// leaves a name with no default unset cannot be checked.
+StatusOr<TunedEntry> checkConstraints(const TomlFile &file,
+                                      const toml::table &values,
+                                      const TuneSpace &space,
+                                      TunedEntry entry) {
+  TuneValues all = entry.values;
+  for (const TuneParameter &p : space.parameters)
+    if (!all.count(p.name)) {
+      if (!p.defaultValue)
+        return entry;
+      all[p.name] = *p.defaultValue;
+    }
+  for (const TuneConstraint &c : space.constraints) {
+    TuneSpace one;
+    one.constraints = {c};
+    KB_ASSIGN_OR_RETURN(bool holds, satisfiesConstraints(one, all));
+    if (!holds)
+      return invalidArgument(
+          file.where(values.source()) + ": " + configurationKey(all) +
+          " breaks the constraint `" + c.text + "` (" + c.where +
+          "), under which `tune` searches: fix the "
+          "values, or remove the entry");
+  }
+  return entry;
+}
+
 StatusOr<TunedEntry> readEntry(const TomlFile &file, const toml::table &table,
                                const TuneSpace &space) {
   KB_RETURN_IF_ERROR(
@@ -40,16 +69,36 @@ StatusOr<TunedEntry> readEntry(const TomlFile &file, const toml::table &table,
   KB_ASSIGN_OR_RETURN(auto device, file.string(table, "device"));
   KB_ASSIGN_OR_RETURN(auto backend, file.string(table, "backend"));
   KB_ASSIGN_OR_RETURN(auto target, file.string(table, "target"));
-  if (!backend || (*backend != "cuda" && *backend != "vulkan"))
-    return file.expected(table, "backend", "\"cuda\" or \"vulkan\"");
+  if (!backend)
+    return invalidArgument(entry.where +
+                           ": [[best]] has no `backend`: expected backend = "
+                           "\"cuda\" or \"vulkan\" (which source it sets)");
+  if (*backend != "cuda" && *backend != "vulkan")
+    return file.expected(*table.get("backend"), "backend",
+                         "\"cuda\" or \"vulkan\"");
   entry.device = device.value_or("");
   entry.backend = *backend;
   entry.target = target.value_or("");
-  if (const toml::node *median = table.get("median_ns"))
+  if (!entry.target.empty()) {
+    StatusOr<Target> parsed = Target::parse(entry.target);
+    if (!parsed.ok() || parsed->isCuda() != (entry.backend == "cuda"))
+      return file.expected(
+          *table.get("target"), "target",
+          "a " + entry.backend + " target such as " +
+              (entry.backend == "cuda" ? "\"cuda:sm_90\"" : "\"vulkan:1.2\"") +
+              ", the backend's");
+  }
+  if (const toml::node *median = table.get("median_ns")) {
     entry.medianNs = median->value<double>();
+    if (!entry.medianNs || !(*entry.medianNs > 0))
+      return file.expected(*median, "median_ns",
+                           "a positive number of nanoseconds");
+  }
+  if (!table.get("values"))
+    return invalidArgument(entry.where +
+                           ": [[best]] has no `values`: expected values = { "
+                           "NAME = integer, ... } (the tuned names it sets)");
   KB_ASSIGN_OR_RETURN(const toml::table *values, file.table(table, "values"));
-  if (!values)
-    return file.expected(table, "values", "a table of tuned name = integer");
   for (auto &&[key, node] : *values) {
     std::string name(key.str());
     if (!space.find(name)) {
@@ -85,7 +134,7 @@ StatusOr<TunedEntry> readEntry(const TomlFile &file, const toml::table &table,
     }
     entry.values[name] = i->get();
   }
-  return entry;
+  return checkConstraints(file, *values, space, entry);
 }
 
 } // namespace
@@ -125,15 +174,20 @@ Status writeTunedToml(const std::filesystem::path &path,
   std::ostringstream out;
   out << "# Written by `kernel-bench tune`: the best configuration per device "
          "model.\n"
-         "# `kernel-bench build` gives each source the values of the first "
-         "entry for its\n"
-         "# backend (cuda: the .cu source, vulkan: the GLSL source). Edit or "
-         "delete freely.\n";
+         "# `kernel-bench build` builds each source (cuda: the .cu, vulkan: "
+         "the GLSL\n"
+         "# source) with the [tune] defaults, or an entry's without a device, "
+         "and once\n"
+         "# more per device model with that model's values; the runtime runs "
+         "the one\n"
+         "# for its device. Edit or delete freely (comments are not kept).\n";
   for (const TunedEntry &e : entries) {
-    out << "\n[[best]]\n"
-        << "device = " << quoted(e.device) << "\n"
-        << "backend = " << quoted(e.backend) << "\n"
-        << "target = " << quoted(e.target) << "\n";
+    out << "\n[[best]]\n";
+    if (!e.device.empty())
+      out << "device = " << quoted(e.device) << "\n";
+    out << "backend = " << quoted(e.backend) << "\n";
+    if (!e.target.empty())
+      out << "target = " << quoted(e.target) << "\n";
     if (e.medianNs) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.1f", *e.medianNs);

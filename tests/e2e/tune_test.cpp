@@ -257,6 +257,21 @@ TEST_F(TuneTest, TheTunedLaunchShapeIsTheProgramDispatchsLaunchShape) {
   EXPECT_THAT(r.output, HasSubstr("declares no `[abi] "
                                   "workload_per_workgroup`"));
   EXPECT_THAT(r.output, HasSubstr("applies to standalone kernels only"));
+
+  // A count rule must cover each dimension of the dispatch's workload (a
+  // missing one would be 1: 512 workgroups of 8 rows).
+  std::string toml = readFile(kernel_ / "kernel.toml");
+  toml = toml.substr(0, toml.find("# What `tune` measures"));
+  toml.replace(toml.find("dynamic_shared_memory"), 0,
+               "workload_per_workgroup = [\"TILE\"]\n");
+  std::ofstream(kernel_ / "kernel.toml") << toml;
+  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
+           cache_.string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("has the workload 512x512x1, but the "
+                                  "workload_per_workgroup of variant "
+                                  "@vulkan_1_2 of kb.executable @matmul has "
+                                  "1 entry"));
 }
 
 TEST_F(TuneTest, AModuleCarriesTheWinnerOfEachDeviceModel) {
@@ -316,6 +331,16 @@ TEST_F(TuneTest, AModuleCarriesTheWinnerOfEachDeviceModel) {
            "--quick", "--hot"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("default parameters")));
+
+  // A model dropped from tuned.toml leaves no outputs behind.
+  ASSERT_TRUE(fs::exists(built / "kernels/matmul_tiled@other-gpu"));
+  std::ofstream(kernel_ / "tuned.toml")
+      << "[[best]]\ndevice = \"" << here
+      << "\"\nbackend = \"vulkan\"\nvalues = { TILE = 8, WPT = 2, "
+         "TILE_K = 8, UNROLL = 4, PAD = 1 }\n";
+  r = build();
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_FALSE(fs::exists(built / "kernels/matmul_tiled@other-gpu"));
 
   // Two entries for one model and backend: which would it be? Refused.
   std::ofstream(kernel_ / "tuned.toml") << other << "\n" << other;

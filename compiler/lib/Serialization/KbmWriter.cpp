@@ -436,6 +436,29 @@ struct HostFunctionWriter {
                << stringifyConstantType(c.getType());
       constants.push_back(value);
     }
+    // A substituted object's count rule must cover every dimension of the
+    // workload it is given: a missing entry would be 1, one workgroup per
+    // workload item, which a tiled kernel is not written for.
+    for (VariantOp variant : info->executable.getVariantOps()) {
+      auto per = variant->getAttrOfType<DenseI64ArrayAttr>(
+          kVariantWorkloadPerWorkgroupAttrName);
+      if (!per)
+        continue;
+      for (size_t d = per.size(); d < info->workload.size(); ++d) {
+        if (info->workload[d] == 1)
+          continue;
+        std::string workload;
+        for (int64_t w : info->workload)
+          workload += (workload.empty() ? "" : "x") + std::to_string(w);
+        return dispatch.emitOpError("has the workload ")
+               << workload << ", but the workload_per_workgroup of variant @"
+               << variant.getSymName() << " of kb.executable @"
+               << info->executable.getSymName() << " has " << per.size()
+               << (per.size() == 1 ? " entry" : " entries")
+               << ": give one per workload dimension (kernel.toml [abi] "
+                  "workload_per_workgroup)";
+      }
+    }
     ops.push_back(writer.writeDispatch(
         executableIndex.lookup(info->executable.getSymName()),
         info->exportIndex, info->exportOp, bufferOfBinding, constants,
