@@ -72,6 +72,12 @@ if [ -f "$stage/quickstart/program.kbm" ]; then
   step "quickstart run (cuda)"   qs_cuda.log      -- expect_output 0 'outputs agree' -- "$bin/kernel-bench" run "$stage/quickstart" --device cuda
   step "quickstart run (vulkan)" qs_vulkan.log    -- expect_output 0 'outputs agree' -- "$bin/kernel-bench" run "$stage/quickstart" --device vulkan
 fi
+if [ -f "$stage/tuned/program.kbm" ]; then
+  # The matmul carries a variant tuned for "NVIDIA H200" on each backend: the
+  # runtime must pick it on this host (the line names the model it saw).
+  step "tuned variant (cuda)"    tuned_cuda.log   -- expect_output 0 'tuned for NVIDIA H200' -- "$bin/kernel-bench" run "$stage/tuned" --device cuda
+  step "tuned variant (vulkan)"  tuned_vk.log     -- expect_output 0 'tuned for NVIDIA H200' -- "$bin/kernel-bench" run "$stage/tuned" --device vulkan
+fi
 step "runtime_overhead bench"  overhead.log     -- "$bin/runtime_overhead" "$KB_CTS_KERNEL_DIR"
 
 summary() {

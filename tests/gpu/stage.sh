@@ -5,6 +5,9 @@
 #
 #   tests/gpu/stage.sh BUILD_DIR [STAGE_DIR]      (default: .carry/gpu)
 #
+# With KB_TUNED=DIR, a quickstart build whose matmul carries variants tuned
+# for the host's device models is staged too (tests/gpu/README.md).
+#
 # With KB_QUICKSTART=DIR (the output of `kernel-bench build examples/quickstart`
 # from a build WITH the compiler: program.kbm carries cubin + PTX and SPIR-V
 # variants), its modules are staged too and the host runs the bundled
@@ -47,6 +50,14 @@ if [ -n "${KB_QUICKSTART:-}" ]; then
   mkdir -p "$stage/quickstart"
   cp "$KB_QUICKSTART/program.kbm" "$stage/quickstart/"
   cp -r "$KB_QUICKSTART/bench" "$stage/quickstart/" 2>/dev/null || true
+fi
+# With KB_TUNED=DIR: the quickstart built with a tuned.toml whose entries
+# name the host's models (tests/gpu/README.md), to check that the runtime
+# picks the variant tuned for the device it runs on.
+if [ -n "${KB_TUNED:-}" ]; then
+  [ -f "$KB_TUNED/program.kbm" ] || { echo "stage.sh: no program.kbm in $KB_TUNED" >&2; exit 1; }
+  mkdir -p "$stage/tuned"
+  cp "$KB_TUNED/program.kbm" "$stage/tuned/"
 fi
 if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR|libcurl'; then
   echo "stage.sh: $build links libstdc++ or LLVM dynamically; configure it with" \
