@@ -747,17 +747,26 @@ StatusOr<const Variant *> selectVariant(const Executable &exe,
                   "), which needs " + needs + "; the module has: " + have);
 }
 
+/// A model name as one printable line: a module's names come from a user's
+/// tuned.toml and may hold anything.
+static std::string printable(const std::string &name) {
+  std::string out;
+  for (unsigned char c : name)
+    out += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+  return out;
+}
+
 std::string tuningNote(const Executable &exe, const Variant &chosen,
                        const hal::DeviceProperties &device) {
   if (!chosen.device.empty())
-    return "tuned for " + chosen.device;
+    return "tuned for " + printable(chosen.device);
   // The generated kernel is what it is, whatever was tuned.
   if (chosen.role != VariantRole::Candidate)
     return "";
   std::set<std::string> tuned;
   for (const Variant &v : exe.variants)
     if (!v.device.empty() && v.format == chosen.format)
-      tuned.insert(v.device);
+      tuned.insert(printable(v.device));
   if (tuned.empty())
     return "";
   std::string models;

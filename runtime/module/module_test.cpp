@@ -355,6 +355,11 @@ TEST(ModuleTest, ATunedCandidateRunsOnItsModelOnly) {
   EXPECT_EQ(tuningNote(exe, **chosen, other),
             "default parameters: none tuned for Third GPU (tuned for: "
             "Other GPU, fake)");
+  // A model name from a user's tuned.toml is printed on one line.
+  exe.variants[2].device = "Other\nGPU";
+  EXPECT_EQ(tuningNote(exe, **chosen, other),
+            "default parameters: none tuned for Third GPU (tuned for: "
+            "Other?GPU, fake)");
   // Without a default candidate, the generated kernel runs: nothing to say.
   exe.variants.erase(exe.variants.begin() + 1);
   chosen = selectVariant(exe, other, VariantChoice::PreferCandidate);
