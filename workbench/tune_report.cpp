@@ -41,6 +41,31 @@ json resultJson(const TuneResult &r) {
   return j;
 }
 
+/// With problem-size axes, the fastest fully measured configuration at each
+/// size (the ranking sums the sizes; this says where a size would differ).
+struct BestAtSize {
+  std::string problem;
+  const TuneResult *result;
+  double medianNs;
+};
+std::vector<BestAtSize> bestPerSize(const TuneSearchResult &result) {
+  std::vector<BestAtSize> best;
+  int top = -1;
+  for (const TuneResult &r : result.results)
+    if (r.measurement.status == MStatus::Ok && !r.measurement.sizes.empty())
+      top = std::max(top, r.measurement.level);
+  for (const TuneResult &r : result.results) {
+    const TuneMeasurement &m = r.measurement;
+    if (m.status != MStatus::Ok || m.level != top)
+      continue;
+    best.resize(std::max(best.size(), m.sizes.size()), {"", nullptr, 0});
+    for (size_t i = 0; i < m.sizes.size(); ++i)
+      if (!best[i].result || m.sizes[i].second < best[i].medianNs)
+        best[i] = {m.sizes[i].first, &r, m.sizes[i].second};
+  }
+  return best;
+}
+
 } // namespace
 
 std::string renderTuneJson(const TuneRunInfo &info,
@@ -48,6 +73,16 @@ std::string renderTuneJson(const TuneRunInfo &info,
   json configs = json::array();
   for (const TuneResult &r : result.results)
     configs.push_back(resultJson(r));
+  json perSize = json::array();
+  for (const BestAtSize &b : bestPerSize(result)) {
+    json values = json::object();
+    for (const auto &[name, value] : b.result->values)
+      values[name] = value;
+    perSize.push_back({{"problem", b.problem},
+                       {"configuration", configurationKey(b.result->values)},
+                       {"values", values},
+                       {"median_ns", b.medianNs}});
+  }
   json j = {{"schema_version", 1},
             {"kernel", info.kernel},
             {"manifest", info.manifest},
@@ -67,6 +102,7 @@ std::string renderTuneJson(const TuneRunInfo &info,
             {"seconds", info.seconds},
             {"best", result.best ? resultJson(result.results[*result.best])
                                  : json(nullptr)},
+            {"best_per_size", perSize},
             {"configurations", configs}};
   return j.dump(2) + "\n";
 }
@@ -146,11 +182,16 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                  m.registers ? std::to_string(*m.registers).c_str() : "-", occ,
                  levelSamples(m.level));
   }
-  if (!ok.empty() && !ok.front()->measurement.sizes.empty())
+  if (!ok.empty() && !ok.front()->measurement.sizes.empty()) {
     std::fprintf(out,
                  "median: the sum over the %zu problem sizes (each in "
                  "tune.json)\n",
                  ok.front()->measurement.sizes.size());
+    for (const BestAtSize &b : bestPerSize(result))
+      std::fprintf(out, "best at %s: %s (%s)\n", b.problem.c_str(),
+                   configurationKey(b.result->values).c_str(),
+                   formatTuneNs(b.medianNs).c_str());
+  }
   for (const TuneResult *r : failed)
     std::fprintf(out, "%s: %s: %s\n", configurationKey(r->values).c_str(),
                  toString(r->measurement.status),

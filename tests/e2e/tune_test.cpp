@@ -18,6 +18,7 @@
 
 #include "common/process.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -370,6 +371,22 @@ TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
   EXPECT_DOUBLE_EQ(sum, best.at("median_ns").get<double>());
   EXPECT_EQ(best.at("sizes")[0].at("problem"), "M=64");
   EXPECT_EQ(best.at("sizes")[1].at("problem"), "M=128");
+  // The winner at each size too, which may differ from the overall one.
+  const json &perSize = report.at("best_per_size");
+  ASSERT_EQ(perSize.size(), 2u) << report.dump(2);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(perSize[i].at("problem"), i == 0 ? "M=64" : "M=128");
+    double fastest = 1e300;
+    for (const json &c : report.at("configurations"))
+      fastest =
+          std::min(fastest, c.at("sizes")[i].at("median_ns").get<double>());
+    EXPECT_DOUBLE_EQ(perSize[i].at("median_ns").get<double>(), fastest);
+    EXPECT_THAT(r.output,
+                HasSubstr("best at " +
+                          perSize[i].at("problem").get<std::string>() + ": " +
+                          perSize[i].at("configuration").get<std::string>()));
+  }
 }
 
 TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {
