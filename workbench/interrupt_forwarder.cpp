@@ -9,7 +9,12 @@
 
 namespace kb::workbench {
 
+std::atomic<int> InterruptForwarder::received_{0};
+std::atomic<int> InterruptForwarder::alive_{0};
+
 InterruptForwarder::InterruptForwarder() {
+  if (alive_.fetch_add(1) == 0)
+    received_ = 0;
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
@@ -24,6 +29,7 @@ InterruptForwarder::~InterruptForwarder() {
   done_ = true;
   waiter_.join();
   pthread_sigmask(SIG_SETMASK, &previousMask_, nullptr);
+  alive_.fetch_sub(1);
 }
 
 void InterruptForwarder::wait() {
@@ -33,15 +39,17 @@ void InterruptForwarder::wait() {
   while (!done_) {
     int got = sigtimedwait(&signals_, nullptr, &poll);
     auto now = std::chrono::steady_clock::now();
-    if (got > 0 && signal_.load() == 0) {
-      signal_ = got;
+    int expected = 0;
+    if (got > 0 && received_.compare_exchange_strong(expected, got)) {
       first = now;
     } else if (got > 0) {
       killed = true; // A second signal: no more patience.
     }
-    int received = signal_.load();
+    int received = received_.load();
     if (received == 0)
       continue;
+    if (first == std::chrono::steady_clock::time_point())
+      first = now; // Taken by another forwarder's waiter.
     if (!killed && now - first >= kGrace)
       killed = true;
     kb::signalAllProcessGroups(killed ? SIGKILL : received);

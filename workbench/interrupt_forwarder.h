@@ -35,8 +35,10 @@ public:
   InterruptForwarder(const InterruptForwarder &) = delete;
   InterruptForwarder &operator=(const InterruptForwarder &) = delete;
 
-  /// The signal that interrupted the build; 0 when none did.
-  int signal() const { return signal_.load(); }
+  /// The signal that interrupted the build; 0 when none did. Forwarders
+  /// alive at once (`tune` builds the next batch while it measures this
+  /// one) see the same signal, whichever of their waiters took it.
+  int signal() const { return received_.load(); }
 
 private:
   static constexpr std::chrono::milliseconds kGrace{2000};
@@ -46,8 +48,11 @@ private:
   sigset_t signals_;
   sigset_t previousMask_;
   std::atomic<bool> done_{false};
-  std::atomic<int> signal_{0};
   std::thread waiter_;
+  /// Shared by the forwarders alive at once; reset when the first of them
+  /// starts.
+  static std::atomic<int> received_;
+  static std::atomic<int> alive_;
 };
 
 /// "SIGINT (Ctrl-C)" / "SIGTERM".

@@ -63,6 +63,7 @@ struct TuneFlags {
   unsigned jobs = 0;
   std::string cacheDir;
   bool verbose = false;
+  std::string pipeline = "auto"; // auto: on unless the device is a CPU
 };
 
 void printError(const std::string &message) {
@@ -116,6 +117,7 @@ struct DeviceChoice {
   std::string identity; // driver, name, driver and API versions
   std::string backend;
   Target target;
+  bool cpu = false; // lavapipe: compiling would take the measured cores
 };
 
 /// Opens the device once, here, to know what to build for and to key the
@@ -142,6 +144,7 @@ StatusOr<DeviceChoice> chooseDevice(const TuneFlags &flags,
   choice.identity = p.driver + " | " + p.name + " | driver " + p.driverVersion +
                     " | api " + p.apiVersion;
   choice.backend = p.driver;
+  choice.cpu = p.type == hal::DeviceType::Cpu;
   std::string target = flags.target;
   for (const Target &t : kernel.targets)
     if (target.empty() && t.isCuda() == (p.driver == "cuda"))
@@ -312,18 +315,23 @@ int runTune(TuneFlags flags) {
                   : cache.status().message());
     return kExitUserError;
   }
-  std::printf("tuning %s on %s (%s, %s): %zu configurations, %s search; "
+  const bool pipeline =
+      flags.pipeline == "on" || (flags.pipeline == "auto" && !device->cpu);
+  std::printf("tuning %s on %s (%s, %s): %zu configurations, %s search, %s; "
               "cache %s (%zu results)\n",
               kernel->name.c_str(), device->spec.c_str(), device->name.c_str(),
               device->target.toString().c_str(), candidates->size(),
-              toString(*strategy), displayPath(cache->file()).c_str(),
-              cache->size());
+              toString(*strategy),
+              pipeline ? "compiling while measuring"
+                       : "compiling, then measuring",
+              displayPath(cache->file()).c_str(), cache->size());
   std::fflush(stdout);
 
   TuneMeasureOptions options{
       *kernel,        device->target, device->spec, fs::absolute(outDir),
       flags.cacheDir, flags.jobs,     120,          flags.verbose,
       flags.watchdogS};
+  options.pipeline = pipeline;
   TuneMeasurer measurer(std::move(options), *cache);
   TuneSearchOptions search{*strategy, flags.budget, flags.seed,
                            flags.budgetSeconds,
@@ -428,6 +436,12 @@ CommandRegistration addTuneCommand(CLI::App &root) {
       ->type_name("DIR");
   app->add_flag("-v,--verbose", flags->verbose,
                 "Show the output of every build and bench");
+  app->add_option("--pipeline", flags->pipeline,
+                  "Build the next configurations while measuring these: "
+                  "auto (default: on a GPU, not on a CPU device, where both "
+                  "would share the cores), on, off")
+      ->type_name("auto|on|off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   return {app, [flags] { return runTune(*flags); }};
 }
 

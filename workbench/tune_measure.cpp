@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <future>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
@@ -188,7 +189,12 @@ TuneMeasurer::TuneMeasurer(TuneMeasureOptions options, TuneCache &cache)
 }
 
 std::string TuneMeasurer::kernelName(const TuneValues &values, size_t size) {
-  auto [it, added] = ids_.emplace(configurationKey(values), ids_.size());
+  // Only a lookup once prepare() numbered the batch: builds on another
+  // thread call this too.
+  std::string key = configurationKey(values);
+  auto it = ids_.find(key);
+  if (it == ids_.end())
+    it = ids_.emplace(key, ids_.size()).first;
   char suffix[40];
   if (sizes_.size() > 1)
     std::snprintf(suffix, sizeof suffix, "-t%04zu-p%zu", it->second, size);
@@ -249,20 +255,12 @@ StatusOr<KernelAbi> TuneMeasurer::launchOf(const TuneValues &values) const {
   return spec ? spec->abi : kernel.specs.front().abi;
 }
 
-Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
-                           std::map<std::string, TuneMeasurement> &failed) {
-  fs::create_directories(options_.workDir / "project");
-  KB_RETURN_IF_ERROR(writeFileAtomic(
-      options_.workDir / "project/workbench.toml", workbenchToml(options_)));
-  BuildFlags flags;
-  flags.projectDir = (options_.workDir / "project").string();
-  flags.outputDir = (options_.workDir / "build").string();
-  flags.jobs = options_.jobs;
-  flags.targets = {options_.target.toString()};
-  flags.cacheDir = options_.cacheDir;
-  flags.timeoutSeconds = options_.timeoutS;
+std::vector<TuneValues>
+TuneMeasurer::prepare(const std::vector<TuneValues> &configs,
+                      std::map<std::string, TuneMeasurement> &failed) {
   // A configuration whose launch shape is invalid fails here, as one that
-  // does not compile would; the others are built.
+  // does not compile would (`tune` leaves such ones out before the search;
+  // this keeps the measurer whole on its own); the others are built.
   std::vector<TuneValues> launchable;
   for (const TuneValues &values : configs) {
     StatusOr<KernelAbi> abi = launchOf(values);
@@ -277,9 +275,23 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
     m.message = abi.status().message();
     failed[configurationKey(values)] = m;
   }
-  if (launchable.empty())
+  copiesOf(launchable); // numbers them
+  return launchable;
+}
+
+Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
+                           std::map<std::string, TuneMeasurement> &failed,
+                           const fs::path &buildDir) {
+  if (configs.empty())
     return okStatus();
-  std::vector<Copy> copies = copiesOf(launchable);
+  BuildFlags flags;
+  flags.projectDir = (options_.workDir / "project").string();
+  flags.outputDir = buildDir.string();
+  flags.jobs = options_.jobs;
+  flags.targets = {options_.target.toString()};
+  flags.cacheDir = options_.cacheDir;
+  flags.timeoutSeconds = options_.timeoutS;
+  std::vector<Copy> copies = copiesOf(configs);
   flags.adjustProject = [&](Project &project) -> Status {
     if (project.kernels.size() != 1)
       return internalError("tune: the generated project has " +
@@ -294,7 +306,8 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
   };
   int rc;
   {
-    QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
+    QuietOutput quiet(options_.workDir / "tune.log",
+                      !options_.verbose && !quietHeld_);
     rc = runBuild(flags);
   }
   if (rc >= kExitInterruptedBase) {
@@ -302,7 +315,7 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
     return invalidArgument("interrupted while building");
   }
   KB_ASSIGN_OR_RETURN(auto failures,
-                      readBuildFailures(options_.workDir / "build/build.json"));
+                      readBuildFailures(buildDir / "build.json"));
   for (const Copy &copy : copies) {
     auto it = failures.find(copy.name);
     std::string key = configurationKey(copy.values);
@@ -352,7 +365,8 @@ StatusOr<report::BenchReport> readBenchReport(const fs::path &outDir) {
 } // namespace
 
 Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
-                           std::map<std::string, TuneMeasurement> &out) {
+                           std::map<std::string, TuneMeasurement> &out,
+                           const fs::path &buildDir) {
   std::map<std::string, Copy> byName;
   std::string filter;
   for (Copy &copy : copiesOf(configs)) {
@@ -360,7 +374,7 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
     byName.emplace(copy.name, std::move(copy));
   }
   TuneBenchRequest request;
-  request.build = (options_.workDir / "build").string();
+  request.build = buildDir.string();
   fs::path outDir =
       options_.workDir / ("bench/round-" + std::to_string(round_++));
   request.outDir = outDir.string();
@@ -370,7 +384,8 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   request.watchdogS = options_.watchdogS;
   int rc;
   {
-    QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
+    QuietOutput quiet(options_.workDir / "tune.log",
+                      !options_.verbose && !quietHeld_);
     rc = runTuneBench(request);
   }
   if (rc == kExitUnavailable)
@@ -411,6 +426,69 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
                      : okStatus();
 }
 
+/// The configurations of |configs| that |failed| does not hold yet.
+static std::vector<TuneValues>
+notFailed(const std::vector<TuneValues> &configs,
+          const std::map<std::string, TuneMeasurement> &failed) {
+  std::vector<TuneValues> left;
+  for (const TuneValues &values : configs)
+    if (!failed.count(configurationKey(values)))
+      left.push_back(values);
+  return left;
+}
+
+Status
+TuneMeasurer::buildAndBench(const std::vector<TuneValues> &configs, int level,
+                            std::map<std::string, TuneMeasurement> &out) {
+  fs::create_directories(options_.workDir / "project");
+  KB_RETURN_IF_ERROR(writeFileAtomic(
+      options_.workDir / "project/workbench.toml", workbenchToml(options_)));
+  std::vector<TuneValues> launchable = prepare(configs, out);
+  size_t batch = std::max<size_t>(2, options_.jobs ? options_.jobs : 4);
+  if (options_.pipeline && launchable.size() > batch)
+    return pipelined(launchable, level, out);
+  const fs::path dir = options_.workDir / "build";
+  KB_RETURN_IF_ERROR(build(launchable, out, dir));
+  std::vector<TuneValues> built = notFailed(launchable, out);
+  return built.empty() ? okStatus() : bench(built, level, out, dir);
+}
+
+/// Batches of one build's worth (one configuration per build job): batch
+/// k+1 builds, on another thread and into the other of two build
+/// directories, while batch k is measured, so the device is not idle while
+/// the CPU compiles. Each batch is measured after it is built.
+Status TuneMeasurer::pipelined(const std::vector<TuneValues> &configs,
+                               int level,
+                               std::map<std::string, TuneMeasurement> &out) {
+  size_t size = std::max<size_t>(2, options_.jobs ? options_.jobs : 4);
+  std::vector<std::vector<TuneValues>> batches;
+  for (size_t i = 0; i < configs.size(); i += size)
+    batches.emplace_back(configs.begin() + i,
+                         configs.begin() + std::min(configs.size(), i + size));
+  auto dir = [&](size_t k) {
+    return options_.workDir / ("build-" + std::to_string(k % 2));
+  };
+  QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
+  quietHeld_ = true;
+  Status status = build(batches[0], out, dir(0));
+  for (size_t k = 0; status.ok() && k < batches.size(); ++k) {
+    std::map<std::string, TuneMeasurement> nextFailed;
+    std::future<Status> next;
+    if (k + 1 < batches.size())
+      next = std::async(std::launch::async, [&, k] {
+        return build(batches[k + 1], nextFailed, dir(k + 1));
+      });
+    std::vector<TuneValues> built = notFailed(batches[k], out);
+    Status benched =
+        built.empty() ? okStatus() : bench(built, level, out, dir(k));
+    Status nextBuilt = next.valid() ? next.get() : okStatus();
+    out.insert(nextFailed.begin(), nextFailed.end());
+    status = !benched.ok() ? benched : nextBuilt;
+  }
+  quietHeld_ = false;
+  return status;
+}
+
 StatusOr<std::vector<TuneMeasurement>>
 TuneMeasurer::measure(const std::vector<TuneValues> &configs, int level) {
   std::map<std::string, TuneMeasurement> done;
@@ -423,15 +501,7 @@ TuneMeasurer::measure(const std::vector<TuneValues> &configs, int level) {
       todo.push_back(values);
   }
   std::map<std::string, TuneMeasurement> fresh;
-  Status status = okStatus();
-  if (!todo.empty())
-    status = build(todo, fresh);
-  std::vector<TuneValues> built;
-  for (const TuneValues &values : todo)
-    if (!fresh.count(configurationKey(values)))
-      built.push_back(values);
-  if (status.ok() && !built.empty())
-    status = bench(built, level, fresh);
+  Status status = todo.empty() ? okStatus() : buildAndBench(todo, level, fresh);
   for (const TuneValues &values : todo) {
     std::string key = configurationKey(values);
     auto it = fresh.find(key);

@@ -6,8 +6,10 @@
 // parallel through the build cache, ABI-checked, every standalone program
 // compiled) and then one `bench` of their benchmarks (checked against the
 // reference before timing; an INCORRECT one is not timed; a fault is an
-// ERROR row). Build and bench never overlap. Results are read back from
-// build.json and bench.json and go into the tune cache as they come.
+// ERROR row). On a CPU device build and bench take turns; on a GPU
+// (`pipeline`) the next batch builds on another thread, into the other of
+// two build directories, while this one is measured. Results are read back
+// from build.json and bench.json and go into the tune cache as they come.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_TUNE_MEASURE_H_
@@ -18,6 +20,7 @@
 #include "workbench/tune_cache.h"
 #include "workbench/tune_search.h"
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -43,6 +46,10 @@ struct TuneMeasureOptions {
   double timeoutS = 120; // per tool invocation
   bool verbose = false;  // build and bench output on the terminal
   double watchdogS = 0;  // bench's --watchdog (0: its default)
+  /// Build the next batch while this one is measured (a GPU: the CPU
+  /// compiles while the device measures); off on a CPU device, where both
+  /// would share the cores.
+  bool pipeline = false;
 };
 
 class TuneMeasurer {
@@ -58,7 +65,7 @@ public:
   /// Configurations measured (not from the cache) so far.
   size_t measuredCount() const { return measured_; }
   /// The exit code of an interrupted bench/build, or 0.
-  int interruptedExit() const { return interruptedExit_; }
+  int interruptedExit() const { return interruptedExit_.load(); }
 
 private:
   /// The kernel copy of |values| at problem size |size|.
@@ -76,10 +83,26 @@ private:
   /// error for one that no device could launch (a workgroup past the
   /// limits, an expression that is not a positive integer).
   StatusOr<KernelAbi> launchOf(const TuneValues &values) const;
+  /// Before any build: each configuration's launch shape and kernel names
+  /// (so builds on another thread only read them); those that cannot be
+  /// launched go to |failed|, the rest are returned.
+  std::vector<TuneValues>
+  prepare(const std::vector<TuneValues> &configs,
+          std::map<std::string, TuneMeasurement> &failed);
+  /// One `build` of |configs| into |buildDir|; their compile errors go to
+  /// |failed|. Safe on another thread than bench's (after prepare).
   Status build(const std::vector<TuneValues> &configs,
-               std::map<std::string, TuneMeasurement> &failed);
+               std::map<std::string, TuneMeasurement> &failed,
+               const std::filesystem::path &buildDir);
+  /// One `bench` of |configs| built in |buildDir|.
   Status bench(const std::vector<TuneValues> &configs, int level,
-               std::map<std::string, TuneMeasurement> &out);
+               std::map<std::string, TuneMeasurement> &out,
+               const std::filesystem::path &buildDir);
+  /// prepare, then build and bench, in turn or pipelined in batches.
+  Status buildAndBench(const std::vector<TuneValues> &configs, int level,
+                       std::map<std::string, TuneMeasurement> &out);
+  Status pipelined(const std::vector<TuneValues> &configs, int level,
+                   std::map<std::string, TuneMeasurement> &out);
 
   TuneMeasureOptions options_;
   TuneCache &cache_;
@@ -91,7 +114,10 @@ private:
   std::vector<std::string> sizeLabels_;
   size_t measured_ = 0;
   size_t round_ = 0;
-  int interruptedExit_ = 0;
+  std::atomic<int> interruptedExit_{0};
+  /// True while one QuietOutput covers a whole pipelined measurement (the
+  /// descriptors are the process's: build and bench may not each swap them).
+  bool quietHeld_ = false;
 };
 
 } // namespace kb::workbench

@@ -507,6 +507,34 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
   EXPECT_EQ(check->exitCode, 0) << check->stdoutText << check->stderrText;
 }
 
+TEST_F(TuneTest, APipelinedTuneBuildsTheNextBatchWhileMeasuring) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [8, 16, 32]\nUNROLL = [1]\nPAD = [0, 1]\n");
+  // On by default on a GPU only; forced here, on lavapipe, for its logic:
+  // 3 batches of 2 (-j 2), built alternately into build-0 and build-1.
+  CliRun r = tune({"--pipeline", "on"});
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("compiling while measuring"));
+  EXPECT_THAT(r.output, HasSubstr("6 configurations (6 before the "
+                                  "constraints), 6 measurements made"));
+  EXPECT_TRUE(fs::exists(out_ / "build-0/build.json"));
+  EXPECT_TRUE(fs::exists(out_ / "build-1/build.json"));
+  json report = kb::test::readJsonFile(out_ / "tune.json");
+  ASSERT_EQ(report.at("configurations").size(), 6u);
+  for (const json &c : report.at("configurations"))
+    EXPECT_EQ(c.at("status"), "ok") << c.dump(2);
+  EXPECT_TRUE(fs::exists(kernel_ / "tuned.toml"));
+  // Off (lavapipe's default): one build, then one bench.
+  fs::remove_all(cache_);
+  r = tune({"--pipeline", "off"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("compiling, then measuring"));
+  r = tune({"--pipeline", "sometimes"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
 TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
