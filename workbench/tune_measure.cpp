@@ -6,6 +6,7 @@
 #include "workbench/build_session.h"
 #include "workbench/command.h"
 #include "workbench/cuda_occupancy.h"
+#include "workbench/interrupt_forwarder.h"
 #include "workbench/kernel_toml.h"
 #include "workbench/kernel_toml_launch.h"
 #include "workbench/kernel_toml_tune.h"
@@ -468,6 +469,10 @@ Status TuneMeasurer::pipelined(const std::vector<TuneValues> &configs,
   auto dir = [&](size_t k) {
     return options_.workDir / ("build-" + std::to_string(k % 2));
   };
+  // Ctrl-C is taken here for the whole section: between one step's
+  // forwarder and the next, on either thread, it would otherwise end the
+  // process before the measured batches reach the tune cache.
+  InterruptForwarder interrupt;
   QuietOutput quiet(options_.workDir / "tune.log", !options_.verbose);
   quietHeld_ = true;
   Status status = build(batches[0], out, dir(0));
@@ -484,6 +489,10 @@ Status TuneMeasurer::pipelined(const std::vector<TuneValues> &configs,
     Status nextBuilt = next.valid() ? next.get() : okStatus();
     out.insert(nextFailed.begin(), nextFailed.end());
     status = !benched.ok() ? benched : nextBuilt;
+    if (status.ok() && interrupt.signal()) {
+      interruptedExit_ = kExitInterruptedBase + interrupt.signal();
+      status = invalidArgument("interrupted between batches");
+    }
   }
   quietHeld_ = false;
   return status;
