@@ -151,16 +151,19 @@ void removeDroppedTunedOutputs(BuildSession &session) {
   for (const Kernel &kernel : session.project.kernels)
     for (const KernelSpec &spec : kernel.tunedSpecs)
       kept.insert(spec.name);
+  std::set<std::string> kernels;
+  for (const Kernel &kernel : session.project.kernels)
+    kernels.insert(kernel.name);
   std::error_code ec;
   std::vector<fs::path> dropped;
-  for (const Kernel &kernel : session.project.kernels)
-    for (const auto &entry :
-         fs::directory_iterator(session.outputDir / "kernels", ec)) {
-      std::string name = entry.path().filename().string();
-      if (entry.is_directory(ec) && name.rfind(kernel.name + "@", 0) == 0 &&
-          !kept.count(name))
-        dropped.push_back(entry.path());
-    }
+  for (const auto &entry :
+       fs::directory_iterator(session.outputDir / "kernels", ec)) {
+    std::string name = entry.path().filename().string();
+    size_t at = name.find('@');
+    if (at != std::string::npos && entry.is_directory(ec) &&
+        kernels.count(name.substr(0, at)) && !kept.count(name))
+      dropped.push_back(entry.path());
+  }
   for (const fs::path &dir : dropped)
     session.outputs->removeOwnedTree(dir);
 }

@@ -291,9 +291,10 @@ Status resolveSpecLaunch(const Kernel &kernel, KernelSpec &spec) {
 }
 
 Status resolveLaunch(Kernel &kernel) {
-  for (std::vector<KernelSpec> *specs : {&kernel.specs, &kernel.tunedSpecs})
-    for (KernelSpec &spec : *specs)
-      KB_RETURN_IF_ERROR(resolveSpecLaunch(kernel, spec));
+  // Kernel::tunedSpecs are resolved where they are made (applyTunedFile),
+  // so an error names its tuned.toml entry.
+  for (KernelSpec &spec : kernel.specs)
+    KB_RETURN_IF_ERROR(resolveSpecLaunch(kernel, spec));
   return okStatus();
 }
 

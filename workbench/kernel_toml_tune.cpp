@@ -300,12 +300,20 @@ Status applyTunedFile(Kernel &kernel) {
   // model's CUDA and Vulkan files differ by name); two models of one file
   // name and backend are numbered.
   kernel.tunedSpecs.clear();
+  // A launch shape an entry's values break is that entry's error; one the
+  // source's own values break already is the source's (resolveLaunch).
+  std::vector<bool> launchable;
+  for (const toolchains::KernelSpec &spec : kernel.specs) {
+    toolchains::KernelSpec source = spec;
+    launchable.push_back(resolveSpecLaunch(kernel, source).ok());
+  }
   std::set<std::pair<std::string, std::string>> taken; // backend, name
   for (const TunedEntry &entry : entries) {
     if (entry.device.empty())
       continue;
-    for (const toolchains::KernelSpec &spec : kernel.specs) {
-      if (entry.backend != backendOf(spec.language))
+    for (size_t i = 0; i < kernel.specs.size(); ++i) {
+      const toolchains::KernelSpec &spec = kernel.specs[i];
+      if (entry.backend != backendOf(spec.language) || !launchable[i])
         continue;
       toolchains::KernelSpec tuned = spec;
       applyTuneValues(kernel.tune, entry.values, tuned);
@@ -314,11 +322,6 @@ Status applyTunedFile(Kernel &kernel) {
       tuned.name = base;
       for (int n = 2; !taken.insert({entry.backend, tuned.name}).second; ++n)
         tuned.name = base + "-" + std::to_string(n);
-      // A launch shape these values break is this entry's error (one the
-      // source's own values break already is reported for the source).
-      toolchains::KernelSpec source = spec;
-      if (!resolveSpecLaunch(kernel, source).ok())
-        continue;
       if (Status launch = resolveSpecLaunch(kernel, tuned); !launch.ok())
         return invalidArgument(
             entry.where + ": the values tuned for `" + entry.device +

@@ -300,6 +300,13 @@ protected:
               tune + bench);
     return loadProject(root_);
   }
+  /// The error loading the project gives with |tuned| as k/tuned.toml.
+  std::string refusal(const std::string &tuned, const std::string &tune) {
+    write("k/tuned.toml", tuned);
+    StatusOr<Project> project = kernelWith(tune, "");
+    EXPECT_FALSE(project.ok());
+    return project.ok() ? "" : project.status().message();
+  }
   const std::string space = "TILE = { values = [8, 16, 32], default = 16 }\n"
                             "WPT = { values = [1, 2, 4], default = 2 }\n";
 };
@@ -343,37 +350,32 @@ TEST_F(LaunchShapeTest, FollowsTunedValuesPerSource) {
 }
 
 TEST_F(LaunchShapeTest, BadValuesAndShapesAreRefusedWhereTheyAre) {
-  StatusOr<Project> project = kernelWith(space, "");
   // A value [tune] does not give was never measured: refused.
-  write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
-                        "values = { TILE = 32, WPT = 3 }\n");
-  project = kernelWith(space, "");
-  ASSERT_FALSE(project.ok());
-  EXPECT_THAT(project.status().message(),
+  EXPECT_THAT(refusal("[[best]]\nbackend = \"vulkan\"\n"
+                      "values = { TILE = 32, WPT = 3 }\n",
+                      space),
               HasSubstr("`WPT = 3` is not one of the values [tune] gives "
                         "`WPT` (1, 2, 4; "));
   // A launch error names the source, the values and where they came from.
   const std::string wide = "TILE = { values = [8, 64], default = 8 }\n"
                            "WPT = { values = [1, 2], default = 1 }\n";
-  write("k/tuned.toml", "[[best]]\nbackend = \"vulkan\"\n"
-                        "values = { TILE = 64, WPT = 1 }\n");
-  project = kernelWith(wide, "");
-  ASSERT_FALSE(project.ok());
-  EXPECT_THAT(project.status().message(),
+  std::string error = refusal("[[best]]\nbackend = \"vulkan\"\n"
+                              "values = { TILE = 64, WPT = 1 }\n",
+                              wide);
+  EXPECT_THAT(error,
               HasSubstr("`workgroup_size` is 64x64x1 (4096 invocations)"));
-  EXPECT_THAT(project.status().message(),
+  EXPECT_THAT(error,
               HasSubstr("(k.comp with TILE=64, WPT=1); the tuned values are "));
-  EXPECT_THAT(project.status().message(), HasSubstr("tuned.toml's"));
+  EXPECT_THAT(error, HasSubstr("tuned.toml's"));
   // The same values tuned for one model: that entry's error.
-  write("k/tuned.toml", "[[best]]\ndevice = \"x\"\nbackend = \"vulkan\"\n"
-                        "values = { TILE = 64, WPT = 1 }\n");
-  project = kernelWith(wide, "");
-  ASSERT_FALSE(project.ok());
-  EXPECT_THAT(project.status().message(),
-              HasSubstr("tuned.toml:1:1: the values tuned for `x` give an "
-                        "invalid launch shape: "));
-  EXPECT_THAT(project.status().message(), HasSubstr("tuned for x)"));
+  error = refusal("[[best]]\ndevice = \"x\"\nbackend = \"vulkan\"\n"
+                  "values = { TILE = 64, WPT = 1 }\n",
+                  wide);
+  EXPECT_THAT(error, HasSubstr("tuned.toml:1:1: the values tuned for `x` give "
+                               "an invalid launch shape: "));
+  EXPECT_THAT(error, HasSubstr("tuned for x)"));
   fs::remove(root_ / "k/tuned.toml");
+  StatusOr<Project> project = kernelWith(space, "");
 
   const std::pair<std::string, std::string> bad[] = {
       {"TILE = { values = [8, 16, 32], default = 16 }\nWPT = [1, 2]\n",

@@ -445,23 +445,22 @@ TuneMeasurer::buildAndBench(const std::vector<TuneValues> &configs, int level,
   KB_RETURN_IF_ERROR(writeFileAtomic(
       options_.workDir / "project/workbench.toml", workbenchToml(options_)));
   std::vector<TuneValues> launchable = prepare(configs, out);
+  // One build's worth per batch: a configuration per build job.
   size_t batch = std::max<size_t>(2, options_.jobs ? options_.jobs : 4);
   if (options_.pipeline && launchable.size() > batch)
-    return pipelined(launchable, level, out);
+    return pipelined(launchable, batch, level, out);
   const fs::path dir = options_.workDir / "build";
   KB_RETURN_IF_ERROR(build(launchable, out, dir));
   std::vector<TuneValues> built = notFailed(launchable, out);
   return built.empty() ? okStatus() : bench(built, level, out, dir);
 }
 
-/// Batches of one build's worth (one configuration per build job): batch
-/// k+1 builds, on another thread and into the other of two build
-/// directories, while batch k is measured, so the device is not idle while
-/// the CPU compiles. Each batch is measured after it is built.
+/// Batches of |size|: batch k+1 builds, on another thread and into the other of
+/// two build directories, while batch k is measured, so the device is not idle
+/// while the CPU compiles. Each batch is measured after it is built.
 Status TuneMeasurer::pipelined(const std::vector<TuneValues> &configs,
-                               int level,
+                               size_t size, int level,
                                std::map<std::string, TuneMeasurement> &out) {
-  size_t size = std::max<size_t>(2, options_.jobs ? options_.jobs : 4);
   std::vector<std::vector<TuneValues>> batches;
   for (size_t i = 0; i < configs.size(); i += size)
     batches.emplace_back(configs.begin() + i,

@@ -101,8 +101,8 @@ private:
   /// prepare, then build and bench, in turn or pipelined in batches.
   Status buildAndBench(const std::vector<TuneValues> &configs, int level,
                        std::map<std::string, TuneMeasurement> &out);
-  Status pipelined(const std::vector<TuneValues> &configs, int level,
-                   std::map<std::string, TuneMeasurement> &out);
+  Status pipelined(const std::vector<TuneValues> &configs, size_t batch,
+                   int level, std::map<std::string, TuneMeasurement> &out);
 
   TuneMeasureOptions options_;
   TuneCache &cache_;

@@ -83,8 +83,8 @@ std::string configurationKey(const TuneValues &values) {
   return key;
 }
 
-StatusOr<bool> satisfiesConstraints(const TuneSpace &space,
-                                    const TuneValues &values) {
+StatusOr<const TuneConstraint *>
+firstBrokenConstraint(const TuneSpace &space, const TuneValues &values) {
   std::map<std::string, double> names = namesOf(values);
   for (const TuneConstraint &c : space.constraints) {
     StatusOr<bool> ok = evaluateCondition(c.text, names);
@@ -92,9 +92,16 @@ StatusOr<bool> satisfiesConstraints(const TuneSpace &space,
       return invalidArgument(c.where +
                              ": constraint: " + ok.status().message());
     if (!*ok)
-      return false;
+      return &c;
   }
-  return true;
+  return nullptr;
+}
+
+StatusOr<bool> satisfiesConstraints(const TuneSpace &space,
+                                    const TuneValues &values) {
+  KB_ASSIGN_OR_RETURN(const TuneConstraint *broken,
+                      firstBrokenConstraint(space, values));
+  return broken == nullptr;
 }
 
 namespace {

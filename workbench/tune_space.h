@@ -69,6 +69,10 @@ std::string configurationKey(const TuneValues &values);
 StatusOr<bool> satisfiesConstraints(const TuneSpace &space,
                                     const TuneValues &values);
 
+/// The first constraint |values| breaks, null when none; the same error.
+StatusOr<const TuneConstraint *>
+firstBrokenConstraint(const TuneSpace &space, const TuneValues &values);
+
 /// A check besides the constraints that a configuration must pass to be a
 /// candidate (`tune`: its launch shape is valid); its error says why not.
 using ConfigurationCheck = std::function<Status(const TuneValues &)>;

@@ -45,17 +45,14 @@ StatusOr<TunedEntry> checkConstraints(const TomlFile &file,
         return entry;
       all[p.name] = *p.defaultValue;
     }
-  for (const TuneConstraint &c : space.constraints) {
-    TuneSpace one;
-    one.constraints = {c};
-    KB_ASSIGN_OR_RETURN(bool holds, satisfiesConstraints(one, all));
-    if (!holds)
-      return invalidArgument(
-          file.where(values.source()) + ": " + configurationKey(all) +
-          " breaks the constraint `" + c.text + "` (" + c.where +
-          "), under which `tune` searches: fix the "
-          "values, or remove the entry");
-  }
+  KB_ASSIGN_OR_RETURN(const TuneConstraint *broken,
+                      firstBrokenConstraint(space, all));
+  if (broken)
+    return invalidArgument(file.where(values.source()) + ": " +
+                           configurationKey(all) + " breaks the constraint `" +
+                           broken->text + "` (" + broken->where +
+                           "), under which `tune` searches: fix the values, "
+                           "or remove the entry");
   return entry;
 }
 

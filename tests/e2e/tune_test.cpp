@@ -65,6 +65,25 @@ protected:
         << toml.substr(0, begin) + parameters + toml.substr(end + 1);
   }
 
+  /// A project substituting the copy into the bundled quickstart program,
+  /// for vulkan:1.2.
+  fs::path quickstartProject() {
+    fs::path project = tmp_ / "project";
+    fs::create_directories(project);
+    std::ofstream(project / "workbench.toml")
+        << "[project]\nname = \"tuned\"\nprogram = \""
+        << (kSourceDir / "examples/quickstart/program.mlir").string()
+        << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = "
+           "[\"vulkan:1.2\"]\n";
+    return project;
+  }
+
+  /// `build` of |project| into |built| through the test's cache.
+  CliRun buildInto(const fs::path &project, const fs::path &built) {
+    return run({"build", project.string(), "-o", built.string(), "--cache-dir",
+                cache_.string(), "-j", "2"});
+  }
+
   CliRun tune(std::vector<std::string> extra = {}) {
     std::vector<std::string> args = {"tune",        kernel_.string(),
                                      "-o",          out_.string(),
@@ -145,15 +164,9 @@ TEST_F(TuneTest, TunesTheTiledMatmulThenBuildAndBenchUseTheWinner) {
   // it with the tuned values — the tile and rows per thread change the
   // dispatch's workgroup size and count — and its benchmark, checked
   // against the compiler's kernel, passes.
-  fs::path project = tmp_ / "project";
-  fs::create_directories(project);
-  std::ofstream(project / "workbench.toml")
-      << "[project]\nname = \"tuned\"\nprogram = \""
-      << (kSourceDir / "examples/quickstart/program.mlir").string()
-      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path project = quickstartProject();
   fs::path built = tmp_ / "built";
-  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
-           cache_.string(), "-j", "2"});
+  r = buildInto(project, built);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::string buildJson = readFile(built / "build.json");
   EXPECT_THAT(buildJson, HasSubstr("-DTILE_K=" + std::to_string(tileK)));
@@ -219,16 +232,10 @@ TEST_F(TuneTest, TheTunedLaunchShapeIsTheProgramDispatchsLaunchShape) {
   std::ofstream(kernel_ / "tuned.toml")
       << "[[best]]\nbackend = \"vulkan\"\n"
          "values = { TILE = 8, WPT = 2, TILE_K = 8, UNROLL = 4, PAD = 1 }\n";
-  fs::path project = tmp_ / "project";
-  fs::create_directories(project);
-  std::ofstream(project / "workbench.toml")
-      << "[project]\nname = \"shape\"\nprogram = \""
-      << (kSourceDir / "examples/quickstart/program.mlir").string()
-      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path project = quickstartProject();
   fs::path built = tmp_ / "built";
   auto buildAndRun = [&] {
-    CliRun b = run({"build", project.string(), "-o", built.string(),
-                    "--cache-dir", cache_.string(), "-j", "2"});
+    CliRun b = buildInto(project, built);
     EXPECT_EQ(b.exitCode, 0) << b.output;
     return run({"run", built.string(), "--device", "vulkan"});
   };
@@ -250,8 +257,7 @@ TEST_F(TuneTest, TheTunedLaunchShapeIsTheProgramDispatchsLaunchShape) {
   // size: the compiler refuses the 8x4 object, and the build says why.
   replaceInFile(kernel_ / "kernel.toml",
                 "workload_per_workgroup = [\"TILE * 2\", \"TILE\"]\n", "");
-  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
-           cache_.string()});
+  r = buildInto(project, built);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("workgroup size: expected 16x16x1, found "
                                   "8x4x1"));
@@ -266,8 +272,7 @@ TEST_F(TuneTest, TheTunedLaunchShapeIsTheProgramDispatchsLaunchShape) {
   toml.replace(toml.find("dynamic_shared_memory"), 0,
                "workload_per_workgroup = [\"TILE\"]\n");
   std::ofstream(kernel_ / "kernel.toml") << toml;
-  r = run({"build", project.string(), "-o", built.string(), "--cache-dir",
-           cache_.string()});
+  r = buildInto(project, built);
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("has the workload 512x512x1, but the "
                                   "workload_per_workgroup of variant "
@@ -284,17 +289,9 @@ TEST_F(TuneTest, AModuleCarriesTheWinnerOfEachDeviceModel) {
                             "backend = \"vulkan\"\nvalues = { TILE = 32, "
                             "WPT = 4, TILE_K = 8, UNROLL = 4, PAD = 1 }\n";
   std::ofstream(kernel_ / "tuned.toml") << other;
-  fs::path project = tmp_ / "project";
-  fs::create_directories(project);
-  std::ofstream(project / "workbench.toml")
-      << "[project]\nname = \"models\"\nprogram = \""
-      << (kSourceDir / "examples/quickstart/program.mlir").string()
-      << "\"\nkernels = [\"../matmul_tiled\"]\ntargets = [\"vulkan:1.2\"]\n";
+  fs::path project = quickstartProject();
   fs::path built = tmp_ / "built";
-  auto build = [&] {
-    return run({"build", project.string(), "-o", built.string(), "--cache-dir",
-                cache_.string(), "-j", "2"});
-  };
+  auto build = [&] { return buildInto(project, built); };
   CliRun r = build();
   ASSERT_EQ(r.exitCode, 0) << r.output;
   json jobs = kb::test::readJsonFile(built / "build.json").at("jobs");
