@@ -265,7 +265,7 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
                    describeFound(param)});
   }
   if (entry->reqntid && *entry->reqntid != abi.workgroupSize)
-    out.push_back({where + ": workgroup size: expected " +
+    out.push_back({where + ": " + std::string(kWorkgroupSizeMismatch) +
                    dims(abi.workgroupSize) + ", found .reqntid " +
                    dims(*entry->reqntid)});
   if (entry->maxntid && product(abi.workgroupSize) > product(*entry->maxntid))
@@ -420,7 +420,8 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
   std::optional<std::array<uint32_t, 3>> size =
       specializedWorkgroupSize(*entry, abi.specialization);
   if (!size) {
-    out.push_back({"workgroup size: expected " + dims(abi.workgroupSize) +
+    out.push_back({std::string(kWorkgroupSizeMismatch) +
+                   dims(abi.workgroupSize) +
                    ", found none (declare layout(local_size_x = ...) in)"});
   } else if (*size != abi.workgroupSize) {
     std::string note;
@@ -438,9 +439,9 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                      "local_size_" +
                          std::string(1, "xyz"[i]) + ")");
     }
-    out.push_back({"workgroup size: expected " + dims(abi.workgroupSize) +
-                   ", found " + dims(*size) + " (from " +
-                   entry->workgroupSizeSource + note + ")"});
+    out.push_back({std::string(kWorkgroupSizeMismatch) +
+                   dims(abi.workgroupSize) + ", found " + dims(*size) +
+                   " (from " + entry->workgroupSizeSource + note + ")"});
   }
   return out;
 }

@@ -26,6 +26,12 @@ struct AbiMismatch {
   std::string message;
 };
 
+/// What every workgroup-size mismatch's message says (PTX `.reqntid` and
+/// SPIR-V alike). The workbench finds it in the compiler's diagnostics to
+/// add its note on tuned launch shapes; one constant keeps the two together.
+inline constexpr std::string_view kWorkgroupSizeMismatch =
+    "workgroup size: expected ";
+
 /// The `.entry` of |ptx| that the kernel function |name| compiled to: the
 /// entry named exactly |name|, else the one entry whose mangled C++ name
 /// names a function |name| at global or namespace scope (`saxpy` finds

@@ -23,8 +23,9 @@ namespace {
 class Parser {
 public:
   Parser(const std::string &text, const std::map<std::string, double> &names,
-         bool conditions)
-      : text_(text), names_(names), conditions_(conditions) {}
+         bool conditions, std::string *unknownName)
+      : text_(text), names_(names), conditions_(conditions),
+        unknownName_(unknownName) {}
 
   StatusOr<double> parse() {
     KB_ASSIGN_OR_RETURN(double value, top());
@@ -233,6 +234,8 @@ private:
     for (const auto &[n, value] : names_)
       known += (known.empty() ? "" : ", ") + n;
     pos_ = start;
+    if (unknownName_)
+      *unknownName_ = word;
     return fail("unknown name `" + word +
                 "`; known names: " + (known.empty() ? "none" : known));
   }
@@ -241,22 +244,24 @@ private:
   const std::string &text_;
   const std::map<std::string, double> &names_;
   const bool conditions_;
+  std::string *const unknownName_;
   size_t pos_ = 0;
   int depth_ = 0;
 };
 
 } // namespace
 
-StatusOr<double>
-evaluateExpression(const std::string &text,
-                   const std::map<std::string, double> &names) {
-  return Parser(text, names, /*conditions=*/false).parse();
+StatusOr<double> evaluateExpression(const std::string &text,
+                                    const std::map<std::string, double> &names,
+                                    std::string *unknownName) {
+  return Parser(text, names, /*conditions=*/false, unknownName).parse();
 }
 
 StatusOr<bool> evaluateCondition(const std::string &text,
                                  const std::map<std::string, double> &names) {
-  KB_ASSIGN_OR_RETURN(double value,
-                      Parser(text, names, /*conditions=*/true).parse());
+  KB_ASSIGN_OR_RETURN(double value, Parser(text, names, /*conditions=*/true,
+                                           /*unknownName=*/nullptr)
+                                        .parse());
   return value != 0;
 }
 

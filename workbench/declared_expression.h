@@ -21,9 +21,12 @@
 namespace kb::workbench {
 
 /// Evaluates |text|. InvalidArgument for a syntax error, an unknown name, a
-/// division by zero or a result that is not finite.
+/// division by zero or a result that is not finite; for an unknown name,
+/// |unknownName| (when given) receives it, so that a caller can say why that
+/// name has no value without reading the message.
 StatusOr<double> evaluateExpression(const std::string &text,
-                                    const std::map<std::string, double> &names);
+                                    const std::map<std::string, double> &names,
+                                    std::string *unknownName = nullptr);
 
 /// Evaluates a condition (a `[tune] constraints` entry): the arithmetic of
 /// evaluateExpression plus `%` (integer remainder), comparisons (`<` `<=`

@@ -44,6 +44,13 @@ TEST(DeclaredExpressionTest, ErrorsSayWhatAndWhere) {
   EXPECT_THAT(unknown.status().message(), HasSubstr("column 5"));
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown name `Q`"));
   EXPECT_THAT(unknown.status().message(), HasSubstr("known names: M, zero"));
+  // The name itself, for callers that explain why it has no value.
+  std::string name;
+  EXPECT_FALSE(evaluateExpression("M + (Q2 * R)", names, &name).ok());
+  EXPECT_EQ(name, "Q2");
+  name.clear();
+  EXPECT_FALSE(evaluateExpression("M / zero", names, &name).ok());
+  EXPECT_EQ(name, "") << "not an unknown name";
   auto byZero = evaluateExpression("M / (zero*2)", names);
   ASSERT_FALSE(byZero.ok());
   EXPECT_THAT(byZero.status().message(), HasSubstr("division by zero"));

@@ -107,33 +107,32 @@ std::string formatNumber(double value) {
   return text;
 }
 
-/// Why a name of an expression has no value, where "unknown name" would
-/// mislead: a tuned name without a default or tuned value, or a define
-/// whose value is not an integer. Empty when neither.
+/// Why |unknown|, a name of an expression that has no value, has none,
+/// where "unknown name" alone would mislead: a tuned name without a default
+/// or tuned value, or a define whose value is not an integer; otherwise
+/// |error| with the names a launch value may use. Empty when no name was
+/// unknown (another error).
 std::string whyNoValue(const Kernel &kernel, const KernelSpec &spec,
-                       const std::string &error) {
-  auto unknown = [&](const std::string &name) {
-    return error.find("unknown name `" + name + "`") != std::string::npos;
-  };
+                       const std::string &unknown, const std::string &error) {
+  if (unknown.empty())
+    return "";
   for (const TuneParameter &p : kernel.tune.parameters)
-    if (unknown(p.name))
+    if (p.name == unknown)
       // `tune` loads the kernel too, so only a default makes it loadable.
       return "`" + p.name +
              "` is tuned and has no value here: a tuned name the launch "
              "shape uses needs a default in [tune] (`" +
              p.name + " = { values = [...], default = N }`)";
   for (const auto &[name, value] : spec.defines)
-    if (unknown(name))
+    if (name == unknown)
       return "the define `" + name + "` is \"" + value +
              "\", not an integer: a launch value uses integer names only";
-  if (error.find("unknown name") != std::string::npos)
-    return error +
-           " (a launch value may use integer `defines`, integer "
-           "[specialization] values and tuned names" +
-           (kernel.bench ? std::string(", and integer [bench] constants)")
-                         : std::string("; [bench] constants only when the "
-                                       "kernel is standalone)"));
-  return "";
+  return error +
+         " (a launch value may use integer `defines`, integer "
+         "[specialization] values and tuned names" +
+         (kernel.bench ? std::string(", and integer [bench] constants)")
+                       : std::string("; [bench] constants only when the "
+                                     "kernel is standalone)"));
 }
 
 /// |v| evaluated with |names|: an integer in [min, max].
@@ -144,9 +143,11 @@ StatusOr<int64_t> evaluate(const Kernel &kernel, const KernelSpec &spec,
   if (v.expression.empty())
     return v.value;
   std::string at = v.where + ": `" + v.key + "`: ";
-  StatusOr<double> value = evaluateExpression(v.expression, names);
+  std::string unknown;
+  StatusOr<double> value = evaluateExpression(v.expression, names, &unknown);
   if (!value.ok()) {
-    std::string why = whyNoValue(kernel, spec, value.status().message());
+    std::string why =
+        whyNoValue(kernel, spec, unknown, value.status().message());
     return invalidArgument(at + (why.empty() ? value.status().message() : why));
   }
   if (*value != std::floor(*value) || *value < static_cast<double>(min) ||

@@ -35,6 +35,7 @@
 
 #include "workbench/compiler_library.h"
 
+#include "common/abi_check.h"
 #include "common/paths.h"
 
 #include "toolchains/build_cache.h"
@@ -446,7 +447,7 @@ Status planMainProgram(const Project &project,
 /// workgroup size applies to standalone kernels only.
 std::string launchShapeNote(const Project &project,
                             const std::string &diagnostics) {
-  if (diagnostics.find("workgroup size: expected") == std::string::npos)
+  if (diagnostics.find(kWorkgroupSizeMismatch) == std::string::npos)
     return "";
   std::string note;
   for (const Kernel &kernel : project.kernels) {
