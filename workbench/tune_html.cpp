@@ -326,8 +326,9 @@ std::string header(const TuneRunInfo &info, const TuneSearchResult &result) {
   s << "<p>Strategy: " << toString(info.strategy) << "; "
     << result.results.size() << " configurations measured of "
     << info.candidates << " candidates (" << info.spaceSize
-    << " before the constraints); " << info.measured
-    << " measurements made, the others from the tune cache; "
+    << " in the [tune] space, before the constraints and the launch-shape "
+       "check); "
+    << info.measured << " measurements made, the others from the tune cache; "
     << svgNumber(info.seconds) << " s.</p>\n";
   if (result.best) {
     const TuneResult &best = result.results[*result.best];

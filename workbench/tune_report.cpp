@@ -197,8 +197,9 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                  toString(r->measurement.status),
                  firstMessageLine(r->measurement.message).c_str());
   std::fprintf(out,
-               "tuned %s on %s (%s): %zu configurations (%llu before the "
-               "constraints), %zu measurements made (the others from the "
+               "tuned %s on %s (%s): %zu configurations (%llu in the [tune] "
+               "space, before the constraints and the launch-shape check), "
+               "%zu measurements made (the others from the "
                "tune cache), %zu failed, %.1f s\n",
                info.kernel.c_str(), info.deviceName.c_str(),
                toString(info.strategy), result.results.size(),

@@ -28,7 +28,7 @@ struct TuneRunInfo {
   TuneStrategy strategy = TuneStrategy::Exhaustive;
   size_t budget = 0;        // configurations (0: none)
   double budgetSeconds = 0; // random's time budget (0: none)
-  uint64_t spaceSize = 0;   // before the constraints
+  uint64_t spaceSize = 0;   // before the constraints and launch-shape check
   size_t candidates = 0;    // after them (or sampled)
   size_t measured = 0;      // not from the cache
   double seconds = 0;

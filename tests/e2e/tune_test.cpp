@@ -409,8 +409,9 @@ TEST_F(TuneTest, AConfigurationThatCannotBeLaunchedIsNoCandidate) {
   CliRun r = tune();
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("1 configurations (2 before the "
-                                  "constraints)"));
+  EXPECT_THAT(r.output,
+              HasSubstr("1 configurations (2 in the [tune] space, "
+                        "before the constraints and the launch-shape check)"));
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("TILE=128")));
   EXPECT_THAT(readFile(kernel_ / "tuned.toml"), HasSubstr("TILE = 16"));
 
@@ -455,8 +456,9 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
   EXPECT_THAT(r.output, HasSubstr("PAD=1 TILE_K=16 UNROLL=4: compile-error"));
   EXPECT_THAT(r.output, HasSubstr("PAD=2 TILE_K=16 UNROLL=4: incorrect"));
   EXPECT_THAT(r.output, HasSubstr("PAD=0 TILE_K=1024 UNROLL=4: error"));
-  EXPECT_THAT(r.output, HasSubstr("4 configurations (6 before the "
-                                  "constraints)"));
+  EXPECT_THAT(r.output,
+              HasSubstr("4 configurations (6 in the [tune] space, "
+                        "before the constraints and the launch-shape check)"));
   json report = kb::test::readJsonFile(out_ / "tune.json");
   EXPECT_EQ(report.at("best").at("configuration"), "PAD=0 TILE_K=16 UNROLL=4");
   bool sawMessage = false;
@@ -514,8 +516,10 @@ TEST_F(TuneTest, APipelinedTuneBuildsTheNextBatchWhileMeasuring) {
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("compiling while measuring"));
-  EXPECT_THAT(r.output, HasSubstr("6 configurations (6 before the "
-                                  "constraints), 6 measurements made"));
+  EXPECT_THAT(r.output,
+              HasSubstr("6 configurations (6 in the [tune] space, "
+                        "before the constraints and the launch-shape check), "
+                        "6 measurements made"));
   EXPECT_TRUE(fs::exists(out_ / "build-0/build.json"));
   EXPECT_TRUE(fs::exists(out_ / "build-1/build.json"));
   json report = kb::test::readJsonFile(out_ / "tune.json");
@@ -578,8 +582,10 @@ TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {
   // The two finished configurations are not measured again.
   CliRun again = tune();
   ASSERT_EQ(again.exitCode, 0) << again.output;
-  EXPECT_THAT(again.output, HasSubstr("6 configurations (6 before the "
-                                      "constraints), 4 measurements made"));
+  EXPECT_THAT(again.output,
+              HasSubstr("6 configurations (6 in the [tune] space, "
+                        "before the constraints and the launch-shape check), "
+                        "4 measurements made"));
 }
 
 } // namespace
