@@ -79,9 +79,26 @@ if [ -f "$stage/tuned/program.kbm" ]; then
   step "tuned variant (vulkan)"  tuned_vk.log     -- expect_output 0 'tuned for NVIDIA H200' -- "$bin/kernel-bench" run "$stage/tuned" --device vulkan
 fi
 step "runtime_overhead bench"  overhead.log     -- "$bin/runtime_overhead" "$KB_CTS_KERNEL_DIR"
+# With the compiler staged (KB_COMPILER): `kernel-bench tune` of the tiled
+# matmul on CUDA (the host has nvcc, not glslc), serial and pipelined, from
+# empty caches (bench/tune_speed); bounded so it cannot eat the session.
+# The library is unpacked beside a copy of kernel-bench (where it looks
+# first) outside the stage, which stays as it was carried.
+if [ -f "$stage/compiler/libKBCompiler.so.xz" ]; then
+  cbin=$(mktemp -d /tmp/kb-gpu-compiler.XXXXXX)
+  cp "$bin/kernel-bench" "$cbin/"
+  xz -dc "$stage/compiler/libKBCompiler.so.xz" >"$cbin/libKBCompiler.so" 2>>"$logs/setup.log" ||
+    python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$stage/compiler/libKBCompiler.so.xz" "$cbin/libKBCompiler.so" 2>>"$logs/setup.log"
+  step "tune pipelined vs serial" tune.log      -- timeout 420 "$bin/tune_speed" \
+    "$root/bench/tune_speed/matmul_tiled_lavapipe.tune.json" --seeds 5 \
+    --kernel-bench "$cbin/kernel-bench" --kernel "$root/kernels/matmul_tiled" \
+    --device "${KB_TUNE_DEVICE:-cuda}"
+fi
 
 summary() {
   grep -h -E 'ratio|module load|pipeline creation' "$logs/overhead.log" 2>/dev/null
+  grep -h -E 'repeated from the tune cache|compiling while measuring' "$logs/tune.log" 2>/dev/null
   printf '%-28s %s\n' "check" "result"
   printf '%-28s %s\n' "-----" "------"
   for i in "${!names[@]}"; do

@@ -13,6 +13,10 @@
 # variants), its modules are staged too and the host runs the bundled
 # example end to end on both drivers.
 #
+# With KB_COMPILER=DIR (a build with LLVM and MLIR linked in statically,
+# tests/gpu/README.md), the compiler travels too, xz-compressed, so the host
+# can build and tune (the "tune" row: pipelined against serial on the H200).
+#
 # BUILD_DIR must be a runtime-only, statically linked build:
 #   cmake -S . -B build-gpu -G Ninja -DKB_ENABLE_COMPILER=OFF -DKB_STATIC_RUNTIME=ON
 set -euo pipefail
@@ -20,7 +24,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1 stage=${2:-$root/.carry/gpu}
 targets=(kernel-bench hal_cts_cuda hal_cts_vulkan cuda_driver_test
          cuda_call_order_test vulkan_driver_test vulkan_memory_test module_test
-         kb-make-test-modules runtime_overhead)
+         kb-make-test-modules runtime_overhead tune_speed)
 ninja -C "$build" "${targets[@]}"
 rm -rf "$stage"; mkdir -p "$stage/bin"
 for f in workbench/kernel-bench runtime/hal/cts/hal_cts_cuda \
@@ -28,7 +32,7 @@ for f in workbench/kernel-bench runtime/hal/cts/hal_cts_cuda \
          runtime/hal/drivers/cuda/cuda_call_order_test \
          runtime/hal/drivers/vulkan/vulkan_driver_test \
          runtime/hal/drivers/vulkan/vulkan_memory_test runtime/module/module_test \
-         bench/runtime_overhead/runtime_overhead; do
+         bench/runtime_overhead/runtime_overhead bench/tune_speed/tune_speed; do
   # Debug info would make the carried tree too large (64 MiB in all).
   objcopy --strip-debug "$build/$f" "$stage/bin/$(basename "$f")"
 done
@@ -58,6 +62,32 @@ if [ -n "${KB_TUNED:-}" ]; then
   [ -f "$KB_TUNED/program.kbm" ] || { echo "stage.sh: no program.kbm in $KB_TUNED" >&2; exit 1; }
   mkdir -p "$stage/tuned"
   cp "$KB_TUNED/program.kbm" "$stage/tuned/"
+fi
+# With KB_COMPILER=DIR: libKBCompiler.so with LLVM and MLIR inside, checked
+# here (it must need none of them, nor libstdc++, and must compile the
+# bundled example) and carried compressed: run_gpu_checks.sh unpacks it
+# beside kernel-bench, where kernel-bench looks for it first.
+if [ -n "${KB_COMPILER:-}" ]; then
+  ninja -C "$KB_COMPILER" KBCompiler
+  lib=$KB_COMPILER/workbench/libKBCompiler.so
+  if ldd "$lib" | grep -qE 'libstdc\+\+|libLLVM|libMLIR'; then
+    echo "stage.sh: $lib needs LLVM, MLIR or libstdc++ at run time; configure" \
+         "$KB_COMPILER with CC=clang-16 CXX=clang++-16 -DKB_STATIC_COMPILER=ON" \
+         "-DKB_STATIC_RUNTIME=ON (tests/gpu/README.md)" >&2
+    exit 1
+  fi
+  mkdir -p "$stage/compiler"
+  strip --strip-unneeded -o "$stage/compiler/libKBCompiler.so" "$lib"
+  cp "$stage/bin/kernel-bench" "$stage/compiler/"
+  smoke=$(mktemp -d /tmp/kb-stage-smoke.XXXXXX)
+  if ! "$stage/compiler/kernel-bench" build "$root/examples/quickstart" \
+         --target cuda:sm_90 -o "$smoke/out" >"$smoke/log" 2>&1; then
+    cat "$smoke/log" >&2
+    echo "stage.sh: the staged compiler could not build examples/quickstart" >&2
+    exit 1
+  fi
+  rm -rf "$smoke" "$stage/compiler/kernel-bench"
+  xz -T0 -6 "$stage/compiler/libKBCompiler.so"
 fi
 if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR|libcurl'; then
   echo "stage.sh: $build links libstdc++ or LLVM dynamically; configure it with" \

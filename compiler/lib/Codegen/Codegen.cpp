@@ -97,7 +97,9 @@ LogicalResult kb::generateAllVariants(Operation *module,
       if (variant.isExternal() || variant->hasAttr(kGeneratedAttrName))
         continue;
       auto start = std::chrono::steady_clock::now();
-      Generated g{executable, variant};
+      Generated g;
+      g.executable = executable;
+      g.variant = variant;
       if (failed(generateVariant(executable, variant, inProcess, g.binaries))) {
         failedAny = true;
         continue;

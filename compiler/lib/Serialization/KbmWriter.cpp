@@ -128,9 +128,12 @@ public:
                                         object.getData(), exports));
       }
     }
-    return kbm::CreateExecutable(
-        fbb, fbb.CreateString(executable.getSymName().str()),
-        fbb.CreateVector(variants));
+    // Children are written one statement at a time throughout: the order of
+    // a call's arguments is unspecified (GCC and Clang differ), and the
+    // module's bytes must not depend on the compiler that built us.
+    auto name = fbb.CreateString(executable.getSymName().str());
+    auto variantVector = fbb.CreateVector(variants);
+    return kbm::CreateExecutable(fbb, name, variantVector);
   }
 
   fb::Offset<fb::Vector<fb::Offset<kbm::Export>>>
@@ -160,12 +163,15 @@ public:
       for (const ::kb::SpecializationValue &v : pipeline.specialization)
         specialization.push_back(kbm::CreateSpecializationConstant(
             fbb, v.id, fbb.CreateString(v.name), v.size, v.bits));
+      auto entryName = fbb.CreateString(entry);
+      auto bindingVector = fbb.CreateVector(bindings);
+      auto constantVector = fbb.CreateVector(constants);
+      auto specializationVector =
+          specialization.empty() ? 0 : fbb.CreateVector(specialization);
       exports.push_back(kbm::CreateExport(
-          fbb, fbb.CreateString(entry), fbb.CreateVector(bindings),
-          fbb.CreateVector(constants), &workgroupSize,
+          fbb, entryName, bindingVector, constantVector, &workgroupSize,
           static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp)),
-          pipeline.subgroupSize, pipeline.fullSubgroups,
-          specialization.empty() ? 0 : fbb.CreateVector(specialization),
+          pipeline.subgroupSize, pipeline.fullSubgroups, specializationVector,
           &workloadPerWorkgroup));
     }
     return fbb.CreateVector(exports);
@@ -178,9 +184,10 @@ public:
                StringRef device = {}) {
     auto bytes = fbb.CreateVector(
         reinterpret_cast<const uint8_t *>(data.data()), data.size());
-    return kbm::CreateExecutableVariant(
-        fbb, format, fbb.CreateString(target.str()), role, bytes, exports,
-        device.empty() ? 0 : fbb.CreateString(device.str()));
+    auto targetName = fbb.CreateString(target.str());
+    auto deviceName = device.empty() ? 0 : fbb.CreateString(device.str());
+    return kbm::CreateExecutableVariant(fbb, format, targetName, role, bytes,
+                                        exports, deviceName);
   }
 
   fb::Offset<kbm::InitSpec> writeInit(DictionaryAttr init) {
@@ -230,10 +237,25 @@ public:
     auto structs = [&](const auto &v) {
       return v.empty() ? 0 : fbb.CreateVectorOfStructs(v);
     };
-    auto dispatch = kbm::CreateDispatch(fbb, executableIndex, exportIndex,
-                                        structs(bindings), structs(values), 0,
-                                        &count, &workloadDims);
+    auto bindingVector = structs(bindings);
+    auto valueVector = structs(values);
+    auto dispatch =
+        kbm::CreateDispatch(fbb, executableIndex, exportIndex, bindingVector,
+                            valueVector, 0, &count, &workloadDims);
     return kbm::CreateOp(fbb, kbm::Command::Dispatch, dispatch.Union());
+  }
+
+  fb::Offset<kbm::Function>
+  writeFunction(StringRef name,
+                const std::vector<fb::Offset<kbm::Buffer>> &buffers,
+                const std::vector<fb::Offset<kbm::Op>> &ops,
+                const std::vector<fb::Offset<kbm::Output>> &outputs) {
+    auto functionName = fbb.CreateString(name.str());
+    auto bufferVector = fbb.CreateVector(buffers);
+    auto opVector = fbb.CreateVector(ops);
+    auto outputVector = fbb.CreateVector(outputs);
+    return kbm::CreateFunction(fbb, functionName, bufferVector, opVector,
+                               outputVector);
   }
 
   fb::Offset<kbm::Op> writeAlloc(unsigned buffer) {
@@ -249,12 +271,15 @@ public:
                        StringRef entryFunction,
                        std::vector<fb::Offset<kbm::Benchmark>> &benchmarks,
                        std::string &bytes) {
+    auto moduleName = fbb.CreateString(name.str());
+    auto executableVector = fbb.CreateVector(executables);
+    auto functionVector = fbb.CreateVector(functions);
+    auto entryName =
+        entryFunction.empty() ? 0 : fbb.CreateString(entryFunction.str());
+    auto benchmarkVector = fbb.CreateVector(benchmarks);
     auto module = kbm::CreateModule(
-        fbb, static_cast<uint32_t>(kbm::SchemaVersion::Current),
-        fbb.CreateString(name.str()), fbb.CreateVector(executables),
-        fbb.CreateVector(functions),
-        entryFunction.empty() ? 0 : fbb.CreateString(entryFunction.str()),
-        fbb.CreateVector(benchmarks));
+        fbb, static_cast<uint32_t>(kbm::SchemaVersion::Current), moduleName,
+        executableVector, functionVector, entryName, benchmarkVector);
     kbm::FinishModuleBuffer(fbb, module);
     fb::Verifier verifier(fbb.GetBufferPointer(), fbb.GetSize());
     if (!kbm::VerifyModuleBuffer(verifier))
@@ -268,6 +293,11 @@ public:
 
 /// The program's view of one host function.
 struct HostFunctionWriter {
+  HostFunctionWriter(ModuleWriter &writer,
+                     llvm::StringMap<unsigned> &executableIndex,
+                     SymbolTable &symbols)
+      : writer(writer), executableIndex(executableIndex), symbols(symbols) {}
+
   ModuleWriter &writer;
   llvm::StringMap<unsigned> &executableIndex;
   SymbolTable &symbols;
@@ -396,9 +426,9 @@ struct HostFunctionWriter {
         writer.writeInit(buildInitSpec(alloc.getContext(), *type, isInput, seed,
                                        getDeclaredInit(alloc.getResult())));
     std::string name = getBufferName(alloc.getResult(), index);
-    buffers.push_back(
-        kbm::CreateBuffer(writer.fbb, writer.fbb.CreateString(name),
-                          toKbm(*type), static_cast<uint64_t>(*count), init));
+    auto bufferName = writer.fbb.CreateString(name);
+    buffers.push_back(kbm::CreateBuffer(writer.fbb, bufferName, toKbm(*type),
+                                        static_cast<uint64_t>(*count), init));
     bufferIndex[alloc.getResult()] = index;
     lastRead.push_back(-1);
     lastWrite.push_back(-1);
@@ -493,10 +523,7 @@ struct HostFunctionWriter {
     for (unsigned i = 0; i < buffers.size(); ++i)
       if (lastWrite[i] >= 0 && lastRead[i] <= lastWrite[i])
         outputs.push_back(kbm::CreateOutput(writer.fbb, i));
-    return kbm::CreateFunction(
-        writer.fbb, writer.fbb.CreateString(func.getSymName().str()),
-        writer.fbb.CreateVector(buffers), writer.fbb.CreateVector(ops),
-        writer.fbb.CreateVector(outputs));
+    return writer.writeFunction(func.getSymName(), buffers, ops, outputs);
   }
 };
 
@@ -604,9 +631,11 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
             bufferName = (executableName.getValue() + "." + n.getValue()).str();
             break;
           }
-    bufferOffsets.push_back(kbm::CreateBuffer(
-        writer.fbb, writer.fbb.CreateString(bufferName), toKbm(*type),
-        count.getValue().getZExtValue(), writer.writeInit(init)));
+    auto bufferNameOffset = writer.fbb.CreateString(bufferName);
+    auto initOffset = writer.writeInit(init);
+    bufferOffsets.push_back(
+        kbm::CreateBuffer(writer.fbb, bufferNameOffset, toKbm(*type),
+                          count.getValue().getZExtValue(), initOffset));
     ops.push_back(writer.writeAlloc(i));
     if (output.getValue())
       outputs.push_back(kbm::CreateOutput(writer.fbb, i));
@@ -626,10 +655,8 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
   ops.push_back(writer.writeDispatch(
       0, exportIndex, exportOp, bindings.asArrayRef(), values,
       workload.asArrayRef(), workgroupCount.asArrayRef()));
-  std::vector<fb::Offset<kbm::Function>> functions = {kbm::CreateFunction(
-      writer.fbb, writer.fbb.CreateString(name.getValue().str()),
-      writer.fbb.CreateVector(bufferOffsets), writer.fbb.CreateVector(ops),
-      writer.fbb.CreateVector(outputs))};
+  std::vector<fb::Offset<kbm::Function>> functions = {
+      writer.writeFunction(name.getValue(), bufferOffsets, ops, outputs)};
   std::vector<fb::Offset<kbm::Benchmark>> benchmarks = {kbm::CreateBenchmark(
       writer.fbb, writer.fbb.CreateString(name.getValue().str()), 0,
       dispatchOp)};

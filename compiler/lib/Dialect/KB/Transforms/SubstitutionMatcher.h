@@ -42,17 +42,17 @@ struct Request {
   /// its [specialization] settings (resolved against the object's SPIR-V).
   uint32_t subgroupSize = 0;
   bool fullSubgroups = false;
-  std::vector<::kb::SpecializationSetting> specialization;
+  std::vector<::kb::SpecializationSetting> specialization = {};
   /// `launch`: the workgroup size and workload per workgroup the object runs
   /// with in place of the export's (kb.workgroup_size,
   /// kb.workload_per_workgroup on its variants); empty: the export's.
-  SmallVector<int64_t, 3> workgroupSize;
-  SmallVector<int64_t, 3> workloadPerWorkgroup;
+  SmallVector<int64_t, 3> workgroupSize = {};
+  SmallVector<int64_t, 3> workloadPerWorkgroup = {};
   /// `launch`'s `device=MODEL` (last; it takes the rest of the entry): the
   /// object was tuned for that device model and goes into a variant of its
   /// own beside the one for any device (kb.device); empty: it replaces the
   /// variant for any device.
-  std::string device;
+  std::string device = {};
 };
 
 struct ResolvedKey {

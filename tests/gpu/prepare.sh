@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Everything the GPU host needs, prepared on the build machine in one go
+# (the steps of tests/gpu/README.md): the runtime-only build (build-gpu), the
+# compiler with LLVM and MLIR linked in (build-portable, Clang 16), the
+# quickstart built twice (plain, and with the matmul tuned for the H200),
+# the Vulkan loader packages in .gl/, and the stage in .carry/gpu.
+#
+#   tests/gpu/prepare.sh [BUILD_DIR]     (default: build, a build with the compiler)
+#
+# Then carry .carry/gpu and .gl to the host and run
+# `tests/gpu/run_gpu_checks.sh .carry/gpu` there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+build=$(cd "${1:-build}" && pwd)
+kb=$build/workbench/kernel-bench
+if [ ! -f "$build/workbench/libKBCompiler.so" ]; then
+  echo "prepare.sh: $build has no compiler (libKBCompiler.so); build it first:" \
+       "cmake --preset default && cmake --build build" >&2
+  exit 2
+fi
+work=$(mktemp -d /tmp/kb-gpu-prepare.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DKB_ENABLE_COMPILER=OFF -DKB_ENABLE_REMOTE_CACHE=OFF -DKB_STATIC_RUNTIME=ON >/dev/null
+cmake --preset portable-compiler >/dev/null
+cmake --build --preset portable-compiler
+
+"$kb" build examples/quickstart -o "$work/quickstart"
+# The matmul tuned for "NVIDIA H200" on both backends: the runtime must pick
+# that variant there ("tuned variant" rows). The project names the kernel by
+# a relative path, as projects do.
+cp -r kernels/matmul_tiled "$work/mt"
+values='values = { TILE = 32, WPT = 4, TILE_K = 32, UNROLL = 8, PAD = 1 }'
+printf '%s\n' '[[best]]' 'device = "NVIDIA H200"' 'backend = "cuda"' "$values" '' \
+  '[[best]]' 'device = "NVIDIA H200"' 'backend = "vulkan"' "$values" >"$work/mt/tuned.toml"
+mkdir -p "$work/tp"
+printf '%s\n' '[project]' 'name = "tuned"' "program = \"$root/examples/quickstart/program.mlir\"" \
+  'kernels = ["../mt"]' 'targets = ["cuda:sm_90", "vulkan:1.2"]' >"$work/tp/workbench.toml"
+"$kb" build "$work/tp" -o "$work/tuned"
+
+KB_COMPILER=build-portable KB_QUICKSTART=$work/quickstart KB_TUNED=$work/tuned \
+  tests/gpu/stage.sh build-gpu
+
+# The host's NVIDIA Vulkan driver needs the loader and glvnd (Debian 12 amd64).
+if ! ls .gl/*.deb >/dev/null 2>&1; then
+  mkdir -p .gl "$work/apt/partial"
+  o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$work/apt")
+  if ! { apt-get "${o[@]}" update -q && (cd .gl && apt-get "${o[@]}" download \
+        libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2); } >"$work/apt.log" 2>&1; then
+    cat "$work/apt.log" >&2
+    echo "prepare.sh: could not download the Vulkan loader packages into .gl/;" \
+         "the host's Vulkan checks will fail without them" >&2
+    exit 1
+  fi
+fi
+echo "carry: .carry/gpu .gl ($(du -sch .carry/gpu .gl | tail -1 | cut -f1)); on the host:" \
+     "tests/gpu/run_gpu_checks.sh .carry/gpu"
