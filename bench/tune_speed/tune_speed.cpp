@@ -211,9 +211,16 @@ double timeTune(const std::string &kernelBench, const fs::path &tmp,
           .count();
   if (rc != 0) {
     bool noDevice = WIFEXITED(rc) && WEXITSTATUS(rc) == 77;
-    std::fprintf(stderr, "tune_speed: `%s` %s (its output: %s)\n",
-                 command.c_str(), noDevice ? "found no such device" : "failed",
-                 (tmp / "log").c_str());
+    std::fprintf(stderr, "tune_speed: `%s` %s; the end of its output:\n",
+                 command.c_str(), noDevice ? "found no such device" : "failed");
+    // The log goes with the temporary directory: show its end here.
+    std::ifstream log(tmp / "log");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(log, line);)
+      lines.push_back(line);
+    for (size_t i = lines.size() > 40 ? lines.size() - 40 : 0; i < lines.size();
+         ++i)
+      std::fprintf(stderr, "  %s\n", lines[i].c_str());
     return noDevice ? kNoDevice : -1;
   }
   return s;

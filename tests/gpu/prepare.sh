@@ -43,17 +43,24 @@ printf '%s\n' '[project]' 'name = "tuned"' "program = \"$root/examples/quickstar
 KB_COMPILER=build-portable KB_QUICKSTART=$work/quickstart KB_TUNED=$work/tuned \
   tests/gpu/stage.sh build-gpu
 
-# The host's NVIDIA Vulkan driver needs the loader and glvnd (Debian 12 amd64).
-if ! ls .gl/*.deb >/dev/null 2>&1; then
-  mkdir -p .gl "$work/apt/partial"
+# The host's NVIDIA Vulkan driver needs the loader and glvnd (Debian 12
+# amd64); each package is downloaded unless .gl/ has it, and a download goes
+# to .gl/ only when it succeeded.
+missing=()
+for p in libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2; do
+  ls .gl/"${p}"_*.deb >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  mkdir -p .gl "$work/apt/partial" "$work/debs"
   o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 "-oDir::State::Lists=$work/apt")
-  if ! { apt-get "${o[@]}" update -q && (cd .gl && apt-get "${o[@]}" download \
-        libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2); } >"$work/apt.log" 2>&1; then
+  if ! { apt-get "${o[@]}" update -q && (cd "$work/debs" && apt-get "${o[@]}" download \
+        "${missing[@]}"); } >"$work/apt.log" 2>&1; then
     cat "$work/apt.log" >&2
-    echo "prepare.sh: could not download the Vulkan loader packages into .gl/;" \
+    echo "prepare.sh: could not download ${missing[*]} into .gl/;" \
          "the host's Vulkan checks will fail without them" >&2
     exit 1
   fi
+  mv "$work"/debs/*.deb .gl/
 fi
 echo "carry: .carry/gpu .gl ($(du -sch .carry/gpu .gl | tail -1 | cut -f1)); on the host:" \
      "tests/gpu/run_gpu_checks.sh .carry/gpu"

@@ -6,7 +6,8 @@
 #
 # Logs: one file per check in a work folder; when $OUT is set (the device
 # tool), $OUT gets at most three files, flat: summary.txt, checks.log (every
-# check's log, one after the other) and overhead.log.
+# check's log, one after the other; both rewritten after every check) and
+# overhead.log.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(cd "${1:-$root/.carry/gpu}" && pwd) || { echo "no stage folder; run tests/gpu/stage.sh first" >&2; exit 2; }
@@ -16,7 +17,7 @@ logs=$(mktemp -d /tmp/kb-gpu-logs.XXXXXX)
 # carried in .gl/ (tests/gpu/README.md), then point the loader at NVIDIA's ICD.
 # A machine that has the loader and glvnd (a dry run on the build machine) is
 # left as it is.
-ldcache=$(ldconfig -p 2>/dev/null)
+ldcache=$({ command -v ldconfig >/dev/null && ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null)
 has_lib() { grep -q "$1 " <<<"$ldcache"; }
 if ls "$root"/.gl/*.deb >/dev/null 2>&1 &&
    ! { has_lib 'libvulkan\.so\.1' && has_lib 'libGLdispatch\.so\.0'; }; then
@@ -30,6 +31,24 @@ fi
 export KB_CTS_KERNEL_DIR=$stage/kernels
 
 names=() results=() logfiles=()
+summary() {
+  grep -h -E 'ratio|module load|pipeline creation' "$logs/overhead.log" 2>/dev/null
+  grep -h -E 'repeated from the tune cache|compiling while measuring' "$logs/tune.log" 2>/dev/null
+  printf '%-28s %s\n' "check" "result"
+  printf '%-28s %s\n' "-----" "------"
+  for i in "${!names[@]}"; do
+    printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
+  done
+}
+# $OUT is written after every check, so a run cut short (the device tool's
+# time limit) still brings back what was done.
+[ -n "${OUT:-}" ] && mkdir -p "$OUT" && : >"$OUT/checks.log"
+record() { # index
+  [ -n "${OUT:-}" ] || return 0
+  printf '\n===== %s (%s): %s =====\n' "${names[$1]}" "${logfiles[$1]}" "${results[$1]}" >>"$OUT/checks.log"
+  cat "$logs/${logfiles[$1]}" >>"$OUT/checks.log"
+  summary >"$OUT/summary.txt"
+}
 step() { # name logfile -- command...
   local name=$1 log=$2; shift 3
   "$@" >"$logs/$log" 2>&1
@@ -43,6 +62,12 @@ step() { # name logfile -- command...
   elif [ "$skipped" -gt 0 ]; then verdict="PASS ($passed, $skipped skipped)"
   fi
   names+=("$name"); results+=("$verdict"); logfiles+=("$log")
+  record $((${#names[@]} - 1))
+}
+skip() { # name logfile reason
+  echo "$3" >"$logs/$2"
+  names+=("$1"); results+=("SKIP ($3)"); logfiles+=("$2")
+  record $((${#names[@]} - 1))
 }
 gtest() { "$@" --gtest_color=no; }
 expect_rc() { # want -- command...  (exit 0 when the command exits with |want|)
@@ -98,35 +123,31 @@ step "runtime_overhead bench"  overhead.log     -- "$bin/runtime_overhead" "$KB_
 # empty caches (bench/tune_speed); bounded so it cannot eat the session.
 # The library is unpacked beside a copy of kernel-bench (where it looks
 # first) outside the stage, which stays as it was carried.
+# nvcc needs a host C++ compiler (gcc, as -ccbin); the tune row says SKIP,
+# with the reason, where either is missing.
+nvcc=$(command -v nvcc || ls "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
 if [ -f "$stage/compiler/libKBCompiler.so.xz" ]; then
-  cbin=$(mktemp -d /tmp/kb-gpu-compiler.XXXXXX)
-  cp "$bin/kernel-bench" "$cbin/"
-  xz -dc "$stage/compiler/libKBCompiler.so.xz" >"$cbin/libKBCompiler.so" 2>>"$logs/setup.log" ||
-    python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-      "$stage/compiler/libKBCompiler.so.xz" "$cbin/libKBCompiler.so" 2>>"$logs/setup.log"
-  step "tune pipelined vs serial" tune.log      -- timeout 420 "$bin/tune_speed" \
-    "$root/bench/tune_speed/matmul_tiled_lavapipe.tune.json" --seeds 5 \
-    --kernel-bench "$cbin/kernel-bench" --kernel "$root/kernels/matmul_tiled" \
-    --device "${KB_TUNE_DEVICE:-cuda}"
+  if [ "${KB_TUNE_DEVICE:-cuda}" = cuda ] && [ -z "$nvcc" ]; then
+    skip "tune pipelined vs serial" tune.log "no nvcc on PATH, \$CUDA_PATH/bin or /usr/local/cuda/bin"
+  elif [ "${KB_TUNE_DEVICE:-cuda}" = cuda ] && ! command -v gcc >/dev/null; then
+    skip "tune pipelined vs serial" tune.log "no gcc for nvcc's host code"
+  else
+    cbin=$(mktemp -d /tmp/kb-gpu-compiler.XXXXXX)
+    cp "$bin/kernel-bench" "$cbin/"
+    xz -dc "$stage/compiler/libKBCompiler.so.xz" >"$cbin/libKBCompiler.so" 2>>"$logs/setup.log" ||
+      python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+        "$stage/compiler/libKBCompiler.so.xz" "$cbin/libKBCompiler.so" 2>>"$logs/setup.log"
+    step "tune pipelined vs serial" tune.log      -- timeout "${KB_TUNE_TIMEOUT:-240}" "$bin/tune_speed" \
+      "$root/bench/tune_speed/matmul_tiled_lavapipe.tune.json" --seeds 5 \
+      --kernel-bench "$cbin/kernel-bench" --kernel "$root/kernels/matmul_tiled" \
+      --device "${KB_TUNE_DEVICE:-cuda}"
+    rm -rf "$cbin"
+  fi
 fi
 
-summary() {
-  grep -h -E 'ratio|module load|pipeline creation' "$logs/overhead.log" 2>/dev/null
-  grep -h -E 'repeated from the tune cache|compiling while measuring' "$logs/tune.log" 2>/dev/null
-  printf '%-28s %s\n' "check" "result"
-  printf '%-28s %s\n' "-----" "------"
-  for i in "${!names[@]}"; do
-    printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
-  done
-}
 status=0
 for r in "${results[@]}"; do case "$r" in FAIL*) status=1 ;; esac; done
 if [ -n "${OUT:-}" ]; then
-  mkdir -p "$OUT"
-  for i in "${!names[@]}"; do
-    printf '\n===== %s (%s): %s =====\n' "${names[$i]}" "${logfiles[$i]}" "${results[$i]}"
-    cat "$logs/${logfiles[$i]}"
-  done >"$OUT/checks.log"
   [ -f "$logs/setup.log" ] && { echo "===== setup ====="; cat "$logs/setup.log"; } >>"$OUT/checks.log"
   cp "$logs/overhead.log" "$OUT/overhead.log" 2>/dev/null
   summary >"$OUT/summary.txt"

@@ -80,13 +80,15 @@ if [ -n "${KB_COMPILER:-}" ]; then
   strip --strip-unneeded -o "$stage/compiler/libKBCompiler.so" "$lib"
   cp "$stage/bin/kernel-bench" "$stage/compiler/"
   smoke=$(mktemp -d /tmp/kb-stage-smoke.XXXXXX)
+  trap 'rm -rf "$smoke"' EXIT
   if ! "$stage/compiler/kernel-bench" build "$root/examples/quickstart" \
-         --target cuda:sm_90 -o "$smoke/out" >"$smoke/log" 2>&1; then
+         --target cuda:sm_90 --no-cache -o "$smoke/out" >"$smoke/log" 2>&1; then
     cat "$smoke/log" >&2
+    rm -rf "$stage/compiler"
     echo "stage.sh: the staged compiler could not build examples/quickstart" >&2
     exit 1
   fi
-  rm -rf "$smoke" "$stage/compiler/kernel-bench"
+  rm -f "$stage/compiler/kernel-bench"
   xz -T0 -6 "$stage/compiler/libKBCompiler.so"
 fi
 if ldd "$stage/bin/kernel-bench" | grep -qE 'libstdc\+\+|libLLVM|libMLIR|libcurl'; then
