@@ -4,6 +4,7 @@
 #include "common/process.h"
 #include "workbench/declared_figures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <set>
@@ -235,7 +236,8 @@ void addCompiled(const CompiledModule &m, json &out) {
                              {"kernel", optionalString(s.kernel)},
                              {"manifest", optionalString(s.manifest)},
                              {"file", s.file},
-                             {"reference", s.reference}});
+                             {"reference", s.reference},
+                             {"device", optionalString(s.device)}});
   out["substitutions"] = std::move(substitutions);
   json benchmarks = json::array();
   for (const driver::BenchmarkRecord &b : m.benchmarks)
@@ -352,7 +354,8 @@ bool readCompiled(const json &j, std::optional<CompiledModule> &out) {
       if (!read(s, "executable", e.executable) ||
           !read(s, "variant", e.variant) || !read(s, "kind", e.kind) ||
           !read(s, "kernel", e.kernel) || !read(s, "manifest", e.manifest) ||
-          !read(s, "file", e.file) || !read(s, "reference", e.reference))
+          !read(s, "file", e.file) || !read(s, "reference", e.reference) ||
+          !read(s, "device", e.device))
         return false;
       m.substitutions.push_back(std::move(e));
     }
@@ -491,11 +494,30 @@ size_t ProgramRecord::benchmarkCount() const {
   return n;
 }
 
-size_t ProgramRecord::substitutionCount() const {
-  size_t n = compiled ? compiled->substitutions.size() : 0;
-  for (const StandaloneRecord &s : standalone)
-    n += s.compiled ? s.compiled->substitutions.size() : 0;
+/// The substitutions of every module compiled for which |tuned| is whether
+/// they carry a device model.
+static size_t countSubstitutions(const ProgramRecord &r, bool tuned) {
+  auto count = [&](const std::optional<CompiledModule> &m) {
+    if (!m)
+      return size_t{0};
+    return static_cast<size_t>(
+        std::count_if(m->substitutions.begin(), m->substitutions.end(),
+                      [&](const SubstitutionEntry &e) {
+                        return e.device.has_value() == tuned;
+                      }));
+  };
+  size_t n = count(r.compiled);
+  for (const StandaloneRecord &s : r.standalone)
+    n += count(s.compiled);
   return n;
+}
+
+size_t ProgramRecord::substitutionCount() const {
+  return countSubstitutions(*this, /*tuned=*/false);
+}
+
+size_t ProgramRecord::tunedVariantCount() const {
+  return countSubstitutions(*this, /*tuned=*/true);
 }
 
 } // namespace kb::workbench

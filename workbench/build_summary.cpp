@@ -104,8 +104,10 @@ std::string buildSummaryLine(const BuildReport &report,
         summary << (cached ? "program.kbm (cached), " : "program.kbm, ");
       else if (cached)
         summary << "programs cached, ";
-      summary << plural(program.substitutionCount(), "substitution") << ", "
-              << plural(program.benchmarkCount(), "benchmark") << "; ";
+      summary << plural(program.substitutionCount(), "substitution");
+      if (size_t tuned = program.tunedVariantCount())
+        summary << " (+" << plural(tuned, "variant") << " tuned for a device)";
+      summary << ", " << plural(program.benchmarkCount(), "benchmark") << "; ";
     }
     summary << displayPath(reportPath);
   }

@@ -95,7 +95,8 @@ driver::CompileResult fromC(const kbCompilerResult &c) {
   for (size_t i = 0; i < c.substitutionCount; ++i) {
     const kbCompilerAppliedSubstitution &s = c.substitutions[i];
     r.substitutions.push_back({str(s.executable), str(s.variant), str(s.kind),
-                               str(s.file), str(s.reference), str(s.origin)});
+                               str(s.file), str(s.reference), str(s.origin),
+                               str(s.device)});
   }
   for (size_t i = 0; i < c.codegenCount; ++i) {
     const kbCompilerCodegenRecord &g = c.codegen[i];

@@ -33,6 +33,9 @@ struct SubstitutionEntry {
   /// Relative to the output directory when below it.
   std::string file;
   std::string reference;
+  /// The device model the object was tuned for (its own variant, chosen at
+  /// run time on that model); nullopt: it serves any device.
+  std::optional<std::string> device;
 };
 
 /// What one compile was asked and what it produced.
@@ -75,9 +78,11 @@ struct ProgramRecord {
   /// Set when the step finished: whether it reused the previous outputs.
   std::optional<bool> cached;
 
-  /// Benchmarks and substitutions of every module compiled.
+  /// Benchmarks and substitutions of every module compiled; the variants
+  /// tuned for a device model are counted apart from the substitutions.
   size_t benchmarkCount() const;
   size_t substitutionCount() const;
+  size_t tunedVariantCount() const;
 };
 
 /// The no-op stamp: the key of everything the step read, the sha256 of

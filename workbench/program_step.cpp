@@ -124,6 +124,8 @@ void recordResult(const driver::CompileResult &result,
       entry.manifest = s.origin;
     entry.file = relativeTo(s.file, outputDir);
     entry.reference = s.reference;
+    if (!s.device.empty())
+      entry.device = s.device;
     compiled.substitutions.push_back(std::move(entry));
   }
   compiled.benchmarks = result.benchmarks;

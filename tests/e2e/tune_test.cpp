@@ -300,6 +300,16 @@ TEST_F(TuneTest, AModuleCarriesTheWinnerOfEachDeviceModel) {
   EXPECT_EQ(jobs[1].at("tuned_for"), "Other GPU");
   EXPECT_EQ(jobs[1].at("kernel"), "matmul_tiled@other-gpu");
   EXPECT_THAT(jobs[1].at("commands").dump(), HasSubstr("TILE=32"));
+  // The tuned variant is a substitution of its own, named with its model,
+  // and counted apart from the substitutions for any device.
+  json substitutions = kb::test::readJsonFile(built / "build.json")
+                           .at("program")
+                           .at("substitutions");
+  ASSERT_EQ(substitutions.size(), 2u) << substitutions.dump(2);
+  EXPECT_EQ(substitutions[0].at("device"), nullptr);
+  EXPECT_EQ(substitutions[1].at("device"), "Other GPU");
+  EXPECT_THAT(r.output, HasSubstr("1 substitution (+1 variant tuned for a "
+                                  "device)"));
   r = run({"run", built.string(), "--device", "vulkan"});
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;

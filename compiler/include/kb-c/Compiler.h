@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 5
+#define KB_COMPILER_API_VERSION 6
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -101,6 +101,7 @@ typedef struct kbCompilerAppliedSubstitution {
   const char *file;
   const char *reference;
   const char *origin;
+  const char *device; /* "" unless the object was tuned for a device model */
 } kbCompilerAppliedSubstitution;
 
 typedef struct kbCompilerCodegenRecord {

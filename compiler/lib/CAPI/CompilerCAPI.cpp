@@ -96,7 +96,8 @@ struct OwnedResult : kbCompilerResult {
     for (const AppliedSubstitution &s : cpp.substitutions)
       substitutionItems.push_back({s.executable.c_str(), s.variant.c_str(),
                                    s.kind.c_str(), s.file.c_str(),
-                                   s.reference.c_str(), s.origin.c_str()});
+                                   s.reference.c_str(), s.origin.c_str(),
+                                   s.device.c_str()});
     for (const CodegenRecord &r : cpp.codegen)
       codegenItems.push_back({r.executable.c_str(), r.variant.c_str(),
                               r.target.c_str(), r.milliseconds,

@@ -497,8 +497,8 @@ static CompileResult compilePipeline(const CompileOptions &options) {
     result.notes.push_back(kbir::formatSubstitutionNote(record));
     result.substitutions.push_back(
         {record.executable, record.variant, record.kind, record.file,
-         record.reference,
-         findOrigin(options, record.executable, record.file)});
+         record.reference, findOrigin(options, record.executable, record.file),
+         record.device});
   }
 
   // Dumps run after the output is printed and before it is kept, so that on

@@ -153,6 +153,9 @@ struct AppliedSubstitution {
   std::string reference;
   /// The origin of the matching Substitution, when one was given.
   std::string origin;
+  /// Object substitution tuned for a device model: its own variant, chosen
+  /// at run time on that model only; empty: for any device.
+  std::string device;
 };
 
 struct CompileResult {

@@ -350,6 +350,8 @@ void SubstituteExecutablesPass::record(SubstitutionRecord r) {
     fields.push_back(b.getNamedAttr("variant", b.getStringAttr(r.variant)));
   if (!r.reference.empty())
     fields.push_back(b.getNamedAttr("reference", b.getStringAttr(r.reference)));
+  if (!r.device.empty())
+    fields.push_back(b.getNamedAttr("device", b.getStringAttr(r.device)));
   records_.push_back(b.getDictionaryAttr(fields));
   if (printNotes)
     llvm::errs() << formatSubstitutionNote(r) << "\n";
@@ -529,7 +531,7 @@ SubstituteExecutablesPass::substituteObjects(const ObjectMatches &objects) {
         continue;
       }
       record({executable.getSymName().str(), applied->getSymName().str(),
-              "object", *path, referenceName});
+              "object", *path, referenceName, request.device});
     }
   }
   return failure(!ok);

@@ -32,7 +32,7 @@ mlir::kb::readSubstitutionRecords(ModuleOp module) {
       continue;
     records.push_back({get(dict, "executable"), get(dict, "variant"),
                        get(dict, "kind"), get(dict, "file"),
-                       get(dict, "reference")});
+                       get(dict, "reference"), get(dict, "device")});
   }
   return records;
 }
@@ -44,6 +44,8 @@ std::string mlir::kb::formatSubstitutionNote(const SubstitutionRecord &record) {
   std::string note = "NOTE: kb.executable @" + record.executable +
                      " variant @" + record.variant +
                      " substituted with object file '" + record.file + "'";
+  if (!record.device.empty())
+    note += " (tuned for " + record.device + ")";
   if (!record.reference.empty())
     note += "; generated variant kept as @" + record.reference;
   return note;

@@ -23,6 +23,7 @@
 // RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx,saxpy=saxpy.ptx,saxpy=saxpy.ptx launch=shared_memory=1;device=H200,shared_memory=2,shared_memory=3;device=A100 search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=TUNED
 // RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=device=H200;x=y search-paths=%S/Inputs print-notes=false})' | FileCheck %s --check-prefix=LONE
 // RUN: not kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=shared_memory=1;device= search-paths=%S/Inputs})' 2>&1 | FileCheck %s --check-prefix=NOMODEL
+// RUN: kb-opt %s --pass-pipeline='builtin.module(kb-substitute-executables{substitutions=saxpy=saxpy.ptx launch=device=H200 search-paths=%S/Inputs})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TUNEDNOTE
 
 // CHECK: kb.export @saxpy
 // CHECK-NOT: shared_memory =
@@ -64,6 +65,7 @@
 // LONE-NEXT: kb.variant @cuda_sm_90_tuned1 target(cuda, "sm_90") objects(
 // LONE-SAME: {kb.device = "H200;x=y"}
 // NOMODEL: launch setting 'device=' of substitution 'saxpy=saxpy.ptx' names no device model
+// TUNEDNOTE: NOTE: kb.executable @saxpy variant @{{.*}}_tuned1 substituted with object file '{{.*}}saxpy.ptx' (tuned for H200); generated variant kept as @
 // SPEC: [specialization] `TILE`: no specialization constant has this name; the module declares: no specialization constants
 kb.executable @saxpy {
   kb.export @saxpy bindings(x: f32 readonly, y: f32 readwrite)

@@ -34,6 +34,7 @@ struct SubstitutionRecord {
   std::string kind;      // "source" or "object"
   std::string file;      // the file as found on disk
   std::string reference; // object: the generated variant kept as reference
+  std::string device;    // object tuned for this device model; empty: any
 };
 
 /// Reads the records of |module|'s kSubstitutionsAttrName (empty if none).
