@@ -55,7 +55,7 @@ struct TuneFlags {
   std::string strategy = "exhaustive";
   std::string budgetText;
   size_t budget = 0;        // from budgetText: a count
-  double budgetSeconds = 0; // or a time (random only)
+  double budgetSeconds = 0; // or a time (random, halving)
   uint64_t maxConfigurations = 1000;
   uint64_t seed = 1;
   size_t top = 10;
@@ -180,9 +180,8 @@ StatusOr<std::vector<TuneValues>> candidatesFor(const TuneFlags &flags,
         "the [tune] space has " + std::to_string(size) +
         " configurations, more than --max-configurations " +
         std::to_string(flags.maxConfigurations) +
-        ": pass --strategy random or halving with --budget N (or random "
-        "with --budget TIME), raise "
-        "--max-configurations, or narrow [tune]");
+        ": pass --strategy random or halving with --budget N or --budget "
+        "TIME, raise --max-configurations, or narrow [tune]");
   std::mt19937_64 rng(flags.seed);
   // A time budget draws as many as the limit allows; the time decides.
   size_t count = flags.budget ? flags.budget : flags.maxConfigurations;
@@ -232,15 +231,16 @@ Status parseBudget(TuneFlags &flags, TuneStrategy strategy) {
        value != static_cast<double>(static_cast<size_t>(value))))
     return invalidArgument("--budget " + text +
                            ": expected a count of configurations (12) or a "
-                           "time for --strategy random (90s, 5m, 1h)");
+                           "time for --strategy random or halving (90s, 5m, "
+                           "1h)");
   if (unit.empty()) {
     flags.budget = static_cast<size_t>(value);
     return okStatus();
   }
-  if (strategy != TuneStrategy::Random)
+  if (strategy == TuneStrategy::Exhaustive)
     return invalidArgument("--budget " + text +
-                           ": a time budget is for --strategy random; "
-                           "exhaustive and halving take a count");
+                           ": a time budget is for --strategy random or "
+                           "halving; exhaustive measures every configuration");
   flags.budgetSeconds = value * scale;
   return okStatus();
 }
@@ -411,8 +411,9 @@ CommandRegistration addTuneCommand(CLI::App &root) {
                   "halving: brief measurements first, the best longer)")
       ->type_name("S");
   app->add_option("--budget", flags->budgetText,
-                  "random/halving: at most N configurations; random: or a "
-                  "time (90s, 5m, 1h), measured in batches until spent")
+                  "random/halving: at most N configurations, or a time (90s, "
+                  "5m, 1h): random measures batches until it is spent, "
+                  "halving draws its first round for a third of it")
       ->type_name("N|TIME");
   app->add_option("--max-configurations", flags->maxConfigurations,
                   "Refuse a larger space without --budget (default 1000)")

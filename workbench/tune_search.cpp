@@ -45,11 +45,16 @@ std::vector<size_t> ranked(const std::vector<size_t> &indices,
   return ok;
 }
 
+/// Successive halving of |alive|, whose first |measuredFirst| were measured
+/// at level 0 already.
 Status successiveHalving(std::vector<size_t> alive,
-                         const TuneMeasureFn &measure,
-                         TuneSearchResult &state) {
+                         const TuneMeasureFn &measure, TuneSearchResult &state,
+                         size_t measuredFirst = 0) {
   for (int level = 0; level <= kTopLevel && !alive.empty(); ++level) {
-    KB_RETURN_IF_ERROR(measureInto(alive, level, measure, state));
+    size_t skip = level == 0 ? std::min(measuredFirst, alive.size()) : 0;
+    KB_RETURN_IF_ERROR(
+        measureInto(std::vector<size_t>(alive.begin() + skip, alive.end()),
+                    level, measure, state));
     std::vector<size_t> order = ranked(alive, state);
     if (level == kTopLevel) {
       alive = order;
@@ -65,19 +70,28 @@ Status successiveHalving(std::vector<size_t> alive,
   return okStatus();
 }
 
+/// The time budget's clock: |options.seconds|, or the steady clock.
+std::function<double()> clockOf(const TuneSearchOptions &options) {
+  if (options.seconds)
+    return options.seconds;
+  return [] {
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+}
+
 /// Random sampling under a time budget: |all| in a random order, measured
 /// batch by batch until the budget is spent (a batch started is finished).
 Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
                    const TuneMeasureFn &measure, TuneSearchResult &state) {
-  auto start = std::chrono::steady_clock::now();
+  std::function<double()> now = clockOf(options);
+  const double start = now();
   std::mt19937_64 rng(options.seed);
   std::shuffle(all.begin(), all.end(), rng);
   std::vector<size_t> measured;
   for (size_t next = 0; next < all.size();) {
-    double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (elapsed >= options.budgetSeconds)
+    if (now() - start >= options.budgetSeconds)
       break;
     size_t end =
         std::min(all.size(), next + std::max<size_t>(1, options.batch));
@@ -98,6 +112,53 @@ Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
   std::vector<size_t> order = ranked(indices, state);
   if (!order.empty())
     state.best = order.front();
+  return okStatus();
+}
+
+/// Successive halving under a time budget: the first round measures batches
+/// of the shuffled candidates briefly until its share of the budget is
+/// spent (at least one batch; a batch started is finished), and the later
+/// rounds halve what it measured. Each round gets an equal share: a later
+/// one measures 1/kEta as many configurations kEta times longer with
+/// nothing left to compile, so it costs about as much, or less. The
+/// candidates never drawn are not results.
+Status timedHalving(const TuneSearchOptions &options,
+                    const TuneMeasureFn &measure, TuneSearchResult &state) {
+  std::function<double()> now = clockOf(options);
+  const double start = now();
+  const double share = options.budgetSeconds / (kTopLevel + 1);
+  std::mt19937_64 rng(options.seed);
+  std::shuffle(state.results.begin(), state.results.end(), rng);
+  size_t count = 0;
+  while (count < state.results.size() &&
+         (count == 0 || now() - start < share)) {
+    size_t end = std::min(state.results.size(),
+                          count + std::max<size_t>(1, options.batch));
+    std::vector<size_t> batch;
+    for (size_t i = count; i < end; ++i)
+      batch.push_back(i);
+    KB_RETURN_IF_ERROR(measureInto(batch, 0, measure, state));
+    count = end;
+  }
+  state.results.resize(count);
+  std::vector<size_t> alive(count);
+  for (size_t i = 0; i < count; ++i)
+    alive[i] = i;
+  KB_RETURN_IF_ERROR(successiveHalving(alive, measure, state, count));
+  // In configuration order, as the other strategies leave them.
+  std::vector<size_t> order = alive;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return state.results[a].values < state.results[b].values;
+  });
+  std::vector<TuneResult> sorted;
+  std::optional<size_t> best;
+  for (size_t i : order) {
+    if (state.best == i)
+      best = sorted.size();
+    sorted.push_back(std::move(state.results[i]));
+  }
+  state.results = std::move(sorted);
+  state.best = best;
   return okStatus();
 }
 
@@ -154,6 +215,10 @@ StatusOr<TuneSearchResult> runTuneSearch(std::vector<TuneValues> candidates,
   }
   if (options.strategy == TuneStrategy::Random && options.budgetSeconds > 0) {
     KB_RETURN_IF_ERROR(timedRandom(all, options, measure, state));
+    return state;
+  }
+  if (options.strategy == TuneStrategy::Halving && options.budgetSeconds > 0) {
+    KB_RETURN_IF_ERROR(timedHalving(options, measure, state));
     return state;
   }
   if (options.strategy == TuneStrategy::Halving) {

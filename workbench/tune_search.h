@@ -11,7 +11,11 @@
 //               (level 0), the best 1/kEta of them longer (level 1), the
 //               best 1/kEta of those fully (level 2). The winner comes from
 //               the last level only, so a configuration that was lucky in a
-//               brief measurement still has to win a long one.
+//               brief measurement still has to win a long one. With a time
+//               budget, the first round draws batches until a third of it
+//               is spent (each later round measures 1/kEta as many kEta
+//               times longer, with nothing left to compile, so costs about
+//               as much or less).
 //
 // A configuration that failed (compile error, INCORRECT, ERROR) is recorded
 // and never kept or chosen.
@@ -76,10 +80,14 @@ struct TuneSearchOptions {
   /// random / halving: at most this many configurations (0: all).
   size_t budget = 0;
   uint64_t seed = 1;
-  /// random only: measure batches of |batch| configurations until this
-  /// much wall time has passed (0: no time budget).
+  /// random: measure batches of |batch| configurations until this much
+  /// wall time has passed; halving: the same for a third of it in the first
+  /// round (0: no time budget).
   double budgetSeconds = 0;
   size_t batch = 4;
+  /// The clock the time budget is kept by, in seconds (empty: the steady
+  /// clock); tests give a clock that measurements advance.
+  std::function<double()> seconds;
 };
 
 struct TuneSearchResult {

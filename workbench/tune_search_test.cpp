@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -103,6 +104,52 @@ TEST(TuneSearchTest, RandomWithATimeBudgetStopsBetweenBatches) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->results.size(), 40u); // every batch fits
   EXPECT_EQ(bestX(*r), 12);
+}
+
+TEST(TuneSearchTest,
+     HalvingWithATimeBudgetSizesItsFirstRoundFromTheFirstBatch) {
+  // A clock the measurements advance: one second per configuration at
+  // level 0, as if each compiled and ran briefly.
+  double clock = 0;
+  Objective o;
+  TuneMeasureFn timed = [&](const std::vector<TuneValues> &configs, int level) {
+    if (level == 0)
+      clock += static_cast<double>(configs.size());
+    return o.fn()(configs, level);
+  };
+  TuneSearchOptions options{TuneStrategy::Halving, 0, 7};
+  options.budgetSeconds = 60; // a third: 20 configurations in round one
+  options.batch = 4;
+  options.seconds = [&] { return clock; };
+  auto r = runTuneSearch(space(64), options, timed);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(o.levels[0].size(), 20u); // the batch of 4, then 16 more
+  std::set<int64_t> distinct(o.levels[0].begin(), o.levels[0].end());
+  EXPECT_EQ(distinct.size(), 20u) << "the first batch is not measured again";
+  EXPECT_LE(o.levels[1].size(), 5u);
+  EXPECT_GE(o.levels[2].size(), 1u);
+  // Only what was measured is a result, in configuration order; the winner
+  // is the fastest at the top level.
+  ASSERT_EQ(r->results.size(), 20u);
+  EXPECT_TRUE(std::is_sorted(r->results.begin(), r->results.end(),
+                             [](const TuneResult &a, const TuneResult &b) {
+                               return a.values < b.values;
+                             }));
+  ASSERT_TRUE(r->best);
+  EXPECT_EQ(r->results[*r->best].measurement.level, kTopLevel);
+  for (const TuneResult &x : r->results)
+    if (x.measurement.level == kTopLevel && x.measurement.status == MStatus::Ok)
+      EXPECT_LE(r->results[*r->best].measurement.medianNs,
+                x.measurement.medianNs);
+
+  // A budget smaller than the first batch still measures that batch.
+  clock = 0;
+  o.levels.clear();
+  options.budgetSeconds = 1;
+  r = runTuneSearch(space(64), options, timed);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(o.levels[0].size(), 4u);
+  EXPECT_EQ(r->results.size(), 4u);
 }
 
 TEST(TuneSearchTest, AMeasurementErrorStopsTheSearch) {

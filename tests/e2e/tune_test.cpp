@@ -446,6 +446,11 @@ TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
   EXPECT_THAT(r.output, HasSubstr("has 6480 configurations, more than "
                                   "--max-configurations 100"));
   EXPECT_THAT(r.output, HasSubstr("--budget"));
+  // A time is a budget for the sampling strategies, not for exhaustive.
+  r = tune({"--strategy", "exhaustive", "--budget", "5m"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("a time budget is for --strategy random or "
+                                  "halving"));
 }
 
 TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
