@@ -36,6 +36,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <regex>
@@ -212,7 +213,8 @@ StatusOr<fs::path> tuneCacheFile(const TuneFlags &flags, const Kernel &kernel,
   return dir / "tune" / (kernelHash(kernel, target) + ".jsonl");
 }
 
-/// --budget: N configurations, or a time (`90s`, `5m`, `1h`) for random.
+/// --budget: N configurations, or a time (`90s`, `5m`, `1h`) for random and
+/// halving.
 Status parseBudget(TuneFlags &flags, TuneStrategy strategy) {
   const std::string &text = flags.budgetText;
   if (text.empty())
@@ -226,7 +228,8 @@ Status parseBudget(TuneFlags &flags, TuneStrategy strategy) {
   }
   std::string unit = text.substr(end);
   double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (end == 0 || !(value > 0) || (!unit.empty() && scale == 0) ||
+  if (end == 0 || !(value > 0) || !std::isfinite(value) ||
+      (!unit.empty() && scale == 0) ||
       (unit.empty() &&
        value != static_cast<double>(static_cast<size_t>(value))))
     return invalidArgument("--budget " + text +

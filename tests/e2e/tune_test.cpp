@@ -451,6 +451,11 @@ TEST_F(TuneTest, AnUnusedNameWarnsAndALargeSpaceNeedsABudget) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("a time budget is for --strategy random or "
                                   "halving"));
+  for (const char *bad : {"infs", "nans", "0s", "-1m", "1e400s", "3.5", "5d"}) {
+    r = tune({"--strategy", "halving", "--budget", bad});
+    EXPECT_EQ(r.exitCode, 2) << bad << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("expected a count of configurations"));
+  }
 }
 
 TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
