@@ -45,16 +45,14 @@ std::vector<size_t> ranked(const std::vector<size_t> &indices,
   return ok;
 }
 
-/// Successive halving of |alive|, whose first |measuredFirst| were measured
-/// at level 0 already.
+/// Successive halving of |alive| (measured at level 0 already when
+/// |levelZeroMeasured|).
 Status successiveHalving(std::vector<size_t> alive,
                          const TuneMeasureFn &measure, TuneSearchResult &state,
-                         size_t measuredFirst = 0) {
+                         bool levelZeroMeasured = false) {
   for (int level = 0; level <= kTopLevel && !alive.empty(); ++level) {
-    size_t skip = level == 0 ? std::min(measuredFirst, alive.size()) : 0;
-    KB_RETURN_IF_ERROR(
-        measureInto(std::vector<size_t>(alive.begin() + skip, alive.end()),
-                    level, measure, state));
+    if (level > 0 || !levelZeroMeasured)
+      KB_RETURN_IF_ERROR(measureInto(alive, level, measure, state));
     std::vector<size_t> order = ranked(alive, state);
     if (level == kTopLevel) {
       alive = order;
@@ -70,6 +68,22 @@ Status successiveHalving(std::vector<size_t> alive,
   return okStatus();
 }
 
+/// Keeps only the results |measured| (in configuration order, as the other
+/// strategies leave them), |state.best| following its result: under a time
+/// budget, a configuration never drawn is not a result.
+void keepOnly(std::vector<size_t> measured, TuneSearchResult &state) {
+  std::sort(measured.begin(), measured.end());
+  std::vector<TuneResult> kept;
+  std::optional<size_t> best;
+  for (size_t i : measured) {
+    if (state.best == i)
+      best = kept.size();
+    kept.push_back(std::move(state.results[i]));
+  }
+  state.results = std::move(kept);
+  state.best = best;
+}
+
 /// The time budget's clock: |options.seconds|, or the steady clock.
 std::function<double()> clockOf(const TuneSearchOptions &options) {
   if (options.seconds)
@@ -81,31 +95,41 @@ std::function<double()> clockOf(const TuneSearchOptions &options) {
   };
 }
 
-/// Random sampling under a time budget: |all| in a random order, measured
-/// batch by batch until the budget is spent (a batch started is finished).
-Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
-                   const TuneMeasureFn &measure, TuneSearchResult &state) {
+/// |options.seed|'s shuffle of |all|, measured at |level| batch by batch
+/// (|options.batch| each) until |seconds| have passed since the first: a
+/// batch started is finished, and with |oneAtLeast| the first one is
+/// measured whatever the time. The ones measured, in the order drawn.
+StatusOr<std::vector<size_t>>
+drawWhileTimeLeft(std::vector<size_t> all, int level, double seconds,
+                  bool oneAtLeast, const TuneSearchOptions &options,
+                  const TuneMeasureFn &measure, TuneSearchResult &state) {
   std::function<double()> now = clockOf(options);
   const double start = now();
   std::mt19937_64 rng(options.seed);
   std::shuffle(all.begin(), all.end(), rng);
-  std::vector<size_t> measured;
-  for (size_t next = 0; next < all.size();) {
-    if (now() - start >= options.budgetSeconds)
-      break;
+  size_t count = 0;
+  while (count < all.size() &&
+         ((oneAtLeast && count == 0) || now() - start < seconds)) {
     size_t end =
-        std::min(all.size(), next + std::max<size_t>(1, options.batch));
-    std::vector<size_t> batch(all.begin() + next, all.begin() + end);
-    KB_RETURN_IF_ERROR(measureInto(batch, kTopLevel, measure, state));
-    measured.insert(measured.end(), batch.begin(), batch.end());
-    next = end;
+        std::min(all.size(), count + std::max<size_t>(1, options.batch));
+    KB_RETURN_IF_ERROR(
+        measureInto(std::vector<size_t>(all.begin() + count, all.begin() + end),
+                    level, measure, state));
+    count = end;
   }
-  // Only what was measured is a result.
-  std::sort(measured.begin(), measured.end());
-  std::vector<TuneResult> kept;
-  for (size_t i : measured)
-    kept.push_back(std::move(state.results[i]));
-  state.results = std::move(kept);
+  all.resize(count);
+  return all;
+}
+
+/// Random sampling under a time budget: batches drawn at random and
+/// measured fully until the budget is spent.
+Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
+                   const TuneMeasureFn &measure, TuneSearchResult &state) {
+  KB_ASSIGN_OR_RETURN(
+      std::vector<size_t> measured,
+      drawWhileTimeLeft(std::move(all), kTopLevel, options.budgetSeconds,
+                        /*oneAtLeast=*/false, options, measure, state));
+  keepOnly(measured, state);
   std::vector<size_t> indices(state.results.size());
   for (size_t i = 0; i < indices.size(); ++i)
     indices[i] = i;
@@ -122,43 +146,16 @@ Status timedRandom(std::vector<size_t> all, const TuneSearchOptions &options,
 /// one measures 1/kEta as many configurations kEta times longer with
 /// nothing left to compile, so it costs about as much, or less. The
 /// candidates never drawn are not results.
-Status timedHalving(const TuneSearchOptions &options,
+Status timedHalving(std::vector<size_t> all, const TuneSearchOptions &options,
                     const TuneMeasureFn &measure, TuneSearchResult &state) {
-  std::function<double()> now = clockOf(options);
-  const double start = now();
-  const double share = options.budgetSeconds / (kTopLevel + 1);
-  std::mt19937_64 rng(options.seed);
-  std::shuffle(state.results.begin(), state.results.end(), rng);
-  size_t count = 0;
-  while (count < state.results.size() &&
-         (count == 0 || now() - start < share)) {
-    size_t end = std::min(state.results.size(),
-                          count + std::max<size_t>(1, options.batch));
-    std::vector<size_t> batch;
-    for (size_t i = count; i < end; ++i)
-      batch.push_back(i);
-    KB_RETURN_IF_ERROR(measureInto(batch, 0, measure, state));
-    count = end;
-  }
-  state.results.resize(count);
-  std::vector<size_t> alive(count);
-  for (size_t i = 0; i < count; ++i)
-    alive[i] = i;
-  KB_RETURN_IF_ERROR(successiveHalving(alive, measure, state, count));
-  // In configuration order, as the other strategies leave them.
-  std::vector<size_t> order = alive;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return state.results[a].values < state.results[b].values;
-  });
-  std::vector<TuneResult> sorted;
-  std::optional<size_t> best;
-  for (size_t i : order) {
-    if (state.best == i)
-      best = sorted.size();
-    sorted.push_back(std::move(state.results[i]));
-  }
-  state.results = std::move(sorted);
-  state.best = best;
+  KB_ASSIGN_OR_RETURN(std::vector<size_t> first,
+                      drawWhileTimeLeft(std::move(all), 0,
+                                        options.budgetSeconds / (kTopLevel + 1),
+                                        /*oneAtLeast=*/true, options, measure,
+                                        state));
+  KB_RETURN_IF_ERROR(
+      successiveHalving(first, measure, state, /*levelZeroMeasured=*/true));
+  keepOnly(first, state);
   return okStatus();
 }
 
@@ -218,7 +215,7 @@ StatusOr<TuneSearchResult> runTuneSearch(std::vector<TuneValues> candidates,
     return state;
   }
   if (options.strategy == TuneStrategy::Halving && options.budgetSeconds > 0) {
-    KB_RETURN_IF_ERROR(timedHalving(options, measure, state));
+    KB_RETURN_IF_ERROR(timedHalving(all, options, measure, state));
     return state;
   }
   if (options.strategy == TuneStrategy::Halving) {

@@ -158,6 +158,22 @@ static LogicalResult keepAsReference(ExecutableOp executable, VariantOp variant,
   return success();
 }
 
+/// A new variant named |name| for |like|'s target with |objects|, inserted
+/// at |builder|, with the object's launch settings.
+static VariantOp createObjectVariant(OpBuilder &builder, VariantOp like,
+                                     StringRef name, ArrayAttr objects,
+                                     DictionaryAttr entryPoints,
+                                     const Request &request,
+                                     const ::kb::KernelAbi &pipeline) {
+  auto created = builder.create<VariantOp>(
+      like.getLoc(), builder.getStringAttr(name),
+      BackendAttr::get(like.getContext(), like.getBackend()),
+      like.getArchAttr(), objects, /*reference=*/nullptr,
+      entryPoints.empty() ? DictionaryAttr() : entryPoints);
+  setObjectLaunch(created, request, pipeline);
+  return created;
+}
+
 /// Makes |variant| external with |object|. A generated variant is kept as
 /// the reference (`<name>_reference`); an external one just gets the new
 /// object.
@@ -182,13 +198,8 @@ applyObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
   if (failed(keepAsReference(executable, variant, referenceName)))
     return failure();
   OpBuilder builder(variant);
-  auto external = builder.create<VariantOp>(
-      variant.getLoc(), builder.getStringAttr(name),
-      BackendAttr::get(context, variant.getBackend()), variant.getArchAttr(),
-      objects, /*reference=*/nullptr,
-      entryPoints.empty() ? DictionaryAttr() : entryPoints);
-  setObjectLaunch(external, request, pipeline);
-  return external;
+  return createObjectVariant(builder, variant, name, objects, entryPoints,
+                             request, pipeline);
 }
 
 /// Gives |variant|'s target a variant tuned for |request.device| with
@@ -240,14 +251,10 @@ applyTunedObject(ExecutableOp executable, VariantOp variant, ObjectAttr object,
       last = v;
   OpBuilder builder(last);
   builder.setInsertionPointAfter(last);
-  auto tuned = builder.create<VariantOp>(
-      variant.getLoc(), builder.getStringAttr(name),
-      BackendAttr::get(context, variant.getBackend()), variant.getArchAttr(),
-      objects, /*reference=*/nullptr,
-      entryPoints.empty() ? DictionaryAttr() : entryPoints);
+  VariantOp tuned = createObjectVariant(builder, variant, name, objects,
+                                        entryPoints, request, pipeline);
   tuned->setAttr(kVariantDeviceAttrName,
                  StringAttr::get(context, request.device));
-  setObjectLaunch(tuned, request, pipeline);
   return tuned;
 }
 
