@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Everything the GPU host needs, prepared on the build machine in one go
 # (the steps of tests/gpu/README.md): the runtime-only build (build-gpu), the
-# compiler with LLVM and MLIR linked in (build-portable, Clang 16), the
-# quickstart built twice (plain, and with the matmul tuned for the H200),
-# the Vulkan loader packages in .gl/, and the stage in .carry/gpu.
+# measurement project (2 GiB copies), the quickstart built twice (plain, and
+# with the matmul tuned for the H200), examples/mlp, the Vulkan loader
+# packages in .gl/, and the stage in .carry/gpu. With KB_GPU_TUNE=1, also the
+# compiler with LLVM and MLIR linked in (build-portable, Clang 16) for the
+# opt-in tune row.
 #
 #   tests/gpu/prepare.sh [BUILD_DIR]     (default: build, a build with the compiler)
 #
@@ -24,10 +26,19 @@ trap 'rm -rf "$work"' EXIT
 
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DKB_ENABLE_COMPILER=OFF -DKB_ENABLE_REMOTE_CACHE=OFF -DKB_STATIC_RUNTIME=ON >/dev/null
-cmake --preset portable-compiler >/dev/null
-cmake --build --preset portable-compiler
+ninja -C build-gpu
+compiler=()
+if [ "${KB_GPU_TUNE:-0}" = 1 ]; then
+  cmake --preset portable-compiler >/dev/null
+  cmake --build --preset portable-compiler
+  compiler=(KB_COMPILER=build-portable)
+fi
 
+bytes=${KB_MEASURE_BYTES:-2147483648}
+tests/gpu/measure/project.sh "$bytes" "$work/measure-project"
+"$kb" build "$work/measure-project" -o "$work/measure"
 "$kb" build examples/quickstart -o "$work/quickstart"
+"$kb" build examples/mlp -o "$work/mlp"
 # The matmul tuned for "NVIDIA H200" on both backends: the runtime must pick
 # that variant there ("tuned variant" rows). The project names the kernel by
 # a relative path, as projects do.
@@ -40,7 +51,8 @@ printf '%s\n' '[project]' 'name = "tuned"' "program = \"$root/examples/quickstar
   'kernels = ["../mt"]' 'targets = ["cuda:sm_90", "vulkan:1.2"]' >"$work/tp/workbench.toml"
 "$kb" build "$work/tp" -o "$work/tuned"
 
-KB_COMPILER=build-portable KB_QUICKSTART=$work/quickstart KB_TUNED=$work/tuned \
+env "${compiler[@]}" KB_QUICKSTART="$work/quickstart" KB_TUNED="$work/tuned" \
+  KB_MLP="$work/mlp" KB_MEASURE="$work/measure" KB_MEASURE_BYTES="$bytes" \
   tests/gpu/stage.sh build-gpu
 
 # The host's NVIDIA Vulkan driver needs the loader and glvnd (Debian 12
