@@ -69,7 +69,7 @@ struct BuildOrigin {
 struct BenchSettings {
   std::vector<TimingMode> modes = {TimingMode::Cold};
   uint32_t minSamples = 10;
-  double minTimeSeconds = 0.5;         // GPU time per benchmark and mode
+  double minTimeSeconds = 0.5;         // time spent sampling, per mode
   double maxNoise = 0.005;             // relative (0.005 = 0.5 %)
   double timeoutSeconds = 15;          // per benchmark
   std::optional<double> budgetSeconds; // global; none when unlimited
