@@ -14,9 +14,11 @@
 
 #include "runtime/hal/drivers/cuda/cuda_driver.h"
 #include "runtime/hal/drivers/cuda/cuda_fake_symbols.h"
+#include "runtime/hal/drivers/registration.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 
 namespace kb::bench {
@@ -216,6 +218,78 @@ TEST_F(BenchCudaProtocolTest, HotProbesABatchAndWarmsTheGraph) {
   EXPECT_EQ(countIn("cuEventElapsedTime", first, second), 0u)
       << "the hot graph's first launch was timed\n"
       << fake_.trace();
+}
+
+// The same protocol on a real GPU (skipped without one): the stamp kernel
+// loads, a block lands on SM 0 in every sample, and the graph path runs the
+// flush, the stamps and the timestamps.
+TEST(BenchCudaDeviceTest, EverySampleCarriesTheSmClock) {
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "cuda");
+  if (!selected.ok())
+    GTEST_SKIP() << selected.status().message();
+  hal::Device &device = *selected->device;
+  MeasureSettings settings;
+  settings.stopping.minSamples = 20;
+  settings.stopping.minTimeS = 0;
+  settings.stopping.noiseRequired = false;
+  settings.l2 = {1 << 20, "flag"};
+  settings.hotMinSampleNs = 1e5;
+  auto engine = Engine::create(device, settings);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  ASSERT_EQ((*engine)->clockError(), "");
+  hal::ExecutableSpec spec;
+  spec.name = "subject";
+  spec.format = hal::ExecutableFormat::Ptx;
+  spec.target = "sm_75";
+  spec.data = ".version 8.0\n.target sm_75\n.address_size 64\n"
+              ".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
+              "  ret;\n}\n";
+  KernelAbi abi;
+  abi.entry = "k";
+  abi.bindings = {{"a", ElementType::U32, Access::ReadWrite}};
+  abi.constants = {{"n", ScalarType::U32}};
+  abi.workgroupSize = {64, 1, 1};
+  spec.exports = {abi};
+  auto exe = device.createExecutable(spec);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto buffer = device.allocateBuffer(256, hal::MemoryType::DeviceLocal);
+  ASSERT_TRUE(buffer.ok());
+  Subject subject{"k", [&](hal::CommandBuffer &c) -> Status {
+                    for (int i = 0; i < 3; ++i) {
+                      hal::DispatchParams d;
+                      d.executable = exe->get();
+                      d.workgroupCount = {256, 1, 1};
+                      d.bindings = {{buffer->get(), 0, 0}};
+                      d.constants.assign(4, 0);
+                      KB_RETURN_IF_ERROR(c.dispatch(d));
+                      KB_RETURN_IF_ERROR(c.barrier());
+                    }
+                    return okStatus();
+                  }};
+  for (TimingMode mode : {TimingMode::Cold, TimingMode::Hot}) {
+    auto results = (*engine)->measureInterleaved({subject}, mode);
+    ASSERT_TRUE(results.ok()) << results.status().message();
+    const ModeResult &r = results->at(0);
+    ASSERT_GE(r.samples.size(), 20u) << toString(mode);
+    // The scheduler places one block per SM in practice; a sample whose
+    // stamps no block on SM 0 wrote has no clock, and must stay rare.
+    size_t clocked = 0;
+    for (const Sample &sample : r.samples) {
+      if (!sample.smClockHz)
+        continue;
+      ++clocked;
+      EXPECT_GT(*sample.smClockHz, 1e8) << toString(mode);
+      EXPECT_LT(*sample.smClockHz, 5e9) << toString(mode);
+    }
+    ASSERT_GE(clocked * 10, r.samples.size() * 9)
+        << toString(mode) << ": " << clocked << " of " << r.samples.size()
+        << " samples carry an SM clock";
+    std::printf("%s: %zu samples, median %.0f ns, %u per sample, "
+                "clock %.0f MHz, %zu discarded\n",
+                toString(mode), r.samples.size(), r.gpu.median,
+                r.dispatchesPerSample, r.samples[0].smClockHz.value_or(0) / 1e6,
+                r.discarded);
+  }
 }
 
 } // namespace

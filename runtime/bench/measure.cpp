@@ -130,6 +130,15 @@ Status Engine::warmUp(hal::CommandBuffer &commands) {
   return okStatus();
 }
 
+StatusOr<Sample> Engine::takeSample(Prepared &p) {
+  KB_ASSIGN_OR_RETURN(auto times, submitTimed(*p.commands, *p.timer));
+  Sample sample;
+  sample.gpuNs = times.first / p.dispatches;
+  sample.hostNs = times.second / p.dispatches;
+  KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
+  return sample;
+}
+
 StatusOr<Engine::Prepared> Engine::prepareCold(const Subject &subject) {
   Prepared p;
   KB_RETURN_IF_ERROR(createTimerAndStamps(p));
@@ -256,12 +265,7 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
             r.stop = StopReason::Interrupted;
         return finishAll(results);
       }
-      Prepared &p = prepared[i];
-      KB_ASSIGN_OR_RETURN(auto times, submitTimed(*p.commands, *p.timer));
-      Sample sample;
-      sample.gpuNs = times.first / p.dispatches;
-      sample.hostNs = times.second / p.dispatches;
-      KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
+      KB_ASSIGN_OR_RETURN(Sample sample, takeSample(prepared[i]));
       // Throttled: not a measurement of the kernel.
       throttled[i] = sample.smClockHz && !throttle[i].accept(*sample.smClockHz);
       roundThrottled |= throttled[i] != 0;

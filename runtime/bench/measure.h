@@ -129,6 +129,8 @@ private:
   Status recordClearStamps(hal::CommandBuffer &commands, hal::Buffer &stamps);
   Status recordStamp(hal::CommandBuffer &commands, hal::Buffer &stamps,
                      uint32_t slot);
+  /// Submits |p| once: one sample, per dispatch, with its SM clock.
+  StatusOr<Sample> takeSample(Prepared &p);
   /// The SM clock of the sample |p| just ran; none without stamps.
   StatusOr<std::optional<double>> sampleClock(Prepared &p);
   /// Summaries of every result (finishModeResult), returned.
