@@ -13,7 +13,7 @@ bench::StoppingRule ruleWith(size_t samples) {
   settings.minSamples = samples + 1; // never stops here
   bench::StoppingRule rule(settings);
   for (size_t i = 0; i < samples; ++i)
-    rule.add(100 + double(i % 2));
+    rule.add(100 + double(i % 2), 100);
   return rule;
 }
 

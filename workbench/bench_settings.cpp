@@ -57,8 +57,8 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
                  "Samples before the stopping rule may stop (default 10)")
       ->check(CLI::Range(size_t(1), size_t(1) << 30));
   app.add_option("--min-time", s.minTimeS,
-                 "GPU seconds of accepted samples before stopping (default "
-                 "0.5)")
+                 "Seconds spent sampling (wall time of the accepted "
+                 "samples) before stopping (default 0.5)")
       ->check(positiveFinite());
   app.add_option("--max-noise", s.maxNoise,
                  "Relative stdev that ends sampling (default 0.005 = 0.5%)")

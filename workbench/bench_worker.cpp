@@ -381,18 +381,25 @@ Declarations readDeclarations(const BenchJob &job, const module::Op *dispatch,
   return declarations;
 }
 
-/// NVML's clocks, throttle reasons and processes for an NVIDIA GPU, with
-/// its warnings (throttled, shared); why not, as a note, when NVML is
-/// absent. Nothing for another vendor's device (lavapipe).
-void recordNvml(const hal::DeviceProperties &props,
-                report::Environment &environment) {
+/// This process as NVML sees it: through the CUDA driver it holds a
+/// compute context, so NVML lists it among the compute processes.
+bench::OwnProcess ownProcess(const hal::DeviceProperties &props) {
+  return bench::ownProcess(props.driver == "cuda");
+}
+
+/// NVML's clocks, throttle reasons and processes for an NVIDIA GPU before
+/// timing; why not, as a warning, when NVML is absent. None for another
+/// vendor's device (lavapipe) or without NVML.
+std::optional<bench::NvmlEnvironment>
+recordNvml(const hal::DeviceProperties &props,
+           report::Environment &environment) {
   constexpr uint32_t kNvidiaVendor = 0x10de;
   if (props.driver != "cuda" && props.vendorId != kNvidiaVendor)
-    return;
+    return std::nullopt;
   auto nvml = bench::queryNvml(props.uuid);
   if (!nvml.ok()) {
     environment.warnings.push_back(nvml.status().message());
-    return;
+    return std::nullopt;
   }
   environment.smClockMHz = nvml->smClockMHz;
   environment.defaultSmClockMHz = nvml->defaultSmClockMHz;
@@ -401,11 +408,30 @@ void recordNvml(const hal::DeviceProperties &props,
   if (nvml->throttleReasons)
     environment.throttleReasonNames =
         bench::throttleReasonNames(*nvml->throttleReasons);
-  uint32_t self = static_cast<uint32_t>(::getpid());
-  for (const bench::GpuProcessInfo &p : nvml->processes)
-    if (p.pid != self)
-      environment.otherProcesses.push_back({p.pid, p.name, p.memoryBytes});
-  for (std::string &w : bench::nvmlWarnings(*nvml, self))
+  for (const bench::GpuProcessInfo &p :
+       bench::otherProcesses(*nvml, ownProcess(props)))
+    environment.otherProcesses.push_back({p.pid, p.name, p.memoryBytes});
+  return std::move(*nvml);
+}
+
+/// NVML read again right after timing, while the GPU still carries the
+/// benchmark's load (before timing it idles, so throttling shows only
+/// here), and the warnings of both readings (throttled, shared).
+void recordNvmlAfterTiming(const hal::DeviceProperties &props,
+                           const bench::NvmlEnvironment &beforeTiming,
+                           report::Environment &environment) {
+  auto after = bench::queryNvml(props.uuid);
+  if (after.ok()) {
+    report::ClocksAfterTiming &clocks = environment.afterTiming.emplace();
+    clocks.smClockMHz = after->smClockMHz;
+    clocks.memoryClockMHz = after->memoryClockMHz;
+    clocks.throttleReasons = after->throttleReasons;
+    if (after->throttleReasons)
+      clocks.throttleReasonNames =
+          bench::throttleReasonNames(*after->throttleReasons);
+  }
+  for (std::string &w : bench::nvmlWarnings(
+           beforeTiming, after.ok() ? &*after : nullptr, ownProcess(props)))
     environment.warnings.push_back(std::move(w));
 }
 
@@ -495,7 +521,8 @@ int runBenchJob(const BenchJob &job) {
     return peak ? kExitOk : kExitUserError;
   }
   report.device = toDeviceInfo(props, l2, probePeak(device, l2, job, report));
-  recordNvml(props, report.environment);
+  std::optional<bench::NvmlEnvironment> nvml =
+      recordNvml(props, report.environment);
 
   Measured measured;
   bench::MeasureSettings settings = measureSettings(job.settings, cpu, l2);
@@ -526,6 +553,8 @@ int runBenchJob(const BenchJob &job) {
                  : status.message();
     measured.modes.clear();
   }
+  if (nvml)
+    recordNvmlAfterTiming(props, *nvml, report.environment);
   for (std::string &w : measured.warnings)
     report.environment.warnings.push_back(std::move(w));
   fillReport(measured, *module, *function, dispatch, job, report);

@@ -53,16 +53,32 @@ TEST(StatisticsTest, OnlineVarianceIsStableForNearlyEqualValues) {
 TEST(StoppingRuleTest, StopsOnNoiseOnlyAfterMinSamplesAndMinTime) {
   StoppingSettings settings;
   settings.minSamples = 10;
-  settings.minTimeS = 1e-3; // 1 ms of GPU time
+  settings.minTimeS = 1e-3; // 1 ms spent sampling
   settings.maxNoise = 0.005;
   StoppingRule rule(settings);
   // 100 us samples without jitter: the noise is met at once, but 10
-  // samples and more than 1 ms of GPU time are required first.
-  while (!rule.add(100e3)) {
+  // samples and more than 1 ms of sampling are required first.
+  while (!rule.add(100e3, 100e3)) {
   }
   EXPECT_EQ(rule.reason(), StopReason::NoiseTarget);
   EXPECT_EQ(rule.count(), 11u); // 10 x 100 us is not > 1 ms; 11 is
   EXPECT_TRUE(rule.noiseMet());
+}
+
+// A tiny cold kernel: 2 us of GPU time but 200 us of wall time per sample
+// (flush, submit, wait). min-time bounds the time spent sampling, so 0.5 s
+// is reached after 2501 samples; counted in GPU time it would take 250001
+// samples, far past any timeout.
+TEST(StoppingRuleTest, MinTimeCountsTheWallTimeOfTheSamples) {
+  StoppingSettings settings;
+  settings.minSamples = 10;
+  settings.minTimeS = 0.5;
+  StoppingRule rule(settings);
+  size_t n = 0;
+  while (!rule.add(2e3, 200e3) && n < 1000000)
+    ++n;
+  EXPECT_EQ(rule.reason(), StopReason::NoiseTarget);
+  EXPECT_EQ(rule.count(), 2501u); // 2500 x 200 us is not > 0.5 s; 2501 is
 }
 
 TEST(StoppingRuleTest, NoisyButStableNoiseStopsOnThePlateau) {
@@ -72,7 +88,7 @@ TEST(StoppingRuleTest, NoisyButStableNoiseStopsOnThePlateau) {
   // 10 % alternating noise never meets 0.5 %; its estimate converges, so the
   // plateau rule stops it (checked every 16 samples after 64 noise values).
   size_t n = 0;
-  while (!rule.add(n % 2 ? 110.0 : 90.0) && n < 10000)
+  while (!rule.add(n % 2 ? 110.0 : 90.0, 100.0) && n < 10000)
     ++n;
   EXPECT_EQ(rule.reason(), StopReason::NoisePlateau);
   EXPECT_LT(rule.count(), 200u);
@@ -87,8 +103,8 @@ TEST(StoppingRuleTest, QuickSettingsStopAtTenSamplesWithoutTheNoiseTarget) {
   EXPECT_FALSE(quick.noiseRequired);
   StoppingRule rule(quick);
   for (int i = 0; i < 9; ++i)
-    EXPECT_FALSE(rule.add(i % 2 ? 1e6 : 2e6));
-  EXPECT_TRUE(rule.add(1e6));
+    EXPECT_FALSE(rule.add(i % 2 ? 1e6 : 2e6, 2e6));
+  EXPECT_TRUE(rule.add(1e6, 2e6));
   EXPECT_EQ(rule.reason(), StopReason::MinimumSamples);
   EXPECT_GT(rule.noise(), 0.005); // reported, not required
 }
@@ -97,7 +113,7 @@ TEST(StoppingRuleTest, TimeoutEndsSamplingWhateverTheNoise) {
   StoppingSettings settings;
   settings.timeoutS = 2;
   StoppingRule rule(settings);
-  EXPECT_FALSE(rule.add(1));
+  EXPECT_FALSE(rule.add(1, 1));
   EXPECT_FALSE(rule.checkTimeout(1.9));
   EXPECT_TRUE(rule.checkTimeout(2.1));
   EXPECT_EQ(rule.reason(), StopReason::Timeout);
@@ -164,6 +180,20 @@ TEST(ClockStampTest, ClockFromStampsIsCyclesPerSecond) {
   EXPECT_NEAR(*hz, 1.98e9, 1);
   EXPECT_FALSE(clockFromStamps(10, 0, 10, 5)); // the timer did not move
   EXPECT_FALSE(clockFromStamps(10, 9, 20, 5)); // cycles went backwards
+}
+
+// No block of the stamp kernel ran on SM 0, so a slot kept the zeros it was
+// cleared to: that sample has no clock, and is not read as a clock made of
+// this sample's end stamp and another sample's begin stamp.
+TEST(ClockStampTest, AnUnwrittenStampGivesNoClock) {
+  EXPECT_FALSE(clockFromStamps(0, 0, 2000000, 1980000));
+  EXPECT_FALSE(clockFromStamps(1000000, 5000, 0, 0));
+  EXPECT_FALSE(clockFromStamps(0, 0, 0, 0));
+}
+
+TEST(ClockStampTest, OneBlockPerSmOrMoreThanAnyGpuHasWhenUnknown) {
+  EXPECT_EQ(clockStampBlocks(132), 132u);
+  EXPECT_GE(clockStampBlocks(0), 256u);
 }
 
 TEST(ClockStampTest, ThrottledSamplesAreDiscardedWithGrowingRecovery) {

@@ -224,13 +224,13 @@ TEST(BenchMeasureTest, LockstepGivesEverySubjectTheSameRounds) {
   settings.stopping.noiseRequired = false;
   settings.stopping.timeoutS = 20;
   settings.l2 = {1 << 16, "flag"};
-  // GPU time the slow subject reaches in about 5 samples; the fast one
-  // needs several times as many.
+  // Sampling time the slow subject reaches in about 5 samples; the fast one
+  // needs more.
   auto probe = Engine::create(device, settings);
   ASSERT_TRUE(probe.ok());
   auto once = (*probe)->measureInterleaved({subjects[1]}, TimingMode::Cold);
   ASSERT_TRUE(once.ok()) << once.status().message();
-  settings.stopping.minTimeS = 5 * (*once)[0].gpu.median * 1e-9;
+  settings.stopping.minTimeS = 5 * (*once)[0].host.median * 1e-9;
 
   // The rule, computed from a run's own samples: the first round where a
   // subject has >= min-samples and more than min-time. Timings on lavapipe
@@ -240,7 +240,7 @@ TEST(BenchMeasureTest, LockstepGivesEverySubjectTheSameRounds) {
   auto roundsToStop = [&](const ModeResult &r) {
     double total = 0;
     for (size_t k = 0; k < r.samples.size(); ++k) {
-      total += r.samples[k].gpuNs;
+      total += r.samples[k].hostNs * r.dispatchesPerSample;
       if (k + 1 >= settings.stopping.minSamples &&
           total > settings.stopping.minTimeS * 1e9)
         return k + 1;

@@ -14,9 +14,14 @@ KernelAbi clockStampAbi() {
   return abi;
 }
 
+uint32_t clockStampBlocks(uint32_t computeUnits) {
+  constexpr uint32_t kUnknownSmCountBlocks = 1024;
+  return computeUnits ? computeUnits : kUnknownSmCountBlocks;
+}
+
 std::optional<double> clockFromStamps(uint64_t beginNs, uint64_t beginCycles,
                                       uint64_t endNs, uint64_t endCycles) {
-  if (endNs <= beginNs || endCycles < beginCycles)
+  if (beginNs == 0 || endNs == 0 || endNs <= beginNs || endCycles < beginCycles)
     return std::nullopt;
   return double(endCycles - beginCycles) / (double(endNs - beginNs) * 1e-9);
 }

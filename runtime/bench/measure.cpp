@@ -70,10 +70,21 @@ Engine::create(hal::Device &device, const MeasureSettings &settings) {
   return engine;
 }
 
+Status Engine::recordClearStamps(hal::CommandBuffer &commands,
+                                 hal::Buffer &stamps) {
+  // A stamp the kernel did not write (no block ran on SM 0) stays zero and
+  // gives no clock, instead of pairing with the previous sample's stamp.
+  KB_RETURN_IF_ERROR(commands.fillBuffer(stamps, 0, 0, 0));
+  return commands.barrier();
+}
+
 Status Engine::recordStamp(hal::CommandBuffer &commands, hal::Buffer &stamps,
                            uint32_t slot) {
   hal::DispatchParams params;
   params.executable = clockStamp_.get();
+  // One block per SM so that one runs on SM 0, the only one that writes.
+  params.workgroupCount = {clockStampBlocks(device_.properties().computeUnits),
+                           1, 1};
   params.bindings = {{&stamps, 0, 0}};
   params.constants.resize(4);
   std::memcpy(params.constants.data(), &slot, 4);
@@ -91,41 +102,102 @@ StatusOr<std::optional<double>> Engine::sampleClock(Prepared &p) {
   return clockFromStamps(s[0], s[1], s[2], s[3]);
 }
 
-StatusOr<Engine::Prepared> Engine::prepare(const Subject &subject,
-                                           TimingMode mode) {
-  Prepared p;
+Status Engine::createTimerAndStamps(Prepared &p) {
   KB_ASSIGN_OR_RETURN(p.timer, device_.createTimer(2));
   if (clockStamp_) {
     KB_ASSIGN_OR_RETURN(
         p.stamps, device_.allocateBuffer(32, hal::MemoryType::DeviceLocal));
   }
-  if (mode == TimingMode::Cold) {
-    KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer());
-    if (flush_) {
-      KB_RETURN_IF_ERROR(p.commands->fillBuffer(*flush_, 0, 0, 0x5a5a5a5a));
-      KB_RETURN_IF_ERROR(p.commands->barrier());
-    }
-    if (p.stamps)
-      KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 0));
-    KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 0));
-    KB_RETURN_IF_ERROR(subject.record(*p.commands));
-    KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 1));
-    if (p.stamps)
-      KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 1));
-    for (uint32_t i = 0; i < settings_.warmupRuns; ++i)
-      KB_RETURN_IF_ERROR(p.commands->submitAndWait());
-    return p;
+  return okStatus();
+}
+
+Status Engine::recordTimed(Prepared &p, const std::function<Status()> &work) {
+  if (p.stamps)
+    KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 0));
+  KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 0));
+  KB_RETURN_IF_ERROR(work());
+  KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 1));
+  if (p.stamps)
+    KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 1));
+  return okStatus();
+}
+
+Status Engine::warmUp(hal::CommandBuffer &commands) {
+  // At least once: a CUDA graph's first launch instantiates and uploads it,
+  // which must not be a timed sample.
+  for (uint32_t i = 0; i < std::max(settings_.warmupRuns, 1u); ++i)
+    KB_RETURN_IF_ERROR(commands.submitAndWait());
+  return okStatus();
+}
+
+StatusOr<Sample> Engine::takeSample(Prepared &p) {
+  KB_ASSIGN_OR_RETURN(auto times, submitTimed(*p.commands, *p.timer));
+  Sample sample;
+  sample.gpuNs = times.first / p.dispatches;
+  sample.hostNs = times.second / p.dispatches;
+  KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
+  return sample;
+}
+
+StatusOr<Engine::Prepared> Engine::prepareCold(const Subject &subject) {
+  Prepared p;
+  KB_RETURN_IF_ERROR(createTimerAndStamps(p));
+  // One CUDA graph: the flush, the stamps, the timestamps and every dispatch
+  // of the subject reach the device in one launch, so the host's launch gap
+  // between two of the subject's dispatches cannot land between the
+  // timestamps (a subject of several dispatches would otherwise be timed
+  // with the gaps). Vulkan ignores the option: its command buffer is one
+  // submission already.
+  hal::CommandBufferOptions options;
+  options.useGraph = true;
+  KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer(options));
+  if (p.stamps)
+    KB_RETURN_IF_ERROR(recordClearStamps(*p.commands, *p.stamps));
+  if (flush_) {
+    KB_RETURN_IF_ERROR(p.commands->fillBuffer(*flush_, 0, 0, 0x5a5a5a5a));
+    KB_RETURN_IF_ERROR(p.commands->barrier());
   }
-  // Hot: estimate one dispatch's time, then size the batch.
-  KB_ASSIGN_OR_RETURN(auto probe, device_.createCommandBuffer());
-  KB_RETURN_IF_ERROR(probe->writeTimestamp(*p.timer, 0));
-  KB_RETURN_IF_ERROR(subject.record(*probe));
-  KB_RETURN_IF_ERROR(probe->writeTimestamp(*p.timer, 1));
-  double estimateNs = 0;
-  for (uint32_t i = 0; i < std::max(settings_.warmupRuns, 1u); ++i) {
-    KB_ASSIGN_OR_RETURN(auto times, submitTimed(*probe, *p.timer));
-    estimateNs = times.first;
+  KB_RETURN_IF_ERROR(
+      recordTimed(p, [&] { return subject.record(*p.commands); }));
+  KB_RETURN_IF_ERROR(warmUp(*p.commands));
+  return p;
+}
+
+StatusOr<double> Engine::timeBatch(const Subject &subject, hal::Timer &timer,
+                                   uint32_t dispatches) {
+  hal::CommandBufferOptions options;
+  options.useGraph = true;
+  KB_ASSIGN_OR_RETURN(auto batch, device_.createCommandBuffer(options));
+  KB_RETURN_IF_ERROR(batch->writeTimestamp(timer, 0));
+  for (uint32_t i = 0; i < dispatches; ++i) {
+    KB_RETURN_IF_ERROR(subject.record(*batch));
+    KB_RETURN_IF_ERROR(batch->barrier());
   }
+  KB_RETURN_IF_ERROR(batch->writeTimestamp(timer, 1));
+  KB_RETURN_IF_ERROR(warmUp(*batch));
+  KB_ASSIGN_OR_RETURN(auto times, submitTimed(*batch, timer));
+  return times.first;
+}
+
+StatusOr<double> Engine::probeDispatchNs(const Subject &subject,
+                                         hal::Timer &timer) {
+  // Timed as a batch, like the hot samples themselves: one dispatch between
+  // two timestamps also times the gap before its launch and overestimates
+  // a short kernel. A dispatch that alone fills a hot sample needs no
+  // second probe (the gap is small beside it).
+  constexpr uint32_t kProbeDispatches = 8;
+  KB_ASSIGN_OR_RETURN(double oneNs, timeBatch(subject, timer, 1));
+  if (oneNs >= settings_.hotMinSampleNs)
+    return oneNs;
+  KB_ASSIGN_OR_RETURN(double batchNs,
+                      timeBatch(subject, timer, kProbeDispatches));
+  return batchNs / kProbeDispatches;
+}
+
+StatusOr<Engine::Prepared> Engine::prepareHot(const Subject &subject) {
+  Prepared p;
+  KB_RETURN_IF_ERROR(createTimerAndStamps(p));
+  KB_ASSIGN_OR_RETURN(double estimateNs, probeDispatchNs(subject, *p.timer));
   double wanted =
       std::ceil(settings_.hotMinSampleNs / std::max(estimateNs, 1.0));
   p.dispatches = static_cast<uint32_t>(std::clamp(
@@ -134,15 +206,15 @@ StatusOr<Engine::Prepared> Engine::prepare(const Subject &subject,
   options.useGraph = true;
   KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer(options));
   if (p.stamps)
-    KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 0));
-  KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 0));
-  for (uint32_t i = 0; i < p.dispatches; ++i) {
-    KB_RETURN_IF_ERROR(subject.record(*p.commands));
-    KB_RETURN_IF_ERROR(p.commands->barrier());
-  }
-  KB_RETURN_IF_ERROR(p.commands->writeTimestamp(*p.timer, 1));
-  if (p.stamps)
-    KB_RETURN_IF_ERROR(recordStamp(*p.commands, *p.stamps, 1));
+    KB_RETURN_IF_ERROR(recordClearStamps(*p.commands, *p.stamps));
+  KB_RETURN_IF_ERROR(recordTimed(p, [&]() -> Status {
+    for (uint32_t i = 0; i < p.dispatches; ++i) {
+      KB_RETURN_IF_ERROR(subject.record(*p.commands));
+      KB_RETURN_IF_ERROR(p.commands->barrier());
+    }
+    return okStatus();
+  }));
+  KB_RETURN_IF_ERROR(warmUp(*p.commands));
   return p;
 }
 
@@ -155,7 +227,9 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
   std::vector<StoppingRule> rules(subjects.size(),
                                   StoppingRule(settings_.stopping));
   for (size_t i = 0; i < subjects.size(); ++i) {
-    KB_ASSIGN_OR_RETURN(Prepared p, prepare(subjects[i], mode));
+    KB_ASSIGN_OR_RETURN(Prepared p, mode == TimingMode::Cold
+                                        ? prepareCold(subjects[i])
+                                        : prepareHot(subjects[i]));
     results[i].mode = mode;
     results[i].dispatchesPerSample = p.dispatches;
     prepared.push_back(std::move(p));
@@ -191,12 +265,7 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
             r.stop = StopReason::Interrupted;
         return finishAll(results);
       }
-      Prepared &p = prepared[i];
-      KB_ASSIGN_OR_RETURN(auto times, submitTimed(*p.commands, *p.timer));
-      Sample sample;
-      sample.gpuNs = times.first / p.dispatches;
-      sample.hostNs = times.second / p.dispatches;
-      KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
+      KB_ASSIGN_OR_RETURN(Sample sample, takeSample(prepared[i]));
       // Throttled: not a measurement of the kernel.
       throttled[i] = sample.smClockHz && !throttle[i].accept(*sample.smClockHz);
       roundThrottled |= throttled[i] != 0;
@@ -213,7 +282,8 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
         recoveryS = std::max(recoveryS, throttle[i].recoveryDelayS());
       } else {
         results[i].samples.push_back(sample);
-        bool stop = rule.add(sample.gpuNs);
+        bool stop = rule.add(sample.gpuNs,
+                             sample.hostNs * results[i].dispatchesPerSample);
         if (stop && unfinished(i))
           results[i].stop = rule.reason();
         if (progress)

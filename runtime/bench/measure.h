@@ -3,24 +3,30 @@
 // One protocol for CUDA and Vulkan, built from HAL command buffers and
 // timers only:
 //
-//  * cold: one command buffer per subject, recorded once and submitted per
-//    sample: fill of the flush buffer (2 x L2, allocated once), barrier,
-//    timestamp, the subject's work, timestamp. Flush, timestamps and work
-//    go to the device in one submission, so host launch latency is hidden
-//    behind the flush and the device timestamps bracket only the work.
+//  * cold: one command buffer per subject (a CUDA graph on CUDA), recorded
+//    once and submitted per sample: fill of the flush buffer (2 x L2,
+//    allocated once), barrier, timestamp, the subject's work, timestamp.
+//    Flush, timestamps and every dispatch of the work reach the device in
+//    one submission (one graph launch), so no host launch latency lands
+//    between the timestamps, even for work of several dispatches.
 //  * hot: timestamp, N x (work, barrier), timestamp in one command buffer
-//    (a CUDA graph on CUDA), N chosen from the warm-up so that one sample
-//    lasts at least |hotMinSampleNs|; the sample is the time per dispatch.
+//    (a CUDA graph on CUDA); N is sized from a probe that times a batch of
+//    dispatches (not one, whose launch gap would inflate the estimate) so
+//    that one sample lasts at least |hotMinSampleNs|; the sample is the
+//    time per dispatch.
+//  * every command buffer (probes included) is submitted untimed at least
+//    once before it is timed: a CUDA graph's first launch instantiates and
+//    uploads it.
 //
 // On CUDA each sample is also bracketed by the SM clock stamp
-// (clock_stamp.h): samples below 75 % of the default clock are discarded and
-// counted, with nvbench's recovery wait. Host wall time around each
-// submission is recorded too. Subjects are
-// interleaved (one sample of each unfinished subject per round), so drift
-// and thermal state hit every subject alike; this is the loop a paired A/B
-// comparison reuses (measureInterleaved with the baseline's and the
-// candidate's workloads as subjects, MeasureSettings::lockstep so that
-// their samples pair up round by round).
+// (clock_stamp.h, one block per SM, read on SM 0): samples below 75 % of the
+// default clock are discarded and counted, with nvbench's recovery wait. Host
+// wall time around each submission is recorded too. Subjects are interleaved
+// (one sample of each unfinished subject per round), so drift and thermal state
+// hit every subject alike; this is the loop a paired A/B comparison reuses
+// (measureInterleaved with the baseline's and the candidate's workloads as
+// subjects, MeasureSettings::lockstep so that their samples pair up round by
+// round).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_MEASURE_H_
@@ -107,9 +113,24 @@ private:
   Engine(hal::Device &device, const MeasureSettings &settings)
       : device_(device), settings_(settings) {}
   struct Prepared;
-  StatusOr<Prepared> prepare(const Subject &subject, TimingMode mode);
+  StatusOr<Prepared> prepareCold(const Subject &subject);
+  StatusOr<Prepared> prepareHot(const Subject &subject);
+  Status createTimerAndStamps(Prepared &p);
+  /// Records stamp 0, timestamp 0, |work|, timestamp 1, stamp 1.
+  Status recordTimed(Prepared &p, const std::function<Status()> &work);
+  /// Submits |commands| untimed (warmupRuns times, at least once).
+  Status warmUp(hal::CommandBuffer &commands);
+  /// Device ns of |dispatches| back-to-back dispatches in one CUDA graph,
+  /// after warming it up.
+  StatusOr<double> timeBatch(const Subject &subject, hal::Timer &timer,
+                             uint32_t dispatches);
+  /// One dispatch's device time, for sizing the hot batch.
+  StatusOr<double> probeDispatchNs(const Subject &subject, hal::Timer &timer);
+  Status recordClearStamps(hal::CommandBuffer &commands, hal::Buffer &stamps);
   Status recordStamp(hal::CommandBuffer &commands, hal::Buffer &stamps,
                      uint32_t slot);
+  /// Submits |p| once: one sample, per dispatch, with its SM clock.
+  StatusOr<Sample> takeSample(Prepared &p);
   /// The SM clock of the sample |p| just ran; none without stamps.
   StatusOr<std::optional<double>> sampleClock(Prepared &p);
   /// Summaries of every result (finishModeResult), returned.

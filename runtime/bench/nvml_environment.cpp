@@ -3,6 +3,8 @@
 #include "runtime/bench/nvml_environment.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -67,7 +69,6 @@ void queryDevice(const Api &api, NvmlDevice device, NvmlEnvironment &out) {
   for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
     GpuProcessInfo p;
     p.pid = infos[i].pid;
-    p.name = processName(p.pid);
     if (infos[i].usedGpuMemory != ~0ull)
       p.memoryBytes = infos[i].usedGpuMemory;
     out.processes.push_back(std::move(p));
@@ -144,29 +145,91 @@ std::vector<std::string> throttleReasonNames(uint64_t mask) {
   return names;
 }
 
-std::vector<std::string> nvmlWarnings(const NvmlEnvironment &environment,
-                                      uint32_t ownPid) {
-  std::vector<std::string> warnings;
+OwnProcess ownProcess(bool holdsComputeContext) {
+  // The initial PID namespace's inode is fixed (PROC_PID_INIT_INO); any
+  // other namespace, a container's, numbers its processes apart from the
+  // host's PIDs that NVML reports.
+  constexpr ino_t kInitialPidNamespace = 0xEFFFFFFCu;
+  struct stat ns {};
+  OwnProcess self;
+  self.pid = static_cast<uint32_t>(::getpid());
+  self.pidsComparable = ::stat("/proc/self/ns/pid", &ns) == 0 &&
+                        ns.st_ino == kInitialPidNamespace;
+  self.holdsComputeContext = holdsComputeContext;
+  return self;
+}
+
+std::vector<GpuProcessInfo> otherProcesses(const NvmlEnvironment &environment,
+                                           const OwnProcess &self) {
+  std::vector<GpuProcessInfo> others;
+  for (const GpuProcessInfo &p : environment.processes) {
+    if (self.pidsComparable && p.pid == self.pid)
+      continue;
+    GpuProcessInfo other = p;
+    // In another PID namespace /proc/PID is some other process, or none.
+    other.name = self.pidsComparable ? processName(p.pid) : std::string();
+    others.push_back(std::move(other));
+  }
+  return others;
+}
+
+namespace {
+
+/// "the GPU is throttled ..." for a throttle mask with a slowdown in it;
+/// empty otherwise. |when| says which reading it was.
+std::string throttleWarning(const NvmlEnvironment &environment,
+                            const std::string &when) {
   // Idle (nothing running at the query) and the application clock setting
   // are not slowdowns.
   constexpr uint64_t kBenign = 0x1 | 0x2;
-  if (environment.throttleReasons &&
-      (*environment.throttleReasons & ~kBenign)) {
-    std::string names;
-    for (const std::string &n :
-         throttleReasonNames(*environment.throttleReasons & ~kBenign))
-      names += (names.empty() ? "" : ", ") + n;
-    warnings.push_back("the GPU is throttled (" + names +
-                       "): its timings are slower than the kernel's");
-  }
-  std::string others;
-  for (const GpuProcessInfo &p : environment.processes)
-    if (p.pid != ownPid)
-      others += (others.empty() ? "" : ", ") + std::to_string(p.pid) +
-                (p.name.empty() ? "" : " (" + p.name + ")");
-  if (!others.empty())
-    warnings.push_back("the GPU is shared with other processes (" + others +
-                       "): their work competes with the benchmark's");
+  if (!environment.throttleReasons ||
+      !(*environment.throttleReasons & ~kBenign))
+    return "";
+  std::string names;
+  for (const std::string &n :
+       throttleReasonNames(*environment.throttleReasons & ~kBenign))
+    names += (names.empty() ? "" : ", ") + n;
+  return "the GPU is throttled " + when + " (" + names +
+         "): its timings are slower than the kernel's";
+}
+
+std::string sharingWarning(const NvmlEnvironment &environment,
+                           const OwnProcess &self) {
+  std::vector<GpuProcessInfo> others = otherProcesses(environment, self);
+  std::string listed;
+  for (const GpuProcessInfo &p : others)
+    listed += (listed.empty() ? "" : ", ") + std::to_string(p.pid) +
+              (p.name.empty() ? "" : " (" + p.name + ")");
+  if (self.pidsComparable)
+    return others.empty()
+               ? ""
+               : "the GPU is shared with other processes (" + listed +
+                     "): their work competes with the benchmark's";
+  // NVML's PIDs are the host's: which entry is this process is unknown, so
+  // only a count beyond what this process accounts for says "shared".
+  size_t ours = self.holdsComputeContext ? 1 : 0;
+  if (others.size() <= ours)
+    return "";
+  return "the GPU is shared: NVML lists " + std::to_string(others.size()) +
+         " compute processes (host PIDs " + listed + "), " +
+         std::to_string(others.size() - ours) +
+         " or more besides the benchmark (in its own PID namespace it "
+         "cannot tell which is itself); their work competes with the "
+         "benchmark's";
+}
+
+} // namespace
+
+std::vector<std::string> nvmlWarnings(const NvmlEnvironment &beforeTiming,
+                                      const NvmlEnvironment *afterTiming,
+                                      const OwnProcess &self) {
+  std::vector<std::string> warnings;
+  for (std::string w :
+       {throttleWarning(beforeTiming, "before timing"),
+        afterTiming ? throttleWarning(*afterTiming, "after timing") : "",
+        sharingWarning(beforeTiming, self)})
+    if (!w.empty())
+      warnings.push_back(std::move(w));
   return warnings;
 }
 

@@ -37,9 +37,10 @@ TEST(NvmlEnvironmentTest, FakeNvmlThroughDlopen) {
   EXPECT_EQ(*env->processes[0].memoryBytes, 1u << 20);
   EXPECT_FALSE(env->processes[1].memoryBytes);
 
-  std::vector<std::string> warnings = nvmlWarnings(*env, 4242);
+  OwnProcess self{4242, /*pidsComparable=*/true, /*holdsComputeContext=*/true};
+  std::vector<std::string> warnings = nvmlWarnings(*env, nullptr, self);
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_THAT(warnings[0], HasSubstr("throttled (sw-power-cap)"));
+  EXPECT_THAT(warnings[0], HasSubstr("throttled before timing (sw-power-cap)"));
   EXPECT_THAT(warnings[1], HasSubstr("shared with other processes (1"));
   EXPECT_THAT(warnings[1], ::testing::Not(HasSubstr("4242")));
 
@@ -55,8 +56,50 @@ TEST(NvmlEnvironmentTest, ThrottleReasonsByName) {
               ::testing::ElementsAre("0x10000000000"));
   NvmlEnvironment idle;
   idle.throttleReasons = 0x1 | 0x2; // idle, app clocks: not slowdowns
-  idle.processes = {{7, "kernel-bench", std::nullopt}};
-  EXPECT_TRUE(nvmlWarnings(idle, 7).empty());
+  idle.processes = {{7, "", std::nullopt}};
+  EXPECT_TRUE(nvmlWarnings(idle, nullptr, {7, true, true}).empty());
+}
+
+// Before timing the GPU idles; throttling under the benchmark's load shows
+// in the reading taken after timing.
+TEST(NvmlEnvironmentTest, ThrottlingAfterTimingIsAWarning) {
+  NvmlEnvironment before, after;
+  before.throttleReasons = 0x1; // idle
+  after.throttleReasons = 0x20; // sw thermal slowdown
+  OwnProcess self{7, true, true};
+  EXPECT_TRUE(nvmlWarnings(before, nullptr, self).empty());
+  std::vector<std::string> warnings = nvmlWarnings(before, &after, self);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0],
+              HasSubstr("throttled after timing (sw-thermal-slowdown)"));
+}
+
+// In a container NVML's PIDs are the host's: a host PID equal to our
+// getpid() is another process, and the only process listed is not proof
+// that the GPU is ours alone; the others are not named from our /proc.
+TEST(NvmlEnvironmentTest, HostPidsAreNotMatchedAgainstOurs) {
+  NvmlEnvironment env;
+  env.processes = {{7, "", std::nullopt}, {90210, "", std::nullopt}};
+  OwnProcess contained{7, /*pidsComparable=*/false,
+                       /*holdsComputeContext=*/true};
+  std::vector<GpuProcessInfo> others = otherProcesses(env, contained);
+  ASSERT_EQ(others.size(), 2u) << "PID 7 on the host is not us";
+  EXPECT_TRUE(others[0].name.empty());
+  std::vector<std::string> warnings = nvmlWarnings(env, nullptr, contained);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("NVML lists 2 compute processes"));
+  EXPECT_THAT(warnings[0], HasSubstr("1 or more besides the benchmark"));
+
+  // One process listed while we hold a context: probably us, but nothing
+  // is claimed either way.
+  env.processes.pop_back();
+  EXPECT_TRUE(nvmlWarnings(env, nullptr, contained).empty());
+  // Through Vulkan we are no compute process: the one listed is another.
+  OwnProcess vulkan{7, false, false};
+  EXPECT_EQ(nvmlWarnings(env, nullptr, vulkan).size(), 1u);
+  // In the host's namespace the PIDs compare.
+  EXPECT_TRUE(nvmlWarnings(env, nullptr, {7, true, true}).empty());
+  EXPECT_EQ(otherProcesses(env, {8, true, true}).size(), 1u);
 }
 
 } // namespace

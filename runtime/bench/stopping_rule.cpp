@@ -60,9 +60,9 @@ bool StoppingRule::plateaued() const {
   return ofNoise.relativeStdev() < kPlateauRelStdev;
 }
 
-bool StoppingRule::add(double gpuNs) {
+bool StoppingRule::add(double gpuNs, double wallNs) {
   variance_.add(gpuNs);
-  totalNs_ += gpuNs;
+  wallNs_ += wallNs;
   double current = noise();
   if (variance_.count() >= kNoiseMinSamples) {
     if (std::isfinite(current)) {
@@ -74,9 +74,9 @@ bool StoppingRule::add(double gpuNs) {
       ++nonFiniteRun_;
     }
   }
-  // nvbench: the GPU time must exceed min-time (not merely reach it).
+  // As nvbench: the time must exceed min-time (not merely reach it).
   if (variance_.count() < settings_.minSamples ||
-      (settings_.minTimeS > 0 && totalNs_ <= settings_.minTimeS * 1e9))
+      (settings_.minTimeS > 0 && wallNs_ <= settings_.minTimeS * 1e9))
     return false;
   if (current <= settings_.maxNoise)
     reason_ = StopReason::NoiseTarget;

@@ -185,6 +185,15 @@ json deviceJson(const DeviceInfo &d) {
           {"peak_copy_gbps", optional(d.peakCopyGBps)}};
 }
 
+json afterTimingJson(const std::optional<ClocksAfterTiming> &a) {
+  if (!a)
+    return nullptr;
+  return {{"sm_clock_mhz", optional(a->smClockMHz)},
+          {"memory_clock_mhz", optional(a->memoryClockMHz)},
+          {"throttle_reasons", optional(a->throttleReasons)},
+          {"throttle_reason_names", stringsJson(a->throttleReasonNames)}};
+}
+
 json environmentJson(const Environment &e) {
   json processes = json::array();
   for (const GpuProcess &p : e.otherProcesses)
@@ -197,6 +206,7 @@ json environmentJson(const Environment &e) {
           {"throttle_reasons", optional(e.throttleReasons)},
           {"throttle_reason_names", stringsJson(e.throttleReasonNames)},
           {"other_processes", std::move(processes)},
+          {"after_timing", afterTimingJson(e.afterTiming)},
           {"warnings", stringsJson(e.warnings)}};
 }
 
@@ -658,6 +668,20 @@ Status readDevice(const Fields &f, DeviceInfo &d) {
   return f.optNumber("peak_copy_gbps", d.peakCopyGBps);
 }
 
+Status readAfterTiming(const Fields &f, std::optional<ClocksAfterTiming> &out) {
+  // Added within schema 1: reports written before it have none.
+  if (!f.has("after_timing"))
+    return okStatus();
+  KB_ASSIGN_OR_RETURN(std::optional<Fields> a, f.optObject("after_timing"));
+  if (!a)
+    return okStatus();
+  ClocksAfterTiming &c = out.emplace();
+  KB_RETURN_IF_ERROR(a->optNumber("sm_clock_mhz", c.smClockMHz));
+  KB_RETURN_IF_ERROR(a->optNumber("memory_clock_mhz", c.memoryClockMHz));
+  KB_RETURN_IF_ERROR(a->optU64("throttle_reasons", c.throttleReasons));
+  return a->strings("throttle_reason_names", c.throttleReasonNames);
+}
+
 Status readEnvironment(const Fields &f, Environment &e) {
   KB_RETURN_IF_ERROR(f.optNumber("sm_clock_mhz", e.smClockMHz));
   KB_RETURN_IF_ERROR(f.optNumber("default_sm_clock_mhz", e.defaultSmClockMHz));
@@ -671,6 +695,7 @@ Status readEnvironment(const Fields &f, Environment &e) {
         KB_RETURN_IF_ERROR(p.str("name", out.name));
         return p.optU64("memory_bytes", out.memoryBytes);
       }));
+  KB_RETURN_IF_ERROR(readAfterTiming(f, e.afterTiming));
   return f.strings("warnings", e.warnings);
 }
 

@@ -25,6 +25,8 @@ BenchReport fullReport() {
   r.environment.throttleReasons = 4;
   r.environment.throttleReasonNames = {"sw-power-cap"};
   r.environment.otherProcesses = {{4242, "python3", uint64_t(1) << 30}};
+  r.environment.afterTiming =
+      ClocksAfterTiming{1410, 2619, 0x20, {"sw-thermal-slowdown"}};
   r.environment.warnings = {"GPU shared with 1 other process"};
   Variant &v = r.benchmarks[0].variants[0];
   v.resources = toolchains::ResourceUsage{32, 0, 0, 0, 1024, 1, 368};
@@ -91,11 +93,34 @@ TEST(BenchJson, RoundTripKeepsEveryField) {
   ASSERT_TRUE(parsed->program.has_value());
   EXPECT_NEAR(*parsed->program->speedup, 1.5, 0.1);
   EXPECT_EQ(parsed->environment.otherProcesses[0].name, "python3");
+  ASSERT_TRUE(parsed->environment.afterTiming.has_value());
+  EXPECT_EQ(parsed->environment.afterTiming->smClockMHz, 1410.0);
+  EXPECT_EQ(parsed->environment.afterTiming->throttleReasons, 0x20u);
+  EXPECT_EQ(parsed->environment.afterTiming->throttleReasonNames,
+            std::vector<std::string>{"sw-thermal-slowdown"});
   ASSERT_EQ(parsed->benchmarks[0].paired.size(), 1u);
   EXPECT_EQ(parsed->benchmarks[0].paired[0].verdict, "SLOWER");
   EXPECT_EQ(parsed->benchmarks[0].paired[0].pairs, 10u);
   EXPECT_EQ(parsed->benchmarks[0].paired[0].baselineBuild, "../main-build");
   EXPECT_EQ(parsed->device.uuid, "f0f1f2f3-f4f5-f6f7-f8f9-fafbfcfdfeff");
+}
+
+TEST(BenchJson, AfterTimingIsOptional) {
+  // Files written before the reading after timing existed have no key;
+  // without NVML it is null.
+  BenchReport report = fullReport();
+  report.environment.afterTiming.reset();
+  std::string text = render(report);
+  size_t at = text.find("\"after_timing\": null");
+  ASSERT_NE(at, std::string::npos) << text;
+  StatusOr<BenchReport> none = parseBenchJson(text, "none.json");
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->environment.afterTiming.has_value());
+  std::string without = text;
+  without.erase(at, without.find(',', at) + 1 - at);
+  StatusOr<BenchReport> old = parseBenchJson(without, "old.json");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_FALSE(old->environment.afterTiming.has_value());
 }
 
 TEST(BenchJson, PairedIsOptionalAndItsVerdictChecked) {

@@ -69,7 +69,7 @@ struct BuildOrigin {
 struct BenchSettings {
   std::vector<TimingMode> modes = {TimingMode::Cold};
   uint32_t minSamples = 10;
-  double minTimeSeconds = 0.5;         // GPU time per benchmark and mode
+  double minTimeSeconds = 0.5;         // time spent sampling, per mode
   double maxNoise = 0.005;             // relative (0.005 = 0.5 %)
   double timeoutSeconds = 15;          // per benchmark
   std::optional<double> budgetSeconds; // global; none when unlimited
@@ -103,16 +103,30 @@ struct GpuProcess {
   std::optional<uint64_t> memoryBytes;
 };
 
+/// NVML's clocks and throttle reasons read right after timing: the GPU
+/// idles before timing, so power and thermal throttling show only here.
+struct ClocksAfterTiming {
+  std::optional<double> smClockMHz;
+  std::optional<double> memoryClockMHz;
+  std::optional<uint64_t> throttleReasons; // NVML bitmask
+  std::vector<std::string> throttleReasonNames;
+};
+
 /// The environment during the run; every field is optional because NVML
-/// (CUDA) is optional and Vulkan reports none of it.
+/// (CUDA) is optional and Vulkan reports none of it. The clocks and
+/// processes are read before timing.
 struct Environment {
   std::optional<double> smClockMHz;
   std::optional<double> defaultSmClockMHz;
   std::optional<double> memoryClockMHz;
   std::optional<uint64_t> throttleReasons; // NVML bitmask
   std::vector<std::string> throttleReasonNames;
+  /// NVML's compute processes but the benchmark's; in another PID
+  /// namespace than the host's (a container), all of them, unnamed, since
+  /// NVML's host PIDs cannot be matched against this process.
   std::vector<GpuProcess> otherProcesses;
-  std::vector<std::string> warnings; // shown to the user as-is
+  std::optional<ClocksAfterTiming> afterTiming; // none without NVML
+  std::vector<std::string> warnings;            // shown to the user as-is
 };
 
 /// One timed sample.

@@ -105,6 +105,9 @@ CUresult fDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
     *v = 9;
     break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *v = fake().multiprocessorCount;
+    break;
   default:
     *v = 0;
   }

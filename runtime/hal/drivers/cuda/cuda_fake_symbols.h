@@ -51,6 +51,8 @@ public:
   int maxDynamicSharedBytes = 48 * 1024;
   int sharedOptinBytes = 227 * 1024;
   int maxThreadsPerFunction = 1024;
+  /// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT (0: unknown).
+  int multiprocessorCount = 0;
   CUresult memAllocResult = CUDA_SUCCESS;
   CUresult moduleLoadResult = CUDA_SUCCESS;
   CUresult streamSyncResult = CUDA_SUCCESS;

@@ -1,0 +1,296 @@
+//===- runtime/bench/bench_cuda_protocol_test.cpp - Protocol on CUDA ------===//
+//
+// The sampling loop over the CUDA driver on its recording fake of the driver
+// API (runtime/hal/drivers/cuda/cuda_fake_symbols.h): what reaches the
+// device per sample, in which order, with which launch shapes. These are
+// timing defects that only show as wrong numbers on a GPU (a clock taken on
+// two SMs, launch gaps inside the timed region, a graph's first launch
+// timed), pinned down where no GPU exists. The fake's event pairs always
+// read 0.25 ms.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/bench/clock_stamp.h"
+#include "runtime/bench/measure.h"
+
+#include "runtime/hal/drivers/cuda/cuda_driver.h"
+#include "runtime/hal/drivers/cuda/cuda_fake_symbols.h"
+#include "runtime/hal/drivers/registration.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace kb::bench {
+namespace {
+
+using hal::cuda::testing::FakeCuda;
+
+constexpr uint64_t kStampBytes = 32; // 2 x {ns, cycles}
+constexpr unsigned kSms = 7;
+
+const char *kPtx = ".version 9.0\n.target sm_90\n.address_size 64\n"
+                   ".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
+                   "  ret;\n}\n";
+
+class BenchCudaProtocolTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    // Both the subject and the clock stamp take (u64 pointer, u32).
+    fake_.params = {{0, 8}, {8, 4}};
+    fake_.multiprocessorCount = kSms;
+    open();
+  }
+  void open() {
+    device_.reset();
+    driver_.reset();
+    auto driver = hal::cuda::CudaDriver::create({}, fake_.symbols());
+    ASSERT_TRUE(driver.ok()) << driver.status().message();
+    driver_ = std::move(*driver);
+    auto device = driver_->createDevice(0);
+    ASSERT_TRUE(device.ok()) << device.status().message();
+    device_ = std::move(*device);
+    hal::ExecutableSpec spec;
+    spec.name = "subject";
+    spec.format = hal::ExecutableFormat::Ptx;
+    spec.target = "sm_90";
+    spec.data = kPtx;
+    KernelAbi abi;
+    abi.entry = "k";
+    abi.bindings = {{"a", ElementType::U32, Access::ReadWrite}};
+    abi.constants = {{"n", ScalarType::U32}};
+    abi.workgroupSize = {64, 1, 1};
+    spec.exports = {abi};
+    auto exe = device_->createExecutable(spec);
+    ASSERT_TRUE(exe.ok()) << exe.status().message();
+    exe_ = std::move(*exe);
+    auto buffer = device_->allocateBuffer(256, hal::MemoryType::DeviceLocal);
+    ASSERT_TRUE(buffer.ok());
+    buffer_ = std::move(*buffer);
+  }
+  void TearDown() override {
+    exe_.reset();
+    buffer_.reset();
+    device_.reset();
+    driver_.reset();
+  }
+
+  /// A subject of |dispatches| launches of one block each.
+  Subject subject(int dispatches) {
+    return {"subject", [this, dispatches](hal::CommandBuffer &c) -> Status {
+              for (int i = 0; i < dispatches; ++i) {
+                hal::DispatchParams d;
+                d.executable = exe_.get();
+                d.bindings = {{buffer_.get(), 0, 0}};
+                d.constants.assign(4, 0);
+                KB_RETURN_IF_ERROR(c.dispatch(d));
+                KB_RETURN_IF_ERROR(c.barrier());
+              }
+              return okStatus();
+            }};
+  }
+  MeasureSettings settings() {
+    MeasureSettings s;
+    s.stopping.minSamples = 3;
+    s.stopping.minTimeS = 0;
+    s.stopping.noiseRequired = false;
+    s.l2 = {1 << 16, "flag"};
+    s.hotMinSampleNs = 1e6;
+    return s;
+  }
+  StatusOr<ModeResult> measure(TimingMode mode, int dispatches) {
+    KB_ASSIGN_OR_RETURN(auto engine, Engine::create(*device_, settings()));
+    if (!engine->clockError().empty())
+      return internalError(engine->clockError());
+    KB_ASSIGN_OR_RETURN(
+        auto results, engine->measureInterleaved({subject(dispatches)}, mode));
+    return results.at(0);
+  }
+  size_t countIn(std::string_view fn, size_t from, size_t to,
+                 uint64_t a = ~uint64_t(0)) const {
+    size_t n = 0;
+    for (size_t i = from; i < to && i < fake_.calls.size(); ++i)
+      n += fn == fake_.calls[i].fn &&
+           (a == ~uint64_t(0) || fake_.calls[i].a == a);
+    return n;
+  }
+
+  FakeCuda fake_;
+  std::unique_ptr<hal::Driver> driver_;
+  std::unique_ptr<hal::Device> device_;
+  std::shared_ptr<hal::Executable> exe_;
+  std::shared_ptr<hal::Buffer> buffer_;
+};
+
+// Cold: the whole sample is one graph launch, so the launch gaps between
+// the subject's three dispatches are not inside the timed region, and the
+// graph's first (instantiating) launch is not a sample.
+TEST_F(BenchCudaProtocolTest, AColdSampleIsOneGraphLaunch) {
+  size_t before = fake_.calls.size();
+  auto result = measure(TimingMode::Cold, 3);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  size_t begin = fake_.find("cuStreamBeginCapture", before);
+  size_t end = fake_.find("cuStreamEndCapture", before);
+  ASSERT_LT(begin, end) << fake_.trace();
+  EXPECT_EQ(fake_.count("cuStreamBeginCapture"), 1u) << "captured once";
+  // Inside the capture: the flush, then stamp, timestamp, 3 dispatches,
+  // timestamp, stamp.
+  EXPECT_EQ(countIn("cuMemsetD32Async", begin, end), 2u) << fake_.trace();
+  EXPECT_EQ(countIn("cuEventRecordWithFlags", begin, end), 2u);
+  EXPECT_EQ(countIn("cuLaunchKernel", begin, end, 1), 3u) << fake_.trace();
+  size_t t0 = fake_.find("cuEventRecordWithFlags", begin);
+  size_t t1 = fake_.find("cuEventRecordWithFlags", t0 + 1);
+  EXPECT_EQ(countIn("cuLaunchKernel", t0, t1, 1), 3u) << fake_.trace();
+  EXPECT_EQ(countIn("cuLaunchKernel", end, fake_.calls.size()), 0u)
+      << "work issued outside the graph\n"
+      << fake_.trace();
+  // One untimed launch, then one launch per sample.
+  size_t samples = result->samples.size() + result->discarded;
+  EXPECT_GE(samples, 3u);
+  EXPECT_EQ(fake_.count("cuGraphLaunch"), samples + 1) << fake_.trace();
+  size_t first = fake_.find("cuGraphLaunch", end);
+  size_t second = fake_.find("cuGraphLaunch", first + 1);
+  EXPECT_EQ(countIn("cuEventElapsedTime", first, second), 0u)
+      << "the graph's first launch was timed\n"
+      << fake_.trace();
+}
+
+// The clock stamp runs one block per SM (only the block on SM 0 writes), and
+// its slots are cleared in every sample before the first stamp, so a sample
+// without a block on SM 0 cannot reuse the previous sample's stamps.
+TEST_F(BenchCudaProtocolTest, StampsRunOnEverySmAndAreClearedPerSample) {
+  size_t before = fake_.calls.size();
+  ASSERT_TRUE(measure(TimingMode::Cold, 1).ok());
+  size_t begin = fake_.find("cuStreamBeginCapture", before);
+  size_t end = fake_.find("cuStreamEndCapture", before);
+  EXPECT_EQ(countIn("cuLaunchKernel", begin, end, kSms), 2u) << fake_.trace();
+  size_t clear = begin;
+  for (; clear < end; ++clear)
+    if (std::strcmp(fake_.calls[clear].fn, "cuMemsetD32Async") == 0 &&
+        fake_.calls[clear].b == kStampBytes / 4)
+      break;
+  ASSERT_LT(clear, end) << "the stamp slots are not cleared\n" << fake_.trace();
+  size_t stamp = begin;
+  while (stamp < end &&
+         !(std::strcmp(fake_.calls[stamp].fn, "cuLaunchKernel") == 0 &&
+           fake_.calls[stamp].a == kSms))
+    ++stamp;
+  EXPECT_LT(clear, stamp) << fake_.trace();
+
+  // Without an SM count, more blocks than any GPU has SMs.
+  fake_.multiprocessorCount = 0;
+  open();
+  before = fake_.calls.size();
+  ASSERT_TRUE(measure(TimingMode::Cold, 1).ok());
+  begin = fake_.find("cuStreamBeginCapture", before);
+  end = fake_.find("cuStreamEndCapture", before);
+  EXPECT_EQ(countIn("cuLaunchKernel", begin, end, clockStampBlocks(0)), 2u)
+      << fake_.trace();
+}
+
+// Hot: the batch is sized from a probe of several dispatches (0.25 ms for 8
+// reads 31 us each: 32 per 1 ms sample; a one-dispatch probe would read
+// 0.25 ms and size 4), and the hot graph is launched once untimed.
+TEST_F(BenchCudaProtocolTest, HotProbesABatchAndWarmsTheGraph) {
+  size_t before = fake_.calls.size();
+  auto result = measure(TimingMode::Hot, 1);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->dispatchesPerSample, 32u);
+  // Graphs: the 1-dispatch probe, the 8-dispatch probe, the hot graph.
+  ASSERT_EQ(fake_.count("cuStreamBeginCapture"), 3u) << fake_.trace();
+  size_t probe = fake_.find("cuStreamBeginCapture",
+                            fake_.find("cuStreamBeginCapture", before) + 1);
+  size_t probeEnd = fake_.find("cuStreamEndCapture", probe);
+  size_t t0 = fake_.find("cuEventRecordWithFlags", probe);
+  size_t t1 = fake_.find("cuEventRecordWithFlags", t0 + 1);
+  EXPECT_LT(t1, probeEnd);
+  EXPECT_EQ(countIn("cuLaunchKernel", t0, t1, 1), 8u) << fake_.trace();
+
+  uint64_t hot = fake_.graphs.size(); // the last graph's handle
+  size_t samples = result->samples.size() + result->discarded;
+  EXPECT_EQ(countIn("cuGraphLaunch", before, fake_.calls.size(), hot),
+            samples + 1)
+      << fake_.trace();
+  size_t hotEnd = fake_.find("cuStreamEndCapture",
+                             fake_.find("cuStreamBeginCapture", probeEnd));
+  size_t first = fake_.find("cuGraphLaunch", hotEnd);
+  size_t second = fake_.find("cuGraphLaunch", first + 1);
+  EXPECT_EQ(countIn("cuEventElapsedTime", first, second), 0u)
+      << "the hot graph's first launch was timed\n"
+      << fake_.trace();
+}
+
+// The same protocol on a real GPU (skipped without one): the stamp kernel
+// loads, a block lands on SM 0 in every sample, and the graph path runs the
+// flush, the stamps and the timestamps.
+TEST(BenchCudaDeviceTest, EverySampleCarriesTheSmClock) {
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "cuda");
+  if (!selected.ok())
+    GTEST_SKIP() << selected.status().message();
+  hal::Device &device = *selected->device;
+  MeasureSettings settings;
+  settings.stopping.minSamples = 20;
+  settings.stopping.minTimeS = 0;
+  settings.stopping.noiseRequired = false;
+  settings.l2 = {1 << 20, "flag"};
+  settings.hotMinSampleNs = 1e5;
+  auto engine = Engine::create(device, settings);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  ASSERT_EQ((*engine)->clockError(), "");
+  hal::ExecutableSpec spec;
+  spec.name = "subject";
+  spec.format = hal::ExecutableFormat::Ptx;
+  spec.target = "sm_75";
+  spec.data = ".version 8.0\n.target sm_75\n.address_size 64\n"
+              ".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
+              "  ret;\n}\n";
+  KernelAbi abi;
+  abi.entry = "k";
+  abi.bindings = {{"a", ElementType::U32, Access::ReadWrite}};
+  abi.constants = {{"n", ScalarType::U32}};
+  abi.workgroupSize = {64, 1, 1};
+  spec.exports = {abi};
+  auto exe = device.createExecutable(spec);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto buffer = device.allocateBuffer(256, hal::MemoryType::DeviceLocal);
+  ASSERT_TRUE(buffer.ok());
+  Subject subject{"k", [&](hal::CommandBuffer &c) -> Status {
+                    for (int i = 0; i < 3; ++i) {
+                      hal::DispatchParams d;
+                      d.executable = exe->get();
+                      d.workgroupCount = {256, 1, 1};
+                      d.bindings = {{buffer->get(), 0, 0}};
+                      d.constants.assign(4, 0);
+                      KB_RETURN_IF_ERROR(c.dispatch(d));
+                      KB_RETURN_IF_ERROR(c.barrier());
+                    }
+                    return okStatus();
+                  }};
+  for (TimingMode mode : {TimingMode::Cold, TimingMode::Hot}) {
+    auto results = (*engine)->measureInterleaved({subject}, mode);
+    ASSERT_TRUE(results.ok()) << results.status().message();
+    const ModeResult &r = results->at(0);
+    ASSERT_GE(r.samples.size(), 20u) << toString(mode);
+    // The scheduler places one block per SM in practice; a sample whose
+    // stamps no block on SM 0 wrote has no clock, and must stay rare.
+    size_t clocked = 0;
+    for (const Sample &sample : r.samples) {
+      if (!sample.smClockHz)
+        continue;
+      ++clocked;
+      EXPECT_GT(*sample.smClockHz, 1e8) << toString(mode);
+      EXPECT_LT(*sample.smClockHz, 5e9) << toString(mode);
+    }
+    ASSERT_GE(clocked * 10, r.samples.size() * 9)
+        << toString(mode) << ": " << clocked << " of " << r.samples.size()
+        << " samples carry an SM clock";
+    std::printf("%s: %zu samples, median %.0f ns, %u per sample, "
+                "clock %.0f MHz, %zu discarded\n",
+                toString(mode), r.samples.size(), r.gpu.median,
+                r.dispatchesPerSample, r.samples[0].smClockHz.value_or(0) / 1e6,
+                r.discarded);
+  }
+}
+
+} // namespace
+} // namespace kb::bench
