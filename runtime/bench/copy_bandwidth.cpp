@@ -37,17 +37,6 @@ struct Probe {
   std::unique_ptr<hal::CommandBuffer> commands;
 };
 
-/// The flush buffer of |l2| within the allocation limit; null when empty.
-StatusOr<std::shared_ptr<hal::Buffer>> allocateFlush(hal::Device &device,
-                                                     const L2Size &l2) {
-  uint64_t bytes = l2.flushBytes();
-  if (uint64_t limit = device.properties().limits.maxAllocationBytes)
-    bytes = std::min(bytes, limit / 4 * 4);
-  if (bytes == 0)
-    return std::shared_ptr<hal::Buffer>();
-  return device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal);
-}
-
 hal::DispatchParams copyDispatch(const Probe &probe,
                                  const hal::DeviceLimits &limits) {
   uint32_t count = static_cast<uint32_t>(probe.bytes / kElementBytes);
@@ -79,17 +68,14 @@ StatusOr<Probe> prepareProbe(hal::Device &device, const L2Size &l2) {
       p.source, device.allocateBuffer(p.bytes, hal::MemoryType::DeviceLocal));
   KB_ASSIGN_OR_RETURN(
       p.target, device.allocateBuffer(p.bytes, hal::MemoryType::DeviceLocal));
-  KB_ASSIGN_OR_RETURN(p.flush, allocateFlush(device, l2));
+  KB_ASSIGN_OR_RETURN(p.flush, allocateFlushBuffer(device, l2));
   KB_ASSIGN_OR_RETURN(p.timer, device.createTimer(2));
   KB_ASSIGN_OR_RETURN(auto fill, device.createCommandBuffer());
   KB_RETURN_IF_ERROR(fill->fillBuffer(*p.source, 0, 0, kPattern));
   KB_RETURN_IF_ERROR(fill->submitAndWait());
   KB_ASSIGN_OR_RETURN(p.commands, device.createCommandBuffer());
   hal::CommandBuffer &c = *p.commands;
-  if (p.flush) {
-    KB_RETURN_IF_ERROR(c.fillBuffer(*p.flush, 0, 0, 0x5a5a5a5a));
-    KB_RETURN_IF_ERROR(c.barrier());
-  }
+  KB_RETURN_IF_ERROR(recordFlush(c, p.flush.get()));
   KB_RETURN_IF_ERROR(c.writeTimestamp(*p.timer, 0));
   KB_RETURN_IF_ERROR(c.dispatch(copyDispatch(p, device.properties().limits)));
   KB_RETURN_IF_ERROR(c.writeTimestamp(*p.timer, 1));

@@ -2,8 +2,9 @@
 //
 // The probe's sizing and cache key everywhere; its protocol (flush, then a
 // copy kernel between two timestamps, every sample) on a recording fake
-// device; the real probe and its cache on the first Vulkan device (lavapipe
-// here), skipped where there is none.
+// device; the real probe and its cache on the first device of each driver
+// (lavapipe here; CUDA and Vulkan on a GPU host), skipped where there is
+// none.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/bench/copy_bandwidth.h"
@@ -20,7 +21,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 
 #include <unistd.h>
 
@@ -245,26 +245,18 @@ TEST(CopyProbeProtocolTest, AKernelThatCopiesNothingIsAnError) {
 }
 
 //===----------------------------------------------------------------------===//
-// The real probe on the first Vulkan device
+// The real probe on each driver's first device
 //===----------------------------------------------------------------------===//
 
-/// The first Vulkan device, or a skip reason in |skip|.
-std::optional<hal::SelectedDevice> vulkanDevice(std::string &skip) {
-  auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");
-  if (!selected.ok()) {
-    skip = selected.status().message();
-    return std::nullopt;
-  }
-  return std::move(*selected);
-}
+class CopyProbeDeviceTest : public ::testing::TestWithParam<const char *> {};
 
-TEST(CopyProbeDeviceTest, MeasuresAndCachesUnderTheVersionedKey) {
-  std::string skip;
-  auto selected = vulkanDevice(skip);
-  if (!selected)
-    GTEST_SKIP() << skip;
+TEST_P(CopyProbeDeviceTest, MeasuresAndCachesUnderTheVersionedKey) {
+  auto selected = hal::selectDevice(hal::builtinDrivers(), GetParam());
+  if (!selected.ok())
+    GTEST_SKIP() << selected.status().message();
   hal::Device &device = *selected->device;
-  L2Size l2{4 * kMiB, "flag"};
+  L2Size l2 = selectL2Size(device.properties(), std::nullopt,
+                           hostLastLevelCacheBytes());
   auto cache = std::filesystem::temp_directory_path() /
                ("kb_copy_bandwidth_" + std::to_string(::getpid())) /
                "copy-bandwidth.tsv";
@@ -276,12 +268,17 @@ TEST(CopyProbeDeviceTest, MeasuresAndCachesUnderTheVersionedKey) {
   EXPECT_FALSE(first->cached);
   EXPECT_TRUE(std::isfinite(first->bytesPerS) && first->bytesPerS > 0);
   EXPECT_NE(first->bytesPerS, 1e9);
+  RecordProperty("peak_copy_gbps", std::to_string(first->bytesPerS / 1e9));
   auto second = peakCopyBandwidth(device, l2, cache.string());
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_TRUE(second->cached);
   EXPECT_DOUBLE_EQ(second->bytesPerS, first->bytesPerS);
   std::filesystem::remove_all(cache.parent_path());
 }
+
+INSTANTIATE_TEST_SUITE_P(Drivers, CopyProbeDeviceTest,
+                         ::testing::Values("cuda", "vulkan"),
+                         [](const auto &info) { return info.param; });
 
 } // namespace
 } // namespace kb::bench

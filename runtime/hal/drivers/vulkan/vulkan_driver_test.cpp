@@ -576,6 +576,39 @@ TEST_F(VulkanOptionsTest, NoQueryResetIsRecordedBetweenTimestamps) {
   }
 }
 
+TEST_F(VulkanOptionsTest, ASlotWrittenTwiceIsResetBeforeItsSecondWrite) {
+  open({});
+  if (IsSkipped())
+    return;
+  auto &syms =
+      const_cast<DeviceSymbols &>(static_cast<VulkanDevice &>(*device_).syms());
+  gRealTimestamp = syms.vkCmdWriteTimestamp;
+  gRealReset = syms.vkCmdResetQueryPool;
+  syms.vkCmdWriteTimestamp = recordTimestamp;
+  syms.vkCmdResetQueryPool = recordReset;
+  auto timer = device_->createTimer(2);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(timer.ok() && cb.ok());
+  gQueryCommands.clear();
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 0).ok());
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 1).ok());
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 1).ok());
+  Status s = (*cb)->submitAndWait();
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto ns = (*timer)->elapsedNs(0, 1);
+  EXPECT_TRUE(ns.ok()) << ns.status().message();
+  // A query takes one write per reset: the second write of slot 1 is reset
+  // in place; the prologue (recorded at submission) resets the first ones.
+  ASSERT_EQ(gQueryCommands.size(), 6u);
+  VkCommandBuffer timed = gQueryCommands[0].first;
+  EXPECT_EQ(queryCommandsOf(timed),
+            (std::vector<std::string>{"timestamp 0", "timestamp 1", "reset 1",
+                                      "timestamp 1"}));
+  EXPECT_EQ(queryCommandsOf(gQueryCommands[5].first),
+            (std::vector<std::string>{"reset 0", "reset 1"}));
+  EXPECT_NE(gQueryCommands[5].first, timed);
+}
+
 TEST_F(VulkanOptionsTest, ATimedOutSubmissionLosesTheDeviceWithoutFreeing) {
   DeviceOptions options;
   options.vulkanSubmitTimeoutMs = 300;
