@@ -72,4 +72,21 @@ L2Size selectL2Size(const hal::DeviceProperties &device,
   return {kDefaultL2Bytes, "default"};
 }
 
+StatusOr<std::shared_ptr<hal::Buffer>> allocateFlushBuffer(hal::Device &device,
+                                                           const L2Size &l2) {
+  uint64_t bytes = l2.flushBytes();
+  if (uint64_t limit = device.properties().limits.maxAllocationBytes)
+    bytes = std::min(bytes, limit / 4 * 4);
+  if (bytes == 0)
+    return std::shared_ptr<hal::Buffer>();
+  return device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal);
+}
+
+Status recordFlush(hal::CommandBuffer &commands, hal::Buffer *flush) {
+  if (!flush)
+    return okStatus();
+  KB_RETURN_IF_ERROR(commands.fillBuffer(*flush, 0, 0, 0x5a5a5a5a));
+  return commands.barrier();
+}
+
 } // namespace kb::bench

@@ -18,9 +18,13 @@
 #ifndef KB_RUNTIME_BENCH_CACHE_FLUSH_H_
 #define KB_RUNTIME_BENCH_CACHE_FLUSH_H_
 
+#include "common/status.h"
+#include "runtime/hal/buffer.h"
+#include "runtime/hal/command_buffer.h"
 #include "runtime/hal/device.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -47,6 +51,16 @@ uint64_t hostLastLevelCacheBytes();
 
 /// Parses sysfs cache sizes ("32768K", "8M", "1024"). 0 when malformed.
 uint64_t parseCacheSize(const std::string &text);
+
+/// The buffer a flush of |l2| fills: flushBytes() within the device's
+/// allocation limit; null when that leaves nothing to fill.
+StatusOr<std::shared_ptr<hal::Buffer>> allocateFlushBuffer(hal::Device &device,
+                                                           const L2Size &l2);
+
+/// Records the flush into |commands|: |flush| filled, then a barrier, so
+/// that what is recorded next finds none of its data in the L2. Records
+/// nothing when |flush| is null.
+Status recordFlush(hal::CommandBuffer &commands, hal::Buffer *flush);
 
 } // namespace kb::bench
 

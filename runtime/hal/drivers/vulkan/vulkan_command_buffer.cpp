@@ -3,9 +3,15 @@
 // Records straight into a VkCommandBuffer. Each dispatch gets its own
 // descriptor set (set 0, binding i = storage buffer i) from pools owned by
 // the command buffer, so re-submission replays exactly what was recorded.
+// The timestamp queries it writes are reset by a second command buffer, the
+// prologue, submitted just before it in the same batch on every submission:
+// query commands on one queue run in submission order, so each reset lands
+// before its write, and none lies between two timestamps.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
+
+#include <algorithm>
 
 namespace kb::hal::vulkan {
 
@@ -28,6 +34,9 @@ VulkanCommandBuffer::create(VulkanDevice &device) {
   KB_VK_RETURN_IF_ERROR(
       s.vkAllocateCommandBuffers(device.handle(), &alloc, &cb->commandBuffer_),
       "vkAllocateCommandBuffers");
+  KB_VK_RETURN_IF_ERROR(
+      s.vkAllocateCommandBuffers(device.handle(), &alloc, &cb->prologue_),
+      "vkAllocateCommandBuffers (timestamp reset prologue)");
   VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   KB_VK_RETURN_IF_ERROR(
       s.vkCreateFence(device.handle(), &fence, nullptr, &cb->fence_),
@@ -52,6 +61,9 @@ VulkanCommandBuffer::~VulkanCommandBuffer() {
   if (commandBuffer_)
     s.vkFreeCommandBuffers(device_.handle(), device_.commandPool(), 1,
                            &commandBuffer_);
+  if (prologue_)
+    s.vkFreeCommandBuffers(device_.handle(), device_.commandPool(), 1,
+                           &prologue_);
   destroyPools();
 }
 
@@ -214,7 +226,15 @@ Status VulkanCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
                       std::to_string(vk->slotCount()) + " slots");
   KB_RETURN_IF_ERROR(retain(timer, "timestamp"));
   const DeviceSymbols &s = device_.syms();
-  s.vkCmdResetQueryPool(commandBuffer_, vk->pool(), slot, 1);
+  std::pair<VkQueryPool, uint32_t> query{vk->pool(), slot};
+  if (std::find(timedSlots_.begin(), timedSlots_.end(), query) !=
+      timedSlots_.end()) {
+    // Written twice in one recording: a query takes one write per reset,
+    // so only this rare case keeps a reset in the command buffer itself.
+    s.vkCmdResetQueryPool(commandBuffer_, vk->pool(), slot, 1);
+  } else {
+    timedSlots_.push_back(query);
+  }
   // An execution barrier, then the write at TOP_OF_PIPE. The barrier puts
   // every earlier command in its first scope and everything after it,
   // this write included, in its second: the timestamp is taken once the
@@ -231,9 +251,23 @@ Status VulkanCommandBuffer::writeTimestamp(Timer &timer, uint32_t slot) {
   return okStatus();
 }
 
+Status VulkanCommandBuffer::recordPrologue() {
+  const DeviceSymbols &s = device_.syms();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  KB_VK_RETURN_IF_ERROR(s.vkBeginCommandBuffer(prologue_, &begin),
+                        "vkBeginCommandBuffer (timestamp reset prologue)");
+  for (const auto &[pool, slot] : timedSlots_)
+    s.vkCmdResetQueryPool(prologue_, pool, slot, 1);
+  KB_VK_RETURN_IF_ERROR(s.vkEndCommandBuffer(prologue_),
+                        "vkEndCommandBuffer (timestamp reset prologue)");
+  return okStatus();
+}
+
 Status VulkanCommandBuffer::submitAndWait() {
   const DeviceSymbols &s = device_.syms();
   if (!ended_) {
+    if (!timedSlots_.empty())
+      KB_RETURN_IF_ERROR(recordPrologue());
     // Make shader/transfer writes visible to host reads after the fence.
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     toHost.srcAccessMask =
@@ -252,7 +286,9 @@ Status VulkanCommandBuffer::submitAndWait() {
     if (labels_.size() > 1)
       what += " ... " + labels_.back();
   }
-  return device_.submitAndWait(commandBuffer_, fence_, what);
+  if (timedSlots_.empty())
+    return device_.submitAndWait(commandBuffer_, fence_, what);
+  return device_.submitAndWait({prologue_, commandBuffer_}, fence_, what);
 }
 
 Status VulkanCommandBuffer::reset() {
@@ -260,6 +296,9 @@ Status VulkanCommandBuffer::reset() {
   const DeviceSymbols &s = device_.syms();
   KB_VK_RETURN_IF_ERROR(s.vkResetCommandBuffer(commandBuffer_, 0),
                         "vkResetCommandBuffer");
+  KB_VK_RETURN_IF_ERROR(s.vkResetCommandBuffer(prologue_, 0),
+                        "vkResetCommandBuffer (timestamp reset prologue)");
+  timedSlots_.clear();
   destroyPools();
   releaseRetained(); // nothing refers to them any more
   labels_.clear();

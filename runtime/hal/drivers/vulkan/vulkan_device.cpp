@@ -159,12 +159,19 @@ void VulkanDevice::markLost(const std::string &why) {
 
 Status VulkanDevice::submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
                                    const std::string &what) {
+  return submitAndWait(std::vector<VkCommandBuffer>{commandBuffer}, fence,
+                       what);
+}
+
+Status
+VulkanDevice::submitAndWait(const std::vector<VkCommandBuffer> &commandBuffers,
+                            VkFence fence, const std::string &what) {
   KB_RETURN_IF_ERROR(checkUsable());
   KB_VK_RETURN_IF_ERROR(syms_.vkResetFences(device_, 1, &fence),
                         "vkResetFences");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &commandBuffer;
+  submit.commandBufferCount = static_cast<uint32_t>(commandBuffers.size());
+  submit.pCommandBuffers = commandBuffers.data();
   KB_VK_RETURN_IF_ERROR(syms_.vkQueueSubmit(queue_, 1, &submit, fence),
                         "vkQueueSubmit (" + what + ")");
   // Bounded (a minute by default, far beyond any benchmark dispatch): a

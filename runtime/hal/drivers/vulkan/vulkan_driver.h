@@ -21,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace kb::hal::vulkan {
@@ -104,6 +105,9 @@ public:
   /// Submits |commandBuffer| and waits on |fence| (reset first).
   Status submitAndWait(VkCommandBuffer commandBuffer, VkFence fence,
                        const std::string &what);
+  /// Submits |commandBuffers| in order, in one batch, and waits on |fence|.
+  Status submitAndWait(const std::vector<VkCommandBuffer> &commandBuffers,
+                       VkFence fence, const std::string &what);
 
 private:
   VulkanDevice() = default;
@@ -224,9 +228,18 @@ private:
   StatusOr<VkDescriptorSet> allocateSet(VkDescriptorSetLayout layout,
                                         uint32_t bindings);
   void destroyPools();
+  /// Records the resets of every timestamp slot written into |prologue_|.
+  Status recordPrologue();
 
   VulkanDevice &device_;
   VkCommandBuffer commandBuffer_ = VK_NULL_HANDLE;
+  /// Submitted right before |commandBuffer_| in the same batch: it resets
+  /// the timestamp queries the main one writes, so that nothing but the
+  /// recorded work lies between two timestamps (a query must be reset
+  /// before each write; a reset inside the timed region would be timed).
+  VkCommandBuffer prologue_ = VK_NULL_HANDLE;
+  /// The (pool, slot) queries written since the last reset(), in order.
+  std::vector<std::pair<VkQueryPool, uint32_t>> timedSlots_;
   VkFence fence_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> pools_;
   uint32_t setsLeftInPool_ = 0;

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -206,6 +208,21 @@ TEST(PreferredDevice, AGpuWinsOverTheCpuDeviceListedFirst) {
   devices.pop_back();
   EXPECT_EQ(preferredDeviceIndex(devices), 0u);
   EXPECT_EQ(preferredDeviceIndex({}), 0u);
+}
+
+TEST(VulkanLoader, LibvulkanStaysLoadedAfterTheDriverIsGone) {
+  {
+    auto driver = createVulkanDriver({});
+    if (!driver.ok() && driver.status().isUnavailable())
+      GTEST_SKIP() << "Vulkan unavailable: " << driver.status().message();
+    ASSERT_TRUE(driver.ok()) << driver.status().message();
+  }
+  // RTLD_NOLOAD finds the library only while it is still mapped.
+  void *handle = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(handle, nullptr)
+      << "libvulkan.so.1 was unloaded with the last driver";
+  if (handle)
+    dlclose(handle);
 }
 
 /// A driver and its preferred device with |options|; skips without Vulkan.
@@ -451,11 +468,33 @@ recordBarrier(VkCommandBuffer cb, VkPipelineStageFlags src,
   gRealBarrier(cb, src, dst, flags, memoryCount, memory, bufferCount, buffers,
                imageCount, images);
 }
+/// The query commands recorded, each with its command buffer; the command
+/// buffers of each vkQueueSubmit, in order.
+std::vector<std::pair<VkCommandBuffer, std::string>> gQueryCommands;
+std::vector<std::vector<VkCommandBuffer>> gSubmitted;
+PFN_vkCmdResetQueryPool gRealReset = nullptr;
+PFN_vkQueueSubmit gRealSubmit = nullptr;
 VKAPI_ATTR void VKAPI_CALL recordTimestamp(VkCommandBuffer cb,
                                            VkPipelineStageFlagBits stage,
                                            VkQueryPool pool, uint32_t slot) {
   gRecorded.push_back("timestamp " + std::to_string(stage));
+  gQueryCommands.emplace_back(cb, "timestamp " + std::to_string(slot));
   gRealTimestamp(cb, stage, pool, slot);
+}
+VKAPI_ATTR void VKAPI_CALL recordReset(VkCommandBuffer cb, VkQueryPool pool,
+                                       uint32_t first, uint32_t count) {
+  for (uint32_t slot = first; slot < first + count; ++slot)
+    gQueryCommands.emplace_back(cb, "reset " + std::to_string(slot));
+  gRealReset(cb, pool, first, count);
+}
+VKAPI_ATTR VkResult VKAPI_CALL recordSubmit(VkQueue queue, uint32_t count,
+                                            const VkSubmitInfo *submits,
+                                            VkFence fence) {
+  for (uint32_t i = 0; i < count; ++i)
+    gSubmitted.emplace_back(submits[i].pCommandBuffers,
+                            submits[i].pCommandBuffers +
+                                submits[i].commandBufferCount);
+  return gRealSubmit(queue, count, submits, fence);
 }
 
 TEST_F(VulkanOptionsTest, TimestampsFollowABarrierAtTopOfPipe) {
@@ -487,6 +526,87 @@ TEST_F(VulkanOptionsTest, TimestampsFollowABarrierAtTopOfPipe) {
   EXPECT_TRUE(s.ok()) << s.message();
   auto ns = (*timer)->elapsedNs(0, 1);
   EXPECT_TRUE(ns.ok()) << ns.status().message();
+}
+
+/// The query commands |cb| recorded, in order.
+std::vector<std::string> queryCommandsOf(VkCommandBuffer cb) {
+  std::vector<std::string> commands;
+  for (const auto &[recordedBy, what] : gQueryCommands)
+    if (recordedBy == cb)
+      commands.push_back(what);
+  return commands;
+}
+
+TEST_F(VulkanOptionsTest, NoQueryResetIsRecordedBetweenTimestamps) {
+  open({});
+  if (IsSkipped())
+    return;
+  auto &syms =
+      const_cast<DeviceSymbols &>(static_cast<VulkanDevice &>(*device_).syms());
+  gRealTimestamp = syms.vkCmdWriteTimestamp;
+  gRealReset = syms.vkCmdResetQueryPool;
+  gRealSubmit = syms.vkQueueSubmit;
+  syms.vkCmdWriteTimestamp = recordTimestamp;
+  syms.vkCmdResetQueryPool = recordReset;
+  syms.vkQueueSubmit = recordSubmit;
+  auto timer = device_->createTimer(2);
+  auto work = device_->allocateBuffer(1 << 20, MemoryType::DeviceLocal);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(timer.ok() && work.ok() && cb.ok());
+  gQueryCommands.clear();
+  gSubmitted.clear();
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 0).ok());
+  ASSERT_TRUE((*cb)->fillBuffer(**work, 0, 0, 7).ok());
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 1).ok());
+  for (int submission = 0; submission < 2; ++submission) {
+    Status s = (*cb)->submitAndWait();
+    ASSERT_TRUE(s.ok()) << s.message();
+    auto ns = (*timer)->elapsedNs(0, 1);
+    EXPECT_TRUE(ns.ok()) << ns.status().message();
+  }
+  // Every submission resets both queries in a command buffer of its own,
+  // ahead of the one that writes them; that one records nothing else.
+  ASSERT_EQ(gSubmitted.size(), 2u);
+  for (const std::vector<VkCommandBuffer> &batch : gSubmitted) {
+    ASSERT_EQ(batch.size(), 2u);
+    EXPECT_EQ(queryCommandsOf(batch[0]),
+              (std::vector<std::string>{"reset 0", "reset 1"}));
+    EXPECT_EQ(queryCommandsOf(batch[1]),
+              (std::vector<std::string>{"timestamp 0", "timestamp 1"}));
+  }
+}
+
+TEST_F(VulkanOptionsTest, ASlotWrittenTwiceIsResetBeforeItsSecondWrite) {
+  open({});
+  if (IsSkipped())
+    return;
+  auto &syms =
+      const_cast<DeviceSymbols &>(static_cast<VulkanDevice &>(*device_).syms());
+  gRealTimestamp = syms.vkCmdWriteTimestamp;
+  gRealReset = syms.vkCmdResetQueryPool;
+  syms.vkCmdWriteTimestamp = recordTimestamp;
+  syms.vkCmdResetQueryPool = recordReset;
+  auto timer = device_->createTimer(2);
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(timer.ok() && cb.ok());
+  gQueryCommands.clear();
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 0).ok());
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 1).ok());
+  ASSERT_TRUE((*cb)->writeTimestamp(**timer, 1).ok());
+  Status s = (*cb)->submitAndWait();
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto ns = (*timer)->elapsedNs(0, 1);
+  EXPECT_TRUE(ns.ok()) << ns.status().message();
+  // A query takes one write per reset: the second write of slot 1 is reset
+  // in place; the prologue (recorded at submission) resets the first ones.
+  ASSERT_EQ(gQueryCommands.size(), 6u);
+  VkCommandBuffer timed = gQueryCommands[0].first;
+  EXPECT_EQ(queryCommandsOf(timed),
+            (std::vector<std::string>{"timestamp 0", "timestamp 1", "reset 1",
+                                      "timestamp 1"}));
+  EXPECT_EQ(queryCommandsOf(gQueryCommands[5].first),
+            (std::vector<std::string>{"reset 0", "reset 1"}));
+  EXPECT_NE(gQueryCommands[5].first, timed);
 }
 
 TEST_F(VulkanOptionsTest, ATimedOutSubmissionLosesTheDeviceWithoutFreeing) {

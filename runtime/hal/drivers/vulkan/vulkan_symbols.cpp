@@ -10,7 +10,13 @@ constexpr bool kOPTIONAL = false;
 
 StatusOr<InstanceSymbols> InstanceSymbols::load() {
   InstanceSymbols syms;
-  KB_ASSIGN_OR_RETURN(syms.library, DynamicLibrary::open("libvulkan.so.1"));
+  // Never unloaded, like libcuda: the loader and the ICDs it pulls in start
+  // threads and register atexit handlers (NVIDIA's driver among them), and
+  // unmapping their code under those crashes or deadlocks the process at a
+  // later driver's creation or at exit.
+  KB_ASSIGN_OR_RETURN(
+      syms.library,
+      DynamicLibrary::open("libvulkan.so.1", DynamicLibrary::Unload::Never));
   syms.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
       syms.library.symbol("vkGetInstanceProcAddr"));
   if (!syms.vkGetInstanceProcAddr)
