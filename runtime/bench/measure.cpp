@@ -43,16 +43,7 @@ struct Engine::Prepared {
 StatusOr<std::unique_ptr<Engine>>
 Engine::create(hal::Device &device, const MeasureSettings &settings) {
   std::unique_ptr<Engine> engine(new Engine(device, settings));
-  uint64_t bytes = std::min<uint64_t>(
-      settings.l2.flushBytes(),
-      device.properties().limits.maxAllocationBytes
-          ? device.properties().limits.maxAllocationBytes / 4 * 4
-          : settings.l2.flushBytes());
-  if (bytes > 0) {
-    KB_ASSIGN_OR_RETURN(
-        engine->flush_,
-        device.allocateBuffer(bytes, hal::MemoryType::DeviceLocal));
-  }
+  KB_ASSIGN_OR_RETURN(engine->flush_, allocateFlushBuffer(device, settings.l2));
   if (device.supportsFormat(hal::ExecutableFormat::Ptx)) {
     hal::ExecutableSpec spec;
     spec.name = "kb_clock_stamp";
@@ -153,10 +144,7 @@ StatusOr<Engine::Prepared> Engine::prepareCold(const Subject &subject) {
   KB_ASSIGN_OR_RETURN(p.commands, device_.createCommandBuffer(options));
   if (p.stamps)
     KB_RETURN_IF_ERROR(recordClearStamps(*p.commands, *p.stamps));
-  if (flush_) {
-    KB_RETURN_IF_ERROR(p.commands->fillBuffer(*flush_, 0, 0, 0x5a5a5a5a));
-    KB_RETURN_IF_ERROR(p.commands->barrier());
-  }
+  KB_RETURN_IF_ERROR(recordFlush(*p.commands, flush_.get()));
   KB_RETURN_IF_ERROR(
       recordTimed(p, [&] { return subject.record(*p.commands); }));
   KB_RETURN_IF_ERROR(warmUp(*p.commands));

@@ -55,7 +55,7 @@ grep -qE "^copy [0-9]+ [KMG]iB vulkan cold" "$summary" || fail "the side-by-side
 files=$(find "$work/out" -type f | wc -l)
 [ "$files" -le 8 ] || fail "\$OUT holds $files files; the device tool brings back 8"
 [ -z "$(find "$work/out" -mindepth 1 -type d)" ] || fail "\$OUT has folders; keep it flat"
-for f in checks.log bench-vulkan.json measure.txt overhead.log; do
+for f in checks.log bench-vulkan.json.gz measure.txt overhead.log; do
   [ -s "$work/out/$f" ] || fail "\$OUT/$f is missing or empty"
 done
 echo "dry run: ok (stage ${size} MiB, $files files in \$OUT)"

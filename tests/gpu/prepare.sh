@@ -55,11 +55,13 @@ env "${compiler[@]}" KB_QUICKSTART="$work/quickstart" KB_TUNED="$work/tuned" \
   KB_MLP="$work/mlp" KB_MEASURE="$work/measure" KB_MEASURE_BYTES="$bytes" \
   tests/gpu/stage.sh build-gpu
 
-# The host's NVIDIA Vulkan driver needs the loader and glvnd (Debian 12
-# amd64); each package is downloaded unless .gl/ has it, and a download goes
+# The host's NVIDIA Vulkan driver needs the loader, glvnd and X11 client
+# libraries (Debian 12 amd64); each package is downloaded unless .gl/ has it, and a download goes
 # to .gl/ only when it succeeded.
 missing=()
-for p in libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2; do
+# NVIDIA's ICD (libGLX_nvidia.so.0) also needs libX11 and libXext at load time.
+for p in libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 \
+         libx11-6 libx11-data libxext6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0; do
   ls .gl/"${p}"_*.deb >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

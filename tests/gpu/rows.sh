@@ -3,29 +3,42 @@
 # host's figures (tests/gpu/README.md): the summary prints them beside the
 # time each row took, so a run that would not fit twice in the slot shows.
 
+# The card as the run found it (read only: clocks, power and modes are left
+# as they are).
+if command -v nvidia-smi >/dev/null; then
+  row "nvidia-smi"                 1  20 -- nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv
+fi
+
 # Smoke: a driver that does not come up makes everything after it noise.
 row "HAL CTS (cuda)"               4  60 -- gtest "$bin/hal_cts_cuda"
 row "HAL CTS (vulkan)"             4  60 -- gtest "$bin/hal_cts_vulkan"
+
+# The host's python3 with torch, triton and cupy (a virtual environment there).
+py=python3
+[ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
 
 # The measurements, side by side with the anchors of the same run. The copy
 # is 2 GiB a buffer on the host: ~1.1 ms a sample, 0.5 s of sampling per
 # mode and variant, and the correctness sets (seeded inputs of 512 Mi
 # floats, generated on the host) dominate: ~40 s a driver.
-measure_bench() { # driver
-  "$kb" bench "$stage/measure" --device "$1" --seeds 1 -o "$work/bench-$1" &&
-    cp "$work/bench-$1/bench.json" "$logs/bench-$1.json"
+measure_bench() { # driver  (the report is kept whatever bench exits with)
+  "$kb" bench "$stage/measure" --device "$1" --seeds 1 -o "$work/bench-$1"
+  local rc=$?
+  [ -f "$work/bench-$1/bench.json" ] && cp "$work/bench-$1/bench.json" "$logs/bench-$1.json"
+  return $rc
 }
 export -f measure_bench
 if [ -d "$stage/measure" ]; then
   row "measure: bench (cuda)"      40 150 -- measure_bench cuda
-  keep "$logs/bench-cuda.json" bench-cuda.json
+  # Every sample is in it: compressed, well under what $OUT brings back.
+  gzip -kf "$logs/bench-cuda.json" 2>/dev/null && keep "$logs/bench-cuda.json.gz" bench-cuda.json.gz
   row "measure: bench (vulkan)"    40 150 -- measure_bench vulkan
-  keep "$logs/bench-vulkan.json" bench-vulkan.json
+  gzip -kf "$logs/bench-vulkan.json" 2>/dev/null && keep "$logs/bench-vulkan.json.gz" bench-vulkan.json.gz
   # Python imports (torch, triton) take most of it; do_bench runs ~0.2 s a
   # kernel.
-  row "measure: anchors (do_bench)" 25 120 -- python3 "$root/tests/gpu/measure/measure.py" anchors \
+  row "measure: anchors (do_bench)" 25 120 -- "$py" "$root/tests/gpu/measure/measure.py" anchors \
     --ptx-dir "$stage/measure/ptx" --copy-bytes "$(cat "$stage/measure/copy_bytes")" \
-    --out "$logs/anchors.json"
+    --out "$logs/anchors.json" $([ $gpu_host = 1 ] && echo --gpu-host)
   keep "$logs/anchors.json" anchors.json
 else
   skip "measure" "not staged (KB_MEASURE)"
@@ -35,14 +48,20 @@ fi
 row "runtime_overhead bench"       10  90 -- "$bin/runtime_overhead" "$KB_CTS_KERNEL_DIR"
 cp "$logs/runtime_overhead_bench.log" "$logs/overhead.log" 2>/dev/null
 keep "$logs/overhead.log" overhead.log
-if wanted "measure"; then
-  row "measure: side-by-side table"  1  20 -- python3 "$root/tests/gpu/measure/measure.py" table \
+if [ -d "$stage/measure" ] && wanted "measure"; then
+  row "measure: side-by-side table"  1  20 -- "$py" "$root/tests/gpu/measure/measure.py" table \
     --cuda "$logs/bench-cuda.json" --vulkan "$logs/bench-vulkan.json" \
     --anchors "$logs/anchors.json" --overhead "$logs/overhead.log" \
     --copy-bytes "$(cat "$stage/measure/copy_bytes" 2>/dev/null || echo 2147483648)" \
     --out "$logs/measure.txt" $([ $gpu_host = 1 ] && echo --gpu-host)
   keep "$logs/measure.txt" measure.txt
 fi
+
+# The measurement engine on the device: the SM clock read on SM 0 in every
+# sample, the CUDA graph protocol, the kernel-measured copy peak.
+row "measurement engine tests"     8  90 -- gtest "$bin/bench_cuda_protocol_test"
+row "measurement sampling tests"  10  90 -- gtest "$bin/bench_measure_test"
+row "copy peak probe tests"        8  90 -- gtest "$bin/copy_bandwidth_test"
 
 # The drivers' own suites and the module runtime.
 row "CUDA driver tests"            5  60 -- gtest "$bin/cuda_driver_test"

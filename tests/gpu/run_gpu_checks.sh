@@ -10,8 +10,8 @@
 # that row, not the slot. Each row's output is streamed into $OUT/checks.log
 # as it runs (the device tool brings $OUT back even when the call is cut),
 # and the summary is rewritten after every row. $OUT gets at most eight flat
-# files: summary.txt, checks.log, measure.txt, bench-cuda.json,
-# bench-vulkan.json, anchors.json, overhead.log.
+# files: summary.txt, checks.log, measure.txt, bench-cuda.json.gz,
+# bench-vulkan.json.gz, anchors.json, overhead.log.
 #
 # On a host with an NVIDIA GPU (its driver is present) a row that finds no
 # CUDA or Vulkan device FAILS: a SKIP there would hide a broken setup.
@@ -35,13 +35,31 @@ script_start=$(date +%s.%N)
 gpu_host=0
 if [ -e /proc/driver/nvidia/version ] || [ -e /dev/nvidiactl ]; then gpu_host=1; fi
 
-# The Vulkan loader and glvnd, where the host lacks them: unpacked into the
-# work folder (dpkg -x needs no root and touches nothing else).
+# The Vulkan loader, glvnd and the X11 client libraries NVIDIA's ICD loads,
+# where the host lacks them: unpacked into the work folder (no root needed,
+# nothing else touched), with dpkg where there is one, else Python's ar and
+# tar readers.
 ldcache=$({ command -v ldconfig >/dev/null && ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null)
 has_lib() { grep -q "$1 " <<<"$ldcache"; }
+unpack_deb() { # deb dir
+  if command -v dpkg >/dev/null; then dpkg -x "$1" "$2"; return; fi
+  python3 - "$1" "$2" <<'PY'
+import io, sys, tarfile
+data = open(sys.argv[1], "rb").read()
+pos = 8  # "!<arch>\n", then 60-byte member headers, members 2-aligned
+while pos < len(data):
+    name, size = data[pos:pos + 16].decode().strip(), int(data[pos + 48:pos + 58])
+    body = data[pos + 60:pos + 60 + size]
+    if name.startswith("data.tar"):
+        tarfile.open(fileobj=io.BytesIO(body)).extractall(sys.argv[2])
+    pos += 60 + size + (size & 1)
+PY
+}
 if ls "$root"/.gl/*.deb >/dev/null 2>&1 &&
-   ! { has_lib 'libvulkan\.so\.1' && has_lib 'libGLdispatch\.so\.0'; }; then
-  for f in "$root"/.gl/*.deb; do dpkg -x "$f" "$work/gl" 2>>"$logs/setup.log"; done
+   ! { has_lib 'libvulkan\.so\.1' && has_lib 'libGLdispatch\.so\.0' &&
+       has_lib 'libX11\.so\.6' && has_lib 'libXext\.so\.6'; }; then
+  mkdir -p "$work/gl"
+  for f in "$root"/.gl/*.deb; do unpack_deb "$f" "$work/gl" 2>>"$logs/setup.log"; done
   export LD_LIBRARY_PATH="$work/gl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -52,7 +70,17 @@ export KB_CTS_KERNEL_DIR=$stage/kernels
 # Each run measures the copy peak afresh: no figure cached by an older build.
 export KB_CACHE_DIR=$work/cache
 
-[ -n "${OUT:-}" ] && mkdir -p "$OUT" && : >"$OUT/checks.log"
+# What the loaders will find, written before the first row so that a run cut
+# short still says why a driver did not come up.
+{
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-} VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
+  echo "dpkg: $(command -v dpkg || echo none); python3: $(command -v python3 || echo none)"
+  glx=$(ldconfig -p 2>/dev/null | awk '/libGLX_nvidia\.so\.0 /{print $NF; exit}')
+  [ -n "$glx" ] && { echo "ldd $glx:"; ldd "$glx" 2>&1 | grep -E 'not found|X11|Xext|GLdispatch'; }
+  VK_LOADER_DEBUG=error,warn,driver timeout 30 "$stage/bin/kernel-bench" devices 2>&1 | tail -40
+} >>"$logs/setup.log" 2>&1
+[ -n "${OUT:-}" ] && mkdir -p "$OUT" && : >"$OUT/checks.log" &&
+  { echo "===== setup ====="; cat "$logs/setup.log"; } >>"$OUT/checks.log"
 names=() results=() estimates=() took=()
 summary() {
   printf '%-32s %6s %7s  %s\n' "row" "est s" "took s" "result"
@@ -139,10 +167,7 @@ source "$root/tests/gpu/rows.sh"
 
 status=0
 for r in "${results[@]}"; do case "$r" in FAIL*) status=1 ;; esac; done
-if [ -n "${OUT:-}" ]; then
-  [ -f "$logs/setup.log" ] && { echo "===== setup ====="; cat "$logs/setup.log"; } >>"$OUT/checks.log"
-  summary >"$OUT/summary.txt"
-fi
+[ -n "${OUT:-}" ] && summary >"$OUT/summary.txt"
 echo "logs: $logs${OUT:+ (and \$OUT/checks.log)}"
 summary
 exit $status
