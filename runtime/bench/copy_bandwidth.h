@@ -32,8 +32,9 @@ namespace kb::bench {
 
 /// Changes whenever the probe measures something else, so that a figure
 /// cached by another version (such as the API copy without a flush that
-/// version 1 timed) is measured again instead of reused.
-constexpr int kCopyProbeVersion = 2;
+/// version 1 timed, or version 2's grid-stride launch of 65535 workgroups)
+/// is measured again instead of reused.
+constexpr int kCopyProbeVersion = 3;
 
 struct PeakBandwidth {
   double bytesPerS = 0;
@@ -42,7 +43,8 @@ struct PeakBandwidth {
 
 /// The identity of |device|: "driver|name|driverVersion|apiVersion".
 std::string deviceIdentity(const hal::DeviceProperties &device);
-/// The cache key of |device|'s peak: its identity and "|copy probe v2".
+/// The cache key of |device|'s peak: its identity and "|copy probe vN"
+/// (N = kCopyProbeVersion).
 std::string peakCacheKey(const hal::DeviceProperties &device);
 
 /// Bytes of each of the probe's two buffers on |device|: 2 GiB on a GPU,

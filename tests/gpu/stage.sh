@@ -36,7 +36,7 @@ build=$1 stage=${2:-$root/.carry/gpu}
 targets=(kernel-bench hal_cts_cuda hal_cts_vulkan cuda_driver_test
          cuda_call_order_test vulkan_driver_test vulkan_memory_test module_test
          kb-make-test-modules runtime_overhead tune_speed bench_cuda_protocol_test
-         bench_measure_test copy_bandwidth_test)
+         copy_bandwidth_test)
 # The dry run stages a build that ctest is running from: nothing to build.
 [ "${KB_STAGE_LOCAL:-0}" = 1 ] || ninja -C "$build" "${targets[@]}"
 rm -rf "$stage"; mkdir -p "$stage/bin"
@@ -46,8 +46,7 @@ for f in workbench/kernel-bench runtime/hal/cts/hal_cts_cuda \
          runtime/hal/drivers/vulkan/vulkan_driver_test \
          runtime/hal/drivers/vulkan/vulkan_memory_test runtime/module/module_test \
          bench/runtime_overhead/runtime_overhead bench/tune_speed/tune_speed \
-         runtime/bench/bench_cuda_protocol_test runtime/bench/bench_measure_test \
-         runtime/bench/copy_bandwidth_test; do
+         runtime/bench/bench_cuda_protocol_test runtime/bench/copy_bandwidth_test; do
   # Debug info would make the carried tree too large (64 MiB in all).
   objcopy --strip-debug "$build/$f" "$stage/bin/$(basename "$f")"
 done

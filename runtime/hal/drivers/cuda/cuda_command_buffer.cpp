@@ -59,8 +59,9 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   for (const BindingRef &ref : params.bindings)
     KB_RETURN_IF_ERROR(retain(*ref.buffer, "dispatch binding"));
   const KernelAbi &abi = exe->exportAbi(params.exportIndex);
-  std::vector<ParamSlot> slots = cudaParamLayout(abi);
-  std::vector<ParamSlot> constantSlots = pushConstantLayout(abi);
+  const std::vector<ParamSlot> &slots = exe->paramSlots(params.exportIndex);
+  const std::vector<ParamSlot> &constantSlots =
+      exe->constantSlots(params.exportIndex);
   Command c;
   c.kind = Command::Kind::Launch;
   c.function = exe->function(params.exportIndex);

@@ -122,6 +122,16 @@ public:
   CUfunction function(size_t exportIndex) const {
     return functions_[exportIndex];
   }
+  /// The kernel parameters of an export (cudaParamLayout) and where each
+  /// constant sits in the dispatch's constant bytes (pushConstantLayout),
+  /// computed once at load: every dispatch needs both, and the launch path
+  /// stays close to a raw cuLaunchKernel.
+  const std::vector<ParamSlot> &paramSlots(size_t exportIndex) const {
+    return paramSlots_[exportIndex];
+  }
+  const std::vector<ParamSlot> &constantSlots(size_t exportIndex) const {
+    return constantSlots_[exportIndex];
+  }
   /// The JIT info log of the load (empty for cubin or a quiet JIT).
   const std::string &infoLog() const { return infoLog_; }
 
@@ -136,6 +146,7 @@ private:
   CudaDevice &device_;
   CUmodule module_ = nullptr;
   std::vector<CUfunction> functions_;
+  std::vector<std::vector<ParamSlot>> paramSlots_, constantSlots_;
   std::string infoLog_;
 };
 

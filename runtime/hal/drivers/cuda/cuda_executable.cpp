@@ -90,6 +90,8 @@ CudaExecutable::create(CudaDevice &device, const ExecutableSpec &spec) {
                       s.describe(r) + ")");
     KB_RETURN_IF_ERROR(exe->prepareFunction(i, abi, fn, where));
     exe->functions_.push_back(fn);
+    exe->paramSlots_.push_back(cudaParamLayout(abi));
+    exe->constantSlots_.push_back(pushConstantLayout(abi));
   }
   return std::shared_ptr<Executable>(std::move(exe));
 }
