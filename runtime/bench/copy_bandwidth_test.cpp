@@ -131,6 +131,7 @@ public:
       : submitted_(submitted), timedRuns_(timedRuns), copies_(copies) {}
   Status dispatch(const hal::DispatchParams &params) override {
     lines_.push_back("dispatch " + params.executable->exportAbi(0).entry);
+    lastWorkgroups = params.workgroupCount[0];
     dispatches_.emplace_back(
         static_cast<FakeBuffer *>(params.bindings.at(0).buffer),
         static_cast<FakeBuffer *>(params.bindings.at(1).buffer));
@@ -175,6 +176,9 @@ private:
   std::vector<std::pair<FakeBuffer *, FakeBuffer *>> dispatches_;
   bool copies_;
   bool timed_ = false;
+
+public:
+  static inline uint32_t lastWorkgroups = 0;
 };
 
 class FakeDevice final : public hal::Device {
@@ -212,8 +216,6 @@ public:
   std::vector<std::vector<std::string>> submitted;
   int timedRuns = 0;
   bool copies = true; // whether the copy kernel copies
-
-private:
   hal::DeviceProperties properties_;
 };
 
@@ -233,6 +235,28 @@ TEST(CopyProbeProtocolTest, EverySampleFlushesThenTimesOnlyTheCopyKernel) {
     EXPECT_EQ(device.submitted[i], sample) << "submission " << i;
   // The median of the 9 samples after the warm-up: 5 ms for 2 x 32 MiB.
   EXPECT_DOUBLE_EQ(*measured, 2.0 * double(32 * kMiB) / 5e-3);
+}
+
+// On an H200 a grid-stride copy capped at 65535 workgroups reached 97 % of a
+// copy with one float4 per invocation, so the "peak" was below the copies
+// it should bound: where the device allows it, one element per invocation.
+TEST(CopyProbeProtocolTest, OneElementPerInvocationWhereTheLimitAllows) {
+  FakeDevice device;
+  device.properties_.type = hal::DeviceType::DiscreteGpu;
+  device.properties_.memoryBytes = 64 * kGiB;
+  device.properties_.limits.maxWorkgroupCount = {0x7fffffff, 65535, 65535};
+  L2Size l2{4 * kMiB, "flag"};
+  ASSERT_TRUE(measureCopyBandwidth(device, l2).ok());
+  // 2 GiB of float4s, 256 invocations a workgroup.
+  EXPECT_EQ(FakeCommandBuffer::lastWorkgroups, 2 * kGiB / 16 / 256);
+  // A device that allows fewer: its limit, the grid-stride loop does the
+  // rest; one that reports none: the 65535 every Vulkan device allows.
+  device.properties_.limits.maxWorkgroupCount = {1000, 1, 1};
+  ASSERT_TRUE(measureCopyBandwidth(device, l2).ok());
+  EXPECT_EQ(FakeCommandBuffer::lastWorkgroups, 1000u);
+  device.properties_.limits.maxWorkgroupCount = {0, 0, 0};
+  ASSERT_TRUE(measureCopyBandwidth(device, l2).ok());
+  EXPECT_EQ(FakeCommandBuffer::lastWorkgroups, 65535u);
 }
 
 TEST(CopyProbeProtocolTest, AKernelThatCopiesNothingIsAnError) {
