@@ -53,7 +53,7 @@ StatusOr<std::vector<std::string>> changedInputs(PreparedFunction &prepared,
   for (uint32_t b : prepared.readOnlyBuffers()) {
     KB_ASSIGN_OR_RETURN(auto bytes, prepared.readBuffer(b));
     if (bytes !=
-        prepared.initialContents(b, set.seedOffset, set.zeros, set.special)) {
+        *prepared.initialContents(b, set.seedOffset, set.zeros, set.special)) {
       const std::string &name = prepared.function().buffers[b].name;
       changed.push_back(name.empty() ? "buffer " + std::to_string(b) : name);
     }

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <set>
+#include <tuple>
 
 namespace kb::module {
 
@@ -119,7 +121,57 @@ PreparedFunction::create(hal::Device &device, const Module &module,
   return prepared;
 }
 
-std::vector<uint8_t>
+namespace {
+/// Everything generateContents() and applySpecialValues() read.
+using ContentsKey =
+    std::tuple<ElementType, uint64_t, Distribution, uint64_t, double, double,
+               double, double, double, double, SpecialValues>;
+
+/// The last contents generated, most recent first: enough for every buffer
+/// of one input set (the candidate, the check and the reference ask for the
+/// same ones), bounded in bytes so that GiB-sized inputs are not hoarded.
+std::vector<std::pair<ContentsKey, std::shared_ptr<const std::vector<uint8_t>>>>
+    recentContents;
+std::mutex recentContentsMutex;
+constexpr size_t kRecentContents = 16;
+constexpr uint64_t kRecentContentsBytes = uint64_t(4) << 30;
+
+std::shared_ptr<const std::vector<uint8_t>>
+memoizedContents(const BufferDecl &decl, SpecialValues special) {
+  const InitSpec &i = decl.init;
+  ContentsKey key{decl.elementType,
+                  decl.elementCount,
+                  i.distribution,
+                  i.seed,
+                  i.low,
+                  i.high,
+                  i.mean,
+                  i.stddev,
+                  i.start,
+                  i.step,
+                  special};
+  std::lock_guard<std::mutex> lock(recentContentsMutex);
+  for (auto &entry : recentContents)
+    if (entry.first == key)
+      return entry.second;
+  auto contents =
+      std::make_shared<std::vector<uint8_t>>(generateContents(decl));
+  // A buffer without a draw (an output, scratch) stays zero.
+  if (i.distribution != Distribution::Zero)
+    applySpecialValues(decl.elementType, special, *contents);
+  recentContents.insert(recentContents.begin(), {key, contents});
+  uint64_t bytes = 0;
+  size_t kept = 0;
+  while (kept < recentContents.size() && kept < kRecentContents &&
+         (kept == 0 ||
+          bytes + recentContents[kept].second->size() <= kRecentContentsBytes))
+    bytes += recentContents[kept++].second->size();
+  recentContents.resize(kept);
+  return contents;
+}
+} // namespace
+
+std::shared_ptr<const std::vector<uint8_t>>
 PreparedFunction::initialContents(uint32_t index, uint64_t seedOffset,
                                   bool zeroInputs,
                                   SpecialValues special) const {
@@ -127,11 +179,7 @@ PreparedFunction::initialContents(uint32_t index, uint64_t seedOffset,
   if (zeroInputs)
     decl.init.distribution = Distribution::Zero;
   decl.init.seed += seedOffset;
-  std::vector<uint8_t> contents = generateContents(decl);
-  // A buffer without a draw (an output, scratch) stays zero.
-  if (decl.init.distribution != Distribution::Zero)
-    applySpecialValues(decl.elementType, special, contents);
-  return contents;
+  return memoizedContents(decl, special);
 }
 
 Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
@@ -141,21 +189,23 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
   for (uint32_t i = 0; i < buffers_.size(); ++i) {
     if (!buffers_[i])
       continue;
-    std::vector<uint8_t> contents;
+    std::shared_ptr<const std::vector<uint8_t>> contents;
     if (std::find(poison.begin(), poison.end(), i) != poison.end()) {
       // Word by word (the pattern repeats every 4 bytes): a byte loop
       // costs seconds on GiB-sized outputs.
-      contents.resize(buffers_[i]->size());
-      size_t words = contents.size() / 4;
+      auto poisoned =
+          std::make_shared<std::vector<uint8_t>>(buffers_[i]->size());
+      size_t words = poisoned->size() / 4;
       for (size_t w = 0; w < words; ++w)
-        std::memcpy(contents.data() + 4 * w, &poisonPattern, 4);
-      for (size_t b = 4 * words; b < contents.size(); ++b)
-        contents[b] = uint8_t(poisonPattern >> (8 * (b % 4)));
+        std::memcpy(poisoned->data() + 4 * w, &poisonPattern, 4);
+      for (size_t b = 4 * words; b < poisoned->size(); ++b)
+        (*poisoned)[b] = uint8_t(poisonPattern >> (8 * (b % 4)));
+      contents = std::move(poisoned);
     } else {
       contents = initialContents(i, seedOffset, zeroInputs, special);
     }
     KB_RETURN_IF_ERROR(buffers_[i]
-                           ->upload(0, contents.data(), contents.size())
+                           ->upload(0, contents->data(), contents->size())
                            .withContext(module_.sourceName + ": function `" +
                                         function_.name + "` buffer " +
                                         std::to_string(i)));

@@ -82,7 +82,11 @@ public:
   /// Reads back buffer |index| whole.
   StatusOr<std::vector<uint8_t>> readBuffer(uint32_t index) const;
   /// The initial contents of buffer |index| for |seedOffset| / |zeroInputs|.
-  std::vector<uint8_t>
+  /// Shared and immutable: the last few generated are kept, because a
+  /// correctness check asks for the same inputs three times per input set
+  /// (candidate, the read-only check, reference), and generating a GiB-sized
+  /// buffer takes seconds.
+  std::shared_ptr<const std::vector<uint8_t>>
   initialContents(uint32_t index, uint64_t seedOffset = 0,
                   bool zeroInputs = false,
                   SpecialValues special = SpecialValues::None) const;

@@ -589,5 +589,32 @@ TEST(ExecutorTest, SampleProgramComputesOnVulkan) {
   }
 }
 
+// A correctness check asks for one input set's buffers three times
+// (candidate, read-only check, reference): generated once, shared, and equal
+// to a fresh generation; another seed or special values are other contents.
+TEST(ExecutorTest, InitialContentsAreGeneratedOncePerInputSet) {
+  REQUIRE_SAMPLE();
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");
+  if (!selected.ok() && selected.status().isUnavailable())
+    GTEST_SKIP() << selected.status().message();
+  ASSERT_TRUE(selected.ok()) << selected.status().message();
+  const Function &fn = sample()->functions[0];
+  auto candidate = PreparedFunction::create(*selected->device, *sample(), fn,
+                                            VariantChoice::PreferCandidate);
+  auto reference = PreparedFunction::create(*selected->device, *sample(), fn,
+                                            VariantChoice::ReferenceOnly);
+  ASSERT_TRUE(candidate.ok()) << candidate.status().message();
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  auto first = (*candidate)->initialContents(0, 1);
+  EXPECT_EQ(first.get(), (*candidate)->initialContents(0, 1).get());
+  EXPECT_EQ(first.get(), (*reference)->initialContents(0, 1).get());
+  BufferDecl decl = fn.buffers[0];
+  decl.init.seed += 1;
+  EXPECT_EQ(*first, generateContents(decl));
+  EXPECT_NE(*first, *(*candidate)->initialContents(0, 2));
+  EXPECT_NE(*first,
+            *(*candidate)->initialContents(0, 1, false, SpecialValues::Large));
+}
+
 } // namespace
 } // namespace kb::module
