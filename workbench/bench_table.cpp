@@ -100,7 +100,7 @@ std::vector<std::string> abovePeakLines(const report::BenchReport &report) {
   for (const report::Benchmark &b : report.benchmarks)
     for (const report::Variant &v : b.variants)
       for (const report::Timing &t : v.timings)
-        if (t.derived.percentOfPeak && *t.derived.percentOfPeak > 100)
+        if (report::aboveMeasuredPeak(t.derived))
           lines.push_back(
               b.name + " " + v.name + " " + report::toString(t.mode) + ": " +
               format("%.0f%%", *t.derived.percentOfPeak) +

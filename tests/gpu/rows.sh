@@ -20,8 +20,8 @@ py=python3
 # The measurements, side by side with the anchors of the same run. The copy
 # is 2 GiB a buffer on the host: ~1 ms a sample, 0.5 s of sampling per
 # mode and variant; the correctness sets (seeded inputs of 512 Mi floats,
-# generated, uploaded, read back and compared on the host) dominate: ~100 s
-# a driver on the H200 (docs/gpu-results.md).
+# generated once, uploaded, read back and compared on the host) dominate:
+# ~55 s a driver on the H200 (docs/gpu-results.md).
 measure_bench() { # driver  (the report is kept whatever bench exits with)
   "$kb" bench "$stage/measure" --device "$1" --seeds 1 -o "$work/bench-$1"
   local rc=$?
@@ -30,10 +30,10 @@ measure_bench() { # driver  (the report is kept whatever bench exits with)
 }
 export -f measure_bench
 if [ -d "$stage/measure" ]; then
-  row "measure: bench (cuda)"     100 150 -- measure_bench cuda
+  row "measure: bench (cuda)"      55 150 -- measure_bench cuda
   # Every sample is in it: compressed, well under what $OUT brings back.
   gzip -kf "$logs/bench-cuda.json" 2>/dev/null && keep "$logs/bench-cuda.json.gz" bench-cuda.json.gz
-  row "measure: bench (vulkan)"  100 150 -- measure_bench vulkan
+  row "measure: bench (vulkan)"    60 150 -- measure_bench vulkan
   gzip -kf "$logs/bench-vulkan.json" 2>/dev/null && keep "$logs/bench-vulkan.json.gz" bench-vulkan.json.gz
   # Python imports (torch, triton) take most of it; do_bench runs ~0.2 s a
   # kernel.

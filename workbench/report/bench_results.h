@@ -294,6 +294,14 @@ void computeDerived(BenchReport &report);
 
 /// The ratio above which a speedup over the reference is flagged.
 inline constexpr double kSuspiciousSpeedup = 10.0;
+/// Above this percent of the measured copy peak, a timing gets the "data
+/// stayed in L2, or the byte count is wrong" warning. Not 100: a copy as fast
+/// as the peak probe's own measures within noise of it (100.04 % on an
+/// H200), which is no sign of either.
+inline constexpr double kAbovePeakPercent = 102.0;
+inline bool aboveMeasuredPeak(const Derived &d) {
+  return d.percentOfPeak && *d.percentOfPeak > kAbovePeakPercent;
+}
 
 } // namespace kb::report
 

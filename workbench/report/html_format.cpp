@@ -123,7 +123,7 @@ std::string peakChart(const std::vector<ReportRow> &rows) {
     if (!row.timed() || !row.timing->derived.percentOfPeak)
       continue;
     double p = *row.timing->derived.percentOfPeak;
-    bool over = p > 100;
+    bool over = aboveMeasuredPeak(row.timing->derived);
     body << text(kLabelWidth - 8, y + 11, row.id, "end");
     body << "<rect x=\"" << num(kLabelWidth) << "\" y=\"" << num(y)
          << "\" width=\"" << num(kPlotWidth) << "\" height=\"14\" "

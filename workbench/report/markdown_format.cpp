@@ -73,7 +73,7 @@ std::vector<std::string> notes(const BenchReport &report,
                     formatNumber(d.speedupVsReference, 1) +
                     "x faster than its reference: check by hand that it "
                     "computes the same thing");
-    if (d.percentOfPeak && *d.percentOfPeak > 100)
+    if (aboveMeasuredPeak(d))
       out.push_back("**" + row.id + "** moves " +
                     formatNumber(d.percentOfPeak, 0) +
                     " % of the measured peak: its data stayed in L2, or "
