@@ -49,7 +49,7 @@ using Clock = std::chrono::steady_clock;
 std::set<pid_t> processesCarrying(const std::string &entry) {
   std::set<pid_t> pids;
   for (const fs::path &proc : kb::test::liveProcesses()) {
-    std::string environ = kb::test::readFile(proc / "environ");
+    std::string environ = kb::test::readProcFile(proc / "environ");
     for (size_t start = 0; start < environ.size();) {
       size_t end = std::min(environ.find('\0', start), environ.size());
       if (environ.compare(start, end - start, entry) == 0) {

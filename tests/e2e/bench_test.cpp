@@ -44,7 +44,7 @@ using Cli = kb::test::CliRun;
 std::vector<std::string> processesMentioning(const std::string &needle) {
   std::vector<std::string> found;
   for (const fs::path &proc : kb::test::liveProcesses()) {
-    std::string cmdline = kb::test::readFile(proc / "cmdline");
+    std::string cmdline = kb::test::readProcFile(proc / "cmdline");
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(needle) != std::string::npos &&
         cmdline.find("__worker") != std::string::npos)

@@ -4,9 +4,11 @@
 #include "common/process.h"
 #include "toolchains/toolchains.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <iterator>
 
@@ -79,6 +81,27 @@ std::string readFile(const fs::path &file) {
                      std::istreambuf_iterator<char>());
 }
 
+std::string readProcFile(const fs::path &file) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n < 0)
+        text.clear(); // gone mid-read: nothing reliable
+      break;
+    }
+    text.append(chunk, size_t(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 std::vector<fs::path> liveProcesses() {
   std::vector<fs::path> live;
   std::error_code ec;
@@ -87,7 +110,7 @@ std::vector<fs::path> liveProcesses() {
     if (pid.find_first_not_of("0123456789") != std::string::npos)
       continue;
     // The state follows the parenthesised command name in /proc/PID/stat.
-    std::string stat = readFile(entry.path() / "stat");
+    std::string stat = readProcFile(entry.path() / "stat");
     size_t close = stat.rfind(')');
     if (close == std::string::npos || close + 2 >= stat.size() ||
         stat[close + 2] == 'Z')

@@ -71,6 +71,10 @@ bool haveTool(const std::string &tool);
 
 /// The whole of |file|, byte for byte ("" when it cannot be read).
 std::string readFile(const std::filesystem::path &file);
+/// A file under /proc/PID/, read with plain read(2): empty when the
+/// process ended before or while it was read (the read then fails with
+/// ESRCH, which an ifstream turns into an exception).
+std::string readProcFile(const std::filesystem::path &file);
 
 /// The /proc directory of every live process (zombies, already dead and
 /// waiting to be reaped, are left out): for tests that prove nothing we
