@@ -3,6 +3,8 @@
 // kb/Driver/Driver.h, which is what the API promises.
 #include "kb/Driver/Driver.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -55,7 +57,8 @@ TEST(DriverTest, DuplicateKeysFromTwoKernelsNameBoth) {
 }
 
 TEST(DriverTest, ErrorWritesNoOutput) {
-  std::string output = ::testing::TempDir() + "/kb_driver_test_out.mlir";
+  std::string output = ::testing::TempDir() + "/kb_driver_test_" +
+                       std::to_string(::getpid()) + "_out.mlir";
   std::remove(output.c_str());
   kb::driver::CompileOptions options;
   options.programPath = kProgram;

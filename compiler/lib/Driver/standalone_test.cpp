@@ -4,6 +4,8 @@
 // cannot hold is refused with the type named.
 #include "kb/Driver/Driver.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -16,7 +18,9 @@
 namespace {
 
 std::string scratch(const std::string &name) {
-  return ::testing::TempDir() + "/kb_standalone_test_" + name;
+  // Per process: ctest runs these tests in parallel processes.
+  return ::testing::TempDir() + "/kb_standalone_test_" +
+         std::to_string(::getpid()) + "_" + name;
 }
 
 /// A reference executable with one readwrite f32 binding and one constant

@@ -10,6 +10,8 @@
 #include "common/ptx_reader.h"
 #include "common/spirv_reader.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -71,7 +73,8 @@ std::string findTool(const std::string &name) {
 
 /// Runs |command|; returns its exit status, output in |output|.
 int run(const std::string &command, std::string &output) {
-  std::string logPath = ::testing::TempDir() + "/kbm_output_test_cmd.log";
+  std::string logPath = ::testing::TempDir() + "/kbm_output_test_" +
+                        std::to_string(::getpid()) + "_cmd.log";
   int rc = std::system((command + " >" + logPath + " 2>&1").c_str());
   output = readFile(logPath);
   return rc;
