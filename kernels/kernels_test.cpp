@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "common/abi_check.h"
 #include "common/test_util.h"
-#include "workbench/kernel_toml.h"
+#include "workbench/project/kernel_toml.h"
 
 #include <algorithm>
 #include <filesystem>

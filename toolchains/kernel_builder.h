@@ -1,4 +1,4 @@
-//===- toolchains/kernel_builder.h - Build one kernel for one target -----===//
+//===- toolchains/kernel_builder.h - Build one kernel for one target ------===//
 //
 // The contract between toolchains/ and workbench/: a KernelSpec (what one
 // kernel.toml says) plus a Target go in; a BuildJobResult (outputs published
@@ -20,6 +20,7 @@
 #ifndef KB_TOOLCHAINS_KERNEL_BUILDER_H_
 #define KB_TOOLCHAINS_KERNEL_BUILDER_H_
 
+#include "common/resource_usage.h"
 #include "common/kernel_abi.h"
 #include "common/specialization.h"
 #include "common/status.h"
@@ -76,15 +77,7 @@ struct KernelSpec {
 };
 
 /// ptxas resource report for one entry.
-struct ResourceUsage {
-  uint32_t registers = 0;
-  uint32_t stackFrameBytes = 0;
-  uint32_t spillStoreBytes = 0;
-  uint32_t spillLoadBytes = 0;
-  uint32_t sharedMemoryBytes = 0;
-  uint32_t barriers = 0;
-  uint32_t constantMemoryBytes = 0; // cmem[0], where ptxas reports it
-};
+using kb::ResourceUsage; // common/resource_usage.h
 
 /// One external tool invocation of a job.
 struct ToolInvocation {
@@ -131,7 +124,7 @@ struct BuildOptions {
   bool verbose = false;
   /// Removes an earlier build's output of a job that failed, so nothing
   /// stale can be mistaken for its result. The workbench removes only files
-  /// it can prove an earlier build wrote (workbench/output_manifest.h);
+  /// it can prove an earlier build wrote (workbench/support/output_manifest.h);
   /// unset: removed unconditionally.
   std::function<void(const std::filesystem::path &)> removeStaleOutput;
 };

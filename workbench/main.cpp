@@ -1,14 +1,12 @@
 //===- workbench/main.cpp - The kernel-bench driver -----------------------===//
 //
 // The CLI edge: the only place exceptions are caught. Each subcommand
-// registers itself (command.h); this file parses, dispatches and maps
-// failures to exit codes. Subcommands whose source is not part of this build
-// (workbench/CMakeLists.txt defines KB_HAVE_*_COMMAND) are not registered,
-// so --help lists only what works.
+// registers itself (cli/command.h); this file parses, dispatches and maps
+// failures to exit codes (support/exit_codes.h).
 //
 //===----------------------------------------------------------------------===//
-#include "workbench/command.h"
-#include "workbench/spelling.h"
+#include "workbench/cli/command.h"
+#include "workbench/support/spelling.h"
 
 #include <CLI/CLI.hpp>
 
@@ -49,25 +47,17 @@ int main(int argc, char **argv) {
 
   std::vector<CommandRegistration> commands;
   commands.push_back(addBuildCommand(app));
-#ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addBenchCommand(app));
   commands.push_back(addBundleCommand(app));
   commands.push_back(addTuneCommand(app));
-#endif
-#ifdef KB_HAVE_DEVICES_COMMAND
   commands.push_back(addDevicesCommand(app));
-#endif
-#ifdef KB_HAVE_RUN_COMMAND
   commands.push_back(addRunCommand(app));
-#endif
   commands.push_back(addReportCommand(app));
   commands.push_back(addCompareCommand(app));
   commands.push_back(addMergeCommand(app));
   commands.push_back(addAbiCommand(app));
   commands.push_back(addNewKernelCommand(app));
-#ifdef KB_HAVE_BENCH_COMMAND
   commands.push_back(addWorkerCommand(app));
-#endif
 
   // CLI11 reports a mistyped subcommand as "A subcommand is required".
   if (argc >= 2 && argv[1][0] != '-') {

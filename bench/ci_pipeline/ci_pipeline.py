@@ -136,7 +136,7 @@ def build_runtime_binary(build_dir, jobs):
 
 def full_binaries(kernel_bench):
     """The full kernel-bench and the compiler library it opens from its
-    directory (workbench/compiler_library.cpp), as a CPU runner has them."""
+    directory (workbench/build/compiler_library.cpp), as a CPU runner has them."""
     found = [kernel_bench]
     here = os.path.dirname(os.path.realpath(kernel_bench))
     for candidate in (os.path.join(here, "libKBCompiler.so"),

@@ -151,9 +151,9 @@ int main(int argc, char **argv) {
         (*engine)->measureInterleaved({subject}, bench::TimingMode::Cold);
     if (!results.ok())
       return fail(results.status().message());
-    harnessBest = std::min(harnessBest, secondsSince(start) /
-                                            double((*results)[0].gpu.count));
-    harnessGpuNs = (*results)[0].gpu.median;
+    harnessBest = std::min(
+        harnessBest, secondsSince(start) / double((*results)[0].summary.count));
+    harnessGpuNs = (*results)[0].summary.median;
     start = Clock::now();
     auto raw = rawLoop(device, **flush, **prepared, samples);
     if (!raw.ok())

@@ -4,7 +4,7 @@
 //              [--kernel-bench BIN --kernel DIR [--device D]]
 //
 // Issue 16's figures. The strategies of `kernel-bench tune`
-// (workbench/tune_search.h) are judged on a recorded, deterministic
+// (workbench/tune/tune_search.h) are judged on a recorded, deterministic
 // objective: a saved exhaustive tune.json (default: the tiled matmul's
 // 52 configurations on lavapipe, beside this file) is replayed, each
 // configuration's recorded median standing for its true time. A
@@ -31,8 +31,8 @@
 //===----------------------------------------------------------------------===//
 #include "common/file_util.h"
 #include "common/sha256.h"
-#include "workbench/tune_report.h"
-#include "workbench/tune_search.h"
+#include "workbench/tune/tune_report.h"
+#include "workbench/tune/tune_search.h"
 
 #include <algorithm>
 #include <chrono>

@@ -30,7 +30,7 @@ TEST(StatisticsTest, InterpolatedQuartilesAndUnbiasedStdev) {
   EXPECT_EQ(s.iqr, 2);
   EXPECT_DOUBLE_EQ(s.mean, 3);
   EXPECT_NEAR(s.stdev, std::sqrt(2.5), 1e-12);
-  EXPECT_NEAR(s.relStdev, std::sqrt(2.5) / 3, 1e-12);
+  EXPECT_NEAR(s.relativeStdev, std::sqrt(2.5) / 3, 1e-12);
   // numpy.quantile's default: an even count's median is the mean of the
   // two middle samples; quartiles interpolate between order statistics.
   Summary even = summarize({40, 10, 30, 20});
@@ -162,15 +162,15 @@ TEST(TimestampTest, DeltaIsMaskedAndSurvivesWrapAround) {
 }
 
 TEST(MeasureTest, ModeSummaryReportsNoiseAgainstTheTarget) {
-  ModeResult r;
+  Timing r;
   for (double v : {100.0, 100.1, 99.9, 100.0})
     r.samples.push_back({v, v * 2, std::nullopt});
-  finishModeResult(r, 0.005);
-  EXPECT_EQ(r.gpu.count, 4u);
-  EXPECT_DOUBLE_EQ(r.host.median, 200);
-  EXPECT_TRUE(r.noiseMet);
-  finishModeResult(r, 1e-6);
-  EXPECT_FALSE(r.noiseMet);
+  finishTiming(r, 0.005);
+  EXPECT_EQ(r.summary.count, 4u);
+  EXPECT_DOUBLE_EQ(r.summary.median, 100);
+  EXPECT_TRUE(r.noiseTargetMet);
+  finishTiming(r, 1e-6);
+  EXPECT_FALSE(r.noiseTargetMet);
 }
 
 TEST(ClockStampTest, ClockFromStampsIsCyclesPerSecond) {

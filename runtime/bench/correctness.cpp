@@ -1,4 +1,4 @@
-//===- runtime/bench/correctness.cpp - Correctness before and after timing ===//
+//===- runtime/bench/correctness.cpp - Correctness before and after -------===//
 #include "runtime/bench/correctness.h"
 
 #include "runtime/module/element_io.h"
@@ -140,20 +140,6 @@ std::string describeMismatch(const OutputMismatch &m) {
   return text;
 }
 } // namespace
-
-const char *toString(Verdict verdict) {
-  switch (verdict) {
-  case Verdict::Correct:
-    return "correct";
-  case Verdict::Incorrect:
-    return "incorrect";
-  case Verdict::NoReference:
-    return "no-reference";
-  case Verdict::NotChecked:
-    return "not-checked";
-  }
-  return "?";
-}
 
 Status runOnce(hal::Device &device, const PreparedFunction &prepared) {
   KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());

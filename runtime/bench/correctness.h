@@ -17,6 +17,7 @@
 #ifndef KB_RUNTIME_BENCH_CORRECTNESS_H_
 #define KB_RUNTIME_BENCH_CORRECTNESS_H_
 
+#include "runtime/bench/results.h"
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
 
@@ -47,9 +48,6 @@ struct CorrectnessSettings {
   module::ToleranceOverride kernelTolerance;
   std::map<uint32_t, module::ToleranceOverride> outputTolerances;
 };
-
-enum class Verdict { Correct, Incorrect, NoReference, NotChecked };
-const char *toString(Verdict verdict);
 
 struct OutputMismatch {
   std::string inputs; // "seed +0", "zeros", "large", "nan", "after timing"

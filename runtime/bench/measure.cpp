@@ -29,10 +29,6 @@ StatusOr<std::pair<double, double>> submitTimed(hal::CommandBuffer &commands,
 }
 } // namespace
 
-const char *toString(TimingMode mode) {
-  return mode == TimingMode::Cold ? "cold" : "hot";
-}
-
 struct Engine::Prepared {
   std::unique_ptr<hal::CommandBuffer> commands;
   std::shared_ptr<hal::Timer> timer;
@@ -126,7 +122,9 @@ StatusOr<Sample> Engine::takeSample(Prepared &p) {
   Sample sample;
   sample.gpuNs = times.first / p.dispatches;
   sample.hostNs = times.second / p.dispatches;
-  KB_ASSIGN_OR_RETURN(sample.smClockHz, sampleClock(p));
+  KB_ASSIGN_OR_RETURN(std::optional<double> clockHz, sampleClock(p));
+  if (clockHz)
+    sample.smClockMHz = *clockHz / 1e6;
   return sample;
 }
 
@@ -206,12 +204,12 @@ StatusOr<Engine::Prepared> Engine::prepareHot(const Subject &subject) {
   return p;
 }
 
-StatusOr<std::vector<ModeResult>>
+StatusOr<std::vector<Timing>>
 Engine::measureInterleaved(const std::vector<Subject> &subjects,
                            TimingMode mode, const ProgressFn &progress,
                            const InterruptFn &interrupted) {
   std::vector<Prepared> prepared;
-  std::vector<ModeResult> results(subjects.size());
+  std::vector<Timing> results(subjects.size());
   std::vector<StoppingRule> rules(subjects.size(),
                                   StoppingRule(settings_.stopping));
   for (size_t i = 0; i < subjects.size(); ++i) {
@@ -220,6 +218,7 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
                                         : prepareHot(subjects[i]));
     results[i].mode = mode;
     results[i].dispatchesPerSample = p.dispatches;
+    results[i].stopReason = StopReason::NotStopped;
     prepared.push_back(std::move(p));
   }
   double defaultClockHz = device_.properties().clockKhz * 1e3;
@@ -227,7 +226,7 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
                                      ThrottleRule(defaultClockHz));
   auto start = Clock::now();
   auto unfinished = [&](size_t i) {
-    return results[i].stop == StopReason::NotStopped;
+    return results[i].stopReason == StopReason::NotStopped;
   };
   auto anyUnfinished = [&] {
     for (size_t i = 0; i < subjects.size(); ++i)
@@ -248,14 +247,15 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
       if (!lockstep && !unfinished(i))
         continue;
       if (interrupted && interrupted()) {
-        for (ModeResult &r : results)
-          if (r.stop == StopReason::NotStopped)
-            r.stop = StopReason::Interrupted;
+        for (Timing &r : results)
+          if (r.stopReason == StopReason::NotStopped)
+            r.stopReason = StopReason::Interrupted;
         return finishAll(results);
       }
       KB_ASSIGN_OR_RETURN(Sample sample, takeSample(prepared[i]));
       // Throttled: not a measurement of the kernel.
-      throttled[i] = sample.smClockHz && !throttle[i].accept(*sample.smClockHz);
+      throttled[i] =
+          sample.smClockMHz && !throttle[i].accept(*sample.smClockMHz * 1e6);
       roundThrottled |= throttled[i] != 0;
       round[i] = sample;
     }
@@ -273,12 +273,12 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
         bool stop = rule.add(sample.gpuNs,
                              sample.hostNs * results[i].dispatchesPerSample);
         if (stop && unfinished(i))
-          results[i].stop = rule.reason();
+          results[i].stopReason = rule.reason();
         if (progress)
           progress(i, rule);
       }
       if (unfinished(i) && rule.checkTimeout(secondsSince(start)))
-        results[i].stop = rule.reason();
+        results[i].stopReason = rule.reason();
     }
     // Let the GPU recover from throttling before the next round.
     if (recoveryS > 0)
@@ -287,22 +287,19 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
   return finishAll(results);
 }
 
-std::vector<ModeResult> Engine::finishAll(std::vector<ModeResult> &results) {
-  for (ModeResult &r : results)
-    finishModeResult(r, settings_.stopping.maxNoise);
+std::vector<Timing> Engine::finishAll(std::vector<Timing> &results) {
+  for (Timing &r : results)
+    finishTiming(r, settings_.stopping.maxNoise);
   return std::move(results);
 }
 
-void finishModeResult(ModeResult &result, double maxNoise) {
-  std::vector<double> gpu, host;
-  for (const Sample &s : result.samples) {
+void finishTiming(Timing &timing, double maxNoise) {
+  std::vector<double> gpu;
+  for (const Sample &s : timing.samples)
     gpu.push_back(s.gpuNs);
-    host.push_back(s.hostNs);
-  }
-  result.gpu = summarize(gpu);
-  result.host = summarize(host);
-  result.noise = result.gpu.relStdev;
-  result.noiseMet = result.gpu.count >= 2 && result.noise <= maxNoise;
+  timing.summary = summarize(gpu);
+  timing.noiseTargetMet =
+      timing.summary.count >= 2 && timing.summary.relativeStdev <= maxNoise;
 }
 
 } // namespace kb::bench

@@ -34,6 +34,7 @@
 
 #include "common/status.h"
 #include "runtime/bench/cache_flush.h"
+#include "runtime/bench/results.h"
 #include "runtime/bench/statistics.h"
 #include "runtime/bench/stopping_rule.h"
 #include "runtime/hal/api.h"
@@ -46,28 +47,6 @@
 
 namespace kb::bench {
 
-enum class TimingMode { Cold, Hot };
-const char *toString(TimingMode mode);
-
-struct Sample {
-  double gpuNs = 0;  // device time of the sample / dispatches per sample
-  double hostNs = 0; // host wall time of the submission / dispatches
-  std::optional<double> smClockHz;
-};
-
-/// One subject timed in one mode.
-struct ModeResult {
-  TimingMode mode = TimingMode::Cold;
-  uint32_t dispatchesPerSample = 1;
-  std::vector<Sample> samples; // accepted, in the order taken
-  size_t discarded = 0;
-  Summary gpu, host;
-  double noise = 0; // relative stdev of gpu times (0 with < 2 samples)
-  bool noiseMet = false;
-  StopReason stop = StopReason::NotStopped;
-};
-
-/// Something to time: records its device work into a command buffer.
 struct Subject {
   std::string name;
   std::function<Status(hal::CommandBuffer &)> record;
@@ -98,7 +77,7 @@ public:
                                                   const MeasureSettings &);
 
   /// Times every subject in |mode|, interleaved; one result per subject.
-  StatusOr<std::vector<ModeResult>>
+  StatusOr<std::vector<Timing>>
   measureInterleaved(const std::vector<Subject> &subjects, TimingMode mode,
                      const ProgressFn &progress = {},
                      const InterruptFn &interrupted = {});
@@ -133,8 +112,8 @@ private:
   StatusOr<Sample> takeSample(Prepared &p);
   /// The SM clock of the sample |p| just ran; none without stamps.
   StatusOr<std::optional<double>> sampleClock(Prepared &p);
-  /// Summaries of every result (finishModeResult), returned.
-  std::vector<ModeResult> finishAll(std::vector<ModeResult> &results);
+  /// Summaries of every result (finishTiming), returned.
+  std::vector<Timing> finishAll(std::vector<Timing> &results);
 
   hal::Device &device_;
   MeasureSettings settings_;
@@ -144,7 +123,8 @@ private:
 };
 
 /// Fills |result|'s summaries, noise and noiseMet from its samples.
-void finishModeResult(ModeResult &result, double maxNoise);
+/// The summary of |timing|'s samples and whether its noise met |maxNoise|.
+void finishTiming(Timing &timing, double maxNoise);
 
 } // namespace kb::bench
 

@@ -2,7 +2,8 @@
 //===//
 #include "runtime/bench/nvml_environment.h"
 
-#include <dlfcn.h>
+#include "common/dynamic_library.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,8 +39,9 @@ struct Api {
                           NvmlProcessInfo *) = nullptr;
 };
 
-template <typename F> void bind(void *library, const char *name, F &out) {
-  out = reinterpret_cast<F>(dlsym(library, name));
+template <typename F>
+void bind(const DynamicLibrary &library, const char *name, F &out) {
+  out = library.function<F>(name);
 }
 
 std::string processName(uint32_t pid) {
@@ -79,41 +81,33 @@ void queryDevice(const Api &api, NvmlDevice device, NvmlEnvironment &out) {
 
 StatusOr<NvmlEnvironment> queryNvml(const std::string &uuid,
                                     const std::string &library) {
-  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *why = dlerror();
-    return unavailable("NVML is not available (" + library +
-                       (why ? std::string(": ") + why : std::string()) +
+  StatusOr<DynamicLibrary> handle = DynamicLibrary::open(library);
+  if (!handle.ok())
+    return unavailable("NVML is not available (" + handle.status().message() +
                        "): GPU clocks, throttling and other processes are "
                        "not recorded");
-  }
   Api api;
-  bind(handle, "nvmlInit_v2", api.init);
-  bind(handle, "nvmlShutdown", api.shutdown);
-  bind(handle, "nvmlDeviceGetHandleByUUID", api.byUuid);
-  bind(handle, "nvmlDeviceGetClockInfo", api.clock);
-  bind(handle, "nvmlDeviceGetDefaultApplicationsClock", api.defaultClock);
-  bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", api.throttle);
-  bind(handle, "nvmlDeviceGetComputeRunningProcesses", api.processes);
-  if (!api.init || !api.shutdown || !api.byUuid) {
-    dlclose(handle);
+  bind(*handle, "nvmlInit_v2", api.init);
+  bind(*handle, "nvmlShutdown", api.shutdown);
+  bind(*handle, "nvmlDeviceGetHandleByUUID", api.byUuid);
+  bind(*handle, "nvmlDeviceGetClockInfo", api.clock);
+  bind(*handle, "nvmlDeviceGetDefaultApplicationsClock", api.defaultClock);
+  bind(*handle, "nvmlDeviceGetCurrentClocksThrottleReasons", api.throttle);
+  bind(*handle, "nvmlDeviceGetComputeRunningProcesses", api.processes);
+  if (!api.init || !api.shutdown || !api.byUuid)
     return unavailable(library + " lacks nvmlInit_v2, nvmlShutdown or "
                                  "nvmlDeviceGetHandleByUUID: not an NVML "
                                  "this kernel-bench can use");
-  }
-  if (NvmlReturn r = api.init(); r != 0) {
-    dlclose(handle);
+  if (NvmlReturn r = api.init(); r != 0)
     return unavailable("nvmlInit_v2 failed (NVML error " + std::to_string(r) +
                        "): GPU clocks, throttling and other processes are "
                        "not recorded");
-  }
   NvmlDevice device = nullptr;
   NvmlEnvironment environment;
   bool found = api.byUuid(("GPU-" + uuid).c_str(), &device) == 0;
   if (found)
     queryDevice(api, device, environment);
-  api.shutdown();
-  dlclose(handle);
+  api.shutdown(); // before |handle| closes the library
   if (!found)
     return notFound("NVML has no GPU with UUID GPU-" + uuid);
   return environment;

@@ -36,7 +36,7 @@ Summary summarize(std::vector<double> samples) {
   s.q3 = quantileSorted(samples, 0.75);
   s.iqr = s.q3 - s.q1;
   s.stdev = std::sqrt(variance.variance());
-  s.relStdev = s.mean != 0 ? s.stdev / s.mean : 0;
+  s.relativeStdev = s.mean != 0 ? s.stdev / s.mean : 0;
   return s;
 }
 

@@ -15,16 +15,17 @@
 #define KB_RUNTIME_BENCH_STATISTICS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace kb::bench {
 
 struct Summary {
-  size_t count = 0;
+  uint64_t count = 0;
   double min = 0, max = 0, mean = 0, median = 0, q1 = 0, q3 = 0;
-  double stdev = 0;    // unbiased (n - 1); 0 below two samples
-  double relStdev = 0; // stdev / mean; 0 when the mean is 0
-  double iqr = 0;      // q3 - q1
+  double stdev = 0;         // unbiased (n - 1); 0 below two samples
+  double relativeStdev = 0; // stdev / mean; 0 when the mean is 0
+  double iqr = 0;           // q3 - q1
 };
 
 /// Summarises |samples| (any order). All zeros for an empty vector.

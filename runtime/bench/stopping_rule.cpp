@@ -24,26 +24,6 @@ StoppingSettings quickStoppingSettings() {
   return s;
 }
 
-const char *toString(StopReason reason) {
-  switch (reason) {
-  case StopReason::NotStopped:
-    return "not-stopped";
-  case StopReason::NoiseTarget:
-    return "noise-target";
-  case StopReason::NoisePlateau:
-    return "noise-plateau";
-  case StopReason::NoiseNotFinite:
-    return "noise-not-finite";
-  case StopReason::MinimumSamples:
-    return "minimum-samples";
-  case StopReason::Timeout:
-    return "timeout";
-  case StopReason::Interrupted:
-    return "interrupted";
-  }
-  return "?";
-}
-
 double StoppingRule::noise() const {
   if (variance_.count() < kNoiseMinSamples)
     return std::numeric_limits<double>::infinity();

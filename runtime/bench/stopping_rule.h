@@ -25,6 +25,7 @@
 #ifndef KB_RUNTIME_BENCH_STOPPING_RULE_H_
 #define KB_RUNTIME_BENCH_STOPPING_RULE_H_
 
+#include "runtime/bench/results.h"
 #include "runtime/bench/statistics.h"
 
 #include <cstddef>
@@ -43,17 +44,6 @@ struct StoppingSettings {
 /// The --quick settings, also the defaults on CPU devices: >= 10 samples,
 /// <= 1 s per benchmark, noise reported but not required.
 StoppingSettings quickStoppingSettings();
-
-enum class StopReason {
-  NotStopped,
-  NoiseTarget,  // noise <= maxNoise
-  NoisePlateau, // the noise stopped improving
-  NoiseNotFinite,
-  MinimumSamples, // noise not required: minSamples reached
-  Timeout,
-  Interrupted,
-};
-const char *toString(StopReason reason);
 
 class StoppingRule {
 public:

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
 
-#include "workbench/kernel_scaffold.h"
+#include "workbench/abi/kernel_scaffold.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -17,7 +17,7 @@
 #include "runtime/module/module.h"
 #include "runtime/testing/module_writer.h"
 #include "common/process.h"
-#include "workbench/build_resources.h"
+#include "workbench/build/build_resources.h"
 #include "workbench/report/bench_json.h"
 
 #include <gmock/gmock.h>

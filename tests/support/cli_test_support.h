@@ -36,8 +36,8 @@ struct CliRun {
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 /// The variables a CI runner may set that change what kernel-bench does by
-/// themselves: the shard of `bench` (workbench/shard.h: Kubernetes, Slurm,
-/// KB_SHARD_*) and the summary file `compare` writes to
+/// themselves: the shard of `bench` (workbench/bench/shard.h: Kubernetes,
+/// Slurm, KB_SHARD_*) and the summary file `compare` writes to
 /// (GITHUB_STEP_SUMMARY). A test that ran on such a runner would otherwise
 /// silently bench one shard, or write into the runner's summary.
 const std::vector<std::string> &ciVariables();

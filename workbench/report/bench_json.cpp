@@ -31,7 +31,7 @@ json stringsJson(const std::vector<std::string> &values) {
   return json(values);
 }
 
-json resourcesJson(const toolchains::ResourceUsage &r) {
+json resourcesJson(const ResourceUsage &r) {
   return {{"registers", r.registers},
           {"stack_frame_bytes", r.stackFrameBytes},
           {"spill_store_bytes", r.spillStoreBytes},
@@ -133,6 +133,7 @@ json benchmarkJson(const Benchmark &b) {
     paired.push_back(pairedJson(p));
   return {{"name", b.name},
           {"module", b.moduleFile},
+          {"kernel", b.kernel},
           {"executable", b.executable},
           {"export", b.exportName},
           {"workload", b.workload},
@@ -461,14 +462,15 @@ constexpr std::array<CorrectnessStatus, 4> kCorrectness = {
     CorrectnessStatus::Correct, CorrectnessStatus::Incorrect,
     CorrectnessStatus::NoReference, CorrectnessStatus::NotChecked};
 constexpr std::array<StopReason, 7> kStopReasons = {
-    StopReason::NoiseTarget, StopReason::Plateau, StopReason::Quick,
-    StopReason::Timeout,     StopReason::Budget,  StopReason::Interrupted,
+    StopReason::NoiseTarget,    StopReason::NoisePlateau,
+    StopReason::MinimumSamples, StopReason::Timeout,
+    StopReason::Budget,         StopReason::Interrupted,
     StopReason::Error};
 constexpr std::array<L2Source, 5> kL2Sources = {
     L2Source::Driver, L2Source::Table, L2Source::Default, L2Source::Flag,
     L2Source::HostCache};
 
-Status readResources(const Fields &f, toolchains::ResourceUsage &r) {
+Status readResources(const Fields &f, ResourceUsage &r) {
   KB_RETURN_IF_ERROR(f.integer("registers", r.registers));
   KB_RETURN_IF_ERROR(f.integer("stack_frame_bytes", r.stackFrameBytes));
   KB_RETURN_IF_ERROR(f.integer("spill_store_bytes", r.spillStoreBytes));
@@ -596,6 +598,8 @@ Status readPaired(const Fields &f, PairedComparison &p) {
 Status readBenchmark(const Fields &f, Benchmark &b) {
   KB_RETURN_IF_ERROR(f.str("name", b.name));
   KB_RETURN_IF_ERROR(f.str("module", b.moduleFile));
+  if (f.has("kernel")) // added to version 1 later: absent = the program's
+    KB_RETURN_IF_ERROR(f.str("kernel", b.kernel));
   KB_RETURN_IF_ERROR(f.str("executable", b.executable));
   KB_RETURN_IF_ERROR(f.str("export", b.exportName));
   KB_RETURN_IF_ERROR(f.str("workload", b.workload));

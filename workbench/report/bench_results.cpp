@@ -7,68 +7,6 @@
 
 namespace kb::report {
 
-const char *toString(TimingMode mode) {
-  switch (mode) {
-  case TimingMode::Cold:
-    return "cold";
-  case TimingMode::Hot:
-    return "hot";
-  }
-  return "cold";
-}
-
-const char *toString(BenchStatus status) {
-  switch (status) {
-  case BenchStatus::Ok:
-    return "ok";
-  case BenchStatus::Incorrect:
-    return "incorrect";
-  case BenchStatus::Error:
-    return "error";
-  case BenchStatus::Skipped:
-    return "skipped";
-  }
-  return "error";
-}
-
-const char *toString(VariantRole role) {
-  return role == VariantRole::Reference ? "reference" : "candidate";
-}
-
-const char *toString(CorrectnessStatus status) {
-  switch (status) {
-  case CorrectnessStatus::Correct:
-    return "correct";
-  case CorrectnessStatus::Incorrect:
-    return "incorrect";
-  case CorrectnessStatus::NoReference:
-    return "no-reference";
-  case CorrectnessStatus::NotChecked:
-    return "not-checked";
-  }
-  return "not-checked";
-}
-
-const char *toString(StopReason reason) {
-  switch (reason) {
-  case StopReason::NoiseTarget:
-    return "noise-target";
-  case StopReason::Plateau:
-    return "plateau";
-  case StopReason::Quick:
-    return "quick";
-  case StopReason::Timeout:
-    return "timeout";
-  case StopReason::Budget:
-    return "budget";
-  case StopReason::Interrupted:
-    return "interrupted";
-  case StopReason::Error:
-    return "error";
-  }
-  return "error";
-}
-
 const char *toString(L2Source source) {
   switch (source) {
   case L2Source::Driver:
@@ -83,23 +21,6 @@ const char *toString(L2Source source) {
     return "host-llc";
   }
   return "default";
-}
-
-Summary summarize(std::vector<double> values) {
-  // One summary rule for the engine and the report (runtime/bench).
-  bench::Summary b = bench::summarize(std::move(values));
-  Summary s;
-  s.min = b.min;
-  s.max = b.max;
-  s.mean = b.mean;
-  s.median = b.median;
-  s.q1 = b.q1;
-  s.q3 = b.q3;
-  s.stdev = b.stdev;
-  s.relativeStdev = b.relStdev;
-  s.iqr = b.iqr;
-  s.count = b.count;
-  return s;
 }
 
 std::vector<double> gpuTimes(const Timing &timing) {

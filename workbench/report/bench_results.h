@@ -15,7 +15,7 @@
 #ifndef KB_WORKBENCH_REPORT_BENCH_RESULTS_H_
 #define KB_WORKBENCH_REPORT_BENCH_RESULTS_H_
 
-#include "toolchains/kernel_builder.h"
+#include "runtime/bench/results.h"
 
 #include <cstdint>
 #include <optional>
@@ -28,26 +28,22 @@ namespace kb::report {
 /// Readers refuse a newer version (docs/bench-json.md, "Versioning").
 inline constexpr int kBenchSchemaVersion = 1;
 
-/// How a sample treats the caches: cold flushes L2 before each sample and
-/// times one dispatch; hot times N back-to-back dispatches.
-enum class TimingMode { Cold, Hot };
-
-enum class BenchStatus { Ok, Incorrect, Error, Skipped };
-
-enum class VariantRole { Candidate, Reference };
-
-enum class CorrectnessStatus { Correct, Incorrect, NoReference, NotChecked };
-
-/// Why sampling of one timing mode stopped.
-enum class StopReason {
-  NoiseTarget, // relative noise <= maxNoise after minSamples and minTime
-  Plateau,     // noise stopped improving (nvbench's rule)
-  Quick,       // --quick limits reached (noise reported, not required)
-  Timeout,     // the per-benchmark timeout
-  Budget,      // the global time budget
-  Interrupted, // Ctrl-C / SIGTERM
-  Error,       // the kernel faulted or hung
-};
+// The per-benchmark result types are the runtime's (runtime/bench/results.h):
+// the engine that measures and the reports share one set.
+using bench::BenchStatus;
+using bench::Correctness;
+using bench::Derived;
+using bench::Mismatch;
+using bench::Sample;
+using bench::StopReason;
+using bench::Summary;
+using bench::Timing;
+using bench::TimingMode;
+using bench::Variant;
+using bench::VariantRole;
+using CorrectnessStatus = bench::Verdict;
+using bench::summarize;
+using bench::toString;
 
 /// Where DeviceInfo::l2Bytes came from (Vulkan has no L2-size query).
 /// HostCache: a CPU device (lavapipe), whose "L2" is the host's last-level
@@ -129,75 +125,6 @@ struct Environment {
   std::vector<std::string> warnings;            // shown to the user as-is
 };
 
-/// One timed sample.
-struct Sample {
-  double gpuNs = 0;  // device timestamps around the timed work
-  double hostNs = 0; // host wall time around submit + wait
-  std::optional<double> smClockMHz;
-};
-
-/// Statistics of a sample set (gpuNs). relativeStdev = stdev / mean;
-/// quartiles by linear interpolation (numpy's default): the rule of
-/// runtime/bench/statistics.h, the only one (summarize() delegates to it).
-struct Summary {
-  double min = 0, max = 0, mean = 0, median = 0, q1 = 0, q3 = 0;
-  double stdev = 0, relativeStdev = 0, iqr = 0;
-  uint64_t count = 0;
-};
-
-/// Figures derived from a timing's median; each is none when its inputs
-/// are unknown.
-struct Derived {
-  std::optional<double> gbPerSecond;        // bytesMoved / median
-  std::optional<double> gflopPerSecond;     // flops / median
-  std::optional<double> percentOfPeak;      // gbPerSecond / peakCopyGBps * 100
-  std::optional<double> speedupVsReference; // reference median / this median
-  /// speedupVsReference > 10: a human should check the kernel is honest.
-  bool suspiciousSpeedup = false;
-};
-
-/// One timing mode of one variant. Times are for ONE dispatch (a hot
-/// sample's time is divided by dispatchesPerSample).
-struct Timing {
-  TimingMode mode = TimingMode::Cold;
-  uint32_t dispatchesPerSample = 1;
-  std::vector<Sample> samples; // every accepted sample, in order
-  uint64_t discarded = 0;      // e.g. SM clock below 75 % of default
-  Summary summary;
-  bool noiseTargetMet = false;
-  StopReason stopReason = StopReason::NoiseTarget;
-  Derived derived;
-};
-
-struct Mismatch {
-  std::string output; // binding name, e.g. "saxpy.y"
-  uint64_t index = 0;
-  // Rendered by the checker in the element's type ("nan" and "-inf" are
-  // legitimate values here, and bench.json carries no NaN numbers).
-  std::string expected;
-  std::string actual;
-};
-
-struct Correctness {
-  CorrectnessStatus status = CorrectnessStatus::NotChecked;
-  std::vector<uint64_t> seeds;
-  std::vector<Mismatch> firstMismatches;
-  std::string note; // e.g. "inputs modified by the kernel"
-};
-
-struct Variant {
-  std::string name; // "candidate", "reference" or the kernel's name
-  VariantRole role = VariantRole::Candidate;
-  std::string target; // Target::toString(), e.g. "cuda:sm_90"
-  std::string objectSha256;
-  std::optional<toolchains::ResourceUsage> resources; // ptxas, when known
-  std::optional<double> loadMs; // module load / pipeline creation / JIT
-  Correctness correctness;
-  std::optional<uint64_t> bytesMoved;
-  std::optional<double> flops;
-  std::vector<Timing> timings;
-};
-
 /// `bench --baseline OTHER_BUILD`: one timing mode of this benchmark's
 /// candidate against the same benchmark of another build, both held by one
 /// worker and sampled in lockstep (baseline, candidate, baseline, ... on
@@ -217,6 +144,9 @@ struct PairedComparison {
 struct Benchmark {
   std::string name; // unique in the report; compare pairs by it
   std::string moduleFile;
+  /// The standalone kernel (a kernel.toml with [bench]) whose program holds
+  /// the benchmark; empty for the project's program.
+  std::string kernel;
   std::string executable;
   std::string exportName;
   std::string workload;
@@ -271,17 +201,9 @@ struct BenchReport {
   std::optional<ShardInfo> shard; // none: the run was not sharded
 };
 
-// Spellings used in bench.json and by every renderer.
-const char *toString(TimingMode mode);
-const char *toString(BenchStatus status);
-const char *toString(VariantRole role);
-const char *toString(CorrectnessStatus status);
-const char *toString(StopReason reason);
+// Spellings used in bench.json and by every renderer (the result types'
+// are runtime/bench/results.h's).
 const char *toString(L2Source source);
-
-/// Statistics of |values| (any order); all zero when empty. The engine's
-/// kb::bench::summarize, in the model's type.
-Summary summarize(std::vector<double> values);
 
 /// The gpuNs of every sample, in order.
 std::vector<double> gpuTimes(const Timing &timing);

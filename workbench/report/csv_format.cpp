@@ -72,8 +72,7 @@ std::string renderCsv(const BenchReport &report) {
     }
     f.push_back(report.device.name);
     // ptxas's resource usage of the variant; empty when unknown.
-    std::optional<toolchains::ResourceUsage> r =
-        v ? v->resources : std::nullopt;
+    std::optional<ResourceUsage> r = v ? v->resources : std::nullopt;
     for (uint32_t x : {r ? r->registers : 0u, r ? r->spillStoreBytes : 0u,
                        r ? r->spillLoadBytes : 0u, r ? r->stackFrameBytes : 0u,
                        r ? r->sharedMemoryBytes : 0u})

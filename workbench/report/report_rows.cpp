@@ -29,7 +29,7 @@ std::string describeDeviceIdentity(const DeviceInfo &d) {
   return text;
 }
 
-std::string describeResources(const toolchains::ResourceUsage &r) {
+std::string describeResources(const ResourceUsage &r) {
   return std::to_string(r.registers) + " registers, " +
          std::to_string(r.spillStoreBytes) + " B spill stores, " +
          std::to_string(r.spillLoadBytes) + " B spill loads, " +

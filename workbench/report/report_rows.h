@@ -44,7 +44,7 @@ std::string formatNumber(std::optional<double> value, int decimals);
 std::string describeDeviceIdentity(const DeviceInfo &device);
 /// ptxas's resource usage: "40 registers, 0 B spill stores, 0 B spill
 /// loads, 16 B stack, 1024 B shared memory".
-std::string describeResources(const toolchains::ResourceUsage &resources);
+std::string describeResources(const ResourceUsage &resources);
 /// One line per variant whose resources are known, in report order:
 /// "saxpy/candidate (cuda:sm_90): 40 registers, ...".
 std::vector<std::string> resourceLines(const BenchReport &report);

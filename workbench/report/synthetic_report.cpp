@@ -23,7 +23,8 @@ Timing syntheticTiming(double medianNs, double relativeNoise, uint32_t count,
     t.samples.push_back(s);
   }
   t.noiseTargetMet = relativeNoise <= 0.005;
-  t.stopReason = t.noiseTargetMet ? StopReason::NoiseTarget : StopReason::Quick;
+  t.stopReason =
+      t.noiseTargetMet ? StopReason::NoiseTarget : StopReason::MinimumSamples;
   return t;
 }
 

@@ -18,7 +18,8 @@
 |* kbCompilerApiVersion() differs from the version it was built with.         *|
 |*                                                                            *|
 |* The C++ side of each half is one thin wrapper: compiler/lib/CAPI/ (C to    *|
-|* kb::driver types, inside the library) and workbench/compiler_library.cpp   *|
+|* kb::driver types, inside the library) and
+workbench/build/compiler_library.cpp   *|
 |* (kb::driver types to C, inside kernel-bench).                              *|
 \*===----------------------------------------------------------------------===*/
 #ifndef KB_C_COMPILER_H_

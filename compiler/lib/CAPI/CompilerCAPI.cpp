@@ -1,8 +1,8 @@
-//===- CompilerCAPI.cpp - libKBCompiler.so: kb-c/Compiler.h over Driver.h -===//
+//===- compiler/lib/CAPI/CompilerCAPI.cpp - libKBCompiler.so: -------------===//
 //
 // The library half of the C interface: C options to kb::driver types, the
 // driver's records back to C structs that own their strings. The other half
-// is workbench/compiler_library.cpp, which binds only the kbCompiler*
+// is workbench/build/compiler_library.cpp, which binds only the kbCompiler*
 // functions.
 //
 //===----------------------------------------------------------------------===//

@@ -13,8 +13,12 @@ using GetProcAddressV1 = CUresult (*)(const char *, void **, int, cuuint64_t);
 
 StatusOr<CudaSymbols> CudaSymbols::load(const std::string &soname) {
   CudaSymbols syms;
-  KB_ASSIGN_OR_RETURN(syms.library, DynamicLibrary::open(
-                                        soname, DynamicLibrary::Unload::Never));
+  StatusOr<DynamicLibrary> library =
+      DynamicLibrary::open(soname, DynamicLibrary::Unload::Never);
+  if (!library.ok())
+    return unavailable(soname + " not found (" + library.status().message() +
+                       ")");
+  syms.library = std::move(*library);
   auto v2 = reinterpret_cast<GetProcAddressV2>(
       syms.library.symbol("cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcAddressV1>(

@@ -10,14 +10,14 @@
 
 #include "common/status.h"
 #include "runtime/hal/drivers/cuda/cuda_headers.h"
-#include "runtime/hal/utils/dynamic_library.h"
+#include "common/dynamic_library.h"
 
 #include <string>
 
 namespace kb::hal::cuda {
 
 struct CudaSymbols {
-  DynamicLibrary library;
+  kb::DynamicLibrary library;
 #define KB_CU_PFN(name, exported, params) CUresult(*name) params = nullptr;
 #define KB_CU_OPTIONAL_PFN(name, exported, version, params)                    \
   CUresult(*name) params = nullptr;

@@ -14,9 +14,12 @@ StatusOr<InstanceSymbols> InstanceSymbols::load() {
   // threads and register atexit handlers (NVIDIA's driver among them), and
   // unmapping their code under those crashes or deadlocks the process at a
   // later driver's creation or at exit.
-  KB_ASSIGN_OR_RETURN(
-      syms.library,
-      DynamicLibrary::open("libvulkan.so.1", DynamicLibrary::Unload::Never));
+  StatusOr<DynamicLibrary> library =
+      DynamicLibrary::open("libvulkan.so.1", DynamicLibrary::Unload::Never);
+  if (!library.ok())
+    return unavailable("libvulkan.so.1 not found (" +
+                       library.status().message() + ")");
+  syms.library = std::move(*library);
   syms.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(
       syms.library.symbol("vkGetInstanceProcAddr"));
   if (!syms.vkGetInstanceProcAddr)

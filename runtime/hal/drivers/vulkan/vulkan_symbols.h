@@ -15,7 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "common/status.h"
-#include "runtime/hal/utils/dynamic_library.h"
+#include "common/dynamic_library.h"
 
 #include <string>
 
@@ -23,7 +23,7 @@ namespace kb::hal::vulkan {
 
 /// Global and instance-level commands. Owns the library handle.
 struct InstanceSymbols {
-  DynamicLibrary library;
+  kb::DynamicLibrary library;
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
 #define KB_VK_GLOBAL(level, name) PFN_##name name = nullptr;
 #define KB_VK_INSTANCE(level, name) PFN_##name name = nullptr;

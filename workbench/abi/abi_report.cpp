@@ -1,0 +1,214 @@
+//===- workbench/abi/abi_report.cpp - What `kernel-bench abi` prints ------===//
+#include "workbench/abi/abi_report.h"
+
+#include "common/paths.h"
+#include "workbench/abi/abi_source.h"
+
+#include <algorithm>
+
+namespace kb::workbench {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string dims(const std::array<uint32_t, 3> &d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+         std::to_string(d[2]);
+}
+
+/// Rows of cells as columns aligned to their widest cell, each line
+/// starting with |indent|.
+std::string alignColumns(const std::vector<std::vector<std::string>> &rows,
+                         const std::string &indent) {
+  std::vector<size_t> widths;
+  for (const auto &row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths.resize(std::max(widths.size(), row.size()));
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  std::string text;
+  for (const auto &row : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size(); ++i)
+      line += i + 1 < row.size()
+                  ? row[i] + std::string(widths[i] - row[i].size() + 2, ' ')
+                  : row[i];
+    text += line + "\n";
+  }
+  return text;
+}
+
+std::string orDash(const std::string &name) {
+  return name.empty() ? "-" : name;
+}
+
+std::string indentLines(const std::string &text, const std::string &indent) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    out += indent + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string renderExport(const KernelAbi &abi,
+                         const std::vector<const DispatchSite *> &sites) {
+  std::vector<ParamSlot> cuda = cudaParamLayout(abi);
+  std::vector<ParamSlot> push = pushConstantLayout(abi);
+  std::string text = "export `" + abi.entry + "`\n";
+  text +=
+      alignColumns({{"workgroup size:", dims(abi.workgroupSize)},
+                    {"dynamic shared memory:",
+                     std::to_string(abi.dynamicSharedMemoryBytes) + " bytes"}},
+                   "  ");
+  text += "  bindings (CUDA: pointer parameters; Vulkan: storage buffers at "
+          "set 0, binding = index):\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"index", "name", "type", "access", "CUDA param offset"}};
+  for (size_t i = 0; i < abi.bindings.size(); ++i)
+    rows.push_back({std::to_string(i), orDash(abi.bindings[i].name),
+                    toString(abi.bindings[i].elementType),
+                    toString(abi.bindings[i].access),
+                    std::to_string(cuda[i].offset)});
+  text += abi.bindings.empty() ? "    (none)\n" : alignColumns(rows, "    ");
+  text += "  constants (CUDA: scalar parameters after the bindings; Vulkan: "
+          "one push-constant block of " +
+          std::to_string(pushConstantSize(abi)) + " bytes):\n";
+  rows = {{"index", "name", "type", "bytes", "CUDA param offset",
+           "push-constant offset"}};
+  for (size_t i = 0; i < abi.constants.size(); ++i)
+    rows.push_back({std::to_string(i), orDash(abi.constants[i].name),
+                    toString(abi.constants[i].type),
+                    std::to_string(push[i].size),
+                    std::to_string(cuda[abi.bindings.size() + i].offset),
+                    std::to_string(push[i].offset)});
+  text += abi.constants.empty() ? "    (none)\n" : alignColumns(rows, "    ");
+  text += "  dispatched (the sizes a kernel is launched with" +
+          std::string(abi.constants.empty() ? "; with no constants, its "
+                                              "only sizes"
+                                            : "") +
+          "):\n";
+  for (const DispatchSite *site : sites)
+    text += "    " + describeSite(abi, *site) + "\n";
+  if (sites.empty())
+    text += "    (not dispatched by the program)\n";
+  text += "  CUDA:\n" + indentLines(cudaIncludes(abi), "    ") +
+          indentLines(cudaDeclaration(abi, false), "    ");
+  text += "  GLSL:\n    #version 450\n" +
+          indentLines(glslExtensions(abi), "    ") +
+          indentLines(glslInterface(abi, false), "    ");
+  return text;
+}
+
+json exportJson(const KernelAbi &abi,
+                const std::vector<const DispatchSite *> &sites) {
+  std::vector<ParamSlot> cuda = cudaParamLayout(abi);
+  std::vector<ParamSlot> push = pushConstantLayout(abi);
+  json bindings = json::array();
+  for (size_t i = 0; i < abi.bindings.size(); ++i)
+    bindings.push_back({{"index", i},
+                        {"name", abi.bindings[i].name},
+                        {"type", toString(abi.bindings[i].elementType)},
+                        {"access", toString(abi.bindings[i].access)},
+                        {"cuda_param_offset", cuda[i].offset}});
+  json constants = json::array();
+  for (size_t i = 0; i < abi.constants.size(); ++i)
+    constants.push_back(
+        {{"index", i},
+         {"name", abi.constants[i].name},
+         {"type", toString(abi.constants[i].type)},
+         {"bytes", push[i].size},
+         {"cuda_param_offset", cuda[abi.bindings.size() + i].offset},
+         {"push_constant_offset", push[i].offset}});
+  json dispatched = json::array();
+  for (const DispatchSite *site : sites)
+    dispatched.push_back({{"function", site->function},
+                          {"op", site->op},
+                          {"workgroup_count", site->workgroupCount},
+                          {"binding_elements", site->bindingElements}});
+  return {{"entry", abi.entry},
+          {"workgroup_size", abi.workgroupSize},
+          {"dynamic_shared_memory", abi.dynamicSharedMemoryBytes},
+          {"bindings", bindings},
+          {"constants", constants},
+          {"push_constant_size", pushConstantSize(abi)},
+          {"sites", dispatched},
+          {"cuda", cudaIncludes(abi) + cudaDeclaration(abi, false)},
+          {"glsl",
+           "#version 450\n" + glslExtensions(abi) + glslInterface(abi, false)}};
+}
+
+json executableJson(const ExecutableAbi &exe) {
+  json targets = json::array(), substituted = json::array();
+  for (const Target &t : exe.targets)
+    targets.push_back(t.toString());
+  for (const Target &t : exe.substitutedTargets)
+    substituted.push_back(t.toString());
+  json exports = json::array();
+  for (uint32_t i = 0; i < exe.exports.size(); ++i)
+    exports.push_back(exportJson(exe.exports[i], exportSites(exe, i)));
+  return {{"name", exe.name},
+          {"targets", targets},
+          {"substituted_targets", substituted},
+          {"exports", exports}};
+}
+
+std::string substitutedText(const ExecutableAbi &exe) {
+  return exe.substitutedTargets.empty()
+             ? "generated only"
+             : "handwritten for " + joinTargets(exe.substitutedTargets);
+}
+
+} // namespace
+
+std::string renderExecutableList(const ProgramAbi &program) {
+  std::string text = displayPath(program.modulePath) + ": " +
+                     std::to_string(program.executables.size()) +
+                     " executable(s)\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const ExecutableAbi &exe : program.executables) {
+    std::string sig, wg;
+    for (const KernelAbi &abi : exe.exports) {
+      sig += (sig.empty() ? "" : " | ") + formatSignature(abi);
+      wg += (wg.empty() ? "" : " | ") + dims(abi.workgroupSize);
+    }
+    rows.push_back(
+        {exe.name, sig, wg, joinTargets(exe.targets), substitutedText(exe)});
+  }
+  text += alignColumns(rows, "  ");
+  return text + "`kernel-bench abi OUT_DIR EXECUTABLE` prints one's layout; "
+                "`kernel-bench new-kernel OUT_DIR EXECUTABLE` starts a kernel "
+                "for it\n";
+}
+
+std::string renderExecutableAbi(const ProgramAbi &program,
+                                const ExecutableAbi &exe) {
+  std::string text = "executable `" + exe.name + "` of " +
+                     displayPath(program.modulePath) + "\n";
+  text += alignColumns({{"compiled for:", joinTargets(exe.targets)},
+                        {"substituted:", substitutedText(exe)}},
+                       "  ");
+  for (uint32_t i = 0; i < exe.exports.size(); ++i)
+    text += renderExport(exe.exports[i], exportSites(exe, i));
+  return text;
+}
+
+json programAbiJson(const ProgramAbi &program) {
+  json executables = json::array();
+  for (const ExecutableAbi &exe : program.executables)
+    executables.push_back(executableJson(exe));
+  return {{"module", displayPath(program.modulePath)},
+          {"executables", executables}};
+}
+
+json executableAbiJson(const ProgramAbi &program, const ExecutableAbi &exe) {
+  return {{"module", displayPath(program.modulePath)},
+          {"executable", executableJson(exe)}};
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,387 @@
+//===- workbench/bench/bench_worker.cpp - One benchmark module, in the ----===//
+#include "workbench/bench/bench_worker.h"
+
+#include "runtime/bench/benchmark.h"
+#include "runtime/bench/copy_bandwidth.h"
+#include "runtime/bench/nvml_environment.h"
+#include "runtime/hal/drivers/registration.h"
+#include "workbench/bench/bench_progress.h"
+#include "workbench/bench/bench_report_fill.h"
+#include "workbench/support/exit_codes.h"
+#include "workbench/build/declared_figures.h"
+#include "workbench/report/bench_json.h"
+#include "workbench/support/worker.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <unistd.h>
+
+namespace kb::workbench {
+
+namespace {
+
+/// The candidate's declarations in build.json, looked up for the protocol
+/// (bench::BenchmarkOptions::declared).
+struct Declarations {
+  DeclaredByObject byObject;
+};
+
+/// Puts |m| into |report| as its one benchmark or as its program result.
+void fillReport(bench::BenchmarkResult m, const module::Module &module,
+                const module::Function &function, const module::Op *dispatch,
+                const BenchJob &job, report::BenchReport &report) {
+  if (!dispatch) {
+    report::ProgramResult p;
+    p.module = job.modulePath;
+    p.entryFunction = function.name;
+    p.status = m.status;
+    p.reason = m.reason;
+    if (m.variants.size() >= 1 && !m.variants[0].timings.empty())
+      p.withSubstitutions = m.variants[0].timings.front();
+    if (m.variants.size() >= 2 && !m.variants[1].timings.empty())
+      p.generatedOnly = m.variants[1].timings.front();
+    report.program = std::move(p);
+    return;
+  }
+  report::Benchmark b;
+  b.name = job.benchmark;
+  b.moduleFile = job.modulePath;
+  const module::Executable &exe = module.executables[dispatch->executable];
+  b.executable = exe.name;
+  b.exportName = exe.variants.front().exports[dispatch->exportIndex].entry;
+  auto dims = [](const auto &d) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+           std::to_string(d[2]);
+  };
+  // The workload when the module records it: a candidate with its own
+  // launch shape runs another workgroup count than the reference.
+  b.workload = dispatch->workload
+                   ? "workload " + dims(*dispatch->workload)
+                   : dims(dispatch->workgroupCount) + " workgroups";
+  b.status = m.status;
+  b.reason = std::move(m.reason);
+  b.variants = std::move(m.variants);
+  report.benchmarks.push_back(std::move(b));
+}
+
+std::string describeWork(const module::Module &module,
+                         const module::Function &function,
+                         const module::Op *dispatch, uint32_t opIndex) {
+  std::string text = module.sourceName + ": function `" + function.name + "`";
+  if (dispatch)
+    text += ", dispatch op " + std::to_string(opIndex) + " (`" +
+            module.executables[dispatch->executable].name + "` export " +
+            std::to_string(dispatch->exportIndex) + ")";
+  return text;
+}
+
+struct Work {
+  const module::Function *function = nullptr;
+  const module::Op *dispatch = nullptr; // none: the whole program
+  uint32_t opIndex = 0;
+};
+
+/// The benchmark named |benchmark|, or the entry function when empty.
+Work findWork(const module::Module &module, const std::string &benchmark) {
+  Work work;
+  if (benchmark.empty()) {
+    work.function = module.findFunction(module.entryFunction);
+    return work;
+  }
+  for (const module::Benchmark &b : module.benchmarks)
+    if (b.name == benchmark) {
+      work.function = &module.functions[b.function];
+      work.opIndex = b.dispatchOp;
+      work.dispatch = &work.function->ops[b.dispatchOp];
+    }
+  return work;
+}
+
+int noSuchWork(const std::string &modulePath, const std::string &benchmark) {
+  std::fprintf(stderr, "error: %s has no %s\n", modulePath.c_str(),
+               benchmark.empty() ? "entry function"
+                                 : ("benchmark `" + benchmark + "`").c_str());
+  return kExitUserError;
+}
+
+/// Why |device| cannot run the benchmark, or its baseline (if any).
+std::string whyCannotRun(const module::Module &module,
+                         const module::Function &function,
+                         const bench::BenchmarkWork &baseline,
+                         const hal::DeviceProperties &device) {
+  std::string why = module::whyDeviceCannotRun(module, function, device);
+  if (why.empty() && baseline.module) {
+    why = module::whyDeviceCannotRun(*baseline.module, *baseline.function,
+                                     device);
+    if (!why.empty())
+      why = "the baseline build: " + why;
+  }
+  return why;
+}
+
+/// The device's measured copy bandwidth (cached); none without a cache
+/// file, a warning in |report| when the probe fails.
+std::optional<double> probePeak(hal::Device &device, const bench::L2Size &l2,
+                                const BenchJob &job,
+                                report::BenchReport &report) {
+  if (job.settings.peakCache.empty())
+    return std::nullopt;
+  announceStage("measuring the copy bandwidth of " + device.properties().name);
+  auto probed = bench::peakCopyBandwidth(device, l2, job.settings.peakCache);
+  if (probed.ok())
+    return probed->bytesPerS;
+  report.environment.warnings.push_back("copy-bandwidth probe failed: " +
+                                        probed.status().message());
+  return std::nullopt;
+}
+
+/// The declarations of |job|'s build; a warning in |report| when its
+/// build.json cannot be read.
+Declarations readDeclarations(const BenchJob &job, const module::Op *dispatch,
+                              report::BenchReport &report) {
+  Declarations declarations;
+  if (job.buildJson.empty() || !dispatch)
+    return declarations;
+  auto read = readDeclaredFigures(job.buildJson);
+  if (read.ok())
+    declarations.byObject = std::move(*read);
+  else if (read.status().code() != StatusCode::NotFound)
+    report.environment.warnings.push_back(
+        "no declared FLOPs, bytes or tolerances: " + read.status().message());
+  return declarations;
+}
+
+/// This process as NVML sees it: through the CUDA driver it holds a
+/// compute context, so NVML lists it among the compute processes.
+bench::OwnProcess ownProcess(const hal::DeviceProperties &props) {
+  return bench::ownProcess(props.driver == "cuda");
+}
+
+/// NVML's clocks, throttle reasons and processes for an NVIDIA GPU before
+/// timing; why not, as a warning, when NVML is absent. None for another
+/// vendor's device (lavapipe) or without NVML.
+std::optional<bench::NvmlEnvironment>
+recordNvml(const hal::DeviceProperties &props,
+           report::Environment &environment) {
+  constexpr uint32_t kNvidiaVendor = 0x10de;
+  if (props.driver != "cuda" && props.vendorId != kNvidiaVendor)
+    return std::nullopt;
+  auto nvml = bench::queryNvml(props.uuid);
+  if (!nvml.ok()) {
+    environment.warnings.push_back(nvml.status().message());
+    return std::nullopt;
+  }
+  environment.smClockMHz = nvml->smClockMHz;
+  environment.defaultSmClockMHz = nvml->defaultSmClockMHz;
+  environment.memoryClockMHz = nvml->memoryClockMHz;
+  environment.throttleReasons = nvml->throttleReasons;
+  if (nvml->throttleReasons)
+    environment.throttleReasonNames =
+        bench::throttleReasonNames(*nvml->throttleReasons);
+  for (const bench::GpuProcessInfo &p :
+       bench::otherProcesses(*nvml, ownProcess(props)))
+    environment.otherProcesses.push_back({p.pid, p.name, p.memoryBytes});
+  return std::move(*nvml);
+}
+
+/// NVML read again right after timing, while the GPU still carries the
+/// benchmark's load (before timing it idles, so throttling shows only
+/// here), and the warnings of both readings (throttled, shared).
+void recordNvmlAfterTiming(const hal::DeviceProperties &props,
+                           const bench::NvmlEnvironment &beforeTiming,
+                           report::Environment &environment) {
+  auto after = bench::queryNvml(props.uuid);
+  if (after.ok()) {
+    report::ClocksAfterTiming &clocks = environment.afterTiming.emplace();
+    clocks.smClockMHz = after->smClockMHz;
+    clocks.memoryClockMHz = after->memoryClockMHz;
+    clocks.throttleReasons = after->throttleReasons;
+    if (after->throttleReasons)
+      clocks.throttleReasonNames =
+          bench::throttleReasonNames(*after->throttleReasons);
+  }
+  for (std::string &w : bench::nvmlWarnings(
+           beforeTiming, after.ok() ? &*after : nullptr, ownProcess(props)))
+    environment.warnings.push_back(std::move(w));
+}
+
+/// How the protocol runs for |job|: its correctness settings and modes,
+/// the stage and sampling progress sent to the parent, what the build
+/// declares for the candidate.
+bench::BenchmarkOptions protocolOptions(const BenchJob &job,
+                                        const Declarations &declarations,
+                                        const std::string &work) {
+  bench::BenchmarkOptions options;
+  options.correctness = correctnessSettings(job.settings);
+  options.modes.clear();
+  if (job.settings.cold)
+    options.modes.push_back(bench::TimingMode::Cold);
+  if (job.settings.hot)
+    options.modes.push_back(bench::TimingMode::Hot);
+  options.stage = [work](const std::string &stage) {
+    announceStage(work + ": " + stage);
+  };
+  if (job.liveProgress)
+    options.progress = [](std::vector<std::string> names,
+                          bench::TimingMode mode) -> bench::ProgressFn {
+      return SampleProgress(std::move(names), mode, kSampleProgressInterval,
+                            announce);
+    };
+  options.declared = [&declarations](const std::string &sha256,
+                                     const std::string &executable,
+                                     std::vector<std::string> &warnings) {
+    std::string ambiguity;
+    const bench::KernelDeclared *found =
+        findDeclared(declarations.byObject, sha256, executable, ambiguity);
+    if (!ambiguity.empty())
+      warnings.push_back(ambiguity);
+    return found;
+  };
+  return options;
+}
+
+/// The protocol on |device| (runtime/bench/benchmark.h); a failure of the
+/// device or the module becomes the result's ERROR or SKIPPED status.
+bench::BenchmarkResult measure(hal::Device &device,
+                               const bench::BenchmarkWork &work,
+                               const bench::BenchmarkWork *baseline,
+                               const BenchJob &job, const std::string &what,
+                               const bench::L2Size &l2,
+                               report::BenchReport &report) {
+  bench::BenchmarkResult measured;
+  bool cpu = device.properties().type == hal::DeviceType::Cpu;
+  bench::MeasureSettings settings = measureSettings(job.settings, cpu, l2);
+  settings.lockstep = baseline != nullptr; // paired samples
+  auto engine = bench::Engine::create(device, settings);
+  Status status = engine.status();
+  if (status.ok() && !(*engine)->clockError().empty())
+    report.environment.warnings.push_back(
+        "no SM clock per sample, so throttled samples cannot be discarded: " +
+        (*engine)->clockError());
+  Declarations declarations = readDeclarations(job, work.dispatch, report);
+  if (status.ok())
+    status =
+        bench::runBenchmark(device, **engine, work, baseline,
+                            protocolOptions(job, declarations, what), measured);
+  if (status.ok())
+    return measured;
+  // A device too small for the benchmark's buffers is refused before any
+  // driver call (ResourceExhausted), one that cannot give the kernel its
+  // subgroup size before any pipeline (Unavailable, as whyCannotRun says
+  // for a device picked by name): nothing is wrong with the kernel.
+  bool tooSmall = status.code() == StatusCode::ResourceExhausted;
+  bool cannot = status.isUnavailable();
+  measured.status = tooSmall || cannot ? report::BenchStatus::Skipped
+                                       : report::BenchStatus::Error;
+  measured.reason =
+      tooSmall ? "skipped: the device is too small: " + status.message()
+      : cannot ? "skipped: " + status.message()
+               : status.message();
+  for (report::Variant &v : measured.variants)
+    v.timings.clear();
+  return measured;
+}
+
+int print(const report::BenchReport &report, int exitCode) {
+  auto text = report::renderBenchJson(report);
+  if (!text.ok()) {
+    std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
+    return kExitUserError;
+  }
+  std::fwrite(text->data(), 1, text->size(), stdout);
+  std::fflush(stdout);
+  return exitCode;
+}
+} // namespace
+
+int runBenchJob(const BenchJob &job) {
+  report::BenchReport report;
+  auto module = module::loadModuleFile(job.modulePath);
+  if (!module.ok()) {
+    std::fprintf(stderr, "error: %s\n", module.status().message().c_str());
+    return kExitUserError;
+  }
+  Work work = findWork(*module, job.benchmark);
+  const module::Function *function = work.function;
+  const module::Op *dispatch = work.dispatch;
+  if (!function)
+    return noSuchWork(job.modulePath, job.benchmark);
+  std::optional<module::Module> baseModule;
+  bench::BenchmarkWork baseline;
+  if (!job.baselineModule.empty()) {
+    auto loaded = module::loadModuleFile(job.baselineModule);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "error: the baseline build: %s\n",
+                   loaded.status().message().c_str());
+      return kExitUserError;
+    }
+    baseModule = std::move(*loaded);
+    baseline.module = &*baseModule;
+    baseline.function = findWork(*baseModule, job.baselineBenchmark).function;
+    if (!baseline.function)
+      return noSuchWork(job.baselineModule, job.baselineBenchmark);
+  }
+
+  announceStage("opening device " + job.settings.device);
+  // `auto` picks only a device this benchmark (and its baseline) has
+  // variants for, as `run` does: a Vulkan-only module is not sent to a CUDA
+  // device, nor back.
+  auto selected = hal::selectDevice(
+      hal::builtinDrivers(), job.settings.device, {}, {},
+      [&](const hal::DeviceProperties &candidate) {
+        return whyCannotRun(*module, *function, baseline, candidate);
+      });
+  if (!selected.ok()) {
+    std::fprintf(stderr, "error: %s\n", selected.status().message().c_str());
+    return selected.status().isUnavailable() ? kExitUnavailable
+                                             : kExitUserError;
+  }
+  hal::Device &device = *selected->device;
+  const hal::DeviceProperties &props = device.properties();
+  // The parent runs the next benchmarks on this device: one report, one
+  // device.
+  announce(std::string(kDeviceMessage) + props.driver + ":" +
+           std::to_string(props.index));
+  bool cpu = props.type == hal::DeviceType::Cpu;
+  report.settings = toReportSettings(job.settings, std::nullopt, cpu);
+  bench::L2Size l2 = bench::selectL2Size(
+      props,
+      job.settings.l2Bytes ? std::optional<uint64_t>(job.settings.l2Bytes)
+                           : std::nullopt,
+      bench::hostLastLevelCacheBytes());
+  // A device named explicitly (or pinned by the parent) that this module has
+  // no variant for: nothing is wrong with the kernel.
+  if (std::string why = whyCannotRun(*module, *function, baseline, props);
+      !why.empty()) {
+    report.device = toDeviceInfo(props, l2, std::nullopt);
+    bench::BenchmarkResult skipped;
+    skipped.status = report::BenchStatus::Skipped;
+    skipped.reason = "skipped: nothing to run on " + props.driver + ":" +
+                     std::to_string(props.index) + ": " + why;
+    fillReport(std::move(skipped), *module, *function, dispatch, job, report);
+    return print(report, kExitOk);
+  }
+  if (job.peakOnly) {
+    std::optional<double> peak = probePeak(device, l2, job, report);
+    for (const std::string &warning : report.environment.warnings)
+      std::fprintf(stderr, "%s\n", warning.c_str());
+    return peak ? kExitOk : kExitUserError;
+  }
+  report.device = toDeviceInfo(props, l2, probePeak(device, l2, job, report));
+  std::optional<bench::NvmlEnvironment> nvml =
+      recordNvml(props, report.environment);
+
+  bench::BenchmarkWork target{&*module, function, dispatch};
+  bench::BenchmarkResult measured = measure(
+      device, target, baseline.module ? &baseline : nullptr, job,
+      describeWork(*module, *function, dispatch, work.opIndex), l2, report);
+  if (nvml)
+    recordNvmlAfterTiming(props, *nvml, report.environment);
+  for (std::string &w : measured.warnings)
+    report.environment.warnings.push_back(std::move(w));
+  fillReport(std::move(measured), *module, *function, dispatch, job, report);
+  return print(report, kExitOk);
+}
+
+} // namespace kb::workbench

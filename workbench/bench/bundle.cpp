@@ -1,0 +1,181 @@
+//===- workbench/bench/bundle.cpp - What a GPU runner needs, in one file --===//
+#include "workbench/bench/bundle.h"
+
+#include "common/sha256.h"
+#include "common/ustar.h"
+#include "common/file_util.h"
+#include "workbench/bench/bench_plan.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kb::workbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kVersionLine =
+    "# kernel-bench bundle " + std::to_string(kBundleFormatVersion);
+
+std::string renderManifest(const std::vector<BundleMember> &members) {
+  std::string text = kVersionLine + "\n" +
+                     "# verify by hand: tar -xf BUNDLE.tar && sha256sum -c " +
+                     kBundleManifestName + "\n";
+  for (const BundleMember &m : members)
+    text += m.sha256 + "  " + m.name + "\n";
+  return text;
+}
+
+bool isLowerHex64(const std::string &s) {
+  if (s.size() != 64)
+    return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  return true;
+}
+
+/// Parses the manifest into name -> sha256.
+StatusOr<std::map<std::string, std::string>>
+parseManifest(std::string_view text, const std::string &where) {
+  std::istringstream in{std::string(text)};
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("# kernel-bench bundle ", 0) != 0)
+    return invalidArgument(where + ": line 1: expected `" + kVersionLine +
+                           "`, found `" + line + "`");
+  if (line != kVersionLine)
+    return failedPrecondition(where + ": line 1: `" + line +
+                              "` is a bundle format this kernel-bench " +
+                              "does not read (it reads format " +
+                              std::to_string(kBundleFormatVersion) +
+                              "); bench it with the kernel-bench that made it");
+  std::map<std::string, std::string> listed;
+  for (int number = 2; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::string at = where + ": line " + std::to_string(number) + ": ";
+    std::string sha = line.substr(0, 64);
+    if (line.size() < 67 || !isLowerHex64(sha) || line.compare(64, 2, "  "))
+      return invalidArgument(at +
+                             "expected `<64 hex digits>  <member>`, "
+                             "found `" +
+                             line + "`");
+    std::string name = line.substr(66);
+    if (std::string why = ustar::checkMemberName(name); !why.empty())
+      return invalidArgument(at + "member name `" + name + "` " + why);
+    if (!listed.emplace(name, sha).second)
+      return invalidArgument(at + "`" + name + "` is listed twice");
+  }
+  return listed;
+}
+
+Status writeMember(const fs::path &root, const std::string &name,
+                   std::string_view bytes) {
+  fs::path file = root / name;
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  // O_EXCL semantics: names are unique and checked, the directory is fresh
+  // and ours, so an existing entry means something is wrong.
+  if (ec || fs::exists(fs::symlink_status(file, ec)))
+    return internalError("cannot extract `" + name + "` into " + root.string());
+  std::ofstream out(file, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.flush();
+  if (!out)
+    return internalError("cannot extract `" + name + "` into " + root.string() +
+                         " (disk full?)");
+  return okStatus();
+}
+
+} // namespace
+
+StatusOr<BundleSummary> createBundle(const fs::path &buildDir,
+                                     const fs::path &archive) {
+  std::error_code ec;
+  if (!fs::is_regular_file(buildDir / "build.json", ec))
+    return failedPrecondition(
+        buildDir.string() + " has no build.json: not the output of " +
+        "`kernel-bench build`; build the project first (kernel-bench build " +
+        "PROJECT -o " + buildDir.string() + ")");
+  std::vector<std::string> names = benchModuleFiles(buildDir.string());
+  if (names.empty())
+    return failedPrecondition(
+        buildDir.string() + " holds no benchmark module (bench/*.kbm, " +
+        "standalone/*/bench/*.kbm) and no program.kbm: nothing to bench; " +
+        "build a project with a program or [bench] kernels");
+  names.insert(names.begin(), "build.json");
+  std::vector<ustar::WriteMember> members(1);
+  BundleSummary summary;
+  for (const std::string &name : names) {
+    KB_ASSIGN_OR_RETURN(std::string bytes, kb::readFile(buildDir / name));
+    summary.members.push_back({name, sha256Hex(bytes), bytes.size()});
+    members.push_back({name, std::move(bytes)});
+  }
+  members[0] = {kBundleManifestName, renderManifest(summary.members)};
+  KB_RETURN_IF_ERROR(ustar::writeArchive(archive, members));
+  summary.archiveBytes = fs::file_size(archive, ec);
+  return summary;
+}
+
+std::string OpenedBundle::displayPath(const std::string &path) const {
+  std::string prefix = root().string() + "/";
+  if (path.compare(0, prefix.size(), prefix) != 0)
+    return path;
+  return archive_.string() + ":" + path.substr(prefix.size());
+}
+
+StatusOr<OpenedBundle> openBundle(const fs::path &archive) {
+  // What a bench killed with SIGKILL left behind (its lock is free).
+  toolchains::ScratchDir::removeAbandoned();
+  KB_ASSIGN_OR_RETURN(toolchains::ScratchDir scratch,
+                      toolchains::ScratchDir::create());
+  OpenedBundle bundle(std::move(scratch), archive);
+  const std::string where = archive.string();
+  std::map<std::string, std::string> listed;
+  bool first = true;
+  KB_RETURN_IF_ERROR(ustar::readArchive(
+      archive, [&](const std::string &name, std::string_view bytes) -> Status {
+        if (first) {
+          first = false;
+          if (name != kBundleManifestName)
+            return invalidArgument(
+                where + ": not a kernel-bench bundle: its first member is `" +
+                name + "`, not " + kBundleManifestName +
+                "; make one with `kernel-bench bundle BUILD -o OUT.tar`");
+          KB_ASSIGN_OR_RETURN(listed, parseManifest(bytes, where + ":" + name));
+          return okStatus();
+        }
+        auto it = listed.find(name);
+        if (it == listed.end())
+          return invalidArgument(where + ": member `" + name +
+                                 "` is not in the manifest; the bundle was "
+                                 "altered after `kernel-bench bundle`");
+        std::string actual = sha256Hex(bytes);
+        if (actual != it->second)
+          return dataLoss(where + ": member `" + name +
+                          "`: sha256 mismatch (manifest " + it->second +
+                          ", content " + actual +
+                          "); the bundle is corrupted: copy it again");
+        bundle.members_.push_back({name, actual, bytes.size()});
+        return writeMember(bundle.root(), name, bytes);
+      }));
+  if (first)
+    return invalidArgument(where + ": not a kernel-bench bundle: the archive "
+                                   "is empty");
+  std::set<std::string> present;
+  for (const BundleMember &m : bundle.members_)
+    present.insert(m.name);
+  for (const auto &[name, sha] : listed)
+    if (!present.count(name))
+      return dataLoss(where + ": member `" + name +
+                      "` is in the manifest but not in the bundle; copy the "
+                      "bundle again");
+  if (!present.count("build.json"))
+    return invalidArgument(where + ": not a complete bundle: no build.json");
+  return bundle;
+}
+
+} // namespace kb::workbench

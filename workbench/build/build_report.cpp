@@ -1,0 +1,523 @@
+//===- workbench/build/build_report.cpp - build.json ----------------------===//
+#include "workbench/build/build_report.h"
+
+#include "common/process.h"
+#include "workbench/build/declared_figures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <set>
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace kb::workbench {
+
+namespace {
+
+/// build.json is strict JSON: no NaN or infinity.
+double finite(double value) { return std::isfinite(value) ? value : 0.0; }
+
+std::string relativeTo(const fs::path &path, const fs::path &base) {
+  fs::path rel = path.lexically_normal().lexically_relative(base);
+  if (rel.empty() || *rel.begin() == "..")
+    return path.string();
+  return rel.generic_string();
+}
+
+json diagnosticJson(const toolchains::Diagnostic &d) {
+  return {{"tool", d.tool},
+          {"file", d.file},
+          {"line", d.line},
+          {"column", d.column},
+          {"severity", toolchains::toString(d.severity)},
+          {"message", d.message},
+          {"code", d.code}};
+}
+
+/// null without a remote tier.
+json remoteCacheJson(const BuildReportOptions &options) {
+  if (!options.remoteCache)
+    return nullptr;
+  const toolchains::RemoteTierStats &r = *options.remoteCache;
+  return {{"url", options.remoteCacheUrl},
+          {"hits", r.hits},
+          {"misses", r.misses},
+          {"uploads", r.uploads},
+          {"corrupt", r.corrupt},
+          {"reads_off", r.readsOff},
+          {"writes_off", r.writesOff},
+          {"warnings", r.warnings}};
+}
+
+json jobJson(const JobRecord &job, const BuildReport &report) {
+  const toolchains::BuildJobResult &r = job.result;
+  json commands = json::array();
+  for (const toolchains::ToolInvocation &c : r.commands)
+    commands.push_back({{"tool", c.tool},
+                        {"argv", c.argv},
+                        {"command_line", kb::formatCommandLine(c.argv)},
+                        {"seconds", finite(c.seconds)},
+                        {"exit_code", c.exitCode},
+                        {"signal", c.signal},
+                        {"timed_out", c.timedOut}});
+  json outputs = json::array();
+  for (const toolchains::OutputFile &o : r.outputs)
+    outputs.push_back({{"kind", o.kind},
+                       {"path", relativeTo(o.path, report.outputDir)},
+                       {"sha256", o.sha256},
+                       {"bytes", o.bytes}});
+  json resources = nullptr;
+  if (r.resources)
+    resources = {{"registers", r.resources->registers},
+                 {"stack_frame_bytes", r.resources->stackFrameBytes},
+                 {"spill_store_bytes", r.resources->spillStoreBytes},
+                 {"spill_load_bytes", r.resources->spillLoadBytes},
+                 {"shared_memory_bytes", r.resources->sharedMemoryBytes},
+                 {"barriers", r.resources->barriers},
+                 {"constant_memory_bytes", r.resources->constantMemoryBytes}};
+  json diagnostics = json::array();
+  for (const toolchains::Diagnostic &d : r.diagnostics)
+    diagnostics.push_back(diagnosticJson(d));
+  json error = nullptr;
+  if (!r.status.ok())
+    error = {{"code", statusCodeName(r.status.code())},
+             {"message", r.status.message()}};
+  return {{"kernel", r.kernel},
+          {"target", r.target.toString()},
+          {"language", toolchains::toString(job.spec->language)},
+          {"source", job.spec->source.string()},
+          {"manifest", job.spec->manifest.string()},
+          {"entry", job.spec->entry},
+          {"tuned_for", job.spec->tunedFor.empty() ? json(nullptr)
+                                                   : json(job.spec->tunedFor)},
+          {"status", r.status.ok() ? "ok" : "failed"},
+          {"error", error},
+          {"cache", !report.options.cacheEnabled ? "disabled"
+                    : r.cacheHit                 ? "hit"
+                                                 : "miss"},
+          {"seconds", finite(r.seconds)},
+          {"shared_compile_with", r.sharedCompileWith.empty()
+                                      ? json(nullptr)
+                                      : json(r.sharedCompileWith)},
+          {"commands", commands},
+          {"tool_versions", r.toolVersions},
+          {"outputs", outputs},
+          {"resources", resources},
+          {"declared",
+           job.kernel ? declaredJson(job.kernel->declared) : json(nullptr)},
+          {"diagnostics", diagnostics}};
+}
+
+} // namespace
+
+BuildTotals computeTotals(const BuildReport &report) {
+  BuildTotals totals;
+  std::set<std::string> kernels;
+  std::set<Target> targets;
+  for (const JobRecord &job : report.jobs) {
+    // A spec tuned for a device model is one more job of its kernel.
+    kernels.insert(job.kernel ? job.kernel->name : job.result.kernel);
+    targets.insert(job.result.target);
+    ++totals.jobs;
+    if (job.result.status.ok())
+      ++totals.succeeded;
+    else
+      ++totals.failed;
+    if (job.result.cacheHit)
+      ++totals.cacheHits;
+    for (const toolchains::ToolInvocation &c : job.result.commands)
+      totals.toolSeconds += finite(c.seconds);
+  }
+  totals.kernels = kernels.size();
+  totals.targets = targets.size();
+  return totals;
+}
+
+json toJson(const BuildReport &report) {
+  json toolVersions = json::object();
+  json jobs = json::array();
+  for (const JobRecord &job : report.jobs) {
+    for (const auto &[tool, version] : job.result.toolVersions)
+      toolVersions[tool] = version;
+    jobs.push_back(jobJson(job, report));
+  }
+  json requested = json::array();
+  for (const Target &t : report.options.requestedTargets)
+    requested.push_back(t.toString());
+  json projectTargets = json::array();
+  for (const Target &t : report.project->targets)
+    projectTargets.push_back(t.toString());
+
+  json skipped = json::array();
+  for (const SkippedTarget &s : report.skippedTargets)
+    skipped.push_back({{"target", s.target.toString()}, {"reason", s.reason}});
+
+  BuildTotals totals = computeTotals(report);
+  return {{"schema_version", kBuildReportSchemaVersion},
+          {"generator", "kernel-bench " KB_VERSION_STRING},
+          {"project",
+           {{"name", report.project->name},
+            {"directory", report.project->directory.string()},
+            {"manifest", report.project->manifest.string()},
+            {"targets", projectTargets},
+            {"program", report.project->program
+                            ? json(report.project->program->string())
+                            : json(nullptr)}}},
+          {"output_dir", report.outputDir.string()},
+          {"options",
+           {{"jobs", report.options.jobs},
+            {"targets", requested},
+            {"strict", report.options.strict},
+            {"cache",
+             {{"enabled", report.options.cacheEnabled},
+              {"directory", report.options.cacheEnabled
+                                ? json(report.options.cacheDir.string())
+                                : json(nullptr)},
+              {"remote", remoteCacheJson(report.options)}}},
+            {"timeout_seconds", finite(report.options.timeoutSeconds)},
+            {"kernels_only", report.options.kernelsOnly}}},
+          {"error", report.error.empty() ? json(nullptr) : json(report.error)},
+          {"skipped_targets", skipped},
+          {"tool_versions", toolVersions},
+          {"jobs", jobs},
+          {"program", report.program ? toJson(*report.program) : json(nullptr)},
+          {"totals",
+           {{"kernels", totals.kernels},
+            {"targets", totals.targets},
+            {"jobs", totals.jobs},
+            {"succeeded", totals.succeeded},
+            {"failed", totals.failed},
+            {"cache_hits", totals.cacheHits},
+            {"wall_seconds", finite(report.wallSeconds)},
+            {"tool_seconds", totals.toolSeconds}}}};
+}
+
+// ---- The program step's record (program_record.h) and its stamp.
+
+namespace {
+
+const char *toString(StepStatus status) {
+  switch (status) {
+  case StepStatus::Ok:
+    return "ok";
+  case StepStatus::Failed:
+    return "failed";
+  case StepStatus::Skipped:
+    return "skipped";
+  }
+  return "failed";
+}
+
+json optionalString(const std::optional<std::string> &value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+template <typename T> json array(const std::vector<T> &values) {
+  json out = json::array();
+  for (const T &v : values)
+    out.push_back(v);
+  return out;
+}
+
+/// Adds what one compile was asked and produced to |out|.
+void addCompiled(const CompiledModule &m, json &out) {
+  out["targets"] = array(m.targets);
+  out["diagnostics"] = m.diagnostics;
+  if (!m.ok)
+    return;
+  out["module"] = m.module;
+  json substitutions = json::array();
+  for (const SubstitutionEntry &s : m.substitutions)
+    substitutions.push_back({{"executable", s.executable},
+                             {"variant", s.variant},
+                             {"kind", s.kind},
+                             {"kernel", optionalString(s.kernel)},
+                             {"manifest", optionalString(s.manifest)},
+                             {"file", s.file},
+                             {"reference", s.reference},
+                             {"device", optionalString(s.device)}});
+  out["substitutions"] = std::move(substitutions);
+  json benchmarks = json::array();
+  for (const driver::BenchmarkRecord &b : m.benchmarks)
+    benchmarks.push_back({{"name", b.name},
+                          {"executable", b.executable},
+                          {"export", b.exportName},
+                          {"workload", array(b.workload)},
+                          {"workgroup_count", array(b.workgroupCount)},
+                          {"candidates", array(b.candidates)},
+                          {"references", array(b.references)},
+                          {"sites", array(b.sites)},
+                          {"file", b.file}});
+  out["benchmarks"] = std::move(benchmarks);
+  json unbenchmarked = json::array();
+  for (const driver::UnbenchmarkedDispatch &d : m.unbenchmarked)
+    unbenchmarked.push_back({{"executable", d.executable},
+                             {"export", d.exportName},
+                             {"site", d.site},
+                             {"reason", d.reason}});
+  out["unbenchmarked"] = std::move(unbenchmarked);
+  json codegen = json::array();
+  for (const driver::CodegenRecord &c : m.codegen)
+    codegen.push_back({{"executable", c.executable},
+                       {"variant", c.variant},
+                       {"target", c.target},
+                       {"milliseconds", finite(c.milliseconds)}});
+  out["codegen"] = std::move(codegen);
+}
+
+json standaloneJson(const StandaloneRecord &r) {
+  json out = {{"kernel", r.kernel},
+              {"manifest", r.manifest},
+              {"status", toString(r.status)}};
+  if (!r.reason.empty())
+    out["reason"] = r.reason;
+  if (!r.error.empty())
+    out["error"] = r.error;
+  if (r.program)
+    out["program"] = *r.program;
+  if (r.compiled)
+    addCompiled(*r.compiled, out);
+  // The status is the record's, whatever the compile said.
+  out["status"] = toString(r.status);
+  return out;
+}
+
+// Reading back (the stamp): every field checked; any mismatch is nullopt.
+
+bool read(const json &j, const char *key, std::string &out) {
+  if (!j.contains(key) || !j[key].is_string())
+    return false;
+  out = j[key].get<std::string>();
+  return true;
+}
+
+bool read(const json &j, const char *key, std::optional<std::string> &out) {
+  if (!j.contains(key))
+    return false;
+  if (j[key].is_null()) {
+    out.reset();
+    return true;
+  }
+  std::string value;
+  if (!read(j, key, value))
+    return false;
+  out = value;
+  return true;
+}
+
+template <typename T>
+bool read(const json &j, const char *key, std::vector<T> &out) {
+  if (!j.contains(key) || !j[key].is_array())
+    return false;
+  out.clear();
+  for (const json &v : j[key]) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!v.is_string())
+        return false;
+    } else if (!v.is_number_integer()) {
+      return false;
+    }
+    out.push_back(v.get<T>());
+  }
+  return true;
+}
+
+bool readStatus(const json &j, StepStatus &out) {
+  std::string s;
+  if (!read(j, "status", s))
+    return false;
+  for (StepStatus status :
+       {StepStatus::Ok, StepStatus::Failed, StepStatus::Skipped})
+    if (s == toString(status)) {
+      out = status;
+      return true;
+    }
+  return false;
+}
+
+bool readCompiled(const json &j, std::optional<CompiledModule> &out) {
+  if (!j.contains("targets"))
+    return true;
+  CompiledModule m;
+  if (!read(j, "targets", m.targets) || !read(j, "diagnostics", m.diagnostics))
+    return false;
+  m.ok = j.contains("module");
+  if (m.ok) {
+    if (!read(j, "module", m.module) || !j.contains("substitutions") ||
+        !j.contains("benchmarks") || !j.contains("unbenchmarked") ||
+        !j.contains("codegen"))
+      return false;
+    for (const json &s : j["substitutions"]) {
+      SubstitutionEntry e;
+      if (!read(s, "executable", e.executable) ||
+          !read(s, "variant", e.variant) || !read(s, "kind", e.kind) ||
+          !read(s, "kernel", e.kernel) || !read(s, "manifest", e.manifest) ||
+          !read(s, "file", e.file) || !read(s, "reference", e.reference) ||
+          !read(s, "device", e.device))
+        return false;
+      m.substitutions.push_back(std::move(e));
+    }
+    for (const json &b : j["benchmarks"]) {
+      driver::BenchmarkRecord r;
+      if (!read(b, "name", r.name) || !read(b, "executable", r.executable) ||
+          !read(b, "export", r.exportName) ||
+          !read(b, "workload", r.workload) ||
+          !read(b, "workgroup_count", r.workgroupCount) ||
+          !read(b, "candidates", r.candidates) ||
+          !read(b, "references", r.references) || !read(b, "sites", r.sites) ||
+          !read(b, "file", r.file))
+        return false;
+      m.benchmarks.push_back(std::move(r));
+    }
+    for (const json &d : j["unbenchmarked"]) {
+      driver::UnbenchmarkedDispatch u;
+      if (!read(d, "executable", u.executable) ||
+          !read(d, "export", u.exportName) || !read(d, "site", u.site) ||
+          !read(d, "reason", u.reason))
+        return false;
+      m.unbenchmarked.push_back(std::move(u));
+    }
+    for (const json &c : j["codegen"]) {
+      driver::CodegenRecord r;
+      if (!read(c, "executable", r.executable) ||
+          !read(c, "variant", r.variant) || !read(c, "target", r.target) ||
+          !c.contains("milliseconds") || !c["milliseconds"].is_number())
+        return false;
+      r.milliseconds = c["milliseconds"].get<double>();
+      m.codegen.push_back(std::move(r));
+    }
+  }
+  out = std::move(m);
+  return true;
+}
+
+std::optional<ProgramRecord> readProgramRecord(const json &j) {
+  ProgramRecord r;
+  if (!j.is_object() || !read(j, "path", r.path) || !readStatus(j, r.status) ||
+      !readCompiled(j, r.compiled))
+    return std::nullopt;
+  if (j.contains("reason") && !read(j, "reason", r.reason))
+    return std::nullopt;
+  if (j.contains("error") && !read(j, "error", r.error))
+    return std::nullopt;
+  if (j.contains("cached")) {
+    if (!j["cached"].is_boolean())
+      return std::nullopt;
+    r.cached = j["cached"].get<bool>();
+  }
+  if (j.contains("standalone")) {
+    if (!j["standalone"].is_array())
+      return std::nullopt;
+    for (const json &s : j["standalone"]) {
+      StandaloneRecord e;
+      if (!s.is_object() || !read(s, "kernel", e.kernel) ||
+          !read(s, "manifest", e.manifest) || !readStatus(s, e.status) ||
+          !readCompiled(s, e.compiled))
+        return std::nullopt;
+      if ((s.contains("reason") && !read(s, "reason", e.reason)) ||
+          (s.contains("error") && !read(s, "error", e.error)))
+        return std::nullopt;
+      if (s.contains("program")) {
+        std::string program;
+        if (!read(s, "program", program))
+          return std::nullopt;
+        e.program = program;
+      }
+      r.standalone.push_back(std::move(e));
+    }
+  }
+  return r;
+}
+
+} // namespace
+
+json toJson(const ProgramRecord &r) {
+  json out = {{"path", optionalString(r.path)}, {"status", toString(r.status)}};
+  if (!r.reason.empty())
+    out["reason"] = r.reason;
+  if (!r.error.empty())
+    out["error"] = r.error;
+  if (r.compiled)
+    addCompiled(*r.compiled, out);
+  out["status"] = toString(r.status);
+  if (!r.standalone.empty()) {
+    json standalone = json::array();
+    for (const StandaloneRecord &s : r.standalone)
+      standalone.push_back(standaloneJson(s));
+    out["standalone"] = std::move(standalone);
+  }
+  if (r.cached)
+    out["cached"] = *r.cached;
+  return out;
+}
+
+/// Bump when the stamp's layout or what its key covers changes.
+constexpr const char *kStampFormat = "kb-program-stamp 2";
+
+std::string renderProgramStamp(const ProgramStamp &stamp) {
+  json outputs = json::object();
+  for (const auto &[file, hash] : stamp.outputs)
+    outputs[file] = hash;
+  json j = {{"format", kStampFormat},
+            {"key", stamp.key},
+            {"outputs", std::move(outputs)},
+            {"record", toJson(stamp.record)}};
+  return j.dump(1) + "\n";
+}
+
+std::optional<ProgramStamp> parseProgramStamp(const std::string &text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  ProgramStamp stamp;
+  std::string format;
+  if (!j.is_object() || !read(j, "format", format) || format != kStampFormat ||
+      !read(j, "key", stamp.key) || !j.contains("outputs") ||
+      !j["outputs"].is_object() || !j.contains("record"))
+    return std::nullopt;
+  for (const auto &[file, hash] : j["outputs"].items()) {
+    if (!hash.is_string())
+      return std::nullopt;
+    stamp.outputs[file] = hash.get<std::string>();
+  }
+  std::optional<ProgramRecord> record = readProgramRecord(j["record"]);
+  if (!record)
+    return std::nullopt;
+  stamp.record = std::move(*record);
+  return stamp;
+}
+
+size_t ProgramRecord::benchmarkCount() const {
+  size_t n = compiled ? compiled->benchmarks.size() : 0;
+  for (const StandaloneRecord &s : standalone)
+    n += s.compiled ? s.compiled->benchmarks.size() : 0;
+  return n;
+}
+
+/// The substitutions of every module compiled for which |tuned| is whether
+/// they carry a device model.
+static size_t countSubstitutions(const ProgramRecord &r, bool tuned) {
+  auto count = [&](const std::optional<CompiledModule> &m) {
+    if (!m)
+      return size_t{0};
+    return static_cast<size_t>(
+        std::count_if(m->substitutions.begin(), m->substitutions.end(),
+                      [&](const SubstitutionEntry &e) {
+                        return e.device.has_value() == tuned;
+                      }));
+  };
+  size_t n = count(r.compiled);
+  for (const StandaloneRecord &s : r.standalone)
+    n += count(s.compiled);
+  return n;
+}
+
+size_t ProgramRecord::substitutionCount() const {
+  return countSubstitutions(*this, /*tuned=*/false);
+}
+
+size_t ProgramRecord::tunedVariantCount() const {
+  return countSubstitutions(*this, /*tuned=*/true);
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,117 @@
+//===- workbench/build/build_summary.cpp - What a build prints ------------===//
+#include "workbench/build/build_summary.h"
+
+#include "workbench/support/progress.h"
+
+#include "common/paths.h"
+#include "common/process.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kb::workbench {
+
+using toolchains::BuildJobResult;
+using toolchains::Severity;
+
+namespace {
+
+std::string formatSeconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, seconds < 10 ? "%.2f s" : "%.1f s", seconds);
+  return buf;
+}
+
+} // namespace
+
+std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
+  const BuildJobResult &r = job.result;
+  std::ostringstream out;
+  std::string title = r.kernel + " " + r.target.toString();
+  if (!r.status.ok())
+    out << colorize("FAILED:", "1;31", color) << " " << title << "\n";
+  else if (verbose)
+    out << title << " (" << (r.cacheHit ? "cached" : "built") << ", "
+        << formatSeconds(r.seconds) << ")\n";
+
+  if (verbose)
+    for (const toolchains::ToolInvocation &c : r.commands)
+      out << "  $ " << kb::formatCommandLine(c.argv) << "\n";
+
+  bool printedWarnings = false;
+  for (const toolchains::Diagnostic &d : r.diagnostics) {
+    if (!verbose && r.status.ok() && !isWarningOrWorse(d.severity))
+      continue;
+    if (r.status.ok() && !verbose && !printedWarnings)
+      out << colorize("warning:", "1;35", color) << " " << title << "\n";
+    printedWarnings = true;
+    out << toolchains::formatDiagnostic(d, color) << "\n";
+  }
+
+  // Then the tool's own output as it printed it (command line, source
+  // echo, carets), and last the error itself: one line that says what
+  // failed (a timeout, an ABI mismatch, which tool) and what to do.
+  if (!r.status.ok()) {
+    if (!r.failureLog.empty()) {
+      out << r.failureLog;
+      if (r.failureLog.back() != '\n')
+        out << "\n";
+    }
+    out << colorize("error:", "1;31", color) << " " << r.status.message()
+        << "\n";
+  }
+  return out.str();
+}
+
+bool isWarningOrWorse(Severity severity) {
+  return severity == Severity::Warning || severity == Severity::Error ||
+         severity == Severity::Fatal;
+}
+
+std::string buildSummaryLine(const BuildReport &report,
+                             const BuildTotals &totals, bool programFailed,
+                             bool color) {
+  const std::filesystem::path reportPath = report.outputDir / "build.json";
+  auto plural = [](size_t n, const char *word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+  };
+  std::ostringstream summary;
+  if (totals.failed)
+    summary << colorize("FAILED:", "1;31", color) << " " << totals.failed
+            << " of " << plural(totals.jobs, "job") << " ("
+            << plural(totals.kernels, "kernel") << " \u00d7 "
+            << plural(totals.targets, "target") << "), " << totals.cacheHits
+            << " cached, " << formatSeconds(report.wallSeconds) << "; see "
+            << displayPath(reportPath);
+  else {
+    if (programFailed)
+      summary << colorize("FAILED:", "1;31", color)
+              << " the program step (above); ";
+    summary << "built " << plural(totals.kernels, "kernel") << " \u00d7 "
+            << plural(totals.targets, "target") << ": "
+            << plural(totals.jobs, "job") << ", " << totals.cacheHits
+            << " cached, " << formatSeconds(report.wallSeconds) << "; ";
+    if (!report.skippedTargets.empty())
+      summary << plural(report.skippedTargets.size(), "target")
+              << " skipped (missing toolchain); ";
+    if (!programFailed && report.program &&
+        report.program->status == StepStatus::Ok) {
+      // What the program step produced. "(cached)": the step found its
+      // outputs up to date and compiled nothing.
+      const ProgramRecord &program = *report.program;
+      bool cached = program.cached.value_or(false);
+      if (program.path)
+        summary << (cached ? "program.kbm (cached), " : "program.kbm, ");
+      else if (cached)
+        summary << "programs cached, ";
+      summary << plural(program.substitutionCount(), "substitution");
+      if (size_t tuned = program.tunedVariantCount())
+        summary << " (+" << plural(tuned, "variant") << " tuned for a device)";
+      summary << ", " << plural(program.benchmarkCount(), "benchmark") << "; ";
+    }
+    summary << displayPath(reportPath);
+  }
+  return summary.str();
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,133 @@
+//===- workbench/cli/compare_command.cpp - `kernel-bench compare` ---------===//
+//
+// `kernel-bench compare BASE.json [BASE2.json...] NEW.json`: per-benchmark
+// verdicts (report/compare.h), a Markdown summary on stdout and appended to
+// $GITHUB_STEP_SUMMARY when set, one stderr line per regression, and the
+// exit codes of docs/cli.md: 0 no regression (always with --fail-on never),
+// 1 regression, 3 inconclusive (only with --fail-on inconclusive), 4
+// unreadable or incompatible reports.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/cli/command.h"
+
+#include "workbench/report/bench_json.h"
+#include "workbench/report/compare.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
+namespace kb::workbench {
+
+namespace {
+
+struct CompareArgs {
+  std::vector<std::string> reports; // bases..., new
+  std::string threshold = "2%";
+  std::string failOn = "slower";
+  bool allowDifferentDevices = false;
+  uint32_t resamples = 2000;
+};
+
+void appendStepSummary(const std::string &markdown) {
+  const char *path = std::getenv("GITHUB_STEP_SUMMARY");
+  if (!path || !*path)
+    return;
+  std::ofstream out(path, std::ios::app);
+  out << markdown << "\n";
+  if (!out)
+    std::fprintf(stderr,
+                 "kernel-bench compare: warning: cannot append to "
+                 "$GITHUB_STEP_SUMMARY (%s)\n",
+                 path);
+}
+
+/// One stderr line per regression, so a CI log says what failed the gate
+/// without reading the table.
+void reportRegressions(const report::Comparison &c) {
+  for (const report::RowComparison &r : c.rows)
+    if (r.verdict == report::Verdict::Slower)
+      std::fprintf(stderr,
+                   "kernel-bench compare: regression: %s is SLOWER: %.3gx "
+                   "the base median (95%% CI %.3gx .. %.3gx)\n",
+                   r.id.c_str(), r.ratio, r.low, r.high);
+  for (const report::Uncomparable &u : c.uncomparable)
+    if (u.newIsBroken)
+      std::fprintf(stderr, "kernel-bench compare: regression: %s: %s\n",
+                   u.id.c_str(), u.why.c_str());
+}
+
+int runCompare(const CompareArgs &args) {
+  report::CompareOptions options;
+  std::string error = report::parseThreshold(args.threshold, options.threshold);
+  if (!error.empty()) {
+    std::fprintf(stderr, "kernel-bench compare: --threshold: %s\n",
+                 error.c_str());
+    return kExitUsage;
+  }
+  options.resamples = args.resamples;
+  options.allowDifferentDevices = args.allowDifferentDevices;
+  std::vector<report::BenchReport> reports;
+  for (const std::string &path : args.reports) {
+    StatusOr<report::BenchReport> r = report::readBenchJson(path);
+    if (!r.ok()) {
+      std::fprintf(stderr, "kernel-bench compare: error: %s\n",
+                   r.status().message().c_str());
+      return kExitBadInput;
+    }
+    reports.push_back(std::move(*r));
+  }
+  report::BenchReport candidate = std::move(reports.back());
+  reports.pop_back();
+  StatusOr<report::Comparison> c =
+      report::compareReports(reports, candidate, options);
+  if (!c.ok()) {
+    std::fprintf(stderr, "kernel-bench compare: error: %s\n",
+                 c.status().message().c_str());
+    return kExitBadInput;
+  }
+  std::string markdown = report::renderComparisonMarkdown(*c);
+  std::fputs(markdown.c_str(), stdout);
+  appendStepSummary(markdown);
+  reportRegressions(*c);
+  if (args.failOn == "never")
+    return kExitOk;
+  if (c->hasRegression())
+    return kExitUserError;
+  if (args.failOn == "inconclusive" && c->count(report::Verdict::Inconclusive))
+    return kExitInconclusive;
+  return kExitOk;
+}
+
+} // namespace
+
+CommandRegistration addCompareCommand(CLI::App &root) {
+  CLI::App *app = root.add_subcommand(
+      "compare", "Compare bench.json reports: FASTER / SLOWER / SAME / "
+                 "INCONCLUSIVE per benchmark, exit 1 on a regression");
+  auto args = std::make_shared<CompareArgs>();
+  app->add_option("reports", args->reports,
+                  "BASE.json [MORE_BASE.json...] NEW.json: one or more base "
+                  "reports (several = history: their run-to-run noise "
+                  "widens each benchmark's threshold), then the new one")
+      ->required()
+      ->expected(2, -1);
+  app->add_option("--threshold", args->threshold,
+                  "Smallest change that counts, e.g. 2% or 0.02 (default 2%)");
+  app->add_option("--fail-on", args->failOn,
+                  "slower: exit 1 on a regression (default); inconclusive: "
+                  "also exit 3 when a verdict is INCONCLUSIVE; never: "
+                  "report only (exit 0 unless an input is unreadable)")
+      ->check(CLI::IsMember({"slower", "inconclusive", "never"}));
+  app->add_flag("--allow-different-devices", args->allowDifferentDevices,
+                "Compare reports from different device models");
+  app->add_option("--resamples", args->resamples,
+                  "Bootstrap resamples per benchmark (default 2000)")
+      ->check(CLI::Range(100u, 1000000u));
+  return {app, [args]() { return runCompare(*args); }};
+}
+
+} // namespace kb::workbench

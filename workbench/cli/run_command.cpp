@@ -1,0 +1,371 @@
+//===- workbench/cli/run_command.cpp - `kernel-bench run` -----------------===//
+//
+// Runs the program module's host function twice on one device — with the
+// substitutions (candidate variants) and with only the generated (reference)
+// variants — from the same seeded inputs, and compares every output with
+// per-type tolerances, printing the first mismatches with their index.
+//
+// Streams: stdout carries the report — the device picked, the module and
+// function, the variants each run used, one verdict per output and the
+// `result:` line — so `kernel-bench run > file` keeps a complete record;
+// stderr carries only diagnostics (`error:`, Vulkan validation messages).
+//
+// An executable with no reference variant at all (a standalone kernel
+// without `reference`) leaves nothing to compare: the program runs once with
+// the handwritten kernels, the report says so, and the exit code is 0.
+//
+// Isolation: the device work runs in a worker process (worker.h: a
+// `kernel-bench __worker run ...` child with its own process group, a
+// watchdog, and death with its parent). Its report is relayed line by line
+// as it is printed, so nothing is lost when the worker dies or stdout is a
+// file. A worker killed by a signal (a driver crash) or by the watchdog
+// (--timeout; a kernel that never returns) becomes an error naming the
+// module, the function and the dispatches in flight.
+//
+// Exit codes: 0 outputs agree (or nothing to compare); 1 a mismatch, a bad
+// module, a runtime error, or the worker died or timed out; 2 usage; 77 the
+// requested device is unavailable; 130/143 interrupted by SIGINT/SIGTERM.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/bench/bench_settings.h"
+#include "workbench/cli/command.h"
+#include "workbench/bench/device_option.h"
+#include "workbench/support/interrupt_forwarder.h"
+#include "workbench/support/worker.h"
+
+#include "runtime/hal/drivers/registration.h"
+#include "runtime/module/compare.h"
+#include "runtime/module/executor.h"
+#include "runtime/module/module.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+namespace kb::workbench {
+
+namespace {
+
+struct RunFlags {
+  std::string build = "kb-out";
+  std::string device = "auto";
+  std::string function;
+  bool vkValidation = false;
+  size_t maxMismatches = 8;
+  double timeoutS = 300;
+};
+
+int fail(const Status &status) {
+  // Unavailable: nothing here can run it (no device, or none that gives the
+  // kernel its subgroup size): skipped, not failed.
+  std::fprintf(stderr, "kernel-bench run: %s: %s\n",
+               status.isUnavailable() ? "skipped" : "error",
+               status.message().c_str());
+  return status.isUnavailable() ? kExitUnavailable : kExitUserError;
+}
+
+/// BUILD (a build directory or a .kbm file) as the module file to run.
+StatusOr<std::string> modulePath(const std::string &build) {
+  namespace fs = std::filesystem;
+  std::string path = build;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    path = (fs::path(path) / "program.kbm").string();
+  if (!fs::exists(path, ec))
+    return notFound(
+        path + " does not exist; run `kernel-bench build` first, or pass the "
+               "build directory (or a .kbm file) as BUILD");
+  return path;
+}
+
+/// --function, else the module's entry function, else its only function (a
+/// benchmark module has no entry function: it runs its one benchmark).
+StatusOr<const module::Function *>
+chooseFunction(const module::Module &module, const std::string &path,
+               const std::string &requested) {
+  std::string fnName = requested.empty() ? module.entryFunction : requested;
+  if (fnName.empty() && module.functions.size() == 1)
+    fnName = module.functions.front().name;
+  std::string names;
+  for (const module::Function &f : module.functions)
+    names += (names.empty() ? "" : ", ") + f.name;
+  if (fnName.empty())
+    return invalidArgument(
+        path + " has no entry function and " +
+        std::to_string(module.functions.size()) +
+        " functions; pass --function NAME, one of: " + names);
+  const module::Function *function = module.findFunction(fnName);
+  if (!function)
+    return notFound(path + ": no function `" + fnName +
+                    "`; it has: " + (names.empty() ? "none" : names));
+  return function;
+}
+
+/// Executables |function| dispatches that hold no reference variant at all
+/// (a standalone kernel without `reference`): there is nothing to compare
+/// the handwritten kernel with, so it runs once.
+std::vector<std::string> withoutReference(const module::Module &module,
+                                          const module::Function &function) {
+  std::vector<std::string> names;
+  for (const module::Op &op : function.ops) {
+    if (op.kind != module::Op::Kind::Dispatch)
+      continue;
+    const module::Executable &exe = module.executables[op.executable];
+    bool hasReference = false;
+    for (const module::Variant &v : exe.variants)
+      hasReference |= v.role == module::VariantRole::Reference;
+    if (!hasReference &&
+        std::find(names.begin(), names.end(), exe.name) == names.end())
+      names.push_back(exe.name);
+  }
+  return names;
+}
+
+bool hasCandidate(const module::Module &module) {
+  for (const module::Executable &exe : module.executables)
+    for (const module::Variant &v : exe.variants)
+      if (v.role == module::VariantRole::Candidate)
+        return true;
+  return false;
+}
+
+/// "op 4 (`saxpy` export 0), ...": what a crash in a run was running.
+std::string describeDispatches(const module::Module &module,
+                               const module::Function &function) {
+  std::string list;
+  for (size_t i = 0; i < function.ops.size(); ++i) {
+    const module::Op &op = function.ops[i];
+    if (op.kind == module::Op::Kind::Dispatch)
+      list += (list.empty() ? "" : ", ") + std::string("op ") +
+              std::to_string(i) + " (`" +
+              module.executables[op.executable].name + "` export " +
+              std::to_string(op.exportIndex) + ")";
+  }
+  return list;
+}
+
+std::string variantsUsed(const module::FunctionResult &r) {
+  std::string s;
+  for (const std::string &v : r.variantsUsed)
+    s += (s.empty() ? "" : ", ") + v;
+  return s;
+}
+
+std::string outputName(const module::OutputData &data) {
+  return data.name.empty() ? "buffer " + std::to_string(data.buffer)
+                           : data.name;
+}
+
+/// The one run of kernels without a reference: outputs listed, not compared.
+void printUncompared(const module::FunctionResult &candidate,
+                     const std::vector<std::string> &noReference) {
+  std::string names;
+  for (const std::string &name : noReference)
+    names += (names.empty() ? "`" : ", `") + name + "`";
+  std::printf("with substitutions: %s\n", variantsUsed(candidate).c_str());
+  for (size_t i = 0; i < candidate.outputs.size(); ++i) {
+    const module::OutputData &out = candidate.outputs[i];
+    std::printf("output %zu %s (%s x %llu): not compared\n", i,
+                outputName(out).c_str(), toString(out.elementType),
+                static_cast<unsigned long long>(out.bytes.size() /
+                                                byteSize(out.elementType)));
+  }
+  std::printf("result: no reference for %s: ran the handwritten kernel%s "
+              "once; nothing to compare (give the kernel a `reference` "
+              "executable to check its results)\n",
+              names.c_str(), noReference.size() == 1 ? "" : "s");
+}
+
+/// Compares and prints one output; returns whether it agrees.
+bool compareOutput(size_t i, const module::Output &out,
+                   const module::OutputData &ref,
+                   const module::OutputData &cand, size_t maxMismatches) {
+  module::ToleranceOverride fromModule = out.tolerance();
+  module::Tolerance tol =
+      module::resolveTolerance(ref.elementType, {&fromModule});
+  module::Comparison cmp = module::compareElements(
+      ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches);
+  std::string name = outputName(ref);
+  if (cmp.ok()) {
+    std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
+                "tolerance abs %g + rel %g)\n",
+                i, name.c_str(), toString(ref.elementType),
+                static_cast<unsigned long long>(cmp.elementCount),
+                cmp.maxAbsError, tol.abs, tol.rel);
+    return true;
+  }
+  std::printf("output %zu %s (%s x %llu): MISMATCH in %llu element(s) "
+              "(tolerance abs %g + rel %g); first:\n",
+              i, name.c_str(), toString(ref.elementType),
+              static_cast<unsigned long long>(cmp.elementCount),
+              static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
+              tol.rel);
+  for (const module::Mismatch &m : cmp.firstMismatches)
+    std::printf(
+        "    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
+        static_cast<unsigned long long>(m.index), m.reference, m.candidate,
+        m.candidate - m.reference);
+  return false;
+}
+
+/// Runs the function with substitutions, then (when every dispatched
+/// executable has a reference) with generated kernels only, and compares.
+int runProgram(const RunFlags &flags) {
+  StatusOr<std::string> path = modulePath(flags.build);
+  if (!path.ok())
+    return fail(path.status());
+  auto module = module::loadModuleFile(*path);
+  if (!module.ok())
+    return fail(module.status());
+  StatusOr<const module::Function *> chosen =
+      chooseFunction(*module, *path, flags.function);
+  if (!chosen.ok())
+    return fail(chosen.status());
+  const module::Function &function = **chosen;
+
+  hal::DriverOptions driverOptions;
+  driverOptions.vulkanValidation = flags.vkValidation;
+  auto selected = hal::selectDevice(
+      hal::builtinDrivers(), flags.device, driverOptions, {},
+      [&](const hal::DeviceProperties &device) {
+        return module::whyDeviceCannotRun(*module, function, device);
+      });
+  if (!selected.ok())
+    return fail(selected.status());
+  hal::Device &device = *selected->device;
+  // A device named explicitly is not filtered: one without a variant, or
+  // without the subgroup size a kernel requires, skips the run here, before
+  // anything is dispatched.
+  if (std::string why =
+          module::whyDeviceCannotRun(*module, function, device.properties());
+      !why.empty())
+    return fail(unavailable(why));
+  std::printf("device: %s\n", selected->reason.c_str());
+  std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
+              function.name.c_str(), function.ops.size());
+
+  const std::string dispatches = describeDispatches(*module, function);
+  announceStage(*path + ": function `" + function.name +
+                "` with substitutions; dispatches " + dispatches);
+  auto candidate = module::runFunction(device, *module, function,
+                                       module::VariantChoice::PreferCandidate);
+  if (!candidate.ok())
+    return fail(candidate.status().withContext("run with substitutions"));
+  std::vector<std::string> noReference = withoutReference(*module, function);
+  if (!noReference.empty()) {
+    printUncompared(*candidate, noReference);
+    return kExitOk;
+  }
+  announceStage(*path + ": function `" + function.name +
+                "` with generated kernels only; dispatches " + dispatches);
+  auto reference = module::runFunction(device, *module, function,
+                                       module::VariantChoice::ReferenceOnly);
+  if (!reference.ok())
+    return fail(
+        reference.status().withContext("run with generated kernels only"));
+  std::printf("with substitutions: %s\n", variantsUsed(*candidate).c_str());
+  std::printf("generated only:     %s\n", variantsUsed(*reference).c_str());
+
+  bool allAgree = true;
+  for (size_t i = 0; i < function.outputs.size(); ++i)
+    allAgree &= compareOutput(i, function.outputs[i], reference->outputs[i],
+                              candidate->outputs[i], flags.maxMismatches);
+  std::printf("result: %s%s\n",
+              allAgree ? "outputs agree"
+                       : "OUTPUTS DIFFER between the substituted and the "
+                         "generated kernels",
+              hasCandidate(*module)
+                  ? ""
+                  : " (the module has no substituted kernels: both runs "
+                    "used the generated ones)");
+  return allAgree ? kExitOk : kExitUserError;
+}
+
+/// The parent side: the same flags to a worker, its stdout relayed as it
+/// arrives, its death turned into an error.
+int runInWorker(const RunFlags &flags) {
+  InterruptForwarder interrupt;
+  WorkerOptions worker;
+  worker.args = {
+      "run",        flags.build,        "--device",
+      flags.device, "--max-mismatches", std::to_string(flags.maxMismatches)};
+  if (!flags.function.empty())
+    worker.args.insert(worker.args.end(), {"--function", flags.function});
+  if (flags.vkValidation)
+    worker.args.push_back("--vk-validation");
+  worker.timeoutS = flags.timeoutS;
+  worker.onStdout = [](std::string_view chunk) {
+    std::fwrite(chunk.data(), 1, chunk.size(), stdout);
+    std::fflush(stdout);
+  };
+  worker.onDiagnostic = [](const std::string &line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  };
+  auto run = runWorker(worker);
+  if (!run.ok())
+    return fail(run.status());
+  if (interrupt.signal() != 0) {
+    std::fprintf(stderr, "kernel-bench run: interrupted by %s\n",
+                 signalName(interrupt.signal()).c_str());
+    return kExitInterruptedBase + interrupt.signal();
+  }
+  std::string death = run->death();
+  if (death.empty())
+    return run->process.exitCode;
+  std::fprintf(stderr,
+               "kernel-bench run: error: the worker process running the "
+               "program %s%s%s\n",
+               death.c_str(), run->lastStage.empty() ? "" : "; it was running ",
+               run->lastStage.c_str());
+  if (run->process.timedOut)
+    std::fprintf(stderr,
+                 "  (a kernel that never returns? raise --timeout, "
+                 "now %g s, if the program is just slow)\n",
+                 flags.timeoutS);
+  return kExitUserError;
+}
+
+void addRunFlags(CLI::App &app, RunFlags &flags) {
+  app.add_option("BUILD", flags.build,
+                 "Build directory holding program.kbm, or a .kbm file "
+                 "(default: kb-out)");
+  addDeviceOption(app, flags.device,
+                  "the first of CUDA, a Vulkan GPU, a Vulkan CPU device such "
+                  "as lavapipe, that the module has variants for");
+  app.add_option("--function", flags.function,
+                 "Function to run (default: the module's entry function)");
+  app.add_option("--max-mismatches", flags.maxMismatches,
+                 "Mismatches printed per output (default 8)");
+  app.add_flag("--vk-validation", flags.vkValidation,
+               "Enable the Vulkan validation layers (must be installed)");
+}
+
+} // namespace
+
+CommandRegistration addRunWorkerCommand(CLI::App &worker) {
+  CLI::App *app = worker.add_subcommand("run", "");
+  auto flags = std::make_shared<RunFlags>();
+  addRunFlags(*app, *flags);
+  return {app, [flags]() {
+            becomeWorker();
+            return runProgram(*flags);
+          }};
+}
+
+CommandRegistration addRunCommand(CLI::App &root) {
+  CLI::App *app = root.add_subcommand(
+      "run", "Run the program once with the substituted kernels and once with "
+             "the generated ones, and compare the outputs");
+  auto flags = std::make_shared<RunFlags>();
+  addRunFlags(*app, *flags);
+  app->add_option("--timeout", flags->timeoutS,
+                  "Seconds before the worker running the program is killed "
+                  "(default 300)")
+      ->check(positiveFinite());
+  return {app, [flags]() { return runInWorker(*flags); }};
+}
+
+} // namespace kb::workbench

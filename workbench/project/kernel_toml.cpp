@@ -1,0 +1,797 @@
+//===- workbench/project/kernel_toml.cpp - The kernel.toml schema ---------===//
+#include "workbench/project/kernel_toml.h"
+
+#include "workbench/project/kernel_toml_declared.h"
+#include "workbench/project/kernel_toml_launch.h"
+#include "workbench/project/kernel_toml_pipeline.h"
+#include "workbench/project/kernel_toml_tune.h"
+#include "workbench/project/toml_file.h"
+
+#include "common/paths.h"
+
+#include <charconv>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kb::workbench {
+
+using toolchains::KernelSpec;
+using toolchains::Language;
+
+namespace {
+
+bool isIdentifier(std::string_view text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])))
+    return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// Kernel names become directory names under OUT_DIR/kernels/.
+bool isValidKernelName(std::string_view text) {
+  if (text.empty() || text[0] == '.' || text[0] == '-')
+    return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '-' || c == '.';
+  });
+}
+
+std::optional<Language> languageOf(const fs::path &source) {
+  std::string ext = source.extension().string();
+  if (ext == ".cu")
+    return Language::Cuda;
+  if (ext == ".glsl" || ext == ".comp")
+    return Language::Glsl;
+  return std::nullopt;
+}
+
+const std::vector<std::string> kKernelKeys = {
+    "name",           "source",      "sources",
+    "entry",          "targets",     "defines",
+    "include_dirs",   "substitutes", "spills_are_errors",
+    "optimize_spirv", "flags"};
+const std::vector<std::string> kKernelFileKeys = {
+    "kernel",         "abi", "bench", "roofline", "tolerance",
+    "specialization", "tune"};
+const std::vector<std::string> kBenchKeys = {
+    "workload", "workload_per_workgroup", "constants", "elements", "reference",
+    "init",     "special_values"};
+const std::vector<std::string> kAbiKeys = {"workgroup_size",
+                                           "workload_per_workgroup",
+                                           "dynamic_shared_memory",
+                                           "bindings",
+                                           "constants",
+                                           "subgroup_size",
+                                           "full_subgroups"};
+const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
+const std::vector<std::string> kConstantKeys = {"name", "type"};
+
+/// `[abi] key = [{...}, ...]`: an array of tables, or null when absent.
+StatusOr<const toml::array *> tableArray(const TomlFile &file,
+                                         const toml::table &abiTable,
+                                         const std::string &key) {
+  const toml::node *node = abiTable.get(key);
+  if (!node)
+    return static_cast<const toml::array *>(nullptr);
+  const toml::array *array = node->as_array();
+  if (!array)
+    return file.expected(*node, key, "an array of tables");
+  for (size_t i = 0; i < array->size(); ++i)
+    if (!array->get(i)->is_table())
+      return file.expected(*array->get(i), key + "[" + std::to_string(i) + "]",
+                           "a table like { name = \"x\", type = \"f32\" }");
+  return array;
+}
+
+/// `|key|.|field|` of an [abi] entry: required, one of |valid| as |parse|
+/// reads it. |entry| locates the error when the field is missing.
+template <typename T>
+StatusOr<T>
+readSpelling(const TomlFile &file, const toml::table &table,
+             const toml::node &entry, const std::string &key, const char *field,
+             std::optional<T> (*parse)(std::string_view), const char *valid) {
+  const toml::node *node = table.get(field);
+  if (!node)
+    return file.error(entry, "`" + key + "` is missing `" + field +
+                                 "`: expected one of " + valid);
+  std::optional<T> value;
+  if (node->is_string())
+    value = parse(node->as_string()->get());
+  if (!value)
+    return file.expected(*node, key + "." + field,
+                         std::string("one of ") + valid);
+  return *value;
+}
+
+Status parseBindings(const TomlFile &file, const toml::table &abiTable,
+                     KernelAbi &abi) {
+  KB_ASSIGN_OR_RETURN(const toml::array *bindings,
+                      tableArray(file, abiTable, "bindings"));
+  for (size_t i = 0; bindings && i < bindings->size(); ++i) {
+    const toml::node &entry = *bindings->get(i);
+    const toml::table &t = *entry.as_table();
+    std::string key = "bindings[" + std::to_string(i) + "]";
+    KB_RETURN_IF_ERROR(file.checkKeys(t, key, kBindingKeys));
+    Binding binding;
+    KB_ASSIGN_OR_RETURN(auto name, file.string(t, "name"));
+    binding.name = name.value_or("");
+    KB_ASSIGN_OR_RETURN(binding.elementType,
+                        readSpelling(file, t, entry, key, "type",
+                                     &parseElementType, validElementTypes()));
+    KB_ASSIGN_OR_RETURN(binding.access,
+                        readSpelling(file, t, entry, key, "access",
+                                     &parseAccess, validAccesses()));
+    abi.bindings.push_back(std::move(binding));
+  }
+  return okStatus();
+}
+
+Status parseConstants(const TomlFile &file, const toml::table &abiTable,
+                      KernelAbi &abi) {
+  KB_ASSIGN_OR_RETURN(const toml::array *constants,
+                      tableArray(file, abiTable, "constants"));
+  for (size_t i = 0; constants && i < constants->size(); ++i) {
+    const toml::node &entry = *constants->get(i);
+    const toml::table &t = *entry.as_table();
+    std::string key = "constants[" + std::to_string(i) + "]";
+    KB_RETURN_IF_ERROR(file.checkKeys(t, key, kConstantKeys));
+    Constant constant;
+    KB_ASSIGN_OR_RETURN(auto name, file.string(t, "name"));
+    constant.name = name.value_or("");
+    KB_ASSIGN_OR_RETURN(constant.type,
+                        readSpelling(file, t, entry, key, "type",
+                                     &parseScalarType, validScalarTypes()));
+    abi.constants.push_back(std::move(constant));
+  }
+  return okStatus();
+}
+
+/// `[abi]`: the slot the kernel fits.
+Status parseAbi(const TomlFile &file, const toml::table &abiTable,
+                KernelAbi &abi) {
+  KB_RETURN_IF_ERROR(file.checkKeys(abiTable, "[abi]", kAbiKeys));
+  // The launch shape (workgroup size, workload per workgroup, dynamic shared
+  // memory) is read by readLaunch and evaluated per source (resolveLaunch).
+  KB_RETURN_IF_ERROR(readSubgroupSize(file, abiTable, abi));
+  KB_RETURN_IF_ERROR(parseBindings(file, abiTable, abi));
+  return parseConstants(file, abiTable, abi);
+}
+
+/// A size in [bench]: a positive integer, or a string that multiplies
+/// positive integers and integer constants by name ("M*K", "n").
+StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
+                               const std::string &key,
+                               const std::map<std::string, int64_t> &values) {
+  const char *what = "a positive integer, or a product of integers and "
+                     "integer [bench] constants such as \"M*K\"";
+  if (const auto *i = node.as_integer()) {
+    if (i->get() < 1)
+      return file.expected(node, key, what);
+    return i->get();
+  }
+  const auto *text = node.as_string();
+  if (!text)
+    return file.expected(node, key, what);
+  const std::string &expression = text->get();
+  int64_t product = 1;
+  size_t start = 0;
+  while (true) {
+    size_t star = expression.find('*', start);
+    std::string term = expression.substr(
+        start, star == std::string::npos ? std::string::npos : star - start);
+    size_t first = term.find_first_not_of(" \t");
+    term = first == std::string::npos
+               ? std::string()
+               : term.substr(first, term.find_last_not_of(" \t") - first + 1);
+    int64_t factor = 0;
+    bool digits =
+        !term.empty() && std::all_of(term.begin(), term.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        });
+    if (digits) {
+      factor = term.size() > 18 ? 0 : std::stoll(term);
+    } else if (auto it = values.find(term); it != values.end()) {
+      factor = it->second;
+    } else {
+      std::string known;
+      for (const auto &[name, value] : values)
+        known += (known.empty() ? "" : ", ") + name;
+      return file.error(node, "`" + key + "`: `" + term +
+                                  "` is neither a positive integer nor an "
+                                  "integer constant of [bench] constants" +
+                                  (known.empty() ? "" : " (" + known + ")"));
+    }
+    if (factor < 1 || product > std::numeric_limits<int64_t>::max() / factor)
+      return file.expected(node, key, what);
+    product *= factor;
+    if (star == std::string::npos)
+      break;
+    start = star + 1;
+  }
+  return product;
+}
+
+/// The decimal text of an integer [bench] constant of |type|: a TOML
+/// integer, or a decimal string (TOML integers are signed 64-bit, so a u64
+/// above 2^63-1 can only be written as one); nullopt when it does not fit.
+std::optional<std::string> integerConstantText(const toml::node &node,
+                                               ScalarType type) {
+  bool isUnsigned = type == ScalarType::U32 || type == ScalarType::U64;
+  bool is32 = type == ScalarType::I32 || type == ScalarType::U32;
+  if (const auto *n = node.as_integer()) {
+    int64_t min = isUnsigned ? 0 : (is32 ? INT32_MIN : INT64_MIN);
+    int64_t max =
+        is32 ? (isUnsigned ? int64_t(UINT32_MAX) : INT32_MAX) : INT64_MAX;
+    if (n->get() < min || n->get() > max)
+      return std::nullopt;
+    return std::to_string(n->get());
+  }
+  const auto *s = node.as_string();
+  if (!s || s->get().empty())
+    return std::nullopt;
+  const std::string &text = s->get();
+  const char *end = text.data() + text.size();
+  if (isUnsigned) {
+    uint64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end || (is32 && value > UINT32_MAX))
+      return std::nullopt;
+    return std::to_string(value);
+  }
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end ||
+      (is32 && (value < INT32_MIN || value > INT32_MAX)))
+    return std::nullopt;
+  return std::to_string(value);
+}
+
+/// An integer constant given as a list: a problem-size axis. Records it in
+/// |bench.axes| and returns the node of the value |problem| picks (the
+/// first without one).
+StatusOr<const toml::node *>
+axisValue(const TomlFile &file, const toml::array &list, const Constant &c,
+          const std::string &key, DeclaredBench &bench,
+          const ProblemSize *problem) {
+  if (c.type == ScalarType::F32 || c.type == ScalarType::F64 || list.empty())
+    return file.expected(list, key,
+                         "a number (a non-empty list of integers sweeps an "
+                         "integer constant's problem size for `kernel-bench "
+                         "tune`)");
+  std::vector<std::string> texts;
+  for (const toml::node &item : list) {
+    std::optional<std::string> text = integerConstantText(item, c.type);
+    if (!text)
+      return file.expected(
+          item, key, std::string("an integer that fits ") + toString(c.type));
+    texts.push_back(*text);
+  }
+  bench.axes.emplace_back(c.name, texts);
+  if (problem)
+    if (auto it = problem->find(c.name); it != problem->end())
+      for (size_t i = 0; i < texts.size(); ++i)
+        if (texts[i] == it->second)
+          return list.get(i);
+  return list.get(0);
+}
+
+/// `[bench] constants`: one value per [abi] constant, rendered as a literal;
+/// the integer ones also go to |integerValues| for the sizes to name.
+Status parseBenchConstants(const TomlFile &file, const toml::table &table,
+                           const KernelAbi &abi, DeclaredBench &bench,
+                           std::map<std::string, int64_t> &integerValues,
+                           const ProblemSize *problem) {
+  KB_ASSIGN_OR_RETURN(const toml::table *constants,
+                      file.table(table, "constants"));
+  std::vector<std::string> constantNames;
+  for (const Constant &c : abi.constants)
+    constantNames.push_back(c.name);
+  if (constants)
+    KB_RETURN_IF_ERROR(
+        file.checkKeys(*constants, "[bench] constants", constantNames));
+  for (size_t i = 0; i < abi.constants.size(); ++i) {
+    const Constant &c = abi.constants[i];
+    const toml::node *node =
+        constants && !c.name.empty() ? constants->get(c.name) : nullptr;
+    if (!node)
+      return file.error(constants ? static_cast<const toml::node &>(*constants)
+                                  : static_cast<const toml::node &>(table),
+                        "[bench] constants: no value for constant " +
+                            std::to_string(i) + " `" + c.name + "` (" +
+                            toString(c.type) +
+                            "); give every [abi] constant a value");
+    std::string key = "constants." + c.name;
+    if (c.type == ScalarType::F32 || c.type == ScalarType::F64) {
+      double value = 0;
+      if (const auto *f = node->as_floating_point())
+        value = f->get();
+      else if (const auto *n = node->as_integer())
+        value = static_cast<double>(n->get());
+      else
+        return file.expected(*node, key, "a number");
+      char buffer[64];
+      std::snprintf(buffer, sizeof buffer, "%.17g", value);
+      bench.constantValues.push_back(buffer);
+      continue;
+    }
+    if (const toml::array *list = node->as_array()) {
+      KB_ASSIGN_OR_RETURN(node, axisValue(file, *list, c, key, bench, problem));
+    }
+    std::optional<std::string> value = integerConstantText(*node, c.type);
+    if (!value)
+      return file.expected(
+          *node, key,
+          std::string("an integer that fits ") + toString(c.type) +
+              (c.type == ScalarType::U64
+                   ? " (one above 2^63-1 as a decimal string, e.g. "
+                     "\"18446744073709551615\")"
+                   : ""));
+    bench.constantValues.push_back(*value);
+    int64_t signedValue = 0;
+    if (std::from_chars(value->data(), value->data() + value->size(),
+                        signedValue)
+            .ec == std::errc())
+      integerValues[c.name] = signedValue;
+  }
+  return okStatus();
+}
+
+/// `[bench] elements`: one element count per [abi] binding.
+Status parseBenchElements(const TomlFile &file, const toml::table &table,
+                          const KernelAbi &abi,
+                          const std::map<std::string, int64_t> &integerValues,
+                          DeclaredBench &bench) {
+  KB_ASSIGN_OR_RETURN(const toml::table *elements,
+                      file.table(table, "elements"));
+  std::vector<std::string> bindingNames;
+  for (const Binding &b : abi.bindings)
+    bindingNames.push_back(b.name);
+  if (elements)
+    KB_RETURN_IF_ERROR(
+        file.checkKeys(*elements, "[bench] elements", bindingNames));
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const Binding &b = abi.bindings[i];
+    const toml::node *node =
+        elements && !b.name.empty() ? elements->get(b.name) : nullptr;
+    if (!node)
+      return file.error(elements ? static_cast<const toml::node &>(*elements)
+                                 : static_cast<const toml::node &>(table),
+                        "[bench] elements: no element count for binding " +
+                            std::to_string(i) + " `" + b.name +
+                            "`; give every [abi] binding its size, e.g. `" +
+                            (b.name.empty() ? "x" : b.name) + " = \"n\"`");
+    KB_ASSIGN_OR_RETURN(
+        int64_t count,
+        evaluateSize(file, *node, "elements." + b.name, integerValues));
+    bench.elementCounts.push_back(static_cast<uint64_t>(count));
+  }
+  return okStatus();
+}
+
+/// `[bench] init`: per binding, how its inputs are drawn, e.g.
+/// `idx = { uniform = [0, 1000] }` (integers in [0, 1000): index buffers in
+/// bounds), `{ normal = [0.0, 0.5] }`, `{ constant = 1.0 }`,
+/// `{ range = [0, 1] }` (element i = 0 + i * 1).
+Status parseBenchInit(const TomlFile &file, const toml::table &table,
+                      const KernelAbi &abi, DeclaredBench &bench) {
+  bench.init.assign(abi.bindings.size(), BufferInit{});
+  KB_ASSIGN_OR_RETURN(const toml::table *init, file.table(table, "init"));
+  if (!init)
+    return okStatus();
+  std::vector<std::string> bindingNames;
+  for (const Binding &b : abi.bindings)
+    bindingNames.push_back(b.name);
+  KB_RETURN_IF_ERROR(file.checkKeys(*init, "[bench] init", bindingNames));
+  const std::vector<std::string> kinds = {"uniform", "normal", "constant",
+                                          "range"};
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    const Binding &b = abi.bindings[i];
+    const toml::node *node = b.name.empty() ? nullptr : init->get(b.name);
+    if (!node)
+      continue;
+    std::string key = "init." + b.name;
+    const char *what =
+        "a table with one of `uniform = [low, high]`, `normal = [mean, "
+        "stddev]`, `constant = value`, `range = [start, step]`";
+    const toml::table *spec = node->as_table();
+    if (!spec || spec->size() != 1)
+      return file.expected(*node, key, what);
+    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] " + key, kinds));
+    if (b.access == Access::WriteOnly)
+      return file.error(*node, "`" + key + "`: binding " + std::to_string(i) +
+                                   " `" + b.name +
+                                   "` is writeonly: the kernel never reads "
+                                   "its initial contents; remove its init");
+    const bool integer = b.elementType != ElementType::F16 &&
+                         b.elementType != ElementType::BF16 &&
+                         b.elementType != ElementType::F32 &&
+                         b.elementType != ElementType::F64;
+    // The iterator owns what it points at: keep it alive.
+    auto only = spec->begin();
+    const std::string name(only->first.str());
+    const toml::node &value = only->second;
+    std::vector<double> numbers;
+    auto number = [&](const toml::node &n) -> StatusOr<double> {
+      if (const auto *f = n.as_floating_point()) {
+        if (integer)
+          return file.expected(n, key + "." + name,
+                               std::string("an integer (binding `") + b.name +
+                                   "` holds " + toString(b.elementType) + ")");
+        if (!std::isfinite(f->get()))
+          return file.expected(n, key + "." + name, "a finite number");
+        return f->get();
+      }
+      if (const auto *v = n.as_integer())
+        return static_cast<double>(v->get());
+      return file.expected(n, key + "." + name, "a number");
+    };
+    if (name == "constant") {
+      KB_ASSIGN_OR_RETURN(double v, number(value));
+      numbers = {v, 0};
+    } else {
+      const toml::array *pair = value.as_array();
+      if (!pair || pair->size() != 2)
+        return file.expected(value, key + "." + name, "an array of 2 numbers");
+      for (size_t k = 0; k < 2; ++k) {
+        KB_ASSIGN_OR_RETURN(double v, number(*pair->get(k)));
+        numbers.push_back(v);
+      }
+    }
+    BufferInit &out = bench.init[i];
+    if (name == "uniform") {
+      if (!(numbers[0] < numbers[1]))
+        return file.expected(value, key + ".uniform",
+                             "[low, high] with low < high (the draw is in "
+                             "[low, high); integers stay below high)");
+      out = {"uniform", numbers[0], numbers[1]};
+    } else if (name == "normal") {
+      if (numbers[1] < 0)
+        return file.expected(value, key + ".normal",
+                             "[mean, stddev] with stddev >= 0");
+      out.distribution = "normal";
+      out.mean = numbers[0];
+      out.stddev = numbers[1];
+    } else {
+      out.distribution = "range";
+      out.start = numbers[0];
+      out.step = numbers[1];
+    }
+  }
+  return okStatus();
+}
+
+/// `workload` (required): 1 to 3 sizes.
+Status parseBenchWorkload(const TomlFile &file, const toml::table &table,
+                          const std::map<std::string, int64_t> &integerValues,
+                          DeclaredBench &bench) {
+  const std::string key = "workload";
+  const toml::node *node = table.get(key);
+  if (!node)
+    return file.error(table, "[bench] needs `workload = [...]`: 1 to 3 "
+                             "sizes, integers or products of integer "
+                             "constants such as \"n\"");
+  const toml::array *array = node->as_array();
+  if (!array || array->empty() || array->size() > 3)
+    return file.expected(*node, key, "an array of 1 to 3 sizes");
+  for (size_t i = 0; i < array->size(); ++i) {
+    KB_ASSIGN_OR_RETURN(int64_t size,
+                        evaluateSize(file, *array->get(i),
+                                     key + "[" + std::to_string(i) + "]",
+                                     integerValues));
+    bench.workload.push_back(size);
+  }
+  return okStatus();
+}
+
+/// `[bench]` (DeclaredBench) against the kernel's parsed [abi].
+Status parseBench(const TomlFile &file, const toml::table &table,
+                  const KernelAbi &abi, DeclaredBench &bench,
+                  const ProblemSize *problem) {
+  KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
+  // Constants first: sizes may name them.
+  std::map<std::string, int64_t> integerValues;
+  KB_RETURN_IF_ERROR(
+      parseBenchConstants(file, table, abi, bench, integerValues, problem));
+  KB_RETURN_IF_ERROR(
+      parseBenchElements(file, table, abi, integerValues, bench));
+  KB_RETURN_IF_ERROR(parseBenchWorkload(file, table, integerValues, bench));
+  KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench));
+
+  KB_ASSIGN_OR_RETURN(auto reference, file.string(table, "reference"));
+  if (reference) {
+    fs::path path = (file.dir() / *reference).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      return file.error(*table.get("reference"),
+                        "`reference`: file `" + *reference +
+                            "` not found (looked for " + displayPath(path) +
+                            "); expected a .mlir holding the kb.executable "
+                            "the kernel is checked against");
+    bench.reference = path;
+  }
+  return okStatus();
+}
+
+/// `name` (default: the directory's name), which names the output directory.
+Status readKernelName(const TomlFile &file, const toml::table &kt,
+                      Kernel &kernel, std::string *nameWhere) {
+  KB_ASSIGN_OR_RETURN(auto name, file.string(kt, "name"));
+  kernel.name =
+      name.value_or(kernel.manifest.parent_path().filename().string());
+  if (nameWhere)
+    *nameWhere = kt.get("name") ? file.where(kt.get("name")->source())
+                                : displayPath(kernel.manifest);
+  if (!isValidKernelName(kernel.name)) {
+    std::string message =
+        "kernel name `" + kernel.name +
+        "` is not valid: expected letters, digits, `_`, `-` or `.` "
+        "(it names the output directory)";
+    if (const toml::node *n = kt.get("name"))
+      return file.error(*n, message);
+    return invalidArgument(displayPath(kernel.manifest) + ": " + message +
+                           "; set [kernel] name");
+  }
+  return okStatus();
+}
+
+using NamedNodes = std::vector<std::pair<std::string, const toml::node *>>;
+
+/// Sources: `source = "x.cu"` or `sources = [...]`, never both.
+StatusOr<NamedNodes> readSourceNames(const TomlFile &file,
+                                     const toml::table &kt) {
+  NamedNodes sources;
+  if (kt.get("source") && kt.get("sources"))
+    return file.error(*kt.get("sources"),
+                      "[kernel] has both `source` and `sources`: use one");
+  if (const toml::node *s = kt.get("source")) {
+    if (!s->is_string())
+      return file.expected(*s, "source", "a file name (a string)");
+    sources.emplace_back(s->as_string()->get(), s);
+  } else {
+    KB_ASSIGN_OR_RETURN(sources, file.strings(kt, "sources"));
+  }
+  if (sources.empty())
+    return invalidArgument(file.where(kt.source()) +
+                           ": [kernel] names no source: expected `source = "
+                           "\"k.cu\"` or `sources = [\"k.cu\", \"k.comp\"]`");
+  return sources;
+}
+
+/// `[kernel.defines]`: macro name -> string or integer value.
+StatusOr<std::vector<std::pair<std::string, std::string>>>
+readDefines(const TomlFile &file, const toml::table &kt) {
+  std::vector<std::pair<std::string, std::string>> defines;
+  KB_ASSIGN_OR_RETURN(const toml::table *defineTable,
+                      file.table(kt, "defines"));
+  if (!defineTable)
+    return defines;
+  for (auto &&[key, value] : *defineTable) {
+    std::string k(key.str());
+    if (!isIdentifier(k))
+      return invalidArgument(file.where(key.source()) + ": `defines`: `" + k +
+                             "` is not a valid macro name");
+    if (const auto *s = value.as_string())
+      defines.emplace_back(k, s->get());
+    else if (const auto *i = value.as_integer())
+      defines.emplace_back(k, std::to_string(i->get()));
+    else
+      return file.expected(value, "defines." + k, "a string or an integer");
+  }
+  return defines;
+}
+
+/// `include_dirs`, relative to the kernel.toml; each must exist.
+StatusOr<std::vector<fs::path>> readIncludeDirs(const TomlFile &file,
+                                                const toml::table &kt) {
+  std::vector<fs::path> includeDirs;
+  KB_ASSIGN_OR_RETURN(auto includes, file.strings(kt, "include_dirs"));
+  for (const auto &[text, node] : includes) {
+    fs::path dir = (file.dir() / text).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+      return file.error(*node, "`include_dirs`: directory `" + text +
+                                   "` not found (looked for " +
+                                   displayPath(dir) + ")");
+    includeDirs.push_back(dir);
+  }
+  return includeDirs;
+}
+
+/// `[kernel.flags]`: tool name -> extra arguments.
+StatusOr<std::map<std::string, std::vector<std::string>>>
+readToolFlags(const TomlFile &file, const toml::table &kt) {
+  std::map<std::string, std::vector<std::string>> flags;
+  KB_ASSIGN_OR_RETURN(const toml::table *flagTable, file.table(kt, "flags"));
+  if (!flagTable)
+    return flags;
+  KB_RETURN_IF_ERROR(
+      file.checkKeys(*flagTable, "[kernel.flags]", knownToolNames()));
+  for (auto &&[key, value] : *flagTable) {
+    KB_ASSIGN_OR_RETURN(auto list,
+                        file.strings(*flagTable, std::string(key.str())));
+    for (auto &item : list)
+      flags[std::string(key.str())].push_back(item.first);
+  }
+  return flags;
+}
+
+/// What every source's spec shares: everything but the source, its language
+/// and its entry.
+StatusOr<KernelSpec> readCommonSpec(const TomlFile &file, const toml::table &kt,
+                                    const Kernel &kernel) {
+  KernelSpec spec;
+  spec.name = kernel.name;
+  KB_ASSIGN_OR_RETURN(auto spills, file.boolean(kt, "spills_are_errors"));
+  KB_ASSIGN_OR_RETURN(auto optimize, file.boolean(kt, "optimize_spirv"));
+  KB_ASSIGN_OR_RETURN(spec.defines, readDefines(file, kt));
+  KB_ASSIGN_OR_RETURN(spec.includeDirs, readIncludeDirs(file, kt));
+  KB_ASSIGN_OR_RETURN(spec.extraFlags, readToolFlags(file, kt));
+  spec.spillsAreErrors = spills.value_or(false);
+  spec.optimizeSpirv = optimize.value_or(false);
+  spec.manifest = kernel.manifest;
+  return spec;
+}
+
+/// One spec per source, from |common|; at most one source per language.
+Status addSources(const TomlFile &file, const NamedNodes &sources,
+                  const KernelSpec &common,
+                  const std::optional<std::string> &entry, Kernel &kernel) {
+  for (const auto &[text, node] : sources) {
+    fs::path source = (file.dir() / text).lexically_normal();
+    std::optional<Language> language = languageOf(source);
+    if (!language)
+      return file.error(*node, "source `" + text +
+                                   "`: unknown language: expected a `.cu` "
+                                   "(CUDA), `.glsl` or `.comp` (GLSL) file");
+    std::error_code ec;
+    if (!fs::is_regular_file(source, ec))
+      return file.error(*node, "source file `" + text +
+                                   "` not found (looked for " +
+                                   displayPath(source) + ")");
+    for (const KernelSpec &other : kernel.specs)
+      if (other.language == *language)
+        return file.error(
+            *node, std::string("a second ") +
+                       (*language == Language::Cuda ? "CUDA" : "GLSL") +
+                       " source `" + text +
+                       "`: a kernel has at most one "
+                       "source per language (each builds its own targets); "
+                       "put the other one in its own kernel directory");
+    KernelSpec spec = common;
+    spec.source = source;
+    spec.language = *language;
+    spec.entry =
+        *language == Language::Glsl ? "main" : entry.value_or(kernel.name);
+    spec.abi.entry = spec.entry;
+    kernel.specs.push_back(std::move(spec));
+  }
+  return okStatus();
+}
+
+/// A target the kernel itself asks for must have a source that builds it.
+Status checkDeclaredTargets(const TomlFile &file, const toml::table &kt,
+                            const std::vector<Target> &declared,
+                            const Kernel &kernel) {
+  for (size_t i = 0; i < declared.size(); ++i) {
+    const Target &target = declared[i];
+    if (!kernel.specFor(target))
+      return file.error(
+          *kt.get("targets")->as_array()->get(i),
+          "target " + target.toString() + " needs a " +
+              (target.isCuda() ? "CUDA (.cu)" : "GLSL (.glsl/.comp)") +
+              " source, but `sources` has none; add one or drop the target");
+  }
+  return okStatus();
+}
+
+/// `[bench]`, only for a standalone kernel.
+Status readBench(const TomlFile &file, const toml::table &root,
+                 const std::optional<std::string> &entry, const KernelAbi &abi,
+                 Kernel &kernel, const ProblemSize *problem) {
+  KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
+  if (!benchTable)
+    return okStatus();
+  // A substituting kernel with [tune] is tuned standalone with its [bench].
+  const bool tuneOnly = !kernel.substitutes.empty() && root.get("tune");
+  if (!kernel.substitutes.empty() && !tuneOnly)
+    return file.error(*benchTable,
+                      "[bench] is for a standalone kernel, but this one "
+                      "`substitutes` `" +
+                          kernel.substitutes +
+                          "`: the program's dispatches give its "
+                          "benchmarks; remove one of the two (with [tune], "
+                          "[bench] is what `kernel-bench tune` measures)");
+  DeclaredBench bench;
+  bench.exportName = entry.value_or(kernel.name);
+  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem));
+  if (!bench.axes.empty() && !root.get("tune"))
+    return file.error(*benchTable,
+                      "[bench] constants `" + bench.axes.front().first +
+                          "` is a list: lists sweep the problem size for "
+                          "`kernel-bench tune`, but this kernel has no "
+                          "[tune]; give one value");
+  (tuneOnly ? kernel.tuneBench : kernel.bench) = std::move(bench);
+  return okStatus();
+}
+
+} // namespace
+
+StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
+                            const std::vector<Target> &defaultTargets,
+                            std::string *nameWhere,
+                            const ProblemSize *problem) {
+  const fs::path manifest = absoluteNormal(manifestIn);
+  TomlFile file(manifest);
+  toml::table root;
+  KB_RETURN_IF_ERROR(file.load(root));
+  KB_RETURN_IF_ERROR(file.checkKeys(root, "kernel.toml", kKernelFileKeys));
+
+  KB_ASSIGN_OR_RETURN(const toml::table *kt, file.table(root, "kernel"));
+  if (!kt)
+    return invalidArgument(displayPath(manifest) +
+                           ": missing [kernel] table (name, sources, entry, "
+                           "...); see kernels/README.md");
+  KB_RETURN_IF_ERROR(file.checkKeys(*kt, "[kernel]", kKernelKeys));
+  KB_ASSIGN_OR_RETURN(const toml::table *abiTable, file.table(root, "abi"));
+  if (!abiTable)
+    return invalidArgument(
+        displayPath(manifest) +
+        ": missing [abi] table: every kernel declares the slot it fits "
+        "(workgroup_size, bindings, constants); see kernels/README.md");
+
+  Kernel kernel;
+  kernel.manifest = manifest;
+  KB_RETURN_IF_ERROR(readKernelName(file, *kt, kernel, nameWhere));
+  KB_ASSIGN_OR_RETURN(NamedNodes sources, readSourceNames(file, *kt));
+  KB_ASSIGN_OR_RETURN(auto entry, file.string(*kt, "entry"));
+  KB_ASSIGN_OR_RETURN(auto substitutes, file.string(*kt, "substitutes"));
+  kernel.substitutes = substitutes.value_or("");
+  KB_ASSIGN_OR_RETURN(KernelSpec common, readCommonSpec(file, *kt, kernel));
+  KB_RETURN_IF_ERROR(parseAbi(file, *abiTable, common.abi));
+
+  KB_ASSIGN_OR_RETURN(auto declared, file.targets(*kt));
+  kernel.declaresTargets = declared.has_value();
+  kernel.targets = declared ? *declared : defaultTargets;
+
+  KB_RETURN_IF_ERROR(addSources(file, sources, common, entry, kernel));
+  KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
+  KB_RETURN_IF_ERROR(readLaunch(file, *abiTable, benchTable, kernel));
+  if (declared)
+    KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
+  KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
+  KB_RETURN_IF_ERROR(readTune(file, root, *kt, kernel));
+  KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
+  KB_RETURN_IF_ERROR(checkLaunchCoversWorkload(kernel));
+  KB_RETURN_IF_ERROR(
+      readDeclared(file, root, common.abi, common.defines, kernel));
+  applyTuneDefaults(kernel);
+  KB_RETURN_IF_ERROR(applyTunedFile(kernel));
+  if (Status launch = resolveLaunch(kernel); !launch.ok()) {
+    fs::path tuned = manifest.parent_path() / "tuned.toml";
+    std::error_code ec;
+    if (!fs::exists(tuned, ec))
+      return launch;
+    return invalidArgument(launch.message() + "; the tuned values are " +
+                           displayPath(tuned) +
+                           "'s, where it has an entry for the source's "
+                           "backend, else [tune]'s defaults");
+  }
+  return kernel;
+}
+
+const std::vector<std::string> &knownToolNames() {
+  static const std::vector<std::string> names = {"nvcc", "ptxas", "glslc",
+                                                 "spirv-val", "spirv-opt"};
+  return names;
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,260 @@
+//===- workbench/project/workbench_toml.cpp - The workbench.toml schema ---===//
+#include "workbench/project/workbench_toml.h"
+#include "workbench/support/duration_check.h"
+
+#include "workbench/project/kernel_toml.h"
+#include "workbench/project/toml_file.h"
+
+#include "common/paths.h"
+#include "toolchains/remote_tier.h"
+#include "toolchains/toolchains.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace kb::workbench {
+
+namespace {
+
+const std::vector<std::string> kProjectFileKeys = {"project", "build",
+                                                   "toolchains"};
+const std::vector<std::string> kProjectKeys = {"name", "program", "kernels",
+                                               "targets", "output_dir"};
+const std::vector<std::string> kBuildKeys = {"jobs", "timeout", "cache_dir",
+                                             "remote_cache"};
+
+/// Escapes glob metacharacters in a literal path prefix.
+std::string escapeGlob(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool hasGlobChars(const std::string &text) {
+  return text.find_first_of("*?[") != std::string::npos;
+}
+
+/// Every kernel.toml below |dir| (the default when `kernels` is absent),
+/// skipping hidden directories and the output directory.
+std::vector<fs::path> findKernelManifests(const fs::path &dir,
+                                          const fs::path &outputDir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path &p = it->path();
+    if (it->is_directory(ec) &&
+        (p.filename().string().rfind('.', 0) == 0 || p == outputDir)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (p.filename() == "kernel.toml" && it->is_regular_file(ec))
+      out.push_back(p.lexically_normal());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// `[project]`: name, program, targets, output_dir (`kernels` is read by
+/// findManifests).
+Status readProjectTable(const TomlFile &file, const toml::table &pt,
+                        Project &project) {
+  KB_RETURN_IF_ERROR(file.checkKeys(pt, "[project]", kProjectKeys));
+
+  KB_ASSIGN_OR_RETURN(auto name, file.string(pt, "name"));
+  project.name = name.value_or(project.directory.filename().string());
+
+  KB_ASSIGN_OR_RETURN(auto program, file.string(pt, "program"));
+  if (program) {
+    fs::path path = (project.directory / *program).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      return file.error(*pt.get("program"), "`program`: file `" + *program +
+                                                "` not found (looked for " +
+                                                displayPath(path) + ")");
+    project.program = path;
+  }
+
+  KB_ASSIGN_OR_RETURN(auto targets, file.targets(pt));
+  project.targets = targets.value_or(std::vector<Target>());
+
+  KB_ASSIGN_OR_RETURN(auto outputDir, file.string(pt, "output_dir"));
+  project.outputDir =
+      (project.directory / outputDir.value_or("kb-out")).lexically_normal();
+  return okStatus();
+}
+
+/// `[build]`: jobs, timeout, cache_dir, remote_cache.
+Status readBuildTable(const TomlFile &file, const toml::table &bt,
+                      const fs::path &projectDir, BuildSettings &build) {
+  KB_RETURN_IF_ERROR(file.checkKeys(bt, "[build]", kBuildKeys));
+  KB_ASSIGN_OR_RETURN(auto jobs, file.integer(bt, "jobs", 0, 1024,
+                                              "a job count from 0 (all "
+                                              "cores) to 1024"));
+  build.jobs = static_cast<unsigned>(jobs.value_or(0));
+  if (const toml::node *t = bt.get("timeout")) {
+    std::optional<double> seconds;
+    if (t->is_integer())
+      seconds = static_cast<double>(t->as_integer()->get());
+    else if (t->is_floating_point())
+      seconds = t->as_floating_point()->get();
+    // TOML allows inf and nan: the one range check for durations.
+    if (!seconds || !checkSeconds(*seconds).empty())
+      return file.expected(*t, "timeout", secondsRangeText());
+    build.timeoutSeconds = seconds;
+  }
+  KB_ASSIGN_OR_RETURN(auto cacheDir, file.string(bt, "cache_dir"));
+  if (cacheDir && !cacheDir->empty())
+    build.cacheDir = (projectDir / *cacheDir).lexically_normal();
+  KB_ASSIGN_OR_RETURN(auto remote, file.string(bt, "remote_cache"));
+  if (remote && !remote->empty()) {
+    // Project files are committed: a password in the URL would be too.
+    if (Status bad = toolchains::checkRemoteCacheUrl(*remote); !bad.ok())
+      return file.error(*bt.get("remote_cache"),
+                        "[build] remote_cache: " + bad.message());
+    build.remoteCache = *remote;
+  }
+  return okStatus();
+}
+
+/// `[toolchains]`: tool name -> executable, relative to the project like
+/// every other path in workbench.toml.
+Status readToolchainsTable(const TomlFile &file, const toml::table &tt,
+                           Project &project) {
+  KB_RETURN_IF_ERROR(
+      file.checkKeys(tt, "[toolchains]", toolchains::Toolchains::knownTools()));
+  for (auto &&[key, value] : tt) {
+    if (!value.is_string() || value.as_string()->get().empty())
+      return file.expected(value, std::string(key.str()),
+                           "the path of the executable (a string)");
+    fs::path path =
+        (project.directory / value.as_string()->get()).lexically_normal();
+    project.toolOverrides[std::string(key.str())] = path;
+  }
+  return okStatus();
+}
+
+/// The manifests the `kernels` globs match, each at most once; a pattern
+/// that matches no kernel directory is an error.
+StatusOr<std::vector<fs::path>> globManifests(const TomlFile &file,
+                                              const toml::table &pt,
+                                              const Project &project) {
+  std::vector<fs::path> manifests;
+  KB_ASSIGN_OR_RETURN(auto patterns, file.strings(pt, "kernels"));
+  std::set<fs::path> seen;
+  std::error_code ec;
+  for (const auto &[pattern, node] : patterns) {
+    std::string full = escapeGlob(project.directory.string() + "/") + pattern;
+    glob_t matches{};
+    int rc = ::glob(full.c_str(), 0, nullptr, &matches);
+    size_t found = 0;
+    for (size_t i = 0; rc == 0 && i < matches.gl_pathc; ++i) {
+      fs::path match = fs::path(matches.gl_pathv[i]).lexically_normal();
+      fs::path manifest =
+          fs::is_directory(match, ec) ? match / "kernel.toml" : match;
+      if (manifest.filename() != "kernel.toml" ||
+          !fs::is_regular_file(manifest, ec))
+        continue;
+      ++found;
+      if (seen.insert(manifest).second)
+        manifests.push_back(manifest);
+    }
+    ::globfree(&matches);
+    if (found == 0)
+      return file.error(*node,
+                        "`kernels`: `" + pattern + "` " +
+                            (hasGlobChars(pattern) ? "matches no directory"
+                                                   : "is not a directory") +
+                            " with a kernel.toml (looked in " +
+                            displayPath(project.directory) + ")");
+  }
+  return manifests;
+}
+
+/// Kernel manifests: the `kernels` globs, else every kernel.toml below.
+StatusOr<std::vector<fs::path>> findManifests(const TomlFile &file,
+                                              const toml::table &pt,
+                                              const Project &project) {
+  if (pt.get("kernels"))
+    return globManifests(file, pt, project);
+  std::vector<fs::path> manifests =
+      findKernelManifests(project.directory, project.outputDir);
+  if (manifests.empty())
+    return invalidArgument(
+        displayPath(project.manifest) +
+        ": no kernel.toml found below the project directory; add kernel "
+        "directories or set [project] kernels = [\"path/*\"]");
+  return manifests;
+}
+
+/// Loads every manifest; kernel names must be unique.
+Status loadKernels(const std::vector<fs::path> &manifests, Project &project) {
+  std::map<std::string, std::string> nameWhere;
+  for (const fs::path &manifest : manifests) {
+    std::string where;
+    KB_ASSIGN_OR_RETURN(Kernel kernel,
+                        loadKernel(manifest, project.targets, &where));
+    auto [it, inserted] = nameWhere.emplace(kernel.name, where);
+    if (!inserted)
+      return invalidArgument(where + ": duplicate kernel name `" + kernel.name +
+                             "`: already defined at " + it->second +
+                             "; kernel names must be unique (set [kernel] "
+                             "name in one of them)");
+    project.kernels.push_back(std::move(kernel));
+  }
+  std::sort(project.kernels.begin(), project.kernels.end(),
+            [](const Kernel &a, const Kernel &b) { return a.name < b.name; });
+  return okStatus();
+}
+
+} // namespace
+
+StatusOr<Project> loadProject(const fs::path &directoryIn) {
+  Project project;
+  project.directory = absoluteNormal(directoryIn);
+  project.manifest = project.directory / "workbench.toml";
+  std::error_code ec;
+  if (!fs::is_directory(project.directory, ec))
+    return notFound(displayPath(project.directory) +
+                    ": project directory not found; pass the directory that "
+                    "holds workbench.toml");
+  if (!fs::exists(project.manifest, ec))
+    return notFound(displayPath(project.manifest) +
+                    ": no workbench.toml in the project directory; create one "
+                    "(see kernels/README.md) or pass the right directory");
+
+  TomlFile file(project.manifest);
+  toml::table root;
+  KB_RETURN_IF_ERROR(file.load(root));
+  KB_RETURN_IF_ERROR(file.checkKeys(root, "workbench.toml", kProjectFileKeys));
+
+  KB_ASSIGN_OR_RETURN(const toml::table *pt, file.table(root, "project"));
+  if (!pt)
+    return invalidArgument(displayPath(project.manifest) +
+                           ": missing [project] table (name, kernels, "
+                           "targets); see kernels/README.md");
+  KB_RETURN_IF_ERROR(readProjectTable(file, *pt, project));
+  KB_ASSIGN_OR_RETURN(const toml::table *bt, file.table(root, "build"));
+  if (bt)
+    KB_RETURN_IF_ERROR(
+        readBuildTable(file, *bt, project.directory, project.build));
+  KB_ASSIGN_OR_RETURN(const toml::table *tt, file.table(root, "toolchains"));
+  if (tt)
+    KB_RETURN_IF_ERROR(readToolchainsTable(file, *tt, project));
+
+  KB_ASSIGN_OR_RETURN(std::vector<fs::path> manifests,
+                      findManifests(file, *pt, project));
+  KB_RETURN_IF_ERROR(loadKernels(manifests, project));
+  return project;
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,27 @@
+//===- workbench/project/workbench_toml.h - The workbench.toml schema -----===//
+//
+// Loads a project directory: its workbench.toml ([project], [build],
+// [toolchains]; format: kernels/README.md) and every kernel.toml it names
+// (kernel_toml.h), into a Project (project.h).
+//
+// Every error is an InvalidArgument (NotFound for a missing file or
+// directory) whose message starts with `file:line:col:` and names the key,
+// what was expected and what was found.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_PROJECT_WORKBENCH_TOML_H_
+#define KB_WORKBENCH_PROJECT_WORKBENCH_TOML_H_
+
+#include "workbench/project/project.h"
+
+#include <filesystem>
+
+namespace kb::workbench {
+
+/// Loads |directory|/workbench.toml and the kernels it names. Kernel names
+/// are unique; the kernels come sorted by name.
+StatusOr<Project> loadProject(const std::filesystem::path &directory);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_PROJECT_WORKBENCH_TOML_H_

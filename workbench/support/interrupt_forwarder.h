@@ -1,0 +1,63 @@
+//===- workbench/support/interrupt_forwarder.h - Ctrl-C reaches the tools -===//
+//
+// Ctrl-C, SIGTERM and SIGHUP while a build runs. Every tool leads its own
+// process group (common/process.h), so the terminal's SIGINT reaches only
+// us: without forwarding, nvcc and cicc would keep running after we exit.
+//
+// SIGINT, SIGTERM and SIGHUP are blocked in this thread (and so in the workers
+// started after it; tools get an empty mask from the process runner) and a
+// waiter thread takes them with sigtimedwait. On the first one it sends the
+// same signal to every tool's process group, and keeps re-sending it every
+// few milliseconds until the build is done, so a tool spawned just after
+// the signal (between steps, or before its group was registered) is stopped
+// too; tools still alive after kGrace get SIGKILL, and a second signal
+// sends SIGKILL at once. No async-signal-safety concerns: the waiter is an
+// ordinary thread.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_SUPPORT_INTERRUPT_FORWARDER_H_
+#define KB_WORKBENCH_SUPPORT_INTERRUPT_FORWARDER_H_
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
+
+namespace kb::workbench {
+
+/// Forwards SIGINT/SIGTERM/SIGHUP to every tool from construction to
+/// destruction, which restores the signal mask.
+class InterruptForwarder {
+public:
+  InterruptForwarder();
+  ~InterruptForwarder();
+  InterruptForwarder(const InterruptForwarder &) = delete;
+  InterruptForwarder &operator=(const InterruptForwarder &) = delete;
+
+  /// The signal that interrupted the build; 0 when none did. Forwarders
+  /// alive at once (`tune` builds the next batch while it measures this
+  /// one) see the same signal, whichever of their waiters took it.
+  int signal() const { return received_.load(); }
+
+private:
+  static constexpr std::chrono::milliseconds kGrace{2000};
+
+  void wait();
+
+  sigset_t signals_;
+  sigset_t previousMask_;
+  std::atomic<bool> done_{false};
+  std::thread waiter_;
+  /// Shared by the forwarders alive at once; reset when the first of them
+  /// starts.
+  static std::atomic<int> received_;
+  static std::atomic<int> alive_;
+};
+
+/// "SIGINT (Ctrl-C)" / "SIGTERM".
+std::string signalName(int signal);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_SUPPORT_INTERRUPT_FORWARDER_H_

@@ -1,0 +1,29 @@
+//===- workbench/tune/tune_bench.h - How tune measures a batch ------------===//
+//
+// The one place tune sets bench's measurement settings (bench_settings.h):
+// hot timings, the quick rule, one seeded input set.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_TUNE_TUNE_BENCH_H_
+#define KB_WORKBENCH_TUNE_TUNE_BENCH_H_
+
+#include "workbench/bench/bench_engine.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+/// The bench request of one batch: the standalone |kernels| of the build in
+/// |buildDir| on |device| ("vulkan:0"), hot timings only, the quick stopping
+/// rule with |minSamples|, one seeded input set (plus the zero and large
+/// ones); |watchdogS| 0 is bench's default.
+BenchRequest tuneBenchRequest(const std::string &buildDir,
+                              std::vector<std::string> kernels,
+                              const std::string &device, size_t minSamples,
+                              double watchdogS);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_TUNE_TUNE_BENCH_H_

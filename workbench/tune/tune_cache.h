@@ -1,0 +1,52 @@
+//===- workbench/tune/tune_cache.h - The resumable results of `tune` ------===//
+//
+// Every measurement `kernel-bench tune` makes is appended, as it comes, to
+// one JSON-lines file per kernel in the cache directory
+// (`<cache>/tune/<kernel hash>.jsonl`), keyed by the kernel's hash (its
+// kernel.toml, sources and target), the device's identity and the
+// configuration. An interrupted tune continues from it; a repeated one
+// measures nothing. A line that does not parse (a write cut short) is
+// skipped.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_TUNE_TUNE_CACHE_H_
+#define KB_WORKBENCH_TUNE_TUNE_CACHE_H_
+
+#include "common/status.h"
+#include "workbench/tune/tune_search.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace kb::workbench {
+
+class TuneCache {
+public:
+  /// Opens (creates) |file| and reads the entries for |device|.
+  static StatusOr<TuneCache> open(const std::filesystem::path &file,
+                                  std::string device);
+
+  /// The measurement of |key| at |level|, else at the lowest level above
+  /// it, else null; a failed configuration's at any level.
+  const TuneMeasurement *find(const std::string &key, int level) const;
+
+  /// Remembers |m| for |key| and appends it to the file (flushed).
+  Status add(const std::string &key, const TuneMeasurement &m);
+
+  const std::filesystem::path &file() const { return file_; }
+  size_t size() const { return entries_.size(); }
+
+private:
+  std::filesystem::path file_;
+  std::string device_;
+  /// Configuration key -> level -> measurement.
+  std::map<std::string, std::map<int, TuneMeasurement>> entries_;
+};
+
+/// A measurement as JSON and back (tune.json uses the same fields).
+std::string measurementJson(const TuneMeasurement &m);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_TUNE_TUNE_CACHE_H_
