@@ -253,9 +253,11 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
         return finishAll(results);
       }
       KB_ASSIGN_OR_RETURN(Sample sample, takeSample(prepared[i]));
-      // Throttled: not a measurement of the kernel.
-      throttled[i] =
-          sample.smClockMHz && !throttle[i].accept(*sample.smClockMHz * 1e6);
+      // Throttled, or a time no clock can give (a timestamp that went
+      // backwards): not a measurement of the kernel; counted as discarded.
+      throttled[i] = (sample.smClockMHz &&
+                      !throttle[i].accept(*sample.smClockMHz * 1e6)) ||
+                     !(sample.gpuNs > 0) || !std::isfinite(sample.gpuNs);
       roundThrottled |= throttled[i] != 0;
       round[i] = sample;
     }

@@ -293,6 +293,23 @@ TEST_F(ReportCliTest, CompareRefusesBadReportsWithExit4) {
   EXPECT_FALSE(fs::exists(tmp_ / "bad"));
 }
 
+// A time no clock can measure is a corrupt report, never a verdict: a
+// negative sample made a row FASTER by 5100 %.
+TEST_F(ReportCliTest, CompareRefusesImpossibleTimesWithExit4) {
+  fs::path base = write("base.json", 1.0, 0.01, 1);
+  for (double bad : {-5100.0, 0.0}) {
+    SyntheticSpec spec = scaledSpec({"copy", "saxpy"}, 1.0, 0.01, 2, 30);
+    spec.deviceName = "Synthetic GPU";
+    BenchReport forged = makeSyntheticReport(spec);
+    forged.benchmarks[0].variants[0].timings[0].samples[3].gpuNs = bad;
+    fs::path path = writeReport("forged.json", forged);
+    CliRun r = compare({base.string(), path.string()});
+    EXPECT_EQ(r.exitCode, 4) << r.output;
+    EXPECT_NE(r.output.find("expected a positive time"), std::string::npos)
+        << r.output;
+  }
+}
+
 TEST_F(ReportCliTest, CompareThresholdAndStepSummary) {
   fs::path base = write("base.json", 1.0, 0.01, 1);
   fs::path fresh = write("new.json", 1.05, 0.01, 2);

@@ -229,6 +229,43 @@ TEST_F(BenchTest, WholeProgramWithAndWithoutSubstitutions) {
   EXPECT_THAT(c.output, Not(HasSubstr("only in")));
 }
 
+// A gate with nothing behind it fails: a --filter that matches nothing, or
+// a run whose every benchmark was SKIPPED, exits 5 ("nothing measured"),
+// and so does `compare` when no row in common has timings on both sides.
+TEST_F(BenchTest, NothingMeasuredIsNeverAPass) {
+  Cli b = buildProject(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli good = bench({"--cold", "-o", (tmp_ / "good").string()});
+  SKIP_WITHOUT_VULKAN(good);
+  ASSERT_EQ(good.exitCode, 0) << good.output;
+
+  Cli none =
+      bench({"--filter", "no-such-benchmark", "-o", (tmp_ / "none").string()});
+  EXPECT_EQ(none.exitCode, 5) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("nothing measured"));
+
+  // The budget is spent before the first benchmark starts: all SKIPPED.
+  Cli skipped = bench(
+      {"--cold", "--budget", "0.000001", "-o", (tmp_ / "skipped").string()});
+  EXPECT_EQ(skipped.exitCode, 5) << skipped.output;
+  EXPECT_THAT(skipped.output, HasSubstr("every benchmark was SKIPPED"));
+  kb::report::BenchReport report = readReport(tmp_ / "skipped/bench.json");
+  ASSERT_FALSE(report.benchmarks.empty());
+  for (const kb::report::Benchmark &bm : report.benchmarks)
+    EXPECT_EQ(bm.status, kb::report::BenchStatus::Skipped) << bm.name;
+
+  // No worker ran, so the skipped run names no device: compare refuses it
+  // as another device's (4) unless told otherwise; then nothing compares.
+  Cli c = run({"compare", (tmp_ / "good/bench.json").string(),
+               (tmp_ / "skipped/bench.json").string()});
+  EXPECT_EQ(c.exitCode, 4) << c.output;
+  c = run({"compare", (tmp_ / "good/bench.json").string(),
+           (tmp_ / "skipped/bench.json").string(),
+           "--allow-different-devices"});
+  EXPECT_EQ(c.exitCode, 5) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("nothing compared"));
+}
+
 TEST_F(BenchTest, ModuleFromANewerSchemaIsAnErrorRowSayingSo) {
   Cli b = buildProject(kFixtures / "scale_program");
   ASSERT_EQ(b.exitCode, 0) << b.output;

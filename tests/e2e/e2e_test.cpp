@@ -458,6 +458,33 @@ TEST_F(EndToEndTest, KernelsOnlySkipsTheProgram) {
   EXPECT_TRUE(fs::is_regular_file(out_ / "kernels/scale/vulkan1.2.spv"));
 }
 
+// A --kernels-only rebuild into a directory that held a full build leaves
+// no program behind: `run` and `abi` then say there is none, instead of
+// checking the earlier build's program and reporting that outputs agree.
+TEST_F(EndToEndTest, KernelsOnlyLeavesNoStaleProgram) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r = build(kFixtures / "scale_program");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  ASSERT_TRUE(fs::exists(out_ / "program.kbm"));
+  ASSERT_FALSE(benchFiles().empty());
+  r = build(kFixtures / "scale_program", {"--kernels-only"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(buildJson().at("program").is_null());
+  EXPECT_FALSE(fs::exists(out_ / "program.kbm"));
+  EXPECT_TRUE(benchFiles().empty());
+  EXPECT_FALSE(fs::exists(out_ / ".kb-program-stamp"));
+  CliRun ran = run({"run", out_.string(), "--device", "vulkan"});
+  EXPECT_NE(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, Not(HasSubstr("outputs agree")));
+  CliRun abi = run({"abi", out_.string()});
+  EXPECT_NE(abi.exitCode, 0) << abi.output;
+  // The full build afterwards compiles the program again (no stale stamp).
+  r = build(kFixtures / "scale_program");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out_ / "program.kbm"));
+}
+
 TEST_F(EndToEndTest, StandaloneKernelsGetTheirOwnBenchmarkProgram) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");

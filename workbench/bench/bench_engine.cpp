@@ -440,6 +440,16 @@ bool anyPairedSlower(const report::BenchReport &run) {
   return false;
 }
 
+bool anythingTimed(const report::BenchReport &run) {
+  for (const report::Benchmark &b : run.benchmarks)
+    if (b.status == report::BenchStatus::Ok)
+      for (const report::Variant &v : b.variants)
+        if (!v.timings.empty())
+          return true;
+  return run.program && run.program->status == report::BenchStatus::Ok &&
+         (run.program->withSubstitutions || run.program->generatedOnly);
+}
+
 StatusOr<BenchOutcome> runBench(const BenchRequest &request,
                                 BenchObserver &observer) {
   auto wallStart = Clock::now();

@@ -91,6 +91,9 @@ StatusOr<BenchOutcome> runBench(const BenchRequest &request,
 bool anyBenchmarkFailed(const report::BenchReport &run);
 /// A paired verdict (--baseline) that says SLOWER.
 bool anyPairedSlower(const report::BenchReport &run);
+/// Whether any benchmark (or the program) was timed: an ok row with a
+/// timing. A run without one proves nothing, whatever its rows say.
+bool anythingTimed(const report::BenchReport &run);
 
 } // namespace kb::workbench
 

@@ -169,6 +169,8 @@ StatusOr<BuildReport> runBuild(const BuildRequest &request,
                    "published nothing";
   if (session.compileProgramStep)
     runProgramStep(session, report, report.interruptedBy);
+  else
+    discardAnyProgramOutputs(session.outputDir, *session.outputs);
   if (Status written = writeRecord(session, report, wallStart); !written.ok())
     report.recordError = written.message();
   return report;

@@ -795,4 +795,11 @@ void discardProgramOutputs(const Project &project, const fs::path &outputDir,
       outputs.removeOwnedTree(outputDir / "standalone" / kernel.name);
 }
 
+void discardAnyProgramOutputs(const fs::path &outputDir,
+                              OutputManifest &outputs) {
+  removeStamp(outputDir);
+  removeStaleModules(outputDir, outputs);
+  outputs.removeOwnedTree(outputDir / "standalone");
+}
+
 } // namespace kb::workbench

@@ -71,6 +71,14 @@ Status compileProgram(const Project &project,
                       const std::filesystem::path &outputDir,
                       const ProgramStepOptions &options, ProgramRecord &record);
 
+/// Removes every program output an earlier build provably wrote into
+/// |outputDir|, whatever project it was (program.kbm, bench/, standalone/,
+/// the stamp): called when this build has no program step (--kernels-only,
+/// or a project without a program), so that `run`, `abi` and `bench` find no
+/// program rather than a stale one.
+void discardAnyProgramOutputs(const std::filesystem::path &outputDir,
+                              OutputManifest &outputs);
+
 /// Removes what compileProgram() provably wrote into |outputDir| by an
 /// earlier build (program.kbm, bench/, the standalone kernels' directories,
 /// the stamp): called when the step is skipped (the build was interrupted).

@@ -11,6 +11,7 @@
 //
 // Exit codes: 0 every benchmark ok; 1 an INCORRECT or ERROR row, or a
 // SLOWER paired verdict; 2 usage; 4 an unreadable --shard-balance report;
+// 5 nothing was timed (every benchmark SKIPPED, or none matched);
 // 77 no usable device; 128 + N interrupted by signal N (the report keeps the
 // finished benchmarks, marked interrupted).
 //
@@ -115,8 +116,22 @@ int runBenchCommand(const BenchFlags &flags) {
                  run.benchmarks.size());
     return kExitInterruptedBase + signal;
   }
-  return anyBenchmarkFailed(run) || anyPairedSlower(run) ? kExitUserError
-                                                         : kExitOk;
+  if (anyBenchmarkFailed(run) || anyPairedSlower(run))
+    return kExitUserError;
+  // A shard whose share is empty ran nothing by design; any other run that
+  // timed nothing must not pass a gate.
+  bool emptyShard = run.shard && run.benchmarks.empty() && !run.program;
+  if (!anythingTimed(run) && !emptyShard) {
+    std::fprintf(stderr,
+                 "kernel-bench bench: nothing measured: %s; exit %d so that "
+                 "a gate on this run fails\n",
+                 run.benchmarks.empty() && !run.program
+                     ? "no benchmark matched (see --filter)"
+                     : "every benchmark was SKIPPED (the table says why)",
+                 kExitNothingMeasured);
+    return kExitNothingMeasured;
+  }
+  return kExitOk;
 }
 
 } // namespace

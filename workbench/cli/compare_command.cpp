@@ -97,6 +97,14 @@ int runCompare(const CompareArgs &args) {
     return kExitOk;
   if (c->hasRegression())
     return kExitUserError;
+  if (c->rows.empty()) {
+    std::fprintf(stderr,
+                 "kernel-bench compare: nothing compared: %zu row(s) in "
+                 "common, none with timings on both sides; exit %d so that a "
+                 "gate on it fails\n",
+                 c->uncomparable.size(), kExitNothingMeasured);
+    return kExitNothingMeasured;
+  }
   if (args.failOn == "inconclusive" && c->count(report::Verdict::Inconclusive))
     return kExitInconclusive;
   return kExitOk;

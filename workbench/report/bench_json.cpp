@@ -519,6 +519,15 @@ Status readSamples(const Fields &f, std::vector<Sample> &samples) {
         "; the arrays must have one entry per sample");
   samples.resize(gpu.size());
   for (size_t i = 0; i < gpu.size(); ++i) {
+    // A time no clock can measure: a corrupt or forged report, whose rows
+    // would otherwise get confident verdicts (a negative time is "faster").
+    for (const auto *times : {&gpu, &host})
+      if (!std::isfinite(*(*times)[i]) || *(*times)[i] <= 0)
+        return invalidArgument(
+            f.where(times == &gpu ? "gpu_ns" : "host_ns") + "[" +
+            std::to_string(i) + "]: expected a positive time in ns, found " +
+            json(*(*times)[i]).dump() +
+            "; the report is corrupt (samples are never zero or negative)");
     samples[i].gpuNs = *gpu[i];
     samples[i].hostNs = *host[i];
     if (!clock.empty())

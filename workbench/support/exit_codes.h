@@ -16,6 +16,9 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitInconclusive = 3,
   kExitBadInput = 4,
+  /// A gate with nothing behind it: no benchmark was timed, or no row of
+  /// two reports could be compared. Never success.
+  kExitNothingMeasured = 5,
   kExitUnavailable = 77,
   kExitInterruptedBase = 128, // + the signal number (130 for SIGINT)
 };
