@@ -189,7 +189,8 @@ TEST_F(BenchTest, CtrlCKeepsAValidPartialReport) {
   EXPECT_EQ(r->exitCode, 130) << output;
   EXPECT_FALSE(r->timedOut) << output;
   EXPECT_THAT(output, HasSubstr("interrupted by SIGINT"));
-  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  kb::report::BenchReport report =
+      readReport(out_ / "results-noref_spin/bench.json");
   EXPECT_TRUE(report.interrupted);
   ASSERT_EQ(report.benchmarks.size(), 1u);
   EXPECT_THAT(report.benchmarks[0].name, HasSubstr("scale_noref"));
@@ -266,6 +267,23 @@ TEST_F(BenchTest, NothingMeasuredIsNeverAPass) {
   EXPECT_THAT(c.output, HasSubstr("nothing compared"));
 }
 
+// A filtered run writes beside the full report, never over it.
+TEST_F(BenchTest, AFilteredRunKeepsTheFullReport) {
+  Cli b = buildProject(kFixtures / "scale_program");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  Cli full = bench({"--cold"});
+  SKIP_WITHOUT_VULKAN(full);
+  ASSERT_EQ(full.exitCode, 0) << full.output;
+  std::string before = kb::test::readFile(out_ / "results/bench.json");
+  Cli part = bench({"--cold", "--filter", "program m"});
+  ASSERT_EQ(part.exitCode, 0) << part.output;
+  EXPECT_EQ(kb::test::readFile(out_ / "results/bench.json"), before);
+  kb::report::BenchReport filtered =
+      readReport(out_ / "results-program_m/bench.json");
+  EXPECT_TRUE(filtered.program);
+  EXPECT_TRUE(filtered.benchmarks.empty());
+}
+
 TEST_F(BenchTest, ModuleFromANewerSchemaIsAnErrorRowSayingSo) {
   Cli b = buildProject(kFixtures / "scale_program");
   ASSERT_EQ(b.exitCode, 0) << b.output;
@@ -284,7 +302,8 @@ TEST_F(BenchTest, ModuleFromANewerSchemaIsAnErrorRowSayingSo) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("ERROR"));
   EXPECT_THAT(r.output, HasSubstr("schema"));
-  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  kb::report::BenchReport report =
+      readReport(out_ / "results-scale/bench.json");
   ASSERT_FALSE(report.benchmarks.empty());
   EXPECT_EQ(report.benchmarks[0].status, kb::report::BenchStatus::Error);
   EXPECT_THAT(report.benchmarks[0].reason,
@@ -338,7 +357,8 @@ TEST_F(BenchTest, AutoDeviceForAVulkanOnlyBuildIsAVulkanDevice) {
       {{"KB_CACHE_DIR", cache_.string()}});
   SKIP_WITHOUT_VULKAN(r);
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  kb::report::BenchReport report = readReport(out_ / "results/bench.json");
+  kb::report::BenchReport report =
+      readReport(out_ / "results-scale_ref/bench.json");
   EXPECT_EQ(report.device.driver, "vulkan");
   ASSERT_EQ(report.benchmarks.size(), 1u);
   EXPECT_EQ(report.benchmarks[0].status, kb::report::BenchStatus::Ok)

@@ -37,6 +37,25 @@ CLI::Validator positiveFinite() {
       "POSITIVE");
 }
 
+namespace {
+
+/// `--l2-size`: a byte count the flush can honour. Checked on the text:
+/// CLI11 would read "-1" into an unsigned as 2^64-1, whose doubled flush
+/// size wraps to 0, and cold samples would quietly run warm.
+std::string checkL2Size(const std::string &text) {
+  constexpr uint64_t kMax = uint64_t(1) << 40; // 1 TiB
+  bool digits = !text.empty() && text.size() <= 13 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  uint64_t bytes = digits ? std::stoull(text) : 0;
+  if (bytes >= 1 && bytes <= kMax)
+    return "";
+  // CLI11 puts the option's name in front.
+  return "expected a byte count from 1 to 1099511627776 (1 TiB), found `" +
+         text + (digits ? "`, out of range" : "`, not a plain integer");
+}
+
+} // namespace
+
 void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
   addDeviceOption(app, s.device,
                   "CUDA, then a Vulkan GPU, then a Vulkan CPU device such as "
@@ -74,7 +93,9 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
                "explicitly still apply");
   app.add_option("--l2-size", s.l2Bytes,
                  "Bytes of last-level cache to flush (x2) before cold "
-                 "samples (default: from the driver, a table, or 256 MiB)");
+                 "samples, 1 B .. 1 TiB (default: from the driver, a table, "
+                 "or 256 MiB)")
+      ->check(checkL2Size);
   app.add_option("--seeds", s.seeds,
                  "Seeded input sets for the correctness check (default 3)")
       ->check(CLI::Range(1u, 100u));

@@ -85,5 +85,19 @@ TEST(BenchSettings, TheModesShareTheTimeout) {
   EXPECT_EQ(measureSettings(cold, false, {}).stopping.timeoutS, 8);
 }
 
+TEST(BenchSettings, AnL2SizeTheFlushCannotHonourIsAUsageError) {
+  for (const char *bad :
+       {"-1", "0", "18446744073709551615", "9223372036854775807",
+        "1099511627777", "12MiB", ""}) {
+    CLI::App app;
+    BenchSettings settings;
+    addMeasurementFlags(app, settings);
+    EXPECT_THROW(app.parse(std::vector<std::string>{bad, "--l2-size"}),
+                 CLI::ValidationError)
+        << bad;
+  }
+  EXPECT_EQ(parseViaWorker({"--l2-size", "52428800"}).l2Bytes, 52428800u);
+}
+
 } // namespace
 } // namespace kb::workbench

@@ -29,6 +29,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -64,6 +65,21 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
   return line;
 }
 
+/// Where a run's report goes without -o: BUILD/results, or for a filtered
+/// run BUILD/results-<filter> (the filter reduced to a file name), so that
+/// a partial run never replaces the full report.
+fs::path filteredOutputDir(const fs::path &dir, const std::string &filter) {
+  if (filter.empty())
+    return dir;
+  std::string slug;
+  for (char c : filter.substr(0, 64))
+    slug += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                    c == '_' || c == '.'
+                ? c
+                : '_';
+  return dir.string() + "-" + slug;
+}
+
 /// Why no run happened, as an exit code: 2 for a bad flag value, 4 for an
 /// unreadable --shard-balance report (bench_input.h), 77 no usable device.
 int runFailed(const Status &status) {
@@ -88,8 +104,10 @@ int runBenchCommand(const BenchFlags &flags) {
   if (!outcome.ok())
     return runFailed(outcome.status());
   const report::BenchReport &run = outcome->report;
-  fs::path outDir =
-      flags.outDir.empty() ? outcome->defaultOutputDir : fs::path(flags.outDir);
+  fs::path outDir = flags.outDir.empty()
+                        ? filteredOutputDir(outcome->defaultOutputDir,
+                                            flags.request.select.filter)
+                        : fs::path(flags.outDir);
 
   std::fputs(renderBenchTable(run).c_str(), stdout);
   std::error_code ec;
@@ -146,7 +164,8 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                   "bundle written by `kernel-bench bundle` (default: kb-out)");
   app->add_option("-o,--output", flags->outDir,
                   "Where bench.json goes (default: BUILD/results; for a "
-                  "bundle NAME.tar, NAME-results beside it)");
+                  "bundle NAME.tar, NAME-results beside it; with --filter F, "
+                  "that directory's name + -F)");
   app->add_option("--shard", flags->request.shard.shard,
                   "Run shard I of N (0-based, e.g. 0/4); default: from "
                   "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_* "
