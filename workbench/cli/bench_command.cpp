@@ -109,7 +109,7 @@ int runBenchCommand(const BenchFlags &flags) {
                                             flags.request.select.filter)
                         : fs::path(flags.outDir);
 
-  std::fputs(renderBenchTable(run).c_str(), stdout);
+  std::fputs(report::renderBenchTable(run).c_str(), stdout);
   std::error_code ec;
   fs::create_directories(outDir, ec);
   fs::path jsonPath = outDir / "bench.json";

@@ -1,6 +1,7 @@
 //===- workbench/report/bench_json_test.cpp - bench.json round trips ------===//
 #include "runtime/bench/statistics.h"
 #include "workbench/report/bench_json.h"
+#include "workbench/report/bench_table.h"
 #include "workbench/report/synthetic_report.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace kb::report {
 namespace {
@@ -343,4 +345,37 @@ TEST(Derived, FiguresFollowFromSamplesBytesAndPeak) {
 }
 
 } // namespace
+// A cached copy peak of 1e-300 made percent_of_peak infinite, and strict
+// JSON then refused the whole report after everything was measured.
+TEST(Derived, ANonFiniteFigureIsUnknownAndTheReportIsStillWritten) {
+  BenchReport r = fullReport();
+  r.device.peakCopyGBps = std::numeric_limits<double>::denorm_min();
+  computeDerived(r);
+  const Timing &t = r.benchmarks[0].variants[0].timings[0];
+  EXPECT_FALSE(t.derived.percentOfPeak.has_value());
+  EXPECT_TRUE(t.derived.gbPerSecond.has_value());
+  bool warned = false;
+  for (const std::string &w : r.environment.warnings)
+    warned |= w.find("% of peak is not finite") != std::string::npos;
+  EXPECT_TRUE(warned);
+  StatusOr<std::string> text = renderBenchJson(r);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+}
+
+// matmul 512^3 under --quick took one sample per mode, and the table said
+// "± 0" and "0.00%" noise without a word.
+TEST(BenchTable, ATimingUnderTheMinimumSaysSoAndWhy) {
+  BenchReport r = fullReport();
+  Timing &t = r.benchmarks[0].variants[0].timings[0];
+  t.samples.resize(1);
+  t.stopReason = StopReason::Timeout;
+  computeDerived(r);
+  std::string table = renderBenchTable(r);
+  EXPECT_NE(table.find("1 sample(s) < 10, sampling stopped by timeout"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("1 (-2) !"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0.00%"), std::string::npos) << table;
+}
+
 } // namespace kb::report

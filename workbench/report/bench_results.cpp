@@ -3,6 +3,9 @@
 
 #include "runtime/bench/statistics.h"
 
+#include <cmath>
+#include <string>
+
 #include <utility>
 
 namespace kb::report {
@@ -46,6 +49,21 @@ const Variant *findReference(const Benchmark &benchmark) {
   return nullptr;
 }
 
+/// A figure that is not finite (a cached copy peak of 1e-300 gives an
+/// infinite percentage) becomes unknown with a warning: bench.json is strict
+/// JSON, and one such number would lose the whole measured report.
+void dropNonFinite(std::optional<double> &figure, const char *what,
+                   const std::string &where,
+                   std::vector<std::string> &warnings) {
+  if (!figure || std::isfinite(*figure))
+    return;
+  warnings.push_back(where + ": " + what + " is not finite (" +
+                     std::to_string(*figure) +
+                     "); reported as unknown. Check the declared FLOPs and "
+                     "bytes, and the cached copy peak");
+  figure.reset();
+}
+
 void deriveTiming(Timing &t, const Variant &variant, const Variant *reference,
                   const DeviceInfo &device) {
   t.summary = summarize(gpuTimes(t));
@@ -75,8 +93,16 @@ void computeDerived(BenchReport &report) {
   for (Benchmark &b : report.benchmarks) {
     const Variant *reference = findReference(b);
     for (Variant &v : b.variants)
-      for (Timing &t : v.timings)
+      for (Timing &t : v.timings) {
         deriveTiming(t, v, reference, report.device);
+        std::string where = b.name + "/" + v.name + "/" + toString(t.mode);
+        std::vector<std::string> &warnings = report.environment.warnings;
+        dropNonFinite(t.derived.gbPerSecond, "GB/s", where, warnings);
+        dropNonFinite(t.derived.gflopPerSecond, "GFLOP/s", where, warnings);
+        dropNonFinite(t.derived.percentOfPeak, "% of peak", where, warnings);
+        dropNonFinite(t.derived.speedupVsReference, "the speedup", where,
+                      warnings);
+      }
   }
   if (report.program) {
     ProgramResult &p = *report.program;

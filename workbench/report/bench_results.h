@@ -221,6 +221,9 @@ inline constexpr double kSuspiciousSpeedup = 10.0;
 /// as the peak probe's own measures within noise of it (100.04 % on an
 /// H200), which is no sign of either.
 inline constexpr double kAbovePeakPercent = 102.0;
+/// The fewest samples a timing needs before its spread means anything, and
+/// before `compare` gives it a verdict (fewer: INCONCLUSIVE).
+inline constexpr uint32_t kMinSamplesForVerdict = 10;
 inline bool aboveMeasuredPeak(const Derived &d) {
   return d.percentOfPeak && *d.percentOfPeak > kAbovePeakPercent;
 }

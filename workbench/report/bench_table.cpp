@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace kb::workbench {
+namespace kb::report {
 
 namespace {
 using Row = std::vector<std::string>;
@@ -17,31 +17,31 @@ std::string format(const char *fmt, double v) {
   return buf;
 }
 
-std::string statusText(report::BenchStatus status) {
+std::string statusText(BenchStatus status) {
   switch (status) {
-  case report::BenchStatus::Ok:
+  case BenchStatus::Ok:
     return "ok";
-  case report::BenchStatus::Incorrect:
+  case BenchStatus::Incorrect:
     return "INCORRECT";
-  case report::BenchStatus::Error:
+  case BenchStatus::Error:
     return "ERROR";
-  case report::BenchStatus::Skipped:
+  case BenchStatus::Skipped:
     return "SKIPPED";
   }
   return "?";
 }
 
-std::string correctnessText(const report::Variant &v) {
-  if (v.role == report::VariantRole::Reference)
+std::string correctnessText(const Variant &v) {
+  if (v.role == VariantRole::Reference)
     return "reference";
   switch (v.correctness.status) {
-  case report::CorrectnessStatus::Correct:
+  case CorrectnessStatus::Correct:
     return "correct";
-  case report::CorrectnessStatus::Incorrect:
+  case CorrectnessStatus::Incorrect:
     return "INCORRECT";
-  case report::CorrectnessStatus::NoReference:
+  case CorrectnessStatus::NoReference:
     return "no reference";
-  case report::CorrectnessStatus::NotChecked:
+  case CorrectnessStatus::NotChecked:
     return "not checked";
   }
   return "?";
@@ -72,8 +72,8 @@ std::string render(const std::vector<Row> &rows) {
 }
 
 Row timingRow(const std::string &benchmark, const std::string &variant,
-              const report::Timing &t, const std::string &correctness) {
-  const report::Derived &d = t.derived;
+              const Timing &t, const std::string &correctness) {
+  const Derived &d = t.derived;
   std::string samples = std::to_string(t.summary.count);
   if (t.discarded)
     samples += " (-" + std::to_string(t.discarded) + ")";
@@ -81,28 +81,46 @@ Row timingRow(const std::string &benchmark, const std::string &variant,
   if (d.speedupVsReference)
     speedup = format("%.2fx", *d.speedupVsReference) +
               (d.suspiciousSpeedup ? " !" : "");
-  return {benchmark,
-          variant,
-          report::toString(t.mode),
-          report::formatMedianIqr(t.summary.median, t.summary.iqr),
-          samples,
-          format("%.2f%%", 100 * t.summary.relativeStdev),
+  return {benchmark, variant, toString(t.mode),
+          formatMedianIqr(t.summary.median, t.summary.iqr),
+          samples + (t.summary.count < kMinSamplesForVerdict ? " !" : ""),
+          // One sample has no spread: "-", not a reassuring 0.00 %.
+          t.summary.count < 2 ? "-"
+                              : format("%.2f%%", 100 * t.summary.relativeStdev),
           d.gflopPerSecond ? format("%.1f", *d.gflopPerSecond) : "-",
           d.gbPerSecond ? format("%.1f", *d.gbPerSecond) : "-",
-          d.percentOfPeak ? format("%.0f%%", *d.percentOfPeak) : "-",
-          speedup,
+          d.percentOfPeak ? format("%.0f%%", *d.percentOfPeak) : "-", speedup,
           correctness};
 }
+/// One line per timing with fewer samples than a verdict needs, and why
+/// sampling stopped short.
+std::vector<std::string> fewSamplesLines(const BenchReport &report) {
+  std::vector<std::string> lines;
+  for (const Benchmark &b : report.benchmarks)
+    for (const Variant &v : b.variants)
+      for (const Timing &t : v.timings)
+        if (t.summary.count < kMinSamplesForVerdict)
+          lines.push_back(
+              b.name + " " + v.name + " " + toString(t.mode) + ": " +
+              std::to_string(t.summary.count) + " sample(s) < " +
+              std::to_string(kMinSamplesForVerdict) + ", sampling stopped by " +
+              toString(t.stopReason) +
+              " (raise --timeout, or --min-time for long dispatches): its "
+              "spread is not a measurement, and `compare` gives it no "
+              "verdict");
+  return lines;
+}
+
 /// One line per timing above 100 % of the measured peak: not a kernel
 /// beating the hardware, but data resident in L2 or a wrong byte count.
-std::vector<std::string> abovePeakLines(const report::BenchReport &report) {
+std::vector<std::string> abovePeakLines(const BenchReport &report) {
   std::vector<std::string> lines;
-  for (const report::Benchmark &b : report.benchmarks)
-    for (const report::Variant &v : b.variants)
-      for (const report::Timing &t : v.timings)
-        if (report::aboveMeasuredPeak(t.derived))
+  for (const Benchmark &b : report.benchmarks)
+    for (const Variant &v : b.variants)
+      for (const Timing &t : v.timings)
+        if (aboveMeasuredPeak(t.derived))
           lines.push_back(
-              b.name + " " + v.name + " " + report::toString(t.mode) + ": " +
+              b.name + " " + v.name + " " + toString(t.mode) + ": " +
               format("%.0f%%", *t.derived.percentOfPeak) +
               " of the measured peak copy bandwidth: the data stayed in L2 "
               "(hot samples), or the bytes moved are wrong (check "
@@ -111,25 +129,25 @@ std::vector<std::string> abovePeakLines(const report::BenchReport &report) {
 }
 } // namespace
 
-std::string renderBenchTable(const report::BenchReport &report) {
+std::string renderBenchTable(const BenchReport &report) {
   std::vector<Row> rows = {{"benchmark", "variant", "mode", "median ± IQR",
                             "samples", "noise", "GFLOP/s", "GB/s", "% peak",
                             "speedup", "correctness"}};
-  for (const report::Benchmark &b : report.benchmarks) {
-    if (b.status != report::BenchStatus::Ok) {
+  for (const Benchmark &b : report.benchmarks) {
+    if (b.status != BenchStatus::Ok) {
       rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
                       statusText(b.status)});
       rows.push_back({"    " + b.reason});
       continue;
     }
-    for (const report::Variant &v : b.variants)
-      for (const report::Timing &t : v.timings)
+    for (const Variant &v : b.variants)
+      for (const Timing &t : v.timings)
         rows.push_back(timingRow(b.name, v.name, t, correctnessText(v)));
   }
   if (report.program) {
-    const report::ProgramResult &p = *report.program;
+    const ProgramResult &p = *report.program;
     std::string name = "program " + p.entryFunction;
-    if (p.status != report::BenchStatus::Ok) {
+    if (p.status != BenchStatus::Ok) {
       rows.push_back({name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
                       statusText(p.status)});
       rows.push_back({"    " + p.reason});
@@ -148,12 +166,14 @@ std::string renderBenchTable(const report::BenchReport &report) {
   }
   std::string text = render(rows);
   text += "device: " + report.device.name + " (" +
-          report::describeDeviceIdentity(report.device) + ")\n";
-  for (const std::string &line : report::resourceLines(report))
+          describeDeviceIdentity(report.device) + ")\n";
+  for (const std::string &line : resourceLines(report))
     text += "resources: " + line + "\n";
-  for (const std::string &line : report::pairedLines(report))
+  for (const std::string &line : pairedLines(report))
     text += "paired: " + line + "\n";
   for (const std::string &line : abovePeakLines(report))
+    text += "warning: " + line + "\n";
+  for (const std::string &line : fewSamplesLines(report))
     text += "warning: " + line + "\n";
   // What the reports carry as warnings (a module run with default
   // parameters where it was tuned for other devices, a baseline that
@@ -163,4 +183,4 @@ std::string renderBenchTable(const report::BenchReport &report) {
   return text;
 }
 
-} // namespace kb::workbench
+} // namespace kb::report

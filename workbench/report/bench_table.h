@@ -16,10 +16,10 @@
 
 #include <string>
 
-namespace kb::workbench {
+namespace kb::report {
 
 std::string renderBenchTable(const report::BenchReport &report);
 
-} // namespace kb::workbench
+} // namespace kb::report
 
 #endif // KB_WORKBENCH_REPORT_BENCH_TABLE_H_

@@ -129,6 +129,19 @@ Verdict decideVerdict(double low, double high, double threshold) {
   return Verdict::Inconclusive;
 }
 
+namespace {
+/// "3 samples < 10 in NEW" when a side has fewer than |min| samples.
+std::string tooFewSamples(size_t base, size_t fresh, uint32_t min) {
+  std::string why;
+  for (auto [count, side] :
+       {std::pair<size_t, const char *>{base, "BASE"}, {fresh, "NEW"}})
+    if (count < min)
+      why += (why.empty() ? "" : ", ") + std::to_string(count) + " samples < " +
+             std::to_string(min) + " in " + side;
+  return why;
+}
+} // namespace
+
 StatusOr<PairedComparison> comparePaired(const Timing &baseline,
                                          const Timing &candidate,
                                          const std::string &id,
@@ -157,7 +170,9 @@ StatusOr<PairedComparison> comparePaired(const Timing &baseline,
   p.low = ci.low;
   p.high = ci.high;
   p.threshold = options.threshold;
-  p.verdict = toString(decideVerdict(ci.low, ci.high, options.threshold));
+  p.verdict = toString(n < options.minSamples
+                           ? Verdict::Inconclusive
+                           : decideVerdict(ci.low, ci.high, options.threshold));
   return p;
 }
 
@@ -257,6 +272,9 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
     rc.low = ci.low;
     rc.high = ci.high;
     rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
+    rc.why = tooFewSamples(rc.baseSamples, rc.newSamples, options.minSamples);
+    if (!rc.why.empty())
+      rc.verdict = Verdict::Inconclusive;
     logSum += std::log(rc.ratio);
     out.rows.push_back(rc);
   }
@@ -308,9 +326,12 @@ std::string renderComparisonMarkdown(const Comparison &c) {
       {"benchmark", "verdict", "base", "new", "change", "95% CI", "threshold"},
       {false, false, true, true, true, true, true});
   for (const RowComparison &r : c.rows)
-    table.addRow({r.id, toString(r.verdict), formatDuration(r.baseMedianNs),
-                  formatDuration(r.newMedianNs), percent(r.ratio),
-                  percent(r.low) + " .. " + percent(r.high),
+    table.addRow({r.id,
+                  r.why.empty()
+                      ? toString(r.verdict)
+                      : std::string(toString(r.verdict)) + " (" + r.why + ")",
+                  formatDuration(r.baseMedianNs), formatDuration(r.newMedianNs),
+                  percent(r.ratio), percent(r.low) + " .. " + percent(r.high),
                   "\u00b1" + percent(1 + r.threshold).substr(1)});
   if (!c.rows.empty())
     out << table.render() << "\n";

@@ -34,6 +34,10 @@ struct CompareOptions {
   double confidence = 0.95;
   uint64_t seed = 0x6b62636d70ULL; // fixed: same inputs, same verdicts
   bool allowDifferentDevices = false;
+  /// Below this many samples on a side (the base's pooled over its
+  /// reports), or pairs with --baseline, a row is INCONCLUSIVE whatever its
+  /// interval says: a bootstrap of 1-3 samples is confidently wrong.
+  uint32_t minSamples = kMinSamplesForVerdict;
 };
 
 struct RowComparison {
@@ -44,6 +48,9 @@ struct RowComparison {
   std::optional<double> runToRunNoise; // from history (>= 2 base reports)
   double baseMedianNs = 0, newMedianNs = 0;
   size_t baseSamples = 0, newSamples = 0;
+  /// Why the row is INCONCLUSIVE before its interval was looked at
+  /// ("3 samples < 10 in NEW"); empty otherwise.
+  std::string why;
 };
 
 /// A row present in both reports that could not be compared.

@@ -234,4 +234,33 @@ TEST(ComparePaired, RefusesUnpairedSamples) {
 }
 
 } // namespace
+// A bootstrap of a few samples gives a narrow, confident interval: two
+// quick runs of one build were called SLOWER from 3 samples against 1.
+TEST(Compare, TooFewSamplesIsInconclusiveWhateverTheInterval) {
+  Comparison c = compare(report(1, 0.01, 1, 3), report(2, 0.01, 2, 3));
+  ASSERT_FALSE(c.rows.empty());
+  for (const RowComparison &r : c.rows) {
+    EXPECT_EQ(r.verdict, Verdict::Inconclusive) << r.id;
+    EXPECT_EQ(r.why, "3 samples < 10 in BASE, 3 samples < 10 in NEW") << r.id;
+  }
+  EXPECT_FALSE(c.hasRegression());
+  EXPECT_NE(renderComparisonMarkdown(c).find("INCONCLUSIVE (3 samples < 10"),
+            std::string::npos);
+  // At the minimum the interval decides again.
+  c = compare(report(1, 0.01, 1, 10), report(2, 0.01, 2, 10));
+  for (const RowComparison &r : c.rows) {
+    EXPECT_EQ(r.verdict, Verdict::Slower) << r.id;
+    EXPECT_TRUE(r.why.empty()) << r.why;
+  }
+}
+
+TEST(Compare, TooFewPairsIsInconclusive) {
+  BenchReport base = report(1, 0.01, 1, 4), fresh = report(2, 0.01, 2, 4);
+  const Timing &b = base.benchmarks[0].variants[0].timings[0];
+  const Timing &n = fresh.benchmarks[0].variants[0].timings[0];
+  StatusOr<PairedComparison> p = comparePaired(b, n, "x", {});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->verdict, "INCONCLUSIVE");
+}
+
 } // namespace kb::report
