@@ -84,20 +84,31 @@ MedianRatioBootstrap::Side
 MedianRatioBootstrap::side(const std::vector<double> &sorted) {
   size_t n = sorted.size();
   size_t k = (n + 1) / 2;
-  const std::vector<double> *lower = &orderStatisticCdf(n, k);
-  const std::vector<double> *upper =
-      n % 2 ? lower : &orderStatisticCdf(n, k + 1);
-  return Side{&sorted, lower, upper};
+  Side s{&sorted, k, n % 2 ? k : k + 1, nullptr, nullptr};
+  if (n <= kMaxTableSamples) {
+    s.lowerCdf = &orderStatisticCdf(n, s.lower);
+    s.upperCdf = n % 2 ? s.lowerCdf : &orderStatisticCdf(n, s.upper);
+  }
+  return s;
 }
 
 double MedianRatioBootstrap::drawMedian(const Side &s,
                                         std::mt19937_64 &rng) const {
-  const std::vector<double> *cdf = s.lower;
-  if (s.lower != s.upper && (rng() & 1))
-    cdf = s.upper;
-  size_t j =
-      std::lower_bound(cdf->begin(), cdf->end(), uniform01(rng)) - cdf->begin();
-  return (*s.sorted)[std::min(j, s.sorted->size() - 1)];
+  size_t n = s.sorted->size();
+  bool upper = s.lower != s.upper && (rng() & 1);
+  if (s.lowerCdf) { // the table: one uniform and a binary search
+    const std::vector<double> &cdf = upper ? *s.upperCdf : *s.lowerCdf;
+    size_t j =
+        std::lower_bound(cdf.begin(), cdf.end(), uniform01(rng)) - cdf.begin();
+    return (*s.sorted)[std::min(j, n - 1)];
+  }
+  size_t k = upper ? s.upper : s.lower;
+  // U_(k) ~ Beta(k, n + 1 - k) as X / (X + Y), X ~ Gamma(k), Y ~ Gamma(n+1-k).
+  double x = std::gamma_distribution<double>(double(k))(rng);
+  double y = std::gamma_distribution<double>(double(n + 1 - k))(rng);
+  double u = x / (x + y);
+  size_t j = std::min(static_cast<size_t>(u * double(n)), n - 1);
+  return (*s.sorted)[j];
 }
 
 RatioInterval MedianRatioBootstrap::percentiles(double ratio) {

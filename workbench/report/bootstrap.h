@@ -5,14 +5,19 @@
 // always give the same verdict.
 //
 // Speed: a resample's median is drawn directly from its exact distribution
-// instead of by drawing n values and selecting. The k-th order statistic of
-// n draws with replacement from sorted x_1..x_n is <= x_j exactly when at
-// least k draws are <= x_j, which is Binomial(n, j/n) >= k (Efron 1982): one
-// table per n, then one uniform number and a binary search per resample,
-// O(log n) instead of O(n). For even n the median is the mean of the
-// (n/2)-th and (n/2+1)-th order statistics, whose joint law has no such
-// table; each resample then takes one of the two at random, a mixture whose
-// spread is at least the true one (a slightly wider, conservative CI).
+// instead of by drawing n values and selecting. A draw with replacement from
+// sorted x_1..x_n is x_(floor(n U) + 1) for a uniform U, and that map is
+// monotone, so the k-th order statistic of n draws is x_(floor(n U_(k)) + 1)
+// with U_(k), the k-th order statistic of n uniforms, distributed
+// Beta(k, n + 1 - k): two gamma variates per resample, O(1), after one sort
+// of each side — O(n log n) per row whatever the resample count. Up to 4096
+// samples a table is cheaper still: P(U_(k) <= j/n) is Binomial(n, j/n) >= k
+// (Efron 1982), built once per sample count (O(n^2)) and shared by every
+// row with that count, then one uniform and a binary search per resample. For
+// even n the median is the mean of the (n/2)-th and (n/2+1)-th order
+// statistics, whose joint law is not one Beta; each resample then takes one of
+// the two at random, a mixture whose spread is at least the true one (a
+// slightly wider, conservative CI).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_REPORT_BOOTSTRAP_H_
@@ -49,19 +54,23 @@ public:
   RatioInterval pairedInterval(std::vector<double> ratios, uint64_t seed);
 
 private:
-  /// Sorted values and the CDF tables of their middle order statistics.
+  /// Sorted values, the ranks of their middle order statistics (1-based)
+  /// and, up to kMaxTableSamples, those order statistics' CDF tables.
   struct Side {
     const std::vector<double> *sorted;
-    const std::vector<double> *lower, *upper; // equal for odd n
+    size_t lower, upper;                            // equal for odd n
+    const std::vector<double> *lowerCdf, *upperCdf; // null: draw from Beta
   };
   Side side(const std::vector<double> &sorted);
+  /// P(k-th order statistic <= x_j), j = 1..n, cached per (n, k): O(n^2)
+  /// to build once per sample count, then O(log n) per draw.
+  const std::vector<double> &orderStatisticCdf(size_t n, size_t k);
+  /// Above this many samples a table would cost more than the Beta draws.
+  static constexpr size_t kMaxTableSamples = 4096;
   /// A resample's median of |s|, drawn from its exact distribution.
   double drawMedian(const Side &s, std::mt19937_64 &rng) const;
   /// The percentile interval of ratios_ around |ratio|.
   RatioInterval percentiles(double ratio);
-
-  /// P(k-th order statistic <= x_j), j = 1..n, cached per (n, k).
-  const std::vector<double> &orderStatisticCdf(size_t n, size_t k);
 
   uint32_t resamples_;
   double confidence_;

@@ -179,6 +179,35 @@ TEST(Bootstrap, MatchesPlainResampling) {
   }
 }
 
+// Above the table's size the medians come from Beta draws: the interval
+// still matches plain resampling (fewer plain resamples: they cost O(n)).
+TEST(Bootstrap, LargeSampleCountsMatchPlainResamplingToo) {
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> dist(0, 0.1);
+  for (size_t n : {4097u, 5000u}) {
+    std::vector<double> a(n), b(n);
+    for (double &x : a)
+      x = 1000 * dist(rng);
+    for (double &x : b)
+      x = 1010 * dist(rng);
+    RatioInterval ci = MedianRatioBootstrap(4000, 0.95).interval(a, b, 42);
+    std::vector<double> ratios;
+    std::uniform_int_distribution<size_t> pick(0, n - 1);
+    std::vector<double> ra(n), rb(n);
+    for (int r = 0; r < 1500; ++r) {
+      for (size_t i = 0; i < n; ++i)
+        ra[i] = a[pick(rng)], rb[i] = b[pick(rng)];
+      ratios.push_back(summarize(rb).median / summarize(ra).median);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    double lo = ratios[size_t(0.025 * 1499 + 0.5)];
+    double hi = ratios[size_t(0.975 * 1499 + 0.5)];
+    double width = hi - lo;
+    EXPECT_NEAR(ci.low, lo, 0.2 * width) << n;
+    EXPECT_NEAR(ci.high, hi, 0.2 * width) << n;
+  }
+}
+
 /// |n| samples per side in lockstep rounds: a drift that doubles the time
 /// over the run hits both sides of each round alike; the candidate is
 /// |factor| times the baseline, each sample with 1 % noise.
