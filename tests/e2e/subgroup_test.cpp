@@ -212,7 +212,10 @@ TEST_F(SubgroupTest, ASizeTheDeviceCannotGiveIsSkippedWithTheReason) {
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("OUTPUTS DIFFER")));
 
   kb::test::CliRun b = bench();
-  EXPECT_EQ(b.exitCode, 0) << b.output; // skipped, not failed
+  // Skipped, not failed (no ERROR row) -- but nothing was measured, and a
+  // gate on this run must not pass: exit 5.
+  EXPECT_EQ(b.exitCode, 5) << b.output;
+  EXPECT_THAT(b.output, HasSubstr("nothing measured"));
   EXPECT_THAT(b.output, HasSubstr("SKIPPED"));
   EXPECT_THAT(b.output, HasSubstr("requires subgroup size 64"));
   nlohmann::json report = kb::test::readJsonFile(tmp_ / "results/bench.json");
