@@ -164,7 +164,7 @@ TEST_F(BuildCacheTest, CorruptedEntriesAreMisses) {
 // Two writers (two BuildCache objects on one directory, as two processes
 // would have) storing and reading the same keys concurrently: every lookup
 // is a miss or a complete, correct entry.
-// Issue 14.8: paths are bytes, not UTF-8. A source under a Latin-1 directory
+// Paths are bytes, not UTF-8. A source under a Latin-1 directory
 // name used to throw nlohmann's type_error.316 out of store(); entries now
 // round-trip such bytes exactly.
 TEST_F(BuildCacheTest, NonUtf8PathsAndTextRoundTripLosslessly) {

@@ -1,7 +1,7 @@
 //===- toolchains/kernel_builder_test.cpp ---------------------------------===//
 //
 // The job pipeline with the real tools (each test skips when a tool it needs
-// is missing), and the bad inputs of issue 2 at this layer: missing source,
+// is missing), and the bad inputs at this layer: missing source,
 // syntax errors in the source and in an included header, missing includes,
 // spills as errors, PTX and SPIR-V ABI mismatches, a missing toolchain and a
 // hanging one. Every failure must publish nothing and leave the cache alone.
@@ -191,7 +191,7 @@ TEST_F(KernelBuilderTest, CudaBuildPublishesPtxAndCubinWithResources) {
 }
 
 // No __launch_bounds__: the workgroup size cannot be checked against the
-// PTX, which is said in a note, not an error (issue 9 item 5).
+// PTX, which is said in a note, not an error.
 TEST_F(KernelBuilderTest, CudaWithoutLaunchBoundsGetsANote) {
   NEED("nvcc", "ptxas", "host-cxx");
   auto noteCount = [](const BuildJobResult &result) {
@@ -313,7 +313,7 @@ TEST_F(KernelBuilderTest, ConcurrentJobsShareOutputDirectoryAndCache) {
                 "kernels/saxpy/vulkan1.2.spv", "kernels/saxpy/vulkan1.3.spv"}));
 }
 
-// Issue 9 item 7: kernels of one source, target and flags share one compile
+// Kernels of one source, target and flags share one compile
 // (one nvcc + ptxas for CUDA, one glslc + spirv-val for GLSL); each job still
 // checks its own entry and publishes its own outputs. The tools are wrapped
 // to count how often they ran.
@@ -659,7 +659,7 @@ TEST_F(KernelBuilderTest, HangingToolchainIsKilledWithItsChildren) {
   EXPECT_EQ(cacheFileCount(), 0u);
 }
 
-// Issue 14.1: nvcc runs its sub-steps through `sh`, double-quoting some
+// Nvcc runs its sub-steps through `sh`, double-quoting some
 // arguments and passing -Xcompiler/-Xptxas values bare. Every user-controlled
 // string that reaches a tool carries every shell metacharacter here, each in
 // a payload that would create its own marker file if a shell ran it. The

@@ -1,6 +1,6 @@
 //===- toolchains/tool_reaper_test.cpp ------------------------------------===//
 //
-// Issue 14.6: a SIGKILL of the build must not leave its tools running. A
+// A SIGKILL of the build must not leave its tools running. A
 // forked "build" starts the reaper and a tool with a child of its own (as
 // nvcc runs sh and cicc); the test SIGKILLs the build and expects both tool
 // processes gone.

@@ -161,7 +161,7 @@ TEST_F(ToolchainsTest, VersionProbesAreRememberedAcrossRuns) {
   EXPECT_EQ(spawns(), 3) << "without a probe directory every run probes";
 }
 
-// Issue 14.8: one flipped byte in a probe record used to reach build.json
+// One flipped byte in a probe record used to reach build.json
 // (and nlohmann's UTF-8 check). Every record carries a checksum; a bad one
 // is a miss and the tool is asked again.
 TEST_F(ToolchainsTest, CorruptedProbeRecordIsAMiss) {
@@ -194,7 +194,7 @@ TEST_F(ToolchainsTest, CorruptedProbeRecordIsAMiss) {
       << "every corrupted record must be a miss";
 }
 
-// Issue 14.9: a tool that hangs on --version is named, with the timeout.
+// A tool that hangs on --version is named, with the timeout.
 TEST_F(ToolchainsTest, ToolHangingOnVersionIsNamedWithTheTimeout) {
   fs::path tool = root() / "bin" / "spirv-val";
   ASSERT_TRUE(writeFileAtomic(tool, "#!/bin/sh\nsleep 60\n").ok());

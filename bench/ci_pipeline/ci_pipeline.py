@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/ci_pipeline: what the CI pipeline costs, every figure of issue 15 in one run.
+"""bench/ci_pipeline: what the CI pipeline costs, every figure in one run.
 
     ci_pipeline.py --kernel-bench KB [--runtime-binary RT | --runtime-build DIR]
                    [--quickstart BUILD] [--shards 3] [--rounds 2]

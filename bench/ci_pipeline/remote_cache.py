@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15's remote-cache figure: a cold build with a warm shared cache.
+"""The remote-cache figure: a cold build with a warm shared cache.
 
 Builds the quickstart's kernel jobs (examples/quickstart, --kernels-only:
 every bundled kernel for cuda:sm_90 and vulkan:1.2) with an EMPTY local cache

@@ -8,7 +8,7 @@
 //  3. .kbm serialization (program.kbm + one bench/<name>.kbm per dispatch):
 //     bytes, time, MB/s, and time per executable (should stay flat: linear).
 // Prints the median codegen time per executable per target against the
-// 20 ms target (issue 4). Not a test: it prints numbers and verdicts.
+// 20 ms target. Not a test: it prints numbers and verdicts.
 //
 //   build/bench/compiler_scale/codegen_scale [--repetitions=N]
 #include "kb/Driver/Driver.h"

@@ -5,7 +5,7 @@
 // a real PTX object found by an objects-from directory scan (so every object
 // is read and ABI-checked), and times parse + substitution + print through
 // KBDriver, the same pipeline kb-compile and the workbench run.
-// Targets (issue 3): 10,000 executables cost <= 12x the 1,000 figure (linear
+// Targets: 10,000 executables cost <= 12x the 1,000 figure (linear
 // growth) and take <= 2 s. Not a test: it prints numbers and verdicts.
 //
 //   build-compiler/bench/compiler_scale/compiler_scale [--repetitions=N]

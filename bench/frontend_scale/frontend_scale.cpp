@@ -1,4 +1,4 @@
-// bench/frontend_scale: what the front end costs on a model (issue 12).
+// bench/frontend_scale: what the front end costs on a model.
 //
 // Synthetic TOSA models of 100 and 1,000 linear layers (matmul + bias +
 // ReLU, 16 rows x 64 features; one dispatch per layer):

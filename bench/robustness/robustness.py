@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reliability figures of kernel-bench (issue 14), printed with their targets.
+"""Reliability figures of kernel-bench, printed with their targets.
 
   robustness.py --kernel-bench KB [--make-modules MAKER] [--mutations N]
                 [--project DIR] [--builds N --dirs M] [--check]

@@ -3,8 +3,8 @@
 //   tune_speed [TUNE_JSON] [--seeds N]
 //              [--kernel-bench BIN --kernel DIR [--device D]]
 //
-// Issue 16's figures. The strategies of `kernel-bench tune`
-// (workbench/tune/tune_search.h) are judged on a recorded, deterministic
+// The strategies of `kernel-bench tune` (workbench/tune/tune_search.h)
+// are judged on a recorded, deterministic
 // objective: a saved exhaustive tune.json (default: the tiled matmul's
 // 52 configurations on lavapipe, beside this file) is replayed, each
 // configuration's recorded median standing for its true time. A

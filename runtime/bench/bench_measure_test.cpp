@@ -109,7 +109,7 @@ TEST(BenchMeasureTest, WrongCandidateIsIncorrectAtItsFirstBadIndex) {
       << result->reason;
 }
 
-// Special values (issue 10 item 2): large magnitudes always; NaN and
+// Special values: large magnitudes always; NaN and
 // infinities only when the kernel declares it propagates them. A candidate
 // that turns NaN into 0 passes without the NaN set and is INCORRECT with
 // it, at the first index where the reference has NaN.

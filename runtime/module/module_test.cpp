@@ -186,7 +186,7 @@ TEST(ModuleTest, NotAModuleAndTruncatedModulesAreDataLoss) {
             StatusCode::NotFound);
 }
 
-// Issue 14.4: a FIFO given as a module blocked `run` forever in open().
+// A FIFO given as a module blocked `run` forever in open().
 // Anything that is not a regular file is refused before it is read.
 TEST(ModuleTest, NonRegularFilesAreRefusedWithoutBlocking) {
   std::string dir =

@@ -3,7 +3,7 @@
 // Serializes the loader's own model (runtime/module/module.h) back into a
 // .kbm with the FlatBuffers builder, so tests can write any module (valid or
 // deliberately wrong) and check parse(write(m)). Test-only: the compiler
-// (issue 4) has its own writer over the same schema.
+// has its own writer over the same schema.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_TESTING_MODULE_WRITER_H_

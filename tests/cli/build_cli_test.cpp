@@ -355,7 +355,7 @@ fs::path copyProject(const fs::path &tmp, const fs::path &source,
   return dir;
 }
 
-// Issue 9 item 14: a target whose toolchain is absent is skipped with a
+// A target whose toolchain is absent is skipped with a
 // warning naming what to install; the others build and the exit status is 0.
 TEST_F(BuildCliTest, MissingCudaToolkitSkipsCudaTargets) {
   REQUIRE_TOOL("glslc");

@@ -1,6 +1,6 @@
 //===- tests/cli/robustness_cli_test.cpp - hostile inputs and faults -----===//
 //
-// Issue 14 as a user meets it, through the built kernel-bench: commands
+// Hostile inputs as a user meets them, through the built kernel-bench: commands
 // hidden in a kernel's inputs never run, a second build into one output
 // directory waits (or fails with --no-wait), SIGKILL and SIGHUP leave no
 // tool running, a build never deletes files it did not write, and usage

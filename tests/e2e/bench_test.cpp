@@ -482,7 +482,7 @@ void writePairProject(const fs::path &dir, bool slowK2) {
   }
 }
 
-// Issue 11 item 3: `bench NEW --baseline OLD` times both builds' kernels in
+// `bench NEW --baseline OLD` times both builds' kernels in
 // lockstep in one worker; a kernel slowed by a busy loop is SLOWER, the
 // unchanged one is not, and the run exits 1 (a regression).
 TEST_F(BenchTest, BaselineCallsTheSlowedKernelSlowerAndNoOther) {
@@ -526,7 +526,7 @@ TEST_F(BenchTest, BaselineCallsTheSlowedKernelSlowerAndNoOther) {
   }
 }
 
-// Issue 15: the baseline may be a bundle (the main branch's, as CI stores
+// The baseline may be a bundle (the main branch's, as CI stores
 // it), opened like `bench BUNDLE.tar`: checked, extracted into a private
 // directory for the run and removed after it.
 TEST_F(BenchTest, BaselineMayBeABundle) {
@@ -566,7 +566,7 @@ TEST_F(BenchTest, BaselineMayBeABundle) {
 
 } // namespace
 
-// Issue 10: what a kernel.toml declares reaches the bench. The row sum
+// What a kernel.toml declares reaches the bench. The row sum
 // with `reduction_length = "len"` passes (its 64 strided partials round
 // differently from the serial reference) and shows GFLOP/s from its
 // [roofline] flops and GB/s from its declared bytes; the same kernel under

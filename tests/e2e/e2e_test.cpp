@@ -239,8 +239,8 @@ TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
   EXPECT_THAT(first.output,
               HasSubstr("program.kbm, 1 substitution, 1 benchmark; "));
   ASSERT_TRUE(fs::exists(out_ / "program.kbm"));
-  // The user's own module where the program's benchmarks go (issue 14
-  // item 7): a build removes only the modules it provably wrote.
+  // The user's own module where the program's benchmarks go: a build removes
+  // only the modules it provably wrote.
   std::ofstream(out_ / "bench/mybench.kbm") << "mine";
 
   std::ofstream(project / "scale/scale.comp", std::ios::app)
@@ -264,7 +264,7 @@ TEST_F(EndToEndTest, FailedKernelSkipsTheProgramAndRemovesEarlierModules) {
 
 // Standalone kernels are independent of the program and of each other: one
 // that fails is reported and skipped, the program and the other standalone
-// kernels still build, and the exit status is 1 (issue 9 item 11).
+// kernels still build, and the exit status is 1.
 TEST_F(EndToEndTest, FailingStandaloneKernelLeavesTheOthersBuilt) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
@@ -518,7 +518,7 @@ TEST_F(EndToEndTest, StandaloneKernelsGetTheirOwnBenchmarkProgram) {
 
   // Without one: the handwritten kernel is the only variant.
   const json &noref = byKernel.at("scale_noref");
-  // The targets built, with or without a reference (issue 9 item 13).
+  // The targets built, with or without a reference.
   EXPECT_EQ(ref.at("targets"), json({"vulkan:1.2"}));
   EXPECT_EQ(noref.at("targets"), json({"vulkan:1.2"}));
   ASSERT_EQ(noref.at("benchmarks").size(), 1u);

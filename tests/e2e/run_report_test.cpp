@@ -90,7 +90,7 @@ TEST_F(RunReportTest, UnknownSubstitutionNamesItsKernelToml) {
 }
 
 // A benchmark module has no entry function: `run` runs its one benchmark
-// without --function, and a wrong name lists the functions (issue 9 item 12).
+// without --function, and a wrong name lists the functions.
 TEST_F(RunReportTest, BenchmarkModuleRunsWithoutFunctionFlag) {
   Cli b = build(kFixtures / "scale_program");
   ASSERT_EQ(b.exitCode, 0) << b.output;
@@ -112,7 +112,7 @@ TEST_F(RunReportTest, BenchmarkModuleRunsWithoutFunctionFlag) {
 
 // `--device auto` picks a device the module has variants for: a CUDA-only
 // module on a machine without CUDA is skipped (77) with the reason, not a
-// failure on the Vulkan device (issue 9 item 10).
+// failure on the Vulkan device.
 TEST_F(RunReportTest, AutoDevicePicksOneTheModuleHasVariantsFor) {
   REQUIRE_TOOL("nvcc");
   Cli b = buildProject(kSourceDir / "examples/quickstart",

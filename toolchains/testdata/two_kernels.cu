@@ -1,6 +1,6 @@
 // Two kernels of one source, as libraries write them: both have saxpy's ABI
 // (x f32 readonly, y f32 readwrite; a f32, n u32; 256). Built as two
-// kernels, they share one nvcc and one ptxas run (issue 9 item 7).
+// kernels, they share one nvcc and one ptxas run.
 #include "scale.h"
 
 extern "C" __global__ void __launch_bounds__(256)

@@ -1,6 +1,6 @@
 //===- workbench/bench/bench_input_test.cpp - Shards of a real build ------===//
 //
-// The property of issue 15 through the code every runner runs
+// The sharding property through the code every runner runs
 // (openBenchInput: plan the build's benchmarks, resolve the shard, pick its
 // share), each shard computed on its own as separate runners do: over many
 // shard counts and benchmark counts, balanced by count, by a previous

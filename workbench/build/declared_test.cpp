@@ -1,6 +1,6 @@
 //===- workbench/build/declared_test.cpp - [roofline] and [tolerance] -----===//
 //
-// Issue 10: the figures a kernel.toml declares. Expressions evaluate over
+// The figures a kernel.toml declares. Expressions evaluate over
 // the [bench] constants, integer defines and the workload, with located
 // errors (unknown name with the known ones, division by zero, a negative
 // result, syntax); tolerances are non-negative numbers and name only the

@@ -157,7 +157,7 @@ TEST_F(ProjectTest, LoadsAValidProject) {
 
 // [bench] constants: every integer type keeps its value and is range
 // checked; a u64 above 2^63-1 (which a TOML integer cannot hold) is written
-// as a decimal string (issue 9 item 1).
+// as a decimal string.
 TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
   auto kernelWith = [&](const std::string &type, const std::string &value) {
     write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
@@ -217,7 +217,7 @@ TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
   }
 }
 
-// Issue 9 item 5: dynamic shared memory as an expression of integer defines
+// Dynamic shared memory as an expression of integer defines
 // and (standalone kernels) integer [bench] constants; bad ones are located.
 TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
   auto kernelWith = [&](const std::string &shared, bool bench) {
@@ -275,7 +275,7 @@ TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
   }
 }
 
-// Issue 16: the launch shape as expressions of tuned names, evaluated per
+// The launch shape as expressions of tuned names, evaluated per
 // source with the value tuned.toml (per backend) or the parameter's
 // default gives it; workload_per_workgroup lives in [abi].
 class LaunchShapeTest : public ProjectTest {
@@ -420,7 +420,7 @@ TEST_F(LaunchShapeTest, BadValuesAndShapesAreRefusedWhereTheyAre) {
                         "entries, but [bench] workload has 3 dimensions"));
 }
 
-// Issue 9 item 6: [bench] init per binding; bad tables are located errors.
+// [bench] init per binding; bad tables are located errors.
 TEST_F(ProjectTest, BenchInitPerBinding) {
   auto kernelWith = [&](const std::string &init) {
     write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
@@ -742,7 +742,7 @@ TEST_F(ProjectTest, WrongValueTypes) {
                  "include_dirs = [\"missing\"]");
   EXPECT_THAT(loadError(), HasSubstr("directory `missing` not found"));
 
-  // TOML has inf and nan; none of these is a timeout (issue 14.9).
+  // TOML has inf and nan; none of these is a timeout.
   for (const char *value : {"-1", "0", "inf", "nan", "-inf", "1e300"}) {
     writeValidProject();
     write("workbench.toml",

@@ -1,7 +1,7 @@
 //===- workbench/support/build_safety_test.cpp ----------------------------===//
 //
 // The pieces that keep builds from hurting each other and the user's files
-// (issue 14 items 5, 7, 9): the output directory's lock, the manifest of
+//: the output directory's lock, the manifest of
 // what a build wrote, and the one range check for durations.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- Standalone.cpp - A one-dispatch program for a standalone kernel ----===//
 //
-// A kernel.toml that substitutes nothing still gets a benchmark (issue 4 §3):
+// A kernel.toml that substitutes nothing still gets a benchmark:
 // this builds the program the workbench then compiles like any other, so
 // the same pipeline (codegen of the reference, object substitution, ABI
 // checks, benchmark generation, .kbm) runs for it.

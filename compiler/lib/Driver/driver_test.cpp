@@ -1,13 +1,14 @@
 // Tests of the KBDriver API as the workbench uses it. This file is built
 // like workbench/ code (exceptions on, no LLVM flags) and sees only
 // kb/Driver/Driver.h, which is what the API promises.
+#include "common/file_util.h"
 #include "kb/Driver/Driver.h"
-
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -17,6 +18,20 @@ const std::string kProgram =
     std::string(KB_SOURCE_DIR) + "/examples/quickstart/program.mlir";
 const std::string kInputs =
     std::string(KB_SOURCE_DIR) + "/compiler/test/Dialect/KB/Transforms/Inputs";
+
+/// This process's own scratch directory, removed at exit: ctest runs the
+/// tests in parallel processes, and fixed names under /tmp would collide.
+const std::filesystem::path &scratchDir() {
+  static kb::TempDir dir = [] {
+    auto made = kb::TempDir::create(::testing::TempDir(), "kb_driver_test");
+    if (!made.ok()) {
+      std::fprintf(stderr, "%s\n", made.status().message().c_str());
+      std::abort();
+    }
+    return std::move(*made);
+  }();
+  return dir.path();
+}
 
 TEST(DriverTest, SubstitutesObjectsAndReportsThem) {
   kb::driver::CompileOptions options;
@@ -57,8 +72,7 @@ TEST(DriverTest, DuplicateKeysFromTwoKernelsNameBoth) {
 }
 
 TEST(DriverTest, ErrorWritesNoOutput) {
-  std::string output = ::testing::TempDir() + "/kb_driver_test_" +
-                       std::to_string(::getpid()) + "_out.mlir";
+  std::string output = (scratchDir() / "out.mlir").string();
   std::remove(output.c_str());
   kb::driver::CompileOptions options;
   options.programPath = kProgram;

@@ -1,14 +1,16 @@
 // Tests of writeStandaloneProgram: the [bench] constant values become the
-// arith.constant values of the synthesized dispatch, bit for bit (issue 9
-// item 1: 8 and 9 used to become -8 and -7), and a value the declared type
+// arith.constant values of the synthesized dispatch, bit for bit (8 and 9
+// used to become -8 and -7), and a value the declared type
 // cannot hold is refused with the type named.
+#include "common/file_util.h"
 #include "kb/Driver/Driver.h"
-
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -17,10 +19,22 @@
 
 namespace {
 
+/// This process's own scratch directory, removed at exit: ctest runs the
+/// tests in parallel processes, and fixed names under /tmp would collide.
+const std::filesystem::path &scratchDir() {
+  static kb::TempDir dir = [] {
+    auto made = kb::TempDir::create(::testing::TempDir(), "kb_standalone_test");
+    if (!made.ok()) {
+      std::fprintf(stderr, "%s\n", made.status().message().c_str());
+      std::abort();
+    }
+    return std::move(*made);
+  }();
+  return dir.path();
+}
+
 std::string scratch(const std::string &name) {
-  // Per process: ctest runs these tests in parallel processes.
-  return ::testing::TempDir() + "/kb_standalone_test_" +
-         std::to_string(::getpid()) + "_" + name;
+  return (scratchDir() / name).string();
 }
 
 /// A reference executable with one readwrite f32 binding and one constant
@@ -155,8 +169,8 @@ TEST(StandaloneTest, FloatConstantsKeepTheirValue) {
   }
 }
 
-// A reference may name a C++ kernel's export by its plain name (issue 9
-// item 8); the synthesized program uses the entry's mangled name.
+// A reference may name a C++ kernel's export by its plain name; the
+// synthesized program uses the entry's mangled name.
 TEST(StandaloneTest, ReferenceExportMayUseThePlainName) {
   std::string reference = scratch("ref_plain.mlir");
   std::ofstream(reference) << "kb.executable @k {\n"

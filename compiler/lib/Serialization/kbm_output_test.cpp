@@ -6,6 +6,7 @@
 #include "kb/Driver/Driver.h"
 
 #include "common/abi_check.h"
+#include "common/file_util.h"
 #include "common/kbm/kbm_generated.h"
 #include "common/ptx_reader.h"
 #include "common/spirv_reader.h"
@@ -14,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,9 +45,23 @@ void writeFile(const fs::path &path, const std::string &bytes) {
   out << bytes;
 }
 
-/// A fresh directory under the gtest temp dir.
+/// This process's own scratch directory, removed at exit: ctest runs the
+/// tests in parallel processes, and fixed names under /tmp would collide.
+const std::filesystem::path &scratchDir() {
+  static kb::TempDir dir = [] {
+    auto made = kb::TempDir::create(::testing::TempDir(), "kbm_output_test");
+    if (!made.ok()) {
+      std::fprintf(stderr, "%s\n", made.status().message().c_str());
+      std::abort();
+    }
+    return std::move(*made);
+  }();
+  return dir.path();
+}
+
+/// A fresh directory in this process's scratch directory.
 fs::path freshDir(const std::string &name) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("kbm_output_test_" + name);
+  fs::path dir = scratchDir() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -73,8 +89,7 @@ std::string findTool(const std::string &name) {
 
 /// Runs |command|; returns its exit status, output in |output|.
 int run(const std::string &command, std::string &output) {
-  std::string logPath = ::testing::TempDir() + "/kbm_output_test_" +
-                        std::to_string(::getpid()) + "_cmd.log";
+  std::string logPath = (scratchDir() / "cmd.log").string();
   int rc = std::system((command + " >" + logPath + " 2>&1").c_str());
   output = readFile(logPath);
   return rc;
@@ -431,7 +446,7 @@ TEST(KbmOutputTest, SubstitutedBenchmarkCarriesCandidateAndReference) {
             1);
 }
 
-// Issue 9 item 5: a handwritten kernel's dynamic shared memory (its
+// A handwritten kernel's dynamic shared memory (its
 // kernel.toml's) is stored on its own variants; the generated reference
 // keeps the export's (0 here), in the program and in its benchmarks.
 TEST(KbmOutputTest, SubstitutedObjectCarriesItsOwnSharedMemory) {
@@ -470,7 +485,7 @@ TEST(KbmOutputTest, SubstitutedObjectCarriesItsOwnSharedMemory) {
   }
 }
 
-// Issue 16: a handwritten kernel with its own launch shape (a tuned tile):
+// A handwritten kernel with its own launch shape (a tuned tile):
 // its variant carries its workgroup size and workload per workgroup, the
 // reference the export's, and every dispatch its workload, so each variant
 // runs its own workgroup count.
@@ -685,7 +700,7 @@ kb::driver::StandaloneKernel copyKernel() {
   return kernel;
 }
 
-// Issue 9 item 6: a binding's [bench] init (here a range fill, e.g. index
+// A binding's [bench] init (here a range fill, e.g. index
 // ids in bounds) reaches the program's and the benchmark's buffers, seeded;
 // a bad one is refused naming the binding.
 TEST(KbmOutputTest, StandaloneBindingInitReachesEveryModule) {

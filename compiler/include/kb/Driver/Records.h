@@ -177,7 +177,7 @@ struct CompileResult {
   double kbmMilliseconds = 0;
 };
 
-/// A kernel.toml that substitutes nothing (issue 4 §3): the workbench
+/// A kernel.toml that substitutes nothing: the workbench
 /// synthesizes a one-dispatch program for it with writeStandaloneProgram and
 /// compiles that like any program.
 struct StandaloneBinding {

@@ -1,7 +1,7 @@
 // RUN: kb-opt %s --kb-generate-benchmarks | FileCheck %s
 
 // A C++ kernel's export is its mangled entry; the benchmark is named with
-// the plain function name (issue 9 item 8), template instances included.
+// the plain function name, template instances included.
 // CHECK: name = "scale_bf16_scale_kernel1_1024x1x1"
 // CHECK: name = "gather_gather_rows_512x1x1"
 // CHECK: name = "plain_plain_64x1x1"

@@ -1,4 +1,4 @@
-// A handwritten object's launch settings (issue 9 item 5): `launch`, one
+// A handwritten object's launch settings: `launch`, one
 // entry per substitution, gives the dynamic shared memory the object needs;
 // it is stored on the variants it replaces (kb.shared_memory), while the
 // generated reference keeps the export's.

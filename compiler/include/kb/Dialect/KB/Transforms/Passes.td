@@ -234,7 +234,7 @@ def MaterializeVariantsPass
 }
 
 //===----------------------------------------------------------------------===//
-// Codegen and benchmark generation (compiler/lib/Codegen, issue 4)
+// Codegen and benchmark generation (compiler/lib/Codegen)
 //===----------------------------------------------------------------------===//
 
 def CodegenPass : Pass<"kb-codegen", "mlir::ModuleOp"> {
