@@ -153,14 +153,15 @@ Status timeAll(Engine &engine, const Prepared &p,
                const BenchmarkOptions &options,
                std::vector<Variant> &variants) {
   std::vector<Subject> subjects;
+  std::vector<std::string> names;
   for (PreparedFunction *f :
        {p.candidate.get(), p.baseline.get(), p.reference.get()})
-    if (f)
+    if (f) {
+      // The variants were described in this order (load()).
+      names.push_back(variants[names.size()].name);
       subjects.push_back(
-          {"", [f](hal::CommandBuffer &c) { return f->record(c); }});
-  std::vector<std::string> names;
-  for (size_t i = 0; i < subjects.size(); ++i)
-    names.push_back(subjects[i].name = variants[i].name);
+          {names.back(), [f](hal::CommandBuffer &c) { return f->record(c); }});
+    }
   for (TimingMode mode : options.modes) {
     announce(options, std::string(toString(mode)) + " samples");
     ProgressFn progress =

@@ -21,12 +21,6 @@ namespace kb::workbench {
 
 namespace {
 
-/// The candidate's declarations in build.json, looked up for the protocol
-/// (bench::BenchmarkOptions::declared).
-struct Declarations {
-  DeclaredByObject byObject;
-};
-
 /// Puts |m| into |report| as its one benchmark or as its program result.
 void fillReport(bench::BenchmarkResult m, const module::Module &module,
                 const module::Function &function, const module::Op *dispatch,
@@ -138,14 +132,15 @@ std::optional<double> probePeak(hal::Device &device, const bench::L2Size &l2,
 
 /// The declarations of |job|'s build; a warning in |report| when its
 /// build.json cannot be read.
-Declarations readDeclarations(const BenchJob &job, const module::Op *dispatch,
-                              report::BenchReport &report) {
-  Declarations declarations;
+DeclaredByObject readDeclarations(const BenchJob &job,
+                                  const module::Op *dispatch,
+                                  report::BenchReport &report) {
+  DeclaredByObject declarations;
   if (job.buildJson.empty() || !dispatch)
     return declarations;
   auto read = readDeclaredFigures(job.buildJson);
   if (read.ok())
-    declarations.byObject = std::move(*read);
+    declarations = std::move(*read);
   else if (read.status().code() != StatusCode::NotFound)
     report.environment.warnings.push_back(
         "no declared FLOPs, bytes or tolerances: " + read.status().message());
@@ -210,7 +205,7 @@ void recordNvmlAfterTiming(const hal::DeviceProperties &props,
 /// the stage and sampling progress sent to the parent, what the build
 /// declares for the candidate.
 bench::BenchmarkOptions protocolOptions(const BenchJob &job,
-                                        const Declarations &declarations,
+                                        const DeclaredByObject &declarations,
                                         const std::string &work) {
   bench::BenchmarkOptions options;
   options.correctness = correctnessSettings(job.settings);
@@ -233,7 +228,7 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
                                      std::vector<std::string> &warnings) {
     std::string ambiguity;
     const bench::KernelDeclared *found =
-        findDeclared(declarations.byObject, sha256, executable, ambiguity);
+        findDeclared(declarations, sha256, executable, ambiguity);
     if (!ambiguity.empty())
       warnings.push_back(ambiguity);
     return found;
@@ -259,7 +254,7 @@ bench::BenchmarkResult measure(hal::Device &device,
     report.environment.warnings.push_back(
         "no SM clock per sample, so throttled samples cannot be discarded: " +
         (*engine)->clockError());
-  Declarations declarations = readDeclarations(job, work.dispatch, report);
+  DeclaredByObject declarations = readDeclarations(job, work.dispatch, report);
   if (status.ok())
     status =
         bench::runBenchmark(device, **engine, work, baseline,

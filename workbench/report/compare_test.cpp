@@ -151,61 +151,57 @@ TEST(Compare, HistoryWidensTheBandOfANoisyBenchmark) {
 
 /// The order-statistic bootstrap gives the interval a plain resampling
 /// bootstrap gives (within Monte Carlo error), odd and even n.
+/// The 95 % interval of median(b) / median(a) by plain resampling: |resamples|
+/// times, n draws with replacement per side and two medians.
+RatioInterval plainInterval(const std::vector<double> &a,
+                            const std::vector<double> &b, int resamples,
+                            std::mt19937_64 &rng) {
+  size_t n = a.size();
+  std::vector<double> ratios, ra(n), rb(n);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  for (int r = 0; r < resamples; ++r) {
+    for (size_t i = 0; i < n; ++i)
+      ra[i] = a[pick(rng)], rb[i] = b[pick(rng)];
+    ratios.push_back(summarize(rb).median / summarize(ra).median);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  RatioInterval out;
+  out.low = ratios[size_t(0.025 * (resamples - 1) + 0.5)];
+  out.high = ratios[size_t(0.975 * (resamples - 1) + 0.5)];
+  return out;
+}
+
+/// |n| lognormal samples per side, the second |shift| times the first;
+/// the bootstrap's interval with |resamples| against plain resampling's
+/// with |plain|, within |tolerance| of the plain interval's width.
+void expectMatchesPlainResampling(size_t n, double shift, uint32_t resamples,
+                                  int plain, double tolerance,
+                                  std::mt19937_64 &rng) {
+  std::lognormal_distribution<double> dist(0, 0.1);
+  std::vector<double> a(n), b(n);
+  for (double &x : a)
+    x = 1000 * dist(rng);
+  for (double &x : b)
+    x = 1000 * shift * dist(rng);
+  RatioInterval ci = MedianRatioBootstrap(resamples, 0.95).interval(a, b, 42);
+  RatioInterval ref = plainInterval(a, b, plain, rng);
+  double width = ref.high - ref.low;
+  EXPECT_NEAR(ci.low, ref.low, tolerance * width) << n;
+  EXPECT_NEAR(ci.high, ref.high, tolerance * width) << n;
+}
+
 TEST(Bootstrap, MatchesPlainResampling) {
   std::mt19937_64 rng(7);
-  std::lognormal_distribution<double> dist(0, 0.1);
-  for (size_t n : {15u, 16u, 100u}) {
-    std::vector<double> a(n), b(n);
-    for (double &x : a)
-      x = 1000 * dist(rng);
-    for (double &x : b)
-      x = 1100 * dist(rng);
-    MedianRatioBootstrap fast(20000, 0.95);
-    RatioInterval ci = fast.interval(a, b, 42);
-    std::vector<double> ratios;
-    std::uniform_int_distribution<size_t> pick(0, n - 1);
-    for (int r = 0; r < 20000; ++r) {
-      std::vector<double> ra(n), rb(n);
-      for (size_t i = 0; i < n; ++i)
-        ra[i] = a[pick(rng)], rb[i] = b[pick(rng)];
-      ratios.push_back(summarize(rb).median / summarize(ra).median);
-    }
-    std::sort(ratios.begin(), ratios.end());
-    double lo = ratios[size_t(0.025 * 19999 + 0.5)];
-    double hi = ratios[size_t(0.975 * 19999 + 0.5)];
-    double width = hi - lo;
-    EXPECT_NEAR(ci.low, lo, 0.15 * width) << n;
-    EXPECT_NEAR(ci.high, hi, 0.15 * width) << n;
-  }
+  for (size_t n : {15u, 16u, 100u})
+    expectMatchesPlainResampling(n, 1.1, 20000, 20000, 0.15, rng);
 }
 
 // Above the table's size the medians come from Beta draws: the interval
 // still matches plain resampling (fewer plain resamples: they cost O(n)).
 TEST(Bootstrap, LargeSampleCountsMatchPlainResamplingToo) {
   std::mt19937_64 rng(11);
-  std::lognormal_distribution<double> dist(0, 0.1);
-  for (size_t n : {4097u, 5000u}) {
-    std::vector<double> a(n), b(n);
-    for (double &x : a)
-      x = 1000 * dist(rng);
-    for (double &x : b)
-      x = 1010 * dist(rng);
-    RatioInterval ci = MedianRatioBootstrap(4000, 0.95).interval(a, b, 42);
-    std::vector<double> ratios;
-    std::uniform_int_distribution<size_t> pick(0, n - 1);
-    std::vector<double> ra(n), rb(n);
-    for (int r = 0; r < 1500; ++r) {
-      for (size_t i = 0; i < n; ++i)
-        ra[i] = a[pick(rng)], rb[i] = b[pick(rng)];
-      ratios.push_back(summarize(rb).median / summarize(ra).median);
-    }
-    std::sort(ratios.begin(), ratios.end());
-    double lo = ratios[size_t(0.025 * 1499 + 0.5)];
-    double hi = ratios[size_t(0.975 * 1499 + 0.5)];
-    double width = hi - lo;
-    EXPECT_NEAR(ci.low, lo, 0.2 * width) << n;
-    EXPECT_NEAR(ci.high, hi, 0.2 * width) << n;
-  }
+  for (size_t n : {4097u, 5000u})
+    expectMatchesPlainResampling(n, 1.01, 4000, 1500, 0.2, rng);
 }
 
 /// |n| samples per side in lockstep rounds: a drift that doubles the time
