@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
 #include "kb/Codegen/Codegen.h"
+#include "kb/Codegen/ZeroTripLoops.h"
 #include "kb/Dialect/KB/IR/KBAbi.h"
 
 #include "common/abi_check.h"
@@ -113,6 +114,7 @@ static LogicalResult convertToSpirv(ModuleOp module,
   if (failed(codegen::lowerAddressSpaces(gpuModule, 3, 0, 6)))
     return failure();
   rewriteUnsignedIndexOps(gpuModule);
+  guardZeroTripLoops(gpuModule);
   {
     spirv::MemorySpaceToStorageClassConverter converter(
         spirv::mapMemorySpaceToVulkanStorageClass);

@@ -330,4 +330,24 @@ def LegalizeBf16ArithmeticPass : Pass<"kb-legalize-bf16-arithmetic"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def GuardZeroTripLoopsPass : Pass<"kb-guard-zero-trip-loops"> {
+  let summary = "Makes scf.for results defined when the loop runs zero times "
+                "(the SPIR-V codegen runs this)";
+  let description = [{
+    MLIR 16's scf.for -> SPIR-V conversion stores a loop's results only from
+    its body, so a loop that runs zero times yields undefined values instead
+    of its initial ones. Every scf.for with results whose trip count is not
+    known to be at least one is put under an scf.if on the loop header's own
+    condition (lb < ub, signed), whose else branch yields the initial values.
+    The SPIR-V codegen of kb-codegen runs the same rewrite before lowering;
+    this pass shows it:
+
+    ```
+    kb-opt body.mlir --kb-guard-zero-trip-loops
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 #endif // KB_DIALECT_KB_TRANSFORMS_PASSES_TD
