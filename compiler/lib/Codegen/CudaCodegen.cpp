@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBody.h"
+#include "LlvmLowering.h"
 #include "kb/Codegen/Codegen.h"
 #include "kb/Codegen/FatalErrorRecovery.h"
 #include "kb/Codegen/FloatLegalization.h"
@@ -89,27 +90,12 @@ static void initializeNvptx() {
   });
 }
 
-/// Math ops lowered to LLVM intrinsics that the NVPTX backend selects
-/// natively (after the polynomial approximations have run).
-static void addNativeMathOps(ConversionTarget &target) {
-  target.addIllegalOp<math::AbsFOp, math::AbsIOp, math::SqrtOp, math::FmaOp,
-                      math::FloorOp, math::CeilOp, math::CopySignOp,
-                      math::CountLeadingZerosOp, math::CountTrailingZerosOp,
-                      math::CtPopOp, math::RoundEvenOp, math::RsqrtOp>();
-}
-
 /// gpu.module (arith/math/scf/memref/gpu) -> LLVM + NVVM dialects.
 static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
                                  const std::string &what) {
   MLIRContext *context = gpuModule.getContext();
-  legalizeBf16Arithmetic(gpuModule);
-  {
-    RewritePatternSet patterns(context);
-    populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(gpuModule, std::move(patterns))))
-      return gpuModule.emitError("math approximation did not converge in the ")
-             << what;
-  }
+  if (failed(codegen::approximateMath(gpuModule, what)))
+    return failure();
 
   // #gpu.address_space<workgroup> -> NVVM shared (3), global (1).
   if (failed(codegen::lowerAddressSpaces(
@@ -123,15 +109,8 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
   options.useBarePtrCallConv = true;
   LLVMTypeConverter converter(context, options);
 
-  {
-    RewritePatternSet patterns(context);
-    populateMathToLLVMConversionPatterns(converter, patterns);
-    ConversionTarget target(*context);
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    addNativeMathOps(target);
-    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
-      return failure();
-  }
+  if (failed(codegen::lowerNativeMath(gpuModule, converter)))
+    return failure();
   // Whatever math is left would become a libdevice call (__nv_*), which
   // the compiler does not link: refuse it at the op.
   WalkResult leftover = gpuModule.walk([&](Operation *op) {
@@ -147,15 +126,8 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
   if (leftover.wasInterrupted())
     return failure();
 
-  {
-    RewritePatternSet patterns(context);
-    populateSCFToControlFlowConversionPatterns(patterns);
-    ConversionTarget target(*context);
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalDialect<scf::SCFDialect>();
-    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
-      return failure();
-  }
+  if (failed(codegen::lowerScfToCf(gpuModule)))
+    return failure();
 
   {
     RewritePatternSet patterns(context);
@@ -174,16 +146,7 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
     if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
       return failure();
   }
-  {
-    RewritePatternSet patterns(context);
-    populateReconcileUnrealizedCastsPatterns(patterns);
-    ConversionTarget target(*context);
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    target.addIllegalOp<UnrealizedConversionCastOp>();
-    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
-      return failure();
-  }
-  return success();
+  return codegen::reconcileCasts(gpuModule);
 }
 
 /// The first line of LLVM's message (the rest is a SelectionDAG dump)
@@ -203,39 +166,6 @@ static std::string withoutAddresses(StringRef message) {
       out.pop_back();
   }
   return out;
-}
-
-/// Loads and stores of bf16 become i16 ones (with bitcasts the optimizer
-/// folds away): after legalizeBf16Arithmetic, memory is the only place bf16
-/// is left, and the NVPTX backend would otherwise fold the conversions'
-/// integer operations back into bf16 operations it cannot select.
-static void accessBf16AsI16(llvm::Module &module) {
-  llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
-  SmallVector<llvm::Instruction *> accesses;
-  for (llvm::Function &function : module)
-    for (llvm::Instruction &inst : llvm::instructions(function)) {
-      if (auto *load = dyn_cast<llvm::LoadInst>(&inst))
-        if (load->getType()->isBFloatTy())
-          accesses.push_back(load);
-      if (auto *store = dyn_cast<llvm::StoreInst>(&inst))
-        if (store->getValueOperand()->getType()->isBFloatTy())
-          accesses.push_back(store);
-    }
-  for (llvm::Instruction *inst : accesses) {
-    llvm::IRBuilder<> b(inst);
-    if (auto *load = dyn_cast<llvm::LoadInst>(inst)) {
-      llvm::LoadInst *wide = b.CreateAlignedLoad(
-          i16, load->getPointerOperand(), load->getAlign(), load->isVolatile());
-      load->replaceAllUsesWith(b.CreateBitCast(wide, load->getType()));
-      load->eraseFromParent();
-      continue;
-    }
-    auto *store = cast<llvm::StoreInst>(inst);
-    b.CreateAlignedStore(b.CreateBitCast(store->getValueOperand(), i16),
-                         store->getPointerOperand(), store->getAlign(),
-                         store->isVolatile());
-    store->eraseFromParent();
-  }
 }
 
 /// `.reqntid x, y, z`: the block size is part of the ABI (docs/kernel-abi.md),
@@ -297,7 +227,7 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
   llvmModule->setTargetTriple(kTriple);
   llvmModule->setDataLayout(machine->createDataLayout());
   addRequiredBlockSize(*llvmModule, executable);
-  accessBf16AsI16(*llvmModule);
+  codegen::accessBf16AsI16(*llvmModule);
 
   // LLVM's optimizer and the NVPTX backend stop some inputs with a fatal
   // error ("Cannot select: ... = fadd" on a type the backend lacks, an

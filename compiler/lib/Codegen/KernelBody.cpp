@@ -192,7 +192,11 @@ static SmallVector<Type> kernelArgumentTypes(ArrayRef<MemRefType> bindingTypes,
                                              codegen::KernelFlavor flavor) {
   SmallVector<Type> argTypes;
   for (MemRefType type : bindingTypes) {
-    if (flavor == codegen::KernelFlavor::Cuda && !type.hasStaticShape()) {
+    if (flavor == codegen::KernelFlavor::Host) {
+      argTypes.push_back(
+          MemRefType::get({ShapedType::kDynamic}, type.getElementType()));
+    } else if (flavor == codegen::KernelFlavor::Cuda &&
+               !type.hasStaticShape()) {
       SmallVector<int64_t> shape(type.getShape());
       shape[0] = 1;
       argTypes.push_back(MemRefType::get(shape, type.getElementType()));
@@ -200,7 +204,7 @@ static SmallVector<Type> kernelArgumentTypes(ArrayRef<MemRefType> bindingTypes,
       argTypes.push_back(type);
     }
   }
-  if (flavor == codegen::KernelFlavor::Cuda)
+  if (flavor != codegen::KernelFlavor::Vulkan)
     argTypes.append(constantTypes.begin(), constantTypes.end());
   return argTypes;
 }
@@ -244,7 +248,7 @@ static SmallVector<Value> constantValues(OpBuilder &builder, Location loc,
                                          codegen::KernelFlavor flavor) {
   SmallVector<Value> values;
   for (auto [i, type] : llvm::enumerate(constantTypes)) {
-    if (flavor == codegen::KernelFlavor::Cuda) {
+    if (flavor != codegen::KernelFlavor::Vulkan) {
       values.push_back(entry.getArgument(numBindings + i));
       continue;
     }
@@ -291,12 +295,11 @@ static void replaceInterfaceOps(gpu::GPUFuncOp gpuFunc,
 }
 
 /// Builds the gpu.func of |exportOp| in |gpuModule|.
-static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
-                                 ExportOp exportOp, func::FuncOp body,
-                                 gpu::GPUModuleOp gpuModule,
+static LogicalResult buildKernel(ExecutableOp executable,
+                                 const std::string &what, ExportOp exportOp,
+                                 func::FuncOp body, gpu::GPUModuleOp gpuModule,
                                  codegen::KernelFlavor flavor) {
   MLIRContext *context = executable.getContext();
-  std::string what = codegen::describeCodegen(executable, variant);
   if (!body.getBody().hasOneBlock())
     return body.emitOpError("has ")
            << body.getBody().getBlocks().size() << " blocks; the " << what
@@ -361,11 +364,20 @@ static LogicalResult buildKernel(ExecutableOp executable, VariantOp variant,
 FailureOr<OwningOpRef<ModuleOp>>
 codegen::buildKernelModule(ExecutableOp executable, VariantOp variant,
                            KernelFlavor flavor) {
-  ModuleOp bodyModule = executable.getBodyModule();
-  if (!bodyModule)
+  if (!executable.getBodyModule())
     return variant.emitOpError("has no kernel body to generate the ")
            << describeCodegen(executable, variant)
            << " from; give it objects(...) or add a builtin.module body";
+  return buildKernelModule(executable, describeCodegen(executable, variant),
+                           flavor);
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+codegen::buildKernelModule(ExecutableOp executable, const std::string &what,
+                           KernelFlavor flavor) {
+  ModuleOp bodyModule = executable.getBodyModule();
+  if (!bodyModule)
+    return executable.emitOpError("has no kernel body module for the ") << what;
   OpBuilder builder(executable.getContext());
   OwningOpRef<ModuleOp> module = ModuleOp::create(executable.getLoc());
   (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
@@ -377,9 +389,9 @@ codegen::buildKernelModule(ExecutableOp executable, VariantOp variant,
     auto body = bodyModule.lookupSymbol<func::FuncOp>(exportOp.getSymName());
     if (!body)
       return exportOp.emitOpError("has no func.func kernel body for the ")
-             << describeCodegen(executable, variant);
-    if (failed(buildKernel(executable, variant, exportOp, body, gpuModule,
-                           flavor)))
+             << what;
+    if (failed(
+            buildKernel(executable, what, exportOp, body, gpuModule, flavor)))
       return failure();
   }
   return module;

@@ -30,6 +30,11 @@ enum class KernelFlavor {
   /// Bindings are memref parameters with `spirv.interface_var_abi` (0, i);
   /// constants are placeholders (kPushConstantAttr).
   Vulkan,
+  /// The CPU execution of a reference (test-only): bindings are 1-D dynamic
+  /// memref parameters (strided descriptors after lowering; a binding of
+  /// another shape is re-typed with memref.reinterpret_cast), then one
+  /// scalar parameter per constant. Workgroup memory is not supported.
+  Host,
 };
 
 /// "cuda:sm_90 codegen of kb.executable @saxpy" for messages.
@@ -40,6 +45,11 @@ std::string describeCodegen(ExecutableOp executable, VariantOp variant);
 /// export of |executable|. Errors are emitted at the body op concerned.
 FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(ExecutableOp executable,
                                                    VariantOp variant,
+                                                   KernelFlavor flavor);
+/// The same, for a lowering that is not a variant's codegen; |what| names
+/// it in messages ("CPU execution of kb.executable @saxpy").
+FailureOr<OwningOpRef<ModuleOp>> buildKernelModule(ExecutableOp executable,
+                                                   const std::string &what,
                                                    KernelFlavor flavor);
 
 /// Rewrites #gpu.address_space memory spaces to the target's numbers
