@@ -2,10 +2,10 @@
 
 #include "common/sha256.h"
 
+#include "common/file_util.h"
+
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace kb {
 namespace {
@@ -125,19 +125,16 @@ std::string sha256Hex(std::string_view bytes) {
 }
 
 StatusOr<std::string> sha256File(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound("cannot open `" + path.string() +
-                    "` for hashing: " + std::strerror(errno));
+  // The one reader: a FIFO or a device is refused, not hashed forever.
+  KB_ASSIGN_OR_RETURN(InputFile in, InputFile::open(path));
   Sha256 hash;
   char buffer[1 << 16];
-  while (in) {
-    in.read(buffer, sizeof(buffer));
-    hash.update(buffer, size_t(in.gcount()));
+  for (;;) {
+    KB_ASSIGN_OR_RETURN(size_t n, in.read(buffer, sizeof(buffer)));
+    if (n == 0)
+      return hash.hexDigest();
+    hash.update(buffer, n);
   }
-  if (in.bad())
-    return dataLoss("read error while hashing `" + path.string() + "`");
-  return hash.hexDigest();
 }
 
 } // namespace kb

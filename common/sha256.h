@@ -52,7 +52,8 @@ std::string toHex(const Sha256::Digest &digest);
 /// sha256 of |bytes| as hex.
 std::string sha256Hex(std::string_view bytes);
 
-/// sha256 of a file's contents as hex. NotFound when it cannot be opened,
+/// sha256 of a file's contents as hex, read through kb::InputFile (a FIFO
+/// or a device is refused). NotFound when it cannot be opened,
 /// DataLoss on a read error.
 StatusOr<std::string> sha256File(const std::filesystem::path &path);
 

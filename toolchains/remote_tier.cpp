@@ -22,6 +22,41 @@ std::string env(const char *name) {
   return value ? value : "";
 }
 
+/// |url| as messages may show it: the user and password, every query value
+/// (`?token=...`) and the fragment replaced by `***`. Messages go to logs.
+std::string redactedUrl(const std::string &url) {
+  size_t schemeEnd = url.find("://");
+  size_t restStart = schemeEnd == std::string::npos ? 0 : schemeEnd + 3;
+  size_t authorityEnd =
+      std::min(url.find_first_of("/?#", restStart), url.size());
+  size_t at = url.rfind('@', authorityEnd);
+  std::string shown = url;
+  if (at != std::string::npos && at >= restStart)
+    shown = url.substr(0, restStart) + "***" + url.substr(at);
+  size_t query = shown.find_first_of("?#");
+  if (query == std::string::npos)
+    return shown;
+  std::string out = shown.substr(0, query);
+  size_t fragment = shown.find('#', query);
+  std::string params = shown.substr(
+      query + 1,
+      (fragment == std::string::npos ? shown.size() : fragment) - query - 1);
+  if (shown[query] == '?') {
+    out += '?';
+    for (size_t start = 0; start <= params.size();) {
+      size_t end = std::min(params.find('&', start), params.size());
+      std::string param = params.substr(start, end - start);
+      size_t eq = param.find('=');
+      out += (start ? "&" : "") +
+             (eq == std::string::npos ? "***" : param.substr(0, eq) + "=***");
+      start = end + 1;
+    }
+  }
+  if (fragment != std::string::npos)
+    out += "#***";
+  return out;
+}
+
 } // namespace
 
 const char *pathSegment(RemoteArea area) {
@@ -32,13 +67,10 @@ Status checkRemoteCacheUrl(const std::string &url) {
   size_t schemeEnd = url.find("://");
   std::string rest =
       schemeEnd == std::string::npos ? url : url.substr(schemeEnd + 3);
-  std::string authority = rest.substr(0, rest.find('/'));
-  // Messages go to logs: never repeat a password.
+  std::string authority = rest.substr(0, rest.find_first_of("/?#"));
   size_t at = authority.rfind('@');
-  std::string shown =
-      at == std::string::npos
-          ? url
-          : url.substr(0, url.size() - rest.size()) + "***" + rest.substr(at);
+  // Messages go to logs: never repeat a password or a token.
+  std::string shown = redactedUrl(url);
   auto bad = [&](const std::string &why) {
     return invalidArgument("remote cache URL `" + shown + "`: " + why);
   };

@@ -33,7 +33,8 @@ TEST(RemoteTierTest, UrlsMustBePlainHttpWithoutCredentials) {
         "http://c/a b", "http://user@cache/", "https://u:p@cache:1/x"}) {
     Status status = checkRemoteCacheUrl(url);
     EXPECT_EQ(status.code(), StatusCode::InvalidArgument) << url;
-    if (std::string(url).find('@') == std::string::npos)
+    // Shown as given, but for what may be a secret (below).
+    if (std::string(url).find_first_of("@?#") == std::string::npos)
       EXPECT_NE(status.message().find(std::string("`") + url + "`"),
                 std::string::npos)
           << status.message();
@@ -49,6 +50,19 @@ TEST(RemoteTierTest, UrlsMustBePlainHttpWithoutCredentials) {
   EXPECT_NE(userinfo.message().find("netrc"), std::string::npos);
   // An `@` after the host is part of the path, not user information.
   EXPECT_TRUE(checkRemoteCacheUrl("http://cache/team@2").ok());
+  // Nor is a query value (a token) or a fragment repeated.
+  Status token = checkRemoteCacheUrl(
+      "https://cache/ac?token=s3cr3t&region=eu&bare#frag-secret");
+  EXPECT_NE(
+      token.message().find("`https://cache/ac?token=***&region=***&***#***`"),
+      std::string::npos)
+      << token.message();
+  for (const char *secretPart : {"s3cr3t", "eu", "bare", "frag-secret"})
+    EXPECT_EQ(token.message().find(secretPart), std::string::npos)
+        << secretPart << " in " << token.message();
+  Status both = checkRemoteCacheUrl("https://u:pw@cache?key=k3y");
+  EXPECT_EQ(both.message().find("pw"), std::string::npos) << both.message();
+  EXPECT_EQ(both.message().find("k3y"), std::string::npos) << both.message();
 }
 
 TEST(RemoteTierTest, CredentialsComeFromTheEnvironmentOrNetrc) {

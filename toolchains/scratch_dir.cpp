@@ -90,9 +90,12 @@ int ScratchDir::removeAbandoned() {
   for (fs::directory_iterator it(scratchBase(), ec), end; !ec && it != end;
        it.increment(ec)) {
     std::string name = it->path().filename().string();
-    std::error_code typeError;
+    // Only our own: /tmp is shared, and another user's directory is theirs
+    // to clean up, whatever its lock says (root included).
+    struct stat dirStat;
     if (name.rfind(kPrefix, 0) != 0 ||
-        !fs::is_directory(it->symlink_status(typeError)))
+        ::lstat(it->path().c_str(), &dirStat) != 0 ||
+        !S_ISDIR(dirStat.st_mode) || dirStat.st_uid != ::geteuid())
       continue;
     // A directory without an owner file is one being created right now (or
     // not ours): leave it.
@@ -100,7 +103,9 @@ int ScratchDir::removeAbandoned() {
                     O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
       continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    struct stat ownerStat;
+    if (::fstat(fd, &ownerStat) == 0 && ownerStat.st_uid == ::geteuid() &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       std::error_code removeError;
       fs::remove_all(it->path(), removeError);
       removed += removeError ? 0 : 1;

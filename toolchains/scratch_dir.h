@@ -28,8 +28,9 @@ public:
   /// $TMPDIR when it is absolute and made only of characters no shell
   /// interprets, else /tmp.
   static std::filesystem::path scratchBase();
-  /// Removes every `kb-work-*` directory under scratchBase() whose owner is
-  /// gone (its lock can be taken). Returns how many were removed.
+  /// Removes every `kb-work-*` directory under scratchBase() that belongs
+  /// to this user (the directory and its owner file) and whose owner
+  /// process is gone (its lock can be taken). Returns how many were removed.
   static int removeAbandoned();
 
   ScratchDir(ScratchDir &&other) noexcept;

@@ -111,6 +111,27 @@ TEST_F(CiCliTest, ATamperedBundleIsRefusedNamingTheMember) {
   EXPECT_FALSE(fs::exists(tmp_ / "b-results"));
 }
 
+/// A manifest whose lines end in CRLF (a Windows checkout or editor on the
+/// way) reads as the same manifest, not as "format 1 ... reads format 1".
+TEST_F(CiCliTest, ABundleWithACrlfManifestIsRead) {
+  ASSERT_EQ(makeBundle().exitCode, 0);
+  fs::path x = tmp_ / "crlf";
+  fs::create_directories(x);
+  std::string members = "kernel-bench-bundle.sha256 build.json program.kbm "
+                        "bench/saxpy.kbm standalone/scale/bench/scale.kbm";
+  std::string retar = "tar -C " + x.string() + " -xf " + bundle_.string() +
+                      " && sed -i 's/$/\r/' " +
+                      (x / "kernel-bench-bundle.sha256").string() +
+                      " && tar --format=ustar -C " + x.string() + " -cf " +
+                      bundle_.string() + " " + members;
+  ASSERT_EQ(std::system(retar.c_str()), 0);
+  Cli r = run({"bench", bundle_.string(), "--filter", "no-such-benchmark", "-o",
+               (tmp_ / "res").string()});
+  EXPECT_THAT(r.output, Not(HasSubstr("bundle format"))) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("manifest"))) << r.output;
+  EXPECT_EQ(r.exitCode, 5) << r.output; // opened; the filter matched nothing
+}
+
 TEST_F(CiCliTest, ABaselineBundleIsCheckedLikeTheBuild) {
   ASSERT_EQ(makeBundle().exitCode, 0);
   std::string bytes = kb::test::readFile(bundle_);

@@ -15,6 +15,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/test_util.h"
+
+#include <sys/stat.h>
+
 #include <fstream>
 #include <map>
 
@@ -347,6 +351,80 @@ TEST_F(ReportCliTest, HistoryOfBaseReportsWidensANoisyBenchmarksBand) {
   CliRun history = compare(args);
   EXPECT_EQ(history.exitCode, 0) << history.output;
   EXPECT_NE(history.output.find("3 reports"), std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+/// Hostile inputs through the binary: a FIFO, a device or a directory
+/// where a report belongs is refused at once (exit 4, the path named),
+/// never waited on; a pipe the shell opened is read.
+TEST_F(ReportCliTest, InputsThatAreNotRegularFilesAreRefusedAtOnce) {
+  fs::path fifo = tmp_ / "f.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::path good = writeReport("good.json", mixed());
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"report", fifo.string()},
+        {"compare", good.string(), fifo.string()},
+        {"merge", fifo.string(), "-o", (tmp_ / "m").string()},
+        {"report", "/dev/zero"},
+        {"report", tmp_.string()}}) {
+    CliRun r = kb::test::runKernelBench(args, {}, std::chrono::seconds(20));
+    EXPECT_EQ(r.exitCode, 4) << args[1] << ": " << r.output;
+    EXPECT_TRUE(r.output.find("named pipe (FIFO)") != std::string::npos ||
+                r.output.find("device file") != std::string::npos ||
+                r.output.find("is a directory") != std::string::npos)
+        << r.output;
+  }
+  // What a shell's <(...) and a pipe into `-` look like to kernel-bench.
+  std::string kb = kb::test::kernelBenchBinary();
+  std::string viaFd =
+      "bash -c " +
+      kb::testing::shellQuote(kb + " report <(cat " + good.string() + ") -o " +
+                              (tmp_ / "fd").string() + " --format md");
+  EXPECT_EQ(std::system(viaFd.c_str()), 0);
+  EXPECT_TRUE(fs::exists(tmp_ / "fd" / "report.md"));
+  std::string viaStdin = "cat " + good.string() + " | " + kb + " report - -o " +
+                         (tmp_ / "stdin").string() + " --format csv";
+  EXPECT_EQ(std::system(viaStdin.c_str()), 0);
+  EXPECT_TRUE(fs::exists(tmp_ / "stdin" / "report.csv"));
+}
+
+/// `merge -o s0` with s0/bench.json among the inputs would replace an input
+/// with the merge: refused before anything is written (usage, exit 2).
+TEST_F(ReportCliTest, MergeRefusesAnOutputThatIsAnInput) {
+  fs::create_directories(tmp_ / "s0");
+  fs::path input = writeReport("s0/bench.json", mixed());
+  std::string before = kb::test::readFile(input);
+  CliRun r = run({"merge", input.string(), "-o", (tmp_ / "s0").string()});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("is the input"), std::string::npos) << r.output;
+  EXPECT_EQ(kb::test::readFile(input), before);
+  EXPECT_FALSE(fs::exists(tmp_ / "s0" / "report.md"));
+}
+
+/// A step summary that cannot be written (a full disk: /dev/full) is an
+/// error naming it, not a CI page silently without the comparison.
+TEST_F(ReportCliTest, AStepSummaryThatCannotBeWrittenIsAnError) {
+  fs::path base = write("base.json", 1.0, 0.01, 1);
+  CliRun r = compare({base.string(), base.string()},
+                     {{"GITHUB_STEP_SUMMARY", "/dev/full"}});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("$GITHUB_STEP_SUMMARY: cannot append to "
+                          "`/dev/full`: No space left on device"),
+            std::string::npos)
+      << r.output;
+}
+
+/// `bench -o DIR` where nothing can be written fails before measuring.
+TEST_F(ReportCliTest, BenchRefusesAnUnwritableOutputBeforeMeasuring) {
+  CliRun r = run({"bench", (tmp_ / "no-build").string(), "-o",
+                  "/proc/kb-no-such/results"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write into `/proc/kb-no-such/results`"),
+            std::string::npos)
+      << r.output;
 }
 
 } // namespace

@@ -465,7 +465,6 @@ StatusOr<BenchOutcome> runBench(const BenchRequest &request,
   f.settings.peakCache = peakCacheFile();
 
   BenchOutcome outcome;
-  outcome.defaultOutputDir = input.defaultOutputDir(f.build);
   report::BenchReport &run = outcome.report;
   run.tool.version = KB_VERSION_STRING;
   run.createdUtc = nowUtc();

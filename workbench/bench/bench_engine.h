@@ -75,9 +75,6 @@ struct BenchOutcome {
   /// The signal that interrupted the run (the report keeps the benchmarks
   /// that finished); 0 when none did.
   int interruptedBy = 0;
-  /// Where the report goes unless the caller says: BUILD/results, or
-  /// NAME-results beside a bundle NAME.tar.
-  std::filesystem::path defaultOutputDir;
 };
 
 /// Runs |request|. The status says why no run happened: InvalidArgument a

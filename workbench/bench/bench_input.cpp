@@ -3,6 +3,8 @@
 
 #include "workbench/report/bench_json.h"
 
+#include "common/file_util.h"
+
 namespace kb::workbench {
 
 namespace fs = std::filesystem;
@@ -51,8 +53,9 @@ StatusOr<OpenedBuild> openBuild(const std::string &build) {
   return opened;
 }
 
-fs::path BenchInput::defaultOutputDir(const std::string &build) const {
-  if (!bundle)
+fs::path defaultBenchOutputDir(const std::string &build) {
+  std::error_code ec;
+  if (!fs::is_regular_file(build, ec)) // as openBuild tells them apart
     return fs::path(build) / "results";
   fs::path archive(build);
   return archive.parent_path() / (archive.stem().string() + "-results");
@@ -98,6 +101,12 @@ StatusOr<BenchInput> openBenchInput(const std::string &build,
                    {},
                    0,
                    std::nullopt};
+  // The workers and the report read BUILD/build.json; a FIFO or a device
+  // there would hang or flood every one of them, so it is refused first.
+  Status record = checkInputFile(fs::path(input.buildDir) / "build.json",
+                                 kBuildRecordInput);
+  if (!record.ok() && record.code() != StatusCode::NotFound)
+    return dataLoss(record.message());
   auto all = planBenchmarks(input.buildDir, select);
   if (!all.ok())
     return all.status(); // InvalidArgument only for the --filter regex

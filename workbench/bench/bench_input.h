@@ -48,9 +48,6 @@ struct BenchInput {
   size_t plannedInAllShards = 0;
   std::optional<report::ShardInfo> shard;
 
-  /// BUILD/results for a directory; next to a bundle, NAME-results for
-  /// NAME.tar.
-  std::filesystem::path defaultOutputDir(const std::string &build) const;
   /// Module paths in |run| as the bundle names them ("B.tar:bench/x.kbm"):
   /// the private directory is gone once the run ends.
   void nameModulesByBundle(report::BenchReport &run) const;
@@ -59,10 +56,16 @@ struct BenchInput {
   std::string shardLine() const;
 };
 
+/// Where a run of |build| writes its reports without -o: BUILD/results for
+/// a directory; next to a bundle (a regular file), NAME-results for
+/// NAME.tar. Known before anything runs, so the command can check it.
+std::filesystem::path defaultBenchOutputDir(const std::string &build);
+
 /// Opens BUILD (a directory or a bundle), plans its benchmarks and picks
 /// this runner's shard. Status codes say what the command exits with:
 /// InvalidArgument a usage error (bad regex, bad shard flag or environment:
-/// exit 2); DataLoss the --shard-balance report cannot be read (exit 4);
+/// exit 2); DataLoss the --shard-balance report cannot be read, or
+/// BUILD/build.json is a FIFO, a device, a directory or over its cap (exit 4);
 /// anything else (no build, a corrupt bundle) exit 1.
 StatusOr<BenchInput> openBenchInput(const std::string &build,
                                     const BenchSelection &select,

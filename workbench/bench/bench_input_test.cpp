@@ -21,6 +21,8 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kb::workbench {
 namespace {
@@ -153,6 +155,43 @@ TEST(BenchInputTest, EveryBenchmarkOfABundleRunsInExactlyOneShard) {
     for (const auto &[name, times] : runs)
       EXPECT_EQ(times, 1) << name << ", " << count << " shards";
   }
+}
+
+/// A build.json or a --shard-balance report that is a FIFO or a device is
+/// refused at once (DataLoss: exit 4), not waited on by every worker.
+TEST(BenchInputTest, RefusesAFifoOrDeviceAsBuildRecordOrBalanceReport) {
+  auto scratch = toolchains::ScratchDir::create();
+  ASSERT_TRUE(scratch.ok()) << scratch.status().message();
+  fs::path build = scratch->path() / "build";
+  writeBuild(build, 3);
+  fs::path fifo = scratch->path() / "prev.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ::alarm(20); // a reader that opens the FIFO blocks: fail, do not hang
+  ShardFlags flags;
+  flags.shard = "0/2";
+  flags.balanceReport = fifo.string();
+  auto balanced = openBenchInput(build.string(), {}, flags, [](const char *) {
+    return static_cast<const char *>(nullptr);
+  });
+  ASSERT_FALSE(balanced.ok());
+  EXPECT_EQ(balanced.status().code(), StatusCode::DataLoss);
+  EXPECT_NE(balanced.status().message().find("named pipe"), std::string::npos)
+      << balanced.status().message();
+  for (const char *target : {"fifo", "/dev/zero"}) {
+    fs::remove(build / "build.json");
+    if (std::string(target) == "fifo")
+      ASSERT_EQ(::mkfifo((build / "build.json").c_str(), 0600), 0);
+    else
+      fs::create_symlink(target, build / "build.json");
+    auto input = openBenchInput(build.string(), {}, {}, [](const char *) {
+      return static_cast<const char *>(nullptr);
+    });
+    ASSERT_FALSE(input.ok()) << target;
+    EXPECT_EQ(input.status().code(), StatusCode::DataLoss);
+    EXPECT_NE(input.status().message().find("build.json"), std::string::npos)
+        << input.status().message();
+  }
+  ::alarm(0);
 }
 
 } // namespace

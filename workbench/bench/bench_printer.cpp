@@ -1,6 +1,8 @@
 //===- workbench/bench/bench_printer.cpp - A bench run's progress as text -===//
 #include "workbench/bench/bench_printer.h"
 
+#include "common/terminal_text.h"
+
 namespace kb::workbench {
 
 PrintingBenchObserver::PrintingBenchObserver(std::FILE *out,
@@ -32,9 +34,9 @@ void PrintingBenchObserver::sampling(const std::string &benchmark,
 
 void PrintingBenchObserver::finished(const std::string &benchmark,
                                      const report::Benchmark *failed) {
-  progress_->jobFinished(failed ? benchmark + ": " +
+  progress_->jobFinished(failed ? terminalLine(benchmark) + ": " +
                                       report::toString(failed->status) + ": " +
-                                      failed->reason + "\n"
+                                      terminalText(failed->reason) + "\n"
                                 : "");
 }
 

@@ -2,6 +2,7 @@
 #include "workbench/bench/bundle.h"
 
 #include "common/sha256.h"
+#include "common/terminal_text.h"
 #include "common/ustar.h"
 #include "common/file_util.h"
 #include "workbench/bench/bench_plan.h"
@@ -38,22 +39,33 @@ bool isLowerHex64(const std::string &s) {
   return true;
 }
 
-/// Parses the manifest into name -> sha256.
+/// The next line of |in| without its line ending: a manifest that passed
+/// through a Windows checkout or editor ends its lines with CRLF.
+bool nextLine(std::istringstream &in, std::string &line) {
+  if (!std::getline(in, line))
+    return false;
+  if (!line.empty() && line.back() == '\r')
+    line.pop_back();
+  return true;
+}
+
+/// Parses the manifest into name -> sha256. Lines are quoted in messages
+/// with their control characters shown (terminalLine).
 StatusOr<std::map<std::string, std::string>>
 parseManifest(std::string_view text, const std::string &where) {
   std::istringstream in{std::string(text)};
   std::string line;
-  if (!std::getline(in, line) || line.rfind("# kernel-bench bundle ", 0) != 0)
+  if (!nextLine(in, line) || line.rfind("# kernel-bench bundle ", 0) != 0)
     return invalidArgument(where + ": line 1: expected `" + kVersionLine +
-                           "`, found `" + line + "`");
+                           "`, found `" + terminalLine(line) + "`");
   if (line != kVersionLine)
-    return failedPrecondition(where + ": line 1: `" + line +
+    return failedPrecondition(where + ": line 1: `" + terminalLine(line) +
                               "` is a bundle format this kernel-bench " +
                               "does not read (it reads format " +
                               std::to_string(kBundleFormatVersion) +
                               "); bench it with the kernel-bench that made it");
   std::map<std::string, std::string> listed;
-  for (int number = 2; std::getline(in, line); ++number) {
+  for (int number = 2; nextLine(in, line); ++number) {
     if (line.empty() || line[0] == '#')
       continue;
     std::string at = where + ": line " + std::to_string(number) + ": ";
@@ -62,10 +74,11 @@ parseManifest(std::string_view text, const std::string &where) {
       return invalidArgument(at +
                              "expected `<64 hex digits>  <member>`, "
                              "found `" +
-                             line + "`");
+                             terminalLine(line) + "`");
     std::string name = line.substr(66);
     if (std::string why = ustar::checkMemberName(name); !why.empty())
-      return invalidArgument(at + "member name `" + name + "` " + why);
+      return invalidArgument(at + "member name `" + terminalLine(name) + "` " +
+                             why);
     if (!listed.emplace(name, sha).second)
       return invalidArgument(at + "`" + name + "` is listed twice");
   }

@@ -3,6 +3,8 @@
 
 #include "workbench/build/build_summary.h"
 
+#include "common/terminal_text.h"
+
 namespace kb::workbench {
 
 PrintingBuildObserver::PrintingBuildObserver(std::FILE *out, std::FILE *err,
@@ -29,12 +31,13 @@ void PrintingBuildObserver::jobFinished(const JobRecord &job, bool stopped) {
 void PrintingBuildObserver::jobsFinished() { progress_->finish(); }
 
 void PrintingBuildObserver::warning(const std::string &message) {
-  std::fprintf(err_, "kernel-bench: warning: %s\n", message.c_str());
+  std::fprintf(err_, "kernel-bench: warning: %s\n",
+               terminalText(message).c_str());
   std::fflush(err_);
 }
 
 void PrintingBuildObserver::note(const std::string &message) {
-  std::fprintf(err_, "kernel-bench: %s\n", message.c_str());
+  std::fprintf(err_, "kernel-bench: %s\n", terminalText(message).c_str());
   std::fflush(err_);
 }
 

@@ -3,9 +3,9 @@
 
 #include "workbench/build/build_report.h"
 
-#include <nlohmann/json.hpp>
+#include "common/file_util.h"
 
-#include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace kb::workbench {
 
@@ -26,12 +26,10 @@ toolchains::ResourceUsage resourcesOf(const json &r) {
 } // namespace
 
 StatusOr<json> readBuildJson(const std::filesystem::path &buildJson) {
-  std::ifstream in(buildJson, std::ios::binary);
-  if (!in)
-    return notFound(buildJson.string() + " cannot be read");
+  KB_ASSIGN_OR_RETURN(std::string text, readFile(buildJson, kBuildRecordInput));
   std::string where = buildJson.string() + ": ";
   try {
-    json doc = json::parse(in);
+    json doc = json::parse(text);
     int version = doc.at("schema_version").get<int>();
     if (version > kBuildReportSchemaVersion)
       return invalidArgument(where + "schema_version " +

@@ -5,6 +5,7 @@
 
 #include "common/paths.h"
 #include "common/process.h"
+#include "common/terminal_text.h"
 
 #include <cstdio>
 #include <sstream>
@@ -27,7 +28,9 @@ std::string formatSeconds(double seconds) {
 std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
   const BuildJobResult &r = job.result;
   std::ostringstream out;
-  std::string title = r.kernel + " " + r.target.toString();
+  // Names, tool output and messages are not ours (terminal_text.h); our
+  // colours are added around them.
+  std::string title = terminalLine(r.kernel) + " " + r.target.toString();
   if (!r.status.ok())
     out << colorize("FAILED:", "1;31", color) << " " << title << "\n";
   else if (verbose)
@@ -36,7 +39,7 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
 
   if (verbose)
     for (const toolchains::ToolInvocation &c : r.commands)
-      out << "  $ " << kb::formatCommandLine(c.argv) << "\n";
+      out << "  $ " << terminalLine(kb::formatCommandLine(c.argv)) << "\n";
 
   bool printedWarnings = false;
   for (const toolchains::Diagnostic &d : r.diagnostics) {
@@ -45,7 +48,11 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
     if (r.status.ok() && !verbose && !printedWarnings)
       out << colorize("warning:", "1;35", color) << " " << title << "\n";
     printedWarnings = true;
-    out << toolchains::formatDiagnostic(d, color) << "\n";
+    toolchains::Diagnostic shown = d;
+    shown.file = terminalLine(d.file);
+    shown.message = terminalText(d.message);
+    shown.code = terminalLine(d.code);
+    out << toolchains::formatDiagnostic(shown, color) << "\n";
   }
 
   // Then the tool's own output as it printed it (command line, source
@@ -53,12 +60,12 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
   // failed (a timeout, an ABI mismatch, which tool) and what to do.
   if (!r.status.ok()) {
     if (!r.failureLog.empty()) {
-      out << r.failureLog;
+      out << terminalText(r.failureLog);
       if (r.failureLog.back() != '\n')
         out << "\n";
     }
-    out << colorize("error:", "1;31", color) << " " << r.status.message()
-        << "\n";
+    out << colorize("error:", "1;31", color) << " "
+        << terminalText(r.status.message()) << "\n";
   }
   return out.str();
 }

@@ -10,13 +10,16 @@
 // worker (bench/bench_worker.h).
 //
 // Exit codes: 0 every benchmark ok; 1 an INCORRECT or ERROR row, or a
-// SLOWER paired verdict; 2 usage; 4 an unreadable --shard-balance report;
+// SLOWER paired verdict, or an output directory that cannot be written
+// (checked before anything runs); 2 usage; 4 an unreadable --shard-balance
+// report or a BUILD/build.json that is not a regular file;
 // 5 nothing was timed (every benchmark SKIPPED, or none matched);
 // 77 no usable device; 128 + N interrupted by signal N (the report keeps the
 // finished benchmarks, marked interrupted).
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/bench/bench_engine.h"
+#include "workbench/bench/bench_input.h"
 #include "workbench/bench/bench_printer.h"
 #include "workbench/bench/bench_worker.h"
 #include "workbench/cli/command.h"
@@ -26,6 +29,8 @@
 #include "workbench/support/worker.h"
 
 #include "workbench/support/interrupt_forwarder.h"
+
+#include "common/file_util.h"
 
 #include <CLI/CLI.hpp>
 
@@ -99,15 +104,23 @@ int runFailed(const Status &status) {
 
 int runBenchCommand(const BenchFlags &flags) {
   auto wallStart = std::chrono::steady_clock::now();
+  fs::path outDir =
+      flags.outDir.empty()
+          ? filteredOutputDir(defaultBenchOutputDir(flags.request.build),
+                              flags.request.select.filter)
+          : fs::path(flags.outDir);
+  // Before the first benchmark: a run that measures for an hour and then
+  // cannot write its report has wasted the hour.
+  if (Status writable = checkWritableDirectory(outDir); !writable.ok()) {
+    std::fprintf(stderr, "kernel-bench bench: error: %s\n",
+                 writable.message().c_str());
+    return kExitUserError;
+  }
   PrintingBenchObserver observer(stdout, detectTerminal());
   StatusOr<BenchOutcome> outcome = runBench(flags.request, observer);
   if (!outcome.ok())
     return runFailed(outcome.status());
   const report::BenchReport &run = outcome->report;
-  fs::path outDir = flags.outDir.empty()
-                        ? filteredOutputDir(outcome->defaultOutputDir,
-                                            flags.request.select.filter)
-                        : fs::path(flags.outDir);
 
   std::fputs(report::renderBenchTable(run).c_str(), stdout);
   std::error_code ec;

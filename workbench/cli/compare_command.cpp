@@ -4,8 +4,8 @@
 // verdicts (report/compare.h), a Markdown summary on stdout and appended to
 // $GITHUB_STEP_SUMMARY when set, one stderr line per regression, and the
 // exit codes of docs/cli.md: 0 no regression (always with --fail-on never),
-// 1 regression, 3 inconclusive (only with --fail-on inconclusive), 4
-// unreadable or incompatible reports.
+// 1 regression or a $GITHUB_STEP_SUMMARY that cannot be written, 3 inconclusive
+// (only with --fail-on inconclusive), 4 unreadable or incompatible reports.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/cli/command.h"
@@ -13,11 +13,13 @@
 #include "workbench/report/bench_json.h"
 #include "workbench/report/compare.h"
 
+#include "common/file_util.h"
+#include "common/terminal_text.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 
 namespace kb::workbench {
@@ -32,17 +34,14 @@ struct CompareArgs {
   uint32_t resamples = 2000;
 };
 
-void appendStepSummary(const std::string &markdown) {
+/// Appends the summary to $GITHUB_STEP_SUMMARY when set. A failed write (a
+/// full disk, a path that cannot be opened) is an error naming the file: a
+/// CI page that silently lacks the comparison reads as "nothing to see".
+Status appendStepSummary(const std::string &markdown) {
   const char *path = std::getenv("GITHUB_STEP_SUMMARY");
   if (!path || !*path)
-    return;
-  std::ofstream out(path, std::ios::app);
-  out << markdown << "\n";
-  if (!out)
-    std::fprintf(stderr,
-                 "kernel-bench compare: warning: cannot append to "
-                 "$GITHUB_STEP_SUMMARY (%s)\n",
-                 path);
+    return okStatus();
+  return appendFile(path, markdown + "\n").withContext("$GITHUB_STEP_SUMMARY");
 }
 
 /// One stderr line per regression, so a CI log says what failed the gate
@@ -53,11 +52,11 @@ void reportRegressions(const report::Comparison &c) {
       std::fprintf(stderr,
                    "kernel-bench compare: regression: %s is SLOWER: %.3gx "
                    "the base median (95%% CI %.3gx .. %.3gx)\n",
-                   r.id.c_str(), r.ratio, r.low, r.high);
+                   terminalLine(r.id).c_str(), r.ratio, r.low, r.high);
   for (const report::Uncomparable &u : c.uncomparable)
     if (u.newIsBroken)
       std::fprintf(stderr, "kernel-bench compare: regression: %s: %s\n",
-                   u.id.c_str(), u.why.c_str());
+                   terminalLine(u.id).c_str(), terminalLine(u.why).c_str());
 }
 
 int runCompare(const CompareArgs &args) {
@@ -75,7 +74,7 @@ int runCompare(const CompareArgs &args) {
     StatusOr<report::BenchReport> r = report::readBenchJson(path);
     if (!r.ok()) {
       std::fprintf(stderr, "kernel-bench compare: error: %s\n",
-                   r.status().message().c_str());
+                   terminalText(r.status().message()).c_str());
       return kExitBadInput;
     }
     reports.push_back(std::move(*r));
@@ -86,17 +85,22 @@ int runCompare(const CompareArgs &args) {
       report::compareReports(reports, candidate, options);
   if (!c.ok()) {
     std::fprintf(stderr, "kernel-bench compare: error: %s\n",
-                 c.status().message().c_str());
+                 terminalText(c.status().message()).c_str());
     return kExitBadInput;
   }
   std::string markdown = report::renderComparisonMarkdown(*c);
   std::fputs(markdown.c_str(), stdout);
-  appendStepSummary(markdown);
+  Status summary = appendStepSummary(markdown);
+  if (!summary.ok())
+    std::fprintf(stderr, "kernel-bench compare: error: %s\n",
+                 summary.message().c_str());
   reportRegressions(*c);
+  if (c->hasRegression() && args.failOn != "never")
+    return kExitUserError;
+  if (!summary.ok())
+    return kExitUserError;
   if (args.failOn == "never")
     return kExitOk;
-  if (c->hasRegression())
-    return kExitUserError;
   if (c->rows.empty()) {
     std::fprintf(stderr,
                  "kernel-bench compare: nothing compared: %zu row(s) in "

@@ -5,7 +5,8 @@
 //
 // One report from the shards' reports (report/merge.h), written with every
 // report format through the one report writer. Exit codes (docs/cli.md):
-// 0 written; 1 a file could not be written; 2 usage; 4 an input is
+// 0 written; 1 a file could not be written; 2 usage (also an output that
+// would replace an input); 4 an input is
 // unreadable, or the inputs do not belong together (different builds or
 // devices, overlapping or missing shards).
 //
@@ -51,6 +52,13 @@ int runMerge(const MergeArgs &args) {
   if (!dir.ok()) {
     std::fprintf(stderr, "kernel-bench merge: error: %s\n",
                  dir.status().message().c_str());
+    return kExitUsage;
+  }
+  Status clobbers = report::checkOutputsAreNotInputs(
+      *dir, report::allReportFormats(), args.inputs);
+  if (!clobbers.ok()) {
+    std::fprintf(stderr, "kernel-bench merge: error: %s\n",
+                 clobbers.message().c_str());
     return kExitUsage;
   }
   std::vector<report::MergeInput> inputs;

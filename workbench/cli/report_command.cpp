@@ -3,7 +3,7 @@
 // Regenerates the report formats (report_writer.h) from a bench.json:
 // `kernel-bench report BENCH_JSON [--format F]... [-o DIR]`. Exit 4 when the
 // bench.json cannot be read or is not ours (docs/cli.md), 1 when a file
-// cannot be written.
+// cannot be written, 2 when an output would replace the input.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/cli/command.h"
@@ -50,7 +50,15 @@ int runReport(const ReportArgs &args) {
                              : std::filesystem::path(args.outputDir);
   if (dir.empty())
     dir = ".";
-  auto written = report::writeReports(*bench, dir, chosenFormats(args));
+  std::vector<report::ReportFormat> formats = chosenFormats(args);
+  Status clobbers =
+      report::checkOutputsAreNotInputs(dir, formats, {args.input});
+  if (!clobbers.ok()) {
+    std::fprintf(stderr, "kernel-bench report: error: %s\n",
+                 clobbers.message().c_str());
+    return kExitUsage;
+  }
+  auto written = report::writeReports(*bench, dir, formats);
   if (!written.ok()) {
     std::fprintf(stderr, "kernel-bench report: error: %s\n",
                  written.status().message().c_str());

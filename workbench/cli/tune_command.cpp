@@ -29,6 +29,7 @@
 #include "common/file_util.h"
 #include "common/paths.h"
 #include "common/sha256.h"
+#include "common/terminal_text.h"
 #include "runtime/hal/driver_registry.h"
 #include "runtime/hal/drivers/registration.h"
 #include "toolchains/build_cache.h"
@@ -68,14 +69,15 @@ struct TuneFlags {
 };
 
 void printError(const std::string &message) {
-  std::fprintf(stderr, "kernel-bench tune: error: %s\n", message.c_str());
+  std::fprintf(stderr, "kernel-bench tune: error: %s\n",
+               terminalText(message).c_str());
 }
 
+/// A kernel's file as text for a hash or a search; one that cannot be read
+/// reads as empty here, and the build that follows says why.
 std::string readText(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  StatusOr<std::string> text = readFile(path, kSourceInput);
+  return text.ok() ? *text : std::string();
 }
 
 /// The kernel, with a [tune] and something to benchmark it with.
@@ -318,16 +320,23 @@ int runTune(TuneFlags flags) {
                   : cache.status().message());
     return kExitUserError;
   }
+  if (size_t skipped = cache->skippedLines())
+    std::fprintf(stderr,
+                 "kernel-bench tune: warning: %s: skipped %zu line(s) that "
+                 "are not measurements this version reads (edited by hand, "
+                 "another version, or a write cut short); their "
+                 "configurations are measured again\n",
+                 terminalLine(displayPath(cache->file())).c_str(), skipped);
   const bool pipeline =
       flags.pipeline == "on" || (flags.pipeline == "auto" && !device->cpu);
-  std::printf("tuning %s on %s (%s, %s): %zu configurations, %s search, %s; "
-              "cache %s (%zu results)\n",
-              kernel->name.c_str(), device->spec.c_str(), device->name.c_str(),
-              device->target.toString().c_str(), candidates->size(),
-              toString(*strategy),
-              pipeline ? "compiling while measuring"
-                       : "compiling, then measuring",
-              displayPath(cache->file()).c_str(), cache->size());
+  std::printf(
+      "tuning %s on %s (%s, %s): %zu configurations, %s search, %s; "
+      "cache %s (%zu results)\n",
+      terminalLine(kernel->name).c_str(), device->spec.c_str(),
+      terminalLine(device->name).c_str(), device->target.toString().c_str(),
+      candidates->size(), toString(*strategy),
+      pipeline ? "compiling while measuring" : "compiling, then measuring",
+      terminalLine(displayPath(cache->file())).c_str(), cache->size());
   std::fflush(stdout);
 
   TuneMeasureOptions options{

@@ -3,14 +3,12 @@
 
 #include "workbench/support/spelling.h"
 
+#include "common/file_util.h"
 #include "common/paths.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -73,14 +71,11 @@ std::string joinQuoted(const std::vector<std::string> &words) {
 } // namespace
 
 Status TomlFile::load(toml::table &out) {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in)
-    return notFound(displayPath(path_) +
-                    ": cannot read the file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  StatusOr<std::string> text = readFile(path_, kConfigInput);
+  if (!text.ok())
+    return text.status();
   try {
-    out = toml::parse(text.str(), displayPath(path_));
+    out = toml::parse(*text, displayPath(path_));
   } catch (const toml::parse_error &e) {
     return invalidArgument(where(e.source()) +
                            ": malformed TOML: " + std::string(e.description()));

@@ -914,7 +914,7 @@ StatusOr<BenchReport> parseBenchJson(std::string_view text,
 }
 
 StatusOr<BenchReport> readBenchJson(const std::filesystem::path &path) {
-  KB_ASSIGN_OR_RETURN(std::string text, kb::readFile(path));
+  KB_ASSIGN_OR_RETURN(std::string text, kb::readFile(path, kBenchReportInput));
   return parseBenchJson(text, path.string());
 }
 

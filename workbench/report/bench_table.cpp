@@ -3,6 +3,8 @@
 
 #include "workbench/report/report_rows.h"
 
+#include "common/terminal_text.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -49,7 +51,10 @@ std::string correctnessText(const Variant &v) {
 
 /// Columns padded to the widest cell; a one-cell row (a reason) spans the
 /// table and does not widen the first column.
-std::string render(const std::vector<Row> &rows) {
+std::string render(std::vector<Row> rows) {
+  for (Row &row : rows) // escaped before measuring, so columns stay aligned
+    for (std::string &cell : row)
+      cell = terminalLine(cell);
   std::vector<size_t> widths;
   for (const Row &row : rows) {
     if (row.size() < 2)
@@ -180,7 +185,9 @@ std::string renderBenchTable(const BenchReport &report) {
   // lacks a benchmark, ...) is seen on the terminal too.
   for (const std::string &line : report.environment.warnings)
     text += "warning: " + line + "\n";
-  return text;
+  // Names, reasons and the device come from modules and drivers, not from
+  // us: shown, never obeyed, by the terminal (terminal_text.h).
+  return terminalText(text);
 }
 
 } // namespace kb::report

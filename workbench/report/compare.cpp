@@ -305,7 +305,7 @@ std::string listLine(const char *what, const std::vector<std::string> &ids) {
   std::string s =
       std::string("- ") + what + " (" + std::to_string(ids.size()) + "): ";
   for (size_t i = 0; i < ids.size(); ++i)
-    s += (i ? ", " : "") + markdownCell(ids[i]);
+    s += (i ? ", " : "") + markdownText(ids[i]);
   return s + "\n";
 }
 
@@ -314,11 +314,11 @@ std::string listLine(const char *what, const std::vector<std::string> &ids) {
 std::string renderComparisonMarkdown(const Comparison &c) {
   std::ostringstream out;
   out << "## kernel-bench compare\n\n";
-  out << "BASE: " << c.baseDevice;
+  out << "BASE: " << markdownText(c.baseDevice);
   if (c.baseReports > 1)
     out << " (" << c.baseReports << " reports: samples pooled, run-to-run "
         << "noise widens each row's threshold)";
-  out << "; NEW: " << c.newDevice << ". Threshold "
+  out << "; NEW: " << markdownText(c.newDevice) << ". Threshold "
       << percent(1 + c.options.threshold).substr(1) << ", "
       << int(c.options.confidence * 100 + 0.5) << " % bootstrap CI of the "
       << "median ratio (" << c.options.resamples << " resamples).\n\n";
@@ -344,7 +344,7 @@ std::string renderComparisonMarkdown(const Comparison &c) {
   if (!c.uncomparable.empty()) {
     out << "\nNot compared:\n";
     for (const Uncomparable &u : c.uncomparable)
-      out << "- " << markdownCell(u.id) << ": " << markdownCell(u.why) << "\n";
+      out << "- " << markdownText(u.id) << ": " << markdownText(u.why) << "\n";
   }
   if (!c.onlyInBase.empty() || !c.onlyInNew.empty())
     out << "\n";

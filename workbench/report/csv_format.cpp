@@ -2,7 +2,10 @@
 //
 // RFC 4180 CSV, one line per row of report_rows.h, plain numbers in base
 // units (ns, bytes, GB/s) so spreadsheets and pandas need no parsing of
-// "12.3 us"; an unknown value is an empty field.
+// "12.3 us"; an unknown value is an empty field. Text fields (names,
+// reasons, the device) are not ours: one that a spreadsheet would run as a
+// formula (it starts with = + - @, a tab or a CR) gets a leading `'`, the
+// OWASP rule; numbers are written by us and stay numbers.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/report/report_formats.h"
@@ -10,6 +13,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <string_view>
 
 namespace kb::report {
 
@@ -22,6 +26,14 @@ std::string csvField(const std::string &text) {
   for (char c : text)
     out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+/// A text field a spreadsheet shows as text, never evaluates.
+std::string text(const std::string &value) {
+  if (!value.empty() &&
+      std::string_view("=+-@\t\r").find(value.front()) != std::string::npos)
+    return "'" + value;
+  return value;
 }
 
 std::string number(std::optional<double> value) {
@@ -45,13 +57,13 @@ std::string renderCsv(const BenchReport &report) {
   for (const ReportRow &row : reportRows(report)) {
     const Variant *v = row.variant;
     std::vector<std::string> f = {
-        row.benchmark->name,
-        v ? v->name : "",
+        text(row.benchmark->name),
+        text(v ? v->name : ""),
         v ? toString(v->role) : "",
         row.timing ? toString(row.timing->mode) : "",
         row.verdict(),
         v ? toString(v->correctness.status) : "",
-        row.benchmark->reason,
+        text(row.benchmark->reason),
     };
     if (row.timed()) {
       const Timing &t = *row.timing;
@@ -70,7 +82,7 @@ std::string renderCsv(const BenchReport &report) {
     } else {
       f.resize(f.size() + 20);
     }
-    f.push_back(report.device.name);
+    f.push_back(text(report.device.name));
     // ptxas's resource usage of the variant; empty when unknown.
     std::optional<ResourceUsage> r = v ? v->resources : std::nullopt;
     for (uint32_t x : {r ? r->registers : 0u, r ? r->spillStoreBytes : 0u,

@@ -8,16 +8,28 @@
 #ifndef KB_WORKBENCH_REPORT_HTML_PAGE_H_
 #define KB_WORKBENCH_REPORT_HTML_PAGE_H_
 
+#include "common/terminal_text.h"
+
 #include <cstdio>
 #include <string>
 
 namespace kb::report {
 
-/// |text| safe in element content and in a double-quoted attribute.
+/// |text| safe in element content and in a quoted attribute: the one HTML
+/// escaper of both pages.
+/// Bytes that are not UTF-8 become U+FFFD, as a browser would show them.
 inline std::string htmlEscape(const std::string &text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    uint32_t cp = 0;
+    size_t length = kb::decodeUtf8(text, i, cp);
+    if (length != 1) {
+      out += length ? text.substr(i, length) : "\xef\xbf\xbd";
+      i += length ? length - 1 : 0;
+      continue;
+    }
+    char c = text[i];
     if (c == '&')
       out += "&amp;";
     else if (c == '<')
@@ -26,6 +38,8 @@ inline std::string htmlEscape(const std::string &text) {
       out += "&gt;";
     else if (c == '"')
       out += "&quot;";
+    else if (c == '\'')
+      out += "&#39;";
     else
       out += c;
   }

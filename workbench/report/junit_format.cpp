@@ -9,6 +9,8 @@
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
 
+#include "common/terminal_text.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -16,13 +18,28 @@ namespace kb::report {
 
 namespace {
 
-/// Escaped for both text and attributes; characters XML 1.0 cannot hold
-/// (control characters other than tab/newline/CR) become '?'.
+/// Whether XML 1.0 may hold |cp| at all (its `Char` production).
+bool isXmlChar(uint32_t cp) {
+  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+         (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/// Escaped for both text and attributes. What XML 1.0 cannot hold (control
+/// characters, U+FFFE/U+FFFF, bytes that are not UTF-8) becomes '?': one
+/// such character in a reason must not make the whole file unreadable.
+/// Tab, newline and CR are character references, which attributes keep
+/// as they are (a parser would turn them into spaces).
 std::string xml(const std::string &text) {
   std::string out;
-  for (char c : text) {
-    unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
+  for (size_t i = 0; i < text.size();) {
+    uint32_t cp = 0;
+    size_t length = decodeUtf8(text, i, cp);
+    if (length == 0 || !isXmlChar(cp)) {
+      out += '?';
+      i += length ? length : 1;
+      continue;
+    }
+    switch (cp) {
     case '&':
       out += "&amp;";
       break;
@@ -38,9 +55,19 @@ std::string xml(const std::string &text) {
     case '\'':
       out += "&apos;";
       break;
+    case '\t':
+      out += "&#9;";
+      break;
+    case '\n':
+      out += "&#10;";
+      break;
+    case '\r':
+      out += "&#13;";
+      break;
     default:
-      out += (u < 0x20 && c != '\t' && c != '\n' && c != '\r') ? '?' : c;
+      out.append(text, i, length);
     }
+    i += length;
   }
   return out;
 }

@@ -62,25 +62,25 @@ std::vector<std::string> notes(const BenchReport &report,
   std::vector<std::string> out;
   for (const Benchmark &b : report.benchmarks)
     if (b.status != BenchStatus::Ok)
-      out.push_back("**" + b.name + "** " + toString(b.status) +
-                    (b.reason.empty() ? "" : ": " + b.reason));
+      out.push_back("**" + markdownText(b.name) + "** " + toString(b.status) +
+                    (b.reason.empty() ? "" : ": " + markdownText(b.reason)));
   for (const ReportRow &row : rows) {
     if (!row.timed())
       continue;
     const Derived &d = row.timing->derived;
     if (d.suspiciousSpeedup)
-      out.push_back("**" + row.id + "** is " +
+      out.push_back("**" + markdownText(row.id) + "** is " +
                     formatNumber(d.speedupVsReference, 1) +
                     "x faster than its reference: check by hand that it "
                     "computes the same thing");
     if (aboveMeasuredPeak(d))
-      out.push_back("**" + row.id + "** moves " +
+      out.push_back("**" + markdownText(row.id) + "** moves " +
                     formatNumber(d.percentOfPeak, 0) +
                     " % of the measured peak: its data stayed in L2, or "
                     "its byte count is wrong");
   }
   for (const std::string &w : report.environment.warnings)
-    out.push_back("warning: " + w);
+    out.push_back("warning: " + markdownText(w));
   return out;
 }
 
@@ -88,14 +88,17 @@ std::vector<std::string> notes(const BenchReport &report,
 
 std::string renderMarkdown(const BenchReport &report) {
   std::ostringstream out;
-  out << "## kernel-bench: " << report.device.name << " ("
-      << report.device.driver << ")\n\n";
-  out << "Device: " << describeDeviceIdentity(report.device) << ".\n\n";
+  // Every text from the device, the modules or the run is escaped
+  // (markdownText): report.md lands in $GITHUB_STEP_SUMMARY as it is.
+  out << "## kernel-bench: " << markdownText(report.device.name) << " ("
+      << markdownText(report.device.driver) << ")\n\n";
+  out << "Device: " << markdownText(describeDeviceIdentity(report.device))
+      << ".\n\n";
   if (report.interrupted)
     out << "**Interrupted**: the run was stopped; the rows below are what "
            "finished.\n\n";
   if (report.settings.quick)
-    out << "Quick settings (" << report.settings.quickReason
+    out << "Quick settings (" << markdownText(report.settings.quickReason)
         << "): noise is reported, not required.\n\n";
   std::vector<ReportRow> rows = reportRows(report);
   MarkdownTable table(
@@ -116,13 +119,13 @@ std::string renderMarkdown(const BenchReport &report) {
     out << "\nPaired with the baseline build (candidate / baseline, median "
            "of per-pair ratios, 95 % CI):\n\n";
     for (const std::string &line : paired)
-      out << "- " << line << "\n";
+      out << "- " << markdownText(line) << "\n";
   }
   std::vector<std::string> resources = resourceLines(report);
   if (!resources.empty()) {
     out << "\nResources (ptxas):\n\n";
     for (const std::string &line : resources)
-      out << "- " << line << "\n";
+      out << "- " << markdownText(line) << "\n";
   }
   if (report.device.peakCopyGBps)
     out << "\n% peak: of the measured copy bandwidth, "

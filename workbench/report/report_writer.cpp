@@ -83,4 +83,21 @@ writeReports(const BenchReport &report, const std::filesystem::path &dir,
   return written;
 }
 
+Status checkOutputsAreNotInputs(const std::filesystem::path &dir,
+                                const std::vector<ReportFormat> &formats,
+                                const std::vector<std::string> &inputs) {
+  for (ReportFormat f : formats) {
+    std::filesystem::path output = dir / fileName(f);
+    for (const std::string &input : inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(output, input, ec))
+        return invalidArgument(
+            "the output `" + output.string() + "` is the input `" + input +
+            "`: writing it would replace the report being read; write "
+            "into another directory (-o)");
+    }
+  }
+  return okStatus();
+}
+
 } // namespace kb::report

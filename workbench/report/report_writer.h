@@ -49,6 +49,13 @@ StatusOr<std::vector<std::filesystem::path>>
 writeReports(const BenchReport &report, const std::filesystem::path &dir,
              const std::vector<ReportFormat> &formats);
 
+/// InvalidArgument when writing |formats| into |dir| would replace one of
+/// |inputs| (the same file by device and inode, however it is spelled):
+/// `merge -o s0 s0/bench.json ...` must not destroy its own input.
+Status checkOutputsAreNotInputs(const std::filesystem::path &dir,
+                                const std::vector<ReportFormat> &formats,
+                                const std::vector<std::string> &inputs);
+
 } // namespace kb::report
 
 #endif // KB_WORKBENCH_REPORT_REPORT_WRITER_H_

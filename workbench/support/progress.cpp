@@ -1,6 +1,8 @@
 //===- workbench/support/progress.cpp - Ninja-style build progress --------===//
 #include "workbench/support/progress.h"
 
+#include "common/terminal_text.h"
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -55,7 +57,7 @@ void Progress::jobStarted() {
 void Progress::step(const std::string &description) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string line = "[" + std::to_string(started_) + "/" +
-                     std::to_string(total_) + "] " + description;
+                     std::to_string(total_) + "] " + terminalLine(description);
   if (options_.smartTerminal) {
     // Leave the last column free: some terminals wrap when it is written.
     line = elideMiddle(line, options_.width > 1 ? options_.width - 1 : 1);

@@ -1,9 +1,14 @@
 //===- workbench/tune/tune_cache.cpp - The resumable results of `tune` ----===//
 #include "workbench/tune/tune_cache.h"
 
+#include "common/file_util.h"
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <string_view>
+#include <type_traits>
 
 namespace kb::workbench {
 
@@ -36,6 +41,56 @@ json toJson(const TuneMeasurement &m) {
   return j;
 }
 
+/// |j[key]| into |out| when present; false when present with another type
+/// (a number where a string belongs, a fraction where an integer does).
+template <typename T> bool readField(const json &j, const char *key, T &out) {
+  auto it = j.find(key);
+  if (it == j.end())
+    return true;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!it->is_string())
+      return false;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!it->is_number_integer())
+      return false;
+  } else if (!it->is_number()) {
+    return false;
+  }
+  out = it->get<T>();
+  return true;
+}
+
+template <typename T>
+bool readField(const json &j, const char *key, std::optional<T> &out) {
+  if (!j.contains(key))
+    return true;
+  T value{};
+  if (!readField(j, key, value))
+    return false;
+  out = value;
+  return true;
+}
+
+bool sizesFromJson(const json &j, TuneMeasurement &m) {
+  auto it = j.find("sizes");
+  if (it == j.end())
+    return true;
+  if (!it->is_array())
+    return false;
+  for (const json &s : *it) {
+    std::string problem;
+    double median = 0;
+    if (!s.is_object() || !readField(s, "problem", problem) ||
+        !readField(s, "median_ns", median))
+      return false;
+    m.sizes.emplace_back(problem, median);
+  }
+  return true;
+}
+
+/// A cached measurement; false for anything this version did not write.
+/// Every field's type is checked: the file is appended to by hand, by other
+/// versions and by writes cut short, and one bad line must cost only itself.
 bool fromJson(const json &j, TuneMeasurement &m) {
   if (!j.is_object() || !j.contains("status") || !j["status"].is_string())
     return false;
@@ -47,24 +102,36 @@ bool fromJson(const json &j, TuneMeasurement &m) {
       m.status = s;
       known = true;
     }
-  if (!known)
-    return false;
-  m.level = j.value("level", 0);
-  m.costNs = j.value("cost_ns", 0.0);
-  m.medianNs = j.value("median_ns", 0.0);
-  if (j.contains("gb_per_s"))
-    m.gbPerSecond = j["gb_per_s"].get<double>();
-  if (j.contains("registers"))
-    m.registers = j["registers"].get<int64_t>();
-  if (j.contains("spill_bytes"))
-    m.spillBytes = j["spill_bytes"].get<int64_t>();
-  if (j.contains("occupancy"))
-    m.occupancy = j["occupancy"].get<double>();
-  if (j.contains("sizes") && j["sizes"].is_array())
-    for (const json &s : j["sizes"])
-      m.sizes.emplace_back(s.value("problem", ""), s.value("median_ns", 0.0));
-  m.message = j.value("message", "");
-  return m.status != MStatus::Ok || m.medianNs > 0;
+  return known && readField(j, "level", m.level) &&
+         readField(j, "cost_ns", m.costNs) &&
+         readField(j, "median_ns", m.medianNs) &&
+         readField(j, "gb_per_s", m.gbPerSecond) &&
+         readField(j, "registers", m.registers) &&
+         readField(j, "spill_bytes", m.spillBytes) &&
+         readField(j, "occupancy", m.occupancy) && sizesFromJson(j, m) &&
+         readField(j, "message", m.message) &&
+         (m.status != MStatus::Ok || m.medianNs > 0);
+}
+
+enum class CacheLine { Entry, OtherDevice, Bad };
+
+/// One line of the file: a measurement for |device| (into |key|, |m|), one
+/// for another device, or a line to skip.
+CacheLine readLine(std::string_view line, const std::string &device,
+                   std::string &key, TuneMeasurement &m) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return CacheLine::Bad;
+  auto d = j.find("device");
+  auto c = j.find("config");
+  auto r = j.find("result");
+  if (d == j.end() || !d->is_string() || c == j.end() || !c->is_string() ||
+      r == j.end() || !fromJson(*r, m))
+    return CacheLine::Bad;
+  if (d->get<std::string>() != device)
+    return CacheLine::OtherDevice;
+  key = c->get<std::string>();
+  return CacheLine::Entry;
 }
 
 } // namespace
@@ -83,16 +150,23 @@ StatusOr<TuneCache> TuneCache::open(const std::filesystem::path &file,
   if (ec)
     return invalidArgument("cannot create the tune cache directory " +
                            file.parent_path().string() + ": " + ec.message());
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    TuneMeasurement m;
-    if (j.is_discarded() || !j.is_object() ||
-        j.value("device", "") != cache.device_ || !j.contains("config") ||
-        !j["config"].is_string() || !fromJson(j["result"], m))
+  StatusOr<std::string> text = readFile(file, kTuneCacheInput);
+  if (!text.ok() && text.status().code() != StatusCode::NotFound)
+    return text.status();
+  std::string_view rest = text.ok() ? std::string_view(*text) : "";
+  while (!rest.empty()) {
+    size_t end = std::min(rest.find('\n'), rest.size());
+    std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
-    cache.entries_[j["config"].get<std::string>()][m.level] = m;
+    std::string key;
+    TuneMeasurement m;
+    CacheLine kind = readLine(line, cache.device_, key, m);
+    if (kind == CacheLine::Bad)
+      ++cache.skippedLines_;
+    else if (kind == CacheLine::Entry)
+      cache.entries_[key][m.level] = m;
   }
   return cache;
 }

@@ -5,8 +5,10 @@
 // (`<cache>/tune/<kernel hash>.jsonl`), keyed by the kernel's hash (its
 // kernel.toml, sources and target), the device's identity and the
 // configuration. An interrupted tune continues from it; a repeated one
-// measures nothing. A line that does not parse (a write cut short) is
-// skipped.
+// measures nothing. A line that does not parse (a write cut short) or
+// holds a field of the wrong type (an edit by hand) is skipped and counted;
+// the command warns once with the count, and the configuration it held is
+// measured again.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_TUNE_TUNE_CACHE_H_
@@ -36,12 +38,15 @@ public:
 
   const std::filesystem::path &file() const { return file_; }
   size_t size() const { return entries_.size(); }
+  /// Lines of the file that were not a measurement this version reads.
+  size_t skippedLines() const { return skippedLines_; }
 
 private:
   std::filesystem::path file_;
   std::string device_;
   /// Configuration key -> level -> measurement.
   std::map<std::string, std::map<int, TuneMeasurement>> entries_;
+  size_t skippedLines_ = 0;
 };
 
 /// A measurement as JSON and back (tune.json uses the same fields).

@@ -1,6 +1,8 @@
 //===- workbench/tune/tune_report.cpp - What `tune` writes and prints -----===//
 #include "workbench/tune/tune_report.h"
 
+#include "common/terminal_text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -188,21 +190,24 @@ void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                  "tune.json)\n",
                  ok.front()->measurement.sizes.size());
     for (const BestAtSize &b : bestPerSize(result))
-      std::fprintf(out, "best at %s: %s (%s)\n", b.problem.c_str(),
+      std::fprintf(out, "best at %s: %s (%s)\n",
+                   terminalLine(b.problem).c_str(),
                    configurationKey(b.result->values).c_str(),
                    formatTuneNs(b.medianNs).c_str());
   }
   for (const TuneResult *r : failed)
-    std::fprintf(out, "%s: %s: %s\n", configurationKey(r->values).c_str(),
-                 toString(r->measurement.status),
-                 firstMessageLine(r->measurement.message).c_str());
+    std::fprintf(
+        out, "%s: %s: %s\n", configurationKey(r->values).c_str(),
+        toString(r->measurement.status),
+        terminalLine(firstMessageLine(r->measurement.message)).c_str());
   std::fprintf(out,
                "tuned %s on %s (%s): %zu configurations (%llu in the [tune] "
                "space, before the constraints and the launch-shape check), "
                "%zu measurements made (the others from the "
                "tune cache), %zu failed, %.1f s\n",
-               info.kernel.c_str(), info.deviceName.c_str(),
-               toString(info.strategy), result.results.size(),
+               terminalLine(info.kernel).c_str(),
+               terminalLine(info.deviceName).c_str(), toString(info.strategy),
+               result.results.size(),
                static_cast<unsigned long long>(info.spaceSize), info.measured,
                failed.size(), info.seconds);
 }
