@@ -24,8 +24,10 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -194,6 +196,38 @@ template <typename Index> struct PackedArguments {
 };
 } // namespace
 
+/// LLVM's x86 back end lowers an f32/f64 -> bf16 truncation it meets to a
+/// compiler-rt call (__truncsfbf2) that Debian 12's libgcc lacks; these
+/// round to nearest even like kb::legalizeBf16Arithmetic (f64 through f32,
+/// as it does). The x86-64 ABI returns a bf16 in the low 16 bits of xmm0,
+/// which is where a float with those bits returns it.
+static float truncateToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint32_t out =
+      value != value ? 0x7fc0u : (bits + 0x7fffu + ((bits >> 16) & 1)) >> 16;
+  float result;
+  std::memcpy(&result, &out, 4);
+  return result;
+}
+static float truncateDoubleToBf16(double value) {
+  return truncateToBf16(static_cast<float>(value));
+}
+
+static void registerRuntimeCalls(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](const char *name, auto *function) {
+      symbols[interner(name)] =
+          llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(function),
+                                   llvm::JITSymbolFlags::Exported);
+    };
+    add("__truncsfbf2", &truncateToBf16);
+    add("__truncdfbf2", &truncateDoubleToBf16);
+    return symbols;
+  });
+}
+
 static LogicalResult invoke(ExecutionEngine &engine,
                             const CpuDispatch &dispatch,
                             ExecutableOp executable) {
@@ -278,5 +312,6 @@ LogicalResult mlir::kb::runOnCpu(ExecutableOp executable,
   if (!engine)
     return executable.emitOpError("could not be compiled for the CPU: ")
            << llvm::toString(engine.takeError());
+  registerRuntimeCalls(**engine);
   return invoke(**engine, dispatch, executable);
 }

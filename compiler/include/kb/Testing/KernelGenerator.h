@@ -1,4 +1,4 @@
-//===- kernel_generator.h - Seeded random kernel bodies --------*- C++ -*-===//
+//===- kb/Testing/KernelGenerator.h - Seeded random kernel bodies --------===//
 //
 // The differential test runs one kernel body three ways (SPIR-V on lavapipe,
 // PTX on a GPU where present, LLVM on the CPU) and compares the outputs. This
@@ -23,21 +23,16 @@
 // library (std::mt19937_64 is specified bit for bit; no std distributions).
 //
 // Reproducing a failure the differential test printed as `seed=N`:
-//   1. Write the case out, e.g. with a throwaway main:
-//        auto k = kb::differential::generateKernel(N);
-//        std::ofstream("gen.mlir") << k.mlir;
-//        std::cout << kb::differential::describeKernel(k);
-//      (describeKernel prints bindings, constants, workgroups, tolerance.)
-//   2. Compile it as the harness does:
-//        kb-opt gen.mlir --kb-materialize-variants=targets=vulkan:1.2,cuda:sm_90
-//            --kb-codegen=emit-cubin=false
-//            --kb-dump-executable-binaries=path=OUT -o /dev/null
-//      (targets=cuda:sm_90 alone when !k.vulkanCompatible), then
-//      `spirv-val --target-env vulkan1.2 OUT/*.spv`.
+//   reference_differential --first N --seeds 1   (bench/reference_differential)
+// reruns it on every device and prints the disagreement;
+//   reference_differential --dump N > gen.mlir
+// writes the body out (with its bindings, constants and grid) to compile
+// with `kb-opt gen.mlir --kb-materialize-variants=targets=vulkan:1.2
+// --kb-codegen` and reduce by hand.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KB_TESTS_DIFFERENTIAL_KERNEL_GENERATOR_H_
-#define KB_TESTS_DIFFERENTIAL_KERNEL_GENERATOR_H_
+#ifndef KB_TESTING_KERNELGENERATOR_H_
+#define KB_TESTING_KERNELGENERATOR_H_
 
 #include <array>
 #include <cstdint>
@@ -95,22 +90,28 @@ struct GeneratedKernel {
 
   /// What the body exercises, for coverage reports.
   struct Features {
-    bool staticZeroTripLoop = false; ///< an scf.for whose constants give 0 trips
-    bool staticOneTripLoop = false;  ///< ... and one giving exactly 1 trip
-    bool mayRunZeroTimes = false; ///< a for/while that 0 trips for some input
-    bool mayRunOnce = false;      ///< a for/while that 1 trip for some input
-    bool dataDependentTrips = false;       ///< trips from input data
-    bool invocationDependentTrips = false; ///< trips from the invocation index
+    // Loops: an scf.for whose constant bounds give 0 trips, or exactly 1;
+    // a for/while that runs 0 times, or once, for some inputs.
+    bool staticZeroTripLoop = false;
+    bool staticOneTripLoop = false;
+    bool mayRunZeroTimes = false;
+    bool mayRunOnce = false;
+    // Trip counts from input data, or from the invocation index.
+    bool dataDependentTrips = false;
+    bool invocationDependentTrips = false;
     bool nestedLoop = false;
     bool whileLoop = false;
     bool ifWithResults = false;
     bool ifWithoutResults = false;
     bool loopWithoutResults = false;
-    bool twoDimensional = false; ///< invocation index from x and y
-    bool gridStride = false;     ///< elements by a grid-stride scf.for
-    bool inexactMath = false;    ///< divf or math.sqrt
-    unsigned maxIterArgs = 0;    ///< most iter_args of one loop
-    /// MLIR types the body computes in ("i8", "f16", "index", ...).
+    // The invocation index from x and y; elements by a grid-stride scf.for.
+    bool twoDimensional = false;
+    bool gridStride = false;
+    // arith.divf or math.sqrt (the only ops whose precision Vulkan relaxes).
+    bool inexactMath = false;
+    // The most iter_args of one loop.
+    unsigned maxIterArgs = 0;
+    // MLIR types the body computes in ("i8", "f16", "index", ...).
     std::vector<std::string> arithmeticTypes;
   };
   Features features;
@@ -125,4 +126,4 @@ std::string describeKernel(const GeneratedKernel &kernel);
 
 } // namespace kb::differential
 
-#endif // KB_TESTS_DIFFERENTIAL_KERNEL_GENERATOR_H_
+#endif // KB_TESTING_KERNELGENERATOR_H_
