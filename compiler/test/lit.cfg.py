@@ -26,5 +26,7 @@ nvcc = shutil.which("nvcc") or (
 if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
+if shutil.which("spirv-dis") and shutil.which("spirv-val"):
+    config.available_features.add("spirv-tools")
 if shutil.which("glslc"):
     config.available_features.add("glslc")
