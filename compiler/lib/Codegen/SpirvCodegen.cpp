@@ -273,6 +273,31 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
   return success();
 }
 
+/// MLIR 16's serializer writes the word of an i8/i16 constant sign-extended,
+/// which spirv-val rejects for a negative one (the high bits of a narrow
+/// integer's word must be 0): such a constant becomes the i32 constant of
+/// its bits narrowed by OpUConvert.
+static void widenNegativeNarrowConstants(spirv::ModuleOp spirvModule) {
+  SmallVector<spirv::ConstantOp> constants;
+  spirvModule.walk([&](spirv::ConstantOp op) {
+    auto type = op.getType().dyn_cast<IntegerType>();
+    auto value = op.getValue().dyn_cast<IntegerAttr>();
+    if (type && value && type.getWidth() > 1 && type.getWidth() < 32 &&
+        value.getValue().isNegative())
+      constants.push_back(op);
+  });
+  for (spirv::ConstantOp op : constants) {
+    OpBuilder b(op);
+    uint64_t bits = op.getValue().cast<IntegerAttr>().getValue().getZExtValue();
+    Value wide = b.create<spirv::ConstantOp>(
+        op.getLoc(), b.getI32Type(),
+        b.getI32IntegerAttr(static_cast<int32_t>(bits)));
+    Value narrow = b.create<spirv::UConvertOp>(op.getLoc(), op.getType(), wide);
+    op.getResult().replaceAllUsesWith(narrow);
+    op.erase();
+  }
+}
+
 /// SPIR-V for Vulkan 1.x has no bf16 type: MLIR's conversion fails with
 /// "failed to legalize 'gpu.func'". Say so at the first op that uses it.
 static LogicalResult refuseBf16(ExecutableOp executable,
@@ -329,6 +354,7 @@ LogicalResult codegen::generateSpirv(ExecutableOp executable, VariantOp variant,
   if (spirvModules.empty())
     return variant.emitOpError("produced no spirv.module in the ") << what;
   spirv::ModuleOp spirvModule = *spirvModules.begin();
+  widenNegativeNarrowConstants(spirvModule);
   if (failed(lowerPushConstants(executable, variant, spirvModule)))
     return failure();
 
