@@ -54,10 +54,15 @@ RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
                                              uint64_t seed) {
   std::sort(base.begin(), base.end());
   std::sort(candidate.begin(), candidate.end());
-  RatioInterval out;
-  double baseMedian = summarize(base).median;
-  out.ratio = summarize(candidate).median / baseMedian;
+  return intervalOfSorted(base, candidate, seed);
+}
 
+RatioInterval
+MedianRatioBootstrap::intervalOfSorted(const std::vector<double> &base,
+                                       const std::vector<double> &candidate,
+                                       uint64_t seed) {
+  RatioInterval out;
+  out.ratio = quantileOfSorted(candidate, 0.5) / quantileOfSorted(base, 0.5);
   Side b = side(base), c = side(candidate);
   std::mt19937_64 rng(seed);
   ratios_.resize(resamples_);
@@ -71,7 +76,7 @@ RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
 RatioInterval MedianRatioBootstrap::pairedInterval(std::vector<double> ratios,
                                                    uint64_t seed) {
   std::sort(ratios.begin(), ratios.end());
-  double median = summarize(ratios).median;
+  double median = quantileOfSorted(ratios, 0.5);
   Side s = side(ratios);
   std::mt19937_64 rng(seed);
   ratios_.resize(resamples_);

@@ -46,6 +46,11 @@ public:
   /// |seed| makes the draw reproducible (callers derive it from the row).
   RatioInterval interval(std::vector<double> base,
                          std::vector<double> candidate, uint64_t seed);
+  /// The same for samples the caller already sorted (ascending): no copy,
+  /// no second sort.
+  RatioInterval intervalOfSorted(const std::vector<double> &base,
+                                 const std::vector<double> &candidate,
+                                 uint64_t seed);
 
   /// Paired samples (`bench --baseline`): the median of |ratios| (one per
   /// pair, candidate / baseline) and its CI from resampling the pairs —

@@ -5,6 +5,7 @@
 #include "workbench/report/markdown_table.h"
 #include "workbench/report/report_rows.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,21 @@ runToRunNoise(const std::vector<const ReportRow *> &runs) {
   return std::expm1(s.stdev); // stdev of log ≈ relative stdev
 }
 
+/// The band of a row: max(δ, k × noise, 2 × run-to-run spread), and which
+/// term set it (compare.h).
+void setBand(RowComparison &rc, const CompareOptions &options) {
+  rc.threshold = options.threshold;
+  if (double noiseBand = options.noiseFactor * rc.noise;
+      noiseBand > rc.threshold) {
+    rc.threshold = noiseBand;
+    rc.bandFrom = "noise";
+  }
+  if (rc.runToRunNoise && 2 * *rc.runToRunNoise > rc.threshold) {
+    rc.threshold = 2 * *rc.runToRunNoise;
+    rc.bandFrom = "history";
+  }
+}
+
 std::string brokenWhy(const ReportRow &row, const char *side) {
   std::string why = row.verdict() + " in " + side;
   if (!row.benchmark->reason.empty())
@@ -97,6 +113,16 @@ std::string brokenWhy(const ReportRow &row, const char *side) {
 }
 
 } // namespace
+
+double robustRelativeSpread(const std::vector<double> &sorted) {
+  // 1.349 = the IQR of a standard normal: the spread in units of σ.
+  constexpr double kIqrPerSigma = 1.349;
+  double median = quantileOfSorted(sorted, 0.5);
+  if (!(median > 0))
+    return 0;
+  double iqr = quantileOfSorted(sorted, 0.75) - quantileOfSorted(sorted, 0.25);
+  return iqr / (kIqrPerSigma * median);
+}
 
 std::string parseThreshold(const std::string &text, double &out) {
   std::string number = text;
@@ -160,6 +186,11 @@ StatusOr<PairedComparison> comparePaired(const Timing &baseline,
                              " is not a positive time");
     ratios[i] = candidate.samples[i].gpuNs / base;
   }
+  std::sort(ratios.begin(), ratios.end());
+  // The pairs' own spread: drift cancels in each ratio, the noise of both
+  // sides does not, and a median of ratios moves between runs by about it.
+  double band = std::max(options.threshold,
+                         options.noiseFactor * robustRelativeSpread(ratios));
   MedianRatioBootstrap bootstrap(options.resamples, options.confidence);
   RatioInterval ci =
       bootstrap.pairedInterval(std::move(ratios), options.seed ^ fnv1a(id));
@@ -169,12 +200,48 @@ StatusOr<PairedComparison> comparePaired(const Timing &baseline,
   p.ratio = ci.ratio;
   p.low = ci.low;
   p.high = ci.high;
-  p.threshold = options.threshold;
-  p.verdict = toString(n < options.minSamples
-                           ? Verdict::Inconclusive
-                           : decideVerdict(ci.low, ci.high, options.threshold));
+  p.threshold = band;
+  p.verdict =
+      toString(n < options.minSamples ? Verdict::Inconclusive
+                                      : decideVerdict(ci.low, ci.high, band));
   return p;
 }
+
+namespace {
+/// The verdict of |row| of NEW against its timed |runs| in the base
+/// reports (pooled): the median ratio, its CI, the row's band.
+RowComparison judgeRow(const ReportRow &row,
+                       const std::vector<const ReportRow *> &runs,
+                       const CompareOptions &options,
+                       MedianRatioBootstrap &bootstrap) {
+  std::vector<double> base;
+  for (const ReportRow *r : runs)
+    for (const Sample &s : r->timing->samples)
+      base.push_back(s.gpuNs);
+  std::vector<double> fresh = gpuTimes(*row.timing);
+  std::sort(base.begin(), base.end());
+  std::sort(fresh.begin(), fresh.end());
+  RowComparison rc;
+  rc.id = row.id;
+  rc.baseSamples = base.size();
+  rc.newSamples = fresh.size();
+  rc.baseMedianNs = quantileOfSorted(base, 0.5);
+  rc.newMedianNs = quantileOfSorted(fresh, 0.5);
+  rc.runToRunNoise = runToRunNoise(runs);
+  rc.noise = std::max(robustRelativeSpread(base), robustRelativeSpread(fresh));
+  setBand(rc, options);
+  RatioInterval ci =
+      bootstrap.intervalOfSorted(base, fresh, options.seed ^ fnv1a(row.id));
+  rc.ratio = ci.ratio;
+  rc.low = ci.low;
+  rc.high = ci.high;
+  rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
+  rc.why = tooFewSamples(rc.baseSamples, rc.newSamples, options.minSamples);
+  if (!rc.why.empty())
+    rc.verdict = Verdict::Inconclusive;
+  return rc;
+}
+} // namespace
 
 StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
                                     const BenchReport &candidate,
@@ -252,29 +319,7 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
       out.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
       continue;
     }
-    std::vector<double> base;
-    for (const ReportRow *r : runs)
-      for (const Sample &s : r->timing->samples)
-        base.push_back(s.gpuNs);
-    std::vector<double> fresh = gpuTimes(*row.timing);
-    RowComparison rc;
-    rc.id = row.id;
-    rc.baseSamples = base.size();
-    rc.newSamples = fresh.size();
-    rc.baseMedianNs = summarize(base).median;
-    rc.newMedianNs = row.timing->summary.median;
-    rc.runToRunNoise = runToRunNoise(runs);
-    rc.threshold = std::max(options.threshold,
-                            rc.runToRunNoise ? 2 * *rc.runToRunNoise : 0.0);
-    RatioInterval ci = bootstrap.interval(std::move(base), std::move(fresh),
-                                          options.seed ^ fnv1a(row.id));
-    rc.ratio = ci.ratio;
-    rc.low = ci.low;
-    rc.high = ci.high;
-    rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
-    rc.why = tooFewSamples(rc.baseSamples, rc.newSamples, options.minSamples);
-    if (!rc.why.empty())
-      rc.verdict = Verdict::Inconclusive;
+    RowComparison rc = judgeRow(row, runs, options, bootstrap);
     logSum += std::log(rc.ratio);
     out.rows.push_back(rc);
   }
@@ -319,20 +364,27 @@ std::string renderComparisonMarkdown(const Comparison &c) {
     out << " (" << c.baseReports << " reports: samples pooled, run-to-run "
         << "noise widens each row's threshold)";
   out << "; NEW: " << markdownText(c.newDevice) << ". Threshold "
-      << percent(1 + c.options.threshold).substr(1) << ", "
-      << int(c.options.confidence * 100 + 0.5) << " % bootstrap CI of the "
+      << percent(1 + c.options.threshold).substr(1);
+  if (c.options.noiseFactor > 0) {
+    char k[32];
+    std::snprintf(k, sizeof k, "%g", c.options.noiseFactor);
+    out << " (a row's band: at least " << k << " \u00d7 its noise)";
+  }
+  out << ", " << int(c.options.confidence * 100 + 0.5)
+      << " % bootstrap CI of the "
       << "median ratio (" << c.options.resamples << " resamples).\n\n";
   MarkdownTable table(
       {"benchmark", "verdict", "base", "new", "change", "95% CI", "threshold"},
       {false, false, true, true, true, true, true});
   for (const RowComparison &r : c.rows)
-    table.addRow({r.id,
-                  r.why.empty()
-                      ? toString(r.verdict)
-                      : std::string(toString(r.verdict)) + " (" + r.why + ")",
-                  formatDuration(r.baseMedianNs), formatDuration(r.newMedianNs),
-                  percent(r.ratio), percent(r.low) + " .. " + percent(r.high),
-                  "\u00b1" + percent(1 + r.threshold).substr(1)});
+    table.addRow(
+        {r.id,
+         r.why.empty() ? toString(r.verdict)
+                       : std::string(toString(r.verdict)) + " (" + r.why + ")",
+         formatDuration(r.baseMedianNs), formatDuration(r.newMedianNs),
+         percent(r.ratio), percent(r.low) + " .. " + percent(r.high),
+         "\u00b1" + percent(1 + r.threshold).substr(1) +
+             (r.bandFrom == "threshold" ? "" : " (" + r.bandFrom + ")")});
   if (!c.rows.empty())
     out << table.render() << "\n";
   out << "**" << c.count(Verdict::Slower) << " slower, "
