@@ -60,15 +60,15 @@ RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
 RatioInterval
 MedianRatioBootstrap::intervalOfSorted(const std::vector<double> &base,
                                        const std::vector<double> &candidate,
-                                       uint64_t seed) {
+                                       uint64_t seed, uint32_t resamples) {
   RatioInterval out;
   out.ratio = quantileOfSorted(candidate, 0.5) / quantileOfSorted(base, 0.5);
   Side b = side(base), c = side(candidate);
   std::mt19937_64 rng(seed);
-  ratios_.resize(resamples_);
-  for (uint32_t r = 0; r < resamples_; ++r) {
+  ratios_.resize(resamples ? resamples : resamples_);
+  for (double &ratio : ratios_) {
     double bm = drawMedian(b, rng);
-    ratios_[r] = drawMedian(c, rng) / bm;
+    ratio = drawMedian(c, rng) / bm;
   }
   return percentiles(out.ratio);
 }

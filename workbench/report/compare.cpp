@@ -208,6 +208,37 @@ StatusOr<PairedComparison> comparePaired(const Timing &baseline,
 }
 
 namespace {
+/// Whether more resamples could move an end of |ci| across an edge of the
+/// band: an end within a quarter of the interval's width of an edge. The
+/// Monte Carlo error of a 2.5 % percentile from 250 resamples is about
+/// 0.05 x the width, so a quarter is five of them.
+bool nearBandEdge(const RatioInterval &ci, double band) {
+  double margin = 0.25 * (ci.high - ci.low);
+  for (double edge : {1 - band, 1 + band})
+    for (double end : {ci.low, ci.high})
+      if (std::fabs(end - edge) <= margin)
+        return true;
+  return false;
+}
+
+/// The bootstrap interval in two stages: most rows of a large comparison
+/// lie far from their band's edges, and their verdict is settled by an
+/// eighth of the resamples; the others get all of options.resamples (same
+/// seed, so the same inputs give the same interval).
+RatioInterval twoStageInterval(const std::vector<double> &base,
+                               const std::vector<double> &fresh, double band,
+                               uint64_t seed, const CompareOptions &options,
+                               MedianRatioBootstrap &bootstrap) {
+  uint32_t firstStage = options.firstStageResamples;
+  if (firstStage > 0 && options.resamples > 2 * firstStage) {
+    RatioInterval first =
+        bootstrap.intervalOfSorted(base, fresh, seed, firstStage);
+    if (!nearBandEdge(first, band))
+      return first;
+  }
+  return bootstrap.intervalOfSorted(base, fresh, seed);
+}
+
 /// The verdict of |row| of NEW against its timed |runs| in the base
 /// reports (pooled): the median ratio, its CI, the row's band.
 RowComparison judgeRow(const ReportRow &row,
@@ -231,7 +262,8 @@ RowComparison judgeRow(const ReportRow &row,
   rc.noise = std::max(robustRelativeSpread(base), robustRelativeSpread(fresh));
   setBand(rc, options);
   RatioInterval ci =
-      bootstrap.intervalOfSorted(base, fresh, options.seed ^ fnv1a(row.id));
+      twoStageInterval(base, fresh, rc.threshold, options.seed ^ fnv1a(row.id),
+                       options, bootstrap);
   rc.ratio = ci.ratio;
   rc.low = ci.low;
   rc.high = ci.high;
@@ -241,6 +273,108 @@ RowComparison judgeRow(const ReportRow &row,
     rc.verdict = Verdict::Inconclusive;
   return rc;
 }
+} // namespace
+
+namespace {
+/// Pairs NEW's rows, one at a time, with the base reports' rows of the
+/// same id into a Comparison.
+class RowPairing {
+public:
+  RowPairing(const std::vector<BenchReport> &bases,
+             const CompareOptions &options, Comparison &out)
+      : options_(options), out_(out),
+        bootstrap_(options.resamples, options.confidence) {
+    for (const BenchReport &b : bases) {
+      baseMaps_.push_back(rowMap(b));
+      for (const auto &[id, row] : baseMaps_.back())
+        baseIds_.insert(id);
+    }
+  }
+
+  void add(const ReportRow &row) {
+    seen_.insert(row.id);
+    if (!row.variant)
+      return addWithoutVariant(row);
+    if (!baseIds_.count(row.id) && baseIds_.count(row.benchmark->name))
+      return addNotRunInBase(row);
+    std::vector<const ReportRow *> runs;
+    bool inBase = false;
+    for (const RowMap &map : baseMaps_) {
+      auto it = map.find(row.id);
+      if (it == map.end())
+        continue;
+      inBase = true;
+      if (it->second.timed())
+        runs.push_back(&it->second);
+    }
+    if (!inBase)
+      return out_.onlyInNew.push_back(row.id);
+    if (!row.timed())
+      return addBrokenInNew(row);
+    if (runs.empty()) {
+      const RowMap &last = baseMaps_.back();
+      const ReportRow &b = last.count(row.id) ? last.at(row.id) : row;
+      return out_.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
+    }
+    RowComparison rc = judgeRow(row, runs, options_, bootstrap_);
+    logSum_ += std::log(rc.ratio);
+    out_.rows.push_back(std::move(rc));
+  }
+
+  /// The rows only the base has, the geomean; FailedPrecondition when
+  /// nothing was in common.
+  Status finish() {
+    for (const std::string &id : baseIds_)
+      if (!seen_.count(id))
+        out_.onlyInBase.push_back(id);
+    if (out_.rows.empty() && out_.uncomparable.empty())
+      return failedPrecondition(
+          "the reports have no benchmark in common (BASE has " +
+          std::to_string(baseIds_.size()) + " rows, NEW " +
+          std::to_string(seen_.size()) +
+          "; rows pair by benchmark/variant/mode): compare reports of the "
+          "same project");
+    if (!out_.rows.empty())
+      out_.geomeanRatio = std::exp(logSum_ / double(out_.rows.size()));
+    return okStatus();
+  }
+
+private:
+  /// A benchmark that ran no variant has one row named after it; it pairs
+  /// with every row of that benchmark on the other side.
+  void addWithoutVariant(const ReportRow &row) {
+    bool matched = false;
+    for (const std::string &id : baseIds_)
+      if (id == row.id || id.rfind(row.id + "/", 0) == 0)
+        matched = true, seen_.insert(id);
+    if (!matched)
+      return out_.onlyInNew.push_back(row.id);
+    addBrokenInNew(row);
+  }
+  void addBrokenInNew(const ReportRow &row) {
+    std::string v = row.verdict();
+    out_.uncomparable.push_back(
+        {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
+  }
+  /// The benchmark ran no variant in the base.
+  void addNotRunInBase(const ReportRow &row) {
+    seen_.insert(row.benchmark->name);
+    const RowMap &last = baseMaps_.back();
+    auto it = last.find(row.benchmark->name);
+    out_.uncomparable.push_back({row.id,
+                                 it != last.end()
+                                     ? brokenWhy(it->second, "BASE")
+                                     : std::string("not run in BASE"),
+                                 false});
+  }
+
+  const CompareOptions &options_;
+  Comparison &out_;
+  MedianRatioBootstrap bootstrap_;
+  std::vector<RowMap> baseMaps_;
+  std::set<std::string> baseIds_, seen_;
+  double logSum_ = 0;
+};
 } // namespace
 
 StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
@@ -254,87 +388,10 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
   out.baseDevice = bases.back().device.name;
   out.newDevice = candidate.device.name;
   out.baseReports = bases.size();
-  std::vector<RowMap> baseMaps;
-  std::set<std::string> baseIds;
-  for (const BenchReport &b : bases) {
-    baseMaps.push_back(rowMap(b));
-    for (const auto &[id, row] : baseMaps.back())
-      baseIds.insert(id);
-  }
-  MedianRatioBootstrap bootstrap(options.resamples, options.confidence);
-  std::set<std::string> seen;
-  double logSum = 0;
-  for (const ReportRow &row : reportRows(candidate)) {
-    seen.insert(row.id);
-    // A benchmark that ran no variant has one row named after it; it pairs
-    // with every row of that benchmark on the other side.
-    if (!row.variant) {
-      bool matched = false;
-      for (const std::string &id : baseIds)
-        if (id == row.id || id.rfind(row.id + "/", 0) == 0)
-          matched = true, seen.insert(id);
-      if (!matched) {
-        out.onlyInNew.push_back(row.id);
-        continue;
-      }
-      std::string v = row.verdict();
-      out.uncomparable.push_back(
-          {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
-      continue;
-    }
-    if (!baseIds.count(row.id) && baseIds.count(row.benchmark->name)) {
-      seen.insert(row.benchmark->name);
-      const RowMap &last = baseMaps.back();
-      auto it = last.find(row.benchmark->name);
-      out.uncomparable.push_back({row.id,
-                                  it != last.end()
-                                      ? brokenWhy(it->second, "BASE")
-                                      : std::string("not run in BASE"),
-                                  false});
-      continue;
-    }
-    std::vector<const ReportRow *> runs;
-    bool inBase = false;
-    for (const RowMap &map : baseMaps) {
-      auto it = map.find(row.id);
-      if (it == map.end())
-        continue;
-      inBase = true;
-      if (it->second.timed())
-        runs.push_back(&it->second);
-    }
-    if (!inBase) {
-      out.onlyInNew.push_back(row.id);
-      continue;
-    }
-    if (!row.timed()) {
-      std::string v = row.verdict();
-      out.uncomparable.push_back(
-          {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
-      continue;
-    }
-    if (runs.empty()) {
-      const ReportRow &b =
-          baseMaps.back().count(row.id) ? baseMaps.back().at(row.id) : row;
-      out.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
-      continue;
-    }
-    RowComparison rc = judgeRow(row, runs, options, bootstrap);
-    logSum += std::log(rc.ratio);
-    out.rows.push_back(rc);
-  }
-  for (const std::string &id : baseIds)
-    if (!seen.count(id))
-      out.onlyInBase.push_back(id);
-  if (out.rows.empty() && out.uncomparable.empty())
-    return failedPrecondition(
-        "the reports have no benchmark in common (BASE has " +
-        std::to_string(baseIds.size()) + " rows, NEW " +
-        std::to_string(seen.size()) +
-        "; rows pair by benchmark/variant/mode): compare reports of the "
-        "same project");
-  if (!out.rows.empty())
-    out.geomeanRatio = std::exp(logSum / double(out.rows.size()));
+  RowPairing pairing(bases, options, out);
+  for (const ReportRow &row : reportRows(candidate))
+    pairing.add(row);
+  KB_RETURN_IF_ERROR(pairing.finish());
   return out;
 }
 

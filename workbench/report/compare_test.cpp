@@ -101,6 +101,32 @@ TEST(Compare, AChangeFarBeyondTheNoiseIsStillSlower) {
   EXPECT_TRUE(c.hasRegression());
 }
 
+// The first stage decides only rows whose verdict more resamples cannot
+// change: over rows spread across the band's edge, every verdict is the
+// full bootstrap's.
+TEST(Compare, TwoStageVerdictsAreTheFullBootstraps) {
+  SyntheticSpec base, fresh;
+  base.benchmarks = syntheticBenchmarks(400, 0.03);
+  fresh.benchmarks = base.benchmarks;
+  for (size_t i = 0; i < fresh.benchmarks.size(); ++i)
+    fresh.benchmarks[i].medianNs *= 0.9 + 0.2 * double(i) / 400;
+  base.samples = fresh.samples = 30;
+  fresh.seed = 2;
+  BenchReport b = makeSyntheticReport(base), n = makeSyntheticReport(fresh);
+  CompareOptions full;
+  full.firstStageResamples = 0;
+  Comparison twoStage = compare(b, n), reference = compare(b, n, full);
+  ASSERT_EQ(twoStage.rows.size(), reference.rows.size());
+  size_t decidedEarly = 0;
+  for (size_t i = 0; i < twoStage.rows.size(); ++i) {
+    EXPECT_EQ(twoStage.rows[i].verdict, reference.rows[i].verdict)
+        << twoStage.rows[i].id;
+    decidedEarly += twoStage.rows[i].low != reference.rows[i].low;
+  }
+  EXPECT_GT(decidedEarly, 200u); // most rows: the point of the first stage
+  EXPECT_LT(decidedEarly, 400u); // rows near an edge got every resample
+}
+
 TEST(Compare, RobustSpreadIgnoresOneStraySample) {
   std::vector<double> sorted = {98, 99, 99, 100, 100, 100, 101, 101, 102, 5000};
   EXPECT_LT(robustRelativeSpread(sorted), 0.02);
