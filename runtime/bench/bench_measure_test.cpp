@@ -202,6 +202,30 @@ TEST(BenchMeasureTest, ColdAndHotSamplesInterleaved) {
   EXPECT_EQ((*interrupted)[0].stopReason, StopReason::Interrupted);
 }
 
+// --budget stopped only benchmarks that had not started: one that started
+// with a second of budget left sampled for its whole time limit, and its row
+// did not say why it had fewer samples than the others.
+TEST(BenchMeasureTest, ASpentBudgetStopsSamplingAndSaysSo) {
+  SET_UP(false);
+  hal::Device &device = *f->selected.device;
+  auto cand = module::PreparedFunction::create(
+      device, f->module, f->module.functions[0],
+      module::VariantChoice::PreferCandidate);
+  ASSERT_TRUE(cand.ok()) << cand.status().message();
+  MeasureSettings settings;
+  settings.stopping = quickStoppingSettings();
+  settings.l2 = {1 << 20, "flag"};
+  settings.budgetDeadline = std::chrono::steady_clock::now();
+  auto engine = Engine::create(device, settings);
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  std::vector<Subject> subjects = {
+      {"candidate", [&](hal::CommandBuffer &c) { return (*cand)->record(c); }}};
+  auto results = (*engine)->measureInterleaved(subjects, TimingMode::Cold);
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_EQ((*results)[0].samples.size(), 1u); // the round it was in
+  EXPECT_EQ((*results)[0].stopReason, StopReason::Budget);
+}
+
 // Paired A/B: in lockstep every subject samples every round until all have
 // stopped, so a fast subject that needs more samples to reach --min-time
 // keeps the slow one sampling, and sample i of each pairs up.

@@ -204,14 +204,10 @@ StatusOr<Engine::Prepared> Engine::prepareHot(const Subject &subject) {
   return p;
 }
 
-StatusOr<std::vector<Timing>>
-Engine::measureInterleaved(const std::vector<Subject> &subjects,
-                           TimingMode mode, const ProgressFn &progress,
-                           const InterruptFn &interrupted) {
+StatusOr<std::vector<Engine::Prepared>>
+Engine::prepareAll(const std::vector<Subject> &subjects, TimingMode mode,
+                   std::vector<Timing> &results) {
   std::vector<Prepared> prepared;
-  std::vector<Timing> results(subjects.size());
-  std::vector<StoppingRule> rules(subjects.size(),
-                                  StoppingRule(settings_.stopping));
   for (size_t i = 0; i < subjects.size(); ++i) {
     KB_ASSIGN_OR_RETURN(Prepared p, mode == TimingMode::Cold
                                         ? prepareCold(subjects[i])
@@ -221,6 +217,22 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
     results[i].stopReason = StopReason::NotStopped;
     prepared.push_back(std::move(p));
   }
+  return prepared;
+}
+
+bool Engine::budgetSpent() const {
+  return settings_.budgetDeadline && Clock::now() >= *settings_.budgetDeadline;
+}
+
+StatusOr<std::vector<Timing>>
+Engine::measureInterleaved(const std::vector<Subject> &subjects,
+                           TimingMode mode, const ProgressFn &progress,
+                           const InterruptFn &interrupted) {
+  std::vector<Timing> results(subjects.size());
+  std::vector<StoppingRule> rules(subjects.size(),
+                                  StoppingRule(settings_.stopping));
+  KB_ASSIGN_OR_RETURN(std::vector<Prepared> prepared,
+                      prepareAll(subjects, mode, results));
   double defaultClockHz = device_.properties().clockKhz * 1e3;
   std::vector<ThrottleRule> throttle(subjects.size(),
                                      ThrottleRule(defaultClockHz));
@@ -281,6 +293,8 @@ Engine::measureInterleaved(const std::vector<Subject> &subjects,
       }
       if (unfinished(i) && rule.checkTimeout(secondsSince(start)))
         results[i].stopReason = rule.reason();
+      if (unfinished(i) && budgetSpent())
+        results[i].stopReason = StopReason::Budget;
     }
     // Let the GPU recover from throttling before the next round.
     if (recoveryS > 0)

@@ -39,6 +39,7 @@
 #include "runtime/bench/stopping_rule.h"
 #include "runtime/hal/api.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -63,6 +64,9 @@ struct MeasureSettings {
   /// discarded for all of them, so sample i of every subject comes from the
   /// same round (adjacent submissions) and the sample counts are equal.
   bool lockstep = false;
+  /// When the run's global budget (--budget) runs out: sampling stops there
+  /// (reason Budget), in whatever mode it is. None: no budget.
+  std::optional<std::chrono::steady_clock::time_point> budgetDeadline;
 };
 
 /// Progress after each sample: subject index, its rule (count, noise).
@@ -112,6 +116,12 @@ private:
   StatusOr<Sample> takeSample(Prepared &p);
   /// The SM clock of the sample |p| just ran; none without stamps.
   StatusOr<std::optional<double>> sampleClock(Prepared &p);
+  /// Prepares every subject for |mode| and starts its result in |results|.
+  StatusOr<std::vector<Prepared>> prepareAll(const std::vector<Subject> &,
+                                             TimingMode mode,
+                                             std::vector<Timing> &results);
+  /// Whether the global budget ran out (settings_.budgetDeadline).
+  bool budgetSpent() const;
   /// Summaries of every result (finishTiming), returned.
   std::vector<Timing> finishAll(std::vector<Timing> &results);
 

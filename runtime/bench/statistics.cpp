@@ -7,17 +7,15 @@
 
 namespace kb::bench {
 
-namespace {
 /// numpy.quantile's default: linear interpolation between the order
 /// statistics around q * (n - 1) of the sorted samples.
-double quantileSorted(const std::vector<double> &sorted, double q) {
+double quantileOfSorted(const std::vector<double> &sorted, double q) {
   double pos = q * static_cast<double>(sorted.size() - 1);
   size_t lo = static_cast<size_t>(std::floor(pos));
   size_t hi = std::min(lo + 1, sorted.size() - 1);
   double frac = pos - static_cast<double>(lo);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
-} // namespace
 
 Summary summarize(std::vector<double> samples) {
   Summary s;
@@ -31,9 +29,9 @@ Summary summarize(std::vector<double> samples) {
   s.min = samples.front();
   s.max = samples.back();
   s.mean = variance.mean();
-  s.median = quantileSorted(samples, 0.5);
-  s.q1 = quantileSorted(samples, 0.25);
-  s.q3 = quantileSorted(samples, 0.75);
+  s.median = quantileOfSorted(samples, 0.5);
+  s.q1 = quantileOfSorted(samples, 0.25);
+  s.q3 = quantileOfSorted(samples, 0.75);
   s.iqr = s.q3 - s.q1;
   s.stdev = std::sqrt(variance.variance());
   s.relativeStdev = s.mean != 0 ? s.stdev / s.mean : 0;

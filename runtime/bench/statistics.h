@@ -31,6 +31,10 @@ struct Summary {
 /// Summarises |samples| (any order). All zeros for an empty vector.
 Summary summarize(std::vector<double> samples);
 
+/// The |q| quantile (0..1) of non-empty |sorted| samples by the rule above;
+/// for callers that already hold a sorted copy (no second sort).
+double quantileOfSorted(const std::vector<double> &sorted, double q);
+
 /// Welford's online mean and variance: O(1) per sample, no catastrophic
 /// cancellation on long runs of nearly equal values.
 class OnlineVariance {

@@ -19,7 +19,8 @@
 //
 // Where the noise target cannot be met (CPU devices such as lavapipe, and
 // --quick) |noiseRequired| is false: sampling stops at |minSamples| with the
-// noise reported, not required.
+// noise reported, not required; the timeout still bounds it, and a timing
+// that stops before |minSamples| says so by its reason (Timeout).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_STOPPING_RULE_H_
@@ -41,8 +42,12 @@ struct StoppingSettings {
   bool noiseRequired = true;
 };
 
-/// The --quick settings, also the defaults on CPU devices: >= 10 samples,
-/// <= 1 s per benchmark, noise reported but not required.
+/// The time limit of the quick settings, per benchmark (its modes share it).
+inline constexpr double kQuickTimeoutS = 10;
+
+/// The --quick settings, also the defaults on CPU devices: sampling stops at
+/// 10 samples, or at the time limit (kQuickTimeoutS) before them; noise
+/// reported but not required.
 StoppingSettings quickStoppingSettings();
 
 class StoppingRule {

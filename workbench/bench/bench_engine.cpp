@@ -101,6 +101,8 @@ struct RunState {
   std::string unavailable;
   /// BUILD/build.json: the workers read what kernels declare from it.
   std::string buildJson;
+  /// Seconds of --budget left as the next worker starts; none: no budget.
+  std::optional<double> budgetLeftS;
 };
 
 /// `__worker bench ...` for |p|: the settings (on the pinned device), live
@@ -121,6 +123,9 @@ std::vector<std::string> workerCommand(const PlannedBenchmark &p,
   args.insert(args.end(), flags.begin(), flags.end());
   if (live)
     args.push_back("--progress");
+  if (state.budgetLeftS) // sampling stops where the budget does
+    args.insert(args.end(),
+                {"--budget-left", std::to_string(*state.budgetLeftS)});
   if (baseline) {
     args.insert(args.end(), {"--baseline-module", baseline->modulePath});
     if (!baseline->benchmark.empty())
@@ -391,6 +396,8 @@ int runPlanned(const std::vector<PlannedBenchmark> &planned,
                  "the global budget (--budget) was spent before it started");
       continue;
     }
+    if (f.budgetS > 0)
+      state.budgetLeftS = f.budgetS - elapsed;
     observer.started(p.displayName);
     // An interrupted benchmark is not a result: remember what its worker may
     // add to |run| (without copying earlier benchmarks' samples) to take it

@@ -57,8 +57,9 @@ report::BenchSettings toReportSettings(const BenchSettings &s,
     r.quickReason = "--quick";
   else if (cpuDevice)
     r.quickReason = "CPU device: the noise target is never met there, so the "
-                    "quick settings apply (>= 10 samples, <= 1 s per "
-                    "benchmark, noise reported, not required)";
+                    "quick settings apply (10 samples, or fewer at the time "
+                    "limit of 10 s per benchmark; noise reported, not "
+                    "required)";
   r.seeds = s.seeds;
   return r;
 }

@@ -87,8 +87,9 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
                  "(default 15)")
       ->check(positiveFinite());
   app.add_flag("--quick", s.quick,
-               "Quick settings: >= 10 samples, <= 1 s per benchmark, noise "
-               "reported but not required (the default on CPU devices); "
+               "Quick settings: 10 samples, or fewer at the time limit of "
+               "10 s per benchmark; noise reported but not required (the "
+               "default on CPU devices); "
                "--min-samples, --min-time, --max-noise and --timeout given "
                "explicitly still apply");
   app.add_option("--l2-size", s.l2Bytes,

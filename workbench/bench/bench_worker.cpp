@@ -12,6 +12,7 @@
 #include "workbench/report/bench_json.h"
 #include "workbench/support/worker.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -248,6 +249,11 @@ bench::BenchmarkResult measure(hal::Device &device,
   bool cpu = device.properties().type == hal::DeviceType::Cpu;
   bench::MeasureSettings settings = measureSettings(job.settings, cpu, l2);
   settings.lockstep = baseline != nullptr; // paired samples
+  if (job.budgetLeftS)
+    settings.budgetDeadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(*job.budgetLeftS));
   auto engine = bench::Engine::create(device, settings);
   Status status = engine.status();
   if (status.ok() && !(*engine)->clockError().empty())

@@ -15,6 +15,7 @@
 
 #include "workbench/bench/bench_settings.h"
 
+#include <optional>
 #include <string>
 
 namespace kb::workbench {
@@ -40,6 +41,9 @@ struct BenchJob {
   /// The build's build.json: what the candidate's kernel declares
   /// (declared_figures.h) by its object's sha256. Empty: nothing declared.
   std::string buildJson;
+  /// Seconds of the run's --budget left when the parent started this
+  /// worker: sampling stops there (reason budget). None: no budget.
+  std::optional<double> budgetLeftS;
 };
 
 /// The protocol line (worker.h) naming the device the worker opened,

@@ -211,7 +211,8 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                   "0.02 (default 2%)");
   app->add_option("--budget", flags->request.budgetS,
                   "Seconds for the whole run; benchmarks not started by then "
-                  "are SKIPPED (default: no limit)")
+                  "are SKIPPED, the one sampling then stops (default: no "
+                  "limit)")
       ->check(positiveFinite());
   return {app, [flags]() { return runBenchCommand(*flags); }};
 }
@@ -227,6 +228,7 @@ CommandRegistration addBenchWorkerCommand(CLI::App &worker) {
   app->add_option("--build-json", job->buildJson);
   app->add_flag("--progress", job->liveProgress);
   app->add_flag("--peak-only", job->peakOnly);
+  app->add_option("--budget-left", job->budgetLeftS);
   addMeasurementFlags(*app, job->settings);
   return {app, [job]() {
             becomeWorker();

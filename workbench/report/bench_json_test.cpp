@@ -2,6 +2,7 @@
 #include "runtime/bench/statistics.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/report/bench_table.h"
+#include "workbench/report/report_formats.h"
 #include "workbench/report/synthetic_report.h"
 
 #include <gtest/gtest.h>
@@ -371,11 +372,34 @@ TEST(BenchTable, ATimingUnderTheMinimumSaysSoAndWhy) {
   t.stopReason = StopReason::Timeout;
   computeDerived(r);
   std::string table = renderBenchTable(r);
-  EXPECT_NE(table.find("1 sample(s) < 10, sampling stopped by timeout"),
+  EXPECT_NE(table.find("1 sample(s) < 10: stopped at the time limit"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("1 (-2) !"), std::string::npos) << table;
   EXPECT_EQ(table.find("0.00%"), std::string::npos) << table;
+}
+
+// Every human format says why a row stopped short of 10 samples: the time
+// limit or the budget, not only the table.
+TEST(BenchTable, EveryFormatSaysWhyARowStoppedShort) {
+  BenchReport r = fullReport();
+  Timing &t = r.benchmarks[0].variants[0].timings[0];
+  t.samples.resize(3);
+  t.stopReason = StopReason::Budget;
+  computeDerived(r);
+  // Escaped for each format: `<` is an entity in all three.
+  const std::string why = "3 sample(s) &lt; 10: stopped when the run";
+  EXPECT_NE(renderMarkdown(r).find(why), std::string::npos)
+      << renderMarkdown(r);
+  EXPECT_NE(renderMarkdown(r).find("--budget ran out"), std::string::npos);
+  EXPECT_NE(renderHtml(r).find(why), std::string::npos);
+  EXPECT_NE(renderJUnit(r).find(why), std::string::npos) << renderJUnit(r);
+  EXPECT_NE(renderBenchTable(r).find("3 sample(s) < 10: stopped when the "
+                                     "run's --budget ran out"),
+            std::string::npos);
+  t.stopReason = StopReason::Timeout;
+  EXPECT_NE(renderBenchTable(r).find("stopped at the time limit (--timeout"),
+            std::string::npos);
 }
 
 } // namespace kb::report

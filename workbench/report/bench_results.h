@@ -42,6 +42,7 @@ using bench::TimingMode;
 using bench::Variant;
 using bench::VariantRole;
 using CorrectnessStatus = bench::Verdict;
+using bench::quantileOfSorted;
 using bench::summarize;
 using bench::toString;
 

@@ -97,25 +97,6 @@ Row timingRow(const std::string &benchmark, const std::string &variant,
           d.percentOfPeak ? format("%.0f%%", *d.percentOfPeak) : "-", speedup,
           correctness};
 }
-/// One line per timing with fewer samples than a verdict needs, and why
-/// sampling stopped short.
-std::vector<std::string> fewSamplesLines(const BenchReport &report) {
-  std::vector<std::string> lines;
-  for (const Benchmark &b : report.benchmarks)
-    for (const Variant &v : b.variants)
-      for (const Timing &t : v.timings)
-        if (t.summary.count < kMinSamplesForVerdict)
-          lines.push_back(
-              b.name + " " + v.name + " " + toString(t.mode) + ": " +
-              std::to_string(t.summary.count) + " sample(s) < " +
-              std::to_string(kMinSamplesForVerdict) + ", sampling stopped by " +
-              toString(t.stopReason) +
-              " (raise --timeout, or --min-time for long dispatches): its "
-              "spread is not a measurement, and `compare` gives it no "
-              "verdict");
-  return lines;
-}
-
 /// One line per timing above 100 % of the measured peak: not a kernel
 /// beating the hardware, but data resident in L2 or a wrong byte count.
 std::vector<std::string> abovePeakLines(const BenchReport &report) {
@@ -178,8 +159,8 @@ std::string renderBenchTable(const BenchReport &report) {
     text += "paired: " + line + "\n";
   for (const std::string &line : abovePeakLines(report))
     text += "warning: " + line + "\n";
-  for (const std::string &line : fewSamplesLines(report))
-    text += "warning: " + line + "\n";
+  for (const std::string &line : stoppedShortLines(report))
+    text += "warning: " + line + "; `compare` gives it no verdict\n";
   // What the reports carry as warnings (a module run with default
   // parameters where it was tuned for other devices, a baseline that
   // lacks a benchmark, ...) is seen on the terminal too.

@@ -54,16 +54,21 @@ RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
                                              uint64_t seed) {
   std::sort(base.begin(), base.end());
   std::sort(candidate.begin(), candidate.end());
-  RatioInterval out;
-  double baseMedian = summarize(base).median;
-  out.ratio = summarize(candidate).median / baseMedian;
+  return intervalOfSorted(base, candidate, seed);
+}
 
+RatioInterval
+MedianRatioBootstrap::intervalOfSorted(const std::vector<double> &base,
+                                       const std::vector<double> &candidate,
+                                       uint64_t seed, uint32_t resamples) {
+  RatioInterval out;
+  out.ratio = quantileOfSorted(candidate, 0.5) / quantileOfSorted(base, 0.5);
   Side b = side(base), c = side(candidate);
   std::mt19937_64 rng(seed);
-  ratios_.resize(resamples_);
-  for (uint32_t r = 0; r < resamples_; ++r) {
+  ratios_.resize(resamples ? resamples : resamples_);
+  for (double &ratio : ratios_) {
     double bm = drawMedian(b, rng);
-    ratios_[r] = drawMedian(c, rng) / bm;
+    ratio = drawMedian(c, rng) / bm;
   }
   return percentiles(out.ratio);
 }
@@ -71,7 +76,7 @@ RatioInterval MedianRatioBootstrap::interval(std::vector<double> base,
 RatioInterval MedianRatioBootstrap::pairedInterval(std::vector<double> ratios,
                                                    uint64_t seed) {
   std::sort(ratios.begin(), ratios.end());
-  double median = summarize(ratios).median;
+  double median = quantileOfSorted(ratios, 0.5);
   Side s = side(ratios);
   std::mt19937_64 rng(seed);
   ratios_.resize(resamples_);

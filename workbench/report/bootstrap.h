@@ -46,6 +46,13 @@ public:
   /// |seed| makes the draw reproducible (callers derive it from the row).
   RatioInterval interval(std::vector<double> base,
                          std::vector<double> candidate, uint64_t seed);
+  /// The same for samples the caller already sorted (ascending): no copy,
+  /// no second sort. |resamples| 0 takes the constructor's count; fewer
+  /// give a first, rougher interval (compare decides the rows far from
+  /// their band's edges on it).
+  RatioInterval intervalOfSorted(const std::vector<double> &base,
+                                 const std::vector<double> &candidate,
+                                 uint64_t seed, uint32_t resamples = 0);
 
   /// Paired samples (`bench --baseline`): the median of |ratios| (one per
   /// pair, candidate / baseline) and its CI from resampling the pairs —

@@ -5,6 +5,7 @@
 #include "workbench/report/markdown_table.h"
 #include "workbench/report/report_rows.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,21 @@ runToRunNoise(const std::vector<const ReportRow *> &runs) {
   return std::expm1(s.stdev); // stdev of log ≈ relative stdev
 }
 
+/// The band of a row: max(δ, k × noise, 2 × run-to-run spread), and which
+/// term set it (compare.h).
+void setBand(RowComparison &rc, const CompareOptions &options) {
+  rc.threshold = options.threshold;
+  if (double noiseBand = options.noiseFactor * rc.noise;
+      noiseBand > rc.threshold) {
+    rc.threshold = noiseBand;
+    rc.bandFrom = "noise";
+  }
+  if (rc.runToRunNoise && 2 * *rc.runToRunNoise > rc.threshold) {
+    rc.threshold = 2 * *rc.runToRunNoise;
+    rc.bandFrom = "history";
+  }
+}
+
 std::string brokenWhy(const ReportRow &row, const char *side) {
   std::string why = row.verdict() + " in " + side;
   if (!row.benchmark->reason.empty())
@@ -97,6 +113,16 @@ std::string brokenWhy(const ReportRow &row, const char *side) {
 }
 
 } // namespace
+
+double robustRelativeSpread(const std::vector<double> &sorted) {
+  // 1.349 = the IQR of a standard normal: the spread in units of σ.
+  constexpr double kIqrPerSigma = 1.349;
+  double median = quantileOfSorted(sorted, 0.5);
+  if (!(median > 0))
+    return 0;
+  double iqr = quantileOfSorted(sorted, 0.75) - quantileOfSorted(sorted, 0.25);
+  return iqr / (kIqrPerSigma * median);
+}
 
 std::string parseThreshold(const std::string &text, double &out) {
   std::string number = text;
@@ -160,6 +186,11 @@ StatusOr<PairedComparison> comparePaired(const Timing &baseline,
                              " is not a positive time");
     ratios[i] = candidate.samples[i].gpuNs / base;
   }
+  std::sort(ratios.begin(), ratios.end());
+  // The pairs' own spread: drift cancels in each ratio, the noise of both
+  // sides does not, and a median of ratios moves between runs by about it.
+  double band = std::max(options.threshold,
+                         options.noiseFactor * robustRelativeSpread(ratios));
   MedianRatioBootstrap bootstrap(options.resamples, options.confidence);
   RatioInterval ci =
       bootstrap.pairedInterval(std::move(ratios), options.seed ^ fnv1a(id));
@@ -169,12 +200,182 @@ StatusOr<PairedComparison> comparePaired(const Timing &baseline,
   p.ratio = ci.ratio;
   p.low = ci.low;
   p.high = ci.high;
-  p.threshold = options.threshold;
-  p.verdict = toString(n < options.minSamples
-                           ? Verdict::Inconclusive
-                           : decideVerdict(ci.low, ci.high, options.threshold));
+  p.threshold = band;
+  p.verdict =
+      toString(n < options.minSamples ? Verdict::Inconclusive
+                                      : decideVerdict(ci.low, ci.high, band));
   return p;
 }
+
+namespace {
+/// Whether more resamples could move an end of |ci| across an edge of the
+/// band: an end within a quarter of the interval's width of an edge. The
+/// Monte Carlo error of a 2.5 % percentile from 250 resamples is about
+/// 0.05 x the width, so a quarter is five of them.
+bool nearBandEdge(const RatioInterval &ci, double band) {
+  double margin = 0.25 * (ci.high - ci.low);
+  for (double edge : {1 - band, 1 + band})
+    for (double end : {ci.low, ci.high})
+      if (std::fabs(end - edge) <= margin)
+        return true;
+  return false;
+}
+
+/// The bootstrap interval in two stages: most rows of a large comparison
+/// lie far from their band's edges, and their verdict is settled by an
+/// eighth of the resamples; the others get all of options.resamples (same
+/// seed, so the same inputs give the same interval).
+RatioInterval twoStageInterval(const std::vector<double> &base,
+                               const std::vector<double> &fresh, double band,
+                               uint64_t seed, const CompareOptions &options,
+                               MedianRatioBootstrap &bootstrap) {
+  uint32_t firstStage = options.firstStageResamples;
+  if (firstStage > 0 && options.resamples > 2 * firstStage) {
+    RatioInterval first =
+        bootstrap.intervalOfSorted(base, fresh, seed, firstStage);
+    if (!nearBandEdge(first, band))
+      return first;
+  }
+  return bootstrap.intervalOfSorted(base, fresh, seed);
+}
+
+/// The verdict of |row| of NEW against its timed |runs| in the base
+/// reports (pooled): the median ratio, its CI, the row's band.
+RowComparison judgeRow(const ReportRow &row,
+                       const std::vector<const ReportRow *> &runs,
+                       const CompareOptions &options,
+                       MedianRatioBootstrap &bootstrap) {
+  std::vector<double> base;
+  for (const ReportRow *r : runs)
+    for (const Sample &s : r->timing->samples)
+      base.push_back(s.gpuNs);
+  std::vector<double> fresh = gpuTimes(*row.timing);
+  std::sort(base.begin(), base.end());
+  std::sort(fresh.begin(), fresh.end());
+  RowComparison rc;
+  rc.id = row.id;
+  rc.baseSamples = base.size();
+  rc.newSamples = fresh.size();
+  rc.baseMedianNs = quantileOfSorted(base, 0.5);
+  rc.newMedianNs = quantileOfSorted(fresh, 0.5);
+  rc.runToRunNoise = runToRunNoise(runs);
+  rc.noise = std::max(robustRelativeSpread(base), robustRelativeSpread(fresh));
+  setBand(rc, options);
+  RatioInterval ci =
+      twoStageInterval(base, fresh, rc.threshold, options.seed ^ fnv1a(row.id),
+                       options, bootstrap);
+  rc.ratio = ci.ratio;
+  rc.low = ci.low;
+  rc.high = ci.high;
+  rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
+  rc.why = tooFewSamples(rc.baseSamples, rc.newSamples, options.minSamples);
+  if (!rc.why.empty())
+    rc.verdict = Verdict::Inconclusive;
+  return rc;
+}
+} // namespace
+
+namespace {
+/// Pairs NEW's rows, one at a time, with the base reports' rows of the
+/// same id into a Comparison.
+class RowPairing {
+public:
+  RowPairing(const std::vector<BenchReport> &bases,
+             const CompareOptions &options, Comparison &out)
+      : options_(options), out_(out),
+        bootstrap_(options.resamples, options.confidence) {
+    for (const BenchReport &b : bases) {
+      baseMaps_.push_back(rowMap(b));
+      for (const auto &[id, row] : baseMaps_.back())
+        baseIds_.insert(id);
+    }
+  }
+
+  void add(const ReportRow &row) {
+    seen_.insert(row.id);
+    if (!row.variant)
+      return addWithoutVariant(row);
+    if (!baseIds_.count(row.id) && baseIds_.count(row.benchmark->name))
+      return addNotRunInBase(row);
+    std::vector<const ReportRow *> runs;
+    bool inBase = false;
+    for (const RowMap &map : baseMaps_) {
+      auto it = map.find(row.id);
+      if (it == map.end())
+        continue;
+      inBase = true;
+      if (it->second.timed())
+        runs.push_back(&it->second);
+    }
+    if (!inBase)
+      return out_.onlyInNew.push_back(row.id);
+    if (!row.timed())
+      return addBrokenInNew(row);
+    if (runs.empty()) {
+      const RowMap &last = baseMaps_.back();
+      const ReportRow &b = last.count(row.id) ? last.at(row.id) : row;
+      return out_.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
+    }
+    RowComparison rc = judgeRow(row, runs, options_, bootstrap_);
+    logSum_ += std::log(rc.ratio);
+    out_.rows.push_back(std::move(rc));
+  }
+
+  /// The rows only the base has, the geomean; FailedPrecondition when
+  /// nothing was in common.
+  Status finish() {
+    for (const std::string &id : baseIds_)
+      if (!seen_.count(id))
+        out_.onlyInBase.push_back(id);
+    if (out_.rows.empty() && out_.uncomparable.empty())
+      return failedPrecondition(
+          "the reports have no benchmark in common (BASE has " +
+          std::to_string(baseIds_.size()) + " rows, NEW " +
+          std::to_string(seen_.size()) +
+          "; rows pair by benchmark/variant/mode): compare reports of the "
+          "same project");
+    if (!out_.rows.empty())
+      out_.geomeanRatio = std::exp(logSum_ / double(out_.rows.size()));
+    return okStatus();
+  }
+
+private:
+  /// A benchmark that ran no variant has one row named after it; it pairs
+  /// with every row of that benchmark on the other side.
+  void addWithoutVariant(const ReportRow &row) {
+    bool matched = false;
+    for (const std::string &id : baseIds_)
+      if (id == row.id || id.rfind(row.id + "/", 0) == 0)
+        matched = true, seen_.insert(id);
+    if (!matched)
+      return out_.onlyInNew.push_back(row.id);
+    addBrokenInNew(row);
+  }
+  void addBrokenInNew(const ReportRow &row) {
+    std::string v = row.verdict();
+    out_.uncomparable.push_back(
+        {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
+  }
+  /// The benchmark ran no variant in the base.
+  void addNotRunInBase(const ReportRow &row) {
+    seen_.insert(row.benchmark->name);
+    const RowMap &last = baseMaps_.back();
+    auto it = last.find(row.benchmark->name);
+    out_.uncomparable.push_back({row.id,
+                                 it != last.end()
+                                     ? brokenWhy(it->second, "BASE")
+                                     : std::string("not run in BASE"),
+                                 false});
+  }
+
+  const CompareOptions &options_;
+  Comparison &out_;
+  MedianRatioBootstrap bootstrap_;
+  std::vector<RowMap> baseMaps_;
+  std::set<std::string> baseIds_, seen_;
+  double logSum_ = 0;
+};
+} // namespace
 
 StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
                                     const BenchReport &candidate,
@@ -187,109 +388,10 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
   out.baseDevice = bases.back().device.name;
   out.newDevice = candidate.device.name;
   out.baseReports = bases.size();
-  std::vector<RowMap> baseMaps;
-  std::set<std::string> baseIds;
-  for (const BenchReport &b : bases) {
-    baseMaps.push_back(rowMap(b));
-    for (const auto &[id, row] : baseMaps.back())
-      baseIds.insert(id);
-  }
-  MedianRatioBootstrap bootstrap(options.resamples, options.confidence);
-  std::set<std::string> seen;
-  double logSum = 0;
-  for (const ReportRow &row : reportRows(candidate)) {
-    seen.insert(row.id);
-    // A benchmark that ran no variant has one row named after it; it pairs
-    // with every row of that benchmark on the other side.
-    if (!row.variant) {
-      bool matched = false;
-      for (const std::string &id : baseIds)
-        if (id == row.id || id.rfind(row.id + "/", 0) == 0)
-          matched = true, seen.insert(id);
-      if (!matched) {
-        out.onlyInNew.push_back(row.id);
-        continue;
-      }
-      std::string v = row.verdict();
-      out.uncomparable.push_back(
-          {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
-      continue;
-    }
-    if (!baseIds.count(row.id) && baseIds.count(row.benchmark->name)) {
-      seen.insert(row.benchmark->name);
-      const RowMap &last = baseMaps.back();
-      auto it = last.find(row.benchmark->name);
-      out.uncomparable.push_back({row.id,
-                                  it != last.end()
-                                      ? brokenWhy(it->second, "BASE")
-                                      : std::string("not run in BASE"),
-                                  false});
-      continue;
-    }
-    std::vector<const ReportRow *> runs;
-    bool inBase = false;
-    for (const RowMap &map : baseMaps) {
-      auto it = map.find(row.id);
-      if (it == map.end())
-        continue;
-      inBase = true;
-      if (it->second.timed())
-        runs.push_back(&it->second);
-    }
-    if (!inBase) {
-      out.onlyInNew.push_back(row.id);
-      continue;
-    }
-    if (!row.timed()) {
-      std::string v = row.verdict();
-      out.uncomparable.push_back(
-          {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
-      continue;
-    }
-    if (runs.empty()) {
-      const ReportRow &b =
-          baseMaps.back().count(row.id) ? baseMaps.back().at(row.id) : row;
-      out.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
-      continue;
-    }
-    std::vector<double> base;
-    for (const ReportRow *r : runs)
-      for (const Sample &s : r->timing->samples)
-        base.push_back(s.gpuNs);
-    std::vector<double> fresh = gpuTimes(*row.timing);
-    RowComparison rc;
-    rc.id = row.id;
-    rc.baseSamples = base.size();
-    rc.newSamples = fresh.size();
-    rc.baseMedianNs = summarize(base).median;
-    rc.newMedianNs = row.timing->summary.median;
-    rc.runToRunNoise = runToRunNoise(runs);
-    rc.threshold = std::max(options.threshold,
-                            rc.runToRunNoise ? 2 * *rc.runToRunNoise : 0.0);
-    RatioInterval ci = bootstrap.interval(std::move(base), std::move(fresh),
-                                          options.seed ^ fnv1a(row.id));
-    rc.ratio = ci.ratio;
-    rc.low = ci.low;
-    rc.high = ci.high;
-    rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
-    rc.why = tooFewSamples(rc.baseSamples, rc.newSamples, options.minSamples);
-    if (!rc.why.empty())
-      rc.verdict = Verdict::Inconclusive;
-    logSum += std::log(rc.ratio);
-    out.rows.push_back(rc);
-  }
-  for (const std::string &id : baseIds)
-    if (!seen.count(id))
-      out.onlyInBase.push_back(id);
-  if (out.rows.empty() && out.uncomparable.empty())
-    return failedPrecondition(
-        "the reports have no benchmark in common (BASE has " +
-        std::to_string(baseIds.size()) + " rows, NEW " +
-        std::to_string(seen.size()) +
-        "; rows pair by benchmark/variant/mode): compare reports of the "
-        "same project");
-  if (!out.rows.empty())
-    out.geomeanRatio = std::exp(logSum / double(out.rows.size()));
+  RowPairing pairing(bases, options, out);
+  for (const ReportRow &row : reportRows(candidate))
+    pairing.add(row);
+  KB_RETURN_IF_ERROR(pairing.finish());
   return out;
 }
 
@@ -319,20 +421,27 @@ std::string renderComparisonMarkdown(const Comparison &c) {
     out << " (" << c.baseReports << " reports: samples pooled, run-to-run "
         << "noise widens each row's threshold)";
   out << "; NEW: " << markdownText(c.newDevice) << ". Threshold "
-      << percent(1 + c.options.threshold).substr(1) << ", "
-      << int(c.options.confidence * 100 + 0.5) << " % bootstrap CI of the "
+      << percent(1 + c.options.threshold).substr(1);
+  if (c.options.noiseFactor > 0) {
+    char k[32];
+    std::snprintf(k, sizeof k, "%g", c.options.noiseFactor);
+    out << " (a row's band: at least " << k << " \u00d7 its noise)";
+  }
+  out << ", " << int(c.options.confidence * 100 + 0.5)
+      << " % bootstrap CI of the "
       << "median ratio (" << c.options.resamples << " resamples).\n\n";
   MarkdownTable table(
       {"benchmark", "verdict", "base", "new", "change", "95% CI", "threshold"},
       {false, false, true, true, true, true, true});
   for (const RowComparison &r : c.rows)
-    table.addRow({r.id,
-                  r.why.empty()
-                      ? toString(r.verdict)
-                      : std::string(toString(r.verdict)) + " (" + r.why + ")",
-                  formatDuration(r.baseMedianNs), formatDuration(r.newMedianNs),
-                  percent(r.ratio), percent(r.low) + " .. " + percent(r.high),
-                  "\u00b1" + percent(1 + r.threshold).substr(1)});
+    table.addRow(
+        {r.id,
+         r.why.empty() ? toString(r.verdict)
+                       : std::string(toString(r.verdict)) + " (" + r.why + ")",
+         formatDuration(r.baseMedianNs), formatDuration(r.newMedianNs),
+         percent(r.ratio), percent(r.low) + " .. " + percent(r.high),
+         "\u00b1" + percent(1 + r.threshold).substr(1) +
+             (r.bandFrom == "threshold" ? "" : " (" + r.bandFrom + ")")});
   if (!c.rows.empty())
     out << table.render() << "\n";
   out << "**" << c.count(Verdict::Slower) << " slower, "

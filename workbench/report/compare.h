@@ -4,13 +4,22 @@
 // more base reports with a new report by id (report_rows.h) and gives each
 // a verdict from the bootstrap CI of the median ratio new/base
 // (research: an equivalence-style rule with a practical threshold δ):
-//   SLOWER        the whole CI is above 1 + δ
-//   FASTER        the whole CI is below 1 − δ
-//   SAME          the whole CI is inside [1 − δ, 1 + δ]
-//   INCONCLUSIVE  anything else (too noisy to tell at this δ)
-// With several base reports (history), each row's base samples are pooled
-// and its run-to-run noise — the spread of the per-run medians — widens
-// that row's δ: δ_row = max(δ, 2 × relative stdev of the base medians).
+//   SLOWER        the whole CI is above 1 + band
+//   FASTER        the whole CI is below 1 − band
+//   SAME          the whole CI is inside [1 − band, 1 + band]
+//   INCONCLUSIVE  anything else (too noisy to tell at this band), or fewer
+//                 than minSamples samples on a side
+// Each row's band is the largest of δ, k × its own noise and, with several
+// base reports (history), 2 × its run-to-run spread:
+//   band = max(δ, k × noise, 2 × spread)
+// noise is the larger of the two sides' robust relative spread (IQR /
+// (1.349 × median): the σ of a normal with that IQR, relative to the
+// median). The CI shrinks with more samples, but a median does not move
+// less between runs than the samples it came from suggest: nvbench's
+// compare calls a difference within the rows' noise SAME for that reason.
+// k (kNoiseFactor) was chosen from measured A/A and detection rates
+// (bench/verdict_rates). The spread of history is the relative stdev of the
+// per-run medians; the base's samples are pooled over its reports.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_REPORT_COMPARE_H_
@@ -26,11 +35,25 @@
 namespace kb::report {
 
 enum class Verdict { Faster, Slower, Same, Inconclusive };
+/// k of the band max(δ, k × noise): bench/verdict_rates measured the A/A
+/// and detection rates this value gives (bench/README.md).
+inline constexpr double kNoiseFactor = 2.0;
+
+/// The robust relative spread of |sorted| (non-empty, ascending, positive):
+/// IQR / (1.349 × median), 0 for a zero median. One stray sample moves it
+/// little, unlike stdev / mean.
+double robustRelativeSpread(const std::vector<double> &sorted);
 const char *toString(Verdict verdict); // "FASTER", ...
 
 struct CompareOptions {
   double threshold = 0.02; // δ, relative
+  /// k: a row's band is at least k × its noise (0: δ and history only).
+  double noiseFactor = kNoiseFactor;
   uint32_t resamples = 2000;
+  /// A first, smaller bootstrap: a row whose interval lies far from its
+  /// band's edges (by a quarter of its width) is decided on it; the rest
+  /// get every resample. 0: every row gets every resample.
+  uint32_t firstStageResamples = 250;
   double confidence = 0.95;
   uint64_t seed = 0x6b62636d70ULL; // fixed: same inputs, same verdicts
   bool allowDifferentDevices = false;
@@ -44,8 +67,12 @@ struct RowComparison {
   std::string id; // "saxpy/candidate/cold"
   Verdict verdict = Verdict::Inconclusive;
   double ratio = 1, low = 1, high = 1; // new / base, CI [low, high]
-  double threshold = 0;                // δ used for this row
+  double threshold = 0;                // the band used for this row
   std::optional<double> runToRunNoise; // from history (>= 2 base reports)
+  /// The larger of the two sides' robust relative spread.
+  double noise = 0;
+  /// Which term set the band: "threshold" (δ), "noise" or "history".
+  std::string bandFrom = "threshold";
   double baseMedianNs = 0, newMedianNs = 0;
   size_t baseSamples = 0, newSamples = 0;
   /// Why the row is INCONCLUSIVE before its interval was looked at
@@ -93,7 +120,9 @@ Verdict decideVerdict(double low, double high, double threshold);
 /// mode taken in lockstep (sample i of each from the same round): the
 /// median of the per-pair ratios candidate / baseline, its bootstrap CI
 /// (pairs resampled, options.resamples, seed from |id|) and the verdict at
-/// options.threshold. InvalidArgument when the sample counts differ or are
+/// the band max(options.threshold, options.noiseFactor × the robust
+/// relative spread of the ratios), recorded as the comparison's threshold.
+/// InvalidArgument when the sample counts differ or are
 /// zero, or a sample is not positive.
 StatusOr<PairedComparison> comparePaired(const Timing &baseline,
                                          const Timing &candidate,

@@ -56,10 +56,81 @@ TEST(Compare, AnotherRunOfTheSameCodeIsSame) {
 }
 
 TEST(Compare, ANoisyBenchmarkIsInconclusive) {
-  // 30 % noise with 10 samples: a 3 % change cannot be told apart.
-  Comparison c = compare(report(1, 0.3, 1, 10), report(1.03, 0.3, 2, 10));
+  // 30 % noise with 10 samples: a 3 % change cannot be told apart at δ
+  // alone (the interval straddles 1 + δ) ...
+  CompareOptions deltaOnly;
+  deltaOnly.noiseFactor = 0;
+  Comparison c =
+      compare(report(1, 0.3, 1, 10), report(1.03, 0.3, 2, 10), deltaOnly);
   EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Inconclusive));
   EXPECT_FALSE(c.hasRegression());
+  // ... and the default band, k x 30 %, calls it what it is: no change
+  // beyond the rows' own noise.
+  c = compare(report(1, 0.3, 1, 10), report(1.03, 0.3, 2, 10));
+  for (const RowComparison &r : c.rows) {
+    EXPECT_NE(r.verdict, Verdict::Slower) << r.id;
+    EXPECT_GT(r.threshold, 0.15) << r.id; // 10 samples: a rough estimate
+    EXPECT_EQ(r.bandFrom, "noise") << r.id;
+  }
+}
+
+// With one base report, a shift of half the rows' own noise was SLOWER once
+// there were enough samples for a narrow interval: a rerun of the
+// same build on a noisy device failed the gate.
+TEST(Compare, AShiftWithinTheRowsOwnNoiseIsNotSlower) {
+  BenchReport base = report(1, 0.10, 1, 1000),
+              fresh = report(1.05, 0.10, 2, 1000);
+  CompareOptions deltaOnly;
+  deltaOnly.noiseFactor = 0;
+  // The bug: δ alone, the narrow interval of 400 samples is above 1 + δ.
+  EXPECT_EQ(verdicts(compare(base, fresh, deltaOnly)),
+            std::vector<Verdict>(3, Verdict::Slower));
+  Comparison c = compare(base, fresh);
+  EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Same));
+  EXPECT_FALSE(c.hasRegression());
+  for (const RowComparison &r : c.rows) {
+    EXPECT_NEAR(r.noise, 0.10, 0.02) << r.id;
+    EXPECT_DOUBLE_EQ(r.threshold, kNoiseFactor * r.noise) << r.id;
+  }
+  EXPECT_NE(renderComparisonMarkdown(c).find("(noise)"), std::string::npos);
+}
+
+TEST(Compare, AChangeFarBeyondTheNoiseIsStillSlower) {
+  Comparison c = compare(report(1, 0.10, 1, 20), report(1.5, 0.10, 2, 20));
+  EXPECT_EQ(verdicts(c), std::vector<Verdict>(3, Verdict::Slower));
+  EXPECT_TRUE(c.hasRegression());
+}
+
+// The first stage decides only rows whose verdict more resamples cannot
+// change: over rows spread across the band's edge, every verdict is the
+// full bootstrap's.
+TEST(Compare, TwoStageVerdictsAreTheFullBootstraps) {
+  SyntheticSpec base, fresh;
+  base.benchmarks = syntheticBenchmarks(400, 0.03);
+  fresh.benchmarks = base.benchmarks;
+  for (size_t i = 0; i < fresh.benchmarks.size(); ++i)
+    fresh.benchmarks[i].medianNs *= 0.9 + 0.2 * double(i) / 400;
+  base.samples = fresh.samples = 30;
+  fresh.seed = 2;
+  BenchReport b = makeSyntheticReport(base), n = makeSyntheticReport(fresh);
+  CompareOptions full;
+  full.firstStageResamples = 0;
+  Comparison twoStage = compare(b, n), reference = compare(b, n, full);
+  ASSERT_EQ(twoStage.rows.size(), reference.rows.size());
+  size_t decidedEarly = 0;
+  for (size_t i = 0; i < twoStage.rows.size(); ++i) {
+    EXPECT_EQ(twoStage.rows[i].verdict, reference.rows[i].verdict)
+        << twoStage.rows[i].id;
+    decidedEarly += twoStage.rows[i].low != reference.rows[i].low;
+  }
+  EXPECT_GT(decidedEarly, 200u); // most rows: the point of the first stage
+  EXPECT_LT(decidedEarly, 400u); // rows near an edge got every resample
+}
+
+TEST(Compare, RobustSpreadIgnoresOneStraySample) {
+  std::vector<double> sorted = {98, 99, 99, 100, 100, 100, 101, 101, 102, 5000};
+  EXPECT_LT(robustRelativeSpread(sorted), 0.02);
+  EXPECT_GT(summarize(sorted).relativeStdev, 2.0);
 }
 
 TEST(Compare, VerdictsAreReproducible) {
@@ -207,10 +278,10 @@ TEST(Bootstrap, LargeSampleCountsMatchPlainResamplingToo) {
 /// |n| samples per side in lockstep rounds: a drift that doubles the time
 /// over the run hits both sides of each round alike; the candidate is
 /// |factor| times the baseline, each sample with 1 % noise.
-std::pair<Timing, Timing> pairedTimings(double factor, size_t n,
-                                        uint64_t seed) {
+std::pair<Timing, Timing> pairedTimings(double factor, size_t n, uint64_t seed,
+                                        double spread = 0.01) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> noise(1.0, 0.01);
+  std::normal_distribution<double> noise(1.0, spread);
   Timing base, cand;
   for (size_t i = 0; i < n; ++i) {
     double drift = 1 + double(i) / double(n); // 1x .. 2x over the run
@@ -247,6 +318,25 @@ TEST(ComparePaired, TheSameKernelIsSame) {
   StatusOr<PairedComparison> again = comparePaired(base, cand, "k/cold", {});
   EXPECT_EQ(again->low, p->low);
   EXPECT_EQ(again->high, p->high);
+}
+
+// The paired verdict had the same flaw: pairs whose ratios spread by 10 %
+// were SLOWER at a 5 % shift once there were enough of them.
+TEST(ComparePaired, AShiftWithinThePairsOwnSpreadIsNotSlower) {
+  auto [base, cand] = pairedTimings(1.05, 400, 10, 0.07);
+  CompareOptions deltaOnly;
+  deltaOnly.noiseFactor = 0;
+  StatusOr<PairedComparison> p = comparePaired(base, cand, "k/cold", deltaOnly);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->verdict, "SLOWER"); // the bug
+  p = comparePaired(base, cand, "k/cold", {});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->verdict, "SAME");
+  EXPECT_GT(p->threshold, 0.07); // k x the ratios' spread, recorded
+  auto [base2, cand2] = pairedTimings(1.5, 10, 11, 0.07);
+  p = comparePaired(base2, cand2, "k/cold", {});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->verdict, "SLOWER");
 }
 
 TEST(ComparePaired, RefusesUnpairedSamples) {

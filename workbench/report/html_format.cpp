@@ -242,6 +242,9 @@ std::string renderHtml(const BenchReport &report) {
         << "): noise reported, not required.</p>\n";
   for (const std::string &w : report.environment.warnings)
     out << "<p class=\"bad\">warning: " << esc(w) << "</p>\n";
+  for (const std::string &line : stoppedShortLines(report))
+    out << "<p class=\"bad\">" << esc(line)
+        << "; <code>compare</code> gives it no verdict</p>\n";
   out << summaryTable(rows);
   out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
       << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"

@@ -99,6 +99,8 @@ Case variantCase(const Benchmark &b, const Variant &v) {
     if (t.derived.speedupVsReference)
       c.output +=
           ", " + formatNumber(t.derived.speedupVsReference, 2) + "x vs ref";
+    if (std::string why = stoppedShortWhy(t); !why.empty())
+      c.output += " (" + why + ")";
     c.output += "\n";
   }
   if (v.correctness.status == CorrectnessStatus::Incorrect) {

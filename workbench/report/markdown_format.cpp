@@ -79,6 +79,8 @@ std::vector<std::string> notes(const BenchReport &report,
                     " % of the measured peak: its data stayed in L2, or "
                     "its byte count is wrong");
   }
+  for (const std::string &line : stoppedShortLines(report))
+    out.push_back(markdownText(line) + "; `compare` gives it no verdict");
   for (const std::string &w : report.environment.warnings)
     out.push_back("warning: " + markdownText(w));
   return out;

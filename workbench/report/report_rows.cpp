@@ -1,6 +1,8 @@
 //===- workbench/report/report_rows.cpp - One row per thing timed ---------===//
 #include "workbench/report/report_rows.h"
 
+#include "runtime/bench/stopping_rule.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -59,6 +61,45 @@ std::vector<std::string> pairedLines(const BenchReport &report) {
                     (unsigned long long)p.pairs, 100 * p.threshold);
       lines.push_back(b.name + text);
     }
+  return lines;
+}
+
+namespace {
+/// What ended sampling before the minimum, and what to do about it.
+std::string stoppedBy(StopReason reason) {
+  switch (reason) {
+  case StopReason::Timeout:
+    return "stopped at the time limit (--timeout, per benchmark and shared "
+           "by its modes; " +
+           formatNumber(bench::kQuickTimeoutS, 0) +
+           " s with --quick): raise --timeout";
+  case StopReason::Budget:
+    return "stopped when the run's --budget ran out: raise --budget or "
+           "narrow --filter";
+  case StopReason::Interrupted:
+    return "stopped by an interrupt";
+  case StopReason::Error:
+    return "stopped by an error";
+  default: // --min-samples below the minimum
+    return "--min-samples asked for no more (" + std::string(toString(reason)) +
+           ")";
+  }
+}
+} // namespace
+
+std::string stoppedShortWhy(const Timing &t) {
+  if (t.samples.size() >= kMinSamplesForVerdict)
+    return "";
+  return std::to_string(t.samples.size()) + " sample(s) < " +
+         std::to_string(kMinSamplesForVerdict) + ": " + stoppedBy(t.stopReason);
+}
+
+std::vector<std::string> stoppedShortLines(const BenchReport &report) {
+  std::vector<std::string> lines;
+  for (const ReportRow &row : reportRows(report))
+    if (row.timed())
+      if (std::string why = stoppedShortWhy(*row.timing); !why.empty())
+        lines.push_back(row.id + ": " + why);
   return lines;
 }
 

@@ -48,6 +48,13 @@ std::string describeResources(const ResourceUsage &resources);
 /// One line per variant whose resources are known, in report order:
 /// "saxpy/candidate (cuda:sm_90): 40 registers, ...".
 std::vector<std::string> resourceLines(const BenchReport &report);
+/// Why |t| has fewer samples than a verdict needs (kMinSamplesForVerdict):
+/// "3 samples < 10: stopped at the time limit (--timeout, 10 s per
+/// benchmark with --quick, shared by its modes)"; empty when it has enough.
+std::string stoppedShortWhy(const Timing &t);
+/// One line per timed row that stopped short: "<id>: <stoppedShortWhy>".
+std::vector<std::string> stoppedShortLines(const BenchReport &report);
+
 /// One line per paired comparison (`bench --baseline`): "saxpy cold:
 /// 1.250x the baseline [1.200, 1.300], SLOWER (40 pairs, δ 2.0%)".
 std::vector<std::string> pairedLines(const BenchReport &report);

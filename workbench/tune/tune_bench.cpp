@@ -15,6 +15,9 @@ BenchRequest tuneBenchRequest(const std::string &buildDir,
   request.settings.quick = true;
   request.settings.seeds = 1;
   request.settings.minSamples = minSamples;
+  // Tune times many configurations: a slow one gets what 1 s of hot samples
+  // gives (bench --quick's own limit is longer, to reach 10 samples).
+  request.settings.timeoutS = kTuneSampleTimeoutS;
   request.watchdogS = watchdogS;
   return request;
 }
