@@ -24,26 +24,6 @@
 
 using namespace kb::differential;
 
-static Case caseOf(uint64_t seed) {
-  GeneratedKernel kernel = generateKernel(seed);
-  Case c;
-  c.name = "seed=" + std::to_string(seed);
-  c.mlir = kernel.mlir;
-  c.exportName = kernel.name;
-  for (const GeneratedKernel::Binding &b : kernel.bindings)
-    c.buffers.push_back(
-        {b.type,
-         std::vector<uint8_t>(b.elements *
-                              kb::byteSize(*kb::parseElementType(b.type))),
-         b.output});
-  for (const GeneratedKernel::Constant &constant : kernel.constants)
-    c.constants.push_back(constant.bits);
-  c.workgroupCount = kernel.workgroupCount;
-  c.floatTolerance = kernel.floatTolerance;
-  fillBuffers(c, seed);
-  return c;
-}
-
 int main(int argc, char **argv) {
   uint64_t first = 0, seeds = 20000;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -68,7 +48,7 @@ int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   uint64_t ran = 0, disagreeing = 0, errors = 0;
   for (uint64_t seed = first; seed < first + seeds; ++seed) {
-    kb::StatusOr<Outcome> outcome = runner->run(caseOf(seed));
+    kb::StatusOr<Outcome> outcome = runner->run(generatedCase(seed));
     if (!outcome.ok()) {
       ++errors;
       std::printf("ERROR %s\n", outcome.status().message().c_str());

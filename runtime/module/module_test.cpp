@@ -1,4 +1,5 @@
 //===- runtime/module/module_test.cpp - Loader, inputs, comparison --------===//
+#include "common/file_util.h"
 #include "runtime/module/compare.h"
 #include "runtime/module/element_io.h"
 #include "runtime/module/executor.h"
@@ -189,9 +190,9 @@ TEST(ModuleTest, NotAModuleAndTruncatedModulesAreDataLoss) {
 // A FIFO given as a module blocked `run` forever in open().
 // Anything that is not a regular file is refused before it is read.
 TEST(ModuleTest, NonRegularFilesAreRefusedWithoutBlocking) {
-  std::string dir =
-      ::testing::TempDir() + "kb-module-fifo-" + std::to_string(::getpid());
-  ::mkdir(dir.c_str(), 0755);
+  auto scratch = kb::TempDir::create(::testing::TempDir(), "kb-module-fifo");
+  ASSERT_TRUE(scratch.ok()) << scratch.status().message();
+  std::string dir = scratch->path().string();
   std::string fifo = dir + "/program.kbm";
   ::unlink(fifo.c_str());
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
@@ -207,7 +208,6 @@ TEST(ModuleTest, NonRegularFilesAreRefusedWithoutBlocking) {
         << m.status().message();
   }
   ::unlink(fifo.c_str());
-  ::rmdir(dir.c_str());
 }
 
 TEST(ModuleTest, NewerSchemaVersionIsRefused) {

@@ -1,4 +1,5 @@
 //===- workbench/report/bench_json_test.cpp - bench.json round trips ------===//
+#include "common/file_util.h"
 #include "runtime/bench/statistics.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/report/bench_table.h"
@@ -179,9 +180,10 @@ TEST(BenchJson, WriterRefusesNonFiniteNumbersNamingTheField) {
 }
 
 TEST(BenchJson, WriteIsAtomicAndReadable) {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "kb_bench_json_test";
-  std::filesystem::remove_all(dir);
+  auto scratch = kb::TempDir::create(std::filesystem::temp_directory_path(),
+                                     "kb_bench_json_test");
+  ASSERT_TRUE(scratch.ok()) << scratch.status().message();
+  std::filesystem::path dir = scratch->path();
   BenchReport r = fullReport();
   ASSERT_TRUE(writeBenchJson(dir / "results" / "bench.json", r).ok());
   StatusOr<BenchReport> back = readBenchJson(dir / "results" / "bench.json");
@@ -194,7 +196,6 @@ TEST(BenchJson, WriteIsAtomicAndReadable) {
   StatusOr<BenchReport> missing = readBenchJson(dir / "none.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("none.json"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(BenchJson, RefusesNaNAndInfinityTokens) {

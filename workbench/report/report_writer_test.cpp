@@ -6,6 +6,7 @@
 // in tests/cli/report_cli_test.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "common/file_util.h"
 #include "workbench/report/report_rows.h"
 #include "workbench/report/report_writer.h"
 #include "workbench/report/synthetic_report.h"
@@ -162,16 +163,16 @@ TEST(Html, IsSelfContained) {
 }
 
 TEST(ReportWriter, WritesEveryFormatIntoTheDirectory) {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "kb_report_writer_test";
-  std::filesystem::remove_all(dir);
+  auto scratch = kb::TempDir::create(std::filesystem::temp_directory_path(),
+                                     "kb_report_writer_test");
+  ASSERT_TRUE(scratch.ok()) << scratch.status().message();
+  std::filesystem::path dir = scratch->path();
   auto written = writeReports(mixedReport(), dir, allReportFormats());
   ASSERT_TRUE(written.ok()) << written.status().message();
   EXPECT_EQ(written->size(), 6u);
   for (const char *name : {"bench.json", "gbench.json", "report.md",
                            "report.csv", "junit.xml", "report.html"})
     EXPECT_TRUE(std::filesystem::is_regular_file(dir / name)) << name;
-  std::filesystem::remove_all(dir);
   EXPECT_EQ(parseReportFormat("md"), ReportFormat::Markdown);
   EXPECT_FALSE(parseReportFormat("pdf").has_value());
 }

@@ -145,10 +145,7 @@ static LogicalResult lowerHostModule(ModuleOp hostModule,
       failed(codegen::lowerScfToCf(hostModule)))
     return failure();
   RewritePatternSet patterns(context);
-  arith::populateArithToLLVMConversionPatterns(converter, patterns);
-  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-  populateFuncToLLVMConversionPatterns(converter, patterns);
-  populateMemRefToLLVMConversionPatterns(converter, patterns);
+  codegen::populateBodyToLlvmPatterns(converter, patterns);
   // What the CUDA codegen would refuse (no libdevice) becomes a libm call.
   populateMathToLLVMConversionPatterns(converter, patterns);
   LLVMConversionTarget target(*context);

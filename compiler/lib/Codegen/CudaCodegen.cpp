@@ -131,10 +131,7 @@ static LogicalResult lowerToNvvm(gpu::GPUModuleOp gpuModule,
 
   {
     RewritePatternSet patterns(context);
-    arith::populateArithToLLVMConversionPatterns(converter, patterns);
-    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-    populateFuncToLLVMConversionPatterns(converter, patterns);
-    populateMemRefToLLVMConversionPatterns(converter, patterns);
+    codegen::populateBodyToLlvmPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     LLVMConversionTarget target(*context);
     configureGpuToNVVMConversionLegality(target);

@@ -3,7 +3,11 @@
 
 #include "kb/Codegen/FloatLegalization.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -53,6 +57,14 @@ LogicalResult codegen::lowerScfToCf(Operation *root) {
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   target.addIllegalDialect<scf::SCFDialect>();
   return applyPartialConversion(root, target, std::move(patterns));
+}
+
+void codegen::populateBodyToLlvmPatterns(LLVMTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  arith::populateArithToLLVMConversionPatterns(converter, patterns);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  populateFuncToLLVMConversionPatterns(converter, patterns);
+  populateMemRefToLLVMConversionPatterns(converter, patterns);
 }
 
 LogicalResult codegen::reconcileCasts(Operation *root) {

@@ -21,6 +21,7 @@ class Module;
 namespace mlir {
 class LLVMTypeConverter;
 class Operation;
+class RewritePatternSet;
 namespace kb::codegen {
 
 /// bf16 arithmetic computed in f32 (kb/Codegen/FloatLegalization.h), then
@@ -33,6 +34,11 @@ LogicalResult lowerNativeMath(Operation *root, LLVMTypeConverter &converter);
 
 /// scf.for/if/while -> cf branches with block arguments.
 LogicalResult lowerScfToCf(Operation *root);
+
+/// The patterns of a kernel body's arith, cf, func and memref ops to the
+/// LLVM dialect (each target adds its own ids and math).
+void populateBodyToLlvmPatterns(LLVMTypeConverter &converter,
+                                RewritePatternSet &patterns);
 
 /// Removes the unrealized casts the LLVM conversions leave in pairs.
 LogicalResult reconcileCasts(Operation *root);

@@ -1,5 +1,6 @@
 //===- Differential.cpp - one reference, three executions -----------------===//
 #include "kb/Testing/Differential.h"
+#include "kb/Testing/KernelGenerator.h"
 
 #include "DeviceRun.h"
 #include "kb/Codegen/Codegen.h"
@@ -312,6 +313,25 @@ void fillBuffers(Case &c, uint64_t seed) {
     for (uint8_t &byte : b.contents)
       byte = static_cast<uint8_t>(next());
   }
+}
+
+Case generatedCase(uint64_t seed) {
+  GeneratedKernel kernel = generateKernel(seed);
+  Case c;
+  c.name = "seed=" + std::to_string(seed);
+  c.mlir = kernel.mlir;
+  c.exportName = kernel.name;
+  for (const GeneratedKernel::Binding &b : kernel.bindings) {
+    std::optional<ElementType> type = parseElementType(b.type);
+    c.buffers.push_back(
+        {b.type, std::vector<uint8_t>(b.elements * byteSize(*type)), b.output});
+  }
+  for (const GeneratedKernel::Constant &constant : kernel.constants)
+    c.constants.push_back(constant.bits);
+  c.workgroupCount = kernel.workgroupCount;
+  c.floatTolerance = kernel.floatTolerance;
+  fillBuffers(c, seed);
+  return c;
 }
 
 /// A benchmark buffer's contents as its `init` says: a uniform draw in

@@ -29,27 +29,6 @@ Runner &runner() {
   return *instance;
 }
 
-/// The case of a generated body, inputs filled from its seed.
-Case generatedCase(uint64_t seed) {
-  GeneratedKernel kernel = generateKernel(seed);
-  Case c;
-  c.name = "seed=" + std::to_string(seed);
-  c.mlir = kernel.mlir;
-  c.exportName = kernel.name;
-  for (const GeneratedKernel::Binding &b : kernel.bindings) {
-    auto type = kb::parseElementType(b.type);
-    c.buffers.push_back({b.type,
-                         std::vector<uint8_t>(b.elements * kb::byteSize(*type)),
-                         b.output});
-  }
-  for (const GeneratedKernel::Constant &constant : kernel.constants)
-    c.constants.push_back(constant.bits);
-  c.workgroupCount = kernel.workgroupCount;
-  c.floatTolerance = kernel.floatTolerance;
-  fillBuffers(c, seed);
-  return c;
-}
-
 /// Runs |c|; a disagreement or an error is a failure, a body the CPU
 /// execution does not cover (barriers, workgroup memory) is counted.
 void expectAgreement(const Case &c, int &covered, int &uncovered) {

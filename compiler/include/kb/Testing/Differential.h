@@ -54,6 +54,10 @@ void fillBuffers(Case &c, uint64_t seed);
 StatusOr<std::vector<Case>> casesFromProgram(const std::string &name,
                                              const std::string &mlir);
 
+/// The case of generated body |seed| (kb/Testing/KernelGenerator.h), its
+/// inputs filled from the seed; named "seed=N".
+Case generatedCase(uint64_t seed);
+
 struct Outcome {
   /// The executions that ran, e.g. "cpu index 64", "vulkan llvmpipe ...".
   std::vector<std::string> executions;
