@@ -25,8 +25,10 @@ constexpr uint32_t kHeaderWords = 5;
 
 enum Op : uint32_t {
   OpName = 5,
+  OpMemberName = 6,
   OpEntryPoint = 15,
   OpExecutionMode = 16,
+  OpCapability = 17,
   OpTypeBool = 20,
   OpTypeInt = 21,
   OpTypeFloat = 22,
@@ -62,6 +64,7 @@ enum Decoration : uint32_t {
   DecMatrixStride = 7,
   DecBuiltIn = 11,
   DecNonWritable = 24,
+  DecNonReadable = 25,
   DecBinding = 33,
   DecDescriptorSet = 34,
   DecOffset = 35,
@@ -84,6 +87,10 @@ const char *opName(uint32_t op) {
   switch (op) {
   case OpName:
     return "OpName";
+  case OpMemberName:
+    return "OpMemberName";
+  case OpCapability:
+    return "OpCapability";
   case OpEntryPoint:
     return "OpEntryPoint";
   case OpExecutionMode:
@@ -145,6 +152,10 @@ uint32_t minWords(uint32_t op) {
   switch (op) {
   case OpName:
     return 3;
+  case OpMemberName:
+    return 4;
+  case OpCapability:
+    return 2;
   case OpEntryPoint:
     return 4;
   case OpExecutionMode:
@@ -216,12 +227,13 @@ struct ConstantDef {
 
 struct Decorations {
   std::optional<uint32_t> specId, binding, set, builtIn, arrayStride;
-  bool block = false, bufferBlock = false, nonWritable = false;
+  bool block = false, bufferBlock = false, nonWritable = false,
+       nonReadable = false;
 };
 
 struct MemberDecorations {
   std::optional<uint32_t> offset, matrixStride;
-  bool nonWritable = false, rowMajor = false;
+  bool nonWritable = false, nonReadable = false, rowMajor = false;
 };
 
 struct VariableDef {
@@ -284,6 +296,7 @@ public:
     KB_RETURN_IF_ERROR(resolveEntryPoints(module));
     KB_RETURN_IF_ERROR(resolveResources(module));
     resolveSpecConstants(module);
+    module.capabilities = capabilities_;
     return module;
   }
 
@@ -359,6 +372,15 @@ private:
       names_[ops[0]] = std::move(name);
       return okStatus();
     }
+    case OpMemberName: {
+      uint32_t next = 0;
+      KB_ASSIGN_OR_RETURN(std::string name, literalString(inst, 2, next));
+      memberNames_[ops[0]][ops[1]] = std::move(name);
+      return okStatus();
+    }
+    case OpCapability:
+      capabilities_.push_back(ops[0]);
+      return okStatus();
     case OpEntryPoint: {
       SpirvEntryPoint ep;
       ep.executionModel = ops[0];
@@ -432,6 +454,9 @@ private:
       case DecNonWritable:
         d.nonWritable = true;
         break;
+      case DecNonReadable:
+        d.nonReadable = true;
+        break;
       default:
         break;
       }
@@ -455,6 +480,9 @@ private:
         return literal(d.matrixStride);
       case DecNonWritable:
         d.nonWritable = true;
+        break;
+      case DecNonReadable:
+        d.nonReadable = true;
         break;
       case DecRowMajor:
         d.rowMajor = true;
@@ -794,6 +822,14 @@ private:
     return it == names_.end() ? std::string() : it->second;
   }
 
+  std::string memberName(uint32_t structId, uint32_t member) const {
+    auto it = memberNames_.find(structId);
+    if (it == memberNames_.end())
+      return "";
+    auto m = it->second.find(member);
+    return m == it->second.end() ? std::string() : m->second;
+  }
+
   Status resolveResources(SpirvModule &module) {
     for (const VariableDef &var : variables_) {
       const TypeDef *ptr = type(var.pointerType);
@@ -842,12 +878,19 @@ private:
           res.kind = SpirvResource::Kind::StorageBuffer;
         else if (var.storageClass == kStorageUniform && elementDec.block)
           res.kind = SpirvResource::Kind::UniformBuffer;
-        bool allMembers = !element->operands.empty();
+        bool noWrites = !element->operands.empty();
+        bool noReads = noWrites;
         for (uint32_t m = 0; m < element->operands.size(); ++m) {
           const MemberDecorations *md = memberDecoration(elementId, m);
-          allMembers = allMembers && md && md->nonWritable;
+          noWrites = noWrites && md && md->nonWritable;
+          noReads = noReads && md && md->nonReadable;
         }
-        res.nonWritable = dec.nonWritable || allMembers;
+        res.nonWritable = dec.nonWritable || noWrites;
+        res.nonReadable = dec.nonReadable || noReads;
+        res.blockName = variableName(elementId);
+        if (!element->operands.empty())
+          res.lastMemberName =
+              memberName(elementId, element->operands.size() - 1);
         if (res.kind == SpirvResource::Kind::StorageBuffer)
           storageElement(elementId, res);
       } else {
@@ -857,6 +900,7 @@ private:
         else if (element && element->opcode == OpTypeSampler)
           res.kind = SpirvResource::Kind::Sampler;
         res.nonWritable = dec.nonWritable;
+        res.nonReadable = dec.nonReadable;
       }
       module.resources.push_back(std::move(res));
     }
@@ -887,6 +931,7 @@ private:
       pc.memberSizes.push_back(static_cast<uint32_t>(memberSize));
       const TypeDef *memberType = type(block->operands[m]);
       pc.memberTypes.push_back(memberType ? scalarName(*memberType) : "");
+      pc.memberNames.push_back(memberName(structId, m));
     }
     pc.size = static_cast<uint32_t>(size);
     return pc;
@@ -894,6 +939,8 @@ private:
 
   uint32_t bound_ = 0;
   std::unordered_map<uint32_t, std::string> names_;
+  std::unordered_map<uint32_t, std::map<uint32_t, std::string>> memberNames_;
+  std::vector<uint32_t> capabilities_;
   std::vector<SpirvEntryPoint> entryPoints_;
   std::vector<ExecutionModeDef> modes_;
   std::unordered_map<uint32_t, TypeDef> types_;

@@ -44,7 +44,14 @@ struct SpirvResource {
   Kind kind = Kind::Other;
   /// NonWritable on the variable or on every member of its block.
   bool nonWritable = false;
+  /// NonReadable likewise (GLSL `writeonly buffer`).
+  bool nonReadable = false;
   std::string name; // OpName of the variable, when present
+  /// The block's type name (GLSL `buffer X { ... }`: "X") and the name of
+  /// its last member (`float x[]`: "x"), when present: GLSL leaves the
+  /// variable of a block without an instance name unnamed.
+  std::string blockName;
+  std::string lastMemberName;
   /// Storage buffers whose block ends in an array (`float data[]`): the
   /// array's scalar type ("f32", "i32", "u16", ...; the component type for
   /// an array of vectors) and its vector size (1 for scalars, 4 for vec4).
@@ -60,6 +67,8 @@ struct SpirvPushConstantBlock {
   /// Scalar members as "i32", "u32", "f32", "i64", "u64", "f64" (also 8- and
   /// 16-bit widths: "i16", "f16", ...); "" for vectors, arrays and structs.
   std::vector<std::string> memberTypes;
+  /// OpMemberName of each member ("" when the module carries none).
+  std::vector<std::string> memberNames;
 };
 
 /// A scalar specialization constant (OpSpecConstant, OpSpecConstantTrue/
@@ -86,6 +95,9 @@ struct SpirvModule {
   uint64_t workgroupMemoryBytes = 0;
   /// Scalar specialization constants with a SpecId, in SpecId order.
   std::vector<SpirvSpecConstant> specConstants;
+  /// The OpCapability operands, in module order (61..68 are the
+  /// GroupNonUniform* subgroup capabilities).
+  std::vector<uint32_t> capabilities;
 
   const SpirvEntryPoint *findEntryPoint(std::string_view name) const;
 };

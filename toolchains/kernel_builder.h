@@ -65,6 +65,9 @@ struct KernelSpec {
   bool optimizeSpirv = false;
   /// The declared ABI the outputs are checked against.
   KernelAbi abi;
+  /// False for `kernel-bench import`, which has no ABI yet and reads it
+  /// from the outputs: compile and validate only.
+  bool checkAbi = true;
   /// kernel.toml's [specialization] (GLSL only): resolved against the
   /// SPIR-V by the ABI check, which then sees the specialized workgroup size.
   std::vector<SpecializationSetting> specialization;

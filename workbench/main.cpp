@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
   commands.push_back(addMergeCommand(app));
   commands.push_back(addAbiCommand(app));
   commands.push_back(addNewKernelCommand(app));
+  commands.push_back(addImportCommand(app));
   commands.push_back(addWorkerCommand(app));
 
   // CLI11 reports a mistyped subcommand as "A subcommand is required".

@@ -1,5 +1,6 @@
 //===- workbench/abi/kernel_scaffold.cpp - A kernel directory for a -------===//
 #include "workbench/abi/kernel_scaffold.h"
+#include "workbench/abi/toml_text.h"
 
 #include "common/paths.h"
 #include "common/file_util.h"
@@ -19,31 +20,6 @@ namespace kb::workbench {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// |text| as a TOML basic string.
-std::string tomlString(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string tomlList(const std::vector<std::string> &items) {
-  std::string text = "[";
-  for (size_t i = 0; i < items.size(); ++i)
-    text += (i ? ", " : "") + tomlString(items[i]);
-  return text + "]";
-}
 
 /// Whether |name| is a valid kernel name (kernel.toml's rule: it names the
 /// output directory).

@@ -68,6 +68,30 @@ std::string joinQuoted(const std::vector<std::string> &words) {
   return out;
 }
 
+/// Every string under |node| that starts with "TODO:", the placeholder
+/// `kernel-bench import` writes where only the user knows the value, as
+/// `where: key: text` lines.
+using Placeholder = std::pair<toml::source_position, std::string>;
+
+void findPlaceholders(const TomlFile &file, const toml::node &node,
+                      const std::string &key, std::vector<Placeholder> &out) {
+  if (const auto *s = node.as_string()) {
+    if (s->get().rfind("TODO:", 0) == 0)
+      out.emplace_back(node.source().begin, file.where(node.source()) + ": `" +
+                                                key + "`: " + s->get());
+  } else if (const auto *t = node.as_table()) {
+    for (auto &&[k, v] : *t)
+      findPlaceholders(file, v,
+                       key.empty() ? std::string(k.str())
+                                   : key + "." + std::string(k.str()),
+                       out);
+  } else if (const auto *a = node.as_array()) {
+    for (size_t i = 0; i < a->size(); ++i)
+      findPlaceholders(file, *a->get(i), key + "[" + std::to_string(i) + "]",
+                       out);
+  }
+}
+
 } // namespace
 
 Status TomlFile::load(toml::table &out) {
@@ -80,7 +104,25 @@ Status TomlFile::load(toml::table &out) {
     return invalidArgument(where(e.source()) +
                            ": malformed TOML: " + std::string(e.description()));
   }
-  return okStatus();
+  std::vector<Placeholder> placeholders;
+  findPlaceholders(*this, out, "", placeholders);
+  if (placeholders.empty())
+    return okStatus();
+  // Tables iterate by key; the user reads the file top to bottom.
+  std::sort(placeholders.begin(), placeholders.end(),
+            [](const Placeholder &a, const Placeholder &b) {
+              return std::make_pair(a.first.line, a.first.column) <
+                     std::make_pair(b.first.line, b.first.column);
+            });
+  std::string list;
+  for (const Placeholder &p : placeholders)
+    list += "\n  " + p.second;
+  return invalidArgument(
+      displayPath(path_) + ": " + std::to_string(placeholders.size()) +
+      " value" + (placeholders.size() == 1 ? " is" : "s are") +
+      " still a \"TODO:\" placeholder (as `kernel-bench import` writes "
+      "them); replace each with what it asks for:" +
+      list);
 }
 
 std::string TomlFile::where(const toml::source_region &region) const {

@@ -1,0 +1,230 @@
+//===- tests/cli/import_cli_test.cpp - `kernel-bench import` --------------===//
+//
+// Through the built binary with the real glslc/spirv-val and nvcc/ptxas, on
+// the kernels of tests/corpus/import (written the way public projects write
+// them): import reads the interface the compiled kernel declares (names,
+// element types, access, push constants, specialization constants, the
+// workgroup size; CUDA types from the mangled name), leaves what no binary
+// says as "TODO:" placeholders that `build` refuses by line, and a kernel
+// whose placeholders are filled builds — so what import wrote is what the
+// build's own ABI check accepts. Then the refusals: an existing kernel.toml
+// (untouched without --force), a source of no known language, a binding
+// gap, a uniform buffer, a kernel that does not compile, an extern "C"
+// kernel's unknowable pointer types.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/cli_test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const fs::path kCorpus = fs::path(KB_SOURCE_DIR) / "tests/corpus/import";
+
+void writeText(const fs::path &path, const std::string &text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+/// Replaces every `KEY = "TODO: ..."` line whose key is in |values|.
+void fillPlaceholders(const fs::path &toml,
+                      const std::map<std::string, std::string> &values) {
+  std::ifstream in(toml);
+  std::string line, out;
+  std::regex todo(R"re(^(\S+) = "TODO:.*$)re");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, todo) && values.count(m[1]))
+      line = m[1].str() + " = " + values.at(m[1]);
+    out += line + "\n";
+  }
+  in.close();
+  writeText(toml, out);
+}
+
+class ImportCliTest : public kb::test::KernelBenchTest {
+protected:
+  ImportCliTest() : KernelBenchTest("kb_import_cli") {}
+
+  /// A copy of corpus kernel |name| in the scratch directory.
+  fs::path copyKernel(const std::string &name) {
+    fs::path dir = tmp_ / "project" / name;
+    fs::create_directories(dir.parent_path());
+    fs::copy(kCorpus / name, dir, fs::copy_options::recursive);
+    return dir;
+  }
+
+  void writeProject(const std::string &kernel, const std::string &targets) {
+    writeText(tmp_ / "project/workbench.toml",
+              "[project]\nname = \"imported\"\nkernels = [\"" + kernel +
+                  "\"]\ntargets = [" + targets + "]\n");
+  }
+};
+
+TEST_F(ImportCliTest, GgmlStyleShaderGivesItsWholeInterface) {
+  REQUIRE_TOOL("glslc");
+  fs::path dir = copyKernel("ggml_add");
+  kb::test::CliRun r = run({"import", (dir / "ggml_add.comp").string(), "-I",
+                            (dir / "include").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("3 binding(s), 29 constant(s), 1 "
+                                  "specialization constant(s)"));
+  std::string toml = kb::test::readFile(dir / "kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("include_dirs = [\"include\"]"));
+  EXPECT_THAT(toml, HasSubstr("workgroup_size = [256, 1, 1]"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"data_a\", type = \"f32\", access = "
+                              "\"readonly\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"data_d\", type = \"f32\", access = "
+                              "\"writeonly\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"nb13\", type = \"u32\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"param1\", type = \"f32\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"param3\", type = \"i32\" }"));
+  EXPECT_THAT(toml, HasSubstr("BLOCK_SIZE = 256  # SpecId 0, u32; sets "
+                              "local_size_x"));
+
+  // The placeholders stop the build, each named by its line.
+  writeProject("ggml_add", "\"vulkan:1.2\"");
+  kb::test::CliRun build = buildProject(tmp_ / "project");
+  EXPECT_EQ(build.exitCode, 1) << build.output;
+  EXPECT_THAT(build.output,
+              HasSubstr("33 values are still a \"TODO:\" placeholder"));
+  EXPECT_THAT(build.output, testing::ContainsRegex(
+                                "kernel.toml:[0-9]+:[0-9]+: "
+                                "`bench.elements.data_b`: TODO: the element "
+                                "count of `data_b`"));
+
+  // Filled in, it builds: the build's ABI check accepts what import read.
+  std::map<std::string, std::string> values = {
+      {"workload", "[\"ne\"]"}, {"data_a", "\"ne\""}, {"data_b", "\"ne\""},
+      {"data_d", "\"ne\""},     {"param1", "0.0"},    {"param2", "0.0"},
+      {"param3", "0"}};
+  for (const char *k :
+       {"ne",   "ne00", "ne01", "ne02", "ne03",       "nb00", "nb01",
+        "nb02", "nb03", "ne10", "ne11", "ne12",       "ne13", "nb10",
+        "nb11", "nb12", "nb13", "ne20", "ne21",       "ne22", "ne23",
+        "nb20", "nb21", "nb22", "nb23", "misc_offset"})
+    values.emplace(k, "1");
+  fillPlaceholders(dir / "kernel.toml", values);
+  build = buildProject(tmp_ / "project", {"--kernels-only"});
+  EXPECT_EQ(build.exitCode, 0) << build.output;
+}
+
+TEST_F(ImportCliTest, TemplatedCudaKernelIsTypedFromItsMangledName) {
+  REQUIRE_TOOL("nvcc");
+  fs::path dir = copyKernel("reduce_sum");
+  kb::test::CliRun r = run({"import", (dir / "reduce_sum.cu").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string toml = kb::test::readFile(dir / "kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("`void reduce<256u, true>(float const*, float*, "
+                              "unsigned int)`, typed from its mangled name"));
+  EXPECT_THAT(toml, HasSubstr("entry = \"reduce\""));
+  EXPECT_THAT(toml, HasSubstr("workgroup_size = [256, 1, 1]  # "
+                              "__launch_bounds__"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"g_idata\", type = \"f32\", access "
+                              "= \"readonly\" },  # float const*"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"g_odata\", type = \"f32\", access "
+                              "= \"readwrite\" },  # float*: readwrite "
+                              "unverified"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"n\", type = \"u32\" },"));
+
+  writeProject("reduce_sum", "\"cuda:sm_90\"");
+  fillPlaceholders(dir / "kernel.toml", {{"workload", "[\"n\"]"},
+                                         {"n", "65536"},
+                                         {"g_idata", "\"n\""},
+                                         {"g_odata", "128"}});
+  kb::test::CliRun build = buildProject(tmp_ / "project", {"--kernels-only"});
+  EXPECT_EQ(build.exitCode, 0) << build.output;
+}
+
+TEST_F(ImportCliTest, ExternCKernelLeavesPointerTypesToTheUser) {
+  REQUIRE_TOOL("nvcc");
+  fs::path source = tmp_ / "k/scale.cu";
+  writeText(source, "extern \"C\" __global__ void scale(const float *x, float "
+                    "*y, float a, unsigned n, long long stride) {\n"
+                    "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (i < n) y[i] = a * x[i * stride];\n}\n");
+  kb::test::CliRun r = run({"import", source.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string toml = kb::test::readFile(tmp_ / "k/kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("extern \"C\": typed from parameter sizes"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"x\", type = \"TODO: the element "
+                              "type of the buffer `x` points to"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"a\", type = \"f32\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"n\", type = \"u32\" },  # .u32 in "
+                              "the PTX: i32 or u32"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"stride\", type = \"TODO: i64, u64 "
+                              "or f64"));
+  EXPECT_THAT(toml, HasSubstr("workgroup_size = \"TODO: the block size you "
+                              "launch"));
+}
+
+TEST_F(ImportCliTest, NeverOverwritesWithoutForce) {
+  REQUIRE_TOOL("glslc");
+  fs::path dir = copyKernel("fib_values");
+  writeText(dir / "kernel.toml", "# mine\n");
+  kb::test::CliRun r = run({"import", (dir / "fib_values.comp").string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("exists; import never overwrites a file"));
+  EXPECT_EQ(kb::test::readFile(dir / "kernel.toml"), "# mine\n");
+  r = run({"import", (dir / "fib_values.comp").string(), "--force"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  std::string toml = kb::test::readFile(dir / "kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("{ name = \"values\", type = \"u32\", access = "
+                              "\"readwrite\" }"));
+  EXPECT_THAT(toml, HasSubstr("workgroup_size = [64, 1, 1]\n"));
+  // No temporary file is left beside it.
+  for (const auto &e : fs::directory_iterator(dir))
+    EXPECT_THAT(e.path().filename().string(), Not(HasSubstr(".import-")));
+}
+
+TEST_F(ImportCliTest, InterfacesOutsideTheAbiAreRefusedWithTheReason) {
+  REQUIRE_TOOL("glslc");
+  struct Case {
+    const char *name, *source, *message;
+  } cases[] = {
+      {"gap.comp",
+       "#version 450\nlayout(local_size_x = 64) in;\n"
+       "layout(binding = 0) buffer A { float a[]; };\n"
+       "layout(binding = 2) buffer C { float c[]; };\n"
+       "void main() { c[0] = a[0]; }\n",
+       "nothing is bound at binding 1 but binding 2 is used"},
+      {"ubo.comp",
+       "#version 450\nlayout(local_size_x = 64) in;\n"
+       "layout(binding = 0) buffer A { float a[]; };\n"
+       "layout(binding = 1) uniform P { float scale; } p;\n"
+       "void main() { a[0] *= p.scale; }\n",
+       "binding 1 (`p`) is a uniform buffer, not a storage buffer"},
+      {"broken.comp", "#version 450\nvoid main() { undefined_thing(); }\n",
+       "does not build for vulkan:1.2"},
+  };
+  for (const Case &c : cases) {
+    fs::path source = tmp_ / "bad" / c.name;
+    writeText(source, c.source);
+    kb::test::CliRun r = run({"import", source.string(), "-o",
+                              (tmp_ / "bad" / c.name).string() + ".d"});
+    EXPECT_EQ(r.exitCode, 1) << c.name << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.message)) << c.name;
+    EXPECT_FALSE(fs::exists(tmp_ / "bad" / (std::string(c.name) + ".d")))
+        << c.name;
+  }
+  writeText(tmp_ / "bad/kernel.txt", "x");
+  kb::test::CliRun r = run({"import", (tmp_ / "bad/kernel.txt").string()});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("expected a CUDA (.cu) or GLSL compute"));
+  r = run({"import", (tmp_ / "bad/missing.comp").string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("is not a file"));
+  r = run({"import", (tmp_ / "bad/gap.comp").string(), "--define", "1X=2"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+} // namespace

@@ -1,0 +1,166 @@
+//===- workbench/abi/imported_toml.cpp - An imported kernel as TOML -------===//
+//
+// The kernel.toml `kernel-bench import` writes (kernel_import.h): every
+// value the binary gave, a comment where it is a guess or has a source the
+// user should know, and a "TODO: ..." string where only the user knows.
+// Long tables (ggml's ~30 push constants) are written one key per line.
+//
+//===----------------------------------------------------------------------===//
+#include "workbench/abi/kernel_import.h"
+
+#include "common/paths.h"
+#include "workbench/abi/toml_text.h"
+
+#include <cctype>
+
+namespace kb::workbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tomlKey(const std::string &name) {
+  bool bare = !name.empty();
+  for (char c : name)
+    bare = bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                    c == '-');
+  return bare ? name : tomlString(name);
+}
+
+std::string todo(const std::string &what) {
+  return tomlString(std::string(kImportPlaceholder) + " " + what);
+}
+
+std::string comment(const std::string &text) {
+  return text.empty() ? std::string() : "  # " + text;
+}
+
+std::string relativeText(const fs::path &path, const fs::path &directory) {
+  std::error_code ec;
+  fs::path rel = fs::proximate(path, directory, ec);
+  return (ec ? path : rel).generic_string();
+}
+
+std::string renderHeader(const ImportedKernel &k) {
+  std::string text =
+      "# Written by `kernel-bench import` from what the compiled kernel "
+      "declares:\n";
+  for (const std::string &note : k.notes)
+    text += "#   " + note + "\n";
+  text += "# A string that starts with \"" + std::string(kImportPlaceholder) +
+          "\" is what no binary says: `kernel-bench build`\n"
+          "# refuses this kernel until each is replaced "
+          "(kernels/README.md, docs/kernel-abi.md).\n";
+  return text;
+}
+
+std::string renderKernel(const ImportedKernel &k, const fs::path &directory) {
+  std::vector<std::string> sources, targets;
+  for (const fs::path &s : k.sources)
+    sources.push_back(relativeText(s, directory));
+  for (const Target &t : k.targets)
+    targets.push_back(t.toString());
+  std::string text = "[kernel]\nname = " + tomlString(k.name) +
+                     "\nsources = " + tomlList(sources) + "\n";
+  if (!k.entry.empty())
+    text += "entry = " + tomlString(k.entry) + "\n";
+  if (!k.includeDirs.empty()) {
+    std::vector<std::string> dirs;
+    for (const fs::path &d : k.includeDirs)
+      dirs.push_back(relativeText(d, directory));
+    text += "include_dirs = " + tomlList(dirs) + "\n";
+  }
+  if (!k.defines.empty()) {
+    text += "defines = {";
+    for (size_t i = 0; i < k.defines.size(); ++i)
+      text += (i ? ", " : " ") + tomlKey(k.defines[i].first) + " = " +
+              tomlString(k.defines[i].second);
+    text += " }\n";
+  }
+  return text + "# read for " + tomlList(targets) +
+         "; the project's targets apply unless `targets` is set\n";
+}
+
+std::string renderSlots(const char *key, const std::vector<ImportedSlot> &slots,
+                        bool bindings) {
+  std::string text = std::string(key) + " = [";
+  for (const ImportedSlot &s : slots) {
+    text += "\n  { name = " + tomlString(s.name) +
+            ", type = " + (s.type.empty() ? todo(s.todo) : tomlString(s.type));
+    if (bindings)
+      text += ", access = " + tomlString(s.access);
+    text += " }," + comment(s.comment);
+  }
+  return text + (slots.empty() ? "]\n" : "\n]\n");
+}
+
+std::string renderAbi(const ImportedKernel &k) {
+  std::string text = "\n[abi]\nworkgroup_size = ";
+  if (k.workgroupSize) {
+    const auto &wg = *k.workgroupSize;
+    text += "[" + std::to_string(wg[0]) + ", " + std::to_string(wg[1]) + ", " +
+            std::to_string(wg[2]) + "]" + comment(k.workgroupComment) + "\n";
+  } else {
+    text += todo("the block size you launch, [x, y, z]; the PTX has no "
+                 "__launch_bounds__, so the build cannot check it") +
+            "\n";
+  }
+  if (k.dynamicSharedMemory)
+    text += "dynamic_shared_memory = " +
+            todo("the bytes of extern __shared__ memory a launch gives, an "
+                 "integer or an expression such as \"4*BLOCK\"") +
+            "\n";
+  return text + renderSlots("bindings", k.bindings, true) +
+         renderSlots("constants", k.constants, false);
+}
+
+std::string renderSpecialization(const ImportedKernel &k) {
+  if (k.specialization.empty())
+    return "";
+  std::string text = "\n# The specialization constants' defaults: the "
+                     "build uses these values.\n[specialization]\n";
+  for (const ImportedSpecConstant &s : k.specialization)
+    text += tomlKey(s.name) + " = " + s.defaultValue +
+            comment("SpecId " + std::to_string(s.specId) + ", " + s.type +
+                    (s.comment.empty() ? "" : "; " + s.comment)) +
+            "\n";
+  return text;
+}
+
+std::string renderBench(const ImportedKernel &k) {
+  std::string text =
+      "\n# A standalone benchmark of the kernel. To replace an executable of "
+      "the\n# project's program instead, delete [bench] and set [kernel] "
+      "substitutes.\n[bench]\nworkload = " +
+      todo("the problem size: 1 to 3 integers or [bench] constant names, "
+           "e.g. [\"n\"]; the workgroup count is the workload divided by "
+           "the workgroup size") +
+      "\n# reference = \"reference.mlir\"  # what the kernel is checked "
+      "against (kernels/README.md)\n";
+  if (!k.constants.empty()) {
+    text += "\n[bench.constants]\n";
+    for (const ImportedSlot &c : k.constants)
+      text += tomlKey(c.name) + " = " +
+              todo("the value of `" + c.name + "` the benchmark passes") + "\n";
+  }
+  if (!k.bindings.empty()) {
+    text += "\n[bench.elements]\n";
+    for (const ImportedSlot &b : k.bindings)
+      text += tomlKey(b.name) + " = " +
+              todo("the element count of `" + b.name +
+                   "`: an integer, or the name of an integer [bench] "
+                   "constant such as \"n\"") +
+              "\n";
+  }
+  return text;
+}
+
+} // namespace
+
+std::string renderImportedToml(const ImportedKernel &kernel,
+                               const fs::path &directory) {
+  return renderHeader(kernel) + renderKernel(kernel, directory) +
+         renderAbi(kernel) + renderSpecialization(kernel) + renderBench(kernel);
+}
+
+} // namespace kb::workbench

@@ -1,0 +1,559 @@
+//===- workbench/abi/kernel_import.cpp - A kernel.toml from a binary ------===//
+#include "workbench/abi/kernel_import.h"
+
+#include "common/abi_check.h"
+#include "common/cuda_signature.h"
+#include "common/file_util.h"
+#include "common/paths.h"
+#include "common/ptx_reader.h"
+#include "common/spirv_reader.h"
+#include "toolchains/kernel_builder.h"
+#include "toolchains/toolchains.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace kb::workbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using toolchains::Language;
+
+StatusOr<Language> languageOf(const fs::path &source) {
+  std::string ext = source.extension().string();
+  if (ext == ".cu")
+    return Language::Cuda;
+  if (ext == ".comp" || ext == ".glsl")
+    return Language::Glsl;
+  return invalidArgument(displayPath(source) +
+                         ": expected a CUDA (.cu) or GLSL compute (.comp, "
+                         ".glsl) source, found `" +
+                         (ext.empty() ? source.filename().string() : ext) +
+                         "`; import reads sources a kernel.toml can build");
+}
+
+Target targetFor(const ImportRequest &request, Language language) {
+  for (const Target &t : request.targets)
+    if (t.isCuda() == (language == Language::Cuda))
+      return t;
+  return *Target::parse(language == Language::Cuda ? "cuda:sm_90"
+                                                   : "vulkan:1.2");
+}
+
+/// A kernel name from a file stem: what kernel.toml accepts.
+std::string kernelName(const fs::path &source) {
+  std::string name = source.stem().string();
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+      c = '_';
+  if (name.empty() || name[0] == '-')
+    name = "kernel" + name;
+  return name;
+}
+
+/// Compiles |source| with the tools `build` uses, without the ABI check;
+/// the PTX text or SPIR-V bytes.
+StatusOr<std::string> compile(const ImportRequest &request,
+                              const fs::path &source, Language language,
+                              const Target &target,
+                              const toolchains::Toolchains &tools) {
+  toolchains::KernelSpec spec;
+  spec.name = kernelName(source);
+  spec.source = source;
+  spec.language = language;
+  spec.entry = language == Language::Glsl ? "main" : request.entry;
+  spec.abi.entry = spec.entry;
+  spec.defines = request.defines;
+  spec.includeDirs = request.includeDirs;
+  spec.checkAbi = false;
+  KB_ASSIGN_OR_RETURN(TempDir out,
+                      TempDir::create(fs::temp_directory_path(), "kb-import-"));
+  toolchains::KernelBuilder builder(tools, nullptr, {});
+  toolchains::BuildJobResult result = builder.build(spec, target, out.path());
+  if (!result.status.ok()) {
+    std::string log =
+        result.failureLog.empty() ? std::string() : "\n" + result.failureLog;
+    return Status(result.status.code(),
+                  displayPath(source) + " does not build for " +
+                      target.toString() + ": " + result.status.message() + log);
+  }
+  const char *kind = language == Language::Cuda ? "ptx" : "spv";
+  for (const toolchains::OutputFile &file : result.outputs)
+    if (file.kind == kind)
+      return readFile(file.path);
+  return internalError("the build of " + displayPath(source) +
+                       " published no ." + kind);
+}
+
+std::string accessOf(const SpirvResource &r) {
+  if (r.nonWritable)
+    return "readonly";
+  return r.nonReadable ? "writeonly" : "readwrite";
+}
+
+std::string bindingName(const SpirvResource &r) {
+  // A storage buffer is known by its array (`float x[]`); anything else by
+  // its block or variable.
+  if (r.kind == SpirvResource::Kind::StorageBuffer && !r.lastMemberName.empty())
+    return r.lastMemberName;
+  return r.name.empty() ? r.blockName : r.name;
+}
+
+Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
+                     ImportedKernel &out) {
+  std::map<uint32_t, const SpirvResource *> byBinding;
+  for (const SpirvResource &r : spirv.resources) {
+    std::string what =
+        displayPath(source) + ": binding " + std::to_string(r.binding) +
+        (bindingName(r).empty() ? "" : " (`" + bindingName(r) + "`)");
+    if (r.set != 0)
+      return invalidArgument(what + " is in descriptor set " +
+                             std::to_string(r.set) +
+                             "; the kernel ABI uses set 0 only");
+    if (r.kind != SpirvResource::Kind::StorageBuffer) {
+      const char *kind = r.kind == SpirvResource::Kind::UniformBuffer
+                             ? "a uniform buffer"
+                         : r.kind == SpirvResource::Kind::Image   ? "an image"
+                         : r.kind == SpirvResource::Kind::Sampler ? "a sampler"
+                                                                  : "no buffer";
+      return invalidArgument(what + " is " + kind +
+                             ", not a storage buffer; the kernel ABI binds "
+                             "storage buffers only (docs/kernel-abi.md)");
+    }
+    if (r.elementType.empty())
+      return invalidArgument(
+          what + " does not end in an array of scalars or vectors (an array "
+                 "of structs, or a block of scalars); the kernel ABI's "
+                 "bindings are arrays of one scalar type");
+    byBinding[r.binding] = &r;
+  }
+  uint32_t next = 0;
+  for (const auto &[binding, r] : byBinding) {
+    if (binding != next)
+      return invalidArgument(
+          displayPath(source) + ": nothing is bound at binding " +
+          std::to_string(next) + " but binding " + std::to_string(binding) +
+          " is used; the kernel ABI numbers bindings 0, 1, ... without gaps");
+    ++next;
+    ImportedSlot slot;
+    slot.name = bindingName(*r);
+    slot.type = r->elementType;
+    slot.access = accessOf(*r);
+    if (r->elementVectorSize > 1)
+      slot.comment = std::to_string(r->elementVectorSize) + "-vectors of " +
+                     r->elementType + ": element counts are in scalars";
+    out.bindings.push_back(std::move(slot));
+  }
+  return okStatus();
+}
+
+Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
+                      ImportedKernel &out) {
+  if (!spirv.pushConstants)
+    return okStatus();
+  const SpirvPushConstantBlock &pc = *spirv.pushConstants;
+  static const std::set<std::string> scalars = {"i32", "u32", "f32",
+                                                "i64", "u64", "f64"};
+  for (size_t m = 0; m < pc.memberOffsets.size(); ++m) {
+    std::string name = m < pc.memberNames.size() ? pc.memberNames[m] : "";
+    if (!scalars.count(pc.memberTypes[m]))
+      return invalidArgument(
+          displayPath(source) + ": push-constant member " + std::to_string(m) +
+          (name.empty() ? "" : " (`" + name + "`)") + " is " +
+          (pc.memberTypes[m].empty() ? std::string("a vector, array or struct")
+                                     : "of type " + pc.memberTypes[m]) +
+          "; kernel ABI constants are scalars of i32, u32, f32, i64, u64 or "
+          "f64");
+    out.constants.push_back({name, pc.memberTypes[m], "", "", ""});
+  }
+  return okStatus();
+}
+
+std::string specDefault(const SpirvSpecConstant &c) {
+  if (c.type == "bool")
+    return c.defaultBits ? "true" : "false";
+  if (c.type == "f32") {
+    float f;
+    uint32_t bits = static_cast<uint32_t>(c.defaultBits);
+    std::memcpy(&f, &bits, sizeof f);
+    return std::to_string(f);
+  }
+  if (c.type == "f64") {
+    double d;
+    std::memcpy(&d, &c.defaultBits, sizeof d);
+    return std::to_string(d);
+  }
+  if (c.type[0] == 'i') {
+    int64_t v = c.type == "i32" ? static_cast<int32_t>(c.defaultBits)
+                                : static_cast<int64_t>(c.defaultBits);
+    return std::to_string(v);
+  }
+  return std::to_string(c.defaultBits);
+}
+
+void spirvLaunch(const SpirvModule &spirv, ImportedKernel &out) {
+  const SpirvEntryPoint *ep = spirv.findEntryPoint("main");
+  std::map<uint32_t, std::string> sizeKeys;
+  if (ep) {
+    out.workgroupSize = ep->workgroupSize;
+    const char *dims[] = {"local_size_x", "local_size_y", "local_size_z"};
+    std::string ids;
+    for (int i = 0; i < 3; ++i)
+      if (ep->specIds[i]) {
+        sizeKeys[*ep->specIds[i]] = dims[i];
+        ids += (ids.empty() ? "" : ", ") + std::string(dims[i]) +
+               "_id = " + std::to_string(*ep->specIds[i]);
+      }
+    if (!ids.empty())
+      out.workgroupComment =
+          "the defaults of " + ids + ": change it with [specialization]";
+  }
+  // GLSL may give one SpecId two constants (`constant_id = 0` and
+  // `local_size_x_id = 0`): one key each, the named one preferred.
+  std::map<uint32_t, ImportedSpecConstant> byId;
+  for (const SpirvSpecConstant &c : spirv.specConstants) {
+    ImportedSpecConstant s;
+    s.specId = c.specId;
+    auto size = sizeKeys.find(c.specId);
+    s.name = !c.name.empty()          ? c.name
+             : size != sizeKeys.end() ? size->second
+                                      : std::to_string(c.specId);
+    s.type = c.type;
+    s.defaultValue = specDefault(c);
+    if (size != sizeKeys.end())
+      s.comment = "sets " + size->second;
+    auto [it, fresh] = byId.emplace(c.specId, s);
+    if (!fresh && !c.name.empty())
+      it->second = std::move(s);
+  }
+  for (auto &[id, s] : byId)
+    out.specialization.push_back(std::move(s));
+  static const std::map<uint32_t, const char *> subgroup = {
+      {61, "basic"},     {62, "vote"},    {63, "arithmetic"},
+      {64, "ballot"},    {65, "shuffle"}, {66, "shuffle_relative"},
+      {67, "clustered"}, {68, "quad"}};
+  std::string needs;
+  for (uint32_t cap : spirv.capabilities)
+    if (auto it = subgroup.find(cap); it != subgroup.end())
+      needs += (needs.empty() ? "" : ", ") + std::string(it->second);
+  if (!needs.empty())
+    out.notes.push_back("needs subgroup operations (" + needs +
+                        "); set [abi] subgroup_size if it assumes a width");
+}
+
+StatusOr<ImportedKernel> readSpirvInterface(const std::string &bytes,
+                                            const fs::path &source) {
+  KB_ASSIGN_OR_RETURN(SpirvModule spirv, readSpirvBytes(bytes));
+  ImportedKernel out;
+  KB_RETURN_IF_ERROR(spirvBindings(spirv, source, out));
+  KB_RETURN_IF_ERROR(spirvConstants(spirv, source, out));
+  spirvLaunch(spirv, out);
+  return out;
+}
+
+/// The parameter names of |function|'s definition in |text| (the last
+/// identifier of each parameter), or empty when its declaration cannot be
+/// found with |count| parameters: macros may hide it.
+std::vector<std::string> sourceParameterNames(const std::string &text,
+                                              const std::string &function,
+                                              size_t count) {
+  for (size_t pos = text.find(function); pos != std::string::npos;
+       pos = text.find(function, pos + 1)) {
+    bool boundary =
+        pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) ||
+                      text[pos - 1] == '_');
+    size_t open = text.find_first_not_of(" \t\r\n", pos + function.size());
+    if (!boundary || open == std::string::npos || text[open] != '(')
+      continue;
+    if (text.rfind("__global__", pos) == std::string::npos)
+      continue;
+    std::vector<std::string> names;
+    std::string current;
+    int depth = 0;
+    for (size_t i = open + 1; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '(' || c == '<' || c == '[')
+        ++depth;
+      else if ((c == ')' || c == '>' || c == ']') && depth > 0)
+        --depth;
+      else if ((c == ',' || c == ')') && depth == 0) {
+        size_t end = current.find('=');
+        std::string decl = current.substr(0, end);
+        size_t last = decl.find_last_not_of(" \t\r\n");
+        size_t first = last;
+        while (first != std::string::npos && first > 0 &&
+               (std::isalnum(static_cast<unsigned char>(decl[first - 1])) ||
+                decl[first - 1] == '_'))
+          --first;
+        names.push_back(last == std::string::npos
+                            ? ""
+                            : decl.substr(first, last - first + 1));
+        current.clear();
+        if (c == ')')
+          break;
+        continue;
+      }
+      current += c;
+    }
+    if (names.size() == count &&
+        std::all_of(names.begin(), names.end(), [](const std::string &n) {
+          return !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0]));
+        }))
+      return names;
+  }
+  return {};
+}
+
+StatusOr<const PtxEntry *> pickEntry(const PtxModule &ptx,
+                                     const std::string &wanted,
+                                     const fs::path &source) {
+  if (wanted.empty()) {
+    if (ptx.entries.size() == 1)
+      return &ptx.entries.front();
+    std::string names;
+    for (const PtxEntry &e : ptx.entries)
+      names += "\n  " + e.name + "  (" + readableEntryName(e.name) + ")";
+    return invalidArgument(
+        displayPath(source) + " has " + std::to_string(ptx.entries.size()) +
+        " kernels; pass --entry NAME (a function name, or the mangled name "
+        "of one template instance):" +
+        names);
+  }
+  std::string error;
+  const PtxEntry *entry = resolvePtxEntry(ptx, wanted, &error);
+  if (!entry)
+    return invalidArgument(displayPath(source) + ": " + error);
+  return entry;
+}
+
+/// One PTX parameter of a C++ kernel, typed by its signature.
+StatusOr<ImportedSlot> typedParameter(const CudaParameter &p,
+                                      const std::string &name,
+                                      const std::string &what) {
+  static const std::set<std::string> constantTypes = {"i32", "u32", "f32",
+                                                      "i64", "u64", "f64"};
+  ImportedSlot slot;
+  slot.name = name;
+  slot.type = p.type;
+  if (p.pointer) {
+    if (p.type.empty())
+      return invalidArgument(what + " (`" + p.spelled +
+                             "`) points to a type the kernel ABI has no "
+                             "element type for (bindings are arrays of one "
+                             "scalar type)");
+    slot.access = p.pointeeConst ? "readonly" : "readwrite";
+    slot.comment = p.spelled;
+    if (!p.pointeeConst)
+      slot.comment += ": readwrite unverified (writeonly if it is never read)";
+    if (p.vectorWidth > 1)
+      slot.comment += "; " + std::to_string(p.vectorWidth) +
+                      "-vectors: element counts are in scalars";
+    return slot;
+  }
+  if (!constantTypes.count(p.type))
+    return invalidArgument(what + " (`" + p.spelled +
+                           "`) is no constant the kernel ABI passes: "
+                           "constants are i32, u32, f32, i64, u64 or f64 "
+                           "scalars");
+  slot.comment = p.spelled;
+  return slot;
+}
+
+/// One PTX parameter of an `extern "C"` kernel: only its size is known.
+/// Leading 64-bit parameters are taken as pointers (what kernels pass
+/// first), the rest as constants.
+StatusOr<ImportedSlot> untypedParameter(const PtxParam &p,
+                                        const std::string &name, bool leading,
+                                        const std::string &what) {
+  ImportedSlot slot;
+  slot.name = name;
+  slot.comment = "." + p.type + " in the PTX";
+  if (p.isArray)
+    return invalidArgument(what + " is passed by value as " +
+                           std::to_string(p.size) +
+                           " bytes (a struct); kernel ABI constants are "
+                           "scalars");
+  if (p.size == 8 && p.type != "f64" && leading) {
+    slot.access = "readwrite";
+    slot.todo = "the element type of the buffer `" + name +
+                "` points to (f32, u32, f16, ...): an extern \"C\" kernel's "
+                "PTX does not say. Make its access readonly if it is const";
+    return slot;
+  }
+  if (p.type == "f32" || p.type == "f64") {
+    slot.type = p.type;
+    return slot;
+  }
+  if (p.size == 4) {
+    slot.type = p.type == "s32" ? "i32" : "u32";
+    slot.comment += ": i32 or u32, the PTX does not say which";
+    return slot;
+  }
+  if (p.size == 8) {
+    slot.todo = "i64, u64 or f64: the type of the 64-bit constant `" + name +
+                "` (an extern \"C\" kernel's PTX does not say)";
+    return slot;
+  }
+  return invalidArgument(what + " is a " + std::to_string(p.size) +
+                         "-byte scalar; kernel ABI constants are 4 or 8 "
+                         "bytes");
+}
+
+Status ptxParameters(const PtxEntry &entry, const std::string &sourceText,
+                     const fs::path &source, ImportedKernel &out) {
+  std::optional<CudaSignature> sig;
+  if (isMangledName(entry.name)) {
+    KB_ASSIGN_OR_RETURN(sig, demangleCudaKernel(entry.name));
+    if (sig->parameters.size() != entry.params.size())
+      return internalError("`" + sig->demangled + "` has " +
+                           std::to_string(sig->parameters.size()) +
+                           " parameters but its PTX entry has " +
+                           std::to_string(entry.params.size()));
+  }
+  std::string function = sig ? sig->function : entry.name;
+  std::vector<std::string> names =
+      sourceParameterNames(sourceText, function, entry.params.size());
+  bool inBindings = true;
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    std::string name = names.empty() ? "arg" + std::to_string(i) : names[i];
+    std::string what = displayPath(source) + ": parameter " +
+                       std::to_string(i) + " (`" + name + "`) of `" + function +
+                       "`";
+    StatusOr<ImportedSlot> slot =
+        sig ? typedParameter(sig->parameters[i], name, what)
+            : untypedParameter(entry.params[i], name, inBindings, what);
+    if (!slot.ok())
+      return slot.status();
+    bool binding = !slot->access.empty();
+    if (binding && !inBindings)
+      return invalidArgument(
+          what + " is a pointer after a constant; the kernel ABI passes the "
+                 "bindings first, then the constants: reorder the "
+                 "parameters");
+    inBindings = binding;
+    (binding ? out.bindings : out.constants).push_back(std::move(*slot));
+  }
+  return okStatus();
+}
+
+void ptxLaunch(const PtxEntry &entry, const std::string &ptxText,
+               ImportedKernel &out) {
+  if (entry.reqntid) {
+    out.workgroupSize = entry.reqntid;
+    out.workgroupComment = ".reqntid: the block size the kernel requires";
+  } else if (entry.maxntid) {
+    out.workgroupSize = entry.maxntid;
+    out.workgroupComment = "__launch_bounds__ (.maxntid): the most the "
+                           "kernel allows; set the block size you launch";
+  }
+  // `extern __shared__` arrays are sized by the launch, not the PTX.
+  out.dynamicSharedMemory =
+      ptxText.find(".extern .shared") != std::string::npos;
+}
+
+StatusOr<ImportedKernel> readPtxInterface(const std::string &ptxText,
+                                          const ImportRequest &request,
+                                          const fs::path &source) {
+  KB_ASSIGN_OR_RETURN(PtxModule ptx, readPtx(ptxText));
+  KB_ASSIGN_OR_RETURN(const PtxEntry *entry,
+                      pickEntry(ptx, request.entry, source));
+  KB_ASSIGN_OR_RETURN(std::string sourceText, readFile(source));
+  ImportedKernel out;
+  KB_RETURN_IF_ERROR(ptxParameters(*entry, sourceText, source, out));
+  ptxLaunch(*entry, ptxText, out);
+  // The plain name when it picks this entry alone; a template instance or
+  // an overload keeps its mangled name.
+  std::string plain = readableEntryName(entry->name);
+  out.entry = resolvePtxEntry(ptx, plain) == entry ? plain : entry->name;
+  out.notes.push_back(
+      source.filename().string() + ": `" +
+      (isMangledName(entry->name)
+           ? demangleCudaKernel(entry->name)->demangled +
+                 "`, typed from its mangled name"
+           : entry->name + "`, extern \"C\": typed from parameter sizes"));
+  return out;
+}
+
+std::string describeSlots(const std::vector<ImportedSlot> &slots) {
+  std::string text;
+  for (const ImportedSlot &s : slots)
+    text += (text.empty() ? "" : ", ") +
+            (s.type.empty() ? std::string("?") : s.type) +
+            (s.access.empty() ? "" : " " + s.access);
+  return "(" + text + ")";
+}
+
+/// |cuda| joins |glsl|: the same slots, the GLSL names (SPIR-V keeps them),
+/// the type CUDA could not tell taken from SPIR-V.
+Status mergeInterfaces(ImportedKernel &glsl, const ImportedKernel &cuda) {
+  auto merge = [](std::vector<ImportedSlot> &into,
+                  const std::vector<ImportedSlot> &from,
+                  const char *what) -> Status {
+    bool same = into.size() == from.size();
+    for (size_t i = 0; same && i < into.size(); ++i) {
+      same = from[i].type.empty() || from[i].type == into[i].type;
+      // An access only CUDA's const tells apart stays the GLSL's.
+    }
+    if (!same)
+      return invalidArgument(std::string("the CUDA and GLSL sources declare "
+                                         "different ") +
+                             what + ": " + describeSlots(from) + " and " +
+                             describeSlots(into) +
+                             "; import the sources of one kernel");
+    return okStatus();
+  };
+  KB_RETURN_IF_ERROR(merge(glsl.bindings, cuda.bindings, "bindings"));
+  KB_RETURN_IF_ERROR(merge(glsl.constants, cuda.constants, "constants"));
+  glsl.entry = cuda.entry;
+  glsl.dynamicSharedMemory = cuda.dynamicSharedMemory;
+  glsl.notes.insert(glsl.notes.end(), cuda.notes.begin(), cuda.notes.end());
+  return okStatus();
+}
+
+} // namespace
+
+StatusOr<ImportedKernel> importKernel(const ImportRequest &request,
+                                      const toolchains::Toolchains &tools) {
+  if (request.sources.empty())
+    return invalidArgument("no source to import");
+  std::optional<ImportedKernel> cuda, glsl;
+  for (const fs::path &source : request.sources) {
+    KB_ASSIGN_OR_RETURN(Language language, languageOf(source));
+    std::optional<ImportedKernel> &slot =
+        language == Language::Cuda ? cuda : glsl;
+    if (slot)
+      return invalidArgument("two " + std::string(toString(language)) +
+                             " sources (" + displayPath(slot->sources.front()) +
+                             ", " + displayPath(source) +
+                             "); a kernel has at most one per language");
+    Target target = targetFor(request, language);
+    KB_ASSIGN_OR_RETURN(std::string binary,
+                        compile(request, source, language, target, tools));
+    if (language == Language::Cuda) {
+      KB_ASSIGN_OR_RETURN(slot, readPtxInterface(binary, request, source));
+    } else {
+      KB_ASSIGN_OR_RETURN(slot, readSpirvInterface(binary, source));
+      slot->notes.insert(slot->notes.begin(),
+                         source.filename().string() + ": the SPIR-V interface");
+    }
+    slot->sources = {source};
+    slot->targets = {target};
+  }
+  ImportedKernel out = glsl ? std::move(*glsl) : std::move(*cuda);
+  if (glsl && cuda) {
+    KB_RETURN_IF_ERROR(mergeInterfaces(out, *cuda));
+    out.sources.push_back(cuda->sources.front());
+    out.targets.push_back(cuda->targets.front());
+  }
+  out.name = kernelName(request.sources.front());
+  out.defines = request.defines;
+  out.includeDirs = request.includeDirs;
+  return out;
+}
+
+} // namespace kb::workbench
