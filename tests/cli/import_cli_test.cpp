@@ -60,6 +60,8 @@ protected:
     fs::path dir = tmp_ / "project" / name;
     fs::create_directories(dir.parent_path());
     fs::copy(kCorpus / name, dir, fs::copy_options::recursive);
+    // The corpus keeps what import wrote, filled in; start from nothing.
+    fs::remove(dir / "kernel.toml");
     return dir;
   }
 

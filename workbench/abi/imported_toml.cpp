@@ -135,8 +135,9 @@ std::string renderBench(const ImportedKernel &k) {
       todo("the problem size: 1 to 3 integers or [bench] constant names, "
            "e.g. [\"n\"]; the workgroup count is the workload divided by "
            "the workgroup size") +
-      "\n# reference = \"reference.mlir\"  # what the kernel is checked "
-      "against (kernels/README.md)\n";
+      "\n# reference = \"naive.comp\"  # what the kernel is checked against: "
+      "a naive twin\n# (.cu/.comp with the same interface) or an MLIR "
+      "kb.executable (kernels/README.md)\n";
   if (!k.constants.empty()) {
     text += "\n[bench.constants]\n";
     for (const ImportedSlot &c : k.constants)
@@ -148,8 +149,8 @@ std::string renderBench(const ImportedKernel &k) {
     for (const ImportedSlot &b : k.bindings)
       text += tomlKey(b.name) + " = " +
               todo("the element count of `" + b.name +
-                   "`: an integer, or the name of an integer [bench] "
-                   "constant such as \"n\"") +
+                   "`: an integer, or a product of integers and integer "
+                   "[bench] constants such as \"n\" or \"M*K\"") +
               "\n";
   }
   return text;

@@ -144,13 +144,16 @@ Status checkPathsAreUtf8(const BuildSession &session) {
 }
 
 /// The outputs of a device model a kernel's tuned.toml no longer names
-/// (`kernels/<kernel>@<model>/`), removed as far as a build provably wrote
-/// them, so nothing stale sits beside what this build writes.
+/// (`kernels/<kernel>@<model>/`), or of a twin reference the kernel no
+/// longer has (`kernels/<kernel>@reference/`), removed as far as a build
+/// provably wrote them, so nothing stale sits beside what this build writes.
 void removeDroppedTunedOutputs(BuildSession &session) {
   std::set<std::string> kept;
   for (const Kernel &kernel : session.project->kernels)
-    for (const KernelSpec &spec : kernel.tunedSpecs)
-      kept.insert(spec.name);
+    for (const std::vector<KernelSpec> *specs :
+         {&kernel.tunedSpecs, &kernel.referenceSpecs})
+      for (const KernelSpec &spec : *specs)
+        kept.insert(spec.name);
   std::set<std::string> kernels;
   for (const Kernel &kernel : session.project->kernels)
     kernels.insert(kernel.name);

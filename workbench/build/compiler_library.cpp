@@ -242,7 +242,7 @@ CompilerLibrary::writeStandaloneProgram(const driver::StandaloneKernel &kernel,
   for (const driver::StandaloneObject &o : kernel.objects)
     objects.push_back({o.target.c_str(), o.file.c_str(), o.entry.c_str(),
                        o.subgroupSize, o.fullSubgroups ? 1 : 0,
-                       storage.strings(o.specialization)});
+                       storage.strings(o.specialization), o.reference ? 1 : 0});
   kbCompilerStandaloneKernel c = {};
   c.name = kernel.name.c_str();
   c.entry = kernel.entry.c_str();

@@ -156,12 +156,15 @@ driver::CompileResult runCompiler(const driver::CompileOptions &options) {
   return failed;
 }
 
-/// The succeeded jobs of |kernel|, with the object each contributes.
+/// The succeeded jobs of |kernel|, with the object each contributes: the
+/// kernel's own, or (|twin|) those of its handwritten twin reference.
 std::vector<std::pair<const JobRecord *, const toolchains::OutputFile *>>
-objectsOf(const Kernel &kernel, const std::vector<const JobRecord *> &jobs) {
+objectsOf(const Kernel &kernel, const std::vector<const JobRecord *> &jobs,
+          bool twin = false) {
   std::vector<std::pair<const JobRecord *, const toolchains::OutputFile *>> out;
   for (const JobRecord *job : jobs)
-    if (job->kernel == &kernel && job->result.status.ok())
+    if (job->kernel == &kernel && job->result.status.ok() &&
+        kernel.isReferenceSpec(job->spec) == twin)
       if (const toolchains::OutputFile *object = substitutionObject(*job))
         out.emplace_back(job, object);
   return out;
@@ -303,6 +306,18 @@ StandalonePlan planStandalone(const Kernel &kernel,
       }
       options.objectSubstitutions.push_back(std::move(substitution));
     }
+  }
+  // A handwritten twin: its objects are the reference variants beside the
+  // kernel's, one per target.
+  for (const auto &[job, object] : objectsOf(kernel, succeeded, true)) {
+    driver::StandaloneObject twin{job->result.target.toString(),
+                                  absoluteIn(object->path, outputDir).string(),
+                                  job->spec->entry};
+    twin.subgroupSize = job->spec->abi.subgroupSize;
+    twin.fullSubgroups = job->spec->abi.fullSubgroups;
+    twin.specialization = settingsText(*job->spec);
+    twin.reference = true;
+    standalone.objects.push_back(std::move(twin));
   }
   return plan;
 }

@@ -37,6 +37,10 @@ planJobs(const Project &project, const std::vector<Target> &requested) {
         continue;
       jobs.push_back({&kernel, spec, target});
       requestedUsed.insert(target);
+      // A handwritten twin reference builds beside it, for the same target.
+      for (const KernelSpec &reference : kernel.referenceSpecs)
+        if (reference.language == spec->language)
+          jobs.push_back({&kernel, &reference, target});
       // Beside it, the source's values tuned for each device model.
       for (const KernelSpec &tuned : kernel.tunedSpecs)
         if (tuned.language == spec->language)

@@ -493,6 +493,65 @@ Status parseBenchWorkload(const TomlFile &file, const toml::table &table,
 }
 
 /// `[bench]` (DeclaredBench) against the kernel's parsed [abi].
+/// One file `reference` names: an MLIR reference, or a source of the
+/// kernel's handwritten twin (by extension).
+Status addReferenceFile(const TomlFile &file, const toml::node &node,
+                        const std::string &text, bool twinOnly,
+                        DeclaredBench &bench) {
+  fs::path path = (file.dir() / text).lexically_normal();
+  std::string ext = path.extension().string();
+  bool mlir = ext == ".mlir" || ext == ".mlirbc";
+  bool twin = ext == ".cu" || ext == ".comp" || ext == ".glsl";
+  if (!twin && (twinOnly || !mlir))
+    return file.error(node, "`reference`: `" + text + "`: expected " +
+                                (twinOnly ? ""
+                                          : "a .mlir/.mlirbc holding the "
+                                            "kb.executable the kernel is "
+                                            "checked against, or ") +
+                                "the .cu/.comp/.glsl source of a twin of the "
+                                "kernel (a naive version with the same [abi])");
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return file.error(node, "`reference`: file `" + text +
+                                "` not found (looked for " + displayPath(path) +
+                                ")");
+  if (mlir)
+    bench.reference = path;
+  else
+    bench.referenceSources.push_back(path);
+  return okStatus();
+}
+
+/// `reference`: "ref.mlir"; "naive.comp"; ["naive.cu", "naive.comp"]; or
+/// { sources = [...], entry = "naive_kernel" } for a twin whose CUDA
+/// function is named differently.
+Status parseReference(const TomlFile &file, const toml::table &table,
+                      DeclaredBench &bench) {
+  const toml::node *node = table.get("reference");
+  if (!node)
+    return okStatus();
+  if (const auto *s = node->as_string())
+    return addReferenceFile(file, *node, s->get(), false, bench);
+  const toml::table *spec = node->as_table();
+  if (spec) {
+    KB_RETURN_IF_ERROR(
+        file.checkKeys(*spec, "[bench] reference", {"sources", "entry"}));
+    KB_ASSIGN_OR_RETURN(auto entry, file.string(*spec, "entry"));
+    bench.referenceEntry = entry.value_or("");
+  } else if (!node->as_array()) {
+    return file.expected(*node, "reference",
+                         "a file, a list of twin sources, or a table "
+                         "{ sources = [...], entry = \"...\" }");
+  }
+  KB_ASSIGN_OR_RETURN(auto sources, spec ? file.strings(*spec, "sources")
+                                         : file.strings(table, "reference"));
+  if (sources.empty())
+    return file.error(*node, "`reference`: names no source");
+  for (const auto &[text, element] : sources)
+    KB_RETURN_IF_ERROR(addReferenceFile(file, *element, text, true, bench));
+  return okStatus();
+}
+
 Status parseBench(const TomlFile &file, const toml::table &table,
                   const KernelAbi &abi, DeclaredBench &bench,
                   const ProblemSize *problem) {
@@ -506,19 +565,7 @@ Status parseBench(const TomlFile &file, const toml::table &table,
   KB_RETURN_IF_ERROR(parseBenchWorkload(file, table, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench));
 
-  KB_ASSIGN_OR_RETURN(auto reference, file.string(table, "reference"));
-  if (reference) {
-    fs::path path = (file.dir() / *reference).lexically_normal();
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-      return file.error(*table.get("reference"),
-                        "`reference`: file `" + *reference +
-                            "` not found (looked for " + displayPath(path) +
-                            "); expected a .mlir holding the kb.executable "
-                            "the kernel is checked against");
-    bench.reference = path;
-  }
-  return okStatus();
+  return parseReference(file, table, bench);
 }
 
 /// `name` (default: the directory's name), which names the output directory.
@@ -723,6 +770,52 @@ Status readBench(const TomlFile &file, const toml::table &root,
   return okStatus();
 }
 
+/// Kernel::referenceSpecs from [bench]'s twin sources: each a copy of the
+/// kernel's own (resolved) spec of its language, so the twin builds with
+/// the same [abi], defines, include directories and [specialization].
+Status makeReferenceSpecs(Kernel &kernel) {
+  if (!kernel.bench || kernel.bench->referenceSources.empty())
+    return okStatus();
+  const std::string where =
+      displayPath(kernel.manifest) + ": [bench] `reference`: ";
+  auto name = [](Language l) {
+    return std::string(l == Language::Cuda ? "CUDA" : "GLSL");
+  };
+  for (const fs::path &source : kernel.bench->referenceSources) {
+    Language language =
+        source.extension() == ".cu" ? Language::Cuda : Language::Glsl;
+    const KernelSpec *own = nullptr;
+    for (const KernelSpec &spec : kernel.specs)
+      if (spec.language == language)
+        own = &spec;
+    if (!own)
+      return invalidArgument(where + displayPath(source) + " is " +
+                             name(language) +
+                             " but the kernel has no source of that "
+                             "language; a twin reference builds for the "
+                             "kernel's targets like its own source");
+    for (const KernelSpec &other : kernel.referenceSpecs)
+      if (other.language == language)
+        return invalidArgument(where + "two " + name(language) +
+                               " twin sources; give one per language");
+    KernelSpec twin = *own;
+    twin.name = kernel.name + "@reference";
+    twin.source = source;
+    twin.tunedFor.clear();
+    if (language == Language::Cuda && !kernel.bench->referenceEntry.empty())
+      twin.entry = twin.abi.entry = kernel.bench->referenceEntry;
+    kernel.referenceSpecs.push_back(std::move(twin));
+  }
+  for (const KernelSpec &spec : kernel.specs)
+    if (!std::any_of(
+            kernel.referenceSpecs.begin(), kernel.referenceSpecs.end(),
+            [&](const KernelSpec &t) { return t.language == spec.language; }))
+      return invalidArgument(where + "the kernel has a " + name(spec.language) +
+                             " source but the twin none; give the twin a "
+                             "source of each language the kernel has");
+  return okStatus();
+}
+
 } // namespace
 
 StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
@@ -785,6 +878,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
                            "'s, where it has an entry for the source's "
                            "backend, else [tune]'s defaults");
   }
+  KB_RETURN_IF_ERROR(makeReferenceSpecs(kernel));
   return kernel;
 }
 

@@ -21,4 +21,11 @@ const KernelSpec *Kernel::specFor(const Target &target) const {
   return nullptr;
 }
 
+bool Kernel::isReferenceSpec(const KernelSpec *spec) const {
+  for (const KernelSpec &reference : referenceSpecs)
+    if (&reference == spec)
+      return true;
+  return false;
+}
+
 } // namespace kb::workbench

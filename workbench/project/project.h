@@ -62,6 +62,13 @@ struct DeclaredBench {
   /// Absolute .mlir/.mlirbc holding a kb.executable whose export has the
   /// kernel's entry name and layout: the generated reference. Empty: none.
   std::filesystem::path reference;
+  /// Or a handwritten twin: absolute sources (one per language the kernel
+  /// has) built like the kernel's own, with the same [abi], defines and
+  /// [specialization] (Kernel::referenceSpecs), and run as its reference.
+  std::vector<std::filesystem::path> referenceSources;
+  /// The twin's CUDA entry when its function is named differently; empty:
+  /// the kernel's.
+  std::string referenceEntry;
   /// The export name: the kernel's `entry` (default: its name).
   std::string exportName;
 };
@@ -117,6 +124,14 @@ struct Kernel {
   /// the targets of its family beside that spec, and the module carries
   /// every one, the runtime choosing the one for the device it runs on.
   std::vector<toolchains::KernelSpec> tunedSpecs;
+  /// The handwritten twin reference of a standalone kernel (`[bench]
+  /// reference = "naive.comp"`): a copy of the spec of each language with
+  /// the twin's source and entry, named `<kernel>@reference` for its
+  /// outputs. Its objects become the reference variants of the kernel's
+  /// synthesized program.
+  std::vector<toolchains::KernelSpec> referenceSpecs;
+  /// Whether |spec| is one of referenceSpecs (not a candidate).
+  bool isReferenceSpec(const toolchains::KernelSpec *spec) const;
 
   /// The spec that builds |target| (CUDA source for cuda:*, GLSL for
   /// vulkan:*), or null when the kernel has no source for that family.

@@ -476,6 +476,75 @@ TEST_F(ProjectTest, BenchInitPerBinding) {
   }
 }
 
+TEST_F(ProjectTest, TwinReferenceBuildsLikeTheKernel) {
+  auto kernelWith = [&](const std::string &reference) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\", \"cuda:sm_90\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/k.cu", "// cuda\n");
+    write("k/naive.comp", "// glsl\n");
+    write("k/naive.cu", "// cuda\n");
+    write("k/ref.txt", "\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsources = [\"k.cu\", \"k.comp\"]\n"
+          "entry = \"fast\"\ndefines = { B = 4 }\n"
+          "[abi]\nworkgroup_size = [64, 1, 1]\n"
+          "bindings = [{ name = \"y\", type = \"f32\", access = "
+          "\"writeonly\" }]\n"
+          "[bench]\nworkload = [64]\nelements = { y = 64 }\n"
+          "reference = " +
+              reference + "\n");
+    return loadProject(root_);
+  };
+  StatusOr<Project> project = kernelWith(
+      "{ sources = [\"naive.cu\", \"naive.comp\"], entry = \"slow\" }");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  const Kernel &k = project->kernels[0];
+  ASSERT_EQ(k.referenceSpecs.size(), 2u);
+  for (const toolchains::KernelSpec &twin : k.referenceSpecs) {
+    EXPECT_EQ(twin.name, "k@reference");
+    EXPECT_TRUE(k.isReferenceSpec(&twin));
+    EXPECT_EQ(twin.defines, k.specs[0].defines);
+    EXPECT_EQ(twin.abi.workgroupSize, k.specs[0].abi.workgroupSize);
+    EXPECT_EQ(twin.source.filename().string(),
+              twin.language == toolchains::Language::Cuda ? "naive.cu"
+                                                          : "naive.comp");
+    EXPECT_EQ(twin.entry,
+              twin.language == toolchains::Language::Cuda ? "slow" : "main");
+  }
+  EXPECT_FALSE(k.isReferenceSpec(&k.specs[0]));
+  EXPECT_TRUE(k.bench->reference.empty());
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"\"naive.comp\"", "the kernel has a CUDA source but the twin none"},
+      {"[\"naive.comp\", \"naive.comp\", \"naive.cu\"]",
+       "two GLSL twin sources"},
+      {"\"ref.txt\"", "expected a .mlir/.mlirbc"},
+      {"[\"k.mlir\"]", "expected the .cu/.comp/.glsl source of a twin"},
+      {"\"missing.cu\"", "file `missing.cu` not found"},
+      {"{ sources = [\"naive.cu\"], entyr = \"x\" }", "unknown key `entyr`"},
+      {"[]", "names no source"},
+      {"3", "a list of twin sources"},
+  };
+  for (const auto &[reference, message] : bad) {
+    SCOPED_TRACE(reference);
+    StatusOr<Project> failed = kernelWith(reference);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_THAT(failed.status().message(), HasSubstr(message));
+  }
+}
+
+TEST_F(ProjectTest, ImportPlaceholdersAreRefusedByLine) {
+  writeValidProject();
+  writeSaxpyWith("dynamic_shared_memory = 128",
+                 "dynamic_shared_memory = \"TODO: the bytes\"");
+  std::string error = loadError();
+  EXPECT_THAT(error, HasSubstr("1 value is still a \"TODO:\" placeholder"));
+  EXPECT_THAT(error,
+              HasSubstr("kernel.toml:15:25: `abi.dynamic_shared_memory`: "
+                        "TODO: the bytes"));
+}
+
 TEST_F(ProjectTest, ProgramAndSettingsAreKept) {
   writeValidProject();
   write("program.mlir", "// program\n");

@@ -32,7 +32,7 @@ workbench/build/compiler_library.cpp   *|
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 6
+#define KB_COMPILER_API_VERSION 7
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -173,6 +173,8 @@ typedef struct kbCompilerStandaloneObject {
   uint32_t subgroupSize; /* as in kbCompilerSubstitution */
   int fullSubgroups;
   kbCompilerStrings specialization;
+  int reference; /* nonzero: the reference the candidate is checked against
+                    (a handwritten twin), not the candidate */
 } kbCompilerStandaloneObject;
 
 typedef struct kbCompilerStandaloneKernel {

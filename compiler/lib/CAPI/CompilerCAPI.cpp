@@ -156,7 +156,8 @@ StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
     k.objects.push_back({str(c.objects[i].target), str(c.objects[i].file),
                          str(c.objects[i].entry), c.objects[i].subgroupSize,
                          c.objects[i].fullSubgroups != 0,
-                         strings(c.objects[i].specialization)});
+                         strings(c.objects[i].specialization),
+                         c.objects[i].reference != 0});
   return k;
 }
 

@@ -322,11 +322,14 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
     entryPoints = b.getDictionaryAttr(
         {b.getNamedAttr(kernel.entry, b.getStringAttr(object.entry))});
   OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
+  // A twin reference sits beside the candidate of its target.
+  std::string name =
+      target->variantName() + (object.reference ? "_reference" : "");
   auto variant = inner.create<kbir::VariantOp>(
-      executable.getLoc(), b.getStringAttr(target->variantName()),
+      executable.getLoc(), b.getStringAttr(name),
       kbir::BackendAttr::get(context, kbir::toBackend(target->kind())),
       b.getStringAttr(target->arch()), b.getArrayAttr({objectAttr}),
-      /*reference=*/nullptr, entryPoints);
+      object.reference ? b.getUnitAttr() : nullptr, entryPoints);
   kbir::setVariantPipeline(variant, abi);
   return "";
 }

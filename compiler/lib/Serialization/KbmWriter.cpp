@@ -104,9 +104,11 @@ public:
         if (!format)
           return v.emitOpError("object '")
                  << object.getPath() << "' has no .ptx/.cubin/.spv extension";
-        variants.push_back(
-            writeVariant(*format, v.getArch(), kbm::VariantRole::Candidate,
-                         object.getData(), exports, getVariantDevice(v)));
+        kbm::VariantRole role = v.getReference() ? kbm::VariantRole::Reference
+                                                 : kbm::VariantRole::Candidate;
+        variants.push_back(writeVariant(*format, v.getArch(), role,
+                                        object.getData(), exports,
+                                        getVariantDevice(v)));
         continue;
       }
       auto generated = v->getAttrOfType<ArrayAttr>(kGeneratedAttrName);

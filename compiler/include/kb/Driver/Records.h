@@ -210,6 +210,9 @@ struct StandaloneObject {
   unsigned subgroupSize = 0;
   bool fullSubgroups = false;
   std::vector<std::string> specialization;
+  /// The reference the candidate is checked against (a handwritten twin
+  /// built like the kernel), not the candidate itself.
+  bool reference = false;
 };
 struct StandaloneKernel {
   std::string name;  // the executable (kernel) name

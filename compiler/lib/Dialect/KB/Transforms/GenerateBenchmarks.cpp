@@ -186,7 +186,9 @@ struct GenerateBenchmarksPass
       }
       SmallVector<Attribute> candidates, references;
       for (VariantOp variant : info.executable.getVariantOps()) {
-        if (variant.isExternal())
+        // A standalone kernel's handwritten twin is external too, but it is
+        // the reference.
+        if (variant.isExternal() && !variant.getReference())
           candidates.push_back(b.getStringAttr(variant.getSymName()));
         else
           references.push_back(b.getStringAttr(variant.getSymName()));

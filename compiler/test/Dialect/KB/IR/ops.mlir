@@ -101,3 +101,18 @@ func.func @attributes() attributes {
     l = #kb.layout<bindings(f32 readonly, "odd name": i32 writeonly) constants(n: u32)>} {
   return
 }
+
+// A standalone kernel's handwritten twin: an external reference beside the
+// candidate, in an executable without a kernel body.
+// CHECK-LABEL: kb.executable @twin {
+// CHECK: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2") objects(
+// CHECK: kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2") objects([#kb.object<{path = "naive.spv", data = "\03\02#\07"}>]) reference entry_points({k = "main"})
+kb.executable @twin {
+  kb.export @k workgroup_size = [64, 1, 1]
+  kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2")
+      objects([#kb.object<{path = "k.spv", data = "\03\02\23\07"}>])
+      entry_points({k = "main"})
+  kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2")
+      objects([#kb.object<{path = "naive.spv", data = "\03\02\23\07"}>])
+      reference entry_points({k = "main"})
+}
