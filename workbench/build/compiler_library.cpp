@@ -41,12 +41,12 @@ public:
   substitutions(const std::vector<driver::Substitution> &list) {
     std::vector<kbCompilerSubstitution> &array = substitutions_.emplace_back();
     for (const driver::Substitution &s : list)
-      array.push_back({s.executable.c_str(), s.file.c_str(), s.origin.c_str(),
-                       s.sharedMemoryBytes, s.subgroupSize,
-                       s.fullSubgroups ? 1 : 0, strings(s.specialization),
-                       dims(s.workgroupSize), s.workgroupSize.size(),
-                       dims(s.workloadPerWorkgroup),
-                       s.workloadPerWorkgroup.size(), s.device.c_str()});
+      array.push_back(
+          {s.executable.c_str(), s.file.c_str(), s.origin.c_str(),
+           s.sharedMemoryBytes, s.subgroupSize, s.fullSubgroups ? 1 : 0,
+           strings(s.specialization), dims(s.workgroupSize),
+           s.workgroupSize.size(), dims(s.workloadPerWorkgroup),
+           s.workloadPerWorkgroup.size(), s.device.c_str(), s.entry.c_str()});
     return array.data();
   }
   const int64_t *dims(const std::vector<long long> &list) {

@@ -185,6 +185,10 @@ driver::Substitution withPipeline(driver::Substitution substitution,
                                   const toolchains::KernelSpec *spec) {
   if (!spec)
     return substitution;
+  // A CUDA kernel keeps its own name (`entry`) when the dispatch's export is
+  // named otherwise; GLSL's `main` is matched by the compiler.
+  if (spec->language == toolchains::Language::Cuda && !kernel.entry.empty())
+    substitution.entry = spec->entry;
   // The handwritten kernel is launched with its own dynamic shared memory
   // (kernel.toml), the generated reference with the export's.
   substitution.sharedMemoryBytes = spec->abi.dynamicSharedMemoryBytes;

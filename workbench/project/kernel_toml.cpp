@@ -848,6 +848,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   KB_ASSIGN_OR_RETURN(auto entry, file.string(*kt, "entry"));
   KB_ASSIGN_OR_RETURN(auto substitutes, file.string(*kt, "substitutes"));
   kernel.substitutes = substitutes.value_or("");
+  kernel.entry = entry.value_or("");
   KB_ASSIGN_OR_RETURN(KernelSpec common, readCommonSpec(file, *kt, kernel));
   KB_RETURN_IF_ERROR(parseAbi(file, *abiTable, common.abi));
 

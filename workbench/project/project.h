@@ -106,6 +106,9 @@ struct Kernel {
   /// Name of the program executable this kernel replaces; empty for a
   /// standalone kernel.
   std::string substitutes;
+  /// `[kernel] entry` as written; empty when the kernel.toml has none (a
+  /// CUDA entry is then the kernel's name, or the export's on substitution).
+  std::string entry;
   /// `[bench]`: only a kernel that substitutes nothing has one.
   std::optional<DeclaredBench> bench;
   /// `[tune]`: what `kernel-bench tune` may vary; empty without one.

@@ -70,6 +70,9 @@ typedef struct kbCompilerSubstitution {
    * into a variant of its own beside the one for any device
    * (kb::driver::Substitution::device). */
   const char *device;
+  /* The object's entry name when it is not the export's (kernel.toml
+   * `entry`); "" = the export's (kb::driver::Substitution::entry). */
+  const char *entry;
 } kbCompilerSubstitution;
 
 typedef struct kbCompilerOptions {

@@ -38,7 +38,7 @@ std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
                    dims(items[i].workgroupSize, items[i].workgroupSizeCount),
                    dims(items[i].workloadPerWorkgroup,
                         items[i].workloadPerWorkgroupCount),
-                   str(items[i].device)});
+                   str(items[i].device), str(items[i].entry)});
   return out;
 }
 

@@ -135,6 +135,8 @@ toLaunchList(const std::vector<Substitution> &substitutions) {
       items.push_back("workgroup_size=" + dims(s.workgroupSize));
     if (!s.workloadPerWorkgroup.empty())
       items.push_back("workload_per_workgroup=" + dims(s.workloadPerWorkgroup));
+    if (!s.entry.empty())
+      items.push_back("entry=" + s.entry);
     // Last: it takes the rest of the entry, a model name being free text.
     if (!s.device.empty())
       items.push_back("device=" + s.device);

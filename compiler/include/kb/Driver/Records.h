@@ -48,6 +48,10 @@ struct Substitution {
   /// the one for any device, which the runtime loads on that model only
   /// (kb.device). Empty: it replaces the variant for any device.
   std::string device;
+  /// The object's entry name (kernel.toml `entry`) when it differs from the
+  /// export's: a CUDA kernel named otherwise than the dispatch. Empty: the
+  /// export's name (or its unique mangled C++ form, or a GLSL `main`).
+  std::string entry;
 };
 
 struct CompileOptions {

@@ -102,15 +102,26 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
            << "object '" << path
            << "' has specialization constants, which are SPIR-V only";
 
+  size_t exportCount = std::distance(executable.getExportOps().begin(),
+                                     executable.getExportOps().end());
+  if (!request.entry.empty() && exportCount != 1)
+    return executable.emitError()
+           << "object '" << path << "' names its entry `" << request.entry
+           << "`, but kb.executable @" << executable.getSymName() << " has "
+           << exportCount
+           << " exports; an object with an entry of its own substitutes an "
+              "executable with one export";
   if (format == "ptx") {
     auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
     if (!ptx.ok())
       return executable.emitError()
              << "cannot read PTX '" << path << "': " << ptx.status().message();
     for (ExportOp exportOp : executable.getExportOps()) {
-      // The export's entry, or the unique mangled C++ name of a function
-      // so named; a missing one is reported by checkPtxAbi below.
-      StringRef exportName = exportOp.getSymName();
+      // The object's own entry (kernel.toml `entry`) or the export's, or
+      // the unique mangled C++ name of a function so named; a missing one
+      // is reported by checkPtxAbi below.
+      StringRef exportName =
+          request.entry.empty() ? exportOp.getSymName() : request.entry;
       const ::kb::PtxEntry *resolved = ::kb::resolvePtxEntry(
           *ptx, std::string_view(exportName.data(), exportName.size()));
       std::string entry = resolved ? resolved->name : exportName.str();
@@ -142,10 +153,14 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
     for (const ::kb::SpirvEntryPoint &entry : spirv->entryPoints)
       if (entry.executionModel == 5 /*GLCompute*/)
         computeEntries.push_back(&entry);
-    size_t exportCount = std::distance(executable.getExportOps().begin(),
-                                       executable.getExportOps().end());
     for (ExportOp exportOp : executable.getExportOps()) {
       std::string entry = exportOp.getSymName().str();
+      if (!request.entry.empty() && spirv->findEntryPoint(request.entry)) {
+        entry = request.entry;
+        if (entry != exportOp.getSymName())
+          entryPoints.set(exportOp.getSymName(),
+                          StringAttr::get(context, entry));
+      }
       // GLSL entry points are always `main`: a module with a single compute
       // entry point serves a single export whatever its name.
       if (!spirv->findEntryPoint(entry) && computeEntries.size() == 1 &&

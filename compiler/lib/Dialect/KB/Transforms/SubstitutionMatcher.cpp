@@ -113,7 +113,7 @@ static bool parseDims(StringRef text, size_t min, size_t max,
 }
 
 /// One `launch` item: `shared_memory=BYTES`, `subgroup_size=N`,
-/// `full_subgroups`, `spec=KEY=VALUE`, `workgroup_size=XxYxZ` or
+/// `full_subgroups`, `spec=KEY=VALUE`, `entry=NAME`, `workgroup_size=XxYxZ` or
 /// `workload_per_workgroup=X[xY[xZ]]`; false when malformed.
 static bool parseLaunchItem(StringRef item, Request &request) {
   auto [key, value] = item.split('=');
@@ -139,6 +139,10 @@ static bool parseLaunchItem(StringRef item, Request &request) {
       return false;
     request.subgroupSize = static_cast<uint32_t>(number);
     return true;
+  }
+  if (key == "entry") {
+    request.entry = value.str();
+    return !value.empty();
   }
   if (item == "full_subgroups") {
     request.fullSubgroups = true;

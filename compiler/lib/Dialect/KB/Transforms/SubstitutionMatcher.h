@@ -53,6 +53,9 @@ struct Request {
   /// own beside the one for any device (kb.device); empty: it replaces the
   /// variant for any device.
   std::string device = {};
+  /// `launch`'s `entry=NAME`: the object's entry for the executable's one
+  /// export when its name differs; empty: the export's.
+  std::string entry = {};
 };
 
 struct ResolvedKey {
