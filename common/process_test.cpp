@@ -1,6 +1,7 @@
 //===- common/process_test.cpp --------------------------------------------===//
 
 #include "common/process.h"
+#include "common/test_util.h"
 
 #include <atomic>
 #include <chrono>
@@ -88,9 +89,8 @@ TEST(ProcessTest, SignalIsReportedDistinctlyFromExitCode) {
 // The nvcc case: the tool starts a child (cicc) and hangs. The timeout must
 // kill the child too, not only the process we started.
 TEST(ProcessTest, TimeoutKillsTheWholeProcessGroup) {
-  auto pidFile = std::filesystem::temp_directory_path() /
-                 ("kb_process_test_" + std::to_string(::getpid()));
-  std::filesystem::remove(pidFile);
+  kb::TempDir scratch = kb::testing::makeTempDir();
+  auto pidFile = scratch.path() / "sleep.pid";
   auto start = std::chrono::steady_clock::now();
   // Both ignore SIGTERM (inherited SIG_IGN), so only the SIGKILL after the
   // grace period ends them.

@@ -1,6 +1,7 @@
 //===- common/sha256_test.cpp ---------------------------------------------===//
 
 #include "common/sha256.h"
+#include "common/test_util.h"
 
 #include <fstream>
 #include <gtest/gtest.h>
@@ -47,8 +48,8 @@ TEST(Sha256Test, IncrementalEqualsOneShot) {
 }
 
 TEST(Sha256Test, FileAndMissingFile) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("kb_sha256_test_" + std::to_string(::getpid()));
+  kb::TempDir scratch = kb::testing::makeTempDir();
+  auto path = scratch.path() / "abc";
   {
     std::ofstream out(path, std::ios::binary);
     out << "abc";

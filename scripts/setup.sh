@@ -6,7 +6,10 @@
 #                           + program.kbm + benchmarks), then kernel-bench run
 #                           (substituted vs generated kernels; lavapipe when
 #                           there is no GPU)
-#   scripts/setup.sh test   install what is missing, build, run every test
+#   scripts/setup.sh test   install what is missing, build, run every test;
+#                           ends with the skipped tests by reason and fails
+#                           when a Vulkan device is listed but a test
+#                           skipped for lack of one
 #
 # Environment: KB_BUILD_DIR (default build), KB_JOBS (default nproc),
 # KB_SKIP_INSTALL=1 to skip the package step (no root needed then).
@@ -93,5 +96,7 @@ case "$mode" in
     # writes build/quickstart/results/bench.json.
     exec "$build/workbench/kernel-bench" bench "$build/quickstart" ;;
   test)
-    ctest --test-dir "$build" --output-on-failure -j "$jobs" ;;
+    # Every test, then the skipped ones by reason; fails when a Vulkan
+    # device is listed but a test skipped for lack of one.
+    exec "$root/scripts/run_tests.sh" "$build" "$jobs" ;;
 esac

@@ -9,7 +9,13 @@
 // --large-samples samples per row (default 100,000; target < 1 s).
 //
 // usage: compare_scale [--benchmarks N] [--samples S] [--resamples R]
-//                      [--large-samples L]
+//                      [--large-samples L] [--expect-verdicts S,F,SAME,I]
+//
+// The reports and the bootstrap are seeded, so the verdicts are fixed for
+// given sizes: with --expect-verdicts (slower, faster, same, inconclusive)
+// the exit status is 1 when they differ (ctest runs a small size so). The
+// timings are printed against their targets, not asserted: they depend on
+// the machine.
 //
 //===----------------------------------------------------------------------===//
 #include "common/file_util.h"
@@ -17,6 +23,7 @@
 #include "workbench/report/compare.h"
 #include "workbench/report/synthetic_report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -67,12 +74,43 @@ double largeRowsSeconds(uint32_t samples, const CompareOptions &options) {
   return seconds;
 }
 
+/// "S,F,SAME,I" -> the four counts; false when malformed.
+bool parseVerdicts(const char *text, size_t counts[4]) {
+  unsigned long long v[4];
+  char end;
+  if (std::sscanf(text, "%llu,%llu,%llu,%llu%c", &v[0], &v[1], &v[2], &v[3],
+                  &end) != 4)
+    return false;
+  for (int i = 0; i < 4; ++i)
+    counts[i] = v[i];
+  return true;
+}
+
+/// Prints the verdict counts; false when |expected| is given and differs.
+bool checkVerdicts(const Comparison &comparison, const size_t *expected) {
+  size_t got[4] = {
+      comparison.count(Verdict::Slower), comparison.count(Verdict::Faster),
+      comparison.count(Verdict::Same), comparison.count(Verdict::Inconclusive)};
+  std::printf("  verdicts: %zu slower, %zu faster, %zu same, %zu "
+              "inconclusive\n",
+              got[0], got[1], got[2], got[3]);
+  if (!expected || std::equal(got, got + 4, expected))
+    return true;
+  std::fprintf(stderr,
+               "compare_scale: expected the seeded verdicts %zu slower, %zu "
+               "faster, %zu same, %zu inconclusive\n",
+               expected[0], expected[1], expected[2], expected[3]);
+  return false;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   size_t benchmarks = 10000;
   uint32_t samples = 100, largeSamples = 100000;
   CompareOptions options; // the CLI's defaults, fixed resample count
+  size_t expected[4] = {};
+  bool expectVerdicts = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--benchmarks"))
       benchmarks = std::strtoul(argv[i + 1], nullptr, 10);
@@ -82,9 +120,14 @@ int main(int argc, char **argv) {
       options.resamples = std::strtoul(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--large-samples"))
       largeSamples = std::strtoul(argv[i + 1], nullptr, 10);
-    else
+    else if (!std::strcmp(argv[i], "--expect-verdicts")) {
+      if (!parseVerdicts(argv[i + 1], expected))
+        fail("--expect-verdicts wants SLOWER,FASTER,SAME,INCONCLUSIVE counts");
+      expectVerdicts = true;
+    } else
       fail(std::string("unknown flag ") + argv[i] +
-           " (--benchmarks N --samples S --resamples R --large-samples L)");
+           " (--benchmarks N --samples S --resamples R --large-samples L"
+           " --expect-verdicts S,F,SAME,I)");
   }
   if (!benchmarks || !samples || !largeSamples || options.resamples < 100)
     fail("--benchmarks, --samples and --large-samples must be > 0, "
@@ -132,16 +175,12 @@ int main(int argc, char **argv) {
               statsSeconds <= kTargetRatio * readSeconds ? "met" : "NOT met");
   std::printf("  statistics per benchmark      %8.1f us\n",
               statsSeconds / double(benchmarks) * 1e6);
-  std::printf("  verdicts: %zu slower, %zu faster, %zu same, %zu "
-              "inconclusive\n",
-              comparison->count(Verdict::Slower),
-              comparison->count(Verdict::Faster),
-              comparison->count(Verdict::Same),
-              comparison->count(Verdict::Inconclusive));
+  bool verdictsAsExpected =
+      checkVerdicts(*comparison, expectVerdicts ? expected : nullptr);
   double large = largeRowsSeconds(largeSamples, options);
   std::printf("  statistics of 4 rows x %u samples %6.3f s (target < %.1f s: "
               "%s)\n",
               largeSamples, large, kTargetLargeSeconds,
               large < kTargetLargeSeconds ? "met" : "NOT met");
-  return 0;
+  return verdictsAsExpected ? 0 : 1;
 }

@@ -9,7 +9,8 @@
    build when --project is given) through `kernel-bench run`, each counted by
    outcome: refused cleanly / ran / worker died by a signal, reported as an
    error / hung (killed here after --run-timeout) / kernel-bench itself died
-   by a signal. Target: kernel-bench never dies by a signal.
+   by a signal. Targets: kernel-bench never dies by a signal, and no run
+   hangs (a hang is as much a failure for a user as a crash).
 2. Concurrent builds: --builds builds of --project started at once on --dirs
    output directories sharing one cache. Targets: no failed build, every
    output directory byte-identical to a serial build's, no orphaned process
@@ -238,9 +239,13 @@ def main():
             if rc == 0:
                 modules += [os.path.join(tmp, "m", k, "program.kbm")
                             for k in ("ok", "wrong")]
+            elif rc == 77:  # its "glslc is not installed"
+                print("mutation run: skipped (kb-make-test-modules: glslc "
+                      "is not installed)")
             else:
-                print("mutation run: skipped (kb-make-test-modules exit %d;"
-                      " glslc missing?)" % rc)
+                print("mutation run: kb-make-test-modules failed (exit %d)"
+                      % rc)
+                missed.append("the sample modules")
         if args.project and args.builds:
             r = concurrent_builds(kb, os.path.abspath(args.project),
                                   args.builds, args.dirs, tmp,
@@ -286,7 +291,8 @@ def main():
                   (total, len(modules), args.device, args.seed,
                    time.monotonic() - start))
             for key, label in OUTCOMES:
-                target = " (target 0)" if key == "kb-died" else ""
+                target = (" (target 0)" if key in ("kb-died", "hung")
+                          else "")
                 print("  %-48s %6d%s" % (label, counts[key], target))
             for module, n, outcome, rc, kept in deaths:
                 print("    %s mutation %d: %s, exit %d%s" %
@@ -294,6 +300,8 @@ def main():
                        " (kept as %s)" % kept if kept else ""))
             if counts["kb-died"]:
                 missed.append("kernel-bench died by a signal")
+            if counts["hung"]:
+                missed.append("a run hung")
     if missed:
         print("targets missed: " + ", ".join(missed))
     return 1 if (args.check and missed) else 0

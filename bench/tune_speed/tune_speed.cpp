@@ -1,6 +1,6 @@
 //===- bench/tune_speed/tune_speed.cpp - How well `tune` searches ---------===//
 //
-//   tune_speed [TUNE_JSON] [--seeds N]
+//   tune_speed [TUNE_JSON] [--seeds N] [--plant-failed-search]
 //              [--kernel-bench BIN --kernel DIR [--device D]]
 //
 // The strategies of `kernel-bench tune` (workbench/tune/tune_search.h)
@@ -17,7 +17,10 @@
 // exhaustive best, and the measurement cost against the exhaustive tune's.
 // Targets: successive halving within 5 % of the best at <= 30 % of the
 // cost (over --seeds noise seeds: the worst case), doing better than random
-// sampling with the same cost.
+// sampling with the same cost. The replay is deterministic, so the exit
+// status is 1 when a search fails or the halving target is missed (ctest
+// runs it: tune_speed_replay). --plant-failed-search makes every
+// measurement fail, for the ctest that shows a failed search is not "met".
 //
 // With --kernel-bench and --kernel: `kernel-bench tune` of a copy of the
 // kernel directory twice (the second entirely from the tune cache); target:
@@ -93,10 +96,15 @@ double deterministicNormal(const std::string &key, int level, uint64_t seed) {
   return std::normal_distribution<double>(0, 1)(rng);
 }
 
+/// Set by --plant-failed-search: every measurement is an error.
+bool plantFailedSearch = false;
+
 TuneMeasureFn replayObjective(const Replay &replay, uint64_t seed) {
   return
       [&replay, seed](const std::vector<TuneValues> &configs,
                       int level) -> kb::StatusOr<std::vector<TuneMeasurement>> {
+        if (plantFailedSearch)
+          return kb::internalError("planted failure (--plant-failed-search)");
         std::vector<TuneMeasurement> out;
         for (const TuneValues &values : configs) {
           std::string key = configurationKey(values);
@@ -119,6 +127,7 @@ TuneMeasureFn replayObjective(const Replay &replay, uint64_t seed) {
 }
 
 struct Outcome {
+  bool found = false; // false: the search failed or found nothing
   std::string key;
   double trueNs = 0;
   double costNs = 0;
@@ -130,8 +139,14 @@ Outcome search(const Replay &replay, TuneStrategy strategy, size_t budget,
   auto result =
       runTuneSearch(replay.configs, options, replayObjective(replay, seed));
   Outcome o;
-  if (!result.ok() || !result->best)
+  if (!result.ok() || !result->best) {
+    std::fprintf(stderr, "tune_speed: the %s search (seed %llu) failed: %s\n",
+                 toString(strategy), static_cast<unsigned long long>(seed),
+                 result.ok() ? "it found no configuration"
+                             : result.status().message().c_str());
     return o;
+  }
+  o.found = true;
   o.key = configurationKey(result->results[*result->best].values);
   o.trueNs = replay.truth.at(o.key).medianNs;
   o.costNs = result->totalCostNs;
@@ -154,15 +169,21 @@ int replayFigures(const std::string &path, int seeds) {
               path.c_str(), replay.configs.size(), replay.bestKey.c_str(),
               replay.bestNs / 1e6);
   Outcome exhaustive = search(replay, TuneStrategy::Exhaustive, 0, 1);
+  if (!exhaustive.found)
+    return 1;
   printOutcome("exhaustive", exhaustive, replay, exhaustive.costNs);
   double worstGap = 0, worstCost = 0, randomWorstGap = 0;
   for (int seed = 1; seed <= seeds; ++seed) {
     Outcome halving = search(replay, TuneStrategy::Halving, 0, seed);
+    if (!halving.found)
+      return 1;
     // Random sampling given the same cost: as many full measurements as
     // the halving search's cost pays for.
     double perConfig = exhaustive.costNs / replay.configs.size();
     size_t budget = std::max<size_t>(1, halving.costNs / perConfig);
     Outcome random = search(replay, TuneStrategy::Random, budget, seed);
+    if (!random.found)
+      return 1;
     if (seed <= 3) {
       printOutcome(("halving, seed " + std::to_string(seed)).c_str(), halving,
                    replay, exhaustive.costNs);
@@ -183,7 +204,7 @@ int replayFigures(const std::string &path, int seeds) {
               "from the best\n",
               seeds, 100 * worstGap, 100 * worstCost, met ? "met" : "MISSED",
               100 * randomWorstGap);
-  return 0;
+  return met ? 0 : 1;
 }
 
 /// What timeTune returns when `kernel-bench tune` found no such device
@@ -285,10 +306,13 @@ int main(int argc, char **argv) {
       kernel = next();
     else if (arg == "--device")
       device = next();
+    else if (arg == "--plant-failed-search")
+      plantFailedSearch = true;
     else if (!arg.empty() && arg[0] != '-')
       path = arg;
     else {
       std::fprintf(stderr, "usage: tune_speed [TUNE_JSON] [--seeds N] "
+                           "[--plant-failed-search] "
                            "[--kernel-bench BIN --kernel DIR [--device D]]\n");
       return 2;
     }

@@ -3,8 +3,20 @@
 # with glslc, so this runs on lavapipe without a GPU):
 #   run_e2e_test.sh KERNEL_BENCH MAKE_MODULES WORK_DIR [DEVICE]
 # Exit 77 (ctest: skipped) when glslc or every Vulkan/CUDA device is missing.
+# Whether a device is missing is asked once of `kernel-bench devices`, never
+# read from a command's exit 77: `run` also exits 77 for "no variant for
+# vulkan:0", which with a device present is a failure.
 set -uo pipefail
 kb=$1 make_modules=$2 work=$3 device=${4:-auto}
+have_device=0
+"$kb" devices 2>/dev/null | grep -qE '^  (vulkan|cuda):[0-9]' && have_device=1
+unavailable() { # name output
+  if [ $have_device = 0 ]; then
+    echo "skip: no Vulkan device listed (nor a CUDA one): $1"; echo "$2"; exit 77
+  fi
+  echo "FAIL: $1: exit 77 (unavailable) although \`kernel-bench devices\` lists a device"
+  echo "$2"; exit 1
+}
 rm -rf "$work"; mkdir -p "$work"
 "$make_modules" "$work" >/dev/null; rc=$?
 [ $rc -eq 77 ] && { echo "skip: glslc not found"; exit 77; }
@@ -13,7 +25,7 @@ fail=0
 check() { # name expected_rc pattern -- command...
   local name=$1 want=$2 pattern=$3; shift 4
   local out; out=$("$@" 2>&1); local got=$?
-  if [ $got -eq 77 ] && [ "$want" != 77 ]; then echo "skip: $name: no device"; echo "$out"; exit 77; fi
+  if [ $got -eq 77 ] && [ "$want" != 77 ]; then unavailable "$name" "$out"; fi
   if [ $got -ne "$want" ] || ! grep -qE "$pattern" <<<"$out"; then
     echo "FAIL: $name: exit $got (want $want), pattern /$pattern/"; echo "$out"; fail=1
   else
@@ -34,7 +46,7 @@ check "no such function" 1 'no function `nope`; it has: main' -- "$kb" run "$wor
 streams() { # name -- command...   ($out, $err: what each stream got)
   local name=$1; shift 2
   "$@" >"$work/stdout" 2>"$work/stderr"; rc=$?
-  [ $rc -eq 77 ] && { echo "skip: $name: no device"; exit 77; }
+  [ $rc -eq 77 ] && unavailable "$name" "$(cat "$work/stdout" "$work/stderr")"
   out=$(cat "$work/stdout") err=$(cat "$work/stderr")
 }
 expect() { # name condition-text -- test...

@@ -396,23 +396,31 @@ TEST_F(NewKernelCliTest, NeverOverwritesAndLeavesNothingHalfWritten) {
   EXPECT_THAT(r.output, HasSubstr("already exists; new-kernel never writes "
                                   "into an existing directory or over a file: "
                                   "pass another -o DIR, or remove it"));
+  // Each refusal leaves what was there as it was: the names and the bytes.
   EXPECT_EQ(listDir(dir), (std::vector<std::string>{"mine.cu"}));
+  EXPECT_EQ(kb::test::readFile(dir / "mine.cu"), "// my work");
   // The same directory spelled with a trailing slash.
   r = run(
       {"new-kernel", quickstart_.string(), "saxpy", "-o", dir.string() + "/"});
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("already exists"));
+  EXPECT_EQ(listDir(dir), (std::vector<std::string>{"mine.cu"}));
+  EXPECT_EQ(kb::test::readFile(dir / "mine.cu"), "// my work");
 
   fs::path file = tmp_ / "kernels/file";
   writeText(file, "data");
   r = run({"new-kernel", quickstart_.string(), "saxpy", "-o", file.string()});
   EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("already exists"));
+  EXPECT_TRUE(fs::is_regular_file(file));
   EXPECT_EQ(kb::test::readFile(file), "data");
 
   fs::create_directories(tmp_ / "kernels/empty");
   r = run({"new-kernel", quickstart_.string(), "saxpy", "-o",
            (tmp_ / "kernels/empty").string()});
   EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("already exists"));
+  EXPECT_TRUE(listDir(tmp_ / "kernels/empty").empty());
 
   r = run({"new-kernel", quickstart_.string(), "saxpy", "-o",
            (tmp_ / "kernels/bad name").string()});

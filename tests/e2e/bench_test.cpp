@@ -182,8 +182,8 @@ TEST_F(BenchTest, CtrlCKeepsAValidPartialReport) {
   auto r = kb::runProcess(options);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string output = r->stdoutText + r->stderrText;
-  if (r->exitCode == kb::test::kExitUnavailable)
-    GTEST_SKIP() << "no Vulkan device: " << output;
+  kb::test::CliRun finished{r->exitCode, output};
+  SKIP_WITHOUT_VULKAN(finished);
   ASSERT_TRUE(sent) << output;
   EXPECT_EQ(r->exitCode, 130) << output;
   EXPECT_FALSE(r->timedOut) << output;

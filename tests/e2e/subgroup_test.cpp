@@ -170,18 +170,18 @@ protected:
 };
 
 TEST_F(SubgroupTest, DevicesPrintsTheRequiredSubgroupSizeRange) {
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
   kb::test::CliRun d = run({"devices"});
-  if (d.output.find("vulkan:0") == std::string::npos)
-    GTEST_SKIP() << "no Vulkan device: " << d.output;
+  ASSERT_THAT(d.output, HasSubstr("vulkan:0"));
   EXPECT_THAT(d.output, ::testing::ContainsRegex(
                             "required subgroup size +([0-9]+ to [0-9]+, full "
                             "subgroups (not )?supported|cannot be required)"));
 }
 
 TEST_F(SubgroupTest, ASizeTheDeviceCannotGiveIsSkippedWithTheReason) {
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
   SubgroupRange range = vulkanRange();
-  if (!range.known)
-    GTEST_SKIP() << "no Vulkan device";
+  ASSERT_TRUE(range.known) << "`kernel-bench devices` shows no vulkan:0";
   if (range.min && range.min <= 64 && 64 <= range.max)
     GTEST_SKIP() << "vulkan:0 gives 64-wide subgroups";
   // Built first without the declaration: adding it must rebuild the
@@ -227,9 +227,9 @@ TEST_F(SubgroupTest, ASizeTheDeviceCannotGiveIsSkippedWithTheReason) {
 
 TEST_F(SubgroupTest, WithoutTheDeclarationItWasAWrongAnswer) {
   // The bug as reported: nothing says the kernel needs 64 lanes.
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
   SubgroupRange range = vulkanRange();
-  if (!range.known)
-    GTEST_SKIP() << "no Vulkan device";
+  ASSERT_TRUE(range.known) << "`kernel-bench devices` shows no vulkan:0";
   kb::test::CliRun d = run({"devices"});
   std::string vulkan = d.output.substr(d.output.find("vulkan:0"));
   if (std::regex_search(vulkan, std::regex("\n +subgroup size +64\n")))
@@ -241,9 +241,9 @@ TEST_F(SubgroupTest, WithoutTheDeclarationItWasAWrongAnswer) {
 }
 
 TEST_F(SubgroupTest, ASizeTheDeviceGivesRunsAndAgrees) {
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
   SubgroupRange range = vulkanRange();
-  if (!range.known)
-    GTEST_SKIP() << "no Vulkan device";
+  ASSERT_TRUE(range.known) << "`kernel-bench devices` shows no vulkan:0";
   if (range.min == 0)
     GTEST_SKIP() << "vulkan:0 cannot be asked for a subgroup size";
   ASSERT_EQ(buildProject(writeProject(range.min, true)).exitCode, 0);

@@ -70,6 +70,18 @@ CliRun runKernelBenchAt(const fs::path &binary,
 
 std::string kernelBenchBinary() { return KB_KERNEL_BENCH; }
 
+void checkUnavailableRun(int exitCode, const std::string &output) {
+  if (exitCode != kExitUnavailable)
+    return;
+  if (!kb::testing::vulkanDeviceListed())
+    GTEST_SKIP() << kb::testing::noVulkanReason() << "; kernel-bench said:\n"
+                 << output;
+  FAIL() << "kernel-bench exited " << kExitUnavailable
+         << " (unavailable) although the environment lists a Vulkan device: "
+            "a skip here would hide a regression. Its output:\n"
+         << output;
+}
+
 bool haveTool(const std::string &tool) {
   kb::toolchains::Toolchains tools;
   return tools.find(tool).ok();

@@ -2,6 +2,7 @@
 #include "workbench/build/build_resources.h"
 
 #include "workbench/build/build_report.h"
+#include "common/test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -14,9 +15,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// This process's scratch directory, removed at exit.
+const fs::path &scratchDir() {
+  static kb::TempDir dir = kb::testing::makeTempDir();
+  return dir.path();
+}
+
 fs::path writeJson(const std::string &name, const std::string &text) {
-  fs::path path = fs::temp_directory_path() /
-                  ("kb_build_resources_" + std::to_string(::getpid()) + name);
+  fs::path path = scratchDir() / name;
   std::ofstream(path) << text;
   return path;
 }

@@ -138,8 +138,31 @@ TEST(JUnit, OneCasePerBenchmarkAndVariant) {
   EXPECT_NE(xml.find("<failure type=\"ERROR\""), std::string::npos);
   EXPECT_NE(xml.find("<skipped message=\"synthetic: skipped\"/>"),
             std::string::npos);
-  EXPECT_NE(xml.find("GPU"), std::string::npos);
-  EXPECT_EQ(xml.find("<1>"), std::string::npos); // escaped if present
+}
+
+// Markup in what the writer does emit (a skip reason, an error reason, a
+// benchmark name) comes out as entities, in attributes and in text.
+TEST(JUnit, MarkupInReasonsAndNamesIsEscaped) {
+  BenchReport r = mixedReport();
+  size_t reasons = 0;
+  for (Benchmark &b : r.benchmarks) {
+    if (b.status == BenchStatus::Skipped || b.status == BenchStatus::Error) {
+      b.reason = "needs <1> \"GPU\" & 'more'";
+      ++reasons;
+    }
+  }
+  ASSERT_GE(reasons, 2u) << "the mixed report has a skipped and an error row";
+  r.benchmarks[0].name = "saxpy<f32>";
+  std::string xml = render(r, ReportFormat::JUnit);
+  EXPECT_NE(xml.find("message=\"needs &lt;1&gt; &quot;GPU&quot; &amp; "
+                     "&apos;more&apos;\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("classname=\"kernel-bench.saxpy&lt;f32&gt;\""),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("<1>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<f32>"), std::string::npos) << xml;
 }
 
 TEST(Html, IsSelfContained) {

@@ -14,6 +14,7 @@
 #include "workbench/tune/tune_bench.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -23,6 +24,40 @@ namespace fs = std::filesystem;
 namespace kb::workbench {
 
 namespace {
+
+/// Writes one "timeline:" line to the tune log when a build or a bench
+/// ends: which, into or from which directory, and from when to when in
+/// microseconds since the measurer began. The record of what overlapped:
+/// with --pipeline on, a batch builds while the one before is measured
+/// (tests/e2e/tune_test.cpp reads these lines).
+class TimelineStep {
+public:
+  TimelineStep(std::FILE *log, const char *step, const fs::path &dir,
+               std::chrono::steady_clock::time_point origin)
+      : log_(log), step_(step), dir_(dir.filename().string()), origin_(origin),
+        start_(std::chrono::steady_clock::now()) {}
+  TimelineStep(const TimelineStep &) = delete;
+  TimelineStep &operator=(const TimelineStep &) = delete;
+  ~TimelineStep() {
+    if (!log_)
+      return;
+    auto us = [&](std::chrono::steady_clock::time_point t) {
+      return static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::microseconds>(t - origin_)
+              .count());
+    };
+    std::fprintf(log_, "timeline: %s %s from %lld us to %lld us\n", step_,
+                 dir_.c_str(), us(start_),
+                 us(std::chrono::steady_clock::now()));
+    std::fflush(log_);
+  }
+
+private:
+  std::FILE *log_;
+  const char *step_;
+  std::string dir_;
+  std::chrono::steady_clock::time_point origin_, start_;
+};
 
 using MStatus = TuneMeasurement::Status;
 
@@ -242,6 +277,7 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
                            const fs::path &buildDir) {
   if (configs.empty())
     return okStatus();
+  TimelineStep timeline(log_.get(), "build", buildDir, started_);
   std::vector<Copy> copies = copiesOf(configs);
   BuildRequest request;
   KB_ASSIGN_OR_RETURN(request.project, batchProject(copies));
@@ -308,6 +344,7 @@ TuneMeasurement combineSizes(const std::map<size_t, TuneMeasurement> &bySize,
 Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
                            std::map<std::string, TuneMeasurement> &out,
                            const fs::path &buildDir) {
+  TimelineStep timeline(log_.get(), "bench", buildDir, started_);
   std::map<std::string, Copy> byName;
   std::vector<std::string> kernels;
   for (Copy &copy : copiesOf(configs)) {

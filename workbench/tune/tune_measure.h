@@ -23,6 +23,7 @@
 #include "workbench/tune/tune_search.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <filesystem>
@@ -132,6 +133,9 @@ private:
     void operator()(std::FILE *f) const { std::fclose(f); }
   };
   std::unique_ptr<std::FILE, CloseFile> log_;
+  /// The origin of the log's timeline lines.
+  std::chrono::steady_clock::time_point started_ =
+      std::chrono::steady_clock::now();
 };
 
 } // namespace kb::workbench

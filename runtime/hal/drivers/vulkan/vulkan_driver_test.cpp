@@ -13,6 +13,7 @@
 #include "runtime/hal/cts/cts_support.h"
 #include "runtime/hal/drivers/vulkan/spirv_features.h"
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
+#include "runtime/testing/device_environment.h"
 
 #include <gtest/gtest.h>
 
@@ -111,7 +112,8 @@ protected:
   void SetUp() override {
     auto driver = createVulkanDriver({});
     if (!driver.ok() && driver.status().isUnavailable())
-      GTEST_SKIP() << "Vulkan unavailable: " << driver.status().message();
+      GTEST_SKIP() << kb::testing::kNoVulkanSkip << ": "
+                   << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
     auto device =
@@ -214,7 +216,8 @@ TEST(VulkanLoader, LibvulkanStaysLoadedAfterTheDriverIsGone) {
   {
     auto driver = createVulkanDriver({});
     if (!driver.ok() && driver.status().isUnavailable())
-      GTEST_SKIP() << "Vulkan unavailable: " << driver.status().message();
+      GTEST_SKIP() << kb::testing::kNoVulkanSkip << ": "
+                   << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
   }
   // RTLD_NOLOAD finds the library only while it is still mapped.
@@ -231,7 +234,8 @@ protected:
   void open(const DeviceOptions &options) {
     auto driver = createVulkanDriver({});
     if (!driver.ok() && driver.status().isUnavailable())
-      GTEST_SKIP() << "Vulkan unavailable: " << driver.status().message();
+      GTEST_SKIP() << kb::testing::kNoVulkanSkip << ": "
+                   << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
     auto device = driver_->createDevice(
