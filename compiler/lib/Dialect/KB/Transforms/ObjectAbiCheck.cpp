@@ -33,6 +33,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -71,6 +72,47 @@ void emitAbiMismatches(ExecutableOp executable, ExportOp exportOp,
   return abi;
 }
 } // namespace
+
+/// The PTX half of checkObject: each export's entry and parameters, and the
+/// PTX .target against each variant's.
+static LogicalResult
+checkPtxObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
+               StringRef bytes, StringRef path, const Request &request,
+               NamedAttrList &entryPoints, bool &ok,
+               const std::function<void(ExportOp, const ::kb::KernelAbi &,
+                                        const std::vector<::kb::AbiMismatch> &)>
+                   &reportMismatches) {
+  MLIRContext *context = executable.getContext();
+  auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
+  if (!ptx.ok())
+    return executable.emitError()
+           << "cannot read PTX '" << path << "': " << ptx.status().message();
+  for (ExportOp exportOp : executable.getExportOps()) {
+    // The object's own entry (kernel.toml `entry`) or the export's, or
+    // the unique mangled C++ name of a function so named; a missing one
+    // is reported by checkPtxAbi below.
+    StringRef exportName =
+        request.entry.empty() ? exportOp.getSymName() : request.entry;
+    const ::kb::PtxEntry *resolved = ::kb::resolvePtxEntry(
+        *ptx, std::string_view(exportName.data(), exportName.size()));
+    std::string entry = resolved ? resolved->name : exportName.str();
+    if (entry != exportOp.getSymName())
+      entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+    ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
+    reportMismatches(exportOp, abi, ::kb::checkPtxAbi(*ptx, abi));
+  }
+  std::optional<::kb::SmArch> ptxSm = ::kb::parseSmArch(ptx->target);
+  for (VariantOp variant : targets) {
+    if (ptxSm && ptxSm->number > getTarget(variant)->smNumber()) {
+      variant.emitError() << "PTX '" << path << "' targets " << ptx->target
+                          << ", newer than variant @" << variant.getSymName()
+                          << " (" << variant.getArch() << "); build it for "
+                          << variant.getArch() << " or older";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
 
 /// Checks |bytes| (of format |format|) against every export of |executable|
 /// for the variants |targets|, and fills |entryPoints| with the export ->
@@ -111,38 +153,9 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
            << exportCount
            << " exports; an object with an entry of its own substitutes an "
               "executable with one export";
-  if (format == "ptx") {
-    auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
-    if (!ptx.ok())
-      return executable.emitError()
-             << "cannot read PTX '" << path << "': " << ptx.status().message();
-    for (ExportOp exportOp : executable.getExportOps()) {
-      // The object's own entry (kernel.toml `entry`) or the export's, or
-      // the unique mangled C++ name of a function so named; a missing one
-      // is reported by checkPtxAbi below.
-      StringRef exportName =
-          request.entry.empty() ? exportOp.getSymName() : request.entry;
-      const ::kb::PtxEntry *resolved = ::kb::resolvePtxEntry(
-          *ptx, std::string_view(exportName.data(), exportName.size()));
-      std::string entry = resolved ? resolved->name : exportName.str();
-      if (entry != exportOp.getSymName())
-        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
-      ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
-      reportMismatches(exportOp, abi, ::kb::checkPtxAbi(*ptx, abi));
-    }
-    std::optional<::kb::SmArch> ptxSm = ::kb::parseSmArch(ptx->target);
-    for (VariantOp variant : targets) {
-      if (ptxSm && ptxSm->number > getTarget(variant)->smNumber()) {
-        variant.emitError() << "PTX '" << path << "' targets " << ptx->target
-                            << ", newer than variant @" << variant.getSymName()
-                            << " (" << variant.getArch() << "); build it for "
-                            << variant.getArch() << " or older";
-        ok = false;
-      }
-    }
-    return success(ok);
-  }
-
+  if (format == "ptx")
+    return checkPtxObject(executable, targets, bytes, path, request,
+                          entryPoints, ok, reportMismatches);
   if (format == "spv") {
     auto spirv =
         ::kb::readSpirvBytes(std::string_view(bytes.data(), bytes.size()));
