@@ -97,6 +97,8 @@ CudaParameter parseParameter(const std::string &spelled) {
     if (!base.empty() && base.back() == '*')
       return p; // a pointer to a pointer: none of the ABI's
   }
+  // `T const volatile` and `T volatile const` both: const is tried again
+  // after volatile.
   for (const char *qualifier : {" const", " volatile", " const"}) {
     std::string q = qualifier;
     if (base.size() > q.size() &&

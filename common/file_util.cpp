@@ -233,7 +233,8 @@ StatusOr<std::string> readFile(const fs::path &path, const InputLimit &limit) {
   return file.readAll();
 }
 
-Status writeFileAtomic(const fs::path &path, std::string_view bytes) {
+Status writeFileAtomic(const fs::path &path, std::string_view bytes,
+                       bool replace) {
   KB_RETURN_IF_ERROR(makeParent(path));
   std::string pattern = path.string() + ".tmp-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
@@ -264,9 +265,14 @@ Status writeFileAtomic(const fs::path &path, std::string_view bytes) {
   if (::fsync(fd) != 0)
     return fail("cannot fsync");
   ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  int renamed = replace ? ::rename(tmp.c_str(), path.c_str())
+                        : ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD,
+                                      path.c_str(), RENAME_NOREPLACE);
+  if (renamed != 0) {
     int error = errno;
     ::unlink(tmp.c_str());
+    if (error == EEXIST)
+      return Status(StatusCode::AlreadyExists, path.string() + " exists");
     return internalError("cannot rename `" + tmp + "` to `" + path.string() +
                          "`: " + errnoText(error));
   }

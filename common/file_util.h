@@ -89,9 +89,10 @@ StatusOr<std::string> readFile(const std::filesystem::path &path,
                                const InputLimit &limit = kAnyInput);
 
 /// Writes |bytes| to |path| atomically (temp in the same directory, fsync,
-/// rename). Creates the parent directory.
+/// rename). Creates the parent directory. Without |replace|, never over a
+/// file that exists (RENAME_NOREPLACE): AlreadyExists, nothing written.
 Status writeFileAtomic(const std::filesystem::path &path,
-                       std::string_view bytes);
+                       std::string_view bytes, bool replace = true);
 
 /// Appends |bytes| to |path| (created 0644 if missing), checking every
 /// write and the close: a full disk (ENOSPC) or an I/O error is an error

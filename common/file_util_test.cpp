@@ -135,5 +135,20 @@ TEST_F(InputFileTest, DashReadsStdin) {
   EXPECT_EQ(*text, "on stdin");
 }
 
+TEST_F(InputFileTest, AtomicWriteWithoutReplaceLeavesAnExistingFile) {
+  std::string path = dir_.file("kernel.toml");
+  std::ofstream(path) << "mine\n";
+  Status written = writeFileAtomic(path, "theirs\n", /*replace=*/false);
+  EXPECT_EQ(written.code(), StatusCode::AlreadyExists) << written.message();
+  StatusOr<std::string> text = readFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "mine\n");
+  for (const fs::directory_entry &entry : fs::directory_iterator(dir_.path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos)
+        << entry.path();
+  ASSERT_TRUE(writeFileAtomic(dir_.file("new.toml"), "x", false).ok());
+  EXPECT_EQ(*readFile(dir_.file("new.toml")), "x");
+}
+
 } // namespace
 } // namespace kb

@@ -185,7 +185,7 @@ TEST_F(ImportCliTest, NeverOverwritesWithoutForce) {
   EXPECT_THAT(toml, HasSubstr("workgroup_size = [64, 1, 1]\n"));
   // No temporary file is left beside it.
   for (const auto &e : fs::directory_iterator(dir))
-    EXPECT_THAT(e.path().filename().string(), Not(HasSubstr(".import-")));
+    EXPECT_THAT(e.path().filename().string(), Not(HasSubstr(".tmp-")));
 }
 
 TEST_F(ImportCliTest, InterfacesOutsideTheAbiAreRefusedWithTheReason) {

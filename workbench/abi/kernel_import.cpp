@@ -9,6 +9,7 @@
 #include "common/spirv_reader.h"
 #include "toolchains/kernel_builder.h"
 #include "toolchains/toolchains.h"
+#include "workbench/project/kernel_toml.h"
 
 #include <algorithm>
 #include <cctype>
@@ -24,12 +25,10 @@ namespace {
 
 using toolchains::Language;
 
-StatusOr<Language> languageOf(const fs::path &source) {
+StatusOr<Language> sourceLanguage(const fs::path &source) {
+  if (std::optional<Language> language = languageOf(source))
+    return *language;
   std::string ext = source.extension().string();
-  if (ext == ".cu")
-    return Language::Cuda;
-  if (ext == ".comp" || ext == ".glsl")
-    return Language::Glsl;
   return invalidArgument(displayPath(source) +
                          ": expected a CUDA (.cu) or GLSL compute (.comp, "
                          ".glsl) source, found `" +
@@ -415,6 +414,10 @@ Status ptxParameters(const PtxEntry &entry, const std::string &sourceText,
                            " parameters but its PTX entry has " +
                            std::to_string(entry.params.size()));
   }
+  out.notes.push_back(source.filename().string() + ": `" +
+                      (sig ? sig->demangled + "`, typed from its mangled name"
+                           : entry.name + "`, extern \"C\": typed from "
+                                          "parameter sizes"));
   std::string function = sig ? sig->function : entry.name;
   std::vector<std::string> names =
       sourceParameterNames(sourceText, function, entry.params.size());
@@ -470,12 +473,6 @@ StatusOr<ImportedKernel> readPtxInterface(const std::string &ptxText,
   // an overload keeps its mangled name.
   std::string plain = readableEntryName(entry->name);
   out.entry = resolvePtxEntry(ptx, plain) == entry ? plain : entry->name;
-  out.notes.push_back(
-      source.filename().string() + ": `" +
-      (isMangledName(entry->name)
-           ? demangleCudaKernel(entry->name)->demangled +
-                 "`, typed from its mangled name"
-           : entry->name + "`, extern \"C\": typed from parameter sizes"));
   return out;
 }
 
@@ -494,11 +491,10 @@ Status mergeInterfaces(ImportedKernel &glsl, const ImportedKernel &cuda) {
   auto merge = [](std::vector<ImportedSlot> &into,
                   const std::vector<ImportedSlot> &from,
                   const char *what) -> Status {
+    // A type CUDA could not tell matches any; the access stays GLSL's.
     bool same = into.size() == from.size();
-    for (size_t i = 0; same && i < into.size(); ++i) {
+    for (size_t i = 0; same && i < into.size(); ++i)
       same = from[i].type.empty() || from[i].type == into[i].type;
-      // An access only CUDA's const tells apart stays the GLSL's.
-    }
     if (!same)
       return invalidArgument(std::string("the CUDA and GLSL sources declare "
                                          "different ") +
@@ -523,7 +519,7 @@ StatusOr<ImportedKernel> importKernel(const ImportRequest &request,
     return invalidArgument("no source to import");
   std::optional<ImportedKernel> cuda, glsl;
   for (const fs::path &source : request.sources) {
-    KB_ASSIGN_OR_RETURN(Language language, languageOf(source));
+    KB_ASSIGN_OR_RETURN(Language language, sourceLanguage(source));
     std::optional<ImportedKernel> &slot =
         language == Language::Cuda ? cuda : glsl;
     if (slot)

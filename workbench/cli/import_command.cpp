@@ -20,14 +20,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cerrno>
+#include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
 #include <memory>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace kb::workbench {
 
@@ -92,41 +87,20 @@ StatusOr<ImportRequest> makeRequest(const ImportArgs &args) {
   return request;
 }
 
-/// Writes |text| to |path| whole or not at all; never over an existing
-/// file unless |force|.
-Status writeKernelToml(const fs::path &path, const std::string &text,
-                       bool force) {
-  std::error_code ec;
-  if (!force && fs::symlink_status(path, ec).type() != fs::file_type::not_found)
-    return failedPrecondition(displayPath(path) +
-                              " exists; import never overwrites a file: pass "
-                              "--force to replace it, or -o another DIR");
-  fs::create_directories(path.parent_path(), ec);
-  std::string temp = (path.parent_path() / ".kernel.toml.import-XXXXXX");
-  int fd = ::mkstemp(temp.data());
-  if (fd < 0)
-    return internalError("cannot create a file in " +
-                         displayPath(path.parent_path()) + ": " +
-                         std::strerror(errno));
-  bool ok = ::write(fd, text.data(), text.size()) ==
-            static_cast<ssize_t>(text.size());
-  // mkstemp made it 0600; a kernel.toml is an ordinary file.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ok = ::fchmod(fd, 0666 & ~mask) == 0 && ::fsync(fd) == 0 && ok;
-  ok = ::close(fd) == 0 && ok;
-  int flags = force ? 0 : RENAME_NOREPLACE;
-  if (ok &&
-      ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), flags) == 0)
-    return okStatus();
-  int error = errno;
-  ::unlink(temp.c_str());
-  if (error == EEXIST)
-    return failedPrecondition(displayPath(path) +
-                              " appeared while importing; pass --force to "
-                              "replace it");
-  return internalError("cannot write " + displayPath(path) + ": " +
-                       std::strerror(error));
+Status existsError(const fs::path &manifest) {
+  return failedPrecondition(displayPath(manifest) +
+                            " exists; import never overwrites a file: pass "
+                            "--force to replace it, or -o another DIR");
+}
+
+/// The placeholders in |text|: every value that starts with "TODO:".
+size_t countPlaceholders(const std::string &text) {
+  const std::string value = std::string("= \"") + kImportPlaceholder;
+  size_t count = 0;
+  for (size_t pos = text.find(value); pos != std::string::npos;
+       pos = text.find(value, pos + 1))
+    ++count;
+  return count;
 }
 
 int runImport(const ImportArgs &args) {
@@ -136,13 +110,11 @@ int runImport(const ImportArgs &args) {
                 request.status().code() == StatusCode::NotFound ? kExitUserError
                                                                 : kExitUsage);
   fs::path manifest = request->directory / "kernel.toml";
+  // Checked before compiling too, so a refusal costs no tool run.
   std::error_code ec;
   if (!args.force &&
       fs::symlink_status(manifest, ec).type() != fs::file_type::not_found)
-    return fail(failedPrecondition(displayPath(manifest) +
-                                   " exists; import never overwrites a file: "
-                                   "pass --force to replace it, or -o "
-                                   "another DIR"));
+    return fail(existsError(manifest));
   // Every tool leads a process group the reaper kills if we die.
   StatusOr<std::unique_ptr<toolchains::ToolReaper>> reaper =
       toolchains::ToolReaper::start();
@@ -153,15 +125,12 @@ int runImport(const ImportArgs &args) {
   if (!kernel.ok())
     return fail(kernel.status());
   std::string text = renderImportedToml(*kernel, request->directory);
-  if (Status written = writeKernelToml(manifest, text, args.force);
+  if (Status written = writeFileAtomic(manifest, text, args.force);
       !written.ok())
-    return fail(written);
-  size_t todos = 0;
-  for (size_t pos = text.find(kImportPlaceholder); pos != std::string::npos;
-       pos = text.find(kImportPlaceholder, pos + 1))
-    ++todos;
-  // The header's own mention of the placeholder is not one.
-  todos = todos > 0 ? todos - 1 : 0;
+    return fail(written.code() == StatusCode::AlreadyExists
+                    ? existsError(manifest)
+                    : written);
+  size_t todos = countPlaceholders(text);
   std::printf("wrote %s: %zu binding(s), %zu constant(s)%s\n",
               displayPath(manifest).c_str(), kernel->bindings.size(),
               kernel->constants.size(),

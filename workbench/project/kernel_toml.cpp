@@ -25,6 +25,15 @@ namespace kb::workbench {
 using toolchains::KernelSpec;
 using toolchains::Language;
 
+std::optional<Language> languageOf(const fs::path &source) {
+  std::string ext = source.extension().string();
+  if (ext == ".cu")
+    return Language::Cuda;
+  if (ext == ".glsl" || ext == ".comp")
+    return Language::Glsl;
+  return std::nullopt;
+}
+
 namespace {
 
 bool isIdentifier(std::string_view text) {
@@ -43,15 +52,6 @@ bool isValidKernelName(std::string_view text) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
            c == '-' || c == '.';
   });
-}
-
-std::optional<Language> languageOf(const fs::path &source) {
-  std::string ext = source.extension().string();
-  if (ext == ".cu")
-    return Language::Cuda;
-  if (ext == ".glsl" || ext == ".comp")
-    return Language::Glsl;
-  return std::nullopt;
 }
 
 const std::vector<std::string> kKernelKeys = {
@@ -501,7 +501,7 @@ Status addReferenceFile(const TomlFile &file, const toml::node &node,
   fs::path path = (file.dir() / text).lexically_normal();
   std::string ext = path.extension().string();
   bool mlir = ext == ".mlir" || ext == ".mlirbc";
-  bool twin = ext == ".cu" || ext == ".comp" || ext == ".glsl";
+  bool twin = languageOf(path).has_value();
   if (!twin && (twinOnly || !mlir))
     return file.error(node, "`reference`: `" + text + "`: expected " +
                                 (twinOnly ? ""
@@ -782,8 +782,7 @@ Status makeReferenceSpecs(Kernel &kernel) {
     return std::string(l == Language::Cuda ? "CUDA" : "GLSL");
   };
   for (const fs::path &source : kernel.bench->referenceSources) {
-    Language language =
-        source.extension() == ".cu" ? Language::Cuda : Language::Glsl;
+    Language language = *languageOf(source);
     const KernelSpec *own = nullptr;
     for (const KernelSpec &spec : kernel.specs)
       if (spec.language == language)

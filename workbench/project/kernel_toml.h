@@ -16,10 +16,16 @@
 #include "workbench/project/project.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kb::workbench {
+
+/// The language of a kernel source by its extension (.cu: CUDA; .comp,
+/// .glsl: GLSL), as `sources` reads it; nullopt for anything else.
+std::optional<toolchains::Language>
+languageOf(const std::filesystem::path &source);
 
 /// Loads one kernel.toml. |defaultTargets| are used when the kernel declares
 /// none. |nameWhere|, when given, receives the location that defines the
