@@ -3,6 +3,7 @@
 
 #include "common/specialization.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -89,9 +90,22 @@ void checkElementType(const SpirvResource &res, const KernelAbi &abi, size_t i,
   }
   if (foundBits != wantBits) {
     // 32-bit words packing narrower elements (uint[] for u8/f16) are a
-    // common GLSL idiom: fine. Anything else reads the wrong bytes.
+    // common GLSL idiom: fine. So is a vector as wide as one element (an
+    // f32 buffer read as f16vec2): the same bytes under another type, which
+    // the kernel chose. Anything else reads the wrong bytes.
+    uint32_t vectorBits = foundBits * std::max(res.elementVectorSize, 1u);
     if (intFound && foundBits == 32 && wantBits < 32)
       return;
+    if (res.elementVectorSize > 1 && vectorBits == wantBits) {
+      if (notes)
+        notes->push_back({label + ": reads its " + toString(want) +
+                          " elements as " + found + " (the same " +
+                          std::to_string(wantBits) + " bits)"});
+      return;
+    }
+    if (res.elementVectorSize > 1)
+      found += " (" + std::to_string(vectorBits) + "-bit vectors of " +
+               std::to_string(foundBits) + "-bit components)";
     out.push_back({label + ": expected " + toString(want) + " elements (" +
                    std::to_string(wantBits) + "-bit), found " + found +
                    " (declare the buffer's array with a " +
@@ -111,6 +125,57 @@ void checkElementType(const SpirvResource &res, const KernelAbi &abi, size_t i,
                       toString(want) + " elements, found " + found +
                       " (same bits; values past the signed range read "
                       "differently)"});
+}
+
+/// Binding |i| against what the shader declares at set 0 binding |i|:
+/// nothing (a gap, as ggml's shaders leave an optional buffer out: legal in
+/// Vulkan, the descriptor is bound and unused, so a note), or one or more
+/// storage buffers (aliases of one buffer under several element types, as
+/// an f16 buffer also read as f16vec2), each checked. Access holds for the
+/// buffer: readonly when every alias is NonWritable, writable when one is.
+void checkBinding(const std::vector<const SpirvResource *> &declared,
+                  const KernelAbi &abi, size_t i, std::vector<AbiMismatch> &out,
+                  std::vector<AbiMismatch> *notes) {
+  std::string label = describeBinding(abi, i);
+  std::string where = "set 0 binding " + std::to_string(i);
+  bool readOnly = abi.bindings[i].access == Access::ReadOnly;
+  if (declared.empty()) {
+    if (notes)
+      notes->push_back({label + ": the shader declares nothing at " + where +
+                        "; the buffer is bound and unused" +
+                        (readOnly ? "" : ", so nothing writes this output")});
+    return;
+  }
+  bool writable = false;
+  for (const SpirvResource *res : declared) {
+    if (res->kind != SpirvResource::Kind::StorageBuffer) {
+      const char *kind = "a resource that is not a buffer";
+      if (res->kind == SpirvResource::Kind::UniformBuffer)
+        kind = "a uniform buffer (declare it `buffer`, not `uniform`)";
+      else if (res->kind == SpirvResource::Kind::Image)
+        kind = "an image";
+      else if (res->kind == SpirvResource::Kind::Sampler)
+        kind = "a sampler";
+      out.push_back({label + ": expected a storage buffer at " + where +
+                     ", found " + kind});
+      return;
+    }
+    checkElementType(*res, abi, i, out, notes);
+    writable |= !res->nonWritable;
+  }
+  std::string aliases =
+      declared.size() > 1
+          ? " (" + std::to_string(declared.size()) + " declarations)"
+          : "";
+  if (readOnly && writable)
+    out.push_back({label +
+                   ": expected readonly (NonWritable), found a "
+                   "writable buffer" +
+                   aliases + "; declare it `readonly buffer`"});
+  else if (!readOnly && !writable)
+    out.push_back({label + ": expected " +
+                   std::string(toString(abi.bindings[i].access)) +
+                   ", found a NonWritable (readonly) buffer" + aliases});
 }
 
 /// The source name of a mangled C++ function at global or namespace scope
@@ -229,6 +294,43 @@ const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
   return nullptr;
 }
 
+std::vector<AbiMismatch>
+checkParameterNames(const KernelAbi &abi,
+                    const std::vector<std::string> &declared) {
+  std::vector<uint32_t> order = parameterSlots(abi);
+  if (declared.size() != order.size())
+    return {};
+  std::vector<std::string> passed;
+  for (uint32_t slot : order) {
+    const std::string &name =
+        slot < abi.bindings.size()
+            ? abi.bindings[slot].name
+            : abi.constants[slot - abi.bindings.size()].name;
+    if (name.empty())
+      return {};
+    passed.push_back(name);
+  }
+  if (passed == declared)
+    return {};
+  std::vector<std::string> a = passed, b = declared;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b || std::adjacent_find(a.begin(), a.end()) != a.end())
+    return {};
+  auto list = [](const std::vector<std::string> &names, const char *quote) {
+    std::string text;
+    for (const std::string &n : names)
+      text += (text.empty() ? "" : ", ") + std::string(quote) + n + quote;
+    return text;
+  };
+  return {{"`" + abi.entry + "` declares its parameters as (" +
+           list(declared, "") + "), but [abi] passes (" + list(passed, "") +
+           "): pointers fit pointers and same-size scalars each other, so "
+           "only the names tell that the kernel would read the wrong "
+           "buffers; declare its order in [abi]: parameters = [" +
+           list(declared, "\"") + "]"}};
+}
+
 std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
                                      const KernelAbi &abi) {
   std::vector<AbiMismatch> out;
@@ -247,18 +349,25 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
                    " bindings, then " + std::to_string(abi.constants.size()) +
                    " constants), found " +
                    std::to_string(entry->params.size())});
-  size_t common = std::min(expectedCount, entry->params.size());
+  // The kernel's parameters in its own order (kernel.toml `parameters`), each
+  // checked against the binding or constant it holds.
+  std::vector<uint32_t> order = parameterSlots(abi);
+  size_t common = std::min(order.size(), entry->params.size());
   for (size_t i = 0; i < common; ++i) {
     const PtxParam &param = entry->params[i];
-    bool isBinding = i < abi.bindings.size();
+    size_t slot = order[i];
+    bool isBinding = slot < abi.bindings.size();
+    if (!isBinding && slot - abi.bindings.size() >= abi.constants.size())
+      continue; // out of range: checkParameterOrder says so where it is read
     ExpectedParam expected =
         isBinding
             ? expectedBinding()
-            : expectedConstant(abi.constants[i - abi.bindings.size()].type);
+            : expectedConstant(abi.constants[slot - abi.bindings.size()].type);
     if (fits(param, expected))
       continue;
-    std::string label = isBinding ? bindingLabel(abi, i)
-                                  : constantLabel(abi, i - abi.bindings.size());
+    std::string label = isBinding
+                            ? bindingLabel(abi, slot)
+                            : constantLabel(abi, slot - abi.bindings.size());
     out.push_back({"parameter " + std::to_string(i) + " (" + label +
                    "): expected " + expected.spelling + " (" +
                    std::to_string(expected.size) + " bytes), found " +
@@ -316,37 +425,11 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
 
   // Bindings: set 0, binding i, storage buffer; nothing else bound.
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
-    const SpirvResource *res = nullptr;
+    std::vector<const SpirvResource *> declared;
     for (const SpirvResource &r : spirv.resources)
       if (r.set == 0 && r.binding == i)
-        res = &r;
-    std::string label = describeBinding(abi, i);
-    if (!res) {
-      out.push_back({label + ": expected a storage buffer at set 0 binding " +
-                     std::to_string(i) + ", found nothing bound there"});
-      continue;
-    }
-    if (res->kind != SpirvResource::Kind::StorageBuffer) {
-      const char *kind = "a resource that is not a buffer";
-      if (res->kind == SpirvResource::Kind::UniformBuffer)
-        kind = "a uniform buffer (declare it `buffer`, not `uniform`)";
-      else if (res->kind == SpirvResource::Kind::Image)
-        kind = "an image";
-      else if (res->kind == SpirvResource::Kind::Sampler)
-        kind = "a sampler";
-      out.push_back({label + ": expected a storage buffer at set 0 binding " +
-                     std::to_string(i) + ", found " + kind});
-      continue;
-    }
-    checkElementType(*res, abi, i, out, notes);
-    bool readOnly = abi.bindings[i].access == Access::ReadOnly;
-    if (readOnly && !res->nonWritable)
-      out.push_back({label + ": expected readonly (NonWritable), found a "
-                             "writable buffer; declare it `readonly buffer`"});
-    else if (!readOnly && res->nonWritable)
-      out.push_back({label + ": expected " +
-                     std::string(toString(abi.bindings[i].access)) +
-                     ", found a NonWritable (readonly) buffer"});
+        declared.push_back(&r);
+    checkBinding(declared, abi, i, out, notes);
   }
   for (const SpirvResource &r : spirv.resources) {
     if (r.set == 0 && r.binding < abi.bindings.size())

@@ -49,6 +49,17 @@ const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
 /// Benchmark names use it.
 std::string readableEntryName(std::string_view entry);
 
+/// A CUDA kernel whose source names its parameters (|declared|, in its
+/// order; cudaSourceParameterNames) with exactly the names of |abi|'s
+/// bindings and constants, but in another order than |abi| passes them
+/// (parameterSlots): two pointers, or two scalars of one size, fit either
+/// way, so only the names can tell the kernel would read its output. One
+/// mismatch that says which `parameters` to declare; none when the names
+/// are not such a permutation (unnamed slots, other names) or agree.
+std::vector<AbiMismatch>
+checkParameterNames(const KernelAbi &abi,
+                    const std::vector<std::string> &declared);
+
 /// Compares the `.entry` resolvePtxEntry() finds for |abi.entry| in |ptx|
 /// with |abi|: entry present, parameter
 /// count, each parameter's size and alignment (pointer = 8 bytes), and

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace kb {
 namespace {
 
@@ -78,6 +80,49 @@ TEST(PtxAbi, ConstantWhereABindingIsExpected) {
                       "bytes), found .f32 (4 bytes)",
                       "parameter 3 (constant 0 `a`): expected .f32 (4 bytes), "
                       "found .u32 (4 bytes)"}));
+}
+
+TEST(PtxAbi, ParametersAreCheckedInTheKernelsOwnOrder) {
+  // saxpy(x, y, a, n) fits an ABI whose bindings are (y, x) when the
+  // kernel.toml says so: pointers are pointers.
+  KernelAbi swapped = saxpyAbi();
+  std::swap(swapped.bindings[0], swapped.bindings[1]);
+  swapped.parameterOrder = {1, 0, 2, 3};
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), swapped)), Messages{});
+  // An order that puts `n` where the PTX has the float `a`.
+  KernelAbi abi = saxpyAbi();
+  abi.parameterOrder = {0, 1, 3, 2};
+  EXPECT_EQ(messages(checkPtxAbi(ptxFixture(), abi)),
+            (Messages{"parameter 2 (constant 1 `n`): expected .u32 (4 bytes), "
+                      "found .f32 (4 bytes)",
+                      "parameter 3 (constant 0 `a`): expected .f32 (4 bytes), "
+                      "found .u32 (4 bytes)"}));
+}
+
+TEST(PtxAbi, SourceNamesInAnotherOrderAskForParameters) {
+  // transposeNaive(odata, idata, width, height) against a dispatch whose
+  // bindings are (idata, odata): the PTX fits either way, the names do not.
+  KernelAbi abi;
+  abi.entry = "transposeNaive";
+  abi.bindings = {{"idata", ElementType::F32, Access::ReadOnly},
+                  {"odata", ElementType::F32, Access::WriteOnly}};
+  abi.constants = {{"width", ScalarType::I32}, {"height", ScalarType::I32}};
+  std::vector<std::string> declared = {"odata", "idata", "width", "height"};
+  EXPECT_EQ(messages(checkParameterNames(abi, declared)),
+            Messages{"`transposeNaive` declares its parameters as (odata, "
+                     "idata, width, height), but [abi] passes (idata, odata, "
+                     "width, height): pointers fit pointers and same-size "
+                     "scalars each other, so only the names tell that the "
+                     "kernel would read the wrong buffers; declare its order "
+                     "in [abi]: parameters = [\"odata\", \"idata\", "
+                     "\"width\", \"height\"]"});
+  abi.parameterOrder = {1, 0, 2, 3};
+  EXPECT_EQ(messages(checkParameterNames(abi, declared)), Messages{});
+  // Other names, or a source the reader could not parse, say nothing.
+  abi.parameterOrder.clear();
+  EXPECT_EQ(messages(checkParameterNames(abi, {"out", "in", "w", "h"})),
+            Messages{});
+  EXPECT_EQ(messages(checkParameterNames(abi, {})), Messages{});
 }
 
 TEST(PtxAbi, WorkgroupLargerThanLaunchBounds) {
@@ -228,13 +273,63 @@ TEST(SpirvAbi, AccessMismatches) {
 TEST(SpirvAbi, MissingAndExtraBindings) {
   KernelAbi abi = saxpyAbi({64, 1, 1});
   abi.bindings.push_back({"z", ElementType::F32, Access::WriteOnly});
-  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
-            Messages{"binding 2 (`z`): expected a storage buffer at set 0 "
-                     "binding 2, found nothing bound there"});
+  // A binding the shader leaves out is bound and unused: legal, a note.
+  std::vector<AbiMismatch> notes;
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi, &notes)),
+      Messages{});
+  EXPECT_EQ(messages(notes),
+            Messages{"binding 2 (`z`): the shader declares nothing at set 0 "
+                     "binding 2; the buffer is bound and unused, so nothing "
+                     "writes this output"});
   abi.bindings.resize(1);
   EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
             Messages{"unexpected resource at set 0 binding 1: the ABI "
                      "declares 1 bindings, at set 0 bindings 0..0"});
+}
+
+// ggml's interface: a gap (binding 1) and bindings declared twice under
+// other element types (f16 and f16vec2; f32 and vec4).
+KernelAbi aliasedGapAbi() {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"a", ElementType::F16, Access::ReadOnly},
+                  {"unused", ElementType::F32, Access::ReadOnly},
+                  {"d", ElementType::F32, Access::WriteOnly}};
+  abi.constants = {{"n", ScalarType::U32}};
+  abi.workgroupSize = {64, 1, 1};
+  return abi;
+}
+
+TEST(SpirvAbi, GapsAndAliasedBindings) {
+  std::vector<AbiMismatch> notes;
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("aliased_gap_vk12.spv"),
+                                   aliasedGapAbi(), &notes)),
+            Messages{});
+  EXPECT_EQ(messages(notes),
+            Messages{"binding 1 (`unused`): the shader declares nothing at "
+                     "set 0 binding 1; the buffer is bound and unused"});
+  // Declared f32: the float16_t alias reads the wrong bytes, the f16vec2
+  // one the same 32 bits under another type (a note, not an error).
+  KernelAbi abi = aliasedGapAbi();
+  abi.bindings[0].elementType = ElementType::F32;
+  notes.clear();
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("aliased_gap_vk12.spv"), abi,
+                                   &notes)),
+            Messages{"binding 0 (`a`): expected f32 elements (32-bit), found "
+                     "f16 (declare the buffer's array with a 32-bit type)"});
+  Messages noted = messages(notes);
+  EXPECT_NE(std::find(noted.begin(), noted.end(),
+                      "binding 0 (`a`): reads its f32 elements as 2-vector "
+                      "of f16 (the same 32 bits)"),
+            noted.end());
+  // Readonly needs every declaration NonWritable; d is written through both.
+  abi = aliasedGapAbi();
+  abi.bindings[2].access = Access::ReadOnly;
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("aliased_gap_vk12.spv"), abi)),
+            Messages{"binding 2 (`d`): expected readonly (NonWritable), found "
+                     "a writable buffer (2 declarations); declare it "
+                     "`readonly buffer`"});
 }
 
 TEST(SpirvAbi, PushConstantMismatches) {
@@ -363,9 +458,11 @@ TEST(SpirvAbi, IntArrayForAFloatBindingIsAScalarKindMismatch) {
   abi.bindings[1].elementType = ElementType::F64;
   EXPECT_EQ(
       messages(checkSpirvAbi(spirvFixture("element_types_vk11.spv"), abi)),
-      Messages{"binding 1 (`b`): expected f64 elements (64-bit), found "
-               "4-vector of f32 (declare the buffer's array with a "
-               "64-bit type)"});
+      Messages{
+          "binding 1 (`b`): expected f64 elements (64-bit), found "
+          "4-vector of f32 (128-bit vectors of 32-bit components) (declare the "
+          "buffer's array with a "
+          "64-bit type)"});
 }
 
 TEST(SpirvAbi, SignednessDifferencesAreNotes) {

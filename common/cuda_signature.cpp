@@ -3,6 +3,8 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -157,6 +159,56 @@ StatusOr<CudaSignature> demangleCudaKernel(std::string_view mangled) {
     for (const std::string &param : splitTopLevel(list))
       sig.parameters.push_back(parseParameter(param));
   return sig;
+}
+
+std::vector<std::string> cudaSourceParameterNames(std::string_view text,
+                                                  const std::string &function,
+                                                  size_t count) {
+  for (size_t pos = text.find(function); pos != std::string::npos;
+       pos = text.find(function, pos + 1)) {
+    bool boundary =
+        pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) ||
+                      text[pos - 1] == '_');
+    size_t open = text.find_first_not_of(" \t\r\n", pos + function.size());
+    if (!boundary || open == std::string::npos || text[open] != '(')
+      continue;
+    if (text.rfind("__global__", pos) == std::string::npos)
+      continue;
+    std::vector<std::string> names;
+    std::string current;
+    int depth = 0;
+    for (size_t i = open + 1; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '(' || c == '<' || c == '[')
+        ++depth;
+      else if ((c == ')' || c == '>' || c == ']') && depth > 0)
+        --depth;
+      else if ((c == ',' || c == ')') && depth == 0) {
+        size_t end = current.find('=');
+        std::string decl = current.substr(0, end);
+        size_t last = decl.find_last_not_of(" \t\r\n");
+        size_t first = last;
+        while (first != std::string::npos && first > 0 &&
+               (std::isalnum(static_cast<unsigned char>(decl[first - 1])) ||
+                decl[first - 1] == '_'))
+          --first;
+        names.push_back(last == std::string::npos
+                            ? ""
+                            : decl.substr(first, last - first + 1));
+        current.clear();
+        if (c == ')')
+          break;
+        continue;
+      }
+      current += c;
+    }
+    if (names.size() == count &&
+        std::all_of(names.begin(), names.end(), [](const std::string &n) {
+          return !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0]));
+        }))
+      return names;
+  }
+  return {};
 }
 
 } // namespace kb

@@ -45,6 +45,14 @@ StatusOr<CudaSignature> demangleCudaKernel(std::string_view mangled);
 /// Whether |name| is a mangled C++ name (not an `extern "C"` one).
 bool isMangledName(std::string_view name);
 
+/// The parameter names of the `__global__` function |function| as |text|
+/// (its CUDA source) declares it: the last identifier of each parameter.
+/// Empty when no declaration with |count| named parameters is found
+/// (macros may hide it): PTX keeps no names, the source is all there is.
+std::vector<std::string> cudaSourceParameterNames(std::string_view text,
+                                                  const std::string &function,
+                                                  size_t count);
+
 } // namespace kb
 
 #endif // KB_COMMON_CUDA_SIGNATURE_H_

@@ -94,18 +94,48 @@ uint32_t byteSize(ScalarType type) {
   return 0;
 }
 
+std::vector<uint32_t> parameterSlots(const KernelAbi &abi) {
+  if (!abi.parameterOrder.empty())
+    return abi.parameterOrder;
+  std::vector<uint32_t> slots(abi.bindings.size() + abi.constants.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    slots[i] = static_cast<uint32_t>(i);
+  return slots;
+}
+
+std::string checkParameterOrder(const KernelAbi &abi) {
+  if (abi.parameterOrder.empty())
+    return "";
+  size_t count = abi.bindings.size() + abi.constants.size();
+  std::vector<bool> seen(count, false);
+  for (uint32_t slot : abi.parameterOrder) {
+    if (slot >= count)
+      return "slot " + std::to_string(slot) + " is out of range (" +
+             std::to_string(abi.bindings.size()) + " bindings, " +
+             std::to_string(abi.constants.size()) + " constants)";
+    if (seen[slot])
+      return describeSlot(abi, slot) + " is listed twice";
+    seen[slot] = true;
+  }
+  for (size_t slot = 0; slot < count; ++slot)
+    if (!seen[slot])
+      return describeSlot(abi, slot) + " is missing";
+  return "";
+}
+
 std::vector<ParamSlot> cudaParamLayout(const KernelAbi &abi) {
   std::vector<ParamSlot> slots;
   uint32_t offset = 0;
-  for (size_t i = 0; i < abi.bindings.size(); ++i) {
-    offset = alignUp(offset, 8);
-    slots.push_back({offset, 8, 8});
-    offset += 8;
-  }
-  for (const Constant &c : abi.constants) {
-    uint32_t size = byteSize(c.type);
+  size_t count = abi.bindings.size() + abi.constants.size();
+  for (uint32_t slot : parameterSlots(abi)) {
+    if (slot >= count) // checkParameterOrder refuses it where it is read
+      continue;
+    uint32_t size =
+        slot < abi.bindings.size()
+            ? 8
+            : byteSize(abi.constants[slot - abi.bindings.size()].type);
     offset = alignUp(offset, size);
-    slots.push_back({offset, size, size});
+    slots.push_back({offset, size, size, slot});
     offset += size;
   }
   return slots;
@@ -159,6 +189,12 @@ std::string describeConstant(const KernelAbi &abi, size_t index) {
   return s;
 }
 
+std::string describeSlot(const KernelAbi &abi, size_t slot) {
+  return slot < abi.bindings.size()
+             ? describeBinding(abi, slot)
+             : describeConstant(abi, slot - abi.bindings.size());
+}
+
 std::string formatSignature(const KernelAbi &abi) {
   std::string text = abi.entry + "(";
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
@@ -172,6 +208,21 @@ std::string formatSignature(const KernelAbi &abi) {
     const Constant &c = abi.constants[i];
     text += (i ? ", " : "") + (c.name.empty() ? "" : c.name + ": ") +
             toString(c.type);
+  }
+  text += ")";
+  if (abi.parameterOrder.empty())
+    return text;
+  // The kernel's own parameter order, by name where there is one.
+  text += " as parameters (";
+  for (size_t i = 0; i < abi.parameterOrder.size(); ++i) {
+    uint32_t slot = abi.parameterOrder[i];
+    size_t bindings = abi.bindings.size();
+    const std::string *name = slot < bindings ? &abi.bindings[slot].name
+                              : slot - bindings < abi.constants.size()
+                                  ? &abi.constants[slot - bindings].name
+                                  : nullptr;
+    text += (i ? ", " : "") +
+            (name && !name->empty() ? *name : "#" + std::to_string(slot));
   }
   return text + ")";
 }

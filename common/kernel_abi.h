@@ -108,7 +108,22 @@ struct KernelAbi {
   /// count of a dispatch over workload w is ceildiv(w[d], this[d]). All 0:
   /// not declared (the dispatch's own count, i.e. the export's rule).
   std::array<uint32_t, 3> workloadPerWorkgroup = {0, 0, 0};
+  /// CUDA only: the kernel's parameters in its own order, each an ABI slot
+  /// (binding i is slot i, constant j is slot bindings.size() + j), so that
+  /// `transpose(float *out, const float *in, int w, int h)` fits a dispatch
+  /// whose bindings are (in, out). Empty: the bindings, then the constants.
+  /// Vulkan binds by binding number and push-constant offset, not order.
+  std::vector<uint32_t> parameterOrder;
 };
+
+/// The ABI slot of each kernel parameter, in parameter order: |abi|'s
+/// parameterOrder, or 0, 1, ... over the bindings, then the constants.
+std::vector<uint32_t> parameterSlots(const KernelAbi &abi);
+
+/// Empty when |abi|'s parameterOrder is empty or names every slot exactly
+/// once; else what is wrong ("slot 4 is out of range (2 bindings, 2
+/// constants)", "slot 1 is listed twice", "slot 3 is missing").
+std::string checkParameterOrder(const KernelAbi &abi);
 
 /// The workgroup count of a dispatch over |workload| (missing dimensions 1)
 /// under |abi|'s workloadPerWorkgroup, or std::nullopt when |abi| declares
@@ -122,11 +137,14 @@ struct ParamSlot {
   uint32_t offset = 0;
   uint32_t size = 0;
   uint32_t align = 0;
+  /// The ABI slot it holds: binding i is i, constant j is bindings + j.
+  uint32_t slot = 0;
 };
 
-/// CUDA kernel-parameter layout: one 8-byte pointer per binding, then the
-/// constants, each at its natural alignment (what the driver computes from
-/// the PTX `.param` list).
+/// CUDA kernel-parameter layout, in parameter order (parameterSlots): one
+/// 8-byte pointer per binding and each constant as its scalar, each at its
+/// natural alignment (what the driver computes from the PTX `.param`
+/// list). Without a parameterOrder: the bindings, then the constants.
 std::vector<ParamSlot> cudaParamLayout(const KernelAbi &abi);
 
 /// Vulkan push-constant block layout of the constants (natural alignment,
@@ -139,6 +157,8 @@ uint32_t pushConstantSize(const KernelAbi &abi);
 /// "binding 1 (`y`)" / "constant 0 (`n`)" for messages.
 std::string describeBinding(const KernelAbi &abi, size_t index);
 std::string describeConstant(const KernelAbi &abi, size_t index);
+/// describeBinding or describeConstant of ABI slot |slot|.
+std::string describeSlot(const KernelAbi &abi, size_t slot);
 
 /// "saxpy(x: f32 readonly, y: f32 readwrite; a: f32, n: u32)": the entry,
 /// its bindings, then its constants, for listings and messages.

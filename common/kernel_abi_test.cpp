@@ -66,6 +66,37 @@ TEST(KernelAbi, CudaParamLayoutNaturalAlignment) {
   EXPECT_TRUE(cudaParamLayout(empty).empty());
 }
 
+TEST(KernelAbi, CudaParamLayoutFollowsTheKernelsOwnOrder) {
+  // transpose(float *y, unsigned n, const float *x, int m, double scale):
+  // the ABI's slots in another order, each at its natural alignment there.
+  KernelAbi abi = mixedAbi();
+  abi.parameterOrder = {1, 2, 0, 4, 3};
+  std::vector<ParamSlot> layout = cudaParamLayout(abi);
+  using S = std::vector<std::array<uint32_t, 3>>;
+  EXPECT_EQ(slots(layout),
+            (S{{0, 8, 8}, {8, 4, 4}, {16, 8, 8}, {24, 4, 4}, {32, 8, 8}}));
+  std::vector<uint32_t> held;
+  for (const ParamSlot &slot : layout)
+    held.push_back(slot.slot);
+  EXPECT_EQ(held, abi.parameterOrder);
+  EXPECT_EQ(checkParameterOrder(abi), "");
+  EXPECT_EQ(parameterSlots(mixedAbi()), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  EXPECT_NE(formatSignature(abi).find("as parameters (y, n, x, m, scale)"),
+            std::string::npos)
+      << formatSignature(abi);
+}
+
+TEST(KernelAbi, ParameterOrderMustNameEverySlotOnce) {
+  KernelAbi abi = mixedAbi();
+  abi.parameterOrder = {0, 1, 2, 3, 9};
+  EXPECT_EQ(checkParameterOrder(abi),
+            "slot 9 is out of range (2 bindings, 3 constants)");
+  abi.parameterOrder = {0, 1, 1, 3, 4};
+  EXPECT_EQ(checkParameterOrder(abi), "binding 1 (`y`) is listed twice");
+  abi.parameterOrder = {0, 1, 2, 3};
+  EXPECT_EQ(checkParameterOrder(abi), "constant 2 (`m`) is missing");
+}
+
 TEST(KernelAbi, PushConstantLayoutNaturalAlignment) {
   using S = std::vector<std::array<uint32_t, 3>>;
   EXPECT_EQ(slots(pushConstantLayout(mixedAbi())),

@@ -34,6 +34,7 @@
 #include "toolchains/kernel_builder.h"
 
 #include "common/abi_check.h"
+#include "common/cuda_signature.h"
 #include "common/ptx_reader.h"
 #include "common/sha256.h"
 #include "common/spirv_reader.h"
@@ -216,6 +217,7 @@ private:
   Status adopt(const CompileOutcome &outcome);
   Status runStep(const Step &step, std::string *stderrOut = nullptr);
   Status checkAbi(const std::map<std::string, std::string> &outputs);
+  std::vector<AbiMismatch> checkSourceParameterNames(const PtxEntry &entry);
   Status publish(const std::map<std::string, std::string> &outputs);
   Status restoreFromCache(CacheEntry entry);
   std::vector<std::string> collectDependencies(const fs::path &depfile) const;
@@ -484,6 +486,23 @@ Job::collectDependencies(const fs::path &depfile) const {
   return deps;
 }
 
+/// The PTX fits; do the source's parameter names say the [abi] passes them
+/// in another order (checkParameterNames)? The source was compiled, so an
+/// unreadable one now (or a declaration macros hide) is simply not checked.
+std::vector<AbiMismatch> Job::checkSourceParameterNames(const PtxEntry &entry) {
+  StatusOr<std::string> text = readFile(spec_.source, kSourceInput);
+  if (!text.ok())
+    return {};
+  std::string function = entry.name;
+  if (isMangledName(entry.name))
+    if (StatusOr<CudaSignature> signature = demangleCudaKernel(entry.name);
+        signature.ok())
+      function = signature->function;
+  return checkParameterNames(
+      spec_.abi,
+      cudaSourceParameterNames(*text, function, entry.params.size()));
+}
+
 Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
   if (!spec_.checkAbi)
     return okStatus();
@@ -500,6 +519,8 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
     // mangled name).
     const PtxEntry *entry = resolvePtxEntry(*ptx, spec_.abi.entry);
     resourceEntry_ = entry ? entry->name : spec_.abi.entry;
+    if (entry && mismatches.empty())
+      mismatches = checkSourceParameterNames(*entry);
     if (entry && !entry->reqntid && !entry->maxntid) {
       Diagnostic note;
       note.tool = "kernel-bench";

@@ -14,3 +14,4 @@ done
 glslc -fshader-stage=compute --target-env=vulkan1.2 push_constants.comp -o push_constants_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 push_aggregates.comp -o push_aggregates_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.1 element_types.comp -o element_types_vk11.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 aliased_gap.comp -o aliased_gap_vk12.spv

@@ -162,6 +162,20 @@ public:
         abi.specialization.push_back(
             {c->id(), str(c->name()), c->size(), c->bits()});
       }
+    return parseParameterOrder(e, where, abi);
+  }
+
+  /// The kernel's own parameter order, after the bindings and constants it
+  /// permutes: a permutation of them, or the launch would read past them.
+  Status parseParameterOrder(const kbm::Export *e, const std::string &where,
+                             KernelAbi &abi) {
+    if (!e->parameter_order())
+      return okStatus();
+    abi.parameterOrder.assign(e->parameter_order()->begin(),
+                              e->parameter_order()->end());
+    std::string wrong = checkParameterOrder(abi);
+    if (!wrong.empty())
+      return fail(where, "parameter order: " + wrong);
     return okStatus();
   }
 

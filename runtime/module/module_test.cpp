@@ -163,6 +163,34 @@ TEST(ModuleTest, EachVariantRunsItsOwnWorkgroupCount) {
       << zero.status().message();
 }
 
+// A CUDA kernel with a parameter order of its own: read back per variant;
+// an order that is not a permutation of the export's slots is refused
+// before any launch could read past them.
+TEST(ModuleTest, AVariantKeepsItsParameterOrder) {
+  REQUIRE_SAMPLE();
+  Module m = *sample();
+  KernelAbi &own = m.executables[0].variants[1].exports[0];
+  size_t slots = own.bindings.size() + own.constants.size();
+  ASSERT_GE(slots, 2u);
+  for (size_t i = slots; i-- > 0;)
+    own.parameterOrder.push_back(static_cast<uint32_t>(i));
+  auto parsed = parseModule(writeModule(m), "order.kbm");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->executables[0].variants[1].exports[0].parameterOrder,
+            own.parameterOrder);
+  EXPECT_TRUE(
+      parsed->executables[0].variants[0].exports[0].parameterOrder.empty());
+
+  own.parameterOrder.back() = own.parameterOrder.front();
+  auto twice = parseModule(writeModule(m), "twice.kbm");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("parameter order: "),
+            std::string::npos)
+      << twice.status().message();
+  EXPECT_NE(twice.status().message().find("is listed twice"), std::string::npos)
+      << twice.status().message();
+}
+
 TEST(ModuleTest, ADeviceWithoutTheRequiredSubgroupSizeCannotRunIt) {
   REQUIRE_SAMPLE();
   Module m = *sample();

@@ -39,7 +39,8 @@ fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b,
       b.CreateVector(constants), &wg, abi.dynamicSharedMemoryBytes,
       abi.subgroupSize, abi.fullSubgroups,
       specialization.empty() ? 0 : b.CreateVector(specialization),
-      per[0] ? &perWorkgroup : nullptr);
+      per[0] ? &perWorkgroup : nullptr,
+      abi.parameterOrder.empty() ? 0 : b.CreateVector(abi.parameterOrder));
 }
 
 fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,

@@ -193,12 +193,6 @@ TEST_F(ImportCliTest, InterfacesOutsideTheAbiAreRefusedWithTheReason) {
   struct Case {
     const char *name, *source, *message;
   } cases[] = {
-      {"gap.comp",
-       "#version 450\nlayout(local_size_x = 64) in;\n"
-       "layout(binding = 0) buffer A { float a[]; };\n"
-       "layout(binding = 2) buffer C { float c[]; };\n"
-       "void main() { c[0] = a[0]; }\n",
-       "nothing is bound at binding 1 but binding 2 is used"},
       {"ubo.comp",
        "#version 450\nlayout(local_size_x = 64) in;\n"
        "layout(binding = 0) buffer A { float a[]; };\n"
@@ -225,8 +219,31 @@ TEST_F(ImportCliTest, InterfacesOutsideTheAbiAreRefusedWithTheReason) {
   r = run({"import", (tmp_ / "bad/missing.comp").string()});
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("is not a file"));
-  r = run({"import", (tmp_ / "bad/gap.comp").string(), "--define", "1X=2"});
+  r = run({"import", (tmp_ / "bad/ubo.comp").string(), "--define", "1X=2"});
   EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+// ggml's interface: a binding left out keeps its number as an unused slot,
+// a buffer declared twice (f16 and f16vec2) is one binding of f16, and the
+// kernel.toml import writes builds against the same shader.
+TEST_F(ImportCliTest, GapsAndAliasedBindingsImportAsTheShaderBindsThem) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path dir = tmp_ / "aliased";
+  fs::copy_file(fs::path(KB_SOURCE_DIR) / "common/testdata/aliased_gap.comp",
+                tmp_ / "aliased_gap.comp");
+  kb::test::CliRun r =
+      run({"import", (tmp_ / "aliased_gap.comp").string(), "-o", dir.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string toml = kb::test::readFile(dir / "kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("{ name = \"data_a\", type = \"f16\", access "
+                              "= \"readonly\" }"));
+  EXPECT_THAT(toml, HasSubstr("declared 2 times: data_a2 (2-vector of f16), "
+                              "data_a (f16)"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"unused1\", type = \"u32\", "
+                              "access = \"readonly\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"data_d\", type = \"f32\", access "
+                              "= \"writeonly\" }"));
 }
 
 } // namespace

@@ -341,6 +341,38 @@ TEST_F(NewKernelCliTest, EveryAbiTypeBuildsAndPassesTheCheck) {
       << kb::test::readFile(project / "all_types/all_types.comp");
 }
 
+// A project that has a program and no kernel yet builds the program alone,
+// so a first kernel starts from `abi` and `new-kernel`; with no program
+// either, there is nothing to build and the build says so.
+TEST_F(NewKernelCliTest, AProgramWithoutKernelsBuildsForItsFirstKernel) {
+  REQUIRE_TOOL("glslc");
+  fs::path project = tmp_ / "fresh";
+  fs::create_directories(project);
+  fs::copy_file(kSourceDir / "examples/quickstart/program.mlir",
+                project / "program.mlir");
+  writeText(project / "workbench.toml",
+            "[project]\nname = \"fresh\"\nprogram = \"program.mlir\"\n"
+            "targets = [\"vulkan:1.2\"]\n");
+  fs::path out = tmp_ / "fresh-out";
+  Cli built = run({"build", project.string(), "-o", out.string(), "--cache-dir",
+                   cache_.string()});
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  EXPECT_TRUE(fs::exists(out / "program.kbm"));
+  Cli abi = run({"abi", out.string(), "saxpy"});
+  EXPECT_EQ(abi.exitCode, 0) << abi.output;
+  EXPECT_THAT(abi.output, HasSubstr("export `saxpy`"));
+  Cli scaffold = run({"new-kernel", out.string(), "saxpy", "-o",
+                      (project / "saxpy").string(), "--lang", "glsl"});
+  EXPECT_EQ(scaffold.exitCode, 0) << scaffold.output;
+  EXPECT_TRUE(fs::exists(project / "saxpy/kernel.toml"));
+
+  fs::path empty = tmp_ / "empty";
+  writeText(empty / "workbench.toml", "[project]\nname = \"empty\"\n");
+  Cli nothing = run({"build", empty.string(), "-o", (tmp_ / "e").string()});
+  EXPECT_EQ(nothing.exitCode, 1) << nothing.output;
+  EXPECT_THAT(nothing.output, HasSubstr("no kernel.toml found below"));
+}
+
 TEST_F(NewKernelCliTest, UnknownExecutableListsTheNames) {
   NEED_QUICKSTART();
   for (const char *command : {"abi", "new-kernel"}) {

@@ -570,8 +570,15 @@ TEST_F(EndToEndTest, BadBenchTablesAreLocatedErrors) {
       {head + abi +
            "[bench]\nworkload = [\"m\"]\nconstants = { n = 4 }\n"
            "elements = { x = 1, y = 1 }\n",
-       "kernel.toml:12:13: `workload[0]`: `m` is neither a positive integer "
-       "nor an integer constant of [bench] constants (n)"},
+       "kernel.toml:12:13: `workload[0]`: `m` column 1: unknown name `m`; "
+       "known names: n (a size names integer [bench] constants and "
+       "[specialization] values)"},
+      {head + abi +
+           "[bench]\nworkload = [\"n / 3\"]\nconstants = { n = 4 }\n"
+           "elements = { x = \"n / 2\", y = \"(n + 2) / 2\" }\n",
+       "kernel.toml:12:13: `workload[0]`: `n / 3` is 1.333333; expected a "
+       "positive whole number (`/` divides exactly: its operands must "
+       "divide)"},
       {head + abi +
            "[bench]\nworkload = [4]\nconstants = { n = -1 }\n"
            "elements = { x = 1, y = 1 }\n",

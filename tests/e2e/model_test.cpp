@@ -184,9 +184,9 @@ TEST_F(ModelTest, KernelWithAnotherAbiFailsWithTheDispatchsSignature) {
                 (out_ / "kernels/matmul_bias_relu/vulkan1.2.spv").string() +
                 "' does not match the ABI of export @main_dispatch_0 "
                 "of kb.executable @main_dispatch_0:"));
-  EXPECT_THAT(r.output, HasSubstr("binding 3 (`result`): expected a storage "
-                                  "buffer at set 0 binding 3, found nothing "
-                                  "bound there"));
+  // The shader's output now sits where the dispatch's readonly bias is.
+  EXPECT_THAT(r.output, HasSubstr("binding 2 (`arg2`): expected readonly "
+                                  "(NonWritable), found a writable buffer"));
   EXPECT_THAT(r.output,
               HasSubstr("expected: main_dispatch_0(arg0: f32 readonly, arg1: "
                         "f32 readonly, arg2: f32 readonly, result: f32 "

@@ -149,7 +149,7 @@ std::string renderBench(const ImportedKernel &k) {
     for (const ImportedSlot &b : k.bindings)
       text += tomlKey(b.name) + " = " +
               todo("the element count of `" + b.name +
-                   "`: an integer, or a product of integers and integer "
+                   "`: an integer, or an expression of integers and integer "
                    "[bench] constants such as \"n\" or \"M*K\"") +
               "\n";
   }

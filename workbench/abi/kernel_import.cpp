@@ -103,50 +103,88 @@ std::string bindingName(const SpirvResource &r) {
   return r.name.empty() ? r.blockName : r.name;
 }
 
+/// Refuses what the kernel ABI cannot bind at all: another descriptor set,
+/// a resource that is not a storage buffer, a block that does not end in an
+/// array of scalars or vectors.
+Status checkImportable(const SpirvResource &r, const fs::path &source) {
+  std::string what =
+      displayPath(source) + ": binding " + std::to_string(r.binding) +
+      (bindingName(r).empty() ? "" : " (`" + bindingName(r) + "`)");
+  if (r.set != 0)
+    return invalidArgument(what + " is in descriptor set " +
+                           std::to_string(r.set) +
+                           "; the kernel ABI uses set 0 only");
+  if (r.kind != SpirvResource::Kind::StorageBuffer) {
+    const char *kind = r.kind == SpirvResource::Kind::UniformBuffer
+                           ? "a uniform buffer"
+                       : r.kind == SpirvResource::Kind::Image   ? "an image"
+                       : r.kind == SpirvResource::Kind::Sampler ? "a sampler"
+                                                                : "no buffer";
+    return invalidArgument(what + " is " + kind +
+                           ", not a storage buffer; the kernel ABI binds "
+                           "storage buffers only (docs/kernel-abi.md)");
+  }
+  if (r.elementType.empty())
+    return invalidArgument(
+        what + " does not end in an array of scalars or vectors (an array "
+               "of structs, or a block of scalars); the kernel ABI's "
+               "bindings are arrays of one scalar type");
+  return okStatus();
+}
+
+/// One binding from its declarations: the scalar one's element type (a
+/// buffer also read as vectors is an array of its components), readonly
+/// when every declaration is NonWritable.
+ImportedSlot importedBinding(const std::vector<const SpirvResource *> &all) {
+  const SpirvResource *scalar = all.front();
+  for (const SpirvResource *r : all)
+    if (r->elementVectorSize < scalar->elementVectorSize)
+      scalar = r;
+  ImportedSlot slot;
+  slot.name = bindingName(*scalar);
+  slot.type = scalar->elementType;
+  bool writable = false, readable = false;
+  for (const SpirvResource *r : all) {
+    writable |= !r->nonWritable;
+    readable |= !r->nonReadable;
+  }
+  slot.access = !writable ? "readonly" : readable ? "readwrite" : "writeonly";
+  if (all.size() > 1) {
+    std::string names;
+    for (const SpirvResource *r : all)
+      names += (names.empty() ? "" : ", ") + bindingName(*r) + " (" +
+               (r->elementVectorSize > 1
+                    ? std::to_string(r->elementVectorSize) + "-vector of "
+                    : "") +
+               r->elementType + ")";
+    slot.comment =
+        "declared " + std::to_string(all.size()) + " times: " + names;
+  } else if (scalar->elementVectorSize > 1) {
+    slot.comment = std::to_string(scalar->elementVectorSize) + "-vectors of " +
+                   scalar->elementType + ": element counts are in scalars";
+  }
+  return slot;
+}
+
 Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
                      ImportedKernel &out) {
-  std::map<uint32_t, const SpirvResource *> byBinding;
+  std::map<uint32_t, std::vector<const SpirvResource *>> byBinding;
   for (const SpirvResource &r : spirv.resources) {
-    std::string what =
-        displayPath(source) + ": binding " + std::to_string(r.binding) +
-        (bindingName(r).empty() ? "" : " (`" + bindingName(r) + "`)");
-    if (r.set != 0)
-      return invalidArgument(what + " is in descriptor set " +
-                             std::to_string(r.set) +
-                             "; the kernel ABI uses set 0 only");
-    if (r.kind != SpirvResource::Kind::StorageBuffer) {
-      const char *kind = r.kind == SpirvResource::Kind::UniformBuffer
-                             ? "a uniform buffer"
-                         : r.kind == SpirvResource::Kind::Image   ? "an image"
-                         : r.kind == SpirvResource::Kind::Sampler ? "a sampler"
-                                                                  : "no buffer";
-      return invalidArgument(what + " is " + kind +
-                             ", not a storage buffer; the kernel ABI binds "
-                             "storage buffers only (docs/kernel-abi.md)");
-    }
-    if (r.elementType.empty())
-      return invalidArgument(
-          what + " does not end in an array of scalars or vectors (an array "
-                 "of structs, or a block of scalars); the kernel ABI's "
-                 "bindings are arrays of one scalar type");
-    byBinding[r.binding] = &r;
+    KB_RETURN_IF_ERROR(checkImportable(r, source));
+    byBinding[r.binding].push_back(&r);
   }
   uint32_t next = 0;
-  for (const auto &[binding, r] : byBinding) {
-    if (binding != next)
-      return invalidArgument(
-          displayPath(source) + ": nothing is bound at binding " +
-          std::to_string(next) + " but binding " + std::to_string(binding) +
-          " is used; the kernel ABI numbers bindings 0, 1, ... without gaps");
+  for (const auto &[binding, declared] : byBinding) {
+    // A binding the shader leaves out is bound and unused (legal in
+    // Vulkan): it keeps its number with a slot of its own.
+    for (; next < binding; ++next)
+      out.bindings.push_back({"unused" + std::to_string(next), "u32",
+                              "readonly",
+                              "the shader declares nothing at binding " +
+                                  std::to_string(next) + ": bound and unused",
+                              ""});
+    out.bindings.push_back(importedBinding(declared));
     ++next;
-    ImportedSlot slot;
-    slot.name = bindingName(*r);
-    slot.type = r->elementType;
-    slot.access = accessOf(*r);
-    if (r->elementVectorSize > 1)
-      slot.comment = std::to_string(r->elementVectorSize) + "-vectors of " +
-                     r->elementType + ": element counts are in scalars";
-    out.bindings.push_back(std::move(slot));
   }
   return okStatus();
 }
@@ -253,59 +291,6 @@ StatusOr<ImportedKernel> readSpirvInterface(const std::string &bytes,
   KB_RETURN_IF_ERROR(spirvConstants(spirv, source, out));
   spirvLaunch(spirv, out);
   return out;
-}
-
-/// The parameter names of |function|'s definition in |text| (the last
-/// identifier of each parameter), or empty when its declaration cannot be
-/// found with |count| parameters: macros may hide it.
-std::vector<std::string> sourceParameterNames(const std::string &text,
-                                              const std::string &function,
-                                              size_t count) {
-  for (size_t pos = text.find(function); pos != std::string::npos;
-       pos = text.find(function, pos + 1)) {
-    bool boundary =
-        pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) ||
-                      text[pos - 1] == '_');
-    size_t open = text.find_first_not_of(" \t\r\n", pos + function.size());
-    if (!boundary || open == std::string::npos || text[open] != '(')
-      continue;
-    if (text.rfind("__global__", pos) == std::string::npos)
-      continue;
-    std::vector<std::string> names;
-    std::string current;
-    int depth = 0;
-    for (size_t i = open + 1; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '(' || c == '<' || c == '[')
-        ++depth;
-      else if ((c == ')' || c == '>' || c == ']') && depth > 0)
-        --depth;
-      else if ((c == ',' || c == ')') && depth == 0) {
-        size_t end = current.find('=');
-        std::string decl = current.substr(0, end);
-        size_t last = decl.find_last_not_of(" \t\r\n");
-        size_t first = last;
-        while (first != std::string::npos && first > 0 &&
-               (std::isalnum(static_cast<unsigned char>(decl[first - 1])) ||
-                decl[first - 1] == '_'))
-          --first;
-        names.push_back(last == std::string::npos
-                            ? ""
-                            : decl.substr(first, last - first + 1));
-        current.clear();
-        if (c == ')')
-          break;
-        continue;
-      }
-      current += c;
-    }
-    if (names.size() == count &&
-        std::all_of(names.begin(), names.end(), [](const std::string &n) {
-          return !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0]));
-        }))
-      return names;
-  }
-  return {};
 }
 
 StatusOr<const PtxEntry *> pickEntry(const PtxModule &ptx,
@@ -420,7 +405,7 @@ Status ptxParameters(const PtxEntry &entry, const std::string &sourceText,
                                           "parameter sizes"));
   std::string function = sig ? sig->function : entry.name;
   std::vector<std::string> names =
-      sourceParameterNames(sourceText, function, entry.params.size());
+      cudaSourceParameterNames(sourceText, function, entry.params.size());
   bool inBindings = true;
   for (size_t i = 0; i < entry.params.size(); ++i) {
     std::string name = names.empty() ? "arg" + std::to_string(i) : names[i];

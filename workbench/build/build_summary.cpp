@@ -1,12 +1,15 @@
 //===- workbench/build/build_summary.cpp - What a build prints ------------===//
 #include "workbench/build/build_summary.h"
 
+#include <algorithm>
+
 #include "workbench/support/progress.h"
 
 #include "common/paths.h"
 #include "common/process.h"
 #include "common/terminal_text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -64,8 +67,23 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
       if (r.failureLog.back() != '\n')
         out << "\n";
     }
-    out << colorize("error:", "1;31", color) << " "
-        << terminalText(r.status.message()) << "\n";
+    // Lines of the status that an error diagnostic above already says (an
+    // ABI check lists each mismatch as one) are not repeated.
+    std::string message;
+    std::istringstream lines(r.status.message());
+    for (std::string line; std::getline(lines, line);) {
+      bool said =
+          !line.empty() &&
+          std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                      [&](const toolchains::Diagnostic &d) {
+                        return isWarningOrWorse(d.severity) &&
+                               d.message.find(line) != std::string::npos;
+                      });
+      if (!said)
+        message += (message.empty() ? "" : "\n") + line;
+    }
+    out << colorize("error:", "1;31", color) << " " << terminalText(message)
+        << "\n";
   }
   return out.str();
 }

@@ -46,7 +46,8 @@ public:
            s.sharedMemoryBytes, s.subgroupSize, s.fullSubgroups ? 1 : 0,
            strings(s.specialization), dims(s.workgroupSize),
            s.workgroupSize.size(), dims(s.workloadPerWorkgroup),
-           s.workloadPerWorkgroup.size(), s.device.c_str(), s.entry.c_str()});
+           s.workloadPerWorkgroup.size(), s.device.c_str(), s.entry.c_str(),
+           s.parameterOrder.data(), s.parameterOrder.size()});
     return array.data();
   }
   const int64_t *dims(const std::vector<long long> &list) {
@@ -242,7 +243,8 @@ CompilerLibrary::writeStandaloneProgram(const driver::StandaloneKernel &kernel,
   for (const driver::StandaloneObject &o : kernel.objects)
     objects.push_back({o.target.c_str(), o.file.c_str(), o.entry.c_str(),
                        o.subgroupSize, o.fullSubgroups ? 1 : 0,
-                       storage.strings(o.specialization), o.reference ? 1 : 0});
+                       storage.strings(o.specialization), o.reference ? 1 : 0,
+                       o.parameterOrder.data(), o.parameterOrder.size()});
   kbCompilerStandaloneKernel c = {};
   c.name = kernel.name.c_str();
   c.entry = kernel.entry.c_str();

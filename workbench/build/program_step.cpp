@@ -189,6 +189,8 @@ driver::Substitution withPipeline(driver::Substitution substitution,
   // named otherwise; GLSL's `main` is matched by the compiler.
   if (spec->language == toolchains::Language::Cuda && !kernel.entry.empty())
     substitution.entry = spec->entry;
+  // Its parameters in its own order ([abi] `parameters`; CUDA specs only).
+  substitution.parameterOrder = spec->abi.parameterOrder;
   // The handwritten kernel is launched with its own dynamic shared memory
   // (kernel.toml), the generated reference with the export's.
   substitution.sharedMemoryBytes = spec->abi.dynamicSharedMemoryBytes;
@@ -288,6 +290,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
         object.subgroupSize = job->spec->abi.subgroupSize;
         object.fullSubgroups = job->spec->abi.fullSubgroups;
         object.specialization = settingsText(*job->spec);
+        object.parameterOrder = job->spec->abi.parameterOrder;
       }
       standalone.objects.push_back(std::move(object));
     } else {
@@ -320,6 +323,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
     twin.subgroupSize = job->spec->abi.subgroupSize;
     twin.fullSubgroups = job->spec->abi.fullSubgroups;
     twin.specialization = settingsText(*job->spec);
+    twin.parameterOrder = job->spec->abi.parameterOrder;
     twin.reference = true;
     standalone.objects.push_back(std::move(twin));
   }

@@ -1,6 +1,8 @@
 //===- workbench/project/kernel_toml.cpp - The kernel.toml schema ---------===//
 #include "workbench/project/kernel_toml.h"
 
+#include "workbench/project/declared_expression.h"
+
 #include "workbench/project/kernel_toml_declared.h"
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/kernel_toml_pipeline.h"
@@ -71,7 +73,8 @@ const std::vector<std::string> kAbiKeys = {"workgroup_size",
                                            "bindings",
                                            "constants",
                                            "subgroup_size",
-                                           "full_subgroups"};
+                                           "full_subgroups",
+                                           "parameters"};
 const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
 const std::vector<std::string> kConstantKeys = {"name", "type"};
 
@@ -155,6 +158,51 @@ Status parseConstants(const TomlFile &file, const toml::table &abiTable,
   return okStatus();
 }
 
+/// `[abi] parameters = ["out", "in", "w", "h"]`: a CUDA kernel's parameters
+/// in its own order, each the name of a binding or constant above, every
+/// one of them once (so `transpose(odata, idata, w, h)` fits a dispatch
+/// whose bindings are (idata, odata) without a wrapper).
+Status parseParameters(const TomlFile &file, const toml::table &abiTable,
+                       KernelAbi &abi) {
+  const toml::node *node = abiTable.get("parameters");
+  if (!node)
+    return okStatus();
+  const toml::array *names = node->as_array();
+  if (!names)
+    return file.expected(*node, "parameters",
+                         "an array of binding and constant names");
+  size_t count = abi.bindings.size() + abi.constants.size();
+  auto nameOf = [&](size_t slot) -> const std::string & {
+    return slot < abi.bindings.size()
+               ? abi.bindings[slot].name
+               : abi.constants[slot - abi.bindings.size()].name;
+  };
+  for (size_t i = 0; i < names->size(); ++i) {
+    const toml::node &item = *names->get(i);
+    std::string key = "parameters[" + std::to_string(i) + "]";
+    if (!item.is_string())
+      return file.expected(item, key, "the name of a binding or constant");
+    const std::string &name = item.as_string()->get();
+    std::vector<uint32_t> matches;
+    for (size_t slot = 0; slot < count; ++slot)
+      if (nameOf(slot) == name)
+        matches.push_back(static_cast<uint32_t>(slot));
+    if (matches.size() != 1)
+      return file.error(
+          item, key + ": `" + name + "` " +
+                    (matches.empty() ? "names no binding or constant"
+                                     : "names several bindings or constants") +
+                    "; [abi] declares " + formatSignature(abi));
+    abi.parameterOrder.push_back(matches.front());
+  }
+  std::string wrong = checkParameterOrder(abi);
+  if (!wrong.empty())
+    return file.error(*node, "parameters: " + wrong +
+                                 "; list every binding and constant once, in "
+                                 "the order the kernel declares them");
+  return okStatus();
+}
+
 /// `[abi]`: the slot the kernel fits.
 Status parseAbi(const TomlFile &file, const toml::table &abiTable,
                 KernelAbi &abi) {
@@ -163,16 +211,22 @@ Status parseAbi(const TomlFile &file, const toml::table &abiTable,
   // memory) is read by readLaunch and evaluated per source (resolveLaunch).
   KB_RETURN_IF_ERROR(readSubgroupSize(file, abiTable, abi));
   KB_RETURN_IF_ERROR(parseBindings(file, abiTable, abi));
-  return parseConstants(file, abiTable, abi);
+  KB_RETURN_IF_ERROR(parseConstants(file, abiTable, abi));
+  return parseParameters(file, abiTable, abi);
 }
 
-/// A size in [bench]: a positive integer, or a string that multiplies
-/// positive integers and integer constants by name ("M*K", "n").
+/// A size in [bench]: a positive integer, or an expression
+/// (declared_expression.h: + - * /, parentheses) of integers, the integer
+/// [bench] constants and the integer [specialization] values ("M*K",
+/// "n / 4", "(n + TILE - 1) / TILE * TILE") whose value is a positive whole
+/// number.
 StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
                                const std::string &key,
                                const std::map<std::string, int64_t> &values) {
-  const char *what = "a positive integer, or a product of integers and "
-                     "integer [bench] constants such as \"M*K\"";
+  const char *what =
+      "a positive integer, or an expression of integers, integer [bench] "
+      "constants and integer [specialization] values such as \"M*K\" or "
+      "\"n / 4\"";
   if (const auto *i = node.as_integer()) {
     if (i->get() < 1)
       return file.expected(node, key, what);
@@ -181,43 +235,25 @@ StatusOr<int64_t> evaluateSize(const TomlFile &file, const toml::node &node,
   const auto *text = node.as_string();
   if (!text)
     return file.expected(node, key, what);
-  const std::string &expression = text->get();
-  int64_t product = 1;
-  size_t start = 0;
-  while (true) {
-    size_t star = expression.find('*', start);
-    std::string term = expression.substr(
-        start, star == std::string::npos ? std::string::npos : star - start);
-    size_t first = term.find_first_not_of(" \t");
-    term = first == std::string::npos
-               ? std::string()
-               : term.substr(first, term.find_last_not_of(" \t") - first + 1);
-    int64_t factor = 0;
-    bool digits =
-        !term.empty() && std::all_of(term.begin(), term.end(), [](char c) {
-          return std::isdigit(static_cast<unsigned char>(c));
-        });
-    if (digits) {
-      factor = term.size() > 18 ? 0 : std::stoll(term);
-    } else if (auto it = values.find(term); it != values.end()) {
-      factor = it->second;
-    } else {
-      std::string known;
-      for (const auto &[name, value] : values)
-        known += (known.empty() ? "" : ", ") + name;
-      return file.error(node, "`" + key + "`: `" + term +
-                                  "` is neither a positive integer nor an "
-                                  "integer constant of [bench] constants" +
-                                  (known.empty() ? "" : " (" + known + ")"));
-    }
-    if (factor < 1 || product > std::numeric_limits<int64_t>::max() / factor)
-      return file.expected(node, key, what);
-    product *= factor;
-    if (star == std::string::npos)
-      break;
-    start = star + 1;
-  }
-  return product;
+  std::map<std::string, double> names;
+  for (const auto &[name, value] : values)
+    names[name] = static_cast<double>(value);
+  std::string unknown;
+  StatusOr<double> value = evaluateExpression(text->get(), names, &unknown);
+  if (!value.ok())
+    return file.error(node,
+                      "`" + key + "`: " + value.status().message() +
+                          (unknown.empty() ? ""
+                                           : " (a size names integer [bench] "
+                                             "constants and [specialization] "
+                                             "values)"));
+  // Doubles hold every integer up to 2^53 exactly.
+  if (*value < 1 || *value != std::floor(*value) || *value > 9007199254740992.0)
+    return file.error(node, "`" + key + "`: `" + text->get() + "` is " +
+                                std::to_string(*value) +
+                                "; expected a positive whole number (`/` "
+                                "divides exactly: its operands must divide)");
+  return static_cast<int64_t>(*value);
 }
 
 /// The decimal text of an integer [bench] constant of |type|: a TOML
@@ -554,12 +590,16 @@ Status parseReference(const TomlFile &file, const toml::table &table,
 
 Status parseBench(const TomlFile &file, const toml::table &table,
                   const KernelAbi &abi, DeclaredBench &bench,
-                  const ProblemSize *problem) {
+                  const ProblemSize *problem,
+                  const std::map<std::string, int64_t> &specialization) {
   KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
-  // Constants first: sizes may name them.
+  // Constants first: sizes may name them, and the integer [specialization]
+  // values (a [bench] constant of the same name wins).
   std::map<std::string, int64_t> integerValues;
   KB_RETURN_IF_ERROR(
       parseBenchConstants(file, table, abi, bench, integerValues, problem));
+  for (const auto &[name, value] : specialization)
+    integerValues.emplace(name, value);
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchWorkload(file, table, integerValues, bench));
@@ -719,9 +759,28 @@ Status addSources(const TomlFile &file, const NamedNodes &sources,
     spec.entry =
         *language == Language::Glsl ? "main" : entry.value_or(kernel.name);
     spec.abi.entry = spec.entry;
+    // GLSL binds by binding number and push-constant offset, not order.
+    if (*language == Language::Glsl)
+      spec.abi.parameterOrder.clear();
     kernel.specs.push_back(std::move(spec));
   }
   return okStatus();
+}
+
+/// `[abi] parameters` orders a CUDA kernel's parameters; a kernel with no
+/// CUDA source has nothing it could order.
+Status checkParametersHaveCuda(const TomlFile &file,
+                               const toml::table &abiTable,
+                               const Kernel &kernel) {
+  const toml::node *node = abiTable.get("parameters");
+  if (!node)
+    return okStatus();
+  for (const KernelSpec &spec : kernel.specs)
+    if (spec.language == Language::Cuda)
+      return okStatus();
+  return file.error(*node, "parameters orders a CUDA kernel's parameters, but "
+                           "`sources` has no .cu; GLSL binds by binding "
+                           "number and push-constant offset: remove it");
 }
 
 /// A target the kernel itself asks for must have a source that builds it.
@@ -759,7 +818,17 @@ Status readBench(const TomlFile &file, const toml::table &root,
                           "[bench] is what `kernel-bench tune` measures)");
   DeclaredBench bench;
   bench.exportName = entry.value_or(kernel.name);
-  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem));
+  std::map<std::string, int64_t> specialization;
+  for (const KernelSpec &spec : kernel.specs)
+    for (const SpecializationSetting &s : spec.specialization) {
+      int64_t value = 0;
+      auto [end, ec] = std::from_chars(s.value.data(),
+                                       s.value.data() + s.value.size(), value);
+      if (ec == std::errc() && end == s.value.data() + s.value.size())
+        specialization.emplace(s.key, value);
+    }
+  KB_RETURN_IF_ERROR(
+      parseBench(file, *benchTable, abi, bench, problem, specialization));
   if (!bench.axes.empty() && !root.get("tune"))
     return file.error(*benchTable,
                       "[bench] constants `" + bench.axes.front().first +
@@ -856,6 +925,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   kernel.targets = declared ? *declared : defaultTargets;
 
   KB_RETURN_IF_ERROR(addSources(file, sources, common, entry, kernel));
+  KB_RETURN_IF_ERROR(checkParametersHaveCuda(file, *abiTable, kernel));
   KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
   KB_RETURN_IF_ERROR(readLaunch(file, *abiTable, benchTable, kernel));
   if (declared)

@@ -217,6 +217,43 @@ TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
   }
 }
 
+// [bench] sizes are expressions (+ - * / and parentheses) of integer
+// [bench] constants and integer [specialization] values; one that is not a
+// positive whole number is refused where it is written.
+TEST_F(ProjectTest, BenchSizesAreExpressions) {
+  auto kernelWith = [&](const std::string &workload) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n"
+          "[abi]\nworkgroup_size = [64, 1, 1]\n"
+          "bindings = [{ name = \"x\", type = \"f32\", access = "
+          "\"readwrite\" }]\n"
+          "constants = [{ name = \"n\", type = \"u32\" }]\n"
+          "[specialization]\nVEC = 4\n"
+          "[bench]\nworkload = [" +
+              workload +
+              "]\nconstants = { n = 1000 }\n"
+              "elements = { x = \"(n + VEC - 4) * 2 / VEC\" }\n");
+    return loadProject(root_);
+  };
+  StatusOr<Project> project = kernelWith("\"n / VEC\"");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  EXPECT_EQ(project->kernels[0].bench->workload, (std::vector<int64_t>{250}));
+  EXPECT_EQ(project->kernels[0].bench->elementCounts,
+            (std::vector<uint64_t>{500}));
+  StatusOr<Project> fraction = kernelWith("\"n / 3\"");
+  ASSERT_FALSE(fraction.ok());
+  EXPECT_THAT(fraction.status().message(),
+              HasSubstr("kernel.toml:11:13: `workload[0]`: `n / 3` is "
+                        "333.333333; expected a positive whole number"));
+  StatusOr<Project> negative = kernelWith("\"n - 2000\"");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(),
+              HasSubstr("expected a positive whole number"));
+}
+
 // Dynamic shared memory as an expression of integer defines
 // and (standalone kernels) integer [bench] constants; bad ones are located.
 TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
@@ -532,6 +569,38 @@ TEST_F(ProjectTest, TwinReferenceBuildsLikeTheKernel) {
     ASSERT_FALSE(failed.ok());
     EXPECT_THAT(failed.status().message(), HasSubstr(message));
   }
+}
+
+TEST_F(ProjectTest, ParametersOrderTheCudaSourcesSlots) {
+  auto kernelWith = [&](const std::string &sources) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\", \"cuda:sm_90\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/k.cu", "// cuda\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsources = " + sources +
+              "\n[abi]\nworkgroup_size = [64, 1, 1]\n"
+              "bindings = [{ name = \"in\", type = \"f32\", access = "
+              "\"readonly\" }, { name = \"out\", type = \"f32\", access "
+              "= \"writeonly\" }]\n"
+              "constants = [{ name = \"n\", type = \"u32\" }]\n"
+              "parameters = [\"out\", \"n\", \"in\"]\n");
+    return loadProject(root_);
+  };
+  StatusOr<Project> both = kernelWith("[\"k.cu\", \"k.comp\"]");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  for (const toolchains::KernelSpec &spec : both->kernels[0].specs)
+    EXPECT_EQ(spec.abi.parameterOrder,
+              spec.language == toolchains::Language::Cuda
+                  ? std::vector<uint32_t>({1, 2, 0})
+                  : std::vector<uint32_t>())
+        << spec.source;
+  StatusOr<Project> glsl = kernelWith("[\"k.comp\"]");
+  ASSERT_FALSE(glsl.ok());
+  EXPECT_THAT(glsl.status().message(), HasSubstr("kernel.toml:8:"));
+  EXPECT_THAT(glsl.status().message(),
+              HasSubstr("parameters orders a CUDA kernel's parameters, but "
+                        "`sources` has no .cu"));
 }
 
 TEST_F(ProjectTest, ImportPlaceholdersAreRefusedByLine) {

@@ -180,7 +180,8 @@ StatusOr<std::vector<fs::path>> globManifests(const TomlFile &file,
   return manifests;
 }
 
-/// Kernel manifests: the `kernels` globs, else every kernel.toml below.
+/// Kernel manifests: the `kernels` globs, else every kernel.toml below
+/// (none is an error only without a program).
 StatusOr<std::vector<fs::path>> findManifests(const TomlFile &file,
                                               const toml::table &pt,
                                               const Project &project) {
@@ -188,7 +189,9 @@ StatusOr<std::vector<fs::path>> findManifests(const TomlFile &file,
     return globManifests(file, pt, project);
   std::vector<fs::path> manifests =
       findKernelManifests(project.directory, project.outputDir);
-  if (manifests.empty())
+  // A program with no kernels yet builds (the program alone), so that `abi`
+  // and `new-kernel` can show what a first kernel must fit.
+  if (manifests.empty() && !project.program)
     return invalidArgument(
         displayPath(project.manifest) +
         ": no kernel.toml found below the project directory; add kernel "

@@ -32,7 +32,7 @@ workbench/build/compiler_library.cpp   *|
 extern "C" {
 #endif
 
-#define KB_COMPILER_API_VERSION 7
+#define KB_COMPILER_API_VERSION 8
 
 #if defined(KB_COMPILER_BUILDING_LIBRARY)
 #define KB_COMPILER_EXPORT __attribute__((visibility("default")))
@@ -73,6 +73,11 @@ typedef struct kbCompilerSubstitution {
   /* The object's entry name when it is not the export's (kernel.toml
    * `entry`); "" = the export's (kb::driver::Substitution::entry). */
   const char *entry;
+  /* A CUDA object's parameters in its own order, each an ABI slot
+   * (bindings, then constants); none: the bindings, then the constants
+   * (kb::driver::Substitution::parameterOrder). */
+  const uint32_t *parameterOrder;
+  size_t parameterOrderCount;
 } kbCompilerSubstitution;
 
 typedef struct kbCompilerOptions {
@@ -178,6 +183,8 @@ typedef struct kbCompilerStandaloneObject {
   kbCompilerStrings specialization;
   int reference; /* nonzero: the reference the candidate is checked against
                     (a handwritten twin), not the candidate */
+  const uint32_t *parameterOrder; /* as in kbCompilerSubstitution */
+  size_t parameterOrderCount;
 } kbCompilerStandaloneObject;
 
 typedef struct kbCompilerStandaloneKernel {

@@ -27,18 +27,24 @@ std::vector<long long> dims(const int64_t *items, size_t count) {
   return std::vector<long long>(items, items + count);
 }
 
+std::vector<uint32_t> slots(const uint32_t *items, size_t count) {
+  return items ? std::vector<uint32_t>(items, items + count)
+               : std::vector<uint32_t>();
+}
+
 std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
                                         size_t count) {
   std::vector<Substitution> out;
   for (size_t i = 0; i < count; ++i)
-    out.push_back({str(items[i].executable), str(items[i].file),
-                   str(items[i].origin), items[i].sharedMemoryBytes,
-                   items[i].subgroupSize, items[i].fullSubgroups != 0,
-                   strings(items[i].specialization),
-                   dims(items[i].workgroupSize, items[i].workgroupSizeCount),
-                   dims(items[i].workloadPerWorkgroup,
-                        items[i].workloadPerWorkgroupCount),
-                   str(items[i].device), str(items[i].entry)});
+    out.push_back(
+        {str(items[i].executable), str(items[i].file), str(items[i].origin),
+         items[i].sharedMemoryBytes, items[i].subgroupSize,
+         items[i].fullSubgroups != 0, strings(items[i].specialization),
+         dims(items[i].workgroupSize, items[i].workgroupSizeCount),
+         dims(items[i].workloadPerWorkgroup,
+              items[i].workloadPerWorkgroupCount),
+         str(items[i].device), str(items[i].entry),
+         slots(items[i].parameterOrder, items[i].parameterOrderCount)});
   return out;
 }
 
@@ -153,11 +159,12 @@ StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
   k.sharedMemoryBytes = c.sharedMemoryBytes;
   k.referenceExecutable = str(c.referenceExecutable);
   for (size_t i = 0; i < c.objectCount; ++i)
-    k.objects.push_back({str(c.objects[i].target), str(c.objects[i].file),
-                         str(c.objects[i].entry), c.objects[i].subgroupSize,
-                         c.objects[i].fullSubgroups != 0,
-                         strings(c.objects[i].specialization),
-                         c.objects[i].reference != 0});
+    k.objects.push_back(
+        {str(c.objects[i].target), str(c.objects[i].file),
+         str(c.objects[i].entry), c.objects[i].subgroupSize,
+         c.objects[i].fullSubgroups != 0, strings(c.objects[i].specialization),
+         c.objects[i].reference != 0,
+         slots(c.objects[i].parameterOrder, c.objects[i].parameterOrderCount)});
   return k;
 }
 

@@ -1,4 +1,5 @@
 //===- Driver.cpp - Run the kb compiler in-process ------------------------===//
+#include "common/mlir_nesting.h"
 #include "kb/Driver/Driver.h"
 
 #include "kb/Dialect/KB/IR/KBAbi.h"
@@ -137,6 +138,12 @@ toLaunchList(const std::vector<Substitution> &substitutions) {
       items.push_back("workload_per_workgroup=" + dims(s.workloadPerWorkgroup));
     if (!s.entry.empty())
       items.push_back("entry=" + s.entry);
+    if (!s.parameterOrder.empty()) {
+      std::string order;
+      for (uint32_t slot : s.parameterOrder)
+        order += (order.empty() ? "" : ".") + std::to_string(slot);
+      items.push_back("parameter_order=" + order);
+    }
     // Last: it takes the rest of the entry, a model name being free text.
     if (!s.device.empty())
       items.push_back("device=" + s.device);
@@ -385,6 +392,12 @@ static OwningOpRef<ModuleOp> parseProgram(const CompileOptions &options,
   if (!input) {
     diagnostics << "error: cannot read program '" << options.programPath
                 << "': " << error << "\n";
+    return nullptr;
+  }
+  if (auto excess = ::kb::findExcessNesting(
+          std::string_view(input->getBufferStart(), input->getBufferSize()))) {
+    diagnostics << ::kb::describeExcessNesting(options.programPath, *excess)
+                << "\n";
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());

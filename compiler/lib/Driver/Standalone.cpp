@@ -6,6 +6,7 @@
 // checks, benchmark generation, .kbm) runs for it.
 //
 //===----------------------------------------------------------------------===//
+#include "common/mlir_nesting.h"
 #include "kb/Driver/Driver.h"
 
 #include "common/abi_check.h"
@@ -204,6 +205,11 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
             "': " + openError;
     return {};
   }
+  if (auto excess = ::kb::findExcessNesting(
+          std::string_view(input->getBufferStart(), input->getBufferSize()))) {
+    error = ::kb::describeExcessNesting(kernel.referenceExecutable, *excess);
+    return {};
+  }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> parsed =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
@@ -283,6 +289,12 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
                          object.entry.empty() ? kernel.entry : object.entry);
   abi.subgroupSize = object.subgroupSize;
   abi.fullSubgroups = object.fullSubgroups;
+  abi.parameterOrder = object.parameterOrder;
+  if (extension == ".spv" && !abi.parameterOrder.empty())
+    return where + ": a parameter order is CUDA only (SPIR-V binds by "
+                   "binding number and push-constant offset)";
+  if (std::string wrong = ::kb::checkParameterOrder(abi); !wrong.empty())
+    return where + ": parameter order: " + wrong;
   if (extension != ".spv" && !object.specialization.empty())
     return where + ": specialization constants are SPIR-V only";
   if (extension != ".spv" && object.subgroupSize && object.subgroupSize != 32)

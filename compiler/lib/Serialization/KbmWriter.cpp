@@ -170,11 +170,14 @@ public:
       auto constantVector = fbb.CreateVector(constants);
       auto specializationVector =
           specialization.empty() ? 0 : fbb.CreateVector(specialization);
+      auto parameterOrder = pipeline.parameterOrder.empty()
+                                ? 0
+                                : fbb.CreateVector(pipeline.parameterOrder);
       exports.push_back(kbm::CreateExport(
           fbb, entryName, bindingVector, constantVector, &workgroupSize,
           static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp)),
           pipeline.subgroupSize, pipeline.fullSubgroups, specializationVector,
-          &workloadPerWorkgroup));
+          &workloadPerWorkgroup, parameterOrder));
     }
     return fbb.CreateVector(exports);
   }

@@ -52,6 +52,10 @@ struct Substitution {
   /// export's: a CUDA kernel named otherwise than the dispatch. Empty: the
   /// export's name (or its unique mangled C++ form, or a GLSL `main`).
   std::string entry;
+  /// A CUDA object's parameters in its own order (kernel.toml [abi]
+  /// `parameters`): the ABI slot of each, binding i being i and constant j
+  /// bindings + j. Empty: the bindings, then the constants.
+  std::vector<uint32_t> parameterOrder;
 };
 
 struct CompileOptions {
@@ -217,6 +221,8 @@ struct StandaloneObject {
   /// The reference the candidate is checked against (a handwritten twin
   /// built like the kernel), not the candidate itself.
   bool reference = false;
+  /// As in Substitution.
+  std::vector<uint32_t> parameterOrder;
 };
 struct StandaloneKernel {
   std::string name;  // the executable (kernel) name

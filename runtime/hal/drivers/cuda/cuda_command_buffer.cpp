@@ -72,16 +72,19 @@ Status CudaCommandBuffer::dispatch(const DispatchParams &params) {
   c.exportIndex = params.exportIndex;
   c.label = params.label;
   c.args.assign(slots.empty() ? 0 : slots.back().offset + slots.back().size, 0);
-  for (size_t i = 0; i < params.bindings.size(); ++i) {
-    const auto *buffer =
-        static_cast<const CudaBuffer *>(params.bindings[i].buffer);
-    CUdeviceptr p = buffer->pointer() + params.bindings[i].offset;
-    std::memcpy(c.args.data() + slots[i].offset, &p, sizeof(p));
-  }
-  for (size_t i = 0; i < constantSlots.size(); ++i) {
-    const ParamSlot &to = slots[params.bindings.size() + i];
-    std::memcpy(c.args.data() + to.offset,
-                params.constants.data() + constantSlots[i].offset, to.size);
+  // Each parameter, in the kernel's order, holds a binding's pointer or a
+  // constant's bytes (ParamSlot::slot says which).
+  for (const ParamSlot &to : slots) {
+    if (to.slot < params.bindings.size()) {
+      const BindingRef &ref = params.bindings[to.slot];
+      CUdeviceptr p =
+          static_cast<const CudaBuffer *>(ref.buffer)->pointer() + ref.offset;
+      std::memcpy(c.args.data() + to.offset, &p, sizeof(p));
+    } else if (to.slot - params.bindings.size() < constantSlots.size()) {
+      const ParamSlot &from = constantSlots[to.slot - params.bindings.size()];
+      std::memcpy(c.args.data() + to.offset,
+                  params.constants.data() + from.offset, to.size);
+    }
   }
   c.argPointers.reserve(slots.size());
   for (const ParamSlot &slot : slots)

@@ -245,9 +245,7 @@ Status CudaExecutable::checkParameters(size_t, const KernelAbi &abi,
             ", " + std::to_string(size) + " bytes");
       break;
     }
-    std::string label = i < abi.bindings.size()
-                            ? describeBinding(abi, i)
-                            : describeConstant(abi, i - abi.bindings.size());
+    std::string label = describeSlot(abi, slots[i].slot);
     if (r == CUDA_ERROR_INVALID_VALUE)
       return invalidArgument(what + ": the kernel takes " + std::to_string(i) +
                              " parameters, the ABI declares " +

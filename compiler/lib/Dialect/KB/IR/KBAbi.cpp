@@ -114,6 +114,13 @@ void mlir::kb::setVariantPipeline(VariantOp variant,
     variant->setAttr(kVariantFullSubgroupsAttrName, b.getUnitAttr());
   else
     variant->removeAttr(kVariantFullSubgroupsAttrName);
+  if (abi.parameterOrder.empty())
+    variant->removeAttr(kVariantParameterOrderAttrName);
+  else
+    variant->setAttr(
+        kVariantParameterOrderAttrName,
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(abi.parameterOrder.begin(),
+                                                    abi.parameterOrder.end())));
   SmallVector<Attribute> values;
   for (const ::kb::SpecializationValue &v : abi.specialization)
     values.push_back(b.getDictionaryAttr(
@@ -133,6 +140,10 @@ void mlir::kb::getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi) {
           variant->getAttrOfType<IntegerAttr>(kVariantSubgroupSizeAttrName))
     abi.subgroupSize = static_cast<uint32_t>(size.getInt());
   abi.fullSubgroups = variant->hasAttr(kVariantFullSubgroupsAttrName);
+  if (auto order = variant->getAttrOfType<DenseI64ArrayAttr>(
+          kVariantParameterOrderAttrName))
+    for (int64_t slot : order.asArrayRef())
+      abi.parameterOrder.push_back(static_cast<uint32_t>(slot));
   auto values =
       variant->getAttrOfType<ArrayAttr>(kVariantSpecializationAttrName);
   if (!values)

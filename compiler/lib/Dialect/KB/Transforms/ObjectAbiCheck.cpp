@@ -66,6 +66,7 @@ void emitAbiMismatches(ExecutableOp executable, ExportOp exportOp,
 ::kb::KernelAbi expectedAbi(ExportOp exportOp, StringRef entry,
                             const Request &request) {
   ::kb::KernelAbi abi = getKernelAbi(exportOp, entry);
+  abi.parameterOrder = request.parameterOrder;
   if (!request.workgroupSize.empty())
     for (size_t i = 0; i < 3; ++i)
       abi.workgroupSize[i] = static_cast<uint32_t>(request.workgroupSize[i]);
@@ -73,15 +74,18 @@ void emitAbiMismatches(ExecutableOp executable, ExportOp exportOp,
 }
 } // namespace
 
+/// Emits an export's ABI mismatches (none: nothing) and records a failure.
+using MismatchReporter = std::function<void(
+    ExportOp, const ::kb::KernelAbi &, const std::vector<::kb::AbiMismatch> &)>;
+
 /// The PTX half of checkObject: each export's entry and parameters, and the
 /// PTX .target against each variant's.
-static LogicalResult
-checkPtxObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
-               StringRef bytes, StringRef path, const Request &request,
-               NamedAttrList &entryPoints, bool &ok,
-               const std::function<void(ExportOp, const ::kb::KernelAbi &,
-                                        const std::vector<::kb::AbiMismatch> &)>
-                   &reportMismatches) {
+static LogicalResult checkPtxObject(ExecutableOp executable,
+                                    ArrayRef<VariantOp> targets,
+                                    StringRef bytes, StringRef path,
+                                    const Request &request,
+                                    NamedAttrList &entryPoints, bool &ok,
+                                    const MismatchReporter &reportMismatches) {
   MLIRContext *context = executable.getContext();
   auto ptx = ::kb::readPtx(std::string_view(bytes.data(), bytes.size()));
   if (!ptx.ok())
@@ -114,25 +118,13 @@ checkPtxObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
   return success(ok);
 }
 
-/// Checks |bytes| (of format |format|) against every export of |executable|
-/// for the variants |targets|, and fills |entryPoints| with the export ->
-/// entry names that differ. Errors are emitted at the export (ABI) or the
-/// variant (architecture).
-LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
-                          StringRef format, StringRef bytes, StringRef path,
-                          const Request &request, ::kb::KernelAbi &pipeline,
-                          NamedAttrList &entryPoints) {
-  MLIRContext *context = executable.getContext();
-  bool ok = true;
-  auto reportMismatches =
-      [&](ExportOp exportOp, const ::kb::KernelAbi &abi,
-          const std::vector<::kb::AbiMismatch> &mismatches) {
-        if (mismatches.empty())
-          return;
-        emitAbiMismatches(executable, exportOp, path, abi, mismatches);
-        ok = false;
-      };
-
+/// What |request| asks of the pipeline, before the object is read: CUDA
+/// has 32-wide warps and no specialization constants; an entry or a
+/// parameter order of the object's own fits an executable with one export,
+/// and an order is a permutation of that export's slots. Fills |pipeline|.
+static LogicalResult checkRequest(ExecutableOp executable, StringRef format,
+                                  StringRef path, const Request &request,
+                                  ::kb::KernelAbi &pipeline) {
   pipeline.subgroupSize = request.subgroupSize;
   pipeline.fullSubgroups = request.fullSubgroups;
   if (format != "spv" && request.subgroupSize && request.subgroupSize != 32)
@@ -143,7 +135,6 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
     return executable.emitError()
            << "object '" << path
            << "' has specialization constants, which are SPIR-V only";
-
   size_t exportCount = std::distance(executable.getExportOps().begin(),
                                      executable.getExportOps().end());
   if (!request.entry.empty() && exportCount != 1)
@@ -153,58 +144,110 @@ LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
            << exportCount
            << " exports; an object with an entry of its own substitutes an "
               "executable with one export";
+  if (request.parameterOrder.empty())
+    return success();
+  if (format == "spv" || exportCount != 1)
+    return executable.emitError()
+           << "object '" << path << "' orders its parameters itself, "
+           << (format == "spv"
+                   ? "which only a CUDA kernel does (SPIR-V binds by binding "
+                     "number and push-constant offset)"
+                   : "so it substitutes an executable with one export");
+  std::string wrong = ::kb::checkParameterOrder(
+      expectedAbi(*executable.getExportOps().begin(), "", request));
+  if (!wrong.empty())
+    return executable.emitError()
+           << "object '" << path << "': parameter order for kb.executable @"
+           << executable.getSymName() << ": " << wrong;
+  pipeline.parameterOrder = request.parameterOrder;
+  return success();
+}
+
+/// The SPIR-V half of checkObject: each export's entry point (a GLSL
+/// `main` serves a single export), its specialization and interface, and
+/// the module's version against each variant's environment.
+static LogicalResult
+checkSpirvObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
+                 StringRef bytes, StringRef path, const Request &request,
+                 ::kb::KernelAbi &pipeline, NamedAttrList &entryPoints,
+                 bool &ok, const MismatchReporter &reportMismatches) {
+  MLIRContext *context = executable.getContext();
+  auto spirv =
+      ::kb::readSpirvBytes(std::string_view(bytes.data(), bytes.size()));
+  if (!spirv.ok())
+    return executable.emitError() << "cannot read SPIR-V '" << path
+                                  << "': " << spirv.status().message();
+  SmallVector<const ::kb::SpirvEntryPoint *> computeEntries;
+  for (const ::kb::SpirvEntryPoint &entry : spirv->entryPoints)
+    if (entry.executionModel == 5 /*GLCompute*/)
+      computeEntries.push_back(&entry);
+  size_t exportCount = std::distance(executable.getExportOps().begin(),
+                                     executable.getExportOps().end());
+  for (ExportOp exportOp : executable.getExportOps()) {
+    std::string entry = exportOp.getSymName().str();
+    if (!request.entry.empty() && spirv->findEntryPoint(request.entry)) {
+      entry = request.entry;
+      if (entry != exportOp.getSymName())
+        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+    }
+    // GLSL entry points are always `main`: a module with a single compute
+    // entry point serves a single export whatever its name.
+    if (!spirv->findEntryPoint(entry) && computeEntries.size() == 1 &&
+        exportCount == 1) {
+      entry = computeEntries.front()->name;
+      entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
+    }
+    auto values =
+        ::kb::resolveSpecialization(*spirv, entry, request.specialization);
+    if (!values.ok())
+      return exportOp.emitError()
+             << "object '" << path << "': " << values.status().message();
+    pipeline.specialization = std::move(*values);
+    ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
+    abi.specialization = pipeline.specialization;
+    reportMismatches(exportOp, abi, ::kb::checkSpirvAbi(*spirv, abi));
+  }
+  for (VariantOp variant : targets) {
+    uint32_t max = getTarget(variant)->spirvEnvironment().version;
+    if (spirv->version > max) {
+      variant.emitError() << "SPIR-V '" << path << "' has version "
+                          << ::kb::spirvVersionText(spirv->version)
+                          << ", newer than " << variant.getArch()
+                          << " of variant @" << variant.getSymName()
+                          << " accepts (" << ::kb::spirvVersionText(max)
+                          << "); compile it with --target-env="
+                          << variant.getArch();
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+/// Checks |bytes| (of format |format|) against every export of |executable|
+/// for the variants |targets|, and fills |entryPoints| with the export ->
+/// entry names that differ. Errors are emitted at the export (ABI) or the
+/// variant (architecture).
+LogicalResult checkObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
+                          StringRef format, StringRef bytes, StringRef path,
+                          const Request &request, ::kb::KernelAbi &pipeline,
+                          NamedAttrList &entryPoints) {
+  bool ok = true;
+  MismatchReporter reportMismatches =
+      [&](ExportOp exportOp, const ::kb::KernelAbi &abi,
+          const std::vector<::kb::AbiMismatch> &mismatches) {
+        if (mismatches.empty())
+          return;
+        emitAbiMismatches(executable, exportOp, path, abi, mismatches);
+        ok = false;
+      };
+  if (failed(checkRequest(executable, format, path, request, pipeline)))
+    return failure();
   if (format == "ptx")
     return checkPtxObject(executable, targets, bytes, path, request,
                           entryPoints, ok, reportMismatches);
-  if (format == "spv") {
-    auto spirv =
-        ::kb::readSpirvBytes(std::string_view(bytes.data(), bytes.size()));
-    if (!spirv.ok())
-      return executable.emitError() << "cannot read SPIR-V '" << path
-                                    << "': " << spirv.status().message();
-    SmallVector<const ::kb::SpirvEntryPoint *> computeEntries;
-    for (const ::kb::SpirvEntryPoint &entry : spirv->entryPoints)
-      if (entry.executionModel == 5 /*GLCompute*/)
-        computeEntries.push_back(&entry);
-    for (ExportOp exportOp : executable.getExportOps()) {
-      std::string entry = exportOp.getSymName().str();
-      if (!request.entry.empty() && spirv->findEntryPoint(request.entry)) {
-        entry = request.entry;
-        if (entry != exportOp.getSymName())
-          entryPoints.set(exportOp.getSymName(),
-                          StringAttr::get(context, entry));
-      }
-      // GLSL entry points are always `main`: a module with a single compute
-      // entry point serves a single export whatever its name.
-      if (!spirv->findEntryPoint(entry) && computeEntries.size() == 1 &&
-          exportCount == 1) {
-        entry = computeEntries.front()->name;
-        entryPoints.set(exportOp.getSymName(), StringAttr::get(context, entry));
-      }
-      auto values =
-          ::kb::resolveSpecialization(*spirv, entry, request.specialization);
-      if (!values.ok())
-        return exportOp.emitError()
-               << "object '" << path << "': " << values.status().message();
-      pipeline.specialization = std::move(*values);
-      ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
-      abi.specialization = pipeline.specialization;
-      reportMismatches(exportOp, abi, ::kb::checkSpirvAbi(*spirv, abi));
-    }
-    for (VariantOp variant : targets) {
-      uint32_t max = getTarget(variant)->spirvEnvironment().version;
-      if (spirv->version > max) {
-        variant.emitError()
-            << "SPIR-V '" << path << "' has version "
-            << ::kb::spirvVersionText(spirv->version) << ", newer than "
-            << variant.getArch() << " of variant @" << variant.getSymName()
-            << " accepts (" << ::kb::spirvVersionText(max)
-            << "); compile it with --target-env=" << variant.getArch();
-        ok = false;
-      }
-    }
-    return success(ok);
-  }
+  if (format == "spv")
+    return checkSpirvObject(executable, targets, bytes, path, request, pipeline,
+                            entryPoints, ok, reportMismatches);
 
   // cubin: an ELF image. There is no cubin reader in common/, so only the
   // header is checked; the PTX of the same kernel gets the full check.

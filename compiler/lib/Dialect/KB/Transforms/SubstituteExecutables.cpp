@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "SubstitutionMatcher.h"
 
+#include "common/mlir_nesting.h"
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
@@ -63,6 +64,10 @@ static FailureOr<ExecutableOp> substituteSource(ExecutableOp executable,
   if (!buffer)
     return executable.emitError()
            << "cannot read substitution source '" << path << "': " << error;
+  if (auto excess = ::kb::findExcessNesting(
+          std::string_view(buffer->getBufferStart(), buffer->getBufferSize())))
+    return executable.emitError()
+           << ::kb::describeExcessNesting(path.str(), *excess);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   Block block;

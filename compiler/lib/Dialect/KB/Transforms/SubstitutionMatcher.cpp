@@ -113,7 +113,8 @@ static bool parseDims(StringRef text, size_t min, size_t max,
 }
 
 /// One `launch` item: `shared_memory=BYTES`, `subgroup_size=N`,
-/// `full_subgroups`, `spec=KEY=VALUE`, `entry=NAME`, `workgroup_size=XxYxZ` or
+/// `full_subgroups`, `spec=KEY=VALUE`, `entry=NAME`,
+/// `parameter_order=S0.S1...`, `workgroup_size=XxYxZ` or
 /// `workload_per_workgroup=X[xY[xZ]]`; false when malformed.
 static bool parseLaunchItem(StringRef item, Request &request) {
   auto [key, value] = item.split('=');
@@ -143,6 +144,17 @@ static bool parseLaunchItem(StringRef item, Request &request) {
   if (key == "entry") {
     request.entry = value.str();
     return !value.empty();
+  }
+  if (key == "parameter_order") {
+    SmallVector<StringRef> slots;
+    value.split(slots, '.');
+    for (StringRef slot : slots) {
+      uint32_t index = 0;
+      if (slot.getAsInteger(10, index))
+        return false;
+      request.parameterOrder.push_back(index);
+    }
+    return true;
   }
   if (item == "full_subgroups") {
     request.fullSubgroups = true;
@@ -186,9 +198,10 @@ static LogicalResult parseLaunch(ModuleOp module, StringRef text,
              << "' of substitution '" << substitution
              << "': expected shared_memory=BYTES (0 to 4294967295), "
                 "subgroup_size=N (a power of two, 1 to 128), full_subgroups, "
-                "spec=KEY=VALUE, workgroup_size=XxYxZ (X, Y <= 1024, Z <= "
-                "64, X*Y*Z <= 1024) or workload_per_workgroup=X[xY[xZ]] "
-                "(positive), separated by ';', then optionally device=MODEL";
+                "spec=KEY=VALUE, entry=NAME, parameter_order=S0.S1... (ABI "
+                "slots), workgroup_size=XxYxZ (X, Y <= 1024, Z <= 64, X*Y*Z "
+                "<= 1024) or workload_per_workgroup=X[xY[xZ]] (positive), "
+                "separated by ';', then optionally device=MODEL";
   if (request.kind == FileKind::Source)
     return module.emitError()
            << "kb-substitute-executables: launch settings '" << text

@@ -56,6 +56,10 @@ struct Request {
   /// `launch`'s `entry=NAME`: the object's entry for the executable's one
   /// export when its name differs; empty: the export's.
   std::string entry = {};
+  /// `launch`'s `parameter_order=S0.S1...`: a CUDA object's parameters in its
+  /// own order, each the ABI slot it holds (bindings, then constants);
+  /// empty: the bindings, then the constants.
+  std::vector<uint32_t> parameterOrder = {};
 };
 
 struct ResolvedKey {

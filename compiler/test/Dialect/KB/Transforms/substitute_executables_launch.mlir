@@ -34,7 +34,7 @@
 // CHECK-SAME: {kb.shared_memory = 64 : i64}
 // CHECK-NEXT: kb.variant @vulkan_1_2_reference target(vulkan, "vulkan1.2") reference{{$}}
 
-// NEGATIVE: launch setting 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected shared_memory=BYTES (0 to 4294967295), subgroup_size=N (a power of two, 1 to 128), full_subgroups, spec=KEY=VALUE, workgroup_size=XxYxZ (X, Y <= 1024, Z <= 64, X*Y*Z <= 1024) or workload_per_workgroup=X[xY[xZ]] (positive), separated by ';'
+// NEGATIVE: launch setting 'shared_memory=-1' of substitution 'saxpy=saxpy.ptx': expected shared_memory=BYTES (0 to 4294967295), subgroup_size=N (a power of two, 1 to 128), full_subgroups, spec=KEY=VALUE, entry=NAME, parameter_order=S0.S1... (ABI slots), workgroup_size=XxYxZ (X, Y <= 1024, Z <= 64, X*Y*Z <= 1024) or workload_per_workgroup=X[xY[xZ]] (positive), separated by ';'
 // COUNT: 2 launch settings for 1 substitutions; give one per substitution, or none
 
 // SUBGROUP: kb.variant @cuda_sm_90 target(cuda, "sm_90") objects(

@@ -64,21 +64,25 @@ StringRef getVariantDevice(VariantOp variant);
 
 /// Discardable attributes of a kb.variant whose object (a handwritten
 /// kernel) assumes something of its pipeline, from its kernel.toml: the
-/// required subgroup size (i64), full subgroups (unit) and the SPIR-V
+/// required subgroup size (i64), full subgroups (unit), the SPIR-V
 /// specialization constants (an array of {id, name, size, bits}
-/// dictionaries, resolved against the object). The generated reference has
-/// none.
+/// dictionaries, resolved against the object) and a CUDA kernel's own
+/// parameter order (i64 array: the ABI slot of each parameter, bindings
+/// then constants; ::kb::KernelAbi::parameterOrder). The generated
+/// reference has none.
 inline constexpr llvm::StringLiteral kVariantSubgroupSizeAttrName =
     "kb.subgroup_size";
 inline constexpr llvm::StringLiteral kVariantFullSubgroupsAttrName =
     "kb.full_subgroups";
 inline constexpr llvm::StringLiteral kVariantSpecializationAttrName =
     "kb.specialization";
+inline constexpr llvm::StringLiteral kVariantParameterOrderAttrName =
+    "kb.parameter_order";
 /// Sets those attributes of |variant| from |abi| (removes what |abi| does
 /// not set).
 void setVariantPipeline(VariantOp variant, const ::kb::KernelAbi &abi);
-/// Copies |variant|'s subgroup size, full subgroups and specialization
-/// constants into |abi|.
+/// Copies |variant|'s subgroup size, full subgroups, specialization
+/// constants and parameter order into |abi|.
 void getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi);
 
 /// True when an MLIR type stands for |type| in a buffer or memref: same

@@ -66,7 +66,12 @@ def SubstituteExecutablesPass
                "(the object's own launch shape: checked against the object "
                "and stored as kb.workgroup_size, kb.workload_per_workgroup; "
                "its dispatches run ceildiv(workload, these) workgroups), "
-               "then optionally `device=MODEL` (last: it takes the rest of "
+               "`entry=NAME` (a CUDA object's own entry name for the "
+               "executable's one export, stored in entry_points) and "
+               "`parameter_order=S0.S1...` (a CUDA object's parameters in "
+               "its own order, each an ABI slot: binding i is i, constant j "
+               "is bindings + j; checked against the PTX and stored as "
+               "kb.parameter_order), then optionally `device=MODEL` (last: it takes the rest of "
                "the entry): the object was tuned for that device model and "
                "goes into a variant of its own, `<variant>_tuned<N>` with "
                "kb.device, beside the one for any device, which stays)">,

@@ -7,5 +7,6 @@ cd "$(dirname "$0")"
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 "$nvcc" -ptx -arch=sm_90 saxpy.cu -o saxpy.ptx
 "$nvcc" -ptx -arch=sm_90 saxpy_wrong_abi.cu -o saxpy_wrong_abi.ptx
+"$nvcc" -ptx -arch=sm_90 scale_add.cu -o scale_add.ptx
 "$nvcc" -cubin -arch=sm_90 saxpy.cu -o saxpy.cubin
 glslc -fshader-stage=compute --target-env=vulkan1.2 saxpy.comp -o saxpy.spv
