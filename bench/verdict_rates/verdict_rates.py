@@ -11,6 +11,10 @@ compares with compare's default settings:
   detection  compare A2 B: detected when it exits 1 with the candidate's rows
              SLOWER (target: at least 19 of 20 rounds, 95 %)
 
+compare anchors by default (the reference kernel, the same object in all
+three builds, corrects each candidate row for the drift between the runs);
+--anchor none compares raw ratios, as compare did before anchoring.
+
 --paired measures `bench --baseline` instead: each round runs `bench A
 --baseline A` (A/A) and `bench B --baseline A` (detection), candidate and
 baseline sampled in lockstep, and counts their paired verdicts the same way.
@@ -60,6 +64,10 @@ def parse_args():
                    "directory again; measure nothing")
     p.add_argument("--paired", action="store_true",
                    help="measure bench --baseline's paired verdicts instead")
+    p.add_argument("--anchor", choices=("reference", "none"),
+                   default="reference",
+                   help="compare's --anchor (default reference, compare's "
+                   "default; none: raw ratios, as before anchoring)")
     p.add_argument("--min-samples", type=int,
                    help="passed to bench (a smoke run below compare's minimum)")
     p.add_argument("--check", action="store_true",
@@ -113,23 +121,33 @@ def bench(kb, build_dir, out, args, env, baseline=None):
 
 
 ROW = re.compile(r"^\|\s*(\S+)\s*\|\s*([A-Z]+)")
-CHANGE = re.compile(r"^\|\s*(\S+)\s*\|[^|]*\|[^|]*\|[^|]*\|\s*([+-][0-9.]+)%")
+# compare's table: benchmark | verdict | base | new | change | anchored | ...
+CHANGE = re.compile(r"^\|\s*(\S+)\s*\|[^|]*\|[^|]*\|[^|]*\|"
+                    r"\s*([+-][0-9.]+)%\s*\|\s*([^|]*?)\s*\|")
+VERDICTS = ("SLOWER", "FASTER", "SAME", "INCONCLUSIVE", "ANCHOR")
 
 
-def compare(kb, base, new, env):
-    """(exit code, {row id: verdict}, {row id: change %})."""
-    proc = run([kb, "compare", base, new], env=env, check=False)
+def percent_or_none(text):
+    return float(text[:-1]) if re.match(r"^[+-][0-9.]+%$", text) else None
+
+
+def compare(kb, base, new, env, anchor):
+    """(exit code, {row id: verdict}, {row id: (raw change %, anchored
+    change % or None)})."""
+    proc = run([kb, "compare", base, new, "--anchor", anchor], env=env,
+               check=False)
     if proc.returncode not in (0, 1, 3, 5):
         sys.exit("verdict_rates: compare exited %d:\n%s" % (
             proc.returncode, proc.stderr))
     verdicts, changes = {}, {}
     for line in proc.stdout.splitlines():
         m = ROW.match(line)
-        if m and m.group(2) in ("SLOWER", "FASTER", "SAME", "INCONCLUSIVE"):
+        if m and m.group(2) in VERDICTS:
             verdicts[m.group(1)] = m.group(2)
         c = CHANGE.match(line)
         if c:
-            changes[c.group(1)] = float(c.group(2))
+            changes[c.group(1)] = (float(c.group(2)),
+                                   percent_or_none(c.group(3)))
     return proc.returncode, verdicts, changes
 
 
@@ -156,7 +174,7 @@ def paired(report_path):
         for p in b.get("paired", []):
             key = "%s/candidate/%s" % (b["name"], p["mode"])
             verdicts[key] = p["verdict"]
-            changes[key] = 100 * (p["ratio"] - 1)
+            changes[key] = (100 * (p["ratio"] - 1), None)
     code = 1 if "SLOWER" in verdicts.values() else 0
     return code, verdicts, changes
 
@@ -165,7 +183,7 @@ def candidate_rows(verdicts):
     return {k: v for k, v in verdicts.items() if "/candidate/" in k}
 
 
-def judge(kb, work, env):
+def judge(kb, work, env, anchor):
     """Compares every kept round; returns (A/A rows, detection rows)."""
     aa, det = [], []
     for round_dir in sorted(work.glob("round-*")):
@@ -177,8 +195,8 @@ def judge(kb, work, env):
         a1, a2, b = (round_dir / n / "bench.json" for n in ("a1", "a2", "b"))
         if not (a1.exists() and a2.exists() and b.exists()):
             continue
-        aa.append(compare(kb, a1, a2, env))
-        det.append(compare(kb, a2, b, env))
+        aa.append(compare(kb, a1, a2, env, anchor))
+        det.append(compare(kb, a2, b, env, anchor))
     return aa, det
 
 
@@ -196,12 +214,23 @@ def report(aa, det, args):
     detected = sum(1 for code, v, _ in det
                    if code == 1 and any(x == "SLOWER" for x in
                                         candidate_rows(v).values()))
-    slowdowns = [c for _, _, ch in det for k, c in ch.items()
-                 if "/candidate/" in k]
     print()
-    if slowdowns:
-        print("B's candidate rows: median change %+.1f%% (%d rows)" % (
-            statistics.median(slowdowns), len(slowdowns)))
+    for what, rows in (("A/A", aa), ("A/B", det)):
+        raw = [c[0] for _, _, ch in rows for k, c in ch.items()
+               if "/candidate/" in k]
+        anchored = [c[1] for _, _, ch in rows for k, c in ch.items()
+                    if "/candidate/" in k and c[1] is not None]
+        drift = [abs(c[0]) for _, v, ch in rows for k, c in ch.items()
+                 if v.get(k) == "ANCHOR"]
+        if raw:
+            print("%s candidate rows: median change %+.1f%% (%d rows)%s%s"
+                  % (what, statistics.median(raw), len(raw),
+                     "; anchored %+.1f%% (%d rows)" % (
+                         statistics.median(anchored), len(anchored))
+                     if anchored else "",
+                     "; median |drift| %.1f%%, largest %.1f%%" % (
+                         statistics.median(drift), max(drift))
+                     if drift else ""))
     print("A/A false alarms (exit 1): %d of %d = %.0f%%  (target <= %.0f%%: %s)"
           % (alarms, n, 100 * alarms / n, 100 * TARGET_FALSE_ALARMS,
              "met" if alarms <= TARGET_FALSE_ALARMS * n else "NOT met"))
@@ -209,8 +238,10 @@ def report(aa, det, args):
           % (detected, n, 100 * detected / n, 100 * TARGET_DETECTION,
              "met" if detected >= TARGET_DETECTION * n else "NOT met"))
     if args.min_samples:
+        # An ANCHOR row is no verdict: the ruler its benchmark's candidate
+        # was corrected by (and that candidate is INCONCLUSIVE).
         bad = [v for _, vs, _ in aa + det for v in vs.values()
-               if v != "INCONCLUSIVE"]
+               if v not in ("INCONCLUSIVE", "ANCHOR")]
         codes = [c for c, _, _ in aa + det if c != 0]
         print("below the minimum sample count: %d verdict(s) other than "
               "INCONCLUSIVE, %d compare(s) not exiting 0" % (len(bad),
@@ -226,7 +257,7 @@ def main():
     if args.recompare:
         work = Path(args.recompare).resolve()
         env = dict(os.environ, KB_CACHE_DIR=str(work / "cache"))
-        ok = report(*judge(kb, work, env), args)
+        ok = report(*judge(kb, work, env, args.anchor), args)
         return 0 if ok or not args.check else 1
     temp = None
     if args.keep:
@@ -241,7 +272,7 @@ def main():
     start = time.monotonic()
     build(kb, work, env)
     measure(kb, work, args, env)
-    ok = report(*judge(kb, work, env), args)
+    ok = report(*judge(kb, work, env, args.anchor), args)
     print("total %.0f s" % (time.monotonic() - start))
     return 0 if ok or not args.check else 1
 

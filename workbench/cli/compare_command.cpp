@@ -1,11 +1,13 @@
 //===- workbench/cli/compare_command.cpp - `kernel-bench compare` ---------===//
 //
 // `kernel-bench compare BASE.json [BASE2.json...] NEW.json`: per-benchmark
-// verdicts (report/compare.h), a Markdown summary on stdout and appended to
-// $GITHUB_STEP_SUMMARY when set, one stderr line per regression, and the
-// exit codes of docs/cli.md: 0 no regression (always with --fail-on never),
-// 1 regression or a $GITHUB_STEP_SUMMARY that cannot be written, 3 inconclusive
-// (only with --fail-on inconclusive), 4 unreadable or incompatible reports.
+// verdicts (report/compare.h; anchored on each benchmark's unchanged
+// reference kernel unless --anchor none), a Markdown summary on stdout and
+// appended to $GITHUB_STEP_SUMMARY when set, one stderr line per regression,
+// and the exit codes of docs/cli.md: 0 no regression (always with --fail-on
+// never), 1 regression or a $GITHUB_STEP_SUMMARY that cannot be written, 3
+// inconclusive (only with --fail-on inconclusive), 4 unreadable or incompatible
+// reports.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/cli/command.h"
@@ -32,6 +34,7 @@ struct CompareArgs {
   std::string failOn = "slower";
   bool allowDifferentDevices = false;
   uint32_t resamples = 2000;
+  std::string anchor = "reference";
 };
 
 /// Appends the summary to $GITHUB_STEP_SUMMARY when set. A failed write (a
@@ -48,11 +51,21 @@ Status appendStepSummary(const std::string &markdown) {
 /// without reading the table.
 void reportRegressions(const report::Comparison &c) {
   for (const report::RowComparison &r : c.rows)
-    if (r.verdict == report::Verdict::Slower)
+    if (r.verdict == report::Verdict::Slower) {
+      std::string anchored;
+      if (r.drift) {
+        char text[96];
+        std::snprintf(text, sizeof text,
+                      " after the drift correction (raw %.3gx, drift %.3gx)",
+                      r.rawRatio, *r.drift);
+        anchored = text;
+      }
       std::fprintf(stderr,
                    "kernel-bench compare: regression: %s is SLOWER: %.3gx "
-                   "the base median (95%% CI %.3gx .. %.3gx)\n",
-                   terminalLine(r.id).c_str(), r.ratio, r.low, r.high);
+                   "the base median%s (95%% CI %.3gx .. %.3gx)\n",
+                   terminalLine(r.id).c_str(), r.ratio, anchored.c_str(), r.low,
+                   r.high);
+    }
   for (const report::Uncomparable &u : c.uncomparable)
     if (u.newIsBroken)
       std::fprintf(stderr, "kernel-bench compare: regression: %s: %s\n",
@@ -69,6 +82,7 @@ int runCompare(const CompareArgs &args) {
   }
   options.resamples = args.resamples;
   options.allowDifferentDevices = args.allowDifferentDevices;
+  options.anchors = args.anchor == "reference";
   std::vector<report::BenchReport> reports;
   for (const std::string &path : args.reports) {
     StatusOr<report::BenchReport> r = report::readBenchJson(path);
@@ -136,6 +150,12 @@ CommandRegistration addCompareCommand(CLI::App &root) {
       ->check(CLI::IsMember({"slower", "inconclusive", "never"}));
   app->add_flag("--allow-different-devices", args->allowDifferentDevices,
                 "Compare reports from different device models");
+  app->add_option("--anchor", args->anchor,
+                  "reference: judge a benchmark's rows on their change "
+                  "relative to its reference kernel's when that is the same "
+                  "object in both reports (it measures the drift between "
+                  "the runs; default); none: raw ratios")
+      ->check(CLI::IsMember({"reference", "none"}));
   app->add_option("--resamples", args->resamples,
                   "Bootstrap resamples per benchmark (default 2000)")
       ->check(CLI::Range(100u, 1000000u));

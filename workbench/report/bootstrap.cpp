@@ -73,6 +73,27 @@ MedianRatioBootstrap::intervalOfSorted(const std::vector<double> &base,
   return percentiles(out.ratio);
 }
 
+RatioInterval MedianRatioBootstrap::anchoredIntervalOfSorted(
+    const AnchoredSides &s, uint64_t seed, uint32_t resamples) {
+  auto median = [](const std::vector<double> *v) {
+    return quantileOfSorted(*v, 0.5);
+  };
+  double ratio = median(s.candidate) / median(s.base) /
+                 (median(s.anchorCandidate) / median(s.anchorBase));
+  Side b = side(*s.base), c = side(*s.candidate);
+  Side ab = side(*s.anchorBase), ac = side(*s.anchorCandidate);
+  std::mt19937_64 rng(seed);
+  ratios_.resize(resamples ? resamples : resamples_);
+  for (double &r : ratios_) { // one statement per draw: a fixed order
+    double bm = drawMedian(b, rng);
+    double cm = drawMedian(c, rng);
+    double abm = drawMedian(ab, rng);
+    double acm = drawMedian(ac, rng);
+    r = cm / bm / (acm / abm);
+  }
+  return percentiles(ratio);
+}
+
 RatioInterval MedianRatioBootstrap::pairedInterval(std::vector<double> ratios,
                                                    uint64_t seed) {
   std::sort(ratios.begin(), ratios.end());

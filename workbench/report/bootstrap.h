@@ -54,6 +54,18 @@ public:
                                  const std::vector<double> &candidate,
                                  uint64_t seed, uint32_t resamples = 0);
 
+  /// A drift-corrected ratio (compare.h, "anchored verdicts"): the median
+  /// ratio new/base of a row divided by its anchor's, both from the same
+  /// two runs. Each of the four medians is drawn from its own exact
+  /// distribution, independently (see intervalOfSorted for |resamples|).
+  /// Sorted, non-empty, positive.
+  struct AnchoredSides {
+    const std::vector<double> *base, *candidate;             // the row
+    const std::vector<double> *anchorBase, *anchorCandidate; // its anchor
+  };
+  RatioInterval anchoredIntervalOfSorted(const AnchoredSides &sides,
+                                         uint64_t seed, uint32_t resamples = 0);
+
   /// Paired samples (`bench --baseline`): the median of |ratios| (one per
   /// pair, candidate / baseline) and its CI from resampling the pairs —
   /// whatever drift did to a pair it did to both sides, so it cancels in

@@ -3,12 +3,14 @@
 
 #include "workbench/report/bootstrap.h"
 #include "workbench/report/markdown_table.h"
+#include "workbench/report/reference_anchor.h"
 #include "workbench/report/report_rows.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -25,6 +27,8 @@ const char *toString(Verdict verdict) {
     return "SAME";
   case Verdict::Inconclusive:
     return "INCONCLUSIVE";
+  case Verdict::Anchor:
+    return "ANCHOR";
   }
   return "INCONCLUSIVE";
 }
@@ -34,6 +38,17 @@ size_t Comparison::count(Verdict v) const {
   for (const RowComparison &r : rows)
     n += r.verdict == v;
   return n;
+}
+
+std::optional<double> Comparison::driftGeomean() const {
+  double logSum = 0;
+  size_t n = 0;
+  for (const RowComparison &r : rows)
+    if (r.verdict == Verdict::Anchor)
+      logSum += std::log(r.ratio), ++n;
+  if (!n)
+    return std::nullopt;
+  return std::exp(logSum / double(n));
 }
 
 bool Comparison::hasRegression() const {
@@ -78,14 +93,19 @@ Status checkDevices(const std::vector<BenchReport> &bases,
   return okStatus();
 }
 
-/// Relative stdev of the per-run medians (none with fewer than 2 runs).
-std::optional<double>
-runToRunNoise(const std::vector<const ReportRow *> &runs) {
-  if (runs.size() < 2)
+/// One base report's row: which report (its index) and the row.
+struct BaseRun {
+  size_t report;
+  const ReportRow *row;
+};
+
+/// Relative stdev of the per-run |medians| (none with fewer than 2 runs).
+std::optional<double> runToRunNoise(const std::vector<double> &medians) {
+  if (medians.size() < 2)
     return std::nullopt;
   std::vector<double> logs;
-  for (const ReportRow *r : runs)
-    logs.push_back(std::log(r->timing->summary.median));
+  for (double m : medians)
+    logs.push_back(std::log(m));
   Summary s = summarize(logs);
   return std::expm1(s.stdev); // stdev of log ≈ relative stdev
 }
@@ -221,54 +241,115 @@ bool nearBandEdge(const RatioInterval &ci, double band) {
   return false;
 }
 
+/// One bootstrap interval of a row from |resamples| draws (0: all of
+/// CompareOptions::resamples).
+using IntervalDraw = std::function<RatioInterval(uint32_t resamples)>;
+
 /// The bootstrap interval in two stages: most rows of a large comparison
 /// lie far from their band's edges, and their verdict is settled by an
 /// eighth of the resamples; the others get all of options.resamples (same
 /// seed, so the same inputs give the same interval).
-RatioInterval twoStageInterval(const std::vector<double> &base,
-                               const std::vector<double> &fresh, double band,
-                               uint64_t seed, const CompareOptions &options,
-                               MedianRatioBootstrap &bootstrap) {
+RatioInterval twoStageInterval(const IntervalDraw &draw, double band,
+                               const CompareOptions &options) {
   uint32_t firstStage = options.firstStageResamples;
   if (firstStage > 0 && options.resamples > 2 * firstStage) {
-    RatioInterval first =
-        bootstrap.intervalOfSorted(base, fresh, seed, firstStage);
+    RatioInterval first = draw(firstStage);
     if (!nearBandEdge(first, band))
       return first;
   }
-  return bootstrap.intervalOfSorted(base, fresh, seed);
+  return draw(0);
+}
+
+/// A row's GPU times, sorted: the base's pooled over its reports, NEW's.
+/// Anchored, |judged| holds the base's samples the verdict uses: each
+/// report's divided by its anchor's median in that report, as the anchor's
+/// own are (reference_anchor.h); otherwise it is |base|.
+struct RowSamples {
+  std::vector<double> base, fresh, anchoredBase;
+  const std::vector<double> &judged() const {
+    return anchoredBase.empty() ? base : anchoredBase;
+  }
+};
+
+RowSamples pooledSamples(const ReportRow &row, const std::vector<BaseRun> &runs,
+                         const ReferenceAnchor *anchor) {
+  RowSamples s;
+  for (const BaseRun &r : runs) {
+    std::optional<double> scale;
+    if (anchor)
+      scale = anchor->baseRunMedians[r.report];
+    for (const Sample &sample : r.row->timing->samples) {
+      s.base.push_back(sample.gpuNs);
+      if (scale)
+        s.anchoredBase.push_back(sample.gpuNs / *scale);
+    }
+  }
+  s.fresh = gpuTimes(*row.timing);
+  for (std::vector<double> *v : {&s.base, &s.fresh, &s.anchoredBase})
+    std::sort(v->begin(), v->end());
+  return s;
+}
+
+/// What the drift correction by |anchor| changes in |rc|: the drift, the
+/// noise (the row's and the anchor's in quadrature: the anchored ratio is
+/// a ratio of two ratios, whose relative errors add so when independent)
+/// and history's spread, now of the per-run medians relative to the
+/// anchor's of the same run.
+void applyAnchor(RowComparison &rc, const ReferenceAnchor &anchor,
+                 const std::vector<BaseRun> &runs) {
+  rc.anchor = anchor.id;
+  rc.drift = quantileOfSorted(anchor.fresh, 0.5) / anchor.baseMedianNs;
+  rc.noise = std::hypot(rc.noise, std::max(robustRelativeSpread(anchor.base),
+                                           robustRelativeSpread(anchor.fresh)));
+  std::vector<double> medians;
+  for (const BaseRun &r : runs)
+    if (std::optional<double> m = anchor.baseRunMedians[r.report])
+      medians.push_back(r.row->timing->summary.median / *m);
+  rc.runToRunNoise = runToRunNoise(medians);
 }
 
 /// The verdict of |row| of NEW against its timed |runs| in the base
-/// reports (pooled): the median ratio, its CI, the row's band.
-RowComparison judgeRow(const ReportRow &row,
-                       const std::vector<const ReportRow *> &runs,
+/// reports (pooled): the median ratio, divided by |anchor|'s when there is
+/// one, its CI, the row's band.
+RowComparison judgeRow(const ReportRow &row, const std::vector<BaseRun> &runs,
+                       const ReferenceAnchor *anchor,
                        const CompareOptions &options,
                        MedianRatioBootstrap &bootstrap) {
-  std::vector<double> base;
-  for (const ReportRow *r : runs)
-    for (const Sample &s : r->timing->samples)
-      base.push_back(s.gpuNs);
-  std::vector<double> fresh = gpuTimes(*row.timing);
-  std::sort(base.begin(), base.end());
-  std::sort(fresh.begin(), fresh.end());
+  RowSamples s = pooledSamples(row, runs, anchor);
   RowComparison rc;
   rc.id = row.id;
-  rc.baseSamples = base.size();
-  rc.newSamples = fresh.size();
-  rc.baseMedianNs = quantileOfSorted(base, 0.5);
-  rc.newMedianNs = quantileOfSorted(fresh, 0.5);
-  rc.runToRunNoise = runToRunNoise(runs);
-  rc.noise = std::max(robustRelativeSpread(base), robustRelativeSpread(fresh));
+  rc.baseSamples = s.base.size();
+  rc.newSamples = s.fresh.size();
+  rc.baseMedianNs = quantileOfSorted(s.base, 0.5);
+  rc.newMedianNs = quantileOfSorted(s.fresh, 0.5);
+  rc.rawRatio = rc.newMedianNs / rc.baseMedianNs;
+  rc.noise =
+      std::max(robustRelativeSpread(s.judged()), robustRelativeSpread(s.fresh));
+  std::vector<double> medians;
+  for (const BaseRun &r : runs)
+    medians.push_back(r.row->timing->summary.median);
+  rc.runToRunNoise = runToRunNoise(medians);
+  if (anchor)
+    applyAnchor(rc, *anchor, runs);
   setBand(rc, options);
-  RatioInterval ci =
-      twoStageInterval(base, fresh, rc.threshold, options.seed ^ fnv1a(row.id),
-                       options, bootstrap);
+  uint64_t seed = options.seed ^ fnv1a(row.id);
+  IntervalDraw draw = [&](uint32_t n) {
+    if (anchor)
+      return bootstrap.anchoredIntervalOfSorted(
+          {&s.judged(), &s.fresh, &anchor->base, &anchor->fresh}, seed, n);
+    return bootstrap.intervalOfSorted(s.base, s.fresh, seed, n);
+  };
+  RatioInterval ci = twoStageInterval(draw, rc.threshold, options);
   rc.ratio = ci.ratio;
   rc.low = ci.low;
   rc.high = ci.high;
   rc.verdict = decideVerdict(rc.low, rc.high, rc.threshold);
   rc.why = tooFewSamples(rc.baseSamples, rc.newSamples, options.minSamples);
+  if (anchor)
+    if (std::string few = tooFewSamples(
+            anchor->base.size(), anchor->fresh.size(), options.minSamples);
+        !few.empty())
+      rc.why += (rc.why.empty() ? "anchor: " : "; anchor: ") + few;
   if (!rc.why.empty())
     rc.verdict = Verdict::Inconclusive;
   return rc;
@@ -281,7 +362,8 @@ namespace {
 class RowPairing {
 public:
   RowPairing(const std::vector<BenchReport> &bases,
-             const CompareOptions &options, Comparison &out)
+             const BenchReport &candidate, const CompareOptions &options,
+             Comparison &out)
       : options_(options), out_(out),
         bootstrap_(options.resamples, options.confidence) {
     for (const BenchReport &b : bases) {
@@ -289,6 +371,8 @@ public:
       for (const auto &[id, row] : baseMaps_.back())
         baseIds_.insert(id);
     }
+    if (options.anchors)
+      anchors_ = findReferenceAnchors(bases, candidate);
   }
 
   void add(const ReportRow &row) {
@@ -297,15 +381,15 @@ public:
       return addWithoutVariant(row);
     if (!baseIds_.count(row.id) && baseIds_.count(row.benchmark->name))
       return addNotRunInBase(row);
-    std::vector<const ReportRow *> runs;
+    std::vector<BaseRun> runs;
     bool inBase = false;
-    for (const RowMap &map : baseMaps_) {
-      auto it = map.find(row.id);
-      if (it == map.end())
+    for (size_t i = 0; i < baseMaps_.size(); ++i) {
+      auto it = baseMaps_[i].find(row.id);
+      if (it == baseMaps_[i].end())
         continue;
       inBase = true;
       if (it->second.timed())
-        runs.push_back(&it->second);
+        runs.push_back({i, &it->second});
     }
     if (!inBase)
       return out_.onlyInNew.push_back(row.id);
@@ -316,13 +400,14 @@ public:
       const ReportRow &b = last.count(row.id) ? last.at(row.id) : row;
       return out_.uncomparable.push_back({row.id, brokenWhy(b, "BASE"), false});
     }
-    RowComparison rc = judgeRow(row, runs, options_, bootstrap_);
-    logSum_ += std::log(rc.ratio);
-    out_.rows.push_back(std::move(rc));
+    const ReferenceAnchor *anchor = anchorOf(row);
+    if (anchor)
+      usedAnchors_.insert(anchor->id);
+    out_.rows.push_back(judgeRow(row, runs, anchor, options_, bootstrap_));
   }
 
-  /// The rows only the base has, the geomean; FailedPrecondition when
-  /// nothing was in common.
+  /// The anchors' verdicts, the rows only the base has, the geomean;
+  /// FailedPrecondition when nothing was in common.
   Status finish() {
     for (const std::string &id : baseIds_)
       if (!seen_.count(id))
@@ -334,12 +419,30 @@ public:
           std::to_string(seen_.size()) +
           "; rows pair by benchmark/variant/mode): compare reports of the "
           "same project");
-    if (!out_.rows.empty())
-      out_.geomeanRatio = std::exp(logSum_ / double(out_.rows.size()));
+    double logSum = 0;
+    size_t judged = 0;
+    for (RowComparison &rc : out_.rows) {
+      if (usedAnchors_.count(rc.id)) {
+        rc.verdict = Verdict::Anchor; // the ruler, not a result
+        continue;
+      }
+      logSum += std::log(rc.ratio);
+      ++judged;
+    }
+    if (judged)
+      out_.geomeanRatio = std::exp(logSum / double(judged));
     return okStatus();
   }
 
 private:
+  /// The anchor that corrects |row| (timed): its benchmark's reference of
+  /// the same mode, unless |row| is a reference itself.
+  const ReferenceAnchor *anchorOf(const ReportRow &row) const {
+    if (row.variant->role == VariantRole::Reference)
+      return nullptr;
+    auto it = anchors_.find(anchorKey(*row.benchmark, row.timing->mode));
+    return it == anchors_.end() ? nullptr : &it->second;
+  }
   /// A benchmark that ran no variant has one row named after it; it pairs
   /// with every row of that benchmark on the other side.
   void addWithoutVariant(const ReportRow &row) {
@@ -373,7 +476,8 @@ private:
   MedianRatioBootstrap bootstrap_;
   std::vector<RowMap> baseMaps_;
   std::set<std::string> baseIds_, seen_;
-  double logSum_ = 0;
+  std::map<std::string, ReferenceAnchor> anchors_; // by anchorKey
+  std::set<std::string> usedAnchors_;              // their row ids
 };
 } // namespace
 
@@ -388,7 +492,7 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
   out.baseDevice = bases.back().device.name;
   out.newDevice = candidate.device.name;
   out.baseReports = bases.size();
-  RowPairing pairing(bases, options, out);
+  RowPairing pairing(bases, candidate, options, out);
   for (const ReportRow &row : reportRows(candidate))
     pairing.add(row);
   KB_RETURN_IF_ERROR(pairing.finish());
@@ -413,8 +517,8 @@ std::string listLine(const char *what, const std::vector<std::string> &ids) {
 
 } // namespace
 
-std::string renderComparisonMarkdown(const Comparison &c) {
-  std::ostringstream out;
+namespace {
+void writeHeader(std::ostringstream &out, const Comparison &c) {
   out << "## kernel-bench compare\n\n";
   out << "BASE: " << markdownText(c.baseDevice);
   if (c.baseReports > 1)
@@ -430,25 +534,63 @@ std::string renderComparisonMarkdown(const Comparison &c) {
   out << ", " << int(c.options.confidence * 100 + 0.5)
       << " % bootstrap CI of the "
       << "median ratio (" << c.options.resamples << " resamples).\n\n";
-  MarkdownTable table(
-      {"benchmark", "verdict", "base", "new", "change", "95% CI", "threshold"},
-      {false, false, true, true, true, true, true});
+}
+
+/// What anchoring did: the drift and how the rows were judged.
+void writeDrift(std::ostringstream &out, const Comparison &c) {
+  if (!c.options.anchors) {
+    out << "Anchors off (--anchor none): every row is judged on its raw "
+           "ratio new/base.\n\n";
+    return;
+  }
+  std::optional<double> drift = c.driftGeomean();
+  if (!drift)
+    return;
+  out << "Drift between the runs: " << percent(*drift) << " (geomean of "
+      << c.count(Verdict::Anchor)
+      << " ANCHOR row(s): a benchmark's reference kernel, the same object in "
+         "both reports, timed beside its candidate). Rows with an anchor are "
+         "judged on the anchored change, (new/base) / the anchor's "
+         "(new/base); the change column is the raw one.\n\n";
+}
+
+std::string verdictCell(const RowComparison &r) {
+  std::string v = toString(r.verdict);
+  return r.why.empty() ? v : v + " (" + r.why + ")";
+}
+
+std::string anchoredCell(const RowComparison &r) {
+  if (r.verdict == Verdict::Anchor)
+    return "drift";
+  return r.drift ? percent(r.ratio) : "-";
+}
+} // namespace
+
+std::string renderComparisonMarkdown(const Comparison &c) {
+  std::ostringstream out;
+  writeHeader(out, c);
+  writeDrift(out, c);
+  MarkdownTable table({"benchmark", "verdict", "base", "new", "change",
+                       "anchored", "95% CI", "threshold"},
+                      {false, false, true, true, true, true, true, true});
   for (const RowComparison &r : c.rows)
     table.addRow(
-        {r.id,
-         r.why.empty() ? toString(r.verdict)
-                       : std::string(toString(r.verdict)) + " (" + r.why + ")",
-         formatDuration(r.baseMedianNs), formatDuration(r.newMedianNs),
-         percent(r.ratio), percent(r.low) + " .. " + percent(r.high),
+        {r.id, verdictCell(r), formatDuration(r.baseMedianNs),
+         formatDuration(r.newMedianNs), percent(r.rawRatio), anchoredCell(r),
+         percent(r.low) + " .. " + percent(r.high),
          "\u00b1" + percent(1 + r.threshold).substr(1) +
              (r.bandFrom == "threshold" ? "" : " (" + r.bandFrom + ")")});
   if (!c.rows.empty())
     out << table.render() << "\n";
   out << "**" << c.count(Verdict::Slower) << " slower, "
       << c.count(Verdict::Faster) << " faster, " << c.count(Verdict::Same)
-      << " same, " << c.count(Verdict::Inconclusive) << " inconclusive**";
+      << " same, " << c.count(Verdict::Inconclusive) << " inconclusive";
+  if (size_t anchors = c.count(Verdict::Anchor))
+    out << ", " << anchors << " anchor" << (anchors == 1 ? "" : "s");
+  out << "**";
   if (c.geomeanRatio)
-    out << "; geomean of new/base: " << percent(*c.geomeanRatio);
+    out << "; geomean of new/base" << (c.driftGeomean() ? " (anchored)" : "")
+        << ": " << percent(*c.geomeanRatio);
   out << ".\n";
   if (!c.uncomparable.empty()) {
     out << "\nNot compared:\n";

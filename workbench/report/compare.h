@@ -21,6 +21,21 @@
 // (bench/verdict_rates). The spread of history is the relative stdev of the
 // per-run medians; the base's samples are pooled over its reports.
 //
+// Anchored verdicts. A whole run can be slower or faster than another (a
+// shared CPU's load, a GPU clock held low) by far more than the spread of
+// its samples, and every row of that run moves alike. A benchmark's
+// reference kernel (the compiler's own version of the dispatch), when it is
+// the same object in both reports, measures that drift: it ran the same code
+// in both runs, interleaved with the candidate. So a row of a benchmark with
+// such an anchor (reference_anchor.h) is judged on its drift-corrected
+// ratio, (new / base) / (anchor's new / anchor's base), whose CI comes from
+// bootstrapping all four medians; its noise term is the row's and the
+// anchor's in quadrature (a ratio of two ratios). The anchor row itself gets
+// no verdict of its own (ANCHOR: it is the ruler, and its change is the
+// drift). Rows without an anchor (a changed reference object, a benchmark
+// without a reference, reports without object identities) keep the rule
+// above; CompareOptions::anchors = false turns anchoring off.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_REPORT_COMPARE_H_
 #define KB_WORKBENCH_REPORT_COMPARE_H_
@@ -34,7 +49,9 @@
 
 namespace kb::report {
 
-enum class Verdict { Faster, Slower, Same, Inconclusive };
+/// Anchor: a reference row used to correct its benchmark's rows for the
+/// drift between the runs; never a regression.
+enum class Verdict { Faster, Slower, Same, Inconclusive, Anchor };
 /// k of the band max(δ, k × noise): bench/verdict_rates measured the A/A
 /// and detection rates this value gives (bench/README.md).
 inline constexpr double kNoiseFactor = 2.0;
@@ -61,15 +78,27 @@ struct CompareOptions {
   /// reports), or pairs with --baseline, a row is INCONCLUSIVE whatever its
   /// interval says: a bootstrap of 1-3 samples is confidently wrong.
   uint32_t minSamples = kMinSamplesForVerdict;
+  /// Judge rows on the ratio corrected by their benchmark's reference
+  /// kernel when it is the same object on both sides (`--anchor
+  /// reference`, the default); false: raw ratios (`--anchor none`).
+  bool anchors = true;
 };
 
 struct RowComparison {
   std::string id; // "saxpy/candidate/cold"
   Verdict verdict = Verdict::Inconclusive;
-  double ratio = 1, low = 1, high = 1; // new / base, CI [low, high]
+  /// The ratio the verdict was decided on and its CI [low, high]: new /
+  /// base, divided by the drift when the row is anchored.
+  double ratio = 1, low = 1, high = 1;
+  double rawRatio = 1; // median new / median base, uncorrected
+  /// Anchored rows: the anchor's raw ratio (the drift between the runs)
+  /// and its row id.
+  std::optional<double> drift;
+  std::string anchor;
   double threshold = 0;                // the band used for this row
   std::optional<double> runToRunNoise; // from history (>= 2 base reports)
-  /// The larger of the two sides' robust relative spread.
+  /// The larger of the two sides' robust relative spread; anchored: that
+  /// and the anchor's in quadrature.
   double noise = 0;
   /// Which term set the band: "threshold" (δ), "noise" or "history".
   std::string bandFrom = "threshold";
@@ -91,12 +120,16 @@ struct Comparison {
   std::vector<RowComparison> rows;
   std::vector<std::string> onlyInBase, onlyInNew;
   std::vector<Uncomparable> uncomparable;
-  std::optional<double> geomeanRatio; // over rows, new / base
+  /// Over the rows but the anchors, of the ratio each verdict used.
+  std::optional<double> geomeanRatio;
   std::string baseDevice, newDevice;
   size_t baseReports = 1;
   CompareOptions options;
 
   size_t count(Verdict v) const;
+  /// The geometric mean of the ANCHOR rows' ratios: the drift between the
+  /// runs where anchors measured it; none without anchors.
+  std::optional<double> driftGeomean() const;
   /// SLOWER rows or a NEW row that became incorrect / errored.
   bool hasRegression() const;
 };

@@ -339,6 +339,169 @@ TEST(ComparePaired, AShiftWithinThePairsOwnSpreadIsNotSlower) {
   EXPECT_EQ(p->verdict, "SLOWER");
 }
 
+/// One benchmark, "saxpy", with its candidate at |candidateNs| and its
+/// reference at |referenceNs| (1 % noise, 30 samples each).
+BenchReport anchoredReport(double candidateNs, double referenceNs,
+                           uint64_t seed, uint32_t samples = 30) {
+  SyntheticSpec spec;
+  SyntheticBenchmark b;
+  b.name = "saxpy";
+  b.medianNs = candidateNs;
+  b.referenceScale = referenceNs / candidateNs;
+  spec.benchmarks = {b};
+  spec.samples = samples;
+  spec.seed = seed;
+  return makeSyntheticReport(spec);
+}
+
+const RowComparison &row(const Comparison &c, const std::string &id) {
+  for (const RowComparison &r : c.rows)
+    if (r.id == id)
+      return r;
+  ADD_FAILURE() << "no row " << id;
+  static RowComparison none;
+  return none;
+}
+
+// Two runs of one build where the whole NEW run was 1.7x slower (another
+// job on the shared CPU): candidate and reference alike. The reference is
+// the same object in both reports, so it measures the drift, and the
+// candidate is the same kernel relative to it.
+TEST(CompareAnchored, AWholeRunThatDriftedIsNotARegression) {
+  BenchReport base = anchoredReport(2000, 3000, 1);
+  BenchReport fresh = anchoredReport(2000 * 1.7, 3000 * 1.7, 2);
+  Comparison c = compare(base, fresh);
+  const RowComparison &cand = row(c, "saxpy/candidate/cold");
+  EXPECT_EQ(cand.verdict, Verdict::Same);
+  EXPECT_NEAR(cand.rawRatio, 1.7, 0.05);
+  ASSERT_TRUE(cand.drift.has_value());
+  EXPECT_NEAR(*cand.drift, 1.7, 0.05);
+  EXPECT_NEAR(cand.ratio, 1.0, 0.03);
+  EXPECT_EQ(cand.anchor, "saxpy/reference/cold");
+  // The reference is the ruler: no verdict of its own.
+  EXPECT_EQ(row(c, "saxpy/reference/cold").verdict, Verdict::Anchor);
+  EXPECT_EQ(c.count(Verdict::Slower), 0u);
+  EXPECT_FALSE(c.hasRegression()); // compare exits 0
+  ASSERT_TRUE(c.driftGeomean().has_value());
+  EXPECT_NEAR(*c.driftGeomean(), 1.7, 0.05);
+  ASSERT_TRUE(c.geomeanRatio.has_value());
+  EXPECT_NEAR(*c.geomeanRatio, 1.0, 0.03); // the anchor is not in it
+  // Raw and anchored change side by side, and the drift named.
+  std::string md = renderComparisonMarkdown(c);
+  EXPECT_NE(md.find("| change | anchored |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Drift between the runs: +69"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ANCHOR "), std::string::npos) << md;
+  EXPECT_NE(md.find("1 anchor**"), std::string::npos) << md;
+  // The bug, with anchoring off: SLOWER for an identical build.
+  CompareOptions raw;
+  raw.anchors = false;
+  Comparison off = compare(base, fresh, raw);
+  EXPECT_EQ(row(off, "saxpy/candidate/cold").verdict, Verdict::Slower);
+  EXPECT_FALSE(row(off, "saxpy/candidate/cold").drift.has_value());
+  EXPECT_TRUE(off.hasRegression());
+  EXPECT_NE(renderComparisonMarkdown(off).find("Anchors off"),
+            std::string::npos);
+}
+
+// A candidate that really became 1.45x slower, in a NEW run that was 0.6x
+// (faster machine state): raw, it looks 13 % faster; anchored, it is SLOWER.
+TEST(CompareAnchored, ASlowdownHiddenByDriftIsSlower) {
+  BenchReport base = anchoredReport(2000, 3000, 1);
+  BenchReport fresh = anchoredReport(2000 * 1.45 * 0.6, 3000 * 0.6, 2);
+  Comparison c = compare(base, fresh);
+  const RowComparison &cand = row(c, "saxpy/candidate/cold");
+  EXPECT_NEAR(cand.rawRatio, 0.87, 0.03);
+  EXPECT_EQ(cand.verdict, Verdict::Slower);
+  EXPECT_NEAR(cand.ratio, 1.45, 0.05);
+  EXPECT_LT(cand.low, cand.ratio);
+  EXPECT_GT(cand.high, cand.ratio);
+  EXPECT_TRUE(c.hasRegression());
+  EXPECT_EQ(row(c, "saxpy/reference/cold").verdict, Verdict::Anchor);
+  // Raw, the gate would have passed a 45 % slowdown.
+  CompareOptions raw;
+  raw.anchors = false;
+  EXPECT_EQ(row(compare(base, fresh, raw), "saxpy/candidate/cold").verdict,
+            Verdict::Faster);
+}
+
+// A reference that changed (another compiler, other code) measures the
+// change as well as the drift: no anchor, today's rule, and the reference
+// row gets its own verdict.
+TEST(CompareAnchored, AChangedReferenceIsNoAnchor) {
+  BenchReport base = anchoredReport(2000, 3000, 1);
+  BenchReport fresh = anchoredReport(2000 * 1.7, 3000 * 1.7, 2);
+  fresh.benchmarks[0].variants[1].objectSha256 = std::string(64, 'e');
+  Comparison c = compare(base, fresh);
+  EXPECT_FALSE(row(c, "saxpy/candidate/cold").drift.has_value());
+  EXPECT_EQ(row(c, "saxpy/candidate/cold").verdict, Verdict::Slower);
+  EXPECT_EQ(row(c, "saxpy/reference/cold").verdict, Verdict::Slower);
+  EXPECT_FALSE(c.driftGeomean().has_value());
+  // No identity recorded (an empty object_sha256): no anchor either.
+  fresh.benchmarks[0].variants[1].objectSha256.clear();
+  base.benchmarks[0].variants[1].objectSha256.clear();
+  EXPECT_FALSE(row(compare(base, fresh), "saxpy/candidate/cold").drift);
+  // Another workload: the same object on another problem is no ruler.
+  fresh = anchoredReport(2000 * 1.7, 3000 * 1.7, 2);
+  fresh.benchmarks[0].workload = "n=2097152";
+  EXPECT_FALSE(
+      row(compare(anchoredReport(2000, 3000, 1), fresh), "saxpy/candidate/cold")
+          .drift);
+}
+
+// An anchor needs the minimum sample count too: a correction from 3
+// samples is as confidently wrong as a verdict from 3.
+TEST(CompareAnchored, AnAnchorWithTooFewSamplesIsInconclusive) {
+  BenchReport base = anchoredReport(2000, 3000, 1);
+  BenchReport fresh = anchoredReport(2000 * 1.7, 3000 * 1.7, 2);
+  std::vector<Sample> &samples =
+      fresh.benchmarks[0].variants[1].timings[0].samples;
+  samples.resize(3);
+  Comparison c = compare(base, fresh);
+  const RowComparison &cand = row(c, "saxpy/candidate/cold");
+  EXPECT_EQ(cand.verdict, Verdict::Inconclusive);
+  EXPECT_EQ(cand.why, "anchor: 3 samples < 10 in NEW");
+  EXPECT_FALSE(c.hasRegression());
+}
+
+// With history, the spread that widens an anchored row's band is that of
+// its per-run medians relative to the anchor's: three base runs that
+// drifted as wholes by ±30 % are no noisy history.
+TEST(CompareAnchored, HistoryOfDriftedRunsIsNotNoise) {
+  std::vector<BenchReport> bases = {anchoredReport(2000, 3000, 1),
+                                    anchoredReport(2600, 3900, 2),
+                                    anchoredReport(1400, 2100, 3)};
+  BenchReport fresh = anchoredReport(2000 * 1.3, 3000, 4);
+  StatusOr<Comparison> c = compareReports(bases, fresh, {});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const RowComparison &cand = row(*c, "saxpy/candidate/cold");
+  ASSERT_TRUE(cand.runToRunNoise.has_value());
+  EXPECT_LT(*cand.runToRunNoise, 0.02);
+  EXPECT_EQ(cand.verdict, Verdict::Slower);
+}
+
+/// Anchors whose times never vary divide the interval by their ratio: the
+/// anchored interval is the raw one over the drift (within Monte Carlo
+/// error).
+TEST(Bootstrap, AnAnchorWithoutNoiseDividesTheInterval) {
+  std::mt19937_64 rng(5);
+  std::lognormal_distribution<double> dist(0, 0.1);
+  std::vector<double> a(31), b(31), anchorBase(20, 1000), anchorNew(20, 1600);
+  for (double &x : a)
+    x = 1000 * dist(rng);
+  for (double &x : b)
+    x = 1200 * dist(rng);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  MedianRatioBootstrap bootstrap(20000, 0.95);
+  RatioInterval raw = bootstrap.intervalOfSorted(a, b, 3);
+  RatioInterval anchored =
+      bootstrap.anchoredIntervalOfSorted({&a, &b, &anchorBase, &anchorNew}, 3);
+  double width = (raw.high - raw.low) / 1.6;
+  EXPECT_DOUBLE_EQ(anchored.ratio, raw.ratio / 1.6);
+  EXPECT_NEAR(anchored.low, raw.low / 1.6, 0.05 * width);
+  EXPECT_NEAR(anchored.high, raw.high / 1.6, 0.05 * width);
+}
+
 TEST(ComparePaired, RefusesUnpairedSamples) {
   auto [base, cand] = pairedTimings(1.0, 10, 9);
   cand.samples.pop_back();

@@ -128,9 +128,10 @@ BenchReport makeSyntheticReport(const SyntheticSpec &spec) {
                                             sb.medianNs, sb.relativeNoise,
                                             spec.samples, rng));
       if (sb.withReference)
-        b.variants.push_back(syntheticVariant(
-            "reference", VariantRole::Reference, sb.medianNs * 1.5,
-            sb.relativeNoise, spec.samples, rng));
+        b.variants.push_back(
+            syntheticVariant("reference", VariantRole::Reference,
+                             sb.medianNs * sb.referenceScale, sb.relativeNoise,
+                             spec.samples, rng));
       if (sb.status == BenchStatus::Incorrect) {
         Correctness &c = b.variants[0].correctness;
         c.status = CorrectnessStatus::Incorrect;

@@ -21,8 +21,9 @@ struct SyntheticBenchmark {
   std::string name;
   double medianNs = 1000;
   double relativeNoise = 0.01; // stdev / median of the candidate's samples
-  bool withReference = true;   // adds a reference variant 1.5x slower
+  bool withReference = true;   // adds a reference variant
   BenchStatus status = BenchStatus::Ok;
+  double referenceScale = 1.5; // the reference's median / the candidate's
 };
 
 struct SyntheticSpec {
