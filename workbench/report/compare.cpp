@@ -114,8 +114,8 @@ std::optional<double> runToRunNoise(const std::vector<double> &medians) {
 /// term set it (compare.h).
 void setBand(RowComparison &rc, const CompareOptions &options) {
   rc.threshold = options.threshold;
-  if (double noiseBand = options.noiseFactor * rc.noise;
-      noiseBand > rc.threshold) {
+  double k = rc.drift ? options.anchoredNoiseFactor : options.noiseFactor;
+  if (double noiseBand = k * rc.noise; noiseBand > rc.threshold) {
     rc.threshold = noiseBand;
     rc.bandFrom = "noise";
   }
@@ -529,7 +529,13 @@ void writeHeader(std::ostringstream &out, const Comparison &c) {
   if (c.options.noiseFactor > 0) {
     char k[32];
     std::snprintf(k, sizeof k, "%g", c.options.noiseFactor);
-    out << " (a row's band: at least " << k << " \u00d7 its noise)";
+    out << " (a row's band: at least " << k << " \u00d7 its noise";
+    if (c.driftGeomean() &&
+        c.options.anchoredNoiseFactor != c.options.noiseFactor) {
+      std::snprintf(k, sizeof k, "%g", c.options.anchoredNoiseFactor);
+      out << "; an anchored row's: " << k << " \u00d7";
+    }
+    out << ")";
   }
   out << ", " << int(c.options.confidence * 100 + 0.5)
       << " % bootstrap CI of the "

@@ -29,8 +29,14 @@
 // in both runs, interleaved with the candidate. So a row of a benchmark with
 // such an anchor (reference_anchor.h) is judged on its drift-corrected
 // ratio, (new / base) / (anchor's new / anchor's base), whose CI comes from
-// bootstrapping all four medians; its noise term is the row's and the
-// anchor's in quadrature (a ratio of two ratios). The anchor row itself gets
+// bootstrapping all four medians, each independently: candidate and
+// reference samples of one run share its short-term load, so their medians
+// move together, and independent draws make the interval wider, never
+// falsely narrow. The k × noise term stood in for the drift that one run
+// cannot see; the anchor measures it, so an anchored row's band is
+// max(δ, k_anchored × noise, 2 × spread) with k_anchored = 0 by default
+// (kAnchoredNoiseFactor; noise: the row's and the anchor's in quadrature,
+// a ratio of two ratios). The anchor row itself gets
 // no verdict of its own (ANCHOR: it is the ruler, and its change is the
 // drift). Rows without an anchor (a changed reference object, a benchmark
 // without a reference, reports without object identities) keep the rule
@@ -55,6 +61,12 @@ enum class Verdict { Faster, Slower, Same, Inconclusive, Anchor };
 /// k of the band max(δ, k × noise): bench/verdict_rates measured the A/A
 /// and detection rates this value gives (bench/README.md).
 inline constexpr double kNoiseFactor = 2.0;
+/// k for anchored rows: the drift that k × noise covers is measured by the
+/// anchor and divided out, and the four-median bootstrap covers the
+/// sampling error of each median. bench/verdict_rates measured 0 and 2 on
+/// the same runs (bench/README.md): 2 gave up most detections for no fewer
+/// false alarms.
+inline constexpr double kAnchoredNoiseFactor = 0.0;
 
 /// The robust relative spread of |sorted| (non-empty, ascending, positive):
 /// IQR / (1.349 × median), 0 for a zero median. One stray sample moves it
@@ -66,6 +78,8 @@ struct CompareOptions {
   double threshold = 0.02; // δ, relative
   /// k: a row's band is at least k × its noise (0: δ and history only).
   double noiseFactor = kNoiseFactor;
+  /// k for rows judged on an anchored ratio.
+  double anchoredNoiseFactor = kAnchoredNoiseFactor;
   uint32_t resamples = 2000;
   /// A first, smaller bootstrap: a row whose interval lies far from its
   /// band's edges (by a quarter of its width) is decided on it; the rest

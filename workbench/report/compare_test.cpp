@@ -378,6 +378,8 @@ TEST(CompareAnchored, AWholeRunThatDriftedIsNotARegression) {
   EXPECT_NEAR(*cand.drift, 1.7, 0.05);
   EXPECT_NEAR(cand.ratio, 1.0, 0.03);
   EXPECT_EQ(cand.anchor, "saxpy/reference/cold");
+  // The anchor measured the drift the noise term stands in for: δ decides.
+  EXPECT_EQ(cand.bandFrom, "threshold");
   // The reference is the ruler: no verdict of its own.
   EXPECT_EQ(row(c, "saxpy/reference/cold").verdict, Verdict::Anchor);
   EXPECT_EQ(c.count(Verdict::Slower), 0u);
