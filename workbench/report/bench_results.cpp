@@ -42,13 +42,6 @@ const Timing *findTiming(const Variant &variant, TimingMode mode) {
   return nullptr;
 }
 
-const Variant *findReference(const Benchmark &benchmark) {
-  for (const Variant &v : benchmark.variants)
-    if (v.role == VariantRole::Reference)
-      return &v;
-  return nullptr;
-}
-
 /// A figure that is not finite (a cached copy peak of 1e-300 gives an
 /// infinite percentage) becomes unknown with a warning: bench.json is strict
 /// JSON, and one such number would lose the whole measured report.
@@ -115,6 +108,13 @@ void computeDerived(BenchReport &report) {
       p.speedup =
           p.generatedOnly->summary.median / p.withSubstitutions->summary.median;
   }
+}
+
+const Variant *findReference(const Benchmark &benchmark) {
+  for (const Variant &v : benchmark.variants)
+    if (v.role == VariantRole::Reference)
+      return &v;
+  return nullptr;
 }
 
 } // namespace kb::report

@@ -209,6 +209,10 @@ const char *toString(L2Source source);
 /// The gpuNs of every sample, in order.
 std::vector<double> gpuTimes(const Timing &timing);
 
+/// |benchmark|'s reference variant (the compiler's kernel or a twin); null
+/// when it has none.
+const Variant *findReference(const Benchmark &benchmark);
+
 /// Recomputes every timing's summary from its samples and its derived
 /// figures from the variant's bytes/FLOPs, the device's measured peak and
 /// the reference variant's timing of the same mode (the speedup of a

@@ -14,13 +14,6 @@ bool hasCandidate(const Benchmark &b) {
   return false;
 }
 
-const Variant *referenceOf(const Benchmark &b) {
-  for (const Variant &v : b.variants)
-    if (v.role == VariantRole::Reference)
-      return &v;
-  return nullptr;
-}
-
 const Timing *timingOf(const Variant &v, TimingMode mode) {
   for (const Timing &t : v.timings)
     if (t.mode == mode && !t.samples.empty())
@@ -57,7 +50,7 @@ anchorFor(const std::vector<BenchmarkIndex> &bases, const Benchmark &fresh,
     auto it = bases[i].find(fresh.name);
     if (it == bases[i].end())
       continue;
-    const Variant *baseRef = referenceOf(*it->second);
+    const Variant *baseRef = findReference(*it->second);
     const Timing *bt = baseRef ? timingOf(*baseRef, t.mode) : nullptr;
     if (!bt || !sameReference(*it->second, *baseRef, fresh, ref))
       return std::nullopt;
@@ -93,7 +86,7 @@ findReferenceAnchors(const std::vector<BenchReport> &bases,
       index[i].emplace(b.name, &b);
   std::map<std::string, ReferenceAnchor> anchors;
   for (const Benchmark &b : candidate.benchmarks) {
-    const Variant *ref = referenceOf(b);
+    const Variant *ref = findReference(b);
     if (!ref || !hasCandidate(b))
       continue;
     for (const Timing &t : ref->timings)
