@@ -445,19 +445,27 @@ private:
     return okStatus();
   }
 
-  // OpDecorate: the decorations the reflection reads; a decoration that
-  // carries a literal must have it (a truncated instruction is an error, not
-  // a silently absent binding).
+  // The literal operand at |index| of the decoration |what| into |field|: a
+  // decoration that carries a literal must have it (a truncated instruction
+  // is an error, not a silently absent binding).
+  Status decorationLiteral(const Instruction &inst, uint32_t index,
+                           const std::string &what,
+                           std::optional<uint32_t> &field) {
+    if (inst.operandCount <= index)
+      return error(inst, what + " is missing its literal operand");
+    field = inst.operands[index];
+    return okStatus();
+  }
+
+  // OpDecorate: the decorations the reflection reads.
   Status recordDecoration(const Instruction &inst) {
     const uint32_t *ops = inst.operands;
     Decorations &d = decorations_[ops[0]];
-    auto literal = [&](std::optional<uint32_t> &field) -> Status {
-      if (inst.operandCount < 3)
-        return error(inst, "decoration " + std::to_string(ops[1]) + " on " +
-                               idRef(ops[0]) +
-                               " is missing its literal operand");
-      field = ops[2];
-      return okStatus();
+    auto literal = [&](std::optional<uint32_t> &field) {
+      return decorationLiteral(inst, 2,
+                               "decoration " + std::to_string(ops[1]) + " on " +
+                                   idRef(ops[0]),
+                               field);
     };
     switch (ops[1]) {
     case DecSpecId:
@@ -492,14 +500,12 @@ private:
   Status recordMemberDecoration(const Instruction &inst) {
     const uint32_t *ops = inst.operands;
     MemberDecorations &d = memberDecorations_[ops[0]][ops[1]];
-    auto literal = [&](std::optional<uint32_t> &field) -> Status {
-      if (inst.operandCount < 4)
-        return error(inst, "member decoration " + std::to_string(ops[2]) +
-                               " on " + idRef(ops[0]) + " member " +
-                               std::to_string(ops[1]) +
-                               " is missing its literal operand");
-      field = ops[3];
-      return okStatus();
+    auto literal = [&](std::optional<uint32_t> &field) {
+      return decorationLiteral(inst, 3,
+                               "member decoration " + std::to_string(ops[2]) +
+                                   " on " + idRef(ops[0]) + " member " +
+                                   std::to_string(ops[1]),
+                               field);
     };
     switch (ops[2]) {
     case DecOffset:
