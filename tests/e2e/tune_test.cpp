@@ -492,6 +492,9 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("PAD=1 TILE_K=16 UNROLL=4: compile-error"));
+  // The status: the build's end, then a line per configuration.
+  EXPECT_THAT(r.output, HasSubstr("tune: compiling "));
+  EXPECT_THAT(r.output, HasSubstr("tune: measured PAD=0 TILE_K=16 UNROLL=4: "));
   EXPECT_THAT(r.output, HasSubstr("PAD=2 TILE_K=16 UNROLL=4: incorrect"));
   EXPECT_THAT(r.output, HasSubstr("PAD=0 TILE_K=1024 UNROLL=4: error"));
   EXPECT_THAT(r.output,

@@ -24,6 +24,7 @@
 #include "workbench/project/kernel_toml.h"
 #include "workbench/tune/tune_html.h"
 #include "workbench/tune/tune_measure.h"
+#include "workbench/tune/tune_progress.h"
 #include "workbench/tune/tune_report.h"
 
 #include "common/file_util.h"
@@ -40,8 +41,10 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -340,6 +343,17 @@ struct TuneSearchOutcome {
   int interruptedExit = 0;
 };
 
+/// How many configurations the search measures at most, for the estimate
+/// of the time left: 0 when it cannot say (halving, a time budget).
+size_t plannedMeasurements(const TuneFlags &flags, TuneStrategy strategy,
+                           size_t candidates) {
+  if (strategy == TuneStrategy::Exhaustive)
+    return candidates;
+  if (strategy == TuneStrategy::Random && flags.budget)
+    return std::min<size_t>(flags.budget, candidates);
+  return 0;
+}
+
 // Measures the candidates with |strategy|; every measurement goes to |cache|
 // as it is taken, so an interrupted search loses nothing.
 TuneSearchOutcome
@@ -355,6 +369,15 @@ searchConfigurations(const TuneFlags &flags, const Kernel &kernel,
       flags.cacheDir, flags.jobs,    120,         flags.verbose,
       flags.watchdogS};
   options.pipeline = pipeline;
+  // A status on stderr, unless --verbose puts the tools' output there.
+  std::optional<TuneProgressPrinter> progress;
+  if (!flags.verbose) {
+    ProgressOptions terminal = detectTerminal();
+    terminal.smartTerminal = terminal.smartTerminal && ::isatty(2);
+    progress.emplace(stderr, terminal,
+                     plannedMeasurements(flags, strategy, candidates.size()));
+    options.progress = &*progress;
+  }
   TuneMeasurer measurer(std::move(options), cache);
   TuneSearchOptions search{strategy, flags.budget, flags.seed,
                            flags.budgetSeconds,
@@ -364,6 +387,8 @@ searchConfigurations(const TuneFlags &flags, const Kernel &kernel,
                     [&](const std::vector<TuneValues> &configs, int level) {
                       return measurer.measure(configs, level);
                     });
+  if (progress)
+    progress->finish();
   return {std::move(result), measurer.measuredCount(),
           measurer.interruptedExit()};
 }

@@ -286,11 +286,12 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
   request.targets = {options_.target};
   request.cacheDir = options_.cacheDir;
   request.timeoutSeconds = options_.timeoutS;
-  PrintingBuildObserver observer =
+  PrintingBuildObserver printer =
       options_.verbose
           ? PrintingBuildObserver(stdout, stderr, detectTerminal(), true)
           : PrintingBuildObserver(log_.get(), log_.get(), ProgressOptions(),
                                   false);
+  CountingBuildObserver observer(printer, options_.progress);
   StatusOr<BuildReport> built = runBuild(request, observer);
   if (!built.ok())
     return invalidArgument("tune: the build failed: " +
@@ -311,6 +312,8 @@ Status TuneMeasurer::build(const std::vector<TuneValues> &configs,
     m.message =
         (sizes_.size() > 1 ? sizeLabels_[copy.size] + ": " : "") + it->second;
     failed[key] = m;
+    if (options_.progress)
+      options_.progress->measured(key, m);
   }
   return okStatus();
 }
@@ -354,9 +357,10 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   BenchRequest request =
       tuneBenchRequest(buildDir.string(), std::move(kernels), options_.device,
                        levelSamples(level), options_.watchdogS);
-  PrintingBenchObserver observer(options_.verbose ? stdout : log_.get(),
-                                 options_.verbose ? detectTerminal()
-                                                  : ProgressOptions());
+  PrintingBenchObserver printer(options_.verbose ? stdout : log_.get(),
+                                options_.verbose ? detectTerminal()
+                                                 : ProgressOptions());
+  CountingBenchObserver observer(printer, options_.progress);
   StatusOr<BenchOutcome> outcome = runBench(request, observer);
   if (!outcome.ok() && outcome.status().isUnavailable())
     return unavailable("no usable device for " + options_.device + ": " +
@@ -390,8 +394,11 @@ Status TuneMeasurer::bench(const std::vector<TuneValues> &configs, int level,
   // A configuration is measured once every size is (not so when
   // interrupted between its sizes).
   for (const auto &[key, bySize] : byConfig)
-    if (bySize.size() == sizes_.size())
+    if (bySize.size() == sizes_.size()) {
       out[key] = combineSizes(bySize, sizeLabels_);
+      if (options_.progress)
+        options_.progress->measured(key, out[key]);
+    }
   return interrupted ? invalidArgument("interrupted while measuring")
                      : okStatus();
 }

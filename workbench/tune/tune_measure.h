@@ -20,6 +20,7 @@
 #include "common/target.h"
 #include "workbench/project/project.h"
 #include "workbench/tune/tune_cache.h"
+#include "workbench/tune/tune_progress.h"
 #include "workbench/tune/tune_search.h"
 
 #include <atomic>
@@ -56,6 +57,8 @@ struct TuneMeasureOptions {
   /// compiles while the device measures); off on a CPU device, where both
   /// would share the cores.
   bool pipeline = false;
+  /// Told what the builds and benches are doing; null: nobody.
+  TuneProgressSink *progress = nullptr;
 };
 
 class TuneMeasurer {
