@@ -4,6 +4,7 @@
 #include "workbench/project/declared_expression.h"
 
 #include "workbench/project/kernel_toml_declared.h"
+#include "workbench/project/kernel_toml_fixed.h"
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/kernel_toml_pipeline.h"
 #include "workbench/project/kernel_toml_tune.h"
@@ -416,9 +417,11 @@ Status parseBenchElements(const TomlFile &file, const toml::table &table,
 /// `[bench] init`: per binding, how its inputs are drawn, e.g.
 /// `idx = { uniform = [0, 1000] }` (integers in [0, 1000): index buffers in
 /// bounds), `{ normal = [0.0, 0.5] }`, `{ constant = 1.0 }`,
-/// `{ range = [0, 1] }` (element i = 0 + i * 1).
+/// `{ range = [0, 1] }` (element i = 0 + i * 1), `{ file = "x.npy" }`
+/// (fixed: into |declared|.fixedInputs).
 Status parseBenchInit(const TomlFile &file, const toml::table &table,
-                      const KernelAbi &abi, DeclaredBench &bench) {
+                      const KernelAbi &abi, DeclaredBench &bench,
+                      bench::KernelDeclared &declared) {
   bench.init.assign(abi.bindings.size(), BufferInit{});
   KB_ASSIGN_OR_RETURN(const toml::table *init, file.table(table, "init"));
   if (!init)
@@ -428,7 +431,7 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
     bindingNames.push_back(b.name);
   KB_RETURN_IF_ERROR(file.checkKeys(*init, "[bench] init", bindingNames));
   const std::vector<std::string> kinds = {"uniform", "normal", "constant",
-                                          "range"};
+                                          "range", "file"};
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     const Binding &b = abi.bindings[i];
     const toml::node *node = b.name.empty() ? nullptr : init->get(b.name);
@@ -437,7 +440,8 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
     std::string key = "init." + b.name;
     const char *what =
         "a table with one of `uniform = [low, high]`, `normal = [mean, "
-        "stddev]`, `constant = value`, `range = [start, step]`";
+        "stddev]`, `constant = value`, `range = [start, step]`, `file = "
+        "\"x.npy\"`";
     const toml::table *spec = node->as_table();
     if (!spec || spec->size() != 1)
       return file.expected(*node, key, what);
@@ -455,6 +459,13 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
     auto only = spec->begin();
     const std::string name(only->first.str());
     const toml::node &value = only->second;
+    if (name == "file") {
+      KB_ASSIGN_OR_RETURN(
+          bench::FixedArray fixed,
+          readFixedInput(file, value, abi, i, bench.elementCounts[i]));
+      declared.fixedInputs.push_back(std::move(fixed));
+      continue;
+    }
     std::vector<double> numbers;
     auto number = [&](const toml::node &n) -> StatusOr<double> {
       if (const auto *f = n.as_floating_point()) {
@@ -560,24 +571,33 @@ Status addReferenceFile(const TomlFile &file, const toml::node &node,
 
 /// `reference`: "ref.mlir"; "naive.comp"; ["naive.cu", "naive.comp"]; or
 /// { sources = [...], entry = "naive_kernel" } for a twin whose CUDA
-/// function is named differently.
+/// function is named differently; or { outputs = { y = "y.npy" } }, the
+/// expected outputs (into |declared|).
 Status parseReference(const TomlFile &file, const toml::table &table,
-                      DeclaredBench &bench) {
+                      const KernelAbi &abi, DeclaredBench &bench,
+                      bench::KernelDeclared &declared) {
   const toml::node *node = table.get("reference");
   if (!node)
     return okStatus();
   if (const auto *s = node->as_string())
     return addReferenceFile(file, *node, s->get(), false, bench);
   const toml::table *spec = node->as_table();
+  if (spec && spec->get("outputs")) {
+    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] reference", {"outputs"}));
+    KB_ASSIGN_OR_RETURN(const toml::table *outputs,
+                        file.table(*spec, "outputs"));
+    return readExpectedOutputs(file, *outputs, abi, bench, declared);
+  }
   if (spec) {
-    KB_RETURN_IF_ERROR(
-        file.checkKeys(*spec, "[bench] reference", {"sources", "entry"}));
+    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] reference",
+                                      {"sources", "entry", "outputs"}));
     KB_ASSIGN_OR_RETURN(auto entry, file.string(*spec, "entry"));
     bench.referenceEntry = entry.value_or("");
   } else if (!node->as_array()) {
     return file.expected(*node, "reference",
-                         "a file, a list of twin sources, or a table "
-                         "{ sources = [...], entry = \"...\" }");
+                         "a file, a list of twin sources, a table "
+                         "{ sources = [...], entry = \"...\" }, or "
+                         "{ outputs = { NAME = \"NAME.npy\" } }");
   }
   KB_ASSIGN_OR_RETURN(auto sources, spec ? file.strings(*spec, "sources")
                                          : file.strings(table, "reference"));
@@ -591,7 +611,8 @@ Status parseReference(const TomlFile &file, const toml::table &table,
 Status parseBench(const TomlFile &file, const toml::table &table,
                   const KernelAbi &abi, DeclaredBench &bench,
                   const ProblemSize *problem,
-                  const std::map<std::string, int64_t> &specialization) {
+                  const std::map<std::string, int64_t> &specialization,
+                  bench::KernelDeclared &declared) {
   KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
   // Constants first: sizes may name them, and the integer [specialization]
   // values (a [bench] constant of the same name wins).
@@ -603,9 +624,9 @@ Status parseBench(const TomlFile &file, const toml::table &table,
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchWorkload(file, table, integerValues, bench));
-  KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench));
+  KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench, declared));
 
-  return parseReference(file, table, bench);
+  return parseReference(file, table, abi, bench, declared);
 }
 
 /// `name` (default: the directory's name), which names the output directory.
@@ -827,8 +848,22 @@ Status readBench(const TomlFile &file, const toml::table &root,
       if (ec == std::errc() && end == s.value.data() + s.value.size())
         specialization.emplace(s.key, value);
     }
-  KB_RETURN_IF_ERROR(
-      parseBench(file, *benchTable, abi, bench, problem, specialization));
+  bench::KernelDeclared fixed;
+  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem,
+                                specialization, fixed));
+  if (tuneOnly && !(fixed.fixedInputs.empty() && fixed.expectedOutputs.empty()))
+    return file.error(*benchTable,
+                      "[bench] of a kernel that `substitutes` `" +
+                          kernel.substitutes +
+                          "` is what `tune` measures, and it cannot use .npy "
+                          "files (`file`, `reference.outputs`): they apply "
+                          "to standalone kernels");
+  for (bench::FixedArray &a : fixed.fixedInputs)
+    a.stored = storedFixedPath(kernel.name, a);
+  for (bench::FixedArray &a : fixed.expectedOutputs)
+    a.stored = storedFixedPath(kernel.name, a);
+  kernel.declared.fixedInputs = std::move(fixed.fixedInputs);
+  kernel.declared.expectedOutputs = std::move(fixed.expectedOutputs);
   if (!bench.axes.empty() && !root.get("tune"))
     return file.error(*benchTable,
                       "[bench] constants `" + bench.axes.front().first +
