@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 namespace kb::workbench {
 namespace {
 
-class FixedDataTest : public ::testing::Test {
+class KernelTomlFixedTest : public ::testing::Test {
 protected:
   void SetUp() override {
     auto dir = TempDir::create(fs::temp_directory_path(), "kb_fixed_test_");
@@ -62,7 +62,7 @@ protected:
   std::optional<TempDir> dir_;
 };
 
-TEST_F(FixedDataTest, FixedInputsAndExpectedOutputsAreDeclared) {
+TEST_F(KernelTomlFixedTest, FixedInputsAndExpectedOutputsAreDeclared) {
   StatusOr<Project> project =
       load("init = { x = { file = \"x.npy\" } }\n"
            "reference = { outputs = { y = \"y.npy\" } }\n");
@@ -85,14 +85,14 @@ TEST_F(FixedDataTest, FixedInputsAndExpectedOutputsAreDeclared) {
   EXPECT_FALSE(k.declared.empty());
 }
 
-TEST_F(FixedDataTest, FixedInputsWithoutExpectedOutputs) {
+TEST_F(KernelTomlFixedTest, FixedInputsWithoutExpectedOutputs) {
   StatusOr<Project> project = load("init = { x = { file = \"x.npy\" } }\n");
   ASSERT_TRUE(project.ok()) << project.status().message();
   EXPECT_EQ(project->kernels[0].declared.fixedInputs.size(), 1u);
   EXPECT_TRUE(project->kernels[0].declared.expectedOutputs.empty());
 }
 
-TEST_F(FixedDataTest, BadFilesAreRefusedWhereTheyAreNamed) {
+TEST_F(KernelTomlFixedTest, BadFilesAreRefusedWhereTheyAreNamed) {
   write("k/bad_magic.npy", "PK\3\4");
   write("k/f64.npy", npy::encode(ElementType::F64, {8}, std::string(64, 0)));
   write("k/short.npy", npy::encode(ElementType::F32, {7}, std::string(28, 0)));
@@ -114,7 +114,7 @@ TEST_F(FixedDataTest, BadFilesAreRefusedWhereTheyAreNamed) {
   }
 }
 
-TEST_F(FixedDataTest, OutputsMustBeWrittenBindingsOfFixedInputs) {
+TEST_F(KernelTomlFixedTest, OutputsMustBeWrittenBindingsOfFixedInputs) {
   EXPECT_THAT(errorOf("init = { x = { file = \"x.npy\" } }\n"
                       "reference = { outputs = { z = \"y.npy\" } }\n"),
               HasSubstr("unknown key `z` in [bench] reference.outputs"));
@@ -141,7 +141,7 @@ TEST_F(FixedDataTest, OutputsMustBeWrittenBindingsOfFixedInputs) {
               HasSubstr("`y` is writeonly"));
 }
 
-TEST_F(FixedDataTest, SpecialValuesDoNotApplyToFixedInputs) {
+TEST_F(KernelTomlFixedTest, SpecialValuesDoNotApplyToFixedInputs) {
   EXPECT_THAT(errorOf("init = { x = { file = \"x.npy\" } }\n"
                       "special_values = [\"nan\"]\n"),
               HasSubstr("`special_values`: binding `x` has fixed inputs"));
