@@ -8,7 +8,8 @@
 // kernel correct and says which checks ran, also from a bundle, which
 // carries the arrays; a y.npy with one wrong element makes `run` report the
 // MISMATCH and `bench` call the kernel INCORRECT; a copy changed after the
-// build is refused by its sha256.
+// build is refused by its sha256. Fixed inputs with a twin reference run
+// both from the file, once.
 //
 //===----------------------------------------------------------------------===//
 #include "common/npy.h"
@@ -162,6 +163,35 @@ TEST_F(NpyReferenceTest, AWrongExpectedOutputMakesTheKernelIncorrect) {
   EXPECT_EQ(report["benchmarks"][0]["status"], "incorrect") << report.dump();
   EXPECT_THAT(report["benchmarks"][0].value("reason", ""),
               HasSubstr("differs from its expected array"));
+}
+
+TEST_F(NpyReferenceTest, FixedInputsFeedATwinReferenceToo) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = writeProject(-1);
+  writeFile(project / "affine/naive.comp", kShader);
+  kb::test::replaceInFile(project / "affine/kernel.toml",
+                          "reference = { outputs = { y = \"y.npy\" } }",
+                          "reference = \"naive.comp\"");
+  kb::test::CliRun built = buildProject(project, {"--target", "vulkan:1.2"});
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  kb::test::CliRun ran =
+      run({"run", (out_ / "standalone/affine").string(), "--device", "vulkan"});
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  const std::string checks =
+      "checked against the reference (fixed inputs x.npy); seeded, all-zero, "
+      "large-magnitude and special-value checks not applicable to fixed "
+      "inputs";
+  EXPECT_THAT(ran.output, HasSubstr("checks: " + checks));
+  EXPECT_THAT(ran.output, HasSubstr("result: outputs agree"));
+  nlohmann::json report = bench(out_.string(), 0);
+  ASSERT_EQ(report["benchmarks"].size(), 1u) << report.dump();
+  for (const auto &v : report["benchmarks"][0]["variants"])
+    if (v["role"] == "candidate") {
+      EXPECT_EQ(v["correctness"]["status"], "correct") << v.dump();
+      EXPECT_EQ(v["correctness"]["note"], checks) << v.dump();
+    }
 }
 
 } // namespace
