@@ -47,7 +47,7 @@ struct FixedArray {
   /// the build directory when read back from build.json.
   std::filesystem::path file;
   /// The copy's path relative to the build directory (`standalone/KERNEL/
-  /// data/BINDING.npy`, as build.json records it).
+  /// data/{init,expected}/BINDING.npy`, as build.json records it).
   std::string stored;
   std::string sha256; // of the whole file
 };

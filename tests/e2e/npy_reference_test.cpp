@@ -139,7 +139,7 @@ TEST_F(NpyReferenceTest, ExpectedOutputsAreTheReference) {
   }
 
   // A copy that changed after the build is not the build's data.
-  std::ofstream(standalone / "data/y.npy", std::ios::app) << "x";
+  std::ofstream(standalone / "data/expected/y.npy", std::ios::app) << "x";
   ran = run({"run", standalone.string(), "--device", "vulkan"});
   EXPECT_EQ(ran.exitCode, 1) << ran.output;
   EXPECT_THAT(ran.output,
@@ -192,6 +192,45 @@ TEST_F(NpyReferenceTest, FixedInputsFeedATwinReferenceToo) {
       EXPECT_EQ(v["correctness"]["status"], "correct") << v.dump();
       EXPECT_EQ(v["correctness"]["note"], checks) << v.dump();
     }
+}
+
+TEST_F(NpyReferenceTest, AReadWriteOutputStartsFromItsFile) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = writeProject(-1);
+  // y += x: y.npy is y's input, y_after.npy what the kernel leaves there.
+  kb::test::replaceInFile(project / "affine/affine.comp", "writeonly buffer Y",
+                          "buffer Y");
+  kb::test::replaceInFile(project / "affine/affine.comp",
+                          "y[i] = 2.0 * x[i] + 1.0", "y[i] = y[i] + x[i]");
+  kb::test::replaceInFile(project / "affine/kernel.toml",
+                          "access = \"writeonly\"", "access = \"readwrite\"");
+  kb::test::replaceInFile(project / "affine/kernel.toml",
+                          "init = { x = { file = \"x.npy\" } }",
+                          "init = { x = { file = \"x.npy\" }, y = { file = "
+                          "\"y.npy\" } }");
+  kb::test::replaceInFile(project / "affine/kernel.toml",
+                          "outputs = { y = \"y.npy\" }",
+                          "outputs = { y = \"y_after.npy\" }");
+  std::vector<float> after(kCount);
+  for (int i = 0; i < kCount; ++i) {
+    float x = float(i % 17) * 0.25f - 2.0f;
+    after[i] = (2.0f * x + 1.0f) + x;
+  }
+  writeFile(project / "affine/y_after.npy", npyOf(after));
+  kb::test::CliRun built = buildProject(project, {"--target", "vulkan:1.2"});
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  EXPECT_TRUE(fs::exists(out_ / "standalone/affine/data/init/y.npy"));
+  EXPECT_TRUE(fs::exists(out_ / "standalone/affine/data/expected/y.npy"));
+  kb::test::CliRun ran =
+      run({"run", (out_ / "standalone/affine").string(), "--device", "vulkan"});
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("checks: checked against y_after.npy "
+                                    "(fixed inputs x.npy, y.npy)"));
+  nlohmann::json report = bench(out_.string(), 0);
+  ASSERT_EQ(report["benchmarks"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["benchmarks"][0]["status"], "ok") << report.dump();
 }
 
 } // namespace

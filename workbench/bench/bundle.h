@@ -13,7 +13,7 @@
 //
 // No sources and no toolchain outputs other than the modules (which embed
 // every variant's object) and the .npy files of kernels' fixed inputs and
-// expected outputs that build.json records (`standalone/K/data/*.npy`),
+// expected outputs that build.json records (`standalone/K/data/*/*.npy`),
 // listed and checked like the modules. `kernel-bench bench BUNDLE.tar` opens it
 // with openBundle: every member is checked against the manifest as it is
 // extracted into a private directory (toolchains/scratch_dir.h) removed when

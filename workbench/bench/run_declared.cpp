@@ -49,6 +49,13 @@ declaredForRun(const fs::path &modulePath, const module::Module &module,
                const module::Function &function,
                const hal::DeviceProperties &device) {
   fs::path buildJson = buildJsonAbove(modulePath);
+  size_t dispatches = 0;
+  for (const module::Op &op : function.ops)
+    dispatches += op.kind == module::Op::Kind::Dispatch;
+  // A program of several kernels has no one kernel's declarations for all
+  // of its outputs.
+  if (dispatches != 1)
+    return std::optional<RunDeclared>();
   const module::Variant *variant = nullptr;
   const module::Op *dispatch =
       candidateDispatch(module, function, device, variant);

@@ -34,10 +34,13 @@ struct RunDeclared {
 /// OUT/standalone/K/bench/); empty when there is none.
 std::filesystem::path buildJsonAbove(const std::filesystem::path &modulePath);
 
-/// What the kernel of the first dispatch of |function| whose executable
-/// has a candidate variant for |device| declares. nullopt when there is no
-/// build.json, no such dispatch or no record of its object; an error for a
-/// build.json that cannot be read or a fixed file that cannot be used.
+/// What the kernel of |function|'s one dispatch declares, when its
+/// executable has a candidate variant for |device| (a standalone kernel's
+/// program, a benchmark module). nullopt when there is no build.json, the
+/// function dispatches several kernels (a program: no one kernel's
+/// declarations hold for all of its outputs), or the build has no record of
+/// the object; an error for a build.json that cannot be read or a fixed
+/// file that cannot be used.
 StatusOr<std::optional<RunDeclared>>
 declaredForRun(const std::filesystem::path &modulePath,
                const module::Module &module, const module::Function &function,

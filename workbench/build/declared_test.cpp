@@ -251,7 +251,7 @@ TEST_F(DeclaredTomlTest, FixedArraysTravelAsBuildDirectoryPaths) {
   x.binding = 1;
   x.source = "inputs/x.npy";
   x.file = "/project/k/inputs/x.npy";
-  x.stored = "standalone/k/data/x.npy";
+  x.stored = "standalone/k/data/init/x.npy";
   x.sha256 = std::string(64, 'a');
   declared.fixedInputs.push_back(x);
   nlohmann::ordered_json doc = {{"schema_version", kBuildReportSchemaVersion},
@@ -272,8 +272,8 @@ TEST_F(DeclaredTomlTest, FixedArraysTravelAsBuildDirectoryPaths) {
   EXPECT_EQ(back.name, "x");
   EXPECT_EQ(back.binding, 1u);
   EXPECT_EQ(back.source, "inputs/x.npy");
-  EXPECT_EQ(back.stored, "standalone/k/data/x.npy");
-  EXPECT_EQ(back.file, root_ / "standalone/k/data/x.npy")
+  EXPECT_EQ(back.stored, "standalone/k/data/init/x.npy");
+  EXPECT_EQ(back.file, root_ / "standalone/k/data/init/x.npy")
       << "under the build directory, not the project";
   EXPECT_EQ(back.sha256, x.sha256);
   EXPECT_TRUE(found->expectedOutputs.empty());

@@ -859,9 +859,9 @@ Status readBench(const TomlFile &file, const toml::table &root,
                           "files (`file`, `reference.outputs`): they apply "
                           "to standalone kernels");
   for (bench::FixedArray &a : fixed.fixedInputs)
-    a.stored = storedFixedPath(kernel.name, a);
+    a.stored = storedFixedPath(kernel.name, false, a);
   for (bench::FixedArray &a : fixed.expectedOutputs)
-    a.stored = storedFixedPath(kernel.name, a);
+    a.stored = storedFixedPath(kernel.name, true, a);
   kernel.declared.fixedInputs = std::move(fixed.fixedInputs);
   kernel.declared.expectedOutputs = std::move(fixed.expectedOutputs);
   if (!bench.axes.empty() && !root.get("tune"))

@@ -99,9 +99,10 @@ Status readExpectedOutputs(const TomlFile &file, const toml::table &outputs,
   return okStatus();
 }
 
-std::string storedFixedPath(const std::string &kernel,
+std::string storedFixedPath(const std::string &kernel, bool expected,
                             const bench::FixedArray &array) {
-  return "standalone/" + kernel + "/data/" + array.name + ".npy";
+  return "standalone/" + kernel + "/data/" +
+         (expected ? "expected/" : "init/") + array.name + ".npy";
 }
 
 } // namespace kb::workbench

@@ -35,8 +35,10 @@ Status readExpectedOutputs(const TomlFile &file, const toml::table &outputs,
                            bench::KernelDeclared &declared);
 
 /// Where the build keeps |array| of kernel |kernel|, relative to the build
-/// directory: `standalone/KERNEL/data/BINDING.npy`.
-std::string storedFixedPath(const std::string &kernel,
+/// directory: `standalone/KERNEL/data/init/BINDING.npy` for a fixed input,
+/// `.../data/expected/BINDING.npy` for an expected output (a read-write
+/// binding has both).
+std::string storedFixedPath(const std::string &kernel, bool expected,
                             const bench::FixedArray &array);
 
 } // namespace kb::workbench

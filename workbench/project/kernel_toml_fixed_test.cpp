@@ -74,15 +74,29 @@ TEST_F(KernelTomlFixedTest, FixedInputsAndExpectedOutputsAreDeclared) {
   EXPECT_EQ(x.binding, 0u);
   EXPECT_EQ(x.source, "x.npy");
   EXPECT_EQ(x.file, dir_->path() / "k/x.npy");
-  EXPECT_EQ(x.stored, "standalone/k/data/x.npy");
+  EXPECT_EQ(x.stored, "standalone/k/data/init/x.npy");
   EXPECT_EQ(x.sha256.size(), 64u);
   ASSERT_EQ(k.declared.expectedOutputs.size(), 1u);
   EXPECT_EQ(k.declared.expectedOutputs[0].binding, 1u);
-  EXPECT_EQ(k.declared.expectedOutputs[0].stored, "standalone/k/data/y.npy");
+  EXPECT_EQ(k.declared.expectedOutputs[0].stored,
+            "standalone/k/data/expected/y.npy");
   // No reference executable or twin: the expected outputs are the reference.
   EXPECT_TRUE(k.bench->reference.empty());
   EXPECT_TRUE(k.referenceSpecs.empty());
   EXPECT_FALSE(k.declared.empty());
+}
+
+TEST_F(KernelTomlFixedTest, AReadWriteBindingHasAnInputAndAnOutputFile) {
+  StatusOr<Project> project =
+      load("init = { x = { file = \"x.npy\" }, y = { file = \"y.npy\" } }\n"
+           "reference = { outputs = { y = \"y.npy\" } }\n",
+           "readwrite");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  const bench::KernelDeclared &d = project->kernels[0].declared;
+  ASSERT_EQ(d.fixedInputs.size(), 2u);
+  ASSERT_EQ(d.expectedOutputs.size(), 1u);
+  EXPECT_EQ(d.fixedInputs[1].stored, "standalone/k/data/init/y.npy");
+  EXPECT_EQ(d.expectedOutputs[0].stored, "standalone/k/data/expected/y.npy");
 }
 
 TEST_F(KernelTomlFixedTest, FixedInputsWithoutExpectedOutputs) {
