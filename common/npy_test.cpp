@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 
 namespace kb::npy {
 namespace {
@@ -137,6 +138,24 @@ TEST(NpyTest, ChecksTheBindingsTypeAndSize) {
   std::string bits = encode(ElementType::U16, {2}, std::string(4, '\0'));
   EXPECT_TRUE(parseFor(bits, "x.npy", ElementType::BF16, 2, "x").ok())
       << "bf16 is stored as its uint16 bits";
+}
+
+TEST(NpyTest, EveryPrefixAndRandomMutationsAreErrorsNotCrashes) {
+  std::string file = encode(ElementType::I16, {3, 5}, std::string(30, '\7'));
+  for (size_t n = 0; n < file.size(); ++n)
+    EXPECT_FALSE(parse(file.substr(0, n), "x.npy").ok()) << n << " bytes";
+  // Mutations mostly inside the header, where the parsing is: each is
+  // either refused or still a well-formed array of what it says.
+  std::mt19937 rng(1);
+  for (int i = 0; i < 5000; ++i) {
+    std::string mutated = file;
+    for (int k = 0; k < 3; ++k)
+      mutated[rng() % 80] = char(rng());
+    auto parsed = parse(mutated, "x.npy");
+    if (parsed.ok())
+      EXPECT_EQ(parsed->data.size(),
+                parsed->elementCount * byteSize(parsed->elementType));
+  }
 }
 
 TEST(NpyTest, DescrOfEveryElementType) {
