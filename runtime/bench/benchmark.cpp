@@ -198,6 +198,24 @@ void describeVariants(const CorrectnessResult &correctness,
   }
 }
 
+/// The baseline build's kernel is timed in pairs with the candidate, so it
+/// runs from the same fixed inputs; a baseline whose buffers do not fit
+/// them (another layout) keeps its own, with a warning.
+Status fixBaselineInputs(const Prepared &p,
+                         const CorrectnessSettings &correctness,
+                         std::vector<std::string> &warnings) {
+  if (!p.baseline || !correctness.fixed || correctness.fixed->inputs.empty())
+    return okStatus();
+  if (Status fixed = p.baseline->setFixedContents(correctness.fixed->inputs);
+      !fixed.ok()) {
+    warnings.push_back("the baseline runs from its own inputs, not the "
+                       "candidate's fixed ones: " +
+                       fixed.message());
+    return okStatus();
+  }
+  return p.baseline->initialize();
+}
+
 /// Marks |out| incorrect (or an error) and drops every timing: a wrong
 /// kernel's times are not results.
 void fail(BenchmarkResult &out, BenchStatus status, std::string reason) {
@@ -218,6 +236,7 @@ Status runBenchmark(hal::Device &device, Engine &engine,
   CorrectnessSettings correctness = options.correctness;
   KB_RETURN_IF_ERROR(
       applyDeclared(work, options, out.variants, correctness, out.warnings));
+  KB_RETURN_IF_ERROR(fixBaselineInputs(p, correctness, out.warnings));
   KB_ASSIGN_OR_RETURN(
       CorrectnessResult checked,
       checkBeforeTiming(device, *p.candidate, p.reference.get(), correctness));
