@@ -25,6 +25,7 @@ function(kb_cc_test)
     set(T_LABELS cpu)
   endif()
   gtest_discover_tests(${T_NAME}
+    TEST_PREFIX "${T_NAME}."
     TEST_LIST ${T_NAME}_TESTS
     DISCOVERY_TIMEOUT 60)
   # Labels are set by a ctest include file of our own, read after the one

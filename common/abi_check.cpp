@@ -386,16 +386,17 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
   return out;
 }
 
-std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
-                                       const KernelAbi &abi,
-                                       std::vector<AbiMismatch> *notes) {
-  std::vector<AbiMismatch> out;
-  constexpr uint32_t kGLCompute = 5;
+namespace {
 
-  // GLSL entry points are always "main": a kernel.toml entry names the CUDA
-  // function, so a module with a single GLCompute entry point named "main"
-  // stands for any entry name.
-  const SpirvEntryPoint *entry = nullptr;
+constexpr uint32_t kGLCompute = 5;
+
+// GLSL entry points are always "main": a kernel.toml entry names the CUDA
+// function, so a module with a single GLCompute entry point named "main"
+// stands for any entry name. Returns null (with the reason in `out`) when no
+// entry point stands for the ABI's.
+const SpirvEntryPoint *resolveSpirvEntry(const SpirvModule &spirv,
+                                         const KernelAbi &abi,
+                                         std::vector<AbiMismatch> &out) {
   std::vector<const SpirvEntryPoint *> compute;
   std::vector<std::string> present;
   for (const SpirvEntryPoint &ep : spirv.entryPoints) {
@@ -409,21 +410,24 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                    std::to_string(named->executionModel) +
                    "; expected GLCompute (5): compile it as a compute "
                    "shader"});
-    return out;
+    return nullptr;
   }
-  entry = named;
+  const SpirvEntryPoint *entry = named;
   if (!entry && compute.size() == 1 &&
       (compute[0]->name == "main" || abi.entry.empty()))
     entry = compute[0];
-  if (!entry) {
+  if (!entry)
     out.push_back(
         {"entry point `" + abi.entry + "` not found in the SPIR-V; " +
          (present.empty() ? std::string("the module has no OpEntryPoint")
                           : "entry points present: " + join(present))});
-    return out;
-  }
+  return entry;
+}
 
-  // Bindings: set 0, binding i, storage buffer; nothing else bound.
+// Bindings: set 0, binding i, storage buffer; nothing else bound.
+void checkSpirvBindings(const SpirvModule &spirv, const KernelAbi &abi,
+                        std::vector<AbiMismatch> &out,
+                        std::vector<AbiMismatch> *notes) {
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     std::vector<const SpirvResource *> declared;
     for (const SpirvResource &r : spirv.resources)
@@ -443,8 +447,67 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
          (abi.bindings.empty() ? std::string("(none)")
                                : std::to_string(abi.bindings.size() - 1))});
   }
+}
 
-  // Constants: one push-constant block, natural alignment.
+// One push-constant member against constant `i` of the ABI: offset, size and
+// scalar kind must match; a signedness difference alone is only a note, since
+// the bits read the same.
+void checkPushConstantMember(const SpirvPushConstantBlock &pc,
+                             const KernelAbi &abi,
+                             const std::vector<ParamSlot> &layout, size_t i,
+                             std::vector<AbiMismatch> &out,
+                             std::vector<AbiMismatch> *notes) {
+  ScalarType type = abi.constants[i].type;
+  std::string found = "offset " + std::to_string(pc.memberOffsets[i]) + ", " +
+                      std::to_string(pc.memberSizes[i]) + " bytes";
+  std::string foundType =
+      i < pc.memberTypes.size() ? pc.memberTypes[i] : std::string();
+  if (!foundType.empty())
+    found += " " + foundType;
+  bool typeOk = true;
+  if (!foundType.empty())
+    typeOk = (foundType[0] == 'f') == isFloat(type);
+  if (typeOk && notes && !foundType.empty() && !isFloat(type) &&
+      foundType[0] != toString(type)[0])
+    notes->push_back({describeConstant(abi, i) + " (push-constant member " +
+                      std::to_string(i) + "): signedness differs: expected " +
+                      toString(type) + ", found " + foundType});
+  if (pc.memberOffsets[i] != layout[i].offset ||
+      pc.memberSizes[i] != layout[i].size || !typeOk)
+    out.push_back({describeConstant(abi, i) + " (push-constant member " +
+                   std::to_string(i) +
+                   "): " + (typeOk ? "" : "scalar-kind mismatch: ") +
+                   "expected offset " + std::to_string(layout[i].offset) +
+                   ", " + std::to_string(layout[i].size) + " bytes " +
+                   toString(type) + ", found " + found});
+}
+
+// The ABI's constants against a push-constant block the module declares.
+void checkPushConstantBlock(const SpirvPushConstantBlock &pc,
+                            const KernelAbi &abi,
+                            const std::vector<ParamSlot> &layout,
+                            std::vector<AbiMismatch> &out,
+                            std::vector<AbiMismatch> *notes) {
+  if (pc.memberOffsets.size() != layout.size())
+    out.push_back({"push constants: expected " + std::to_string(layout.size()) +
+                   " members, found " +
+                   std::to_string(pc.memberOffsets.size())});
+  size_t common = std::min(layout.size(), pc.memberOffsets.size());
+  size_t before = out.size();
+  for (size_t i = 0; i < common; ++i)
+    checkPushConstantMember(pc, abi, layout, i, out, notes);
+  // The block size follows from the members; report it on its own only.
+  if (out.size() == before && pc.memberOffsets.size() == layout.size() &&
+      pc.size != pushConstantSize(abi))
+    out.push_back({"push constants: expected a block of " +
+                   std::to_string(pushConstantSize(abi)) + " bytes, found " +
+                   std::to_string(pc.size)});
+}
+
+// Constants: one push-constant block, natural alignment.
+void checkSpirvPushConstants(const SpirvModule &spirv, const KernelAbi &abi,
+                             std::vector<AbiMismatch> &out,
+                             std::vector<AbiMismatch> *notes) {
   std::vector<ParamSlot> layout = pushConstantLayout(abi);
   if (layout.empty() && spirv.pushConstants &&
       !spirv.pushConstants->memberOffsets.empty()) {
@@ -458,74 +521,60 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
                    " constants, found none (declare `layout(push_constant) "
                    "uniform ...`)"});
   } else if (!layout.empty()) {
-    const SpirvPushConstantBlock &pc = *spirv.pushConstants;
-    if (pc.memberOffsets.size() != layout.size())
-      out.push_back({"push constants: expected " +
-                     std::to_string(layout.size()) + " members, found " +
-                     std::to_string(pc.memberOffsets.size())});
-    size_t common = std::min(layout.size(), pc.memberOffsets.size());
-    size_t before = out.size();
-    for (size_t i = 0; i < common; ++i) {
-      ScalarType type = abi.constants[i].type;
-      std::string found = "offset " + std::to_string(pc.memberOffsets[i]) +
-                          ", " + std::to_string(pc.memberSizes[i]) + " bytes";
-      std::string foundType =
-          i < pc.memberTypes.size() ? pc.memberTypes[i] : std::string();
-      if (!foundType.empty())
-        found += " " + foundType;
-      bool typeOk = true;
-      if (!foundType.empty())
-        typeOk = (foundType[0] == 'f') == isFloat(type);
-      if (typeOk && notes && !foundType.empty() && !isFloat(type) &&
-          foundType[0] != toString(type)[0])
-        notes->push_back({describeConstant(abi, i) + " (push-constant member " +
-                          std::to_string(i) +
-                          "): signedness differs: expected " + toString(type) +
-                          ", found " + foundType});
-      if (pc.memberOffsets[i] != layout[i].offset ||
-          pc.memberSizes[i] != layout[i].size || !typeOk)
-        out.push_back({describeConstant(abi, i) + " (push-constant member " +
-                       std::to_string(i) +
-                       "): " + (typeOk ? "" : "scalar-kind mismatch: ") +
-                       "expected offset " + std::to_string(layout[i].offset) +
-                       ", " + std::to_string(layout[i].size) + " bytes " +
-                       toString(type) + ", found " + found});
-    }
-    // The block size follows from the members; report it on its own only.
-    if (out.size() == before && pc.memberOffsets.size() == layout.size() &&
-        pc.size != pushConstantSize(abi))
-      out.push_back({"push constants: expected a block of " +
-                     std::to_string(pushConstantSize(abi)) + " bytes, found " +
-                     std::to_string(pc.size)});
+    checkPushConstantBlock(*spirv.pushConstants, abi, layout, out, notes);
   }
+}
 
-  // Workgroup size, with the ABI's specialization constants applied.
+// Names the workgroup-size dimensions that come from specialization
+// constants, so a mismatch says where to set them.
+std::string specializedDimensionsNote(const SpirvEntryPoint &entry,
+                                      const KernelAbi &abi) {
+  std::string note;
+  for (int i = 0; i < 3; ++i) {
+    if (!entry.specIds[i])
+      continue;
+    bool set = false;
+    for (const SpecializationValue &v : abi.specialization)
+      set |= v.id == *entry.specIds[i];
+    note += std::string(note.empty() ? "; " : ", ") + "xyz"[i] +
+            " is specialization constant " + std::to_string(*entry.specIds[i]) +
+            (set ? " (set by [specialization])"
+                 : " (default shown; set it in [specialization] as "
+                   "local_size_" +
+                       std::string(1, "xyz"[i]) + ")");
+  }
+  return note;
+}
+
+// Workgroup size, with the ABI's specialization constants applied.
+void checkSpirvWorkgroupSize(const SpirvEntryPoint &entry, const KernelAbi &abi,
+                             std::vector<AbiMismatch> &out) {
   std::optional<std::array<uint32_t, 3>> size =
-      specializedWorkgroupSize(*entry, abi.specialization);
+      specializedWorkgroupSize(entry, abi.specialization);
   if (!size) {
     out.push_back({std::string(kWorkgroupSizeMismatch) +
                    dims(abi.workgroupSize) +
                    ", found none (declare layout(local_size_x = ...) in)"});
   } else if (*size != abi.workgroupSize) {
-    std::string note;
-    for (int i = 0; i < 3; ++i) {
-      if (!entry->specIds[i])
-        continue;
-      bool set = false;
-      for (const SpecializationValue &v : abi.specialization)
-        set |= v.id == *entry->specIds[i];
-      note += std::string(note.empty() ? "; " : ", ") + "xyz"[i] +
-              " is specialization constant " +
-              std::to_string(*entry->specIds[i]) +
-              (set ? " (set by [specialization])"
-                   : " (default shown; set it in [specialization] as "
-                     "local_size_" +
-                         std::string(1, "xyz"[i]) + ")");
-    }
     out.push_back({std::string(kWorkgroupSizeMismatch) +
                    dims(abi.workgroupSize) + ", found " + dims(*size) +
-                   " (from " + entry->workgroupSizeSource + note + ")"});
+                   " (from " + entry.workgroupSizeSource +
+                   specializedDimensionsNote(entry, abi) + ")"});
   }
+}
+
+} // namespace
+
+std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
+                                       const KernelAbi &abi,
+                                       std::vector<AbiMismatch> *notes) {
+  std::vector<AbiMismatch> out;
+  const SpirvEntryPoint *entry = resolveSpirvEntry(spirv, abi, out);
+  if (!entry)
+    return out;
+  checkSpirvBindings(spirv, abi, out, notes);
+  checkSpirvPushConstants(spirv, abi, out, notes);
+  checkSpirvWorkgroupSize(*entry, abi, out);
   return out;
 }
 

@@ -353,6 +353,12 @@ void reapChild(const ProcessOptions &options, pid_t pid, bool groupKilled,
 
 } // namespace
 
+namespace {
+std::atomic<BeforeSpawnHook> gBeforeSpawn{nullptr};
+} // namespace
+
+void setBeforeSpawnHook(BeforeSpawnHook hook) { gBeforeSpawn = hook; }
+
 StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   if (options.argv.empty() || options.argv[0].empty())
     return invalidArgument("runProcess: empty argv (no program to run)");
@@ -374,6 +380,8 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   CStringArray envp(buildEnvironment(env));
   CStringArray argv(options.argv);
 
+  if (BeforeSpawnHook hook = gBeforeSpawn.load())
+    hook();
   auto start = Clock::now();
   KB_ASSIGN_OR_RETURN(Child child, spawnChild(options, argv, envp));
   // Unregistered when this function returns, after the leader is reaped,

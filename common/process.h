@@ -74,6 +74,12 @@ struct ProcessResult {
 /// ProcessResult says so.
 StatusOr<ProcessResult> runProcess(const ProcessOptions &options);
 
+/// Called by every runProcess(), from its thread, just before it starts the
+/// child; nullptr (the default) for none. The build's tool reaper starts
+/// itself there, so that a command that starts no tool starts no process.
+using BeforeSpawnHook = void (*)();
+void setBeforeSpawnHook(BeforeSpawnHook hook);
+
 /// Sends |signal| to the process group of every runProcess() child still
 /// running, in this process. Async-signal-safe: call it from the driver's
 /// SIGINT/SIGTERM handler. Children lead their own process groups, so the

@@ -32,6 +32,60 @@ bool isIdentChar(char c) {
 
 std::string lineRef(int line) { return "line " + std::to_string(line); }
 
+/// Skips the /* comment at |i|, counting its newlines into |line|.
+Status skipBlockComment(std::string_view text, size_t &i, int &line) {
+  const size_t n = text.size();
+  int startLine = line;
+  i += 2;
+  while (i + 1 < n && !(text[i] == '*' && text[i + 1] == '/')) {
+    if (text[i] == '\n')
+      ++line;
+    ++i;
+  }
+  if (i + 1 >= n)
+    return invalidArgument(lineRef(startLine) + ": unterminated /* comment");
+  i += 2;
+  return okStatus();
+}
+
+/// Moves |i| past the string literal that opens at it; a literal ends on its
+/// line (PTX strings do not span lines), and a backslash escapes one char.
+Status skipStringLiteral(std::string_view text, size_t &i, int line) {
+  const size_t n = text.size();
+  ++i;
+  while (i < n && text[i] != '"' && text[i] != '\n') {
+    if (text[i] == '\\' && i + 1 < n && text[i + 1] != '\n')
+      ++i;
+    ++i;
+  }
+  if (i >= n || text[i] != '"')
+    return invalidArgument(lineRef(line) + ": unterminated string literal");
+  ++i;
+  return okStatus();
+}
+
+/// The end of the run of identifier characters from |i| (numbers also take
+/// dots, so `9.0` and `0f3F800000` stay one token).
+size_t wordEnd(std::string_view text, size_t i, bool dots) {
+  while (i < text.size() && (isIdentChar(text[i]) || (dots && text[i] == '.')))
+    ++i;
+  return i;
+}
+
+/// The kind of token a character starts that is not blank, a comment or a
+/// string: a directive (`.entry`) and an identifier are both Words.
+Token::Kind tokenKindAt(std::string_view text, size_t i) {
+  char c = text[i];
+  if (c == '.' && i + 1 < text.size() && isIdentChar(text[i + 1]) &&
+      !std::isdigit(static_cast<unsigned char>(text[i + 1])))
+    return Token::Kind::Word;
+  if (isIdentStart(c))
+    return Token::Kind::Word;
+  if (std::isdigit(static_cast<unsigned char>(c)))
+    return Token::Kind::Number;
+  return Token::Kind::Punct;
+}
+
 /// Splits |text| into tokens. A directive (`.entry`) and an identifier are
 /// both Words; numbers keep their dots (`9.0`) and hex/float suffixes.
 Status tokenize(std::string_view text, std::vector<Token> &tokens) {
@@ -60,61 +114,20 @@ Status tokenize(std::string_view text, std::vector<Token> &tokens) {
       continue;
     }
     if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-      int startLine = line;
-      i += 2;
-      while (i + 1 < n && !(text[i] == '*' && text[i + 1] == '/')) {
-        if (text[i] == '\n')
-          ++line;
-        ++i;
-      }
-      if (i + 1 >= n)
-        return invalidArgument(lineRef(startLine) +
-                               ": unterminated /* comment");
-      i += 2;
+      KB_RETURN_IF_ERROR(skipBlockComment(text, i, line));
       continue;
     }
     size_t start = i;
+    Token::Kind kind = Token::Kind::String;
     if (c == '"') {
-      ++i;
-      while (i < n && text[i] != '"' && text[i] != '\n') {
-        if (text[i] == '\\' && i + 1 < n && text[i + 1] != '\n')
-          ++i;
-        ++i;
-      }
-      if (i >= n || text[i] != '"')
-        return invalidArgument(lineRef(line) + ": unterminated string literal");
-      ++i;
-      tokens.push_back(
-          {Token::Kind::String, text.substr(start, i - start), line});
-      continue;
+      KB_RETURN_IF_ERROR(skipStringLiteral(text, i, line));
+    } else {
+      kind = tokenKindAt(text, i);
+      i = kind == Token::Kind::Punct
+              ? i + 1
+              : wordEnd(text, i + 1, kind == Token::Kind::Number);
     }
-    if (c == '.' && i + 1 < n && isIdentChar(text[i + 1]) &&
-        !std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
-      ++i;
-      while (i < n && isIdentChar(text[i]))
-        ++i;
-      tokens.push_back(
-          {Token::Kind::Word, text.substr(start, i - start), line});
-      continue;
-    }
-    if (isIdentStart(c)) {
-      ++i;
-      while (i < n && isIdentChar(text[i]))
-        ++i;
-      tokens.push_back(
-          {Token::Kind::Word, text.substr(start, i - start), line});
-      continue;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      ++i;
-      while (i < n && (isIdentChar(text[i]) || text[i] == '.'))
-        ++i;
-      tokens.push_back(
-          {Token::Kind::Number, text.substr(start, i - start), line});
-      continue;
-    }
-    ++i;
-    tokens.push_back({Token::Kind::Punct, text.substr(start, 1), line});
+    tokens.push_back({kind, text.substr(start, i - start), line});
   }
   return okStatus();
 }

@@ -363,34 +363,19 @@ private:
     return okStatus();
   }
 
+  // Records one instruction of the module's declarations; the instructions a
+  // reflection does not read (function bodies, most of the rest) are skipped.
   Status record(const Instruction &inst) {
     const uint32_t *ops = inst.operands;
     switch (inst.opcode) {
-    case OpName: {
-      uint32_t next = 0;
-      KB_ASSIGN_OR_RETURN(std::string name, literalString(inst, 1, next));
-      names_[ops[0]] = std::move(name);
-      return okStatus();
-    }
-    case OpMemberName: {
-      uint32_t next = 0;
-      KB_ASSIGN_OR_RETURN(std::string name, literalString(inst, 2, next));
-      memberNames_[ops[0]][ops[1]] = std::move(name);
-      return okStatus();
-    }
+    case OpName:
+    case OpMemberName:
+      return recordName(inst);
     case OpCapability:
       capabilities_.push_back(ops[0]);
       return okStatus();
-    case OpEntryPoint: {
-      SpirvEntryPoint ep;
-      ep.executionModel = ops[0];
-      ep.id = ops[1];
-      KB_RETURN_IF_ERROR(checkId(inst, ep.id));
-      uint32_t next = 0;
-      KB_ASSIGN_OR_RETURN(ep.name, literalString(inst, 2, next));
-      entryPoints_.push_back(std::move(ep));
-      return okStatus();
-    }
+    case OpEntryPoint:
+      return recordEntryPoint(inst);
     case OpExecutionMode:
     case OpExecutionModeId:
       modes_.push_back(ExecutionModeDef{
@@ -424,77 +409,122 @@ private:
       KB_RETURN_IF_ERROR(checkId(inst, ops[1]));
       variables_.push_back(VariableDef{ops[1], ops[0], ops[2]});
       return okStatus();
-    case OpDecorate: {
-      Decorations &d = decorations_[ops[0]];
-      auto literal = [&](std::optional<uint32_t> &field) -> Status {
-        if (inst.operandCount < 3)
-          return error(inst, "decoration " + std::to_string(ops[1]) + " on " +
-                                 idRef(ops[0]) +
-                                 " is missing its literal operand");
-        field = ops[2];
-        return okStatus();
-      };
-      switch (ops[1]) {
-      case DecSpecId:
-        return literal(d.specId);
-      case DecBinding:
-        return literal(d.binding);
-      case DecDescriptorSet:
-        return literal(d.set);
-      case DecBuiltIn:
-        return literal(d.builtIn);
-      case DecArrayStride:
-        return literal(d.arrayStride);
-      case DecBlock:
-        d.block = true;
-        break;
-      case DecBufferBlock:
-        d.bufferBlock = true;
-        break;
-      case DecNonWritable:
-        d.nonWritable = true;
-        break;
-      case DecNonReadable:
-        d.nonReadable = true;
-        break;
-      default:
-        break;
-      }
-      return okStatus();
-    }
-    case OpMemberDecorate: {
-      MemberDecorations &d = memberDecorations_[ops[0]][ops[1]];
-      auto literal = [&](std::optional<uint32_t> &field) -> Status {
-        if (inst.operandCount < 4)
-          return error(inst, "member decoration " + std::to_string(ops[2]) +
-                                 " on " + idRef(ops[0]) + " member " +
-                                 std::to_string(ops[1]) +
-                                 " is missing its literal operand");
-        field = ops[3];
-        return okStatus();
-      };
-      switch (ops[2]) {
-      case DecOffset:
-        return literal(d.offset);
-      case DecMatrixStride:
-        return literal(d.matrixStride);
-      case DecNonWritable:
-        d.nonWritable = true;
-        break;
-      case DecNonReadable:
-        d.nonReadable = true;
-        break;
-      case DecRowMajor:
-        d.rowMajor = true;
-        break;
-      default:
-        break;
-      }
-      return okStatus();
-    }
+    case OpDecorate:
+      return recordDecoration(inst);
+    case OpMemberDecorate:
+      return recordMemberDecoration(inst);
     default:
       return okStatus();
     }
+  }
+
+  // OpName names an id, OpMemberName a member of a struct type; both only
+  // make messages readable.
+  Status recordName(const Instruction &inst) {
+    const uint32_t *ops = inst.operands;
+    uint32_t next = 0;
+    if (inst.opcode == OpName) {
+      KB_ASSIGN_OR_RETURN(std::string name, literalString(inst, 1, next));
+      names_[ops[0]] = std::move(name);
+      return okStatus();
+    }
+    KB_ASSIGN_OR_RETURN(std::string name, literalString(inst, 2, next));
+    memberNames_[ops[0]][ops[1]] = std::move(name);
+    return okStatus();
+  }
+
+  Status recordEntryPoint(const Instruction &inst) {
+    const uint32_t *ops = inst.operands;
+    SpirvEntryPoint ep;
+    ep.executionModel = ops[0];
+    ep.id = ops[1];
+    KB_RETURN_IF_ERROR(checkId(inst, ep.id));
+    uint32_t next = 0;
+    KB_ASSIGN_OR_RETURN(ep.name, literalString(inst, 2, next));
+    entryPoints_.push_back(std::move(ep));
+    return okStatus();
+  }
+
+  // The literal operand at |index| of the decoration |what| into |field|: a
+  // decoration that carries a literal must have it (a truncated instruction
+  // is an error, not a silently absent binding).
+  Status decorationLiteral(const Instruction &inst, uint32_t index,
+                           const std::string &what,
+                           std::optional<uint32_t> &field) {
+    if (inst.operandCount <= index)
+      return error(inst, what + " is missing its literal operand");
+    field = inst.operands[index];
+    return okStatus();
+  }
+
+  // OpDecorate: the decorations the reflection reads.
+  Status recordDecoration(const Instruction &inst) {
+    const uint32_t *ops = inst.operands;
+    Decorations &d = decorations_[ops[0]];
+    auto literal = [&](std::optional<uint32_t> &field) {
+      return decorationLiteral(inst, 2,
+                               "decoration " + std::to_string(ops[1]) + " on " +
+                                   idRef(ops[0]),
+                               field);
+    };
+    switch (ops[1]) {
+    case DecSpecId:
+      return literal(d.specId);
+    case DecBinding:
+      return literal(d.binding);
+    case DecDescriptorSet:
+      return literal(d.set);
+    case DecBuiltIn:
+      return literal(d.builtIn);
+    case DecArrayStride:
+      return literal(d.arrayStride);
+    case DecBlock:
+      d.block = true;
+      break;
+    case DecBufferBlock:
+      d.bufferBlock = true;
+      break;
+    case DecNonWritable:
+      d.nonWritable = true;
+      break;
+    case DecNonReadable:
+      d.nonReadable = true;
+      break;
+    default:
+      break;
+    }
+    return okStatus();
+  }
+
+  // OpMemberDecorate: as recordDecoration, for a member of a struct type.
+  Status recordMemberDecoration(const Instruction &inst) {
+    const uint32_t *ops = inst.operands;
+    MemberDecorations &d = memberDecorations_[ops[0]][ops[1]];
+    auto literal = [&](std::optional<uint32_t> &field) {
+      return decorationLiteral(inst, 3,
+                               "member decoration " + std::to_string(ops[2]) +
+                                   " on " + idRef(ops[0]) + " member " +
+                                   std::to_string(ops[1]),
+                               field);
+    };
+    switch (ops[2]) {
+    case DecOffset:
+      return literal(d.offset);
+    case DecMatrixStride:
+      return literal(d.matrixStride);
+    case DecNonWritable:
+      d.nonWritable = true;
+      break;
+    case DecNonReadable:
+      d.nonReadable = true;
+      break;
+    case DecRowMajor:
+      d.rowMajor = true;
+      break;
+    default:
+      break;
+    }
+    return okStatus();
   }
 
   const TypeDef *type(uint32_t id) const {
@@ -699,53 +729,12 @@ private:
                           typeSize(t->operands[0], nullptr, depth + 1));
       return component * t->operands[1];
     }
-    case OpTypeMatrix: {
-      const TypeDef *column = type(t->operands[0]);
-      if (!column || column->opcode != OpTypeVector)
-        return invalidArgument("SPIR-V: " + where +
-                               " is a matrix whose column is not a vector");
-      uint64_t columns = t->operands[1], rows = column->operands[1];
-      if (member && member->matrixStride)
-        return (member->rowMajor ? rows : columns) * *member->matrixStride;
-      KB_ASSIGN_OR_RETURN(uint64_t columnSize,
-                          typeSize(t->operands[0], nullptr, depth + 1));
-      return columns * columnSize;
-    }
-    case OpTypeArray: {
-      uint32_t length = 0;
-      std::optional<uint32_t> specId;
-      KB_RETURN_IF_ERROR(scalarConstant(
-          t->operands[1], "the length of array " + where, length, specId));
-      auto dec = decorations_.find(typeId);
-      if (dec != decorations_.end() && dec->second.arrayStride)
-        return uint64_t{length} * *dec->second.arrayStride;
-      KB_ASSIGN_OR_RETURN(uint64_t element,
-                          typeSize(t->operands[0], member, depth + 1));
-      return uint64_t{length} * element;
-    }
-    case OpTypeStruct: {
-      uint64_t size = 0;
-      for (uint32_t m = 0; m < t->operands.size(); ++m) {
-        const MemberDecorations *md = memberDecoration(typeId, m);
-        if ((!md || !md->offset) && implicitLayout_) {
-          // Workgroup structs carry no layout: members in order, each at
-          // its scalar alignment.
-          KB_ASSIGN_OR_RETURN(uint64_t memberSize,
-                              typeSize(t->operands[m], md, depth + 1));
-          uint64_t align = scalarAlignment(t->operands[m], depth + 1);
-          size = (size + align - 1) / align * align + memberSize;
-          continue;
-        }
-        if (!md || !md->offset)
-          return invalidArgument("SPIR-V: member " + std::to_string(m) +
-                                 " of struct " + idRef(typeId) +
-                                 " has no Offset decoration");
-        KB_ASSIGN_OR_RETURN(uint64_t memberSize,
-                            typeSize(t->operands[m], md, depth + 1));
-        size = std::max(size, uint64_t{*md->offset} + memberSize);
-      }
-      return size;
-    }
+    case OpTypeMatrix:
+      return matrixSize(*t, where, member, depth);
+    case OpTypeArray:
+      return arraySize(typeId, *t, where, member, depth);
+    case OpTypeStruct:
+      return structSize(typeId, *t, depth);
     case OpTypeRuntimeArray:
       return invalidArgument("SPIR-V: " + where +
                              " is a runtime array, which has no static size");
@@ -753,6 +742,68 @@ private:
       return invalidArgument("SPIR-V: " + where + " (" + opName(t->opcode) +
                              ") cannot be laid out in a block");
     }
+  }
+
+  /// A matrix is its columns, each a vector; a member's MatrixStride (per
+  /// column, or per row when RowMajor) overrides the packed size.
+  StatusOr<uint64_t> matrixSize(const TypeDef &t, const std::string &where,
+                                const MemberDecorations *member,
+                                int depth) const {
+    const TypeDef *column = type(t.operands[0]);
+    if (!column || column->opcode != OpTypeVector)
+      return invalidArgument("SPIR-V: " + where +
+                             " is a matrix whose column is not a vector");
+    uint64_t columns = t.operands[1], rows = column->operands[1];
+    if (member && member->matrixStride)
+      return (member->rowMajor ? rows : columns) * *member->matrixStride;
+    KB_ASSIGN_OR_RETURN(uint64_t columnSize,
+                        typeSize(t.operands[0], nullptr, depth + 1));
+    return columns * columnSize;
+  }
+
+  /// An array's length is a constant id; its ArrayStride decoration, when
+  /// present, gives the element pitch (padding included).
+  StatusOr<uint64_t> arraySize(uint32_t typeId, const TypeDef &t,
+                               const std::string &where,
+                               const MemberDecorations *member,
+                               int depth) const {
+    uint32_t length = 0;
+    std::optional<uint32_t> specId;
+    KB_RETURN_IF_ERROR(scalarConstant(
+        t.operands[1], "the length of array " + where, length, specId));
+    auto dec = decorations_.find(typeId);
+    if (dec != decorations_.end() && dec->second.arrayStride)
+      return uint64_t{length} * *dec->second.arrayStride;
+    KB_ASSIGN_OR_RETURN(uint64_t element,
+                        typeSize(t.operands[0], member, depth + 1));
+    return uint64_t{length} * element;
+  }
+
+  /// A struct ends at its furthest member (Offset + size); one without
+  /// offsets is laid out only where the layout is implicit (workgroup).
+  StatusOr<uint64_t> structSize(uint32_t typeId, const TypeDef &t,
+                                int depth) const {
+    uint64_t size = 0;
+    for (uint32_t m = 0; m < t.operands.size(); ++m) {
+      const MemberDecorations *md = memberDecoration(typeId, m);
+      if ((!md || !md->offset) && implicitLayout_) {
+        // Workgroup structs carry no layout: members in order, each at
+        // its scalar alignment.
+        KB_ASSIGN_OR_RETURN(uint64_t memberSize,
+                            typeSize(t.operands[m], md, depth + 1));
+        uint64_t align = scalarAlignment(t.operands[m], depth + 1);
+        size = (size + align - 1) / align * align + memberSize;
+        continue;
+      }
+      if (!md || !md->offset)
+        return invalidArgument("SPIR-V: member " + std::to_string(m) +
+                               " of struct " + idRef(typeId) +
+                               " has no Offset decoration");
+      KB_ASSIGN_OR_RETURN(uint64_t memberSize,
+                          typeSize(t.operands[m], md, depth + 1));
+      size = std::max(size, uint64_t{*md->offset} + memberSize);
+    }
+    return size;
   }
 
   /// The width in bytes of the first scalar inside |typeId| (1 when none):

@@ -20,6 +20,7 @@
 
 #include "toolchains/diagnostics.h"
 
+#include <optional>
 #include <regex>
 
 namespace kb::toolchains {
@@ -92,9 +93,80 @@ const char *toString(Severity severity) {
   return "error";
 }
 
+namespace {
+
+// One line of tool output as a diagnostic, or nullopt for the lines that are
+// not one (source echo, carets, info). The patterns are tried in order and
+// the first that matches decides, so keep the specific ones first.
+// |opensSpirvContext| is set when the next indented line belongs to it.
+std::optional<Diagnostic> parseDiagnosticLine(std::string_view tool,
+                                              const std::string &line,
+                                              bool &opensSpirvContext) {
+  const Patterns &p = patterns();
+  std::smatch m;
+  Diagnostic d;
+  d.tool = std::string(tool);
+  if (std::regex_match(line, m, p.ptxasLocated)) {
+    if (m[3] == "info")
+      return std::nullopt; // Resource reports are parsed by
+                           // parsePtxasResourceUsage.
+    d.tool = "ptxas";
+    d.file = m[1];
+    if (d.file == "application ptx input")
+      d.file.clear(); // The driver JIT's name for in-memory PTX.
+    d.line = toInt(m[2]);
+    d.severity = severityFromWord(m[3]);
+    d.message = m[4];
+  } else if (std::regex_match(line, m, p.driverMessage)) {
+    if (m[2] == "info")
+      return std::nullopt;
+    d.tool = m[1];
+    d.severity = severityFromWord(m[2]);
+    d.message = m[3];
+  } else if (std::regex_match(line, m, p.endOfSource)) {
+    d.severity = severityFromWord(m[1]);
+    d.code = m[2];
+    d.message = "at end of source: " + std::string(m[3]);
+  } else if (std::regex_match(line, m, p.nvccFrontEnd)) {
+    d.file = m[1];
+    d.line = toInt(m[2]);
+    d.severity = severityFromWord(m[3]);
+    d.code = m[4];
+    d.message = m[5];
+  } else if (std::regex_match(line, m, p.toolPrefixed)) {
+    std::string prefix = m[1];
+    d.tool = prefix == "glslc" || prefix == "spirv-val" || prefix == "spirv-opt"
+                 ? prefix
+                 : std::string("host-cxx");
+    d.severity = severityFromWord(m[2]);
+    d.message = m[3];
+  } else if (std::regex_match(line, m, p.spirvTools)) {
+    d.severity = severityFromWord(m[1]);
+    d.message = m[3];
+    if (int index = toInt(m[2]))
+      d.message += " (SPIR-V instruction " + std::to_string(index) + ")";
+    opensSpirvContext = true;
+  } else if (std::regex_match(line, m, p.fileLineCol)) {
+    // nvcc runs the host compiler's preprocessor; its messages (missing
+    // includes, #error) are the host compiler's, not nvcc's.
+    if (tool == "nvcc")
+      d.tool = "host-cxx";
+    d.file = m[1];
+    d.line = toInt(m[2]);
+    d.column = toInt(m[3]);
+    d.severity = severityFromWord(m[4]);
+    d.message = m[5];
+  } else {
+    return std::nullopt; // Source echo, carets, summaries, "compilation
+                         // terminated."
+  }
+  return d;
+}
+
+} // namespace
+
 std::vector<Diagnostic> parseDiagnostics(std::string_view tool,
                                          std::string_view text) {
-  const Patterns &p = patterns();
   std::vector<Diagnostic> out;
   // spirv-val prints the offending instruction on the next, indented line;
   // it is the only useful context line, so it joins the message.
@@ -109,70 +181,15 @@ std::vector<Diagnostic> parseDiagnostics(std::string_view tool,
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
 
-    std::smatch m;
-    Diagnostic d;
-    d.tool = std::string(tool);
     if (spirvContextOpen && line.size() > 2 && line.compare(0, 2, "  ") == 0) {
       out.back().message += "\n" + line;
       spirvContextOpen = false;
       continue;
     }
     spirvContextOpen = false;
-
-    if (std::regex_match(line, m, p.ptxasLocated)) {
-      if (m[3] == "info")
-        continue; // Resource reports are parsed by parsePtxasResourceUsage.
-      d.tool = "ptxas";
-      d.file = m[1];
-      if (d.file == "application ptx input")
-        d.file.clear(); // The driver JIT's name for in-memory PTX.
-      d.line = toInt(m[2]);
-      d.severity = severityFromWord(m[3]);
-      d.message = m[4];
-    } else if (std::regex_match(line, m, p.driverMessage)) {
-      if (m[2] == "info")
-        continue;
-      d.tool = m[1];
-      d.severity = severityFromWord(m[2]);
-      d.message = m[3];
-    } else if (std::regex_match(line, m, p.endOfSource)) {
-      d.severity = severityFromWord(m[1]);
-      d.code = m[2];
-      d.message = "at end of source: " + std::string(m[3]);
-    } else if (std::regex_match(line, m, p.nvccFrontEnd)) {
-      d.file = m[1];
-      d.line = toInt(m[2]);
-      d.severity = severityFromWord(m[3]);
-      d.code = m[4];
-      d.message = m[5];
-    } else if (std::regex_match(line, m, p.toolPrefixed)) {
-      std::string prefix = m[1];
-      d.tool =
-          prefix == "glslc" || prefix == "spirv-val" || prefix == "spirv-opt"
-              ? prefix
-              : std::string("host-cxx");
-      d.severity = severityFromWord(m[2]);
-      d.message = m[3];
-    } else if (std::regex_match(line, m, p.spirvTools)) {
-      d.severity = severityFromWord(m[1]);
-      d.message = m[3];
-      if (int index = toInt(m[2]))
-        d.message += " (SPIR-V instruction " + std::to_string(index) + ")";
-      spirvContextOpen = true;
-    } else if (std::regex_match(line, m, p.fileLineCol)) {
-      // nvcc runs the host compiler's preprocessor; its messages (missing
-      // includes, #error) are the host compiler's, not nvcc's.
-      if (tool == "nvcc")
-        d.tool = "host-cxx";
-      d.file = m[1];
-      d.line = toInt(m[2]);
-      d.column = toInt(m[3]);
-      d.severity = severityFromWord(m[4]);
-      d.message = m[5];
-    } else {
-      continue; // Source echo, carets, summaries, "compilation terminated."
-    }
-    out.push_back(std::move(d));
+    if (std::optional<Diagnostic> d =
+            parseDiagnosticLine(tool, line, spirvContextOpen))
+      out.push_back(std::move(*d));
   }
   return out;
 }

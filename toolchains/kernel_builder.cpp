@@ -199,6 +199,7 @@ private:
     return Status(code,
                   spec_.name + " for " + target_.toString() + ": " + what);
   }
+  Status checkSource();
   Status findTools();
   Status checkShellInputs() const;
   Status stageInputs(const std::string &source);
@@ -220,6 +221,8 @@ private:
   std::vector<AbiMismatch> checkSourceParameterNames(const PtxEntry &entry);
   Status publish(const std::map<std::string, std::string> &outputs);
   Status restoreFromCache(CacheEntry entry);
+  void storeInCache(const std::string &key, const CompileOutcome &compiled,
+                    fs::file_time_type jobStart);
   std::vector<std::string> collectDependencies(const fs::path &depfile) const;
   void addDiagnostics(std::vector<Diagnostic> diagnostics);
   std::vector<std::string> outputKinds() const {
@@ -620,9 +623,11 @@ Status Job::restoreFromCache(CacheEntry entry) {
   return okStatus();
 }
 
-Status Job::run() {
-  bool cuda = target_.isCuda();
-  if (cuda != (spec_.language == Language::Cuda))
+// The checks before any tool runs: the source's language builds for the
+// target, and the source is an absolute path to a file that exists (the one
+// failure reported as a diagnostic too, since it names the kernel.toml).
+Status Job::checkSource() {
+  if (target_.isCuda() != (spec_.language == Language::Cuda))
     return fail(StatusCode::InvalidArgument,
                 std::string("a ") + toString(spec_.language) +
                     " kernel cannot be built for " + target_.toString() +
@@ -649,6 +654,35 @@ Status Job::run() {
                          : " (named in " + spec_.manifest.string() + ")") +
                     "; fix the path or create the file");
   }
+  return okStatus();
+}
+
+// Stores a fresh build's outputs; a failure to store only warns, since the
+// build itself succeeded.
+void Job::storeInCache(const std::string &key, const CompileOutcome &compiled,
+                       fs::file_time_type jobStart) {
+  // Stored as the tools printed them (relative to the source's
+  // directory), so a hit from another checkout points into this one.
+  CacheEntry entry;
+  entry.outputs = compiled.outputs;
+  entry.dependencies = compiled.dependencies;
+  entry.diagnostics = compiled.rawDiagnostics;
+  entry.resources = result_.resources;
+  entry.commands = compiled.commands;
+  Status stored = cache_->store(key, entry, jobStart, sourceDir_);
+  if (!stored.ok()) {
+    Diagnostic d;
+    d.tool = "kernel-bench";
+    d.severity = Severity::Warning;
+    d.message =
+        "the build succeeded but could not be cached: " + stored.message();
+    result_.diagnostics.push_back(std::move(d));
+  }
+}
+
+Status Job::run() {
+  bool cuda = target_.isCuda();
+  KB_RETURN_IF_ERROR(checkSource());
   KB_RETURN_IF_ERROR(findTools());
   KB_RETURN_IF_ERROR(checkShellInputs());
   std::vector<Step> steps = planSteps();
@@ -683,25 +717,8 @@ Status Job::run() {
         parsePtxasResourceUsage(compiled->ptxasStderr, resourceEntry_);
   KB_RETURN_IF_ERROR(publish(compiled->outputs));
 
-  if (cache_) {
-    // Stored as the tools printed them (relative to the source's
-    // directory), so a hit from another checkout points into this one.
-    CacheEntry entry;
-    entry.outputs = compiled->outputs;
-    entry.dependencies = compiled->dependencies;
-    entry.diagnostics = compiled->rawDiagnostics;
-    entry.resources = result_.resources;
-    entry.commands = compiled->commands;
-    Status stored = cache_->store(key, entry, jobStart, sourceDir_);
-    if (!stored.ok()) {
-      Diagnostic d;
-      d.tool = "kernel-bench";
-      d.severity = Severity::Warning;
-      d.message =
-          "the build succeeded but could not be cached: " + stored.message();
-      result_.diagnostics.push_back(std::move(d));
-    }
-  }
+  if (cache_)
+    storeInCache(key, *compiled, jobStart);
   return okStatus();
 }
 

@@ -3,8 +3,7 @@
 #include "toolchains/remote_cache.h"
 
 #include "common/sha256.h"
-
-#include <curl/curl.h>
+#include "toolchains/curl_library.h"
 
 #include <cstdio>
 #include <mutex>
@@ -40,6 +39,9 @@ std::string seconds(std::chrono::milliseconds ms) {
   return text;
 }
 
+/// libcurl, which open() loaded before any RemoteCache exists.
+const CurlLibrary &curlLibrary() { return **loadCurlLibrary(); }
+
 bool isHexKey(const std::string &key) {
   return key.size() == 64 &&
          key.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -60,12 +62,8 @@ RemoteCache::open(RemoteTierConfig config) {
   KB_RETURN_IF_ERROR(checkRemoteCacheUrl(config.url));
   while (config.url.size() > 1 && config.url.back() == '/')
     config.url.pop_back();
-  // Not thread-safe, so once, before any handle exists.
-  static const CURLcode initialized = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (initialized != CURLE_OK)
-    return unavailable(std::string("the HTTP client (libcurl) could not be "
-                                   "initialized: ") +
-                       curl_easy_strerror(initialized));
+  // Loaded here, once, for every later call through curlLibrary().
+  KB_RETURN_IF_ERROR(loadCurlLibrary().status());
   return std::unique_ptr<RemoteCache>(new RemoteCache(std::move(config)));
 }
 
@@ -78,7 +76,7 @@ RemoteCache::RemoteCache(RemoteTierConfig config) : config_(std::move(config)) {
 
 RemoteCache::~RemoteCache() {
   for (void *handle : idleHandles_)
-    curl_easy_cleanup(static_cast<CURL *>(handle));
+    curlLibrary().cleanup(static_cast<CURL *>(handle));
 }
 
 void *RemoteCache::acquireHandle() {
@@ -90,7 +88,7 @@ void *RemoteCache::acquireHandle() {
       return handle;
     }
   }
-  return curl_easy_init();
+  return curlLibrary().init();
 }
 
 void RemoteCache::releaseHandle(void *handle) {
@@ -112,56 +110,55 @@ RemoteCache::Response RemoteCache::perform(RemoteArea area,
     response.error = "could not create an HTTP request (out of memory?)";
     return response;
   }
+  const CurlLibrary &lib = curlLibrary();
   // reset keeps the handle's open connections, drops every option.
-  curl_easy_reset(curl);
+  lib.reset(curl);
   char errorText[CURL_ERROR_SIZE] = "";
   std::string url = location(area, key);
   UploadCursor cursor{upload};
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); // worker threads
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-                   long(config_.connectTimeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
-                   long(config_.transferTimeout.count()));
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorText);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
-  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(kMaxEntryBytes));
+  lib.setopt(curl, CURLOPT_URL, url.c_str());
+  lib.setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.setopt(curl, CURLOPT_NOSIGNAL, 1L); // worker threads
+  lib.setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+             long(config_.connectTimeout.count()));
+  lib.setopt(curl, CURLOPT_TIMEOUT_MS, long(config_.transferTimeout.count()));
+  lib.setopt(curl, CURLOPT_ERRORBUFFER, errorText);
+  lib.setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+  lib.setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  lib.setopt(curl, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(kMaxEntryBytes));
   const RemoteCredentials &credentials = config_.credentials;
   if (credentials.source == RemoteCredentials::Source::Environment) {
-    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, long(CURLAUTH_BASIC));
-    curl_easy_setopt(curl, CURLOPT_USERNAME, credentials.user.c_str());
-    curl_easy_setopt(curl, CURLOPT_PASSWORD, credentials.password.c_str());
+    lib.setopt(curl, CURLOPT_HTTPAUTH, long(CURLAUTH_BASIC));
+    lib.setopt(curl, CURLOPT_USERNAME, credentials.user.c_str());
+    lib.setopt(curl, CURLOPT_PASSWORD, credentials.password.c_str());
   } else if (credentials.source == RemoteCredentials::Source::Netrc) {
-    curl_easy_setopt(curl, CURLOPT_NETRC, long(CURL_NETRC_OPTIONAL));
-    curl_easy_setopt(curl, CURLOPT_NETRC_FILE, credentials.netrcFile.c_str());
+    lib.setopt(curl, CURLOPT_NETRC, long(CURL_NETRC_OPTIONAL));
+    lib.setopt(curl, CURLOPT_NETRC_FILE, credentials.netrcFile.c_str());
   }
   struct curl_slist *headers = nullptr;
   if (upload) {
-    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, readUpload);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &cursor);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
-                     curl_off_t(upload->size()));
+    lib.setopt(curl, CURLOPT_UPLOAD, 1L);
+    lib.setopt(curl, CURLOPT_READFUNCTION, readUpload);
+    lib.setopt(curl, CURLOPT_READDATA, &cursor);
+    lib.setopt(curl, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload->size()));
     // No 100-continue round trip (a server that ignores it costs a second).
-    headers = curl_slist_append(headers, "Expect:");
+    headers = lib.slistAppend(headers, "Expect:");
     headers =
-        curl_slist_append(headers, "Content-Type: application/octet-stream");
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        lib.slistAppend(headers, "Content-Type: application/octet-stream");
+    lib.setopt(curl, CURLOPT_HTTPHEADER, headers);
   }
-  CURLcode code = curl_easy_perform(curl);
-  curl_slist_free_all(headers);
+  CURLcode code = lib.perform(curl);
+  lib.slistFreeAll(headers);
   if (code == CURLE_OK) {
     response.transportOk = true;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.httpStatus);
+    lib.getinfo(curl, CURLINFO_RESPONSE_CODE, &response.httpStatus);
   } else if (code == CURLE_OPERATION_TIMEDOUT) {
     response.error = "no answer within " + seconds(config_.transferTimeout) +
                      " (KB_REMOTE_CACHE_TIMEOUT sets the bound)";
   } else {
-    response.error = errorText[0] ? errorText : curl_easy_strerror(code);
+    response.error = errorText[0] ? errorText : lib.strerror(code);
   }
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+  lib.setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
   releaseHandle(curl);
   return response;
 }

@@ -2,6 +2,8 @@
 
 #include "toolchains/tool_reaper.h"
 
+#include "common/process.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -10,6 +12,7 @@
 #include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <system_error>
@@ -148,20 +151,23 @@ int killMarked() {
 
 } // namespace
 
-StatusOr<std::unique_ptr<ToolReaper>> ToolReaper::start() {
-  auto now = std::chrono::steady_clock::now().time_since_epoch();
-  std::string marker =
-      std::to_string(::getpid()) + "-" +
-      std::to_string(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
-  std::string needle = std::string(kMarkerVariable) + "=" + marker;
-  if (needle.size() >= sizeof(gNeedle))
-    return internalError("tool reaper: marker too long");
-  std::memcpy(gNeedle, needle.data(), needle.size());
-  gNeedleSize = needle.size();
-  if (::setenv(kMarkerVariable, marker.c_str(), 1) != 0)
-    return internalError("cannot set " + std::string(kMarkerVariable));
+namespace {
+// The one reaper of this process, shared by every ToolReaper alive (tune
+// builds its next batch while bench workers run): armed by the first,
+// forked before the first tool, stopped by the last.
+struct Armed {
+  int handles = 0;
+  pid_t pid = 0;
+  int writeFd = -1;
+  bool failed = false;
+  std::string marker;
+  ToolReaper::FailureHandler onFailure;
+};
+std::mutex gArmedMutex;
+Armed gArmed;
 
+/// Forks the reaper; |gArmedMutex| held.
+Status forkReaper() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     return internalError(
@@ -181,17 +187,76 @@ StatusOr<std::unique_ptr<ToolReaper>> ToolReaper::start() {
     reaperMain(fds[0]);
   }
   ::close(fds[0]);
-  return std::unique_ptr<ToolReaper>(new ToolReaper(pid, fds[1], marker));
+  gArmed.pid = pid;
+  gArmed.writeFd = fds[1];
+  return okStatus();
+}
+
+/// The runProcess() hook: forks the reaper unless it runs (or failed).
+void beforeSpawn() {
+  std::lock_guard<std::mutex> lock(gArmedMutex);
+  if (gArmed.handles == 0 || gArmed.pid > 0 || gArmed.failed)
+    return;
+  if (Status forked = forkReaper(); !forked.ok()) {
+    gArmed.failed = true;
+    if (gArmed.onFailure)
+      gArmed.onFailure(forked.message());
+  }
+}
+
+/// Sets the marker in our environment; |gArmedMutex| held.
+Status arm(ToolReaper::FailureHandler onFailure) {
+  auto now = std::chrono::steady_clock::now().time_since_epoch();
+  std::string marker =
+      std::to_string(::getpid()) + "-" +
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+  std::string needle = std::string(ToolReaper::kMarkerVariable) + "=" + marker;
+  if (needle.size() >= sizeof(gNeedle))
+    return internalError("tool reaper: marker too long");
+  std::memcpy(gNeedle, needle.data(), needle.size());
+  gNeedleSize = needle.size();
+  if (::setenv(ToolReaper::kMarkerVariable, marker.c_str(), 1) != 0)
+    return internalError("cannot set " +
+                         std::string(ToolReaper::kMarkerVariable));
+  gArmed = Armed{};
+  gArmed.marker = std::move(marker);
+  gArmed.onFailure = std::move(onFailure);
+  setBeforeSpawnHook(&beforeSpawn);
+  return okStatus();
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<ToolReaper>>
+ToolReaper::start(FailureHandler onFailure) {
+  std::lock_guard<std::mutex> lock(gArmedMutex);
+  if (gArmed.handles == 0)
+    KB_RETURN_IF_ERROR(arm(std::move(onFailure)));
+  ++gArmed.handles;
+  return std::unique_ptr<ToolReaper>(new ToolReaper(gArmed.marker));
+}
+
+pid_t ToolReaper::pid() const {
+  std::lock_guard<std::mutex> lock(gArmedMutex);
+  return gArmed.pid;
 }
 
 ToolReaper::~ToolReaper() {
+  std::lock_guard<std::mutex> lock(gArmedMutex);
+  if (--gArmed.handles > 0)
+    return;
+  setBeforeSpawnHook(nullptr);
+  if (gArmed.pid <= 0)
+    return;
   char byte = kNormalExit;
-  while (::write(writeFd_, &byte, 1) < 0 && errno == EINTR) {
+  while (::write(gArmed.writeFd, &byte, 1) < 0 && errno == EINTR) {
   }
-  ::close(writeFd_);
+  ::close(gArmed.writeFd);
   int status;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(gArmed.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  gArmed = Armed{};
 }
 
 } // namespace kb::toolchains

@@ -12,8 +12,10 @@
 // starts and inherited by every descendant), then exits. A build that ends
 // normally tells the reaper so, and it exits without killing anything.
 //
-// The reaper runs only async-signal-safe system calls: it is forked from a
-// process that may have threads.
+// The reaper is forked just before the first tool starts (a hook in
+// runProcess), not when the build starts: a no-op build starts no process.
+// It runs only async-signal-safe system calls: it is forked from a process
+// that has threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_TOOLCHAINS_TOOL_REAPER_H_
@@ -21,9 +23,11 @@
 
 #include "common/status.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 
 namespace kb::toolchains {
 
@@ -32,23 +36,29 @@ public:
   /// The environment variable every tool of this build carries.
   static constexpr const char kMarkerVariable[] = "KB_BUILD_ID";
 
-  /// Sets KB_BUILD_ID in this process's environment (call before any thread
-  /// that reads the environment starts) and forks the reaper.
-  static StatusOr<std::unique_ptr<ToolReaper>> start();
+  /// What start() calls, from the spawning thread, when the reaper cannot
+  /// be forked (the build goes on; its tools could outlive a SIGKILL).
+  using FailureHandler = std::function<void(const std::string &why)>;
 
-  /// Tells the reaper the build ended normally and waits for it to exit.
+  /// Sets KB_BUILD_ID in this process's environment (call before any thread
+  /// that reads the environment starts) and arranges for the reaper to be
+  /// forked before the first runProcess() of this process; until then
+  /// pid() is 0. Every ToolReaper alive shares the one reaper (and marker);
+  /// the first one's |onFailure| is called.
+  static StatusOr<std::unique_ptr<ToolReaper>>
+  start(FailureHandler onFailure = {});
+  /// The last one alive tells the reaper (when it was forked) that the
+  /// build ended normally, and waits for it to exit.
   ~ToolReaper();
   ToolReaper(const ToolReaper &) = delete;
   ToolReaper &operator=(const ToolReaper &) = delete;
 
-  pid_t pid() const { return pid_; }
+  /// The reaper's pid; 0 before the first tool started.
+  pid_t pid() const;
   const std::string &marker() const { return marker_; }
 
 private:
-  ToolReaper(pid_t pid, int writeFd, std::string marker)
-      : pid_(pid), writeFd_(writeFd), marker_(std::move(marker)) {}
-  pid_t pid_;
-  int writeFd_;
+  explicit ToolReaper(std::string marker) : marker_(std::move(marker)) {}
   std::string marker_;
 };
 

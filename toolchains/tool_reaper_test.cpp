@@ -100,14 +100,24 @@ TEST(ToolReaperTest, WithoutTheReaperToolsOutliveTheBuild) {
 TEST(ToolReaperTest, NormalEndStopsTheReaperWithoutKilling) {
   auto started = ToolReaper::start();
   ASSERT_TRUE(started.ok()) << started.status().message();
-  pid_t reaper = (*started)->pid();
-  EXPECT_TRUE(alive(reaper));
-  // A marked process that is still running when the build ends normally
-  // (none should be, but the reaper must not act on a normal end).
+  // Forked before the first tool, not before: a no-op build starts nothing.
+  EXPECT_EQ((*started)->pid(), 0);
   ProcessOptions options;
   options.argv = {"/bin/true"};
   ASSERT_TRUE(runProcess(options).ok());
+  pid_t reaper = (*started)->pid();
+  ASSERT_GT(reaper, 0);
+  EXPECT_TRUE(alive(reaper));
+  // A second build in this process shares it; the reaper outlives the
+  // first to end and stops with the last.
+  auto second = ToolReaper::start();
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ((*second)->pid(), reaper);
+  EXPECT_EQ((*second)->marker(), (*started)->marker());
   started->reset();
+  EXPECT_TRUE(alive(reaper));
+  ASSERT_TRUE(runProcess(options).ok());
+  second->reset();
   EXPECT_FALSE(alive(reaper));
   EXPECT_NE(std::getenv(ToolReaper::kMarkerVariable), nullptr);
 }

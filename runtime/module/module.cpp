@@ -811,81 +811,96 @@ std::string whyDeviceCannotRun(const Module &module, const Function &function,
   return "";
 }
 
+namespace {
+
+// The variant's exports against the device's limits and against the ABI its
+// binary declares (PTX or SPIR-V read here; other formats are not read).
+void checkVariantForDevice(const Executable &exe, const Variant &v,
+                           const hal::DeviceProperties &device,
+                           std::vector<std::string> &problems) {
+  std::string where = "executable `" + exe.name + "` (" +
+                      hal::toString(v.format) + ", " + v.target + ", " +
+                      toString(v.role) + ")";
+  std::optional<PtxModule> ptx;
+  std::optional<SpirvModule> spirv;
+  if (v.format == hal::ExecutableFormat::Ptx) {
+    auto read = readPtx(v.data);
+    if (!read.ok()) {
+      problems.push_back(where + ": " + read.status().message());
+      return;
+    }
+    ptx = std::move(*read);
+  } else if (v.format == hal::ExecutableFormat::Spirv) {
+    auto read = readSpirvBytes(v.data);
+    if (!read.ok()) {
+      problems.push_back(where + ": " + read.status().message());
+      return;
+    }
+    spirv = std::move(*read);
+  }
+  for (size_t i = 0; i < v.exports.size(); ++i) {
+    const KernelAbi &abi = v.exports[i];
+    Status fits = hal::checkExportFitsDevice(exe.name, i, abi, device.limits);
+    if (!fits.ok())
+      problems.push_back(fits.message());
+    std::vector<AbiMismatch> mismatches;
+    if (ptx)
+      mismatches = checkPtxAbi(*ptx, abi);
+    else if (spirv)
+      mismatches = checkSpirvAbi(*spirv, abi);
+    if (!mismatches.empty())
+      problems.push_back(where + " export " + std::to_string(i) + " (`" +
+                         abi.entry + "`) does not match its declared ABI:\n" +
+                         formatMismatches(mismatches));
+  }
+}
+
+// Memory: every buffer must fit one allocation and each function's
+// buffers the device together, or a hostile element_count would reach the
+// driver (and the host-side input generation) unchecked.
+void checkFunctionMemory(const Function &fn,
+                         const hal::DeviceProperties &device,
+                         std::vector<std::string> &problems) {
+  uint64_t total = 0;
+  for (const Op &op : fn.ops) {
+    if (op.kind != Op::Kind::Alloc)
+      continue;
+    const BufferDecl &decl = fn.buffers[op.buffer];
+    uint64_t bytes = decl.byteSize();
+    total += bytes; // <= 2^40 each (parse cap), so no overflow
+    uint64_t limit = device.limits.maxAllocationBytes;
+    if (limit && bytes > limit)
+      problems.push_back(
+          "function `" + fn.name + "` buffer " + std::to_string(op.buffer) +
+          (decl.name.empty() ? "" : " (`" + decl.name + "`)") + ": " +
+          std::to_string(decl.elementCount) + " x " +
+          toString(decl.elementType) + " = " + std::to_string(bytes) +
+          " bytes exceeds the largest allocation the device "
+          "allows (" +
+          std::to_string(limit) + " bytes)");
+  }
+  if (device.memoryBytes && total > device.memoryBytes)
+    problems.push_back("function `" + fn.name + "` allocates " +
+                       std::to_string(total) +
+                       " bytes of buffers; the device has " +
+                       std::to_string(device.memoryBytes) + " bytes of memory");
+}
+
+} // namespace
+
 Status checkModuleForDevice(const Module &module,
                             const hal::DeviceProperties &device,
                             VariantChoice choice) {
   std::vector<std::string> problems;
   for (const Executable &exe : module.executables) {
     auto variant = selectVariant(exe, device, choice);
-    if (!variant.ok()) {
+    if (!variant.ok())
       problems.push_back(variant.status().message());
-      continue;
-    }
-    const Variant &v = **variant;
-    std::string where = "executable `" + exe.name + "` (" +
-                        hal::toString(v.format) + ", " + v.target + ", " +
-                        toString(v.role) + ")";
-    std::optional<PtxModule> ptx;
-    std::optional<SpirvModule> spirv;
-    if (v.format == hal::ExecutableFormat::Ptx) {
-      auto read = readPtx(v.data);
-      if (!read.ok()) {
-        problems.push_back(where + ": " + read.status().message());
-        continue;
-      }
-      ptx = std::move(*read);
-    } else if (v.format == hal::ExecutableFormat::Spirv) {
-      auto read = readSpirvBytes(v.data);
-      if (!read.ok()) {
-        problems.push_back(where + ": " + read.status().message());
-        continue;
-      }
-      spirv = std::move(*read);
-    }
-    for (size_t i = 0; i < v.exports.size(); ++i) {
-      const KernelAbi &abi = v.exports[i];
-      Status fits = hal::checkExportFitsDevice(exe.name, i, abi, device.limits);
-      if (!fits.ok())
-        problems.push_back(fits.message());
-      std::vector<AbiMismatch> mismatches;
-      if (ptx)
-        mismatches = checkPtxAbi(*ptx, abi);
-      else if (spirv)
-        mismatches = checkSpirvAbi(*spirv, abi);
-      if (!mismatches.empty())
-        problems.push_back(where + " export " + std::to_string(i) + " (`" +
-                           abi.entry + "`) does not match its declared ABI:\n" +
-                           formatMismatches(mismatches));
-    }
+    else
+      checkVariantForDevice(exe, **variant, device, problems);
   }
-  // Memory: every buffer must fit one allocation and each function's
-  // buffers the device together, or a hostile element_count would reach the
-  // driver (and the host-side input generation) unchecked.
-  for (const Function &fn : module.functions) {
-    uint64_t total = 0;
-    for (const Op &op : fn.ops) {
-      if (op.kind != Op::Kind::Alloc)
-        continue;
-      const BufferDecl &decl = fn.buffers[op.buffer];
-      uint64_t bytes = decl.byteSize();
-      total += bytes; // <= 2^40 each (parse cap), so no overflow
-      uint64_t limit = device.limits.maxAllocationBytes;
-      if (limit && bytes > limit)
-        problems.push_back(
-            "function `" + fn.name + "` buffer " + std::to_string(op.buffer) +
-            (decl.name.empty() ? "" : " (`" + decl.name + "`)") + ": " +
-            std::to_string(decl.elementCount) + " x " +
-            toString(decl.elementType) + " = " + std::to_string(bytes) +
-            " bytes exceeds the largest allocation the device "
-            "allows (" +
-            std::to_string(limit) + " bytes)");
-    }
-    if (device.memoryBytes && total > device.memoryBytes)
-      problems.push_back(
-          "function `" + fn.name + "` allocates " + std::to_string(total) +
-          " bytes of buffers; the device has " +
-          std::to_string(device.memoryBytes) + " bytes of memory");
-  }
+  for (const Function &fn : module.functions)
+    checkFunctionMemory(fn, device, problems);
   if (problems.empty())
     return okStatus();
   std::string message = module.sourceName + ": " +

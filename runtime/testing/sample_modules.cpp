@@ -109,7 +109,10 @@ void append(std::vector<uint8_t> &block, size_t offset, T v) {
 
 } // namespace
 
-StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
+namespace {
+
+// saxpy: t = a * x + y over n floats, 64 invocations a workgroup.
+KernelAbi saxpyAbi() {
   KernelAbi saxpy;
   saxpy.entry = "main";
   saxpy.bindings = {{"x", ElementType::F32, Access::ReadOnly},
@@ -117,6 +120,11 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
                     {"t", ElementType::F32, Access::WriteOnly}};
   saxpy.constants = {{"a", ScalarType::F32}, {"n", ScalarType::U32}};
   saxpy.workgroupSize = {64, 1, 1};
+  return saxpy;
+}
+
+// widen: out = double(t) * s + bias, to exercise 64-bit constants.
+KernelAbi widenAbi() {
   KernelAbi widen;
   widen.entry = "main";
   widen.bindings = {{"t", ElementType::F32, Access::ReadOnly},
@@ -125,62 +133,71 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
                      {"bias", ScalarType::I64},
                      {"n", ScalarType::U32}};
   widen.workgroupSize = {32, 1, 1};
+  return widen;
+}
 
-  Executable saxpyExe{"saxpy", {}};
-  Executable widenExe{"widen", {}};
-  auto variant = [](hal::ExecutableFormat format, std::string target,
+// A variant whose ABI names its own entry point (GLSL's is always "main").
+Variant makeVariant(hal::ExecutableFormat format, std::string target,
                     VariantRole role, std::string data, KernelAbi abi,
                     std::string entry) {
-    abi.entry = std::move(entry);
-    return Variant{format, std::move(target), role, std::move(data), {abi}};
-  };
-  if (options.spirv) {
-    KB_ASSIGN_OR_RETURN(std::string ref, compileGlsl(kSaxpyGlslReference));
-    KB_ASSIGN_OR_RETURN(
-        std::string cand,
-        compileGlsl(withDefine(
-            withDefine(kSaxpyGlslCandidate, options.wrongCandidate, true),
-            options.nanSquashingCandidate, true, "KB_SQUASH_NAN")));
-    KB_ASSIGN_OR_RETURN(std::string wid, compileGlsl(kWidenGlsl));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
-                                        "vulkan1.1", VariantRole::Reference,
-                                        ref, saxpy, "main"));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
-                                        "vulkan1.1", VariantRole::Candidate,
-                                        cand, saxpy, "main"));
-    widenExe.variants.push_back(variant(hal::ExecutableFormat::Spirv,
-                                        "vulkan1.1", VariantRole::Reference,
-                                        wid, widen, "main"));
-  }
-  if (options.cuda) {
-    KB_ASSIGN_OR_RETURN(std::string ref,
-                        compileCudaToPtx(kSaxpyCudaReference, "sm_75"));
-    KB_ASSIGN_OR_RETURN(
-        std::string cand,
-        compileCudaToPtx(
-            withDefine(kSaxpyCudaCandidate, options.wrongCandidate, false),
-            "sm_90"));
-    KB_ASSIGN_OR_RETURN(std::string cubin, assembleCubin(cand, "sm_90"));
-    KB_ASSIGN_OR_RETURN(std::string wid, compileCudaToPtx(kWidenCuda, "sm_75"));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Ptx, "sm_75",
-                                        VariantRole::Reference, ref, saxpy,
-                                        "saxpy"));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Ptx, "sm_90",
-                                        VariantRole::Candidate, cand, saxpy,
-                                        "saxpy_fma"));
-    saxpyExe.variants.push_back(variant(hal::ExecutableFormat::Cubin, "sm_90",
-                                        VariantRole::Candidate, cubin, saxpy,
-                                        "saxpy_fma"));
-    widenExe.variants.push_back(variant(hal::ExecutableFormat::Ptx, "sm_75",
-                                        VariantRole::Reference, wid, widen,
-                                        "widen"));
-  }
+  abi.entry = std::move(entry);
+  return Variant{format, std::move(target), role, std::move(data), {abi}};
+}
 
-  Module m;
-  m.schemaVersion = kSchemaVersion;
-  m.name = options.wrongCandidate ? "sample_wrong" : "sample";
-  m.executables = {saxpyExe, widenExe};
-  m.entryFunction = "main";
+// Vulkan variants: a reference and a candidate saxpy (the candidate wrong or
+// NaN-squashing on request) and a reference widen.
+Status addSpirvVariants(const SampleOptions &options, Executable &saxpyExe,
+                        Executable &widenExe) {
+  KB_ASSIGN_OR_RETURN(std::string ref, compileGlsl(kSaxpyGlslReference));
+  KB_ASSIGN_OR_RETURN(
+      std::string cand,
+      compileGlsl(withDefine(
+          withDefine(kSaxpyGlslCandidate, options.wrongCandidate, true),
+          options.nanSquashingCandidate, true, "KB_SQUASH_NAN")));
+  KB_ASSIGN_OR_RETURN(std::string wid, compileGlsl(kWidenGlsl));
+  saxpyExe.variants.push_back(makeVariant(hal::ExecutableFormat::Spirv,
+                                          "vulkan1.1", VariantRole::Reference,
+                                          ref, saxpyAbi(), "main"));
+  saxpyExe.variants.push_back(makeVariant(hal::ExecutableFormat::Spirv,
+                                          "vulkan1.1", VariantRole::Candidate,
+                                          cand, saxpyAbi(), "main"));
+  widenExe.variants.push_back(makeVariant(hal::ExecutableFormat::Spirv,
+                                          "vulkan1.1", VariantRole::Reference,
+                                          wid, widenAbi(), "main"));
+  return okStatus();
+}
+
+// CUDA variants: PTX for sm_75 (reference) and sm_90 (candidate, also as a
+// cubin, so both loaders run).
+Status addCudaVariants(const SampleOptions &options, Executable &saxpyExe,
+                       Executable &widenExe) {
+  KB_ASSIGN_OR_RETURN(std::string ref,
+                      compileCudaToPtx(kSaxpyCudaReference, "sm_75"));
+  KB_ASSIGN_OR_RETURN(
+      std::string cand,
+      compileCudaToPtx(
+          withDefine(kSaxpyCudaCandidate, options.wrongCandidate, false),
+          "sm_90"));
+  KB_ASSIGN_OR_RETURN(std::string cubin, assembleCubin(cand, "sm_90"));
+  KB_ASSIGN_OR_RETURN(std::string wid, compileCudaToPtx(kWidenCuda, "sm_75"));
+  saxpyExe.variants.push_back(makeVariant(hal::ExecutableFormat::Ptx, "sm_75",
+                                          VariantRole::Reference, ref,
+                                          saxpyAbi(), "saxpy"));
+  saxpyExe.variants.push_back(makeVariant(hal::ExecutableFormat::Ptx, "sm_90",
+                                          VariantRole::Candidate, cand,
+                                          saxpyAbi(), "saxpy_fma"));
+  saxpyExe.variants.push_back(makeVariant(hal::ExecutableFormat::Cubin, "sm_90",
+                                          VariantRole::Candidate, cubin,
+                                          saxpyAbi(), "saxpy_fma"));
+  widenExe.variants.push_back(makeVariant(hal::ExecutableFormat::Ptx, "sm_75",
+                                          VariantRole::Reference, wid,
+                                          widenAbi(), "widen"));
+  return okStatus();
+}
+
+// main: allocate x, y, t and out, dispatch saxpy (x, y -> t) then widen
+// (t -> out); t and out are the outputs compared.
+Function sampleMainFunction() {
   Function fn;
   fn.name = "main";
   BufferDecl x{"x", ElementType::F32, kSampleElements, {}};
@@ -219,7 +236,25 @@ StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
   fn.ops.push_back(d2);
   fn.outputs = {{2, std::nullopt, std::nullopt},
                 {3, std::nullopt, std::nullopt}};
-  m.functions = {fn};
+  return fn;
+}
+
+} // namespace
+
+StatusOr<Module> makeSampleProgram(const SampleOptions &options) {
+  Executable saxpyExe{"saxpy", {}};
+  Executable widenExe{"widen", {}};
+  if (options.spirv)
+    KB_RETURN_IF_ERROR(addSpirvVariants(options, saxpyExe, widenExe));
+  if (options.cuda)
+    KB_RETURN_IF_ERROR(addCudaVariants(options, saxpyExe, widenExe));
+
+  Module m;
+  m.schemaVersion = kSchemaVersion;
+  m.name = options.wrongCandidate ? "sample_wrong" : "sample";
+  m.executables = {saxpyExe, widenExe};
+  m.entryFunction = "main";
+  m.functions = {sampleMainFunction()};
   Benchmark bench{"saxpy_main_1000", 0, 4};
   m.benchmarks = {bench};
   return m;

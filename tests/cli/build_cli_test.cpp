@@ -19,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -438,6 +439,57 @@ TEST_F(BuildCliTest, ProgramBuildsForTheTargetsThatWereBuilt) {
   ASSERT_TRUE(report["program"].is_object()) << report.dump(2);
   EXPECT_EQ(report["program"]["status"], "ok") << report.dump(2);
   EXPECT_EQ(report["program"]["targets"], json({"vulkan:1.2"}));
+}
+
+/// Every file under |dir| with its size and modification time.
+std::map<std::string, std::pair<uintmax_t, fs::file_time_type>>
+filesIn(const fs::path &dir) {
+  std::map<std::string, std::pair<uintmax_t, fs::file_time_type>> files;
+  for (const auto &entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file())
+      files[entry.path().string()] = {entry.file_size(),
+                                      entry.last_write_time()};
+  return files;
+}
+
+TEST_F(BuildCliTest, ANoOpBuildWritesNothing) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // The quickstart for Vulkan, on copies of the kernels (one is edited).
+  fs::path project = tmp_ / "quickstart";
+  fs::create_directories(project);
+  fs::copy(kSourceDir / "kernels", tmp_ / "kernels",
+           fs::copy_options::recursive);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"quickstart\"\nprogram = \""
+      << (kSourceDir / "examples/quickstart/program.mlir").string()
+      << "\"\nkernels = [\"../kernels/*\"]\ntargets = [\"vulkan:1.2\"]\n";
+  CliRun first = buildProject(project);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  // The second finds everything cached, and its record says so.
+  CliRun r = buildProject(project);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto out = filesIn(out_), cache = filesIn(cache_);
+  ASSERT_FALSE(out.empty());
+  ASSERT_FALSE(cache.empty());
+  r = buildProject(project);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("nothing changed: kept from the last build "
+                                  "that did"));
+  EXPECT_EQ(filesIn(out_), out) << "a no-op wrote into the output directory";
+  EXPECT_EQ(filesIn(cache_), cache) << "a no-op wrote into the cache";
+  EXPECT_EQ(buildJson()["program"]["cached"], true);
+  // Another -j is no change; an edit is, and build.json is rewritten.
+  r = buildProject(project, {"-j", "1"});
+  EXPECT_THAT(r.output, HasSubstr("nothing changed"));
+  EXPECT_EQ(filesIn(out_), out);
+  std::ofstream(tmp_ / "kernels/copy/copy.comp", std::ios::app)
+      << "// edited\n";
+  r = buildProject(project);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("nothing changed")));
+  EXPECT_NE(filesIn(out_)[(out_ / "build.json").string()],
+            out[(out_ / "build.json").string()]);
 }
 
 TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {

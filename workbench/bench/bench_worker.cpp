@@ -294,6 +294,43 @@ int print(const report::BenchReport &report, int exitCode) {
   std::fflush(stdout);
   return exitCode;
 }
+
+/// Loads the --baseline build's module into |baseModule| and finds its
+/// benchmark's function; an exit code when either fails, 0 when loaded (or
+/// when the job has no baseline).
+int loadBaseline(const BenchJob &job, std::optional<module::Module> &baseModule,
+                 bench::BenchmarkWork &baseline) {
+  if (job.baselineModule.empty())
+    return 0;
+  auto loaded = module::loadModuleFile(job.baselineModule);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "error: the baseline build: %s\n",
+                 loaded.status().message().c_str());
+    return kExitUserError;
+  }
+  baseModule = std::move(*loaded);
+  baseline.module = &*baseModule;
+  baseline.function = findWork(*baseModule, job.baselineBenchmark).function;
+  if (!baseline.function)
+    return noSuchWork(job.baselineModule, job.baselineBenchmark);
+  return 0;
+}
+
+/// A device that this module has no variant for (named explicitly, or
+/// pinned by the parent): the benchmark is skipped, not failed, since
+/// nothing is wrong with the kernel.
+int printSkipped(const std::string &why, const hal::DeviceProperties &props,
+                 const bench::L2Size &l2, const module::Module &module,
+                 const module::Function &function, const module::Op *dispatch,
+                 const BenchJob &job, report::BenchReport &report) {
+  report.device = toDeviceInfo(props, l2, std::nullopt);
+  bench::BenchmarkResult skipped;
+  skipped.status = report::BenchStatus::Skipped;
+  skipped.reason = "skipped: nothing to run on " + props.driver + ":" +
+                   std::to_string(props.index) + ": " + why;
+  fillReport(std::move(skipped), module, function, dispatch, job, report);
+  return print(report, kExitOk);
+}
 } // namespace
 
 int runBenchJob(const BenchJob &job) {
@@ -310,19 +347,8 @@ int runBenchJob(const BenchJob &job) {
     return noSuchWork(job.modulePath, job.benchmark);
   std::optional<module::Module> baseModule;
   bench::BenchmarkWork baseline;
-  if (!job.baselineModule.empty()) {
-    auto loaded = module::loadModuleFile(job.baselineModule);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "error: the baseline build: %s\n",
-                   loaded.status().message().c_str());
-      return kExitUserError;
-    }
-    baseModule = std::move(*loaded);
-    baseline.module = &*baseModule;
-    baseline.function = findWork(*baseModule, job.baselineBenchmark).function;
-    if (!baseline.function)
-      return noSuchWork(job.baselineModule, job.baselineBenchmark);
-  }
+  if (int failed = loadBaseline(job, baseModule, baseline))
+    return failed;
 
   announceStage("opening device " + job.settings.device);
   // `auto` picks only a device this benchmark (and its baseline) has
@@ -354,15 +380,9 @@ int runBenchJob(const BenchJob &job) {
   // A device named explicitly (or pinned by the parent) that this module has
   // no variant for: nothing is wrong with the kernel.
   if (std::string why = whyCannotRun(*module, *function, baseline, props);
-      !why.empty()) {
-    report.device = toDeviceInfo(props, l2, std::nullopt);
-    bench::BenchmarkResult skipped;
-    skipped.status = report::BenchStatus::Skipped;
-    skipped.reason = "skipped: nothing to run on " + props.driver + ":" +
-                     std::to_string(props.index) + ": " + why;
-    fillReport(std::move(skipped), *module, *function, dispatch, job, report);
-    return print(report, kExitOk);
-  }
+      !why.empty())
+    return printSkipped(why, props, l2, *module, *function, dispatch, job,
+                        report);
   if (job.peakOnly) {
     std::optional<double> peak = probePeak(device, l2, job, report);
     for (const std::string &warning : report.environment.warnings)

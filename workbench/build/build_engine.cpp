@@ -114,6 +114,15 @@ Status writeRecord(BuildSession &session, BuildReport &report,
   report.wallSeconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - wallStart)
                            .count();
+  // A build that would record what the last one recorded (the timings
+  // aside) writes nothing: build.json keeps the last real build's record.
+  std::string fingerprint = recordFingerprint(report);
+  session.outputs->setFingerprint(fingerprint);
+  if (fingerprint == session.outputs->previousFingerprint() &&
+      session.outputs->unchangedSincePrevious(report.buildJson)) {
+    report.upToDate = true;
+    return session.outputs->save();
+  }
   KB_RETURN_IF_ERROR(kb::writeFileAtomic(
       report.buildJson,
       // Paths were checked to be UTF-8 (build_session.cpp); tool output is
@@ -131,13 +140,16 @@ StatusOr<BuildReport> runBuild(const BuildRequest &request,
                                BuildObserver &observer) {
   auto wallStart = std::chrono::steady_clock::now();
   // First, before any thread or tool: every tool this build starts carries
-  // its marker, and the reaper kills them if this process is SIGKILLed.
+  // its marker, and the reaper, forked before the first tool (a build with
+  // nothing to do starts no process), kills them if we are SIGKILLed.
+  auto reaperFailed = [&observer](const std::string &why) {
+    observer.warning(why + " (continuing: tools could outlive a SIGKILL of "
+                           "this build)");
+  };
   StatusOr<std::unique_ptr<toolchains::ToolReaper>> reaper =
-      toolchains::ToolReaper::start();
+      toolchains::ToolReaper::start(reaperFailed);
   if (!reaper.ok())
-    observer.warning(reaper.status().message() +
-                     " (continuing: tools could outlive a SIGKILL of this "
-                     "build)");
+    reaperFailed(reaper.status().message());
   KB_ASSIGN_OR_RETURN(std::unique_ptr<BuildSession> opened,
                       openBuildSession(request, observer));
   BuildSession &session = *opened;

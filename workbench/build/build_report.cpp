@@ -2,6 +2,7 @@
 #include "workbench/build/build_report.h"
 
 #include "common/process.h"
+#include "common/sha256.h"
 #include "workbench/build/declared_figures.h"
 
 #include <algorithm>
@@ -192,6 +193,16 @@ json toJson(const BuildReport &report) {
             {"cache_hits", totals.cacheHits},
             {"wall_seconds", finite(report.wallSeconds)},
             {"tool_seconds", totals.toolSeconds}}}};
+}
+
+std::string recordFingerprint(const BuildReport &report) {
+  json record = toJson(report);
+  record["totals"].erase("wall_seconds");
+  record["options"].erase("jobs");
+  for (json &job : record["jobs"])
+    job.erase("seconds");
+  return sha256Hex(
+      record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // ---- The program step's record (program_record.h) and its stamp.

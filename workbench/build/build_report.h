@@ -78,6 +78,9 @@ struct BuildReport {
   std::string recordError;
   /// Where build.json was written.
   std::filesystem::path buildJson;
+  /// Nothing changed: build.json was not rewritten, and still holds the
+  /// record of the last build that changed something (its timings).
+  bool upToDate = false;
 };
 
 /// The totals line and build.json "totals" are computed from the same data.
@@ -95,6 +98,11 @@ BuildTotals computeTotals(const BuildReport &report);
 
 /// The build.json document.
 nlohmann::ordered_json toJson(const BuildReport &report);
+
+/// sha256 of build.json without what differs between two runs of the same
+/// build (the wall time, each job's own time, -j): equal fingerprints mean
+/// the record would say the same, so a no-op build keeps the old one.
+std::string recordFingerprint(const BuildReport &report);
 
 /// build.json's "program" object.
 nlohmann::ordered_json toJson(const ProgramRecord &record);

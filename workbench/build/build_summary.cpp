@@ -135,6 +135,8 @@ std::string buildSummaryLine(const BuildReport &report,
       summary << ", " << plural(program.benchmarkCount(), "benchmark") << "; ";
     }
     summary << displayPath(reportPath);
+    if (report.upToDate)
+      summary << " (nothing changed: kept from the last build that did)";
   }
   return summary.str();
 }

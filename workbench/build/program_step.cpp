@@ -230,24 +230,12 @@ struct StandalonePlan {
   std::vector<std::string> targets;
 };
 
-StandalonePlan planStandalone(const Kernel &kernel,
-                              const std::vector<const JobRecord *> &succeeded,
-                              const fs::path &outputDir,
-                              const ProgramStepOptions &step) {
-  StandalonePlan plan;
-  plan.kernel = &kernel;
+/// The kernel's launch as the standalone program declares it: its [bench]
+/// buffers and constants against its ABI, workgroup size and workload.
+driver::StandaloneKernel describeStandaloneKernel(const Kernel &kernel) {
   const DeclaredBench &bench = *kernel.bench;
-  const fs::path dir = outputDir / "standalone" / kernel.name;
-  const std::string origin = displayPath(kernel.manifest);
-
-  auto objects = objectsOf(kernel, succeeded);
-  if (objects.empty()) {
-    plan.skipped = true;
-    return plan;
-  }
-
   const KernelAbi &abi = kernel.specs.front().abi;
-  driver::StandaloneKernel &standalone = plan.standalone;
+  driver::StandaloneKernel standalone;
   standalone.name = kernel.name;
   standalone.entry = bench.exportName;
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
@@ -270,63 +258,100 @@ StandalonePlan planStandalone(const Kernel &kernel,
                                            abi.workloadPerWorkgroup.end());
   standalone.sharedMemoryBytes = abi.dynamicSharedMemoryBytes;
   standalone.referenceExecutable = bench.reference.string();
+  return standalone;
+}
+
+/// What a prebuilt object's variant needs of its spec to be launched as it
+/// was built (subgroup, [specialization], parameter order).
+void copyLaunchSettings(const toolchains::KernelSpec &spec,
+                        driver::StandaloneObject &object) {
+  object.subgroupSize = spec.abi.subgroupSize;
+  object.fullSubgroups = spec.abi.fullSubgroups;
+  object.specialization = settingsText(spec);
+  object.parameterOrder = spec.abi.parameterOrder;
+}
+
+/// With a reference, each object substitutes the reference's body
+/// generated for its target, as in a program, with its own launch settings.
+driver::Substitution referenceSubstitution(const Kernel &kernel,
+                                           const JobRecord &job,
+                                           const std::string &file,
+                                           const std::string &origin,
+                                           bool tuned) {
+  driver::Substitution substitution = withPipeline(
+      {kernel.name + "/" + job.result.target.variantName(), file, origin},
+      kernel, job.spec);
+  // The synthesized export's count rule is the base spec's; a tuned
+  // workgroup size brings its own (the workgroup size when the kernel
+  // declares none).
+  if (tuned && substitution.workgroupSize.empty()) {
+    const KernelAbi &own = job.spec->abi;
+    substitution.workgroupSize.assign(own.workgroupSize.begin(),
+                                      own.workgroupSize.end());
+    substitution.workloadPerWorkgroup = substitution.workgroupSize;
+  }
+  return substitution;
+}
+
+/// Adds one built object of the kernel to |plan|: a variant of its own
+/// without a reference, a substitution into the reference's with one.
+void addStandaloneObject(StandalonePlan &plan, const Kernel &kernel,
+                         const JobRecord &job, const std::string &file,
+                         const std::string &origin) {
+  const DeclaredBench &bench = *kernel.bench;
+  bool tuned = job.spec && !job.spec->tunedFor.empty();
+  if (tuned && bench.reference.empty())
+    return; // Device variants sit beside a reference's (below) only.
+  if (!tuned)
+    plan.targets.push_back(job.result.target.toString());
+  if (bench.reference.empty()) {
+    // No reference: the objects are the executable's only variants.
+    driver::StandaloneObject object{job.result.target.toString(), file,
+                                    job.spec ? job.spec->entry : ""};
+    if (job.spec)
+      copyLaunchSettings(*job.spec, object);
+    plan.standalone.objects.push_back(std::move(object));
+    return;
+  }
+  if (!tuned)
+    plan.options.targets.push_back(job.result.target.toString());
+  plan.options.objectSubstitutions.push_back(
+      referenceSubstitution(kernel, job, file, origin, tuned));
+}
+
+StandalonePlan planStandalone(const Kernel &kernel,
+                              const std::vector<const JobRecord *> &succeeded,
+                              const fs::path &outputDir,
+                              const ProgramStepOptions &step) {
+  StandalonePlan plan;
+  plan.kernel = &kernel;
+  const fs::path dir = outputDir / "standalone" / kernel.name;
+  const std::string origin = displayPath(kernel.manifest);
+
+  auto objects = objectsOf(kernel, succeeded);
+  if (objects.empty()) {
+    plan.skipped = true;
+    return plan;
+  }
+  plan.standalone = describeStandaloneKernel(kernel);
 
   driver::CompileOptions &options = plan.options;
   options.outputDir = dir.string();
   options.programPath = (dir / "program.mlir").string();
   if (step.ptxas)
     options.ptxasPath = step.ptxas->path.string();
-  for (const auto &[job, object] : objects) {
-    std::string file = absoluteIn(object->path, outputDir).string();
-    bool tuned = job->spec && !job->spec->tunedFor.empty();
-    if (tuned && bench.reference.empty())
-      continue; // Device variants sit beside a reference's (below) only.
-    if (!tuned)
-      plan.targets.push_back(job->result.target.toString());
-    if (bench.reference.empty()) {
-      // No reference: the objects are the executable's only variants.
-      driver::StandaloneObject object{job->result.target.toString(), file,
-                                      job->spec ? job->spec->entry : ""};
-      if (job->spec) {
-        object.subgroupSize = job->spec->abi.subgroupSize;
-        object.fullSubgroups = job->spec->abi.fullSubgroups;
-        object.specialization = settingsText(*job->spec);
-        object.parameterOrder = job->spec->abi.parameterOrder;
-      }
-      standalone.objects.push_back(std::move(object));
-    } else {
-      // A reference: its body is generated for each target and the
-      // kernel substitutes that variant, as in a program, with its own
-      // launch settings.
-      if (!tuned)
-        options.targets.push_back(job->result.target.toString());
-      driver::Substitution substitution = withPipeline(
-          {kernel.name + "/" + job->result.target.variantName(), file, origin},
-          kernel, job->spec);
-      // The synthesized export's count rule is the base spec's; a tuned
-      // workgroup size brings its own (the workgroup size when the kernel
-      // declares none).
-      if (tuned && substitution.workgroupSize.empty()) {
-        const KernelAbi &own = job->spec->abi;
-        substitution.workgroupSize.assign(own.workgroupSize.begin(),
-                                          own.workgroupSize.end());
-        substitution.workloadPerWorkgroup = substitution.workgroupSize;
-      }
-      options.objectSubstitutions.push_back(std::move(substitution));
-    }
-  }
+  for (const auto &[job, object] : objects)
+    addStandaloneObject(plan, kernel, *job,
+                        absoluteIn(object->path, outputDir).string(), origin);
   // A handwritten twin: its objects are the reference variants beside the
   // kernel's, one per target.
   for (const auto &[job, object] : objectsOf(kernel, succeeded, true)) {
     driver::StandaloneObject twin{job->result.target.toString(),
                                   absoluteIn(object->path, outputDir).string(),
                                   job->spec->entry};
-    twin.subgroupSize = job->spec->abi.subgroupSize;
-    twin.fullSubgroups = job->spec->abi.fullSubgroups;
-    twin.specialization = settingsText(*job->spec);
-    twin.parameterOrder = job->spec->abi.parameterOrder;
+    copyLaunchSettings(*job->spec, twin);
     twin.reference = true;
-    standalone.objects.push_back(std::move(twin));
+    plan.standalone.objects.push_back(std::move(twin));
   }
   return plan;
 }
@@ -761,6 +786,55 @@ std::string failedNames(const Project &project,
   return names;
 }
 
+/// The program itself: compiled when planned, skipped (its stale modules
+/// removed) when a kernel substituting one of its executables failed.
+Status compileOrSkipMain(const Project &project, const MainPlan *main,
+                         const std::string &failedSubstituting,
+                         const fs::path &outputDir,
+                         const ProgramStepOptions &step, ProgramRecord &record,
+                         std::vector<std::string> &written) {
+  if (main) {
+    Status status = compileMainProgram(project, *main, outputDir, *step.outputs,
+                                       record, written);
+    if (status.ok())
+      record.status = StepStatus::Ok;
+    return status;
+  }
+  if (project.program) {
+    removeStaleModules(outputDir, *step.outputs);
+    record.status = StepStatus::Skipped;
+    record.reason = "kernel jobs failed: " + failedSubstituting +
+                    " (substituting the program's executables)";
+  }
+  return okStatus();
+}
+
+/// A standalone kernel whose jobs failed is not compiled: its earlier
+/// outputs are removed (they would be stale) and the record says why.
+void recordSkippedStandalones(const Project &project,
+                              const std::set<const Kernel *> &failed,
+                              const fs::path &outputDir,
+                              OutputManifest &outputs, ProgramRecord &record) {
+  for (const Kernel &kernel : project.kernels) {
+    if (!kernel.bench || !failed.count(&kernel))
+      continue;
+    outputs.removeOwnedTree(outputDir / "standalone" / kernel.name);
+    StandaloneRecord &skipped = record.standalone.emplace_back();
+    skipped.kernel = kernel.name;
+    skipped.manifest = displayPath(kernel.manifest);
+    skipped.status = StepStatus::Skipped;
+    skipped.reason = "its kernel jobs failed";
+  }
+}
+
+/// Every compile is tried; their failures are reported together, one a line.
+void addFailure(Status &status, const Status &one) {
+  if (!one.ok())
+    status = status.ok()
+                 ? one
+                 : invalidArgument(status.message() + "\n" + one.message());
+}
+
 } // namespace
 
 Status compileProgram(const Project &project,
@@ -808,38 +882,15 @@ Status compileProgram(const Project &project,
   // interrupted or failed step cannot be mistaken for a finished one.
   removeStamp(outputDir);
 
-  Status status;
   std::vector<std::string> written;
-  if (main) {
-    status = compileMainProgram(project, *main, outputDir, *step.outputs,
-                                record, written);
-    if (status.ok())
-      record.status = StepStatus::Ok;
-  } else if (project.program) {
-    removeStaleModules(outputDir, *step.outputs);
-    record.status = StepStatus::Skipped;
-    record.reason = "kernel jobs failed: " + failedSubstituting +
-                    " (substituting the program's executables)";
-  }
-
-  for (const Kernel &kernel : project.kernels) {
-    if (!kernel.bench || !failed.count(&kernel))
-      continue;
-    step.outputs->removeOwnedTree(outputDir / "standalone" / kernel.name);
-    StandaloneRecord &skipped = record.standalone.emplace_back();
-    skipped.kernel = kernel.name;
-    skipped.manifest = displayPath(kernel.manifest);
-    skipped.status = StepStatus::Skipped;
-    skipped.reason = "its kernel jobs failed";
-  }
-  for (const StandalonePlan &plan : standalonePlans) {
-    Status one = compileStandalone(plan, outputDir, *step.outputs,
-                                   record.standalone.emplace_back(), written);
-    if (!one.ok())
-      status = status.ok()
-                   ? one
-                   : invalidArgument(status.message() + "\n" + one.message());
-  }
+  Status status =
+      compileOrSkipMain(project, main ? &*main : nullptr, failedSubstituting,
+                        outputDir, step, record, written);
+  recordSkippedStandalones(project, failed, outputDir, *step.outputs, record);
+  for (const StandalonePlan &plan : standalonePlans)
+    addFailure(status,
+               compileStandalone(plan, outputDir, *step.outputs,
+                                 record.standalone.emplace_back(), written));
   if (!status.ok()) {
     record.status = StepStatus::Failed;
     return status;

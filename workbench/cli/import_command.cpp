@@ -117,7 +117,9 @@ int runImport(const ImportArgs &args) {
     return fail(existsError(manifest));
   // Every tool leads a process group the reaper kills if we die.
   StatusOr<std::unique_ptr<toolchains::ToolReaper>> reaper =
-      toolchains::ToolReaper::start();
+      toolchains::ToolReaper::start([](const std::string &why) {
+        std::fprintf(stderr, "kernel-bench: warning: %s\n", why.c_str());
+      });
   if (!reaper.ok())
     return fail(reaper.status());
   toolchains::Toolchains tools;

@@ -414,6 +414,114 @@ Status parseBenchElements(const TomlFile &file, const toml::table &table,
   return okStatus();
 }
 
+/// Integer element types draw integers: their init numbers must be
+/// integers too.
+bool holdsIntegers(ElementType type) {
+  return type != ElementType::F16 && type != ElementType::BF16 &&
+         type != ElementType::F32 && type != ElementType::F64;
+}
+
+/// The numbers of one init distribution, `key.name` (`constant = v` reads as
+/// [v, 0], the others as their pair), checked against the binding's type.
+StatusOr<std::vector<double>> parseInitNumbers(const TomlFile &file,
+                                               const toml::node &value,
+                                               const std::string &key,
+                                               const std::string &name,
+                                               const Binding &b) {
+  const bool integer = holdsIntegers(b.elementType);
+  auto number = [&](const toml::node &n) -> StatusOr<double> {
+    if (const auto *f = n.as_floating_point()) {
+      if (integer)
+        return file.expected(n, key + "." + name,
+                             std::string("an integer (binding `") + b.name +
+                                 "` holds " + toString(b.elementType) + ")");
+      if (!std::isfinite(f->get()))
+        return file.expected(n, key + "." + name, "a finite number");
+      return f->get();
+    }
+    if (const auto *v = n.as_integer())
+      return static_cast<double>(v->get());
+    return file.expected(n, key + "." + name, "a number");
+  };
+  std::vector<double> numbers;
+  if (name == "constant") {
+    KB_ASSIGN_OR_RETURN(double v, number(value));
+    return std::vector<double>{v, 0};
+  }
+  const toml::array *pair = value.as_array();
+  if (!pair || pair->size() != 2)
+    return file.expected(value, key + "." + name, "an array of 2 numbers");
+  for (size_t k = 0; k < 2; ++k) {
+    KB_ASSIGN_OR_RETURN(double v, number(*pair->get(k)));
+    numbers.push_back(v);
+  }
+  return numbers;
+}
+
+/// |numbers| as distribution |name| of |out| (a constant is a range of step
+/// 0), after the checks each distribution needs.
+Status setDistribution(const TomlFile &file, const toml::node &value,
+                       const std::string &key, const std::string &name,
+                       const std::vector<double> &numbers, BufferInit &out) {
+  if (name == "uniform") {
+    if (!(numbers[0] < numbers[1]))
+      return file.expected(value, key + ".uniform",
+                           "[low, high] with low < high (the draw is in "
+                           "[low, high); integers stay below high)");
+    out = {"uniform", numbers[0], numbers[1]};
+  } else if (name == "normal") {
+    if (numbers[1] < 0)
+      return file.expected(value, key + ".normal",
+                           "[mean, stddev] with stddev >= 0");
+    out.distribution = "normal";
+    out.mean = numbers[0];
+    out.stddev = numbers[1];
+  } else {
+    out.distribution = "range";
+    out.start = numbers[0];
+    out.step = numbers[1];
+  }
+  return okStatus();
+}
+
+/// One binding's `init.<name>` table: exactly one distribution, or a file
+/// (binding |i| of |abi|, |count| elements: into |declared|.fixedInputs),
+/// and only for a binding the kernel reads.
+Status parseBufferInit(const TomlFile &file, const toml::node &node, size_t i,
+                       const KernelAbi &abi, uint64_t count, BufferInit &out,
+                       bench::KernelDeclared &declared) {
+  static const std::vector<std::string> kinds = {"uniform", "normal",
+                                                 "constant", "range", "file"};
+  const Binding &b = abi.bindings[i];
+  std::string key = "init." + b.name;
+  const char *what =
+      "a table with one of `uniform = [low, high]`, `normal = [mean, "
+      "stddev]`, `constant = value`, `range = [start, step]`, `file = "
+      "\"x.npy\"`";
+  const toml::table *spec = node.as_table();
+  if (!spec || spec->size() != 1)
+    return file.expected(node, key, what);
+  KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] " + key, kinds));
+  if (b.access == Access::WriteOnly)
+    return file.error(node, "`" + key + "`: binding " + std::to_string(i) +
+                                " `" + b.name +
+                                "` is writeonly: the kernel never reads "
+                                "its initial contents; remove its init");
+  // The iterator owns what it points at: keep it alive.
+  auto only = spec->begin();
+  const std::string name(only->first.str());
+  const toml::node &value = only->second;
+  if (name == "file") {
+    KB_ASSIGN_OR_RETURN(bench::FixedArray fixed,
+                        readFixedInput(file, value, abi, i, count));
+    declared.fixedInputs.push_back(std::move(fixed));
+    return okStatus();
+  }
+  KB_ASSIGN_OR_RETURN(std::vector<double> numbers,
+                      parseInitNumbers(file, value, key, name, b));
+  return setDistribution(file, value, key, name, numbers, out);
+}
+
 /// `[bench] init`: per binding, how its inputs are drawn, e.g.
 /// `idx = { uniform = [0, 1000] }` (integers in [0, 1000): index buffers in
 /// bounds), `{ normal = [0.0, 0.5] }`, `{ constant = 1.0 }`,
@@ -430,88 +538,12 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
   for (const Binding &b : abi.bindings)
     bindingNames.push_back(b.name);
   KB_RETURN_IF_ERROR(file.checkKeys(*init, "[bench] init", bindingNames));
-  const std::vector<std::string> kinds = {"uniform", "normal", "constant",
-                                          "range", "file"};
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     const Binding &b = abi.bindings[i];
-    const toml::node *node = b.name.empty() ? nullptr : init->get(b.name);
-    if (!node)
-      continue;
-    std::string key = "init." + b.name;
-    const char *what =
-        "a table with one of `uniform = [low, high]`, `normal = [mean, "
-        "stddev]`, `constant = value`, `range = [start, step]`, `file = "
-        "\"x.npy\"`";
-    const toml::table *spec = node->as_table();
-    if (!spec || spec->size() != 1)
-      return file.expected(*node, key, what);
-    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] " + key, kinds));
-    if (b.access == Access::WriteOnly)
-      return file.error(*node, "`" + key + "`: binding " + std::to_string(i) +
-                                   " `" + b.name +
-                                   "` is writeonly: the kernel never reads "
-                                   "its initial contents; remove its init");
-    const bool integer = b.elementType != ElementType::F16 &&
-                         b.elementType != ElementType::BF16 &&
-                         b.elementType != ElementType::F32 &&
-                         b.elementType != ElementType::F64;
-    // The iterator owns what it points at: keep it alive.
-    auto only = spec->begin();
-    const std::string name(only->first.str());
-    const toml::node &value = only->second;
-    if (name == "file") {
-      KB_ASSIGN_OR_RETURN(
-          bench::FixedArray fixed,
-          readFixedInput(file, value, abi, i, bench.elementCounts[i]));
-      declared.fixedInputs.push_back(std::move(fixed));
-      continue;
-    }
-    std::vector<double> numbers;
-    auto number = [&](const toml::node &n) -> StatusOr<double> {
-      if (const auto *f = n.as_floating_point()) {
-        if (integer)
-          return file.expected(n, key + "." + name,
-                               std::string("an integer (binding `") + b.name +
-                                   "` holds " + toString(b.elementType) + ")");
-        if (!std::isfinite(f->get()))
-          return file.expected(n, key + "." + name, "a finite number");
-        return f->get();
-      }
-      if (const auto *v = n.as_integer())
-        return static_cast<double>(v->get());
-      return file.expected(n, key + "." + name, "a number");
-    };
-    if (name == "constant") {
-      KB_ASSIGN_OR_RETURN(double v, number(value));
-      numbers = {v, 0};
-    } else {
-      const toml::array *pair = value.as_array();
-      if (!pair || pair->size() != 2)
-        return file.expected(value, key + "." + name, "an array of 2 numbers");
-      for (size_t k = 0; k < 2; ++k) {
-        KB_ASSIGN_OR_RETURN(double v, number(*pair->get(k)));
-        numbers.push_back(v);
-      }
-    }
-    BufferInit &out = bench.init[i];
-    if (name == "uniform") {
-      if (!(numbers[0] < numbers[1]))
-        return file.expected(value, key + ".uniform",
-                             "[low, high] with low < high (the draw is in "
-                             "[low, high); integers stay below high)");
-      out = {"uniform", numbers[0], numbers[1]};
-    } else if (name == "normal") {
-      if (numbers[1] < 0)
-        return file.expected(value, key + ".normal",
-                             "[mean, stddev] with stddev >= 0");
-      out.distribution = "normal";
-      out.mean = numbers[0];
-      out.stddev = numbers[1];
-    } else {
-      out.distribution = "range";
-      out.start = numbers[0];
-      out.step = numbers[1];
-    }
+    if (const toml::node *node = b.name.empty() ? nullptr : init->get(b.name))
+      KB_RETURN_IF_ERROR(parseBufferInit(file, *node, i, abi,
+                                         bench.elementCounts[i], bench.init[i],
+                                         declared));
   }
   return okStatus();
 }

@@ -143,6 +143,16 @@ enumerateConfigurations(const TuneSpace &space,
   return result;
 }
 
+StatusOr<uint64_t> countSatisfying(const TuneSpace &space) {
+  uint64_t count = 0;
+  for (uint64_t i = 0; i < space.size(); ++i) {
+    KB_ASSIGN_OR_RETURN(bool ok,
+                        satisfiesConstraints(space, configurationAt(space, i)));
+    count += ok;
+  }
+  return count;
+}
+
 StatusOr<std::vector<TuneValues>>
 sampleConfigurations(const TuneSpace &space, size_t count, std::mt19937_64 &rng,
                      const ConfigurationCheck &check) {

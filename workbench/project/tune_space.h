@@ -79,13 +79,22 @@ using ConfigurationCheck = std::function<Status(const TuneValues &)>;
 
 /// Every configuration that satisfies the constraints and |check| (when
 /// given), in lexicographic order of the parameters' values. The space must
-/// be at most |maxSize| (checked by the caller against TuneSpace::size()).
+/// be small enough to walk (the caller checks TuneSpace::size()).
 /// No configuration satisfies the constraints: an error naming the
 /// constraint that rejects every configuration alone, else all of them
 /// together; none passes |check|: its first error.
 StatusOr<std::vector<TuneValues>>
 enumerateConfigurations(const TuneSpace &space,
                         const ConfigurationCheck &check = {});
+
+/// The largest space whose configurations are walked to count those that
+/// satisfy the constraints (a walk of this many evaluates each constraint
+/// once per configuration, a fraction of a second).
+inline constexpr uint64_t kWalkableSpace = 1u << 18;
+
+/// How many configurations of |space| satisfy its constraints (the launch
+/// shape unchecked); |space| must be at most kWalkableSpace.
+StatusOr<uint64_t> countSatisfying(const TuneSpace &space);
 
 /// Up to |count| distinct configurations that satisfy the constraints and
 /// |check|, drawn uniformly from the whole space with |rng| (for spaces

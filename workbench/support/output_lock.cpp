@@ -2,10 +2,16 @@
 
 #include "workbench/support/output_lock.h"
 
+#include "common/file_util.h"
+
 #include <cerrno>
+#include <cstdio>
+#include <sstream>
 #include <fcntl.h>
 #include <string>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -16,16 +22,47 @@ std::string errnoText(int error) {
   return std::error_code(error, std::generic_category()).message();
 }
 
-/// The pid the holder wrote, or "unknown" (it may be writing it right now).
+/// The pid holding |fd|'s flock, as /proc/locks lists it ("N: FLOCK
+/// ADVISORY WRITE PID MAJ:MIN:INODE ..."); "" when it is not listed (a
+/// filesystem whose lock records name another device). Read, never written:
+/// a no-op build leaves every file in the output directory as it was.
+std::string listedHolder(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return "";
+  char id[64];
+  std::snprintf(id, sizeof(id), "%02x:%02x:%lu", major(st.st_dev),
+                minor(st.st_dev), static_cast<unsigned long>(st.st_ino));
+  StatusOr<std::string> locks = kb::readFile("/proc/locks");
+  if (!locks.ok())
+    return "";
+  std::istringstream lines(*locks);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string index, kind, mode, access, pid, file;
+    // Waiters are listed as "N: -> FLOCK ...": they hold nothing.
+    if (fields >> index >> kind >> mode >> access >> pid >> file &&
+        kind == "FLOCK" && file == id &&
+        pid.find_first_not_of("0123456789") == std::string::npos)
+      return pid;
+  }
+  return "";
+}
+
+/// Who holds the lock: from /proc/locks, else the pid a holder wrote into
+/// the file (what kernel-bench did before it stopped writing it).
 std::string holderOf(int fd) {
-  char buffer[32] = {};
-  ssize_t n = ::pread(fd, buffer, sizeof(buffer) - 1, 0);
-  std::string text(buffer, n > 0 ? size_t(n) : 0);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-    text.pop_back();
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+  std::string pid = listedHolder(fd);
+  if (pid.empty()) {
+    char buffer[32] = {};
+    ssize_t n = ::pread(fd, buffer, sizeof(buffer) - 1, 0);
+    pid.assign(buffer, n > 0 ? size_t(n) : 0);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' '))
+      pid.pop_back();
+  }
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos)
     return "another kernel-bench (pid unknown)";
-  return "kernel-bench (pid " + text + ")";
+  return "kernel-bench (pid " + pid + ")";
 }
 
 } // namespace
@@ -64,11 +101,6 @@ OutputLock::acquire(const std::filesystem::path &outDir, bool wait,
       return failedPrecondition("cannot lock `" + path.string() +
                                 "`: " + errnoText(errno));
   }
-  std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, pid.data(), pid.size(), 0) != ssize_t(pid.size()))
-    return failedPrecondition("cannot write the output directory's lock `" +
-                              path.string() + "`: " + errnoText(errno));
   return lock;
 }
 

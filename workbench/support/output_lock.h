@@ -4,9 +4,9 @@
 // removed the other's staging files, a failed job removed the other's
 // published outputs). A build holds an flock on `<out>/.kernel-bench.lock`
 // from before it touches anything there until it has written build.json;
-// the file names the holder's pid, so a second build can say whom it waits
-// for. flock locks die with their process: a killed build never leaves the
-// directory locked.
+// a second build finds the holder's pid in /proc/locks to say whom it waits
+// for (the file stays empty: locking writes nothing). flock locks die with
+// their process: a killed build never leaves the directory locked.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_SUPPORT_OUTPUT_LOCK_H_

@@ -16,14 +16,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Line-based: "<sha256> <relative path>\n" per file, then
-// "checksum <sha256 of everything before>\n". Paths are bytes; a newline in
-// one cannot be written and such a file is simply not recorded (so never
-// deleted).
+// Line-based: an optional "build <fingerprint>\n", then
+// "<sha256> <relative path>\n" per file, then "checksum <sha256 of
+// everything before>\n". Paths are bytes; a newline in one cannot be
+// written and such a file is simply not recorded (so never deleted). An
+// older kernel-bench reads the fingerprint line as a bad entry and the
+// whole record as empty: it then owns nothing, the safe way to fail.
 constexpr const char kHeader[] = "kernel-bench outputs v1\n";
 constexpr const char kTrailer[] = "checksum ";
+constexpr const char kFingerprint[] = "build ";
 
-std::map<std::string, std::string> parse(const std::string &text) {
+std::map<std::string, std::string> parse(const std::string &text,
+                                         std::string &fingerprint) {
   std::map<std::string, std::string> entries;
   size_t trailer = text.rfind(kTrailer);
   if (text.rfind(kHeader, 0) != 0 || trailer == std::string::npos ||
@@ -36,6 +40,11 @@ std::map<std::string, std::string> parse(const std::string &text) {
       text.substr(std::strlen(kHeader), trailer - std::strlen(kHeader)));
   std::string line;
   while (std::getline(lines, line)) {
+    if (entries.empty() && fingerprint.empty() &&
+        line.rfind(kFingerprint, 0) == 0) {
+      fingerprint = line.substr(std::strlen(kFingerprint));
+      continue;
+    }
     if (line.size() < 66 || line[64] != ' ')
       return {};
     entries[line.substr(65)] = line.substr(0, 64);
@@ -56,7 +65,9 @@ OutputManifest::OutputManifest(fs::path outDir, Hasher hasher)
     };
   StatusOr<std::string> text = kb::readFile(outDir_ / kFileName);
   if (text.ok())
-    previous_ = parse(*text);
+    previous_ = parse(*text, previousFingerprint_);
+  if (previous_.empty())
+    previousFingerprint_.clear();
 }
 
 std::string OutputManifest::relative(const fs::path &file) const {
@@ -127,6 +138,16 @@ void OutputManifest::removeOwnedTree(const fs::path &dir) {
   fs::remove(dir, ec);
 }
 
+bool OutputManifest::unchangedSincePrevious(const fs::path &file) {
+  std::string rel = relative(file);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = previous_.find(rel);
+  if (rel.empty() || it == previous_.end())
+    return false;
+  std::optional<std::string> now = hash(rel);
+  return now && *now == it->second;
+}
+
 Status OutputManifest::save() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::map<std::string, std::string> next;
@@ -136,6 +157,8 @@ Status OutputManifest::save() {
   for (const auto &[rel, recorded] : written_)
     next[rel] = recorded;
   std::string text = kHeader;
+  if (!fingerprint_.empty())
+    text += kFingerprint + fingerprint_ + "\n";
   for (const auto &[rel, recorded] : next)
     text += recorded + " " + rel + "\n";
   text += kTrailer + sha256Hex(text) + "\n";

@@ -23,6 +23,7 @@
 #include <optional>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace kb::workbench {
 
@@ -51,8 +52,24 @@ public:
   /// Removes the owned files under |dir|, then the directories left empty.
   void removeOwnedTree(const std::filesystem::path &dir);
 
+  /// Whether the previous build recorded |file| and it still has the
+  /// contents recorded then (neither edited nor deleted since).
+  bool unchangedSincePrevious(const std::filesystem::path &file);
+
+  /// What the caller's record of the build said, in a form it can compare
+  /// (build.json without its timings): recorded by save(), read back as
+  /// previousFingerprint() by the next build, which then need not rewrite a
+  /// record that would say the same. Empty: none.
+  void setFingerprint(std::string fingerprint) {
+    fingerprint_ = std::move(fingerprint);
+  }
+  const std::string &previousFingerprint() const {
+    return previousFingerprint_;
+  }
+
   /// Writes the manifest for the next build: what this build wrote, plus
-  /// the previous build's files that are still in place unchanged.
+  /// the previous build's files that are still in place unchanged, and the
+  /// fingerprint. A manifest that would say the same is not rewritten.
   Status save();
 
 private:
@@ -66,6 +83,8 @@ private:
   std::mutex mutex_;
   std::map<std::string, std::string> previous_; // relative path -> sha256
   std::map<std::string, std::string> written_;
+  std::string previousFingerprint_;
+  std::string fingerprint_;
 };
 
 } // namespace kb::workbench

@@ -5,6 +5,63 @@
 
 namespace kb::hal::vulkan {
 
+namespace {
+
+// Enable every feature the device has, so that kernels using 64-bit,
+// 16-bit or 8-bit types run where the hardware allows them, except
+// robustBufferAccess: its bounds checks would distort benchmarks.
+// The same structs record what was enabled, for the SPIR-V capability
+// check (spirv_features.h). |features| and |enabled| are chained into
+// |info|, so they must outlive vkCreateDevice.
+void enableAllFeatures(const InstanceSymbols &instanceSyms,
+                       VkPhysicalDevice physical, uint32_t instanceApiVersion,
+                       EnabledFeatures &enabled,
+                       VkPhysicalDeviceFeatures2 &features,
+                       VkDeviceCreateInfo &info) {
+  VkPhysicalDeviceProperties physicalProps{};
+  instanceSyms.vkGetPhysicalDeviceProperties(physical, &physicalProps);
+  // What the application may use is capped by the instance's version.
+  enabled.apiVersion = std::min(physicalProps.apiVersion, instanceApiVersion);
+  enabled.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  enabled.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  enabled.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  if (instanceSyms.vkGetPhysicalDeviceFeatures2 &&
+      enabled.apiVersion >= VK_API_VERSION_1_2) {
+    features.pNext = &enabled.v11;
+    enabled.v11.pNext = &enabled.v12;
+    if (enabled.apiVersion >= VK_API_VERSION_1_3)
+      enabled.v12.pNext = &enabled.v13;
+    instanceSyms.vkGetPhysicalDeviceFeatures2(physical, &features);
+    features.features.robustBufferAccess = VK_FALSE;
+    enabled.core = features.features;
+    info.pNext = &features;
+  } else {
+    instanceSyms.vkGetPhysicalDeviceFeatures(physical, &enabled.core);
+    enabled.core.robustBufferAccess = VK_FALSE;
+    info.pEnabledFeatures = &enabled.core;
+  }
+}
+
+// The subgroup operations compute shaders may use (Vulkan 1.1 and later),
+// for the SPIR-V capability check; left empty on older devices.
+void queryComputeSubgroupOperations(const InstanceSymbols &instanceSyms,
+                                    VkPhysicalDevice physical,
+                                    EnabledFeatures &enabled) {
+  if (!instanceSyms.vkGetPhysicalDeviceProperties2 ||
+      enabled.apiVersion < VK_API_VERSION_1_1)
+    return;
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &subgroup;
+  instanceSyms.vkGetPhysicalDeviceProperties2(physical, &p2);
+  if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
+    enabled.computeSubgroupOperations = subgroup.supportedOperations;
+}
+
+} // namespace
+
 StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
     const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
     uint32_t queueFamily, uint32_t instanceApiVersion,
@@ -26,47 +83,12 @@ StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queueInfo;
-  // Enable every feature the device has, so that kernels using 64-bit,
-  // 16-bit or 8-bit types run where the hardware allows them, except
-  // robustBufferAccess: its bounds checks would distort benchmarks.
-  // The same structs record what was enabled, for the SPIR-V capability
-  // check (spirv_features.h).
-  EnabledFeatures &enabled = device->features_;
-  VkPhysicalDeviceProperties physicalProps{};
-  instanceSyms.vkGetPhysicalDeviceProperties(physical, &physicalProps);
-  // What the application may use is capped by the instance's version.
-  enabled.apiVersion = std::min(physicalProps.apiVersion, instanceApiVersion);
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  enabled.v11 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  enabled.v12 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  enabled.v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  if (instanceSyms.vkGetPhysicalDeviceFeatures2 &&
-      enabled.apiVersion >= VK_API_VERSION_1_2) {
-    features.pNext = &enabled.v11;
-    enabled.v11.pNext = &enabled.v12;
-    if (enabled.apiVersion >= VK_API_VERSION_1_3)
-      enabled.v12.pNext = &enabled.v13;
-    instanceSyms.vkGetPhysicalDeviceFeatures2(physical, &features);
-    features.features.robustBufferAccess = VK_FALSE;
-    enabled.core = features.features;
-    info.pNext = &features;
-  } else {
-    instanceSyms.vkGetPhysicalDeviceFeatures(physical, &enabled.core);
-    enabled.core.robustBufferAccess = VK_FALSE;
-    info.pEnabledFeatures = &enabled.core;
-  }
-  if (instanceSyms.vkGetPhysicalDeviceProperties2 &&
-      enabled.apiVersion >= VK_API_VERSION_1_1) {
-    VkPhysicalDeviceSubgroupProperties subgroup{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-    VkPhysicalDeviceProperties2 p2{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-    p2.pNext = &subgroup;
-    instanceSyms.vkGetPhysicalDeviceProperties2(physical, &p2);
-    if (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT)
-      enabled.computeSubgroupOperations = subgroup.supportedOperations;
-  }
+  EnabledFeatures &enabled = device->features_;
+  enableAllFeatures(instanceSyms, physical, instanceApiVersion, enabled,
+                    features, info);
+  queryComputeSubgroupOperations(instanceSyms, physical, enabled);
   KB_VK_RETURN_IF_ERROR(
       instanceSyms.vkCreateDevice(physical, &info, nullptr, &device->device_),
       "vkCreateDevice for " + properties.name);
