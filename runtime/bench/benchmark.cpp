@@ -61,17 +61,24 @@ std::string number(double v) {
 /// What the candidate declares: its tolerances (by the output buffer each
 /// [abi] binding is in the dispatch) into |correctness|, its FLOPs and
 /// bytes moved into every variant (they do the same work).
-void applyDeclared(const BenchmarkWork &work, const BenchmarkOptions &options,
-                   std::vector<Variant> &variants,
-                   CorrectnessSettings &correctness,
-                   std::vector<std::string> &warnings) {
+/// Its .npy files (fixed_data.h) too: a file that is missing, changed or
+/// does not fit fails the benchmark.
+Status applyDeclared(const BenchmarkWork &work, const BenchmarkOptions &options,
+                     std::vector<Variant> &variants,
+                     CorrectnessSettings &correctness,
+                     std::vector<std::string> &warnings) {
   if (!work.dispatch || variants.empty() || !options.declared)
-    return;
+    return okStatus();
   const KernelDeclared *found = options.declared(
       variants.front().objectSha256,
       work.module->executables[work.dispatch->executable].name, warnings);
   if (!found)
-    return;
+    return okStatus();
+  if (!found->fixedInputs.empty() || !found->expectedOutputs.empty()) {
+    KB_ASSIGN_OR_RETURN(FixedData fixed,
+                        loadFixedData(*found, *work.function, *work.dispatch));
+    correctness.fixed = std::make_shared<const FixedData>(std::move(fixed));
+  }
   correctness.kernelTolerance = found->tolerance;
   correctness.nanInputs = found->nanInputs;
   correctness.infInputs = found->infInputs;
@@ -85,6 +92,7 @@ void applyDeclared(const BenchmarkWork &work, const BenchmarkOptions &options,
     if (found->bytesMoved)
       v.bytesMoved = static_cast<uint64_t>(std::llround(*found->bytesMoved));
   }
+  return okStatus();
 }
 
 /// The prepared functions one benchmark runs, in the order of its variants.
@@ -190,6 +198,24 @@ void describeVariants(const CorrectnessResult &correctness,
   }
 }
 
+/// The baseline build's kernel is timed in pairs with the candidate, so it
+/// runs from the same fixed inputs; a baseline whose buffers do not fit
+/// them (another layout) keeps its own, with a warning.
+Status fixBaselineInputs(const Prepared &p,
+                         const CorrectnessSettings &correctness,
+                         std::vector<std::string> &warnings) {
+  if (!p.baseline || !correctness.fixed || correctness.fixed->inputs.empty())
+    return okStatus();
+  if (Status fixed = p.baseline->setFixedContents(correctness.fixed->inputs);
+      !fixed.ok()) {
+    warnings.push_back("the baseline runs from its own inputs, not the "
+                       "candidate's fixed ones: " +
+                       fixed.message());
+    return okStatus();
+  }
+  return p.baseline->initialize();
+}
+
 /// Marks |out| incorrect (or an error) and drops every timing: a wrong
 /// kernel's times are not results.
 void fail(BenchmarkResult &out, BenchStatus status, std::string reason) {
@@ -208,7 +234,9 @@ Status runBenchmark(hal::Device &device, Engine &engine,
   KB_RETURN_IF_ERROR(load(device, work, baseline, options, p, out));
   announce(options, "correctness check");
   CorrectnessSettings correctness = options.correctness;
-  applyDeclared(work, options, out.variants, correctness, out.warnings);
+  KB_RETURN_IF_ERROR(
+      applyDeclared(work, options, out.variants, correctness, out.warnings));
+  KB_RETURN_IF_ERROR(fixBaselineInputs(p, correctness, out.warnings));
   KB_ASSIGN_OR_RETURN(
       CorrectnessResult checked,
       checkBeforeTiming(device, *p.candidate, p.reference.get(), correctness));
@@ -250,6 +278,10 @@ Correctness describeCorrectness(const CorrectnessResult &result) {
       c.firstMismatches.push_back(
           {m.output, x.index, number(x.reference), number(x.candidate)});
   c.note = result.reason;
+  if (!result.fixedInputs.empty()) {
+    c.note += (c.note.empty() ? "" : "; ") + result.fixedInputs;
+    return c;
+  }
   std::string inputs = "the seeds";
   if (result.zeroInputs)
     inputs += ", all zeros";

@@ -24,6 +24,8 @@ struct InputSet {
 
 std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
   std::vector<InputSet> sets;
+  if (settings.fixed)
+    return {{"fixed", 0, false}};
   for (uint32_t i = 0; i < std::max(settings.seeds, 1u); ++i)
     sets.push_back({"seed +" + std::to_string(i), i, false});
   if (settings.zeroInputs)
@@ -89,7 +91,17 @@ double absScale(const InputSet &set, const OutputData &reference,
   return std::max(1.0, large / unit);
 }
 
-/// Compares every output; appends the failing ones to |result|.
+/// The index among |function|'s outputs of |buffer|, or outputs.size().
+size_t outputIndex(const module::Function &function, uint32_t buffer) {
+  size_t j = 0;
+  while (j < function.outputs.size() && function.outputs[j].buffer != buffer)
+    ++j;
+  return j;
+}
+
+/// Compares every output of |reference| (all of the function's, or the
+/// expected arrays of some) with |actual|'s of the same buffer; appends the
+/// failing ones to |result|.
 void compareOutputs(const PreparedFunction &candidate,
                     const std::vector<OutputData> &reference,
                     const std::vector<OutputData> &actual, const InputSet &set,
@@ -97,8 +109,11 @@ void compareOutputs(const PreparedFunction &candidate,
                     CorrectnessResult &result) {
   const module::Function &function = candidate.function();
   const std::string &inputs = set.name;
-  for (size_t i = 0; i < reference.size() && i < actual.size(); ++i) {
-    const module::Output &out = function.outputs[i];
+  for (size_t i = 0; i < reference.size(); ++i) {
+    size_t j = outputIndex(function, reference[i].buffer);
+    if (j >= actual.size())
+      continue;
+    const module::Output &out = function.outputs[j];
     module::ToleranceOverride fromModule = out.tolerance();
     auto declared = settings.outputTolerances.find(out.buffer);
     module::Tolerance tol = module::resolveTolerance(
@@ -109,7 +124,7 @@ void compareOutputs(const PreparedFunction &candidate,
     tol.abs *= absScale(set, reference[i], result.referenceOutputs, i);
     module::Comparison cmp =
         module::compareElements(reference[i].elementType, reference[i].bytes,
-                                actual[i].bytes, tol, settings.maxMismatches);
+                                actual[j].bytes, tol, settings.maxMismatches);
     if (cmp.ok())
       continue;
     OutputMismatch m;
@@ -125,10 +140,11 @@ void compareOutputs(const PreparedFunction &candidate,
   }
 }
 
-std::string describeMismatch(const OutputMismatch &m) {
-  std::string text = "output " + m.output + " differs from the reference in " +
-                     std::to_string(m.mismatchCount) + " element(s) (inputs " +
-                     m.inputs + ")";
+std::string describeMismatch(const OutputMismatch &m, bool expectedArrays) {
+  std::string text = "output " + m.output + " differs from " +
+                     (expectedArrays ? "its expected array" : "the reference") +
+                     " in " + std::to_string(m.mismatchCount) +
+                     " element(s) (inputs " + m.inputs + ")";
   if (!m.first.empty()) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
@@ -147,16 +163,34 @@ Status runOnce(hal::Device &device, const PreparedFunction &prepared) {
   return commands->submitAndWait();
 }
 
+/// Gives the candidate and the reference the fixed inputs of |settings|.
+Status applyFixed(PreparedFunction &candidate, PreparedFunction *reference,
+                  const CorrectnessSettings &settings,
+                  CorrectnessResult &result) {
+  if (!settings.fixed)
+    return okStatus();
+  result.fixedInputs = settings.fixed->description;
+  KB_RETURN_IF_ERROR(candidate.setFixedContents(settings.fixed->inputs));
+  return reference ? reference->setFixedContents(settings.fixed->inputs)
+                   : okStatus();
+}
+
+bool hasExpectedArrays(const CorrectnessSettings &settings) {
+  return settings.fixed && !settings.fixed->expected.empty();
+}
+
 StatusOr<CorrectnessResult>
 checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
                   PreparedFunction *reference,
                   const CorrectnessSettings &settings) {
   CorrectnessResult result;
-  result.zeroInputs = settings.zeroInputs;
+  KB_RETURN_IF_ERROR(applyFixed(candidate, reference, settings, result));
+  const bool expectedArrays = hasExpectedArrays(settings);
   for (const InputSet &set : inputSets(settings)) {
+    result.zeroInputs |= set.zeros;
     if (set.special != SpecialValues::None)
       result.specialInputs.push_back(set.name);
-    else if (!set.zeros)
+    else if (!set.zeros && !settings.fixed)
       result.seedOffsets.push_back(set.seedOffset);
     KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, set));
     KB_ASSIGN_OR_RETURN(result.inputsWritten, changedInputs(candidate, set));
@@ -167,19 +201,25 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
                       ")";
       return result;
     }
-    if (!reference)
+    if (!reference && !expectedArrays)
       continue;
-    KB_ASSIGN_OR_RETURN(auto expected, runWith(device, *reference, set));
+    std::vector<OutputData> expected;
+    if (expectedArrays) {
+      expected = settings.fixed->expected;
+    } else {
+      KB_ASSIGN_OR_RETURN(expected, runWith(device, *reference, set));
+    }
     compareOutputs(candidate, expected, actual, set, settings, result);
     if (!result.mismatches.empty()) {
       result.verdict = Verdict::Incorrect;
-      result.reason = describeMismatch(result.mismatches.front());
+      result.reason =
+          describeMismatch(result.mismatches.front(), expectedArrays);
       return result;
     }
     if (set.seedOffset == 0 && !set.zeros && set.special == SpecialValues::None)
       result.referenceOutputs = std::move(expected);
   }
-  if (reference) {
+  if (reference || expectedArrays) {
     result.verdict = Verdict::Correct;
   } else {
     result.verdict = Verdict::NoReference;
@@ -202,13 +242,15 @@ checkAfterTiming(hal::Device &device, PreparedFunction &candidate,
   CorrectnessResult result = before;
   if (before.verdict != Verdict::Correct)
     return result;
+  // The candidate still holds its fixed inputs (checkBeforeTiming).
   InputSet first{"after timing", 0, false};
   KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, first));
   compareOutputs(candidate, before.referenceOutputs, actual, first, settings,
                  result);
   if (!result.mismatches.empty()) {
     result.verdict = Verdict::Incorrect;
-    result.reason = describeMismatch(result.mismatches.front());
+    result.reason = describeMismatch(result.mismatches.front(),
+                                     hasExpectedArrays(settings));
   }
   return result;
 }

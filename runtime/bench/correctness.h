@@ -13,10 +13,15 @@
 // timing, the candidate runs once more from the first inputs and is compared
 // again (a kernel must not go wrong under repetition).
 //
+// A kernel with fixed inputs (fixed_data.h) is checked once, from them: the
+// other input sets would change data that is fixed. With expected outputs
+// the candidate is compared with those arrays instead of a reference run.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_CORRECTNESS_H_
 #define KB_RUNTIME_BENCH_CORRECTNESS_H_
 
+#include "runtime/bench/fixed_data.h"
 #include "runtime/bench/results.h"
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
@@ -47,6 +52,8 @@ struct CorrectnessSettings {
   /// then |outputTolerances| by the output's buffer index.
   module::ToleranceOverride kernelTolerance;
   std::map<uint32_t, module::ToleranceOverride> outputTolerances;
+  /// The kernel's fixed inputs and expected outputs; null: none.
+  std::shared_ptr<const FixedData> fixed;
 };
 
 struct OutputMismatch {
@@ -66,6 +73,8 @@ struct CorrectnessResult {
   bool zeroInputs = false;
   /// The special-value sets run: "large", "nan", "inf".
   std::vector<std::string> specialInputs;
+  /// With fixed data: what was checked (FixedData::description).
+  std::string fixedInputs;
   std::vector<OutputMismatch> mismatches; // first failing case only
   std::vector<std::string> inputsWritten; // read-only buffers that changed
   /// The reference's outputs for seed offset 0 (kept for the after-timing

@@ -19,6 +19,7 @@
 #include "runtime/module/tolerance.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,25 @@ struct OutputTolerance {
   module::ToleranceOverride tolerance;
 };
 
+/// A binding's contents fixed by a NumPy .npy file: `[bench] init = { x =
+/// { file = "x.npy" } }` (an input the kernel reads) or `reference = {
+/// outputs = { y = "y.npy" } }` (what it must write). Checked against the
+/// binding's element type and count when the kernel.toml is read; the build
+/// copies the file to |stored| in its output directory and build.json
+/// records it with its sha256, which `run` and `bench` check before use.
+struct FixedArray {
+  std::string name;     // the [abi] binding's name
+  uint32_t binding = 0; // its index in [abi] bindings
+  std::string source;   // the file as the kernel.toml names it, for reports
+  /// Where the file is: in the project when read from a kernel.toml, under
+  /// the build directory when read back from build.json.
+  std::filesystem::path file;
+  /// The copy's path relative to the build directory (`standalone/KERNEL/
+  /// data/{init,expected}/BINDING.npy`, as build.json records it).
+  std::string stored;
+  std::string sha256; // of the whole file
+};
+
 struct KernelDeclared {
   /// Floating-point operations and bytes read + written per dispatch.
   std::optional<double> flops;
@@ -43,10 +63,18 @@ struct KernelDeclared {
   /// among the floats, which the kernel propagates as its reference does.
   bool nanInputs = false;
   bool infInputs = false;
+  /// Fixed inputs and expected outputs (a standalone kernel's [bench]).
+  /// With fixed inputs the check runs once from them (no seeds, zeros,
+  /// large magnitudes or special values: those change inputs that are
+  /// fixed); with expected outputs the candidate is compared with them
+  /// instead of a reference run.
+  std::vector<FixedArray> fixedInputs;
+  std::vector<FixedArray> expectedOutputs;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
-           outputTolerances.empty() && !nanInputs && !infInputs;
+           outputTolerances.empty() && !nanInputs && !infInputs &&
+           fixedInputs.empty() && expectedOutputs.empty();
   }
 };
 

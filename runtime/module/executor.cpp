@@ -171,10 +171,31 @@ memoizedContents(const BufferDecl &decl, SpecialValues special) {
 }
 } // namespace
 
+Status PreparedFunction::setFixedContents(FixedContents fixed) {
+  for (const auto &[index, contents] : fixed) {
+    if (index >= function_.buffers.size() || !contents)
+      return invalidArgument(module_.sourceName + ": function `" +
+                             function_.name + "` has no buffer " +
+                             std::to_string(index) + " to fix");
+    uint64_t size = function_.buffers[index].byteSize();
+    if (contents->size() != size)
+      return invalidArgument(
+          module_.sourceName + ": function `" + function_.name + "` buffer " +
+          std::to_string(index) + " holds " + std::to_string(size) +
+          " bytes, its fixed "
+          "contents " +
+          std::to_string(contents->size()));
+  }
+  fixed_ = std::move(fixed);
+  return okStatus();
+}
+
 std::shared_ptr<const std::vector<uint8_t>>
 PreparedFunction::initialContents(uint32_t index, uint64_t seedOffset,
                                   bool zeroInputs,
                                   SpecialValues special) const {
+  if (auto it = fixed_.find(index); it != fixed_.end())
+    return it->second;
   BufferDecl decl = function_.buffers[index];
   if (zeroInputs)
     decl.init.distribution = Distribution::Zero;
@@ -367,9 +388,14 @@ std::vector<std::string> PreparedFunction::describeVariants() const {
 
 StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                      const Function &function,
-                                     VariantChoice choice) {
+                                     VariantChoice choice,
+                                     const FixedContents &fixed) {
   KB_ASSIGN_OR_RETURN(auto prepared, PreparedFunction::create(
                                          device, module, function, choice));
+  if (!fixed.empty()) {
+    KB_RETURN_IF_ERROR(prepared->setFixedContents(fixed));
+    KB_RETURN_IF_ERROR(prepared->initialize());
+  }
   FunctionResult result;
   result.variantsUsed = prepared->describeVariants();
   KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());

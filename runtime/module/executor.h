@@ -46,6 +46,11 @@ struct FunctionResult {
   size_t barrierCount = 0;
 };
 
+/// Buffers whose contents are given rather than drawn (a kernel's fixed
+/// inputs, read from .npy files): buffer index -> its bytes (byteSize()).
+using FixedContents =
+    std::map<uint32_t, std::shared_ptr<const std::vector<uint8_t>>>;
+
 /// One executable as a prepared function loaded it.
 struct LoadedVariant {
   uint32_t executable = 0; // index into Module::executables
@@ -63,6 +68,12 @@ public:
   static StatusOr<std::unique_ptr<PreparedFunction>>
   create(hal::Device &device, const Module &module, const Function &function,
          VariantChoice choice);
+
+  /// Gives buffers fixed contents: from now on their initial contents
+  /// whatever the seed offset, zeroInputs or special values (a fixed input
+  /// is the data it is). Each must be its buffer's byteSize(); uploaded by
+  /// the next initialize().
+  Status setFixedContents(FixedContents fixed);
 
   /// Re-uploads every buffer's initial contents; each InitSpec seed is
   /// offset by |seedOffset| (0 = the module's own inputs); |zeroInputs|
@@ -119,11 +130,14 @@ private:
   /// count rule gives each dispatch's count.
   std::map<uint32_t, const Variant *> variantOf_;
   std::vector<std::shared_ptr<hal::Buffer>> buffers_;
+  FixedContents fixed_;
 };
 
+/// Runs |function| once, from its drawn inputs and the |fixed| ones.
 StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                      const Function &function,
-                                     VariantChoice choice);
+                                     VariantChoice choice,
+                                     const FixedContents &fixed = {});
 
 } // namespace kb::module
 

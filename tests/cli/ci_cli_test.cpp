@@ -42,7 +42,7 @@ protected:
   /// bundle must leave out (sources, PTX) next to the ones it takes.
   void SetUp() override {
     KernelBenchTest::SetUp();
-    writeText(out_ / "build.json", "{\"jobs\": []}\n");
+    writeText(out_ / "build.json", "{\"schema_version\": 1, \"jobs\": []}\n");
     writeText(out_ / "bench/saxpy.kbm", "saxpy module bytes");
     writeText(out_ / "standalone/scale/bench/scale.kbm", "scale module");
     writeText(out_ / "standalone/scale/program.mlir", "// not bundled");

@@ -36,7 +36,8 @@ using Env = std::map<std::string, std::string>;
 void writeBuild(const fs::path &dir, size_t count) {
   fs::remove_all(dir);
   fs::create_directories(dir / "bench");
-  std::ofstream(dir / "build.json") << "{\"jobs\": []}\n";
+  std::ofstream(dir / "build.json")
+      << "{\"schema_version\": 1, \"jobs\": []}\n";
   for (size_t i = 0; i < count; ++i) {
     char name[32];
     std::snprintf(name, sizeof name, "b%03zu.kbm", i);

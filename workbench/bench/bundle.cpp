@@ -6,6 +6,7 @@
 #include "common/ustar.h"
 #include "common/file_util.h"
 #include "workbench/bench/bench_plan.h"
+#include "workbench/build/declared_figures.h"
 
 #include <fstream>
 #include <map>
@@ -85,6 +86,21 @@ parseManifest(std::string_view text, const std::string &where) {
   return listed;
 }
 
+/// The .npy files build.json records for kernels' fixed inputs and
+/// expected outputs (declared_figures.h): they travel like the modules.
+StatusOr<std::vector<std::string>> fixedDataFiles(const fs::path &buildDir) {
+  KB_ASSIGN_OR_RETURN(DeclaredByObject byObject,
+                      readDeclaredFigures(buildDir / "build.json"));
+  std::set<std::string> files;
+  for (const auto &[sha, jobs] : byObject)
+    for (const JobDeclared &job : jobs)
+      for (const auto *arrays :
+           {&job.declared.fixedInputs, &job.declared.expectedOutputs})
+        for (const bench::FixedArray &a : *arrays)
+          files.insert(a.stored);
+  return std::vector<std::string>(files.begin(), files.end());
+}
+
 Status writeMember(const fs::path &root, const std::string &name,
                    std::string_view bytes) {
   fs::path file = root / name;
@@ -120,6 +136,8 @@ StatusOr<BundleSummary> createBundle(const fs::path &buildDir,
         "standalone/*/bench/*.kbm) and no program.kbm: nothing to bench; " +
         "build a project with a program or [bench] kernels");
   names.insert(names.begin(), "build.json");
+  KB_ASSIGN_OR_RETURN(std::vector<std::string> data, fixedDataFiles(buildDir));
+  names.insert(names.end(), data.begin(), data.end());
   std::vector<ustar::WriteMember> members(1);
   BundleSummary summary;
   for (const std::string &name : names) {

@@ -12,8 +12,10 @@
 //     ...
 //
 // No sources and no toolchain outputs other than the modules (which embed
-// every variant's object). `kernel-bench bench BUNDLE.tar` opens it with
-// openBundle: every member is checked against the manifest as it is
+// every variant's object) and the .npy files of kernels' fixed inputs and
+// expected outputs that build.json records (`standalone/K/data/*/*.npy`),
+// listed and checked like the modules. `kernel-bench bench BUNDLE.tar` opens it
+// with openBundle: every member is checked against the manifest as it is
 // extracted into a private directory (toolchains/scratch_dir.h) removed when
 // the OpenedBundle goes away. The bench worker is a separate process that
 // loads modules by path, so a directory it can read is what it needs;

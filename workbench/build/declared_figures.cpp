@@ -3,6 +3,8 @@
 
 #include "workbench/build/build_resources.h"
 
+#include "common/ustar.h"
+
 namespace kb::workbench {
 
 namespace {
@@ -37,7 +39,40 @@ module::ToleranceOverride toleranceOf(const nlohmann::json &t) {
   return out;
 }
 
-bench::KernelDeclared declaredOf(const nlohmann::json &d) {
+json fixedJson(const std::vector<bench::FixedArray> &arrays) {
+  json out = json::array();
+  for (const bench::FixedArray &a : arrays)
+    out.push_back({{"name", a.name},
+                   {"binding", a.binding},
+                   {"source", a.source},
+                   {"file", a.stored},
+                   {"sha256", a.sha256}});
+  return out;
+}
+
+/// `fixed_inputs` / `expected_outputs` of |d| (absent before they existed),
+/// their files under |buildDir|.
+std::vector<bench::FixedArray> fixedOf(const nlohmann::json &d, const char *key,
+                                       const std::filesystem::path &buildDir) {
+  std::vector<bench::FixedArray> out;
+  auto found = d.find(key);
+  if (found == d.end())
+    return out;
+  for (const nlohmann::json &a : *found) {
+    bench::FixedArray array;
+    array.name = a.at("name").get<std::string>();
+    array.binding = a.at("binding").get<uint32_t>();
+    array.source = a.at("source").get<std::string>();
+    array.stored = a.at("file").get<std::string>();
+    array.file = buildDir / array.stored;
+    array.sha256 = a.at("sha256").get<std::string>();
+    out.push_back(std::move(array));
+  }
+  return out;
+}
+
+bench::KernelDeclared declaredOf(const nlohmann::json &d,
+                                 const std::filesystem::path &buildDir) {
   bench::KernelDeclared out;
   readOptional(d, "flops", out.flops);
   readOptional(d, "bytes_moved", out.bytesMoved);
@@ -50,6 +85,8 @@ bench::KernelDeclared declaredOf(const nlohmann::json &d) {
     out.nanInputs |= v.get<std::string>() == "nan";
     out.infInputs |= v.get<std::string>() == "inf";
   }
+  out.fixedInputs = fixedOf(d, "fixed_inputs", buildDir);
+  out.expectedOutputs = fixedOf(d, "expected_outputs", buildDir);
   return out;
 }
 } // namespace
@@ -71,7 +108,9 @@ json declaredJson(const bench::KernelDeclared &declared) {
           {"bytes_moved", optional(declared.bytesMoved)},
           {"tolerance", toleranceJson(declared.tolerance)},
           {"output_tolerances", outputs},
-          {"special_values", special}};
+          {"special_values", special},
+          {"fixed_inputs", fixedJson(declared.fixedInputs)},
+          {"expected_outputs", fixedJson(declared.expectedOutputs)}};
 }
 
 StatusOr<DeclaredByObject>
@@ -85,7 +124,16 @@ readDeclaredFigures(const std::filesystem::path &buildJson) {
       JobDeclared entry{job.at("kernel").get<std::string>(), {}};
       auto found = job.find("declared");
       if (found != job.end() && !found->is_null())
-        entry.declared = declaredOf(*found);
+        entry.declared = declaredOf(*found, buildJson.parent_path());
+      for (const auto *arrays :
+           {&entry.declared.fixedInputs, &entry.declared.expectedOutputs})
+        for (const bench::FixedArray &a : *arrays)
+          // A path of the build directory, as a bundle member is: a
+          // build.json from elsewhere names nothing outside it.
+          if (std::string why = ustar::checkMemberName(a.stored); !why.empty())
+            return invalidArgument(where + "jobs[" + std::to_string(index) +
+                                   "].declared: file `" + a.stored + "` " +
+                                   why);
       for (const nlohmann::json &output : job.at("outputs"))
         declared[output.at("sha256").get<std::string>()].push_back(entry);
       ++index;

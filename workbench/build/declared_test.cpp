@@ -244,5 +244,51 @@ TEST_F(DeclaredTomlTest, BuildJsonCarriesThemByObject) {
             StatusCode::NotFound);
 }
 
+TEST_F(DeclaredTomlTest, FixedArraysTravelAsBuildDirectoryPaths) {
+  bench::KernelDeclared declared;
+  bench::FixedArray x;
+  x.name = "x";
+  x.binding = 1;
+  x.source = "inputs/x.npy";
+  x.file = "/project/k/inputs/x.npy";
+  x.stored = "standalone/k/data/init/x.npy";
+  x.sha256 = std::string(64, 'a');
+  declared.fixedInputs.push_back(x);
+  nlohmann::ordered_json doc = {{"schema_version", kBuildReportSchemaVersion},
+                                {"jobs",
+                                 {{{"kernel", "k"},
+                                   {"outputs", {{{"sha256", "aa"}}}},
+                                   {"declared", declaredJson(declared)}}}}};
+  fs::path path = root_ / "build.json";
+  std::ofstream(path) << doc.dump();
+  auto read = readDeclaredFigures(path);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  std::string ambiguity;
+  const bench::KernelDeclared *found =
+      findDeclared(*read, "aa", "k", ambiguity);
+  ASSERT_TRUE(found);
+  ASSERT_EQ(found->fixedInputs.size(), 1u);
+  const bench::FixedArray &back = found->fixedInputs[0];
+  EXPECT_EQ(back.name, "x");
+  EXPECT_EQ(back.binding, 1u);
+  EXPECT_EQ(back.source, "inputs/x.npy");
+  EXPECT_EQ(back.stored, "standalone/k/data/init/x.npy");
+  EXPECT_EQ(back.file, root_ / "standalone/k/data/init/x.npy")
+      << "under the build directory, not the project";
+  EXPECT_EQ(back.sha256, x.sha256);
+  EXPECT_TRUE(found->expectedOutputs.empty());
+
+  // A build.json from elsewhere names nothing outside its directory.
+  for (const char *outside : {"../x.npy", "/etc/passwd", "a/../../x.npy"}) {
+    SCOPED_TRACE(outside);
+    doc["jobs"][0]["declared"]["fixed_inputs"][0]["file"] = outside;
+    std::ofstream(path) << doc.dump();
+    read = readDeclaredFigures(path);
+    ASSERT_FALSE(read.ok());
+    EXPECT_THAT(read.status().message(),
+                HasSubstr("jobs[0].declared: file `" + std::string(outside)));
+  }
+}
+
 } // namespace
 } // namespace kb::workbench

@@ -37,6 +37,7 @@
 
 #include "common/abi_check.h"
 #include "common/paths.h"
+#include "common/sha256.h"
 
 #include "toolchains/build_cache.h"
 #include "common/file_util.h"
@@ -355,6 +356,29 @@ StandalonePlan planStandalone(const Kernel &kernel,
   return plan;
 }
 
+/// The kernel's .npy files (fixed inputs, expected outputs) copied to where
+/// build.json records them (bench::FixedArray::stored, under the standalone
+/// program's directory), so that `run`, `bench` and a bundle find them
+/// without the project; each must still have the sha256 it was read with.
+Status copyFixedData(const Kernel &kernel, const fs::path &outputDir,
+                     OutputManifest &outputs,
+                     std::vector<std::string> &written) {
+  for (const auto *arrays :
+       {&kernel.declared.fixedInputs, &kernel.declared.expectedOutputs})
+    for (const bench::FixedArray &a : *arrays) {
+      KB_ASSIGN_OR_RETURN(std::string bytes, kb::readFile(a.file));
+      if (sha256Hex(bytes) != a.sha256)
+        return failedPrecondition(displayPath(a.file) + " (binding `" + a.name +
+                                  "` of " + displayPath(kernel.manifest) +
+                                  ") changed while the build ran; build again");
+      fs::path to = outputDir / a.stored;
+      KB_RETURN_IF_ERROR(writeFileAtomic(to, bytes));
+      outputs.wrote(to, a.sha256);
+      written.push_back(to.string());
+    }
+  return okStatus();
+}
+
 /// Synthesizes and compiles the one-dispatch program of a standalone
 /// kernel into OUT_DIR/standalone/<kernel>/; |written| receives the files
 /// it wrote.
@@ -411,6 +435,12 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());
   recordResult(result, {{origin, &kernel}}, outputDir, prefix, compiled);
+  if (Status copied = copyFixedData(kernel, outputDir, outputs, written);
+      !copied.ok()) {
+    outputs.removeOwnedTree(dir);
+    record.error = copied.message();
+    return copied;
+  }
   record.status = StepStatus::Ok;
   return okStatus();
 }
@@ -596,6 +626,17 @@ void addCompileOptions(toolchains::CacheKeyBuilder &key,
   key.add("output", options.outputDir);
 }
 
+/// A standalone kernel's .npy files: their contents and where they go.
+void addFixedData(toolchains::CacheKeyBuilder &key,
+                  const ProgramStepOptions &step, const Kernel &kernel) {
+  for (const auto *arrays :
+       {&kernel.declared.fixedInputs, &kernel.declared.expectedOutputs})
+    for (const bench::FixedArray &a : *arrays) {
+      key.add("fixed", a.stored);
+      addFile(key, step, a.file.string());
+    }
+}
+
 /// The key of everything the step reads: see the file comment.
 std::string programStepKey(const MainPlan *main,
                            const std::vector<StandalonePlan> &standalone,
@@ -670,6 +711,7 @@ std::string programStepKey(const MainPlan *main,
       addFile(key, step, o.file);
     }
     addCompileOptions(key, step, plan.options);
+    addFixedData(key, step, *plan.kernel);
   }
   return key.finish();
 }

@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+
 #include <cstdio>
 #include <memory>
 
@@ -32,12 +34,17 @@ int runBundle(const BundleArgs &args) {
     return kExitUserError;
   }
   uint64_t payload = 0;
-  for (const BundleMember &m : summary->members)
+  size_t arrays = 0; // kernels' fixed inputs and expected outputs
+  for (const BundleMember &m : summary->members) {
     payload += m.bytes;
-  std::printf("bundled %zu files (build.json + %zu modules, %.1f KiB) into "
+    arrays += std::filesystem::path(m.name).extension() == ".npy";
+  }
+  std::string data =
+      arrays ? " + " + std::to_string(arrays) + " .npy arrays" : "";
+  std::printf("bundled %zu files (build.json + %zu modules%s, %.1f KiB) into "
               "%s: %.1f KiB\n",
-              summary->members.size(), summary->members.size() - 1,
-              payload / 1024.0, args.output.c_str(),
+              summary->members.size(), summary->members.size() - 1 - arrays,
+              data.c_str(), payload / 1024.0, args.output.c_str(),
               summary->archiveBytes / 1024.0);
   return kExitOk;
 }

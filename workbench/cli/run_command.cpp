@@ -12,7 +12,11 @@
 //
 // An executable with no reference variant at all (a standalone kernel
 // without `reference`) leaves nothing to compare: the program runs once with
-// the handwritten kernels, the report says so, and the exit code is 0.
+// the handwritten kernels, the report says so, and the exit code is 0 —
+// unless the kernel's reference is expected outputs in .npy files: then the
+// one run is compared with them. What the kernel declares (its tolerances,
+// fixed inputs and expected outputs) comes from the build.json of the build
+// directory holding the module (bench/run_declared.h), as `bench` applies it.
 //
 // Isolation: the device work runs in a worker process (worker.h: a
 // `kernel-bench __worker run ...` child with its own process group, a
@@ -30,6 +34,7 @@
 #include "workbench/bench/bench_settings.h"
 #include "workbench/cli/command.h"
 #include "workbench/bench/device_option.h"
+#include "workbench/bench/run_declared.h"
 #include "workbench/support/interrupt_forwarder.h"
 #include "workbench/support/worker.h"
 
@@ -179,13 +184,22 @@ void printUncompared(const module::FunctionResult &candidate,
               names.c_str(), noReference.size() == 1 ? "" : "s");
 }
 
-/// Compares and prints one output; returns whether it agrees.
+/// Compares and prints one output; returns whether it agrees. The
+/// tolerance: the module's for |out|, then what |declared| declares.
 bool compareOutput(size_t i, const module::Output &out,
                    const module::OutputData &ref,
-                   const module::OutputData &cand, size_t maxMismatches) {
+                   const module::OutputData &cand, size_t maxMismatches,
+                   const RunDeclared *declared) {
   module::ToleranceOverride fromModule = out.tolerance();
-  module::Tolerance tol =
-      module::resolveTolerance(ref.elementType, {&fromModule});
+  const module::ToleranceOverride *perOutput = nullptr;
+  if (declared) {
+    auto it = declared->outputTolerances.find(out.buffer);
+    if (it != declared->outputTolerances.end())
+      perOutput = &it->second;
+  }
+  module::Tolerance tol = module::resolveTolerance(
+      ref.elementType,
+      {&fromModule, declared ? &declared->tolerance : nullptr, perOutput});
   module::Comparison cmp = module::compareElements(
       ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches);
   std::string name = outputName(ref);
@@ -204,15 +218,100 @@ bool compareOutput(size_t i, const module::Output &out,
               static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
               tol.rel);
   for (const module::Mismatch &m : cmp.firstMismatches)
-    std::printf(
-        "    index %llu: generated %.9g, substituted %.9g (diff %.3g)\n",
-        static_cast<unsigned long long>(m.index), m.reference, m.candidate,
-        m.candidate - m.reference);
+    std::printf("    index %llu: %s %.9g, substituted %.9g (diff %.3g)\n",
+                static_cast<unsigned long long>(m.index),
+                declared && !declared->fixed.expected.empty() ? "expected"
+                                                              : "generated",
+                m.reference, m.candidate, m.candidate - m.reference);
   return false;
 }
 
+/// The one run compared with the expected outputs of the kernel's .npy
+/// files: the exit code.
+int compareExpected(const module::Function &function,
+                    const module::FunctionResult &candidate,
+                    const RunDeclared &declared, size_t maxMismatches) {
+  std::printf("with substitutions: %s\n", variantsUsed(candidate).c_str());
+  std::printf("checks: %s\n", declared.fixed.description.c_str());
+  bool allAgree = true;
+  for (size_t i = 0; i < function.outputs.size(); ++i) {
+    const module::OutputData &out = candidate.outputs[i];
+    auto expected = std::find_if(
+        declared.fixed.expected.begin(), declared.fixed.expected.end(),
+        [&](const module::OutputData &e) { return e.buffer == out.buffer; });
+    if (expected == declared.fixed.expected.end())
+      std::printf("output %zu %s (%s x %llu): not compared (no expected "
+                  "array)\n",
+                  i, outputName(out).c_str(), toString(out.elementType),
+                  static_cast<unsigned long long>(out.bytes.size() /
+                                                  byteSize(out.elementType)));
+    else
+      allAgree &= compareOutput(i, function.outputs[i], *expected, out,
+                                maxMismatches, &declared);
+  }
+  std::printf("result: %s\n",
+              allAgree ? "outputs match the expected .npy arrays"
+                       : "OUTPUTS DIFFER from the expected .npy arrays");
+  return allAgree ? kExitOk : kExitUserError;
+}
+
 /// Runs the function with substitutions, then (when every dispatched
-/// executable has a reference) with generated kernels only, and compares.
+/// executable has a reference) with generated kernels only, and compares;
+/// or compares the one run with the kernel's expected outputs.
+int runAndCompare(hal::Device &device, const std::string &path,
+                  const module::Module &module,
+                  const module::Function &function, const RunFlags &flags) {
+  auto declared = declaredForRun(path, module, function, device.properties());
+  if (!declared.ok())
+    return fail(declared.status());
+  const RunDeclared *kernel = declared->has_value() ? &**declared : nullptr;
+  module::FixedContents fixed;
+  if (kernel)
+    fixed = kernel->fixed.inputs;
+  const std::string dispatches = describeDispatches(module, function);
+  announceStage(path + ": function `" + function.name +
+                "` with substitutions; dispatches " + dispatches);
+  auto candidate = module::runFunction(
+      device, module, function, module::VariantChoice::PreferCandidate, fixed);
+  if (!candidate.ok())
+    return fail(candidate.status().withContext("run with substitutions"));
+  if (kernel && !kernel->fixed.expected.empty())
+    return compareExpected(function, *candidate, *kernel, flags.maxMismatches);
+  std::vector<std::string> noReference = withoutReference(module, function);
+  if (!noReference.empty()) {
+    printUncompared(*candidate, noReference);
+    return kExitOk;
+  }
+  announceStage(path + ": function `" + function.name +
+                "` with generated kernels only; dispatches " + dispatches);
+  auto reference = module::runFunction(
+      device, module, function, module::VariantChoice::ReferenceOnly, fixed);
+  if (!reference.ok())
+    return fail(
+        reference.status().withContext("run with generated kernels only"));
+  std::printf("with substitutions: %s\n", variantsUsed(*candidate).c_str());
+  std::printf("generated only:     %s\n", variantsUsed(*reference).c_str());
+  if (kernel && !kernel->fixed.description.empty())
+    std::printf("checks: %s\n", kernel->fixed.description.c_str());
+
+  bool allAgree = true;
+  for (size_t i = 0; i < function.outputs.size(); ++i)
+    allAgree &=
+        compareOutput(i, function.outputs[i], reference->outputs[i],
+                      candidate->outputs[i], flags.maxMismatches, kernel);
+  std::printf("result: %s%s\n",
+              allAgree ? "outputs agree"
+                       : "OUTPUTS DIFFER between the substituted and the "
+                         "generated kernels",
+              hasCandidate(module)
+                  ? ""
+                  : " (the module has no substituted kernels: both runs "
+                    "used the generated ones)");
+  return allAgree ? kExitOk : kExitUserError;
+}
+
+/// Loads the module, picks the function and the device, then
+/// runAndCompare.
 int runProgram(const RunFlags &flags) {
   StatusOr<std::string> path = modulePath(flags.build);
   if (!path.ok())
@@ -246,42 +345,7 @@ int runProgram(const RunFlags &flags) {
   std::printf("device: %s\n", selected->reason.c_str());
   std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
               function.name.c_str(), function.ops.size());
-
-  const std::string dispatches = describeDispatches(*module, function);
-  announceStage(*path + ": function `" + function.name +
-                "` with substitutions; dispatches " + dispatches);
-  auto candidate = module::runFunction(device, *module, function,
-                                       module::VariantChoice::PreferCandidate);
-  if (!candidate.ok())
-    return fail(candidate.status().withContext("run with substitutions"));
-  std::vector<std::string> noReference = withoutReference(*module, function);
-  if (!noReference.empty()) {
-    printUncompared(*candidate, noReference);
-    return kExitOk;
-  }
-  announceStage(*path + ": function `" + function.name +
-                "` with generated kernels only; dispatches " + dispatches);
-  auto reference = module::runFunction(device, *module, function,
-                                       module::VariantChoice::ReferenceOnly);
-  if (!reference.ok())
-    return fail(
-        reference.status().withContext("run with generated kernels only"));
-  std::printf("with substitutions: %s\n", variantsUsed(*candidate).c_str());
-  std::printf("generated only:     %s\n", variantsUsed(*reference).c_str());
-
-  bool allAgree = true;
-  for (size_t i = 0; i < function.outputs.size(); ++i)
-    allAgree &= compareOutput(i, function.outputs[i], reference->outputs[i],
-                              candidate->outputs[i], flags.maxMismatches);
-  std::printf("result: %s%s\n",
-              allAgree ? "outputs agree"
-                       : "OUTPUTS DIFFER between the substituted and the "
-                         "generated kernels",
-              hasCandidate(*module)
-                  ? ""
-                  : " (the module has no substituted kernels: both runs "
-                    "used the generated ones)");
-  return allAgree ? kExitOk : kExitUserError;
+  return runAndCompare(device, *path, *module, function, flags);
 }
 
 /// The parent side: the same flags to a worker, its stdout relayed as it

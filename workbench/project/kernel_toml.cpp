@@ -4,6 +4,7 @@
 #include "workbench/project/declared_expression.h"
 
 #include "workbench/project/kernel_toml_declared.h"
+#include "workbench/project/kernel_toml_fixed.h"
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/kernel_toml_pipeline.h"
 #include "workbench/project/kernel_toml_tune.h"
@@ -483,16 +484,20 @@ Status setDistribution(const TomlFile &file, const toml::node &value,
   return okStatus();
 }
 
-/// One binding's `init.<name>` table: exactly one distribution, and only
-/// for a binding the kernel reads.
+/// One binding's `init.<name>` table: exactly one distribution, or a file
+/// (binding |i| of |abi|, |count| elements: into |declared|.fixedInputs),
+/// and only for a binding the kernel reads.
 Status parseBufferInit(const TomlFile &file, const toml::node &node, size_t i,
-                       const Binding &b, BufferInit &out) {
+                       const KernelAbi &abi, uint64_t count, BufferInit &out,
+                       bench::KernelDeclared &declared) {
   static const std::vector<std::string> kinds = {"uniform", "normal",
-                                                 "constant", "range"};
+                                                 "constant", "range", "file"};
+  const Binding &b = abi.bindings[i];
   std::string key = "init." + b.name;
   const char *what =
       "a table with one of `uniform = [low, high]`, `normal = [mean, "
-      "stddev]`, `constant = value`, `range = [start, step]`";
+      "stddev]`, `constant = value`, `range = [start, step]`, `file = "
+      "\"x.npy\"`";
   const toml::table *spec = node.as_table();
   if (!spec || spec->size() != 1)
     return file.expected(node, key, what);
@@ -506,6 +511,12 @@ Status parseBufferInit(const TomlFile &file, const toml::node &node, size_t i,
   auto only = spec->begin();
   const std::string name(only->first.str());
   const toml::node &value = only->second;
+  if (name == "file") {
+    KB_ASSIGN_OR_RETURN(bench::FixedArray fixed,
+                        readFixedInput(file, value, abi, i, count));
+    declared.fixedInputs.push_back(std::move(fixed));
+    return okStatus();
+  }
   KB_ASSIGN_OR_RETURN(std::vector<double> numbers,
                       parseInitNumbers(file, value, key, name, b));
   return setDistribution(file, value, key, name, numbers, out);
@@ -514,9 +525,11 @@ Status parseBufferInit(const TomlFile &file, const toml::node &node, size_t i,
 /// `[bench] init`: per binding, how its inputs are drawn, e.g.
 /// `idx = { uniform = [0, 1000] }` (integers in [0, 1000): index buffers in
 /// bounds), `{ normal = [0.0, 0.5] }`, `{ constant = 1.0 }`,
-/// `{ range = [0, 1] }` (element i = 0 + i * 1).
+/// `{ range = [0, 1] }` (element i = 0 + i * 1), `{ file = "x.npy" }`
+/// (fixed: into |declared|.fixedInputs).
 Status parseBenchInit(const TomlFile &file, const toml::table &table,
-                      const KernelAbi &abi, DeclaredBench &bench) {
+                      const KernelAbi &abi, DeclaredBench &bench,
+                      bench::KernelDeclared &declared) {
   bench.init.assign(abi.bindings.size(), BufferInit{});
   KB_ASSIGN_OR_RETURN(const toml::table *init, file.table(table, "init"));
   if (!init)
@@ -528,7 +541,9 @@ Status parseBenchInit(const TomlFile &file, const toml::table &table,
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     const Binding &b = abi.bindings[i];
     if (const toml::node *node = b.name.empty() ? nullptr : init->get(b.name))
-      KB_RETURN_IF_ERROR(parseBufferInit(file, *node, i, b, bench.init[i]));
+      KB_RETURN_IF_ERROR(parseBufferInit(file, *node, i, abi,
+                                         bench.elementCounts[i], bench.init[i],
+                                         declared));
   }
   return okStatus();
 }
@@ -588,24 +603,33 @@ Status addReferenceFile(const TomlFile &file, const toml::node &node,
 
 /// `reference`: "ref.mlir"; "naive.comp"; ["naive.cu", "naive.comp"]; or
 /// { sources = [...], entry = "naive_kernel" } for a twin whose CUDA
-/// function is named differently.
+/// function is named differently; or { outputs = { y = "y.npy" } }, the
+/// expected outputs (into |declared|).
 Status parseReference(const TomlFile &file, const toml::table &table,
-                      DeclaredBench &bench) {
+                      const KernelAbi &abi, DeclaredBench &bench,
+                      bench::KernelDeclared &declared) {
   const toml::node *node = table.get("reference");
   if (!node)
     return okStatus();
   if (const auto *s = node->as_string())
     return addReferenceFile(file, *node, s->get(), false, bench);
   const toml::table *spec = node->as_table();
+  if (spec && spec->get("outputs")) {
+    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] reference", {"outputs"}));
+    KB_ASSIGN_OR_RETURN(const toml::table *outputs,
+                        file.table(*spec, "outputs"));
+    return readExpectedOutputs(file, *outputs, abi, bench, declared);
+  }
   if (spec) {
-    KB_RETURN_IF_ERROR(
-        file.checkKeys(*spec, "[bench] reference", {"sources", "entry"}));
+    KB_RETURN_IF_ERROR(file.checkKeys(*spec, "[bench] reference",
+                                      {"sources", "entry", "outputs"}));
     KB_ASSIGN_OR_RETURN(auto entry, file.string(*spec, "entry"));
     bench.referenceEntry = entry.value_or("");
   } else if (!node->as_array()) {
     return file.expected(*node, "reference",
-                         "a file, a list of twin sources, or a table "
-                         "{ sources = [...], entry = \"...\" }");
+                         "a file, a list of twin sources, a table "
+                         "{ sources = [...], entry = \"...\" }, or "
+                         "{ outputs = { NAME = \"NAME.npy\" } }");
   }
   KB_ASSIGN_OR_RETURN(auto sources, spec ? file.strings(*spec, "sources")
                                          : file.strings(table, "reference"));
@@ -619,7 +643,8 @@ Status parseReference(const TomlFile &file, const toml::table &table,
 Status parseBench(const TomlFile &file, const toml::table &table,
                   const KernelAbi &abi, DeclaredBench &bench,
                   const ProblemSize *problem,
-                  const std::map<std::string, int64_t> &specialization) {
+                  const std::map<std::string, int64_t> &specialization,
+                  bench::KernelDeclared &declared) {
   KB_RETURN_IF_ERROR(file.checkKeys(table, "[bench]", kBenchKeys));
   // Constants first: sizes may name them, and the integer [specialization]
   // values (a [bench] constant of the same name wins).
@@ -631,9 +656,9 @@ Status parseBench(const TomlFile &file, const toml::table &table,
   KB_RETURN_IF_ERROR(
       parseBenchElements(file, table, abi, integerValues, bench));
   KB_RETURN_IF_ERROR(parseBenchWorkload(file, table, integerValues, bench));
-  KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench));
+  KB_RETURN_IF_ERROR(parseBenchInit(file, table, abi, bench, declared));
 
-  return parseReference(file, table, bench);
+  return parseReference(file, table, abi, bench, declared);
 }
 
 /// `name` (default: the directory's name), which names the output directory.
@@ -855,8 +880,22 @@ Status readBench(const TomlFile &file, const toml::table &root,
       if (ec == std::errc() && end == s.value.data() + s.value.size())
         specialization.emplace(s.key, value);
     }
-  KB_RETURN_IF_ERROR(
-      parseBench(file, *benchTable, abi, bench, problem, specialization));
+  bench::KernelDeclared fixed;
+  KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem,
+                                specialization, fixed));
+  if (tuneOnly && !(fixed.fixedInputs.empty() && fixed.expectedOutputs.empty()))
+    return file.error(*benchTable,
+                      "[bench] of a kernel that `substitutes` `" +
+                          kernel.substitutes +
+                          "` is what `tune` measures, and it cannot use .npy "
+                          "files (`file`, `reference.outputs`): they apply "
+                          "to standalone kernels");
+  for (bench::FixedArray &a : fixed.fixedInputs)
+    a.stored = storedFixedPath(kernel.name, false, a);
+  for (bench::FixedArray &a : fixed.expectedOutputs)
+    a.stored = storedFixedPath(kernel.name, true, a);
+  kernel.declared.fixedInputs = std::move(fixed.fixedInputs);
+  kernel.declared.expectedOutputs = std::move(fixed.expectedOutputs);
   if (!bench.axes.empty() && !root.get("tune"))
     return file.error(*benchTable,
                       "[bench] constants `" + bench.axes.front().first +

@@ -172,6 +172,14 @@ Status readSpecialValues(const TomlFile &file, const toml::table &root,
     return okStatus();
   KB_ASSIGN_OR_RETURN(auto values,
                       file.strings(*bench->as_table(), "special_values"));
+  if (!values.empty() && !declared.fixedInputs.empty())
+    return file.error(*values.front().second,
+                      "`special_values`: binding `" +
+                          declared.fixedInputs.front().name +
+                          "` has fixed inputs (`init = { file = ... }`), "
+                          "and special values would change them; remove "
+                          "`special_values` (fixed inputs are checked as "
+                          "they are)");
   for (const auto &[value, node] : values) {
     if (value == "nan")
       declared.nanInputs = true;
