@@ -116,7 +116,9 @@ Status writeRecord(BuildSession &session, BuildReport &report,
                            .count();
   // A build that would record what the last one recorded (the timings
   // aside) writes nothing: build.json keeps the last real build's record.
-  std::string fingerprint = recordFingerprint(report);
+  // The document is made once, for the fingerprint and the file.
+  const nlohmann::ordered_json record = toJson(report);
+  std::string fingerprint = recordFingerprint(record);
   session.outputs->setFingerprint(fingerprint);
   if (fingerprint == session.outputs->previousFingerprint() &&
       session.outputs->unchangedSincePrevious(report.buildJson)) {
@@ -127,8 +129,7 @@ Status writeRecord(BuildSession &session, BuildReport &report,
       report.buildJson,
       // Paths were checked to be UTF-8 (build_session.cpp); tool output is
       // text whose stray bytes become U+FFFD rather than an exception.
-      toJson(report).dump(2, ' ', false,
-                          nlohmann::json::error_handler_t::replace) +
+      record.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
           "\n"));
   session.outputs->wrote(report.buildJson);
   return session.outputs->save();

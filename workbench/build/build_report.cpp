@@ -195,8 +195,7 @@ json toJson(const BuildReport &report) {
             {"tool_seconds", totals.toolSeconds}}}};
 }
 
-std::string recordFingerprint(const BuildReport &report) {
-  json record = toJson(report);
+std::string recordFingerprint(json record) {
   record["totals"].erase("wall_seconds");
   record["options"].erase("jobs");
   for (json &job : record["jobs"])

@@ -99,10 +99,11 @@ BuildTotals computeTotals(const BuildReport &report);
 /// The build.json document.
 nlohmann::ordered_json toJson(const BuildReport &report);
 
-/// sha256 of build.json without what differs between two runs of the same
-/// build (the wall time, each job's own time, -j): equal fingerprints mean
-/// the record would say the same, so a no-op build keeps the old one.
-std::string recordFingerprint(const BuildReport &report);
+/// sha256 of |record| (toJson of a report) without what differs between
+/// two runs of the same build (the wall time, each job's own time, -j):
+/// equal fingerprints mean the record would say the same, so a no-op build
+/// keeps the old one.
+std::string recordFingerprint(nlohmann::ordered_json record);
 
 /// build.json's "program" object.
 nlohmann::ordered_json toJson(const ProgramRecord &record);
