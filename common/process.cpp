@@ -3,6 +3,7 @@
 #include "common/process.h"
 
 #include "common/file_util.h"
+#include "common/tool_search.h"
 
 #include <algorithm>
 #include <atomic>
@@ -359,6 +360,38 @@ std::atomic<BeforeSpawnHook> gBeforeSpawn{nullptr};
 
 void setBeforeSpawnHook(BeforeSpawnHook hook) { gBeforeSpawn = hook; }
 
+/// |options.argv|, or, under a memory limit, the same command started
+/// through sh, which sets the limit and execs it: posix_spawn cannot set a
+/// limit, and one set from here once the child runs would miss what a
+/// driver such as nvcc starts first. The program's arguments are sh's
+/// positional parameters, never part of its script.
+StatusOr<std::vector<std::string>> commandLine(const ProcessOptions &options) {
+  if (options.memoryLimitBytes == 0)
+    return options.argv;
+  // sh would report a missing program as exit 127: keep it Unavailable.
+  const std::string &program = options.argv[0];
+  bool found = false;
+  if (program.find('/') != std::string::npos) {
+    found = isExecutableFile(program);
+  } else if (const char *path = std::getenv("PATH")) {
+    std::string dirs = path;
+    for (size_t at = 0; !found && at <= dirs.size();) {
+      size_t end = std::min(dirs.find(':', at), dirs.size());
+      std::string dir = dirs.substr(at, end - at);
+      found = isExecutableFile(std::filesystem::path(dir.empty() ? "." : dir) /
+                               program);
+      at = end + 1;
+    }
+  }
+  if (!found)
+    return unavailable("cannot run `" + program + "`: " + errnoText(ENOENT));
+  std::vector<std::string> argv = {
+      "/bin/sh", "-c", "ulimit -v \"$0\" 2>/dev/null; exec \"$@\"",
+      std::to_string(std::max<uint64_t>(1, options.memoryLimitBytes / 1024))};
+  argv.insert(argv.end(), options.argv.begin(), options.argv.end());
+  return argv;
+}
+
 StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
   if (options.argv.empty() || options.argv[0].empty())
     return invalidArgument("runProcess: empty argv (no program to run)");
@@ -378,7 +411,8 @@ StatusOr<ProcessResult> runProcess(const ProcessOptions &options) {
       env.emplace_back(name, tmpDir->path().string());
   }
   CStringArray envp(buildEnvironment(env));
-  CStringArray argv(options.argv);
+  KB_ASSIGN_OR_RETURN(std::vector<std::string> command, commandLine(options));
+  CStringArray argv(command);
 
   if (BeforeSpawnHook hook = gBeforeSpawn.load())
     hook();

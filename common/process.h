@@ -21,6 +21,7 @@
 #include "common/status.h"
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -44,6 +45,11 @@ struct ProcessOptions {
   /// Create a private temporary directory, point TMPDIR/TMP/TEMP at it, and
   /// remove it (with anything the tool left there) after the run.
   bool privateTmpDir = true;
+  /// The child's address-space limit (RLIMIT_AS) in bytes, inherited by
+  /// everything it starts; 0 = none. A tool past it fails to allocate (an
+  /// error exit or an abort), which the caller cannot tell from other
+  /// failures for sure: say the limit when such a tool fails.
+  uint64_t memoryLimitBytes = 0;
   /// Called with each chunk read from the child's stdout / stderr as it
   /// arrives (a live relay, e.g. a worker's progress); the text is also
   /// collected into the result as usual.

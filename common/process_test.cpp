@@ -129,6 +129,37 @@ TEST(ProcessTest, LeftoverChildDoesNotBlockCompletion) {
   EXPECT_LT(elapsed, 5.0);
 }
 
+TEST(ProcessTest, AMemoryLimitHoldsForTheToolAndWhatItStarts) {
+  // A child of the tool allocates 1 GiB: under a 256 MiB limit it cannot,
+  // without one it can. The arguments still reach it untouched.
+  ProcessOptions options;
+  const std::string allocate =
+      "python3 -c 'import sys; bytearray(1 << 30); print(sys.argv[1])' "
+      "\"$0\"";
+  options.argv = {"/bin/sh", "-c", allocate, "a b $HOME *"};
+  options.memoryLimitBytes = 256u << 20;
+  StatusOr<ProcessResult> limited = runProcess(options);
+  ASSERT_TRUE(limited.ok()) << limited.status().message();
+  EXPECT_FALSE(limited->succeeded());
+  EXPECT_NE(limited->stderrText.find("MemoryError"), std::string::npos)
+      << limited->stderrText;
+  options.memoryLimitBytes = 0;
+  StatusOr<ProcessResult> free = runProcess(options);
+  ASSERT_TRUE(free.ok());
+  EXPECT_TRUE(free->succeeded()) << free->stderrText;
+  EXPECT_EQ(free->stdoutText, "a b $HOME *\n");
+  options.memoryLimitBytes = 256u << 20;
+  options.argv = {"/bin/sh", "-c", "echo \"$0\"", "a b $HOME *"};
+  EXPECT_EQ(runProcess(options)->stdoutText, "a b $HOME *\n");
+  // A missing program is still Unavailable, by path or by name.
+  for (const char *missing : {"/nonexistent/kb-no-such-tool", "kb-no-such"}) {
+    options.argv = {missing};
+    StatusOr<ProcessResult> result = runProcess(options);
+    ASSERT_FALSE(result.ok()) << missing;
+    EXPECT_EQ(result.status().code(), StatusCode::Unavailable) << missing;
+  }
+}
+
 TEST(ProcessTest, MissingExecutableIsUnavailable) {
   ProcessOptions options;
   options.argv = {"/nonexistent/kb-no-such-tool", "--version"};

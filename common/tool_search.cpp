@@ -20,41 +20,52 @@ bool isExecutableFile(const fs::path &path) {
   return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
 
-StatusOr<fs::path> searchTool(std::string_view executable,
-                              const ToolSearchPath &where,
-                              std::string_view installHint) {
-  std::vector<fs::path> candidates;
-  std::vector<std::string> lookedIn;
-  std::string exe(executable);
+std::vector<fs::path> toolSearchDirectories(std::string_view executable,
+                                            const ToolSearchPath &where) {
+  std::vector<fs::path> dirs;
   if (isCudaTool(executable)) {
     std::string cudaPath;
     if (where.cudaPath)
       cudaPath = *where.cudaPath;
     else if (const char *env = std::getenv("CUDA_PATH"))
       cudaPath = env;
-    if (!cudaPath.empty()) {
-      candidates.push_back(fs::path(cudaPath) / "bin" / exe);
-      lookedIn.push_back("CUDA_PATH/bin=" +
-                         (fs::path(cudaPath) / "bin").string());
-    } else {
-      lookedIn.push_back("CUDA_PATH (unset)");
-    }
-    candidates.push_back(fs::path("/usr/local/cuda/bin") / exe);
-    lookedIn.push_back("/usr/local/cuda/bin");
+    if (!cudaPath.empty())
+      dirs.push_back(fs::path(cudaPath) / "bin");
+    dirs.push_back("/usr/local/cuda/bin");
   }
   std::string searchPath;
   if (where.path)
     searchPath = *where.path;
   else if (const char *env = std::getenv("PATH"))
     searchPath = env;
-  lookedIn.push_back("PATH=" + searchPath);
-  std::istringstream dirs(searchPath);
+  std::istringstream entries(searchPath);
   std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    candidates.push_back(fs::path(dir.empty() ? "." : dir) / exe);
-  for (const fs::path &candidate : candidates)
-    if (isExecutableFile(candidate))
-      return fs::absolute(candidate).lexically_normal();
+  while (std::getline(entries, dir, ':'))
+    dirs.push_back(dir.empty() ? fs::path(".") : fs::path(dir));
+  return dirs;
+}
+
+StatusOr<fs::path> searchTool(std::string_view executable,
+                              const ToolSearchPath &where,
+                              std::string_view installHint) {
+  const std::string exe(executable);
+  for (const fs::path &dir : toolSearchDirectories(exe, where))
+    if (isExecutableFile(dir / exe))
+      return fs::absolute(dir / exe).lexically_normal();
+  // Where it looked, in the words of the rule: the variables and their
+  // values, so a user sees an unset CUDA_PATH or a PATH without the toolkit.
+  std::vector<std::string> lookedIn;
+  if (isCudaTool(executable)) {
+    const char *cudaPath =
+        where.cudaPath ? where.cudaPath->c_str() : std::getenv("CUDA_PATH");
+    lookedIn.push_back(cudaPath && *cudaPath
+                           ? "CUDA_PATH/bin=" +
+                                 (fs::path(cudaPath) / "bin").string()
+                           : std::string("CUDA_PATH (unset)"));
+    lookedIn.push_back("/usr/local/cuda/bin");
+  }
+  const char *path = where.path ? where.path->c_str() : std::getenv("PATH");
+  lookedIn.push_back("PATH=" + std::string(path ? path : ""));
   std::string places;
   for (const std::string &entry : lookedIn)
     places += (places.empty() ? "" : "; ") + entry;

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kb {
 
@@ -34,6 +35,12 @@ bool isCudaTool(std::string_view executable);
 
 /// A regular file the current user may execute.
 bool isExecutableFile(const std::filesystem::path &path);
+
+/// The directories searched for |executable|, in order: what a build that
+/// found its tools must watch to notice that another would be found now.
+std::vector<std::filesystem::path>
+toolSearchDirectories(std::string_view executable,
+                      const ToolSearchPath &where = {});
 
 /// The absolute, normal path of |executable| by the rule above. Unavailable
 /// when it is nowhere, with every place looked in and |installHint|.

@@ -140,6 +140,11 @@ public:
     return fileHashes_.hash(path);
   }
 
+  /// Every path hashFile() and the lookups were asked about in this process.
+  std::vector<std::string> hashedPaths() const {
+    return fileHashes_.pathsAsked();
+  }
+
   /// Persists the file hashes learned by this process, so the next build
   /// only stats unchanged files. Call once the jobs are done; a failure
   /// costs the next build some hashing, nothing else.

@@ -111,6 +111,10 @@ FileHashMemo::Map FileHashMemo::readMemoFile(const fs::path &file) {
 }
 
 std::optional<std::string> FileHashMemo::hash(const std::string &path) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    asked_.insert(path);
+  }
   std::optional<FileStamp> before = stampFile(path);
   if (!before)
     return std::nullopt;
@@ -145,6 +149,11 @@ std::optional<std::string> FileHashMemo::hash(const std::string &path) {
   entry = Entry{*before, *hashed, settled, true};
   dirty_ = dirty_ || settled;
   return *hashed;
+}
+
+std::vector<std::string> FileHashMemo::pathsAsked() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {asked_.begin(), asked_.end()};
 }
 
 Status FileHashMemo::save() {

@@ -31,7 +31,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace kb::toolchains {
 
@@ -75,6 +77,10 @@ public:
   /// file's current contents). No-op when nothing new was learned.
   Status save();
 
+  /// Every path hash() was asked about, present or not, sorted: what the
+  /// results computed from these hashes depend on.
+  std::vector<std::string> pathsAsked() const;
+
   /// Files this object read and hashed (memo misses).
   uint64_t filesHashed() const { return filesHashed_.load(); }
 
@@ -91,10 +97,11 @@ private:
   std::filesystem::path file_;
   std::chrono::nanoseconds settleTime_;
   std::atomic<uint64_t> filesHashed_{0};
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   bool loaded_ = false;
   bool dirty_ = false;
   Map entries_;
+  std::set<std::string> asked_;
 };
 
 } // namespace kb::toolchains

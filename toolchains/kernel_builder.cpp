@@ -34,6 +34,7 @@
 #include "toolchains/kernel_builder.h"
 
 #include "common/abi_check.h"
+#include "common/byte_size.h"
 #include "common/cuda_signature.h"
 #include "common/ptx_reader.h"
 #include "common/sha256.h"
@@ -417,6 +418,7 @@ Status Job::runStep(const Step &step, std::string *stderrOut) {
   process.privateTmpDir = false;
   process.env = {{"LC_ALL", "C"}, {"TMPDIR", tmp}, {"TMP", tmp}, {"TEMP", tmp}};
   process.timeout = options_.timeout;
+  process.memoryLimitBytes = options_.memoryLimitBytes;
   StatusOr<ProcessResult> ran = runProcess(process);
   if (!ran.ok())
     return ran.status().withContext(spec_.name + " for " + target_.toString());
@@ -456,6 +458,13 @@ Status Job::runStep(const Step &step, std::string *stderrOut) {
       return fail(StatusCode::InvalidArgument,
                   why + ": " + formatDiagnostic(d, false));
   }
+  // A tool past its memory limit fails to allocate: it aborts, crashes or
+  // exits with no error of its own (glslc says nothing).
+  if (options_.memoryLimitBytes)
+    why += "; it ran under a memory limit of " +
+           formatByteSize(options_.memoryLimitBytes) +
+           " ([build] tool_memory, --tool-memory): if it ran out, raise the "
+           "limit";
   if (r.signal != 0)
     return fail(StatusCode::Internal, why);
   return fail(StatusCode::InvalidArgument,

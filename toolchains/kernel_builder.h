@@ -124,6 +124,8 @@ struct BuildJobResult {
 
 struct BuildOptions {
   std::chrono::milliseconds timeout{120000};
+  /// Each tool's address-space limit in bytes (ProcessOptions); 0 = none.
+  uint64_t memoryLimitBytes = 0;
   bool verbose = false;
   /// Removes an earlier build's output of a job that failed, so nothing
   /// stale can be mistaken for its result. The workbench removes only files

@@ -210,6 +210,15 @@ StatusOr<ToolIdentity> Toolchains::find(std::string_view tool) const {
   return identity;
 }
 
+std::vector<fs::path> Toolchains::probedTools() const {
+  std::lock_guard<std::mutex> lock(probes_->mutex);
+  std::vector<fs::path> paths;
+  for (const auto &[path, version] : probes_->byPath)
+    if (version.ok())
+      paths.emplace_back(path);
+  return paths;
+}
+
 StatusOr<fs::path> Toolchains::cudaRoot() const {
   KB_ASSIGN_OR_RETURN(ToolIdentity nvcc, find("nvcc"));
   return nvcc.path.parent_path().parent_path();

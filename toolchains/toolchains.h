@@ -81,6 +81,10 @@ public:
 
   const ToolchainsConfig &config() const { return config_; }
 
+  /// Every executable find() probed so far (the tools this process's
+  /// results depend on), sorted.
+  std::vector<std::filesystem::path> probedTools() const;
+
   /// `--version` results by path (shared by copies of this object).
   struct ProbeCache {
     std::mutex mutex;

@@ -24,6 +24,93 @@
 
 using namespace kb::workbench;
 
+namespace {
+
+/// The command a user can name: hidden ones (`__worker`, started by
+/// kernel-bench itself) are neither listed nor suggested.
+std::vector<std::string>
+visibleCommands(const std::vector<CommandRegistration> &commands) {
+  std::vector<std::string> names;
+  for (const CommandRegistration &command : commands)
+    if (!command.app->get_group().empty())
+      names.push_back(command.app->get_name());
+  return names;
+}
+
+/// CLI11 reports a mistyped subcommand as "A subcommand is required": say
+/// which name is unknown and the nearest one. Returns whether it did.
+bool rejectedUnknownCommand(int argc, char **argv,
+                            const std::vector<CommandRegistration> &commands) {
+  if (argc < 2 || argv[1][0] == '-')
+    return false;
+  for (const CommandRegistration &command : commands)
+    if (command.app->get_name() == argv[1])
+      return false;
+  const std::vector<std::string> names = visibleCommands(commands);
+  std::string list;
+  for (const std::string &name : names)
+    list += (list.empty() ? "" : ", ") + name;
+  std::optional<std::string> nearest = nearestSpelling(argv[1], names);
+  std::fprintf(stderr,
+               "kernel-bench: error: unknown command `%s`%s (commands: %s; "
+               "see kernel-bench --help)\n",
+               argv[1],
+               nearest ? ("; did you mean `" + *nearest + "`?").c_str() : "",
+               list.c_str());
+  return true;
+}
+
+/// The subcommand being parsed when CLI11 stopped: the deepest one parsed.
+const CLI::App *commandBeingParsed(const CLI::App &app) {
+  for (const CLI::App *sub : app.get_subcommands())
+    if (sub->parsed())
+      return commandBeingParsed(*sub);
+  return &app;
+}
+
+/// "unknown flag `--quik`; did you mean `--quick`?" for each argument
+/// |command| did not expect, the nearest of its own flags suggested.
+std::string unexpectedArguments(const CLI::App &command) {
+  std::vector<std::string> flags;
+  for (const CLI::Option *option : command.get_options()) {
+    for (const std::string &name : option->get_lnames())
+      flags.push_back("--" + name);
+    for (const std::string &name : option->get_snames())
+      flags.push_back("-" + name);
+  }
+  std::string message;
+  for (const std::string &arg : command.remaining()) {
+    std::string flag = arg.substr(0, arg.find('='));
+    bool isFlag = flag.size() > 1 && flag[0] == '-';
+    std::optional<std::string> nearest =
+        isFlag ? nearestSpelling(flag, flags) : std::nullopt;
+    message += std::string(message.empty() ? "" : "; ") +
+               (isFlag ? "unknown flag `" + flag + "`"
+                       : "unexpected argument `" + arg + "`") +
+               (nearest ? " (did you mean `" + *nearest + "`?)" : "");
+  }
+  return message.empty() ? "unexpected arguments" : message;
+}
+
+/// A command line CLI11 refused, in the one error format:
+/// `kernel-bench COMMAND: error: WHAT (see kernel-bench COMMAND --help)`.
+int reportParseError(CLI::App &app, const CLI::ParseError &e) {
+  // --help and --version end parsing with an "error" whose code is 0.
+  if (e.get_exit_code() == 0)
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  const CLI::App *command = commandBeingParsed(app);
+  const std::string name =
+      command == &app ? "kernel-bench" : "kernel-bench " + command->get_name();
+  const std::string what = dynamic_cast<const CLI::ExtrasError *>(&e)
+                               ? unexpectedArguments(*command)
+                               : std::string(e.what());
+  std::fprintf(stderr, "%s: error: %s (see %s --help)\n", name.c_str(),
+               what.c_str(), name.c_str());
+  return kExitUsage;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   // A reader that goes away (`kernel-bench build | head`) must not kill us
   // mid-write of build.json; writes then fail with EPIPE instead.
@@ -60,41 +147,24 @@ int main(int argc, char **argv) {
   commands.push_back(addImportCommand(app));
   commands.push_back(addWorkerCommand(app));
 
-  // CLI11 reports a mistyped subcommand as "A subcommand is required".
-  if (argc >= 2 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const CommandRegistration &command : commands)
-      names.push_back(command.app->get_name());
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      std::string list;
-      for (const std::string &name : names)
-        list += (list.empty() ? "" : ", ") + name;
-      std::optional<std::string> nearest = nearestSpelling(argv[1], names);
-      std::fprintf(stderr,
-                   "kernel-bench: error: unknown command `%s`%s (commands: "
-                   "%s; see kernel-bench --help)\n",
-                   argv[1],
-                   nearest ? ("; did you mean `" + *nearest + "`?").c_str()
-                           : "",
-                   list.c_str());
-      return kExitUsage;
-    }
-  }
-
+  if (rejectedUnknownCommand(argc, argv, commands))
+    return kExitUsage;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    return reportParseError(app, e);
   }
 
-  try {
-    for (const CommandRegistration &command : commands)
-      if (command.app->parsed())
-        return command.run();
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "kernel-bench: error: %s\n", e.what());
-    return kExitUserError;
+  for (const CommandRegistration &command : commands) {
+    if (!command.app->parsed())
+      continue;
+    try {
+      return command.run();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "kernel-bench %s: error: %s\n",
+                   command.app->get_name().c_str(), e.what());
+      return kExitUserError;
+    }
   }
   return kExitUsage;
 }

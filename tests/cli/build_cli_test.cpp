@@ -16,11 +16,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -441,6 +443,36 @@ TEST_F(BuildCliTest, ProgramBuildsForTheTargetsThatWereBuilt) {
   EXPECT_EQ(report["program"]["targets"], json({"vulkan:1.2"}));
 }
 
+/// A Vulkan kernel `scale` whose source includes twice.glsl, in a project
+/// whose `kernels` glob is `*`.
+void writeIncludingProject(const fs::path &project) {
+  fs::create_directories(project / "scale");
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"stamped\"\nkernels = [\"*\"]\n"
+         "targets = [\"vulkan:1.2\"]\n";
+  std::ofstream(project / "scale/kernel.toml")
+      << "[kernel]\nname = \"scale\"\nsources = [\"scale.comp\"]\n"
+         "[abi]\nworkgroup_size = [64, 1, 1]\nbindings = [\n"
+         "  { name = \"x\", type = \"f32\", access = \"readonly\" },\n"
+         "  { name = \"y\", type = \"f32\", access = \"writeonly\" },\n]\n"
+         "constants = [{ name = \"n\", type = \"u32\" }]\n";
+  std::ofstream(project / "scale/twice.glsl")
+      << "float twice(float v) { return 2.0 * v; }\n";
+  std::ofstream(project / "scale/scale.comp")
+      << "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+         "#include \"twice.glsl\"\nlayout(local_size_x = 64) in;\n"
+         "layout(set = 0, binding = 0) readonly buffer X { float x[]; };\n"
+         "layout(set = 0, binding = 1) writeonly buffer Y { float y[]; };\n"
+         "layout(push_constant) uniform Constants { uint n; };\n"
+         "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+         "  if (i < n)\n    y[i] = twice(x[i]);\n}\n";
+}
+
+/// Inputs are stamped only once they are a second old (build_stamp.h).
+void letInputsSettle() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+}
+
 /// Every file under |dir| with its size and modification time.
 std::map<std::string, std::pair<uintmax_t, fs::file_time_type>>
 filesIn(const fs::path &dir) {
@@ -464,21 +496,27 @@ TEST_F(BuildCliTest, ANoOpBuildWritesNothing) {
       << "[project]\nname = \"quickstart\"\nprogram = \""
       << (kSourceDir / "examples/quickstart/program.mlir").string()
       << "\"\nkernels = [\"../kernels/*\"]\ntargets = [\"vulkan:1.2\"]\n";
+  letInputsSettle();
   CliRun first = buildProject(project);
   ASSERT_EQ(first.exitCode, 0) << first.output;
-  // The second finds everything cached, and its record says so.
-  CliRun r = buildProject(project);
+  // The full check (-v always runs it) finds everything cached, and its
+  // record says so.
+  CliRun r = buildProject(project, {"-v"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   auto out = filesIn(out_), cache = filesIn(cache_);
   ASSERT_FALSE(out.empty());
   ASSERT_FALSE(cache.empty());
-  r = buildProject(project);
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("nothing changed: kept from the last build "
-                                  "that did"));
-  EXPECT_EQ(filesIn(out_), out) << "a no-op wrote into the output directory";
-  EXPECT_EQ(filesIn(cache_), cache) << "a no-op wrote into the cache";
-  EXPECT_EQ(buildJson()["program"]["cached"], true);
+  // Neither the full check nor the one decided from stat() alone writes.
+  for (std::vector<std::string> flags :
+       {std::vector<std::string>{"-v"}, std::vector<std::string>{}}) {
+    r = buildProject(project, flags);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("nothing changed: kept from the last "
+                                    "build that did"));
+    EXPECT_EQ(filesIn(out_), out) << "a no-op wrote into the output directory";
+    EXPECT_EQ(filesIn(cache_), cache) << "a no-op wrote into the cache";
+    EXPECT_EQ(buildJson()["program"]["cached"], true);
+  }
   // Another -j is no change; an edit is, and build.json is rewritten.
   r = buildProject(project, {"-j", "1"});
   EXPECT_THAT(r.output, HasSubstr("nothing changed"));
@@ -490,6 +528,121 @@ TEST_F(BuildCliTest, ANoOpBuildWritesNothing) {
   EXPECT_THAT(r.output, Not(HasSubstr("nothing changed")));
   EXPECT_NE(filesIn(out_)[(out_ / "build.json").string()],
             out[(out_ / "build.json").string()]);
+}
+
+TEST_F(BuildCliTest, ANoOpIsDecidedFromStatAloneAndEveryChangeIsSeen) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  const fs::path project = tmp_ / "stamped";
+  writeIncludingProject(project);
+  letInputsSettle();
+  CliRun r = buildProject(project, {"--explain"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // Stat alone decides: the cache is not even opened (it is gone, and stays
+  // gone), and the line says what the last build said.
+  fs::remove_all(cache_);
+  r = buildProject(project, {"--explain"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("built 1 kernel \u00d7 1 target: 1 job, 1 "
+                                  "cached"));
+  EXPECT_THAT(r.output, HasSubstr("nothing changed"));
+  EXPECT_THAT(r.output, Not(HasSubstr("explain:")));
+  EXPECT_FALSE(fs::exists(cache_)) << "a no-op opened the cache";
+
+  // A header the compile read is an input; an edit of it less than a second
+  // old is not vouched for, so the next build checks in full again.
+  std::ofstream(project / "scale/twice.glsl", std::ios::app) << "// edited\n";
+  r = buildProject(project, {"--explain"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("twice.glsl changed"));
+  EXPECT_THAT(r.output, HasSubstr("twice.glsl was modified less than a "
+                                  "second before the build started"));
+  EXPECT_EQ(buildJson()["jobs"][0]["cache"], "miss");
+  letInputsSettle();
+  r = buildProject(project, {"--explain"});
+  EXPECT_THAT(r.output, HasSubstr("twice.glsl changed"));
+  r = buildProject(project, {"--explain"});
+  EXPECT_THAT(r.output, HasSubstr("nothing changed"));
+  EXPECT_THAT(r.output, Not(HasSubstr("explain:")));
+
+  // A new kernel directory is a change of the glob's directory listing.
+  fs::copy(project / "scale", project / "scale2");
+  kb::test::replaceInFile(project / "scale2/kernel.toml", "name = \"scale\"",
+                          "name = \"scale2\"");
+  letInputsSettle();
+  r = buildProject(project, {"--explain"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the listing of"));
+  EXPECT_EQ(buildJson()["jobs"].size(), 2u);
+
+  // A deleted output, other options, another environment, a damaged stamp:
+  // each is seen, and the full build puts things right.
+  fs::path spv;
+  for (const auto &entry :
+       fs::recursive_directory_iterator(out_ / "kernels" / "scale"))
+    if (entry.path().extension() == ".spv")
+      spv = entry.path();
+  ASSERT_FALSE(spv.empty());
+  fs::remove(spv);
+  r = buildProject(project, {"--explain"});
+  EXPECT_THAT(r.output, HasSubstr("is gone"));
+  EXPECT_TRUE(fs::exists(spv));
+  r = buildProject(project, {"--explain", "--strict"});
+  EXPECT_THAT(r.output, HasSubstr("other options or another environment"));
+  r = buildProject(project, {"--explain"},
+                   {{"PATH", std::string(std::getenv("PATH")) + ":/nowhere"}});
+  EXPECT_THAT(r.output, HasSubstr("other options or another environment"));
+  r = buildProject(project, {"--explain"});
+  EXPECT_THAT(r.output, HasSubstr("other options or another environment"));
+  fs::resize_file(out_ / ".kernel-bench-stamp",
+                  fs::file_size(out_ / ".kernel-bench-stamp") / 2);
+  r = buildProject(project, {"--explain"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("is damaged"));
+  r = buildProject(project, {"--explain"});
+  EXPECT_THAT(r.output, HasSubstr("nothing changed"));
+  EXPECT_THAT(r.output, Not(HasSubstr("explain:")));
+}
+
+TEST_F(BuildCliTest, ABuildWithWarningsIsAlwaysCheckedInFull) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("ptxas");
+  CliRun r = build("warning", {"--explain"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = build("warning", {"--explain"});
+  EXPECT_THAT(r.output, HasSubstr("warning:"))
+      << "a no-op must print the warnings again";
+  EXPECT_THAT(r.output, HasSubstr("has warnings, which every build prints"));
+}
+
+TEST_F(BuildCliTest, ARunawayToolMeetsItsMemoryLimitAndTheErrorSaysSo) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  // `#include "/dev/zero"`: glslc reads without end (2 GB in 5 s unbounded).
+  const fs::path project = tmp_ / "runaway";
+  writeIncludingProject(project);
+  kb::test::replaceInFile(project / "scale/scale.comp",
+                          "#include \"twice.glsl\"", "#include \"/dev/zero\"");
+  std::ofstream(project / "workbench.toml", std::ios::app)
+      << "[build]\ntool_memory = \"256MiB\"\ntimeout = 120\n";
+  CliRun r = buildProject(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("FAILED: scale vulkan:1.2"));
+  EXPECT_THAT(r.output, HasSubstr("glslc failed"));
+  EXPECT_THAT(r.output, HasSubstr("it ran under a memory limit of 256 MiB"));
+  EXPECT_THAT(r.output, Not(HasSubstr("timed out")));
+  // The flag overrides the file; a size that is not one is refused.
+  r = buildProject(project, {"--tool-memory", "lots"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--tool-memory: expected a size in bytes"));
+  kb::test::replaceInFile(project / "workbench.toml", "\"256MiB\"",
+                          "\"256 MB\"");
+  r = buildProject(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("workbench.toml:"));
+  EXPECT_THAT(r.output, HasSubstr("`tool_memory`: expected a size in bytes"));
 }
 
 TEST_F(BuildCliTest, HangingToolchainIsKilledAtTheTimeout) {
@@ -619,6 +772,15 @@ TEST_F(BuildCliTest, GoodProjectBuildsThenHitsTheCache) {
   EXPECT_TRUE(first["tool_versions"].contains("nvcc"));
   EXPECT_TRUE(first["tool_versions"].contains("glslc"));
 
+  // The same build again is a no-op decided from stat() alone, which keeps
+  // build.json as the build that compiled wrote it; another output
+  // directory sharing the cache records the hits.
+  r = build("good", {"-j", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("2 jobs, 2 cached"));
+  EXPECT_THAT(r.output, HasSubstr("nothing changed"));
+  EXPECT_EQ(buildJson(), first);
+  out_ = tmp_ / "out-second";
   r = build("good", {"-j", "2"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("2 jobs, 2 cached"));
@@ -706,6 +868,11 @@ TEST_F(BuildCliTest, QuickstartBuildsBothTargetsThenAllCached) {
   EXPECT_EQ(first["totals"]["failed"], 0);
   EXPECT_GT(first["totals"]["jobs"].get<int>(), 2);
 
+  // Into another output directory (the same one would be a no-op that
+  // keeps build.json as it is), sharing the cache.
+  const fs::path firstOut = out_;
+  out_ = tmp_ / "out-second";
+  std::replace(args.begin(), args.end(), firstOut.string(), out_.string());
   r = run(args);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   json second = buildJson();

@@ -426,6 +426,9 @@ TEST_F(RobustnessCliTest, CorruptedCacheRecordsAreMisses) {
     bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0xff);
     std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << bytes;
   }
+  // Into a fresh output directory, so that the job must ask the cache (the
+  // same one would be a no-op decided from stat() alone).
+  out_ = tmp_ / "out-second";
   r = buildProject(kFixtures / "good", {"--target", "vulkan:1.2"});
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("json.exception")));
@@ -447,6 +450,30 @@ TEST_F(RobustnessCliTest, MistypedCommandSuggestsTheNearest) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("unknown command `frobnicate`"));
   EXPECT_THAT(r.output, Not(HasSubstr("did you mean")));
+}
+
+TEST_F(RobustnessCliTest, MistypedFlagSuggestsTheNearestInOneErrorFormat) {
+  CliRun r = run({"bench", out_.string(), "--quik"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("kernel-bench bench: error: unknown flag "
+                                  "`--quik` (did you mean `--quick`?) (see "
+                                  "kernel-bench bench --help)"));
+  EXPECT_THAT(r.output, Not(HasSubstr("was not expected")));
+  r = run({"build", ".", "--targte=cuda:sm_90"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("unknown flag `--targte` (did you mean "
+                                  "`--target`?)"));
+  // CLI11's own errors take the same form.
+  r = run({"bundle", out_.string()});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("kernel-bench bundle: error: "));
+  EXPECT_THAT(r.output, HasSubstr("(see kernel-bench bundle --help)"));
+  // The hidden worker command is neither listed nor suggested.
+  r = run({"__wroker"});
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("__worker")));
+  // --help is not an error.
+  EXPECT_EQ(run({"bench", "--help"}).exitCode, 0);
 }
 
 TEST_F(RobustnessCliTest, TimeoutOutsideItsRangeIsAUsageError) {

@@ -9,8 +9,10 @@
 #include "workbench/build/build_engine.h"
 
 #include "workbench/build/build_session.h"
+#include "workbench/build/build_stamp.h"
 #include "workbench/build/job_runner.h"
 #include "workbench/build/program_step.h"
+#include "workbench/project/workbench_toml.h"
 #include "workbench/support/interrupt_forwarder.h"
 
 #include "common/file_util.h"
@@ -19,6 +21,7 @@
 #include "toolchains/tool_reaper.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 
@@ -27,6 +30,31 @@ namespace fs = std::filesystem;
 namespace kb::workbench {
 
 namespace {
+
+/// Forwards everything to the caller's observer and remembers whether a
+/// warning was given: a build that warned leaves no stamp, so that the next
+/// one warns again (build_stamp.h).
+class WarningWatcher : public BuildObserver {
+public:
+  explicit WarningWatcher(BuildObserver &inner) : inner_(inner) {}
+  void jobsPlanned(size_t count) override { inner_.jobsPlanned(count); }
+  void jobStarted() override { inner_.jobStarted(); }
+  void jobStep(const std::string &step) override { inner_.jobStep(step); }
+  void jobFinished(const JobRecord &job, bool stopped) override {
+    inner_.jobFinished(job, stopped);
+  }
+  void jobsFinished() override { inner_.jobsFinished(); }
+  void warning(const std::string &message) override {
+    warned_ = true;
+    inner_.warning(message);
+  }
+  void note(const std::string &message) override { inner_.note(message); }
+  bool warned() const { return warned_; }
+
+private:
+  BuildObserver &inner_;
+  std::atomic<bool> warned_{false};
+};
 
 /// Runs the program step after the jobs, or records why it was skipped. A
 /// skipped step must not leave an earlier build's modules behind for
@@ -138,8 +166,10 @@ Status writeRecord(BuildSession &session, BuildReport &report,
 } // namespace
 
 StatusOr<BuildReport> runBuild(const BuildRequest &request,
-                               BuildObserver &observer) {
+                               BuildObserver &caller) {
+  WarningWatcher observer(caller);
   auto wallStart = std::chrono::steady_clock::now();
+  const auto started = std::chrono::system_clock::now();
   // First, before any thread or tool: every tool this build starts carries
   // its marker, and the reaper, forked before the first tool (a build with
   // nothing to do starts no process), kills them if we are SIGKILLed.
@@ -186,7 +216,35 @@ StatusOr<BuildReport> runBuild(const BuildRequest &request,
     discardAnyProgramOutputs(session.outputDir, *session.outputs);
   if (Status written = writeRecord(session, report, wallStart); !written.ok())
     report.recordError = written.message();
+  else if (stampable(request))
+    if (Status stamped = recordBuildStamp(session, report, observer.warned(),
+                                          buildStampKey(request), started);
+        !stamped.ok() && request.explain)
+      observer.note("explain: " + stamped.message());
   return report;
+}
+
+StatusOr<UpToDateBuild> findUpToDateBuild(const BuildRequest &request) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!stampable(request) || request.verbose)
+    return failedPrecondition(
+        "--no-cache and --verbose builds check everything");
+  std::filesystem::path outputDir;
+  if (request.outputDir.empty()) {
+    // Where the outputs are is workbench.toml's to say; its errors are the
+    // full build's to report.
+    KB_ASSIGN_OR_RETURN(Project settings,
+                        loadProjectSettings(request.projectDir));
+    outputDir = outputDirFor(request, settings);
+  } else {
+    outputDir = outputDirFor(request, Project());
+  }
+  KB_ASSIGN_OR_RETURN(BuildSummaryFigures figures,
+                      checkBuildStamp(outputDir, buildStampKey(request)));
+  return UpToDateBuild{
+      outputDir / "build.json", figures,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count()};
 }
 
 } // namespace kb::workbench

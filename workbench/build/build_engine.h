@@ -11,8 +11,11 @@
 
 #include "workbench/build/build_report.h"
 #include "workbench/build/build_request.h"
+#include "workbench/build/build_summary.h"
 
 #include "common/status.h"
+
+#include <filesystem>
 
 namespace kb::workbench {
 
@@ -25,6 +28,18 @@ namespace kb::workbench {
 /// (|recordError|).
 StatusOr<BuildReport> runBuild(const BuildRequest &request,
                                BuildObserver &observer);
+
+/// A build with nothing to do, decided from stat() alone (build_stamp.h).
+struct UpToDateBuild {
+  std::filesystem::path buildJson;
+  BuildSummaryFigures figures;
+  double wallSeconds = 0;
+};
+
+/// The up-to-date build |request| would be, when its output directory's
+/// stamp vouches for it; otherwise why only runBuild can tell (any doubt,
+/// or a request that is never decided so: see stampable()).
+StatusOr<UpToDateBuild> findUpToDateBuild(const BuildRequest &request);
 
 } // namespace kb::workbench
 

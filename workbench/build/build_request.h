@@ -42,9 +42,15 @@ struct BuildRequest {
   /// Every command line, and the full diagnostics of successful jobs.
   bool verbose = false;
   double timeoutSeconds = 0; // per tool; 0: [build] timeout, else 120
+  /// Each tool's address-space limit in bytes, 0 for none; unset: [build]
+  /// tool_memory, else half the machine's memory.
+  std::optional<uint64_t> toolMemoryBytes;
   bool kernelsOnly = false;
   /// Fail at once when another build holds the output directory.
   bool noWait = false;
+  /// Say why the build was not decided from stat() alone, and why it left
+  /// no stamp for the next one (build_stamp.h), as notes.
+  bool explain = false;
 };
 
 /// What a build says while it runs. jobStarted, jobStep and jobFinished

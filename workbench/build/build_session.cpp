@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -173,8 +174,7 @@ void removeDroppedTunedOutputs(BuildSession &session) {
 
 Status createOutputDir(const BuildRequest &flags, BuildSession &session,
                        BuildObserver &observer) {
-  session.outputDir = flags.outputDir.empty() ? session.project->outputDir
-                                              : absoluteNormal(flags.outputDir);
+  session.outputDir = outputDirFor(flags, *session.project);
   KB_RETURN_IF_ERROR(checkOutputDirHoldsNoSources(session));
   KB_RETURN_IF_ERROR(checkPathsAreUtf8(session));
   std::error_code ec;
@@ -274,6 +274,25 @@ Status openRemoteCache(const BuildRequest &flags, BuildSession &session,
 
 } // namespace
 
+namespace {
+
+/// Half the machine's memory: a runaway tool (an `#include "/dev/zero"`, a
+/// macro bomb) fails instead of taking the machine, while nvcc, cicc, ptxas
+/// and glslc, which need well under 1 GiB for a kernel, never meet it.
+uint64_t defaultToolMemoryBytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return uint64_t(pages) * uint64_t(pageSize) / 2;
+}
+
+} // namespace
+
+fs::path outputDirFor(const BuildRequest &request, const Project &project) {
+  return request.outputDir.empty() ? project.outputDir
+                                   : absoluteNormal(request.outputDir);
+}
+
 StatusOr<std::unique_ptr<BuildSession>>
 openBuildSession(const BuildRequest &flags, BuildObserver &observer) {
   auto session = std::make_unique<BuildSession>();
@@ -296,6 +315,8 @@ openBuildSession(const BuildRequest &flags, BuildObserver &observer) {
   session->timeoutSeconds = flags.timeoutSeconds > 0
                                 ? flags.timeoutSeconds
                                 : settings.timeoutSeconds.value_or(120.0);
+  session->toolMemoryBytes = flags.toolMemoryBytes.value_or(
+      settings.toolMemoryBytes.value_or(defaultToolMemoryBytes()));
   KB_RETURN_IF_ERROR(openCache(flags, *session));
   KB_RETURN_IF_ERROR(openRemoteCache(flags, *session, observer));
   if (!isUtf8(session->cacheDir.string()))

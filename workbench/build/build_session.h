@@ -49,6 +49,8 @@ struct BuildSession {
   std::unique_ptr<OutputManifest> outputs;
   unsigned jobs = 1;
   double timeoutSeconds = 120;
+  /// Each tool's address-space limit in bytes; 0: none.
+  uint64_t toolMemoryBytes = 0;
   /// Null with `--no-cache`. Holds the remote tier when one is configured.
   std::unique_ptr<toolchains::BuildCache> cache;
   /// Empty with `--no-cache`.
@@ -61,6 +63,11 @@ struct BuildSession {
   BuildSession(const BuildSession &) = delete;
   BuildSession &operator=(const BuildSession &) = delete;
 };
+
+/// Where a build of |project| for |request| writes: `-o`, else the
+/// project's output_dir.
+std::filesystem::path outputDirFor(const BuildRequest &request,
+                                   const Project &project);
 
 /// Loads the project (or takes the request's), plans its jobs, creates the
 /// output directory, opens the cache and configures the tools; notes and

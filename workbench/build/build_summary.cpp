@@ -26,6 +26,10 @@ std::string formatSeconds(double seconds) {
   return buf;
 }
 
+std::string plural(size_t n, const char *word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
 } // namespace
 
 std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
@@ -93,52 +97,80 @@ bool isWarningOrWorse(Severity severity) {
          severity == Severity::Fatal;
 }
 
+BuildSummaryFigures summaryFigures(const BuildReport &report,
+                                   const BuildTotals &totals,
+                                   bool programFailed) {
+  BuildSummaryFigures figures;
+  figures.kernels = totals.kernels;
+  figures.targets = totals.targets;
+  figures.jobs = totals.jobs;
+  figures.cached = totals.cacheHits;
+  figures.skippedTargets = report.skippedTargets.size();
+  if (programFailed || !report.program ||
+      report.program->status != StepStatus::Ok)
+    return figures;
+  const ProgramRecord &program = *report.program;
+  figures.program = program.path ? BuildSummaryFigures::Program::Module
+                                 : BuildSummaryFigures::Program::Standalone;
+  figures.programCached = program.cached.value_or(false);
+  figures.substitutions = program.substitutionCount();
+  figures.tunedVariants = program.tunedVariantCount();
+  figures.benchmarks = program.benchmarkCount();
+  return figures;
+}
+
+std::string successSummaryLine(const BuildSummaryFigures &figures,
+                               double wallSeconds,
+                               const std::filesystem::path &buildJson,
+                               bool upToDate) {
+  std::ostringstream summary;
+  summary << "built " << plural(figures.kernels, "kernel") << " \u00d7 "
+          << plural(figures.targets, "target") << ": "
+          << plural(figures.jobs, "job") << ", " << figures.cached
+          << " cached, " << formatSeconds(wallSeconds) << "; ";
+  if (figures.skippedTargets)
+    summary << plural(figures.skippedTargets, "target")
+            << " skipped (missing toolchain); ";
+  if (figures.program != BuildSummaryFigures::Program::None) {
+    // What the program step produced. "(cached)": the step found its
+    // outputs up to date and compiled nothing.
+    if (figures.program == BuildSummaryFigures::Program::Module)
+      summary << (figures.programCached ? "program.kbm (cached), "
+                                        : "program.kbm, ");
+    else if (figures.programCached)
+      summary << "programs cached, ";
+    summary << plural(figures.substitutions, "substitution");
+    if (figures.tunedVariants)
+      summary << " (+" << plural(figures.tunedVariants, "variant")
+              << " tuned for a device)";
+    summary << ", " << plural(figures.benchmarks, "benchmark") << "; ";
+  }
+  summary << displayPath(buildJson);
+  if (upToDate)
+    summary << " (nothing changed: kept from the last build that did)";
+  return summary.str();
+}
+
 std::string buildSummaryLine(const BuildReport &report,
                              const BuildTotals &totals, bool programFailed,
                              bool color) {
   const std::filesystem::path reportPath = report.outputDir / "build.json";
-  auto plural = [](size_t n, const char *word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-  };
-  std::ostringstream summary;
-  if (totals.failed)
+  if (totals.failed) {
+    std::ostringstream summary;
     summary << colorize("FAILED:", "1;31", color) << " " << totals.failed
             << " of " << plural(totals.jobs, "job") << " ("
             << plural(totals.kernels, "kernel") << " \u00d7 "
             << plural(totals.targets, "target") << "), " << totals.cacheHits
             << " cached, " << formatSeconds(report.wallSeconds) << "; see "
             << displayPath(reportPath);
-  else {
-    if (programFailed)
-      summary << colorize("FAILED:", "1;31", color)
-              << " the program step (above); ";
-    summary << "built " << plural(totals.kernels, "kernel") << " \u00d7 "
-            << plural(totals.targets, "target") << ": "
-            << plural(totals.jobs, "job") << ", " << totals.cacheHits
-            << " cached, " << formatSeconds(report.wallSeconds) << "; ";
-    if (!report.skippedTargets.empty())
-      summary << plural(report.skippedTargets.size(), "target")
-              << " skipped (missing toolchain); ";
-    if (!programFailed && report.program &&
-        report.program->status == StepStatus::Ok) {
-      // What the program step produced. "(cached)": the step found its
-      // outputs up to date and compiled nothing.
-      const ProgramRecord &program = *report.program;
-      bool cached = program.cached.value_or(false);
-      if (program.path)
-        summary << (cached ? "program.kbm (cached), " : "program.kbm, ");
-      else if (cached)
-        summary << "programs cached, ";
-      summary << plural(program.substitutionCount(), "substitution");
-      if (size_t tuned = program.tunedVariantCount())
-        summary << " (+" << plural(tuned, "variant") << " tuned for a device)";
-      summary << ", " << plural(program.benchmarkCount(), "benchmark") << "; ";
-    }
-    summary << displayPath(reportPath);
-    if (report.upToDate)
-      summary << " (nothing changed: kept from the last build that did)";
+    return summary.str();
   }
-  return summary.str();
+  std::string line =
+      successSummaryLine(summaryFigures(report, totals, programFailed),
+                         report.wallSeconds, reportPath, report.upToDate);
+  return programFailed ? colorize("FAILED:", "1;31", color) +
+                             " the program step (above); " + line
+                       : line;
 }
 
 } // namespace kb::workbench

@@ -11,6 +11,8 @@
 
 #include "toolchains/diagnostics.h"
 
+#include <cstddef>
+#include <filesystem>
 #include <string>
 
 namespace kb::workbench {
@@ -23,6 +25,35 @@ bool isWarningOrWorse(toolchains::Severity severity);
 /// warnings of a success, or everything about a failure (diagnostics, the
 /// tool's own output, then one line that says what failed and what to do).
 std::string jobBlock(const JobRecord &job, bool verbose, bool color);
+
+/// What the line of a build whose jobs all succeeded says, in numbers: the
+/// build stamp keeps them, so a no-op that only stats prints the same line.
+struct BuildSummaryFigures {
+  size_t kernels = 0;
+  size_t targets = 0;
+  size_t jobs = 0;
+  size_t cached = 0;
+  size_t skippedTargets = 0;
+  /// What the program step produced: nothing to report (none, or it
+  /// failed), program.kbm, or the standalone kernels' programs.
+  enum class Program { None, Module, Standalone };
+  Program program = Program::None;
+  bool programCached = false;
+  size_t substitutions = 0;
+  size_t tunedVariants = 0;
+  size_t benchmarks = 0;
+};
+BuildSummaryFigures summaryFigures(const BuildReport &report,
+                                   const BuildTotals &totals,
+                                   bool programFailed);
+
+/// "built 7 kernels × 2 targets: 14 jobs, 14 cached, 0.02 s; program.kbm,
+/// 8 substitutions, 12 benchmarks; kb-out/build.json"; |upToDate| adds that
+/// build.json was kept.
+std::string successSummaryLine(const BuildSummaryFigures &figures,
+                               double wallSeconds,
+                               const std::filesystem::path &buildJson,
+                               bool upToDate);
 
 /// The line a build that was not interrupted ends with: the job totals, the
 /// program step's outputs (or that it failed) and where build.json is.

@@ -147,6 +147,7 @@ std::vector<JobRecord> runJobs(BuildSession &session,
   buildOptions.timeout = std::chrono::milliseconds(
       static_cast<int64_t>(std::llround(session.timeoutSeconds * 1000)));
   buildOptions.verbose = options.verbose;
+  buildOptions.memoryLimitBytes = session.toolMemoryBytes;
   OutputManifest &outputs = *session.outputs;
   buildOptions.removeStaleOutput = [&outputs](const fs::path &file) {
     outputs.removeOwned(file);

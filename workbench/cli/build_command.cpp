@@ -17,6 +17,7 @@
 #include "workbench/support/interrupt_forwarder.h"
 #include "workbench/support/progress.h"
 
+#include "common/byte_size.h"
 #include "common/paths.h"
 #include "toolchains/remote_tier.h"
 
@@ -37,7 +38,7 @@ struct BuildFlags {
 };
 
 void printError(const std::string &message) {
-  std::fprintf(stderr, "kernel-bench: error: %s\n", message.c_str());
+  std::fprintf(stderr, "kernel-bench build: error: %s\n", message.c_str());
 }
 
 /// The `--target` flags as targets, without duplicates; an unparsable one
@@ -66,6 +67,17 @@ int runBuildCommand(const BuildFlags &flags) {
   request.targets = std::move(*targets);
   PrintingBuildObserver observer(stdout, stderr, detectTerminal(),
                                  request.verbose);
+  // Ninja's no-op: stat() says nothing changed, so nothing is loaded,
+  // opened or started.
+  StatusOr<UpToDateBuild> upToDate = findUpToDateBuild(request);
+  if (upToDate.ok()) {
+    observer.printLine(successSummaryLine(
+        upToDate->figures, upToDate->wallSeconds, upToDate->buildJson, true));
+    return kExitOk;
+  }
+  if (request.explain)
+    observer.note("explain: not decided from stat() alone: " +
+                  upToDate.status().message());
   StatusOr<BuildReport> built = runBuild(request, observer);
   if (!built.ok()) {
     printError(built.status().message());
@@ -145,11 +157,28 @@ CommandRegistration addBuildCommand(CLI::App &root) {
                   "timeout, else 120)")
       ->type_name("SECONDS")
       ->check(checkSecondsText);
+  app->add_option_function<std::string>(
+         "--tool-memory",
+         [flags](const std::string &text) {
+           flags->request.toolMemoryBytes = parseByteSize(text);
+         },
+         "Each tool's memory (address-space) limit, e.g. 4GiB; 0 for none "
+         "(default: [build] tool_memory, else half the machine's memory)")
+      ->type_name("SIZE")
+      ->check([](const std::string &text) {
+        return parseByteSize(text)
+                   ? std::string()
+                   : std::string("--tool-memory: expected ") +
+                         byteSizeSyntax() + ", found `" + text + "`";
+      });
   app->add_flag("--no-wait", flags->request.noWait,
                 "Fail at once when another build is using the output "
                 "directory (default: wait for it)");
   app->add_flag("--kernels-only", flags->request.kernelsOnly,
                 "Build the kernels but not the project's program");
+  app->add_flag("--explain", flags->request.explain,
+                "Say why the build was not a no-op decided from stat() alone "
+                "(which input changed), and why it left no stamp");
   return {app, [flags] { return runBuildCommand(*flags); }};
 }
 

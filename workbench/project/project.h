@@ -145,6 +145,8 @@ struct Kernel {
 struct BuildSettings {
   unsigned jobs = 0; // 0 = all cores.
   std::optional<double> timeoutSeconds;
+  /// `tool_memory`: each tool's address-space limit in bytes (0: none).
+  std::optional<uint64_t> toolMemoryBytes;
   std::filesystem::path cacheDir; // Empty = the default location.
   /// The shared cache's URL (docs/remote-cache.md); checked, never with
   /// credentials in it. Empty = none.
@@ -168,6 +170,11 @@ struct Project {
   std::map<std::string, std::filesystem::path> toolOverrides;
   /// Sorted by name; names are unique.
   std::vector<Kernel> kernels;
+  /// The directories whose listings decided which kernel.toml files are
+  /// the project's (the `kernels` globs' levels, or every directory the
+  /// default search walked): a file added or removed in one changes the
+  /// project, which a stat of them notices.
+  std::vector<std::filesystem::path> listedDirectories;
 };
 
 } // namespace kb::workbench

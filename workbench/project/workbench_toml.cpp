@@ -5,6 +5,7 @@
 #include "workbench/project/kernel_toml.h"
 #include "workbench/project/toml_file.h"
 
+#include "common/byte_size.h"
 #include "common/paths.h"
 #include "toolchains/remote_tier.h"
 #include "toolchains/toolchains.h"
@@ -13,7 +14,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -25,8 +28,8 @@ const std::vector<std::string> kProjectFileKeys = {"project", "build",
                                                    "toolchains"};
 const std::vector<std::string> kProjectKeys = {"name", "program", "kernels",
                                                "targets", "output_dir"};
-const std::vector<std::string> kBuildKeys = {"jobs", "timeout", "cache_dir",
-                                             "remote_cache"};
+const std::vector<std::string> kBuildKeys = {"jobs", "timeout", "tool_memory",
+                                             "cache_dir", "remote_cache"};
 
 /// Escapes glob metacharacters in a literal path prefix.
 std::string escapeGlob(const std::string &text) {
@@ -44,17 +47,22 @@ bool hasGlobChars(const std::string &text) {
 }
 
 /// Every kernel.toml below |dir| (the default when `kernels` is absent),
-/// skipping hidden directories and the output directory.
+/// skipping hidden directories and the output directory; every directory
+/// walked goes to |listed|.
 std::vector<fs::path> findKernelManifests(const fs::path &dir,
-                                          const fs::path &outputDir) {
+                                          const fs::path &outputDir,
+                                          std::vector<fs::path> &listed) {
   std::vector<fs::path> out;
+  listed.push_back(dir);
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     const fs::path &p = it->path();
-    if (it->is_directory(ec) &&
-        (p.filename().string().rfind('.', 0) == 0 || p == outputDir)) {
-      it.disable_recursion_pending();
+    if (it->is_directory(ec)) {
+      if (p.filename().string().rfind('.', 0) == 0 || p == outputDir)
+        it.disable_recursion_pending();
+      else
+        listed.push_back(p.lexically_normal());
       continue;
     }
     if (p.filename() == "kernel.toml" && it->is_regular_file(ec))
@@ -62,6 +70,26 @@ std::vector<fs::path> findKernelManifests(const fs::path &dir,
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// The directories ::glob lists to expand |pattern| (absolute, escaped
+/// prefix included): at each component that has a wildcard, every directory
+/// the components before it match.
+void addGlobListings(const std::string &pattern,
+                     std::vector<fs::path> &listed) {
+  std::string prefix;
+  std::istringstream components(pattern);
+  for (std::string component; std::getline(components, component, '/');) {
+    if (hasGlobChars(component) && !prefix.empty()) {
+      glob_t matches{};
+      if (::glob(prefix.c_str(), GLOB_ONLYDIR, nullptr, &matches) == 0)
+        for (size_t i = 0; i < matches.gl_pathc; ++i)
+          listed.push_back(fs::path(matches.gl_pathv[i]).lexically_normal());
+      ::globfree(&matches);
+    }
+    prefix += (prefix.empty() && pattern.front() == '/' ? "/" : "") +
+              component + (component.empty() ? "" : "/");
+  }
 }
 
 /// `[project]`: name, program, targets, output_dir (`kernels` is read by
@@ -112,6 +140,14 @@ Status readBuildTable(const TomlFile &file, const toml::table &bt,
       return file.expected(*t, "timeout", secondsRangeText());
     build.timeoutSeconds = seconds;
   }
+  KB_ASSIGN_OR_RETURN(auto toolMemory, file.string(bt, "tool_memory"));
+  if (toolMemory) {
+    build.toolMemoryBytes = parseByteSize(*toolMemory);
+    if (!build.toolMemoryBytes)
+      return file.expected(*bt.get("tool_memory"), "tool_memory",
+                           std::string(byteSizeSyntax()) + "; \"0\" for no "
+                                                           "limit");
+  }
   KB_ASSIGN_OR_RETURN(auto cacheDir, file.string(bt, "cache_dir"));
   if (cacheDir && !cacheDir->empty())
     build.cacheDir = (projectDir / *cacheDir).lexically_normal();
@@ -145,15 +181,15 @@ Status readToolchainsTable(const TomlFile &file, const toml::table &tt,
 
 /// The manifests the `kernels` globs match, each at most once; a pattern
 /// that matches no kernel directory is an error.
-StatusOr<std::vector<fs::path>> globManifests(const TomlFile &file,
-                                              const toml::table &pt,
-                                              const Project &project) {
+StatusOr<std::vector<fs::path>>
+globManifests(const TomlFile &file, const toml::table &pt, Project &project) {
   std::vector<fs::path> manifests;
   KB_ASSIGN_OR_RETURN(auto patterns, file.strings(pt, "kernels"));
   std::set<fs::path> seen;
   std::error_code ec;
   for (const auto &[pattern, node] : patterns) {
     std::string full = escapeGlob(project.directory.string() + "/") + pattern;
+    addGlobListings(full, project.listedDirectories);
     glob_t matches{};
     int rc = ::glob(full.c_str(), 0, nullptr, &matches);
     size_t found = 0;
@@ -165,6 +201,8 @@ StatusOr<std::vector<fs::path>> globManifests(const TomlFile &file,
           !fs::is_regular_file(manifest, ec))
         continue;
       ++found;
+      // Its kernel.toml could go: the directory holding it is listed.
+      project.listedDirectories.push_back(manifest.parent_path());
       if (seen.insert(manifest).second)
         manifests.push_back(manifest);
     }
@@ -182,13 +220,12 @@ StatusOr<std::vector<fs::path>> globManifests(const TomlFile &file,
 
 /// Kernel manifests: the `kernels` globs, else every kernel.toml below
 /// (none is an error only without a program).
-StatusOr<std::vector<fs::path>> findManifests(const TomlFile &file,
-                                              const toml::table &pt,
-                                              const Project &project) {
+StatusOr<std::vector<fs::path>>
+findManifests(const TomlFile &file, const toml::table &pt, Project &project) {
   if (pt.get("kernels"))
     return globManifests(file, pt, project);
-  std::vector<fs::path> manifests =
-      findKernelManifests(project.directory, project.outputDir);
+  std::vector<fs::path> manifests = findKernelManifests(
+      project.directory, project.outputDir, project.listedDirectories);
   // A program with no kernels yet builds (the program alone), so that `abi`
   // and `new-kernel` can show what a first kernel must fit.
   if (manifests.empty() && !project.program)
@@ -221,8 +258,19 @@ Status loadKernels(const std::vector<fs::path> &manifests, Project &project) {
 
 } // namespace
 
-StatusOr<Project> loadProject(const fs::path &directoryIn) {
+namespace {
+
+/// workbench.toml, parsed: the project's own settings read, its kernels
+/// not yet.
+struct ProjectFile {
   Project project;
+  std::optional<TomlFile> file;
+  toml::table root;
+  const toml::table *projectTable = nullptr;
+};
+
+Status readProjectFile(const fs::path &directoryIn, ProjectFile &out) {
+  Project &project = out.project;
   project.directory = absoluteNormal(directoryIn);
   project.manifest = project.directory / "workbench.toml";
   std::error_code ec;
@@ -235,29 +283,44 @@ StatusOr<Project> loadProject(const fs::path &directoryIn) {
                     ": no workbench.toml in the project directory; create one "
                     "(see kernels/README.md) or pass the right directory");
 
-  TomlFile file(project.manifest);
-  toml::table root;
-  KB_RETURN_IF_ERROR(file.load(root));
-  KB_RETURN_IF_ERROR(file.checkKeys(root, "workbench.toml", kProjectFileKeys));
+  const TomlFile &file = out.file.emplace(project.manifest);
+  KB_RETURN_IF_ERROR(out.file->load(out.root));
+  KB_RETURN_IF_ERROR(
+      file.checkKeys(out.root, "workbench.toml", kProjectFileKeys));
 
-  KB_ASSIGN_OR_RETURN(const toml::table *pt, file.table(root, "project"));
-  if (!pt)
+  KB_ASSIGN_OR_RETURN(out.projectTable, file.table(out.root, "project"));
+  if (!out.projectTable)
     return invalidArgument(displayPath(project.manifest) +
                            ": missing [project] table (name, kernels, "
                            "targets); see kernels/README.md");
-  KB_RETURN_IF_ERROR(readProjectTable(file, *pt, project));
-  KB_ASSIGN_OR_RETURN(const toml::table *bt, file.table(root, "build"));
+  KB_RETURN_IF_ERROR(readProjectTable(file, *out.projectTable, project));
+  KB_ASSIGN_OR_RETURN(const toml::table *bt, file.table(out.root, "build"));
   if (bt)
     KB_RETURN_IF_ERROR(
         readBuildTable(file, *bt, project.directory, project.build));
-  KB_ASSIGN_OR_RETURN(const toml::table *tt, file.table(root, "toolchains"));
+  KB_ASSIGN_OR_RETURN(const toml::table *tt,
+                      file.table(out.root, "toolchains"));
   if (tt)
     KB_RETURN_IF_ERROR(readToolchainsTable(file, *tt, project));
+  return okStatus();
+}
 
-  KB_ASSIGN_OR_RETURN(std::vector<fs::path> manifests,
-                      findManifests(file, *pt, project));
-  KB_RETURN_IF_ERROR(loadKernels(manifests, project));
-  return project;
+} // namespace
+
+StatusOr<Project> loadProjectSettings(const fs::path &directory) {
+  ProjectFile read;
+  KB_RETURN_IF_ERROR(readProjectFile(directory, read));
+  return std::move(read.project);
+}
+
+StatusOr<Project> loadProject(const fs::path &directory) {
+  ProjectFile read;
+  KB_RETURN_IF_ERROR(readProjectFile(directory, read));
+  KB_ASSIGN_OR_RETURN(
+      std::vector<fs::path> manifests,
+      findManifests(*read.file, *read.projectTable, read.project));
+  KB_RETURN_IF_ERROR(loadKernels(manifests, read.project));
+  return std::move(read.project);
 }
 
 } // namespace kb::workbench

@@ -20,7 +20,13 @@ namespace kb::workbench {
 
 /// Loads |directory|/workbench.toml and the kernels it names. Kernel names
 /// are unique; the kernels come sorted by name.
+/// The project in |directory|: workbench.toml and every kernel.toml it
+/// names.
 StatusOr<Project> loadProject(const std::filesystem::path &directory);
+
+/// workbench.toml alone (no kernel loaded, |kernels| empty): its settings,
+/// e.g. where the outputs go, for a caller that needs no more.
+StatusOr<Project> loadProjectSettings(const std::filesystem::path &directory);
 
 } // namespace kb::workbench
 

@@ -159,14 +159,25 @@ Status OutputManifest::save() {
   std::string text = kHeader;
   if (!fingerprint_.empty())
     text += kFingerprint + fingerprint_ + "\n";
-  for (const auto &[rel, recorded] : next)
+  saved_.clear();
+  for (const auto &[rel, recorded] : next) {
     text += recorded + " " + rel + "\n";
+    saved_.push_back(rel);
+  }
   text += kTrailer + sha256Hex(text) + "\n";
   // A no-op build leaves it as it was (no write, no fsync).
   StatusOr<std::string> current = kb::readFile(outDir_ / kFileName);
   if (current.ok() && *current == text)
     return okStatus();
   return kb::writeFileAtomic(outDir_ / kFileName, text);
+}
+
+std::vector<std::filesystem::path> OutputManifest::savedFiles() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::filesystem::path> files;
+  for (const std::string &rel : saved_)
+    files.push_back(outDir_ / rel);
+  return files;
 }
 
 } // namespace kb::workbench

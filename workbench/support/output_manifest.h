@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kb::workbench {
 
@@ -72,6 +73,10 @@ public:
   /// fingerprint. A manifest that would say the same is not rewritten.
   Status save();
 
+  /// The files the last save() listed (absolute): every output of this
+  /// build and the previous ones' still in place.
+  std::vector<std::filesystem::path> savedFiles() const;
+
 private:
   std::string relative(const std::filesystem::path &file) const;
   bool ownedLocked(const std::string &relativePath);
@@ -80,11 +85,12 @@ private:
 
   std::filesystem::path outDir_;
   Hasher hasher_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<std::string, std::string> previous_; // relative path -> sha256
   std::map<std::string, std::string> written_;
   std::string previousFingerprint_;
   std::string fingerprint_;
+  std::vector<std::string> saved_; // relative paths
 };
 
 } // namespace kb::workbench
