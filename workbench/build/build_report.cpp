@@ -1,9 +1,7 @@
 //===- workbench/build/build_report.cpp - build.json ----------------------===//
 #include "workbench/build/build_report.h"
 
-#include "common/process.h"
 #include "common/sha256.h"
-#include "workbench/build/declared_figures.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,88 +25,92 @@ std::string relativeTo(const fs::path &path, const fs::path &base) {
   return rel.generic_string();
 }
 
-json diagnosticJson(const toolchains::Diagnostic &d) {
-  return {{"tool", d.tool},
-          {"file", d.file},
-          {"line", d.line},
-          {"column", d.column},
-          {"severity", toolchains::toString(d.severity)},
-          {"message", d.message},
-          {"code", d.code}};
+BuildOptionsRecord optionsRecord(const BuildReportOptions &options) {
+  BuildOptionsRecord out;
+  out.jobs = options.jobs;
+  for (const Target &t : options.requestedTargets)
+    out.targets.push_back(t.toString());
+  out.strict = options.strict;
+  out.cache.enabled = options.cacheEnabled;
+  if (options.cacheEnabled)
+    out.cache.directory = options.cacheDir.string();
+  if (options.remoteCache)
+    out.cache.remote =
+        RemoteCacheRecord{options.remoteCacheUrl, *options.remoteCache};
+  out.timeoutSeconds = finite(options.timeoutSeconds);
+  out.kernelsOnly = options.kernelsOnly;
+  return out;
 }
 
-/// null without a remote tier.
-json remoteCacheJson(const BuildReportOptions &options) {
-  if (!options.remoteCache)
-    return nullptr;
-  const toolchains::RemoteTierStats &r = *options.remoteCache;
-  return {{"url", options.remoteCacheUrl},
-          {"hits", r.hits},
-          {"misses", r.misses},
-          {"uploads", r.uploads},
-          {"corrupt", r.corrupt},
-          {"reads_off", r.readsOff},
-          {"writes_off", r.writesOff},
-          {"warnings", r.warnings}};
+std::optional<std::string> unlessEmpty(const std::string &value) {
+  return value.empty() ? std::nullopt : std::optional<std::string>(value);
 }
 
-json jobJson(const JobRecord &job, const BuildReport &report) {
+/// What |job| planned: its spec.
+BuildJobRecord plannedJob(const JobRecord &job) {
+  BuildJobRecord out;
+  out.kernel = job.result.kernel;
+  out.target = job.result.target.toString();
+  out.language = toolchains::toString(job.spec->language);
+  out.source = job.spec->source.string();
+  out.manifest = job.spec->manifest.string();
+  out.entry = job.spec->entry;
+  out.tunedFor = unlessEmpty(job.spec->tunedFor);
+  if (job.kernel && !job.kernel->declared.empty())
+    out.declared = job.kernel->declared;
+  return out;
+}
+
+BuildJobRecord jobRecord(const JobRecord &job, const BuildReport &report) {
   const toolchains::BuildJobResult &r = job.result;
-  json commands = json::array();
-  for (const toolchains::ToolInvocation &c : r.commands)
-    commands.push_back({{"tool", c.tool},
-                        {"argv", c.argv},
-                        {"command_line", kb::formatCommandLine(c.argv)},
-                        {"seconds", finite(c.seconds)},
-                        {"exit_code", c.exitCode},
-                        {"signal", c.signal},
-                        {"timed_out", c.timedOut}});
-  json outputs = json::array();
-  for (const toolchains::OutputFile &o : r.outputs)
-    outputs.push_back({{"kind", o.kind},
-                       {"path", relativeTo(o.path, report.outputDir)},
-                       {"sha256", o.sha256},
-                       {"bytes", o.bytes}});
-  json resources = nullptr;
-  if (r.resources)
-    resources = {{"registers", r.resources->registers},
-                 {"stack_frame_bytes", r.resources->stackFrameBytes},
-                 {"spill_store_bytes", r.resources->spillStoreBytes},
-                 {"spill_load_bytes", r.resources->spillLoadBytes},
-                 {"shared_memory_bytes", r.resources->sharedMemoryBytes},
-                 {"barriers", r.resources->barriers},
-                 {"constant_memory_bytes", r.resources->constantMemoryBytes}};
-  json diagnostics = json::array();
-  for (const toolchains::Diagnostic &d : r.diagnostics)
-    diagnostics.push_back(diagnosticJson(d));
-  json error = nullptr;
+  BuildJobRecord out = plannedJob(job);
+  out.status = r.status.ok() ? "ok" : "failed";
   if (!r.status.ok())
-    error = {{"code", statusCodeName(r.status.code())},
-             {"message", r.status.message()}};
-  return {{"kernel", r.kernel},
-          {"target", r.target.toString()},
-          {"language", toolchains::toString(job.spec->language)},
-          {"source", job.spec->source.string()},
-          {"manifest", job.spec->manifest.string()},
-          {"entry", job.spec->entry},
-          {"tuned_for", job.spec->tunedFor.empty() ? json(nullptr)
-                                                   : json(job.spec->tunedFor)},
-          {"status", r.status.ok() ? "ok" : "failed"},
-          {"error", error},
-          {"cache", !report.options.cacheEnabled ? "disabled"
-                    : r.cacheHit                 ? "hit"
-                                                 : "miss"},
-          {"seconds", finite(r.seconds)},
-          {"shared_compile_with", r.sharedCompileWith.empty()
-                                      ? json(nullptr)
-                                      : json(r.sharedCompileWith)},
-          {"commands", commands},
-          {"tool_versions", r.toolVersions},
-          {"outputs", outputs},
-          {"resources", resources},
-          {"declared",
-           job.kernel ? declaredJson(job.kernel->declared) : json(nullptr)},
-          {"diagnostics", diagnostics}};
+    out.error =
+        BuildErrorRecord{statusCodeName(r.status.code()), r.status.message()};
+  out.cache = !report.options.cacheEnabled ? "disabled"
+              : r.cacheHit                 ? "hit"
+                                           : "miss";
+  out.seconds = finite(r.seconds);
+  out.sharedCompileWith = unlessEmpty(r.sharedCompileWith);
+  out.commands = r.commands;
+  for (toolchains::ToolInvocation &c : out.commands)
+    c.seconds = finite(c.seconds);
+  out.toolVersions = r.toolVersions;
+  for (const toolchains::OutputFile &o : r.outputs)
+    out.outputs.push_back(
+        {o.kind, relativeTo(o.path, report.outputDir), o.sha256, o.bytes});
+  out.resources = r.resources;
+  out.diagnostics = r.diagnostics;
+  return out;
+}
+
+BuildProjectRecord projectRecord(const Project &project) {
+  BuildProjectRecord out;
+  out.name = project.name;
+  out.directory = project.directory.string();
+  out.manifest = project.manifest.string();
+  for (const Target &t : project.targets)
+    out.targets.push_back(t.toString());
+  if (project.program)
+    out.program = project.program->string();
+  return out;
+}
+
+/// Each tool's version, in the order the jobs first name the tools; a
+/// later job's version of a tool replaces an earlier one's.
+ToolVersionList toolVersions(const BuildReport &report) {
+  ToolVersionList out;
+  for (const JobRecord &job : report.jobs)
+    for (const auto &[tool, version] : job.result.toolVersions) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const auto &e) { return e.first == tool; });
+      if (it == out.end())
+        out.emplace_back(tool, version);
+      else
+        it->second = version;
+    }
+  return out;
 }
 
 } // namespace
@@ -136,64 +138,24 @@ BuildTotals computeTotals(const BuildReport &report) {
   return totals;
 }
 
-json toJson(const BuildReport &report) {
-  json toolVersions = json::object();
-  json jobs = json::array();
-  for (const JobRecord &job : report.jobs) {
-    for (const auto &[tool, version] : job.result.toolVersions)
-      toolVersions[tool] = version;
-    jobs.push_back(jobJson(job, report));
-  }
-  json requested = json::array();
-  for (const Target &t : report.options.requestedTargets)
-    requested.push_back(t.toString());
-  json projectTargets = json::array();
-  for (const Target &t : report.project->targets)
-    projectTargets.push_back(t.toString());
-
-  json skipped = json::array();
+BuildRecord toBuildRecord(const BuildReport &report) {
+  BuildRecord record;
+  record.generator = "kernel-bench " KB_VERSION_STRING;
+  record.project = projectRecord(*report.project);
+  record.outputDir = report.outputDir.string();
+  record.options = optionsRecord(report.options);
+  record.error = unlessEmpty(report.error);
   for (const SkippedTarget &s : report.skippedTargets)
-    skipped.push_back({{"target", s.target.toString()}, {"reason", s.reason}});
-
-  BuildTotals totals = computeTotals(report);
-  return {{"schema_version", kBuildReportSchemaVersion},
-          {"generator", "kernel-bench " KB_VERSION_STRING},
-          {"project",
-           {{"name", report.project->name},
-            {"directory", report.project->directory.string()},
-            {"manifest", report.project->manifest.string()},
-            {"targets", projectTargets},
-            {"program", report.project->program
-                            ? json(report.project->program->string())
-                            : json(nullptr)}}},
-          {"output_dir", report.outputDir.string()},
-          {"options",
-           {{"jobs", report.options.jobs},
-            {"targets", requested},
-            {"strict", report.options.strict},
-            {"cache",
-             {{"enabled", report.options.cacheEnabled},
-              {"directory", report.options.cacheEnabled
-                                ? json(report.options.cacheDir.string())
-                                : json(nullptr)},
-              {"remote", remoteCacheJson(report.options)}}},
-            {"timeout_seconds", finite(report.options.timeoutSeconds)},
-            {"kernels_only", report.options.kernelsOnly}}},
-          {"error", report.error.empty() ? json(nullptr) : json(report.error)},
-          {"skipped_targets", skipped},
-          {"tool_versions", toolVersions},
-          {"jobs", jobs},
-          {"program", report.program ? toJson(*report.program) : json(nullptr)},
-          {"totals",
-           {{"kernels", totals.kernels},
-            {"targets", totals.targets},
-            {"jobs", totals.jobs},
-            {"succeeded", totals.succeeded},
-            {"failed", totals.failed},
-            {"cache_hits", totals.cacheHits},
-            {"wall_seconds", finite(report.wallSeconds)},
-            {"tool_seconds", totals.toolSeconds}}}};
+    record.skippedTargets.push_back({s.target.toString(), s.reason});
+  record.toolVersions = toolVersions(report);
+  for (const JobRecord &job : report.jobs)
+    record.jobs.push_back(jobRecord(job, report));
+  record.program = report.program ? toJson(*report.program) : json(nullptr);
+  record.totals = {computeTotals(report), finite(report.wallSeconds)};
+  return record;
 }
+
+json toJson(const BuildReport &report) { return toJson(toBuildRecord(report)); }
 
 std::string recordFingerprint(json record) {
   record["totals"].erase("wall_seconds");

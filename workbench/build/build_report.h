@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "toolchains/kernel_builder.h"
 #include "toolchains/remote_tier.h"
+#include "workbench/build/build_record.h"
 #include "workbench/build/program_record.h"
 #include "workbench/project/job_plan.h"
 #include "workbench/project/project.h"
@@ -26,8 +27,6 @@
 #include <vector>
 
 namespace kb::workbench {
-
-inline constexpr int kBuildReportSchemaVersion = 1;
 
 /// The options a build ran with, as recorded in build.json.
 struct BuildReportOptions {
@@ -83,20 +82,12 @@ struct BuildReport {
   bool upToDate = false;
 };
 
-/// The totals line and build.json "totals" are computed from the same data.
-struct BuildTotals {
-  size_t kernels = 0;
-  size_t targets = 0;
-  size_t jobs = 0;
-  size_t succeeded = 0;
-  size_t failed = 0;
-  size_t cacheHits = 0;
-  /// Sum of every tool invocation's duration (what a serial build costs).
-  double toolSeconds = 0;
-};
+/// The totals line and build.json "totals" (BuildTotals, build_record.h)
+/// are computed from the same data.
 BuildTotals computeTotals(const BuildReport &report);
 
-/// The build.json document.
+/// The build.json record of |report|, and its document.
+BuildRecord toBuildRecord(const BuildReport &report);
 nlohmann::ordered_json toJson(const BuildReport &report);
 
 /// sha256 of |record| (toJson of a report) without what differs between

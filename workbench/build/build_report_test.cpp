@@ -1,7 +1,11 @@
 //===- workbench/build/build_report_test.cpp - build.json -----------------===//
 #include "workbench/build/build_report.h"
 
+#include "common/test_util.h"
+
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 using json = nlohmann::ordered_json;
 
@@ -152,6 +156,73 @@ TEST(BuildReportTest, NonFiniteDurationsStayValidJson) {
   std::string text = toJson(f.report).dump();
   EXPECT_EQ(text.find("NaN"), std::string::npos);
   EXPECT_NO_THROW(json::parse(text));
+}
+
+/// |doc| written to a file of |dir| and read back.
+StatusOr<BuildRecord> readBack(const kb::TempDir &dir, const json &doc) {
+  std::string path = dir.file("build.json");
+  std::ofstream(path) << doc.dump(1);
+  return readBuildRecord(path);
+}
+
+// What the writer records, the reader returns: one table drives both.
+TEST(BuildReportTest, ReadsBackWhatItWrites) {
+  Fixture f;
+  f.addJob("cuda:sm_90", true, true);
+  f.addJob("cuda:sm_80", false, false);
+  kb::TempDir dir = kb::testing::makeTempDir();
+  StatusOr<BuildRecord> read = readBack(dir, toJson(f.report));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(toJson(*read), toJson(f.report)) << "the same document again";
+  EXPECT_EQ(read->project.manifest, "/p/workbench.toml");
+  ASSERT_EQ(read->jobs.size(), 2u);
+  const BuildJobRecord &ok = read->jobs[0];
+  EXPECT_EQ(ok.kernel, "saxpy");
+  EXPECT_EQ(ok.target, "cuda:sm_90");
+  EXPECT_EQ(ok.status, "ok");
+  EXPECT_EQ(ok.cache, "hit");
+  ASSERT_EQ(ok.outputs.size(), 1u);
+  EXPECT_EQ(ok.outputs[0].path, "kernels/saxpy/sm_90.ptx");
+  EXPECT_EQ(ok.outputs[0].sha256, std::string(64, 'a'));
+  ASSERT_TRUE(ok.resources);
+  EXPECT_EQ(ok.resources->registers, 12u);
+  const BuildJobRecord &failed = read->jobs[1];
+  ASSERT_TRUE(failed.error);
+  EXPECT_EQ(failed.error->message, "parameter 2: expected .u32");
+  ASSERT_EQ(failed.diagnostics.size(), 1u);
+  EXPECT_EQ(failed.diagnostics[0].line, 3);
+  EXPECT_EQ(read->options.jobs, 2u);
+  EXPECT_EQ(read->totals.counts.failed, 1u);
+}
+
+TEST(BuildReportTest, ReaderNamesTheKeyWhatItExpectedAndWhatItFound) {
+  Fixture f;
+  f.addJob("cuda:sm_90", true, false);
+  kb::TempDir dir = kb::testing::makeTempDir();
+  json doc = toJson(f.report);
+  doc["jobs"][0]["outputs"][0]["sha256"] = 7;
+  StatusOr<BuildRecord> read = readBack(dir, doc);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(),
+            dir.file("build.json") +
+                ": jobs[0].outputs[0].sha256: expected a string, found a "
+                "number");
+
+  doc = toJson(f.report);
+  doc["jobs"][0].erase("kernel");
+  read = readBack(dir, doc);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(),
+            dir.file("build.json") +
+                ": jobs[0].kernel: missing (not a complete build.json; "
+                "rebuild with kernel-bench build)");
+
+  // What no reader needs may be absent: an older or hand-written file.
+  doc = {{"schema_version", 1},
+         {"jobs", {{{"kernel", "k"}, {"outputs", json::array()}}}}};
+  read = readBack(dir, doc);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->jobs[0].kernel, "k");
 }
 
 } // namespace

@@ -14,18 +14,11 @@
 #include "common/status.h"
 #include "toolchains/kernel_builder.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <map>
 #include <string>
 
 namespace kb::workbench {
-
-/// |buildJson| (OUT/build.json) parsed, its schema version checked:
-/// InvalidArgument when it is not JSON or from a newer schema; NotFound
-/// when it does not exist.
-StatusOr<nlohmann::json> readBuildJson(const std::filesystem::path &buildJson);
 
 /// sha256 of an object file -> ptxas's resource usage of its kernel.
 using ObjectResources = std::map<std::string, toolchains::ResourceUsage>;

@@ -12,9 +12,11 @@
 
 #include "common/status.h"
 #include "runtime/bench/declared.h"
+#include "workbench/support/json_fields.h"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -51,6 +53,61 @@ const bench::KernelDeclared *findDeclared(const DeclaredByObject &byObject,
                                           const std::string &sha256,
                                           const std::string &executable,
                                           std::string &ambiguity);
+
+// `jobs[].declared`'s keys, for build.json's writer and reader.
+
+template <> struct JsonFields<module::ToleranceOverride> {
+  template <typename IO, typename S> static Status map(IO &io, S &t) {
+    KB_RETURN_IF_ERROR(io.field("abs", t.abs));
+    KB_RETURN_IF_ERROR(io.field("rel", t.rel));
+    KB_RETURN_IF_ERROR(io.field("ulp", t.ulp));
+    return io.field("reduction_length", t.reductionLength);
+  }
+};
+
+template <> struct JsonFields<bench::OutputTolerance> {
+  template <typename IO, typename S> static Status map(IO &io, S &o) {
+    KB_RETURN_IF_ERROR(io.field("name", o.name));
+    KB_RETURN_IF_ERROR(io.field("binding", o.binding));
+    return io.field("tolerance", o.tolerance);
+  }
+};
+
+/// The file is written as the build directory's path (|stored|); the
+/// reader joins it to the directory it read build.json from.
+template <> struct JsonFields<bench::FixedArray> {
+  template <typename IO, typename S> static Status map(IO &io, S &a) {
+    KB_RETURN_IF_ERROR(io.field("name", a.name));
+    KB_RETURN_IF_ERROR(io.field("binding", a.binding));
+    KB_RETURN_IF_ERROR(io.field("source", a.source));
+    KB_RETURN_IF_ERROR(io.field("file", a.stored));
+    return io.field("sha256", a.sha256);
+  }
+};
+
+/// The special values a kernel's inputs may hold, as a list of their names.
+struct SpecialValueNames {
+  using Stored = std::vector<std::string>;
+  Stored store(const bench::KernelDeclared &d) const;
+  /// A name this version does not know is left out: a newer kernel-bench
+  /// may declare more, and the ones known here still apply.
+  std::string load(const Stored &names, bench::KernelDeclared &d) const;
+};
+
+template <> struct JsonFields<bench::KernelDeclared> {
+  template <typename IO, typename S> static Status map(IO &io, S &d) {
+    KB_RETURN_IF_ERROR(io.field("flops", d.flops));
+    KB_RETURN_IF_ERROR(io.field("bytes_moved", d.bytesMoved));
+    KB_RETURN_IF_ERROR(io.field("tolerance", d.tolerance));
+    KB_RETURN_IF_ERROR(io.field("output_tolerances", d.outputTolerances));
+    KB_RETURN_IF_ERROR(io.field("special_values", d, SpecialValueNames()));
+    // Absent from files written before fixed arrays existed.
+    KB_RETURN_IF_ERROR(
+        io.field("fixed_inputs", d.fixedInputs, Presence::MayBeAbsent));
+    return io.field("expected_outputs", d.expectedOutputs,
+                    Presence::MayBeAbsent);
+  }
+};
 
 } // namespace kb::workbench
 

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "common/paths.h"
-#include "workbench/build/build_resources.h"
+#include "workbench/build/build_record.h"
 #include "workbench/cli/command.h"
 #include "workbench/abi/kernel_scaffold.h"
 #include "workbench/abi/program_abi.h"
@@ -47,16 +47,11 @@ int fail(const Status &status) {
 /// The project's workbench.toml as build.json records it, for the next
 /// steps; empty when OUT_DIR has no readable build.json (a .kbm file).
 std::string projectManifest(const std::string &build) {
-  StatusOr<nlohmann::json> doc = readBuildJson(fs::path(build) / "build.json");
-  if (!doc.ok())
+  StatusOr<BuildRecord> record =
+      readBuildRecord(fs::path(build) / "build.json");
+  if (!record.ok() || record->project.manifest.empty())
     return "";
-  const nlohmann::json *manifest = nullptr;
-  if (doc->contains("project") && (*doc)["project"].is_object() &&
-      (*doc)["project"].contains("manifest"))
-    manifest = &(*doc)["project"]["manifest"];
-  return manifest && manifest->is_string()
-             ? displayPath(manifest->get<std::string>())
-             : "";
+  return displayPath(record->project.manifest);
 }
 
 void printNextSteps(const NewKernelArgs &args, const ExecutableAbi &exe,

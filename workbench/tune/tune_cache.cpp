@@ -2,143 +2,112 @@
 #include "workbench/tune/tune_cache.h"
 
 #include "common/file_util.h"
-
-#include <nlohmann/json.hpp>
+#include "workbench/support/json_fields.h"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <string_view>
-#include <type_traits>
 
 namespace kb::workbench {
 
 namespace {
 
-using json = nlohmann::json;
 using MStatus = TuneMeasurement::Status;
 
-json toJson(const TuneMeasurement &m) {
-  json j = {{"status", toString(m.status)},
-            {"level", m.level},
-            {"cost_ns", m.costNs}};
-  if (m.status == MStatus::Ok)
-    j["median_ns"] = m.medianNs;
-  if (m.gbPerSecond)
-    j["gb_per_s"] = *m.gbPerSecond;
-  if (m.registers)
-    j["registers"] = *m.registers;
-  if (m.spillBytes)
-    j["spill_bytes"] = *m.spillBytes;
-  if (m.occupancy)
-    j["occupancy"] = *m.occupancy;
-  if (!m.sizes.empty()) {
-    j["sizes"] = json::array();
-    for (const auto &[label, median] : m.sizes)
-      j["sizes"].push_back({{"problem", label}, {"median_ns", median}});
+constexpr std::array<MStatus, 4> kStatuses = {
+    MStatus::Ok, MStatus::CompileError, MStatus::Incorrect, MStatus::Error};
+
+/// One problem size's median (TuneMeasurement::sizes).
+struct ProblemMedian {
+  std::string problem;
+  double medianNs = 0;
+};
+
+struct SizesAsObjects {
+  using Stored = std::vector<ProblemMedian>;
+  Stored store(const std::vector<std::pair<std::string, double>> &sizes) const {
+    Stored out;
+    for (const auto &[problem, median] : sizes)
+      out.push_back({problem, median});
+    return out;
   }
-  if (!m.message.empty())
-    j["message"] = m.message;
-  return j;
-}
-
-/// |j[key]| into |out| when present; false when present with another type
-/// (a number where a string belongs, a fraction where an integer does).
-template <typename T> bool readField(const json &j, const char *key, T &out) {
-  auto it = j.find(key);
-  if (it == j.end())
-    return true;
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (!it->is_string())
-      return false;
-  } else if constexpr (std::is_integral_v<T>) {
-    if (!it->is_number_integer())
-      return false;
-  } else if (!it->is_number()) {
-    return false;
+  std::string load(const Stored &stored,
+                   std::vector<std::pair<std::string, double>> &sizes) const {
+    for (const ProblemMedian &p : stored)
+      sizes.emplace_back(p.problem, p.medianNs);
+    return "";
   }
-  out = it->get<T>();
-  return true;
-}
+};
 
-template <typename T>
-bool readField(const json &j, const char *key, std::optional<T> &out) {
-  if (!j.contains(key))
-    return true;
-  T value{};
-  if (!readField(j, key, value))
-    return false;
-  out = value;
-  return true;
-}
-
-bool sizesFromJson(const json &j, TuneMeasurement &m) {
-  auto it = j.find("sizes");
-  if (it == j.end())
-    return true;
-  if (!it->is_array())
-    return false;
-  for (const json &s : *it) {
-    std::string problem;
-    double median = 0;
-    if (!s.is_object() || !readField(s, "problem", problem) ||
-        !readField(s, "median_ns", median))
-      return false;
-    m.sizes.emplace_back(problem, median);
-  }
-  return true;
-}
-
-/// A cached measurement; false for anything this version did not write.
-/// Every field's type is checked: the file is appended to by hand, by other
-/// versions and by writes cut short, and one bad line must cost only itself.
-bool fromJson(const json &j, TuneMeasurement &m) {
-  if (!j.is_object() || !j.contains("status") || !j["status"].is_string())
-    return false;
-  std::string status = j["status"];
-  bool known = false;
-  for (MStatus s :
-       {MStatus::Ok, MStatus::CompileError, MStatus::Incorrect, MStatus::Error})
-    if (status == toString(s)) {
-      m.status = s;
-      known = true;
-    }
-  return known && readField(j, "level", m.level) &&
-         readField(j, "cost_ns", m.costNs) &&
-         readField(j, "median_ns", m.medianNs) &&
-         readField(j, "gb_per_s", m.gbPerSecond) &&
-         readField(j, "registers", m.registers) &&
-         readField(j, "spill_bytes", m.spillBytes) &&
-         readField(j, "occupancy", m.occupancy) && sizesFromJson(j, m) &&
-         readField(j, "message", m.message) &&
-         (m.status != MStatus::Ok || m.medianNs > 0);
-}
-
-enum class CacheLine { Entry, OtherDevice, Bad };
-
-/// One line of the file: a measurement for |device| (into |key|, |m|), one
-/// for another device, or a line to skip.
-CacheLine readLine(std::string_view line, const std::string &device,
-                   std::string &key, TuneMeasurement &m) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object())
-    return CacheLine::Bad;
-  auto d = j.find("device");
-  auto c = j.find("config");
-  auto r = j.find("result");
-  if (d == j.end() || !d->is_string() || c == j.end() || !c->is_string() ||
-      r == j.end() || !fromJson(*r, m))
-    return CacheLine::Bad;
-  if (d->get<std::string>() != device)
-    return CacheLine::OtherDevice;
-  key = c->get<std::string>();
-  return CacheLine::Entry;
-}
+/// One line of the file.
+struct CacheEntry {
+  std::string config;
+  std::string device;
+  TuneMeasurement result;
+};
 
 } // namespace
 
-std::string measurementJson(const TuneMeasurement &m) {
-  return toJson(m).dump();
+// The keys are in alphabetical order, as the file has always had them.
+// Every key but "status" may be absent: a line holds what was measured.
+
+template <> struct JsonFields<ProblemMedian> {
+  template <typename IO, typename S> static Status map(IO &io, S &p) {
+    KB_RETURN_IF_ERROR(
+        io.field("median_ns", p.medianNs, Presence::MayBeAbsent));
+    return io.field("problem", p.problem, Presence::MayBeAbsent);
+  }
+};
+
+template <> struct JsonFields<TuneMeasurement> {
+  template <typename IO, typename S> static Status map(IO &io, S &m) {
+    constexpr Presence kAlways = Presence::MayBeAbsent;
+    constexpr Presence kIfSet = Presence::OmitWhenEmpty;
+    KB_RETURN_IF_ERROR(io.field("cost_ns", m.costNs, kAlways));
+    KB_RETURN_IF_ERROR(io.field("gb_per_s", m.gbPerSecond, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("level", m.level, kAlways));
+    // Only an ok measurement has a median.
+    KB_RETURN_IF_ERROR(io.field("median_ns", m.medianNs, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("message", m.message, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("occupancy", m.occupancy, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("registers", m.registers, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("sizes", m.sizes, SizesAsObjects(), kIfSet));
+    KB_RETURN_IF_ERROR(io.field("spill_bytes", m.spillBytes, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("status", m.status, oneOf(kStatuses)));
+    return io.check([&]() -> std::string {
+      if (m.status != MStatus::Ok || m.medianNs > 0)
+        return "";
+      return "median_ns: expected a positive time for an ok measurement";
+    });
+  }
+};
+
+template <> struct JsonFields<CacheEntry> {
+  template <typename IO, typename S> static Status map(IO &io, S &e) {
+    KB_RETURN_IF_ERROR(io.field("config", e.config));
+    KB_RETURN_IF_ERROR(io.field("device", e.device));
+    return io.field("result", e.result);
+  }
+};
+
+namespace {
+
+enum class CacheLine { Entry, OtherDevice, Bad };
+
+/// One line of the file: a measurement for |device| (into |entry|), one
+/// for another device, or a line to skip. Every field's type is checked:
+/// the file is appended to by hand, by other versions and by writes cut
+/// short, and one bad line must cost only itself.
+CacheLine readLine(std::string_view line, const std::string &device,
+                   const JsonOrigin &origin, CacheEntry &entry) {
+  OrderedJson j = OrderedJson::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !fromJsonObject(j, origin, entry).ok())
+    return CacheLine::Bad;
+  return entry.device == device ? CacheLine::Entry : CacheLine::OtherDevice;
 }
+
+} // namespace
 
 StatusOr<TuneCache> TuneCache::open(const std::filesystem::path &file,
                                     std::string device) {
@@ -154,19 +123,19 @@ StatusOr<TuneCache> TuneCache::open(const std::filesystem::path &file,
   if (!text.ok() && text.status().code() != StatusCode::NotFound)
     return text.status();
   std::string_view rest = text.ok() ? std::string_view(*text) : "";
+  JsonOrigin origin{file.string(), ""};
   while (!rest.empty()) {
     size_t end = std::min(rest.find('\n'), rest.size());
     std::string_view line = rest.substr(0, end);
     rest.remove_prefix(std::min(end + 1, rest.size()));
     if (line.find_first_not_of(" \t\r") == std::string_view::npos)
       continue;
-    std::string key;
-    TuneMeasurement m;
-    CacheLine kind = readLine(line, cache.device_, key, m);
+    CacheEntry entry;
+    CacheLine kind = readLine(line, cache.device_, origin, entry);
     if (kind == CacheLine::Bad)
       ++cache.skippedLines_;
     else if (kind == CacheLine::Entry)
-      cache.entries_[key][m.level] = m;
+      cache.entries_[entry.config][entry.result.level] = entry.result;
   }
   return cache;
 }
@@ -191,8 +160,7 @@ const TuneMeasurement *TuneCache::find(const std::string &key,
 Status TuneCache::add(const std::string &key, const TuneMeasurement &m) {
   entries_[key][m.level] = m;
   std::ofstream out(file_, std::ios::app);
-  json line = {{"device", device_}, {"config", key}, {"result", toJson(m)}};
-  out << line.dump() << "\n";
+  out << toJsonObject(CacheEntry{key, device_, m}).dump() << "\n";
   out.flush();
   if (!out)
     return invalidArgument("cannot append to the tune cache " + file_.string());

@@ -49,9 +49,6 @@ private:
   size_t skippedLines_ = 0;
 };
 
-/// A measurement as JSON and back (tune.json uses the same fields).
-std::string measurementJson(const TuneMeasurement &m);
-
 } // namespace kb::workbench
 
 #endif // KB_WORKBENCH_TUNE_TUNE_CACHE_H_
