@@ -117,7 +117,7 @@ bool compile(const std::string &program, const fs::path &out, bool cubin,
     fs::remove_all(out);
     kb::driver::CompileOptions options;
     options.programPath = program;
-    options.targets = {"cuda:sm_90", "vulkan:1.2"};
+    options.targets = {*kb::Target::cuda(90), *kb::Target::vulkan(1, 2)};
     options.emitCubin = cubin;
     options.outputDir = out.string();
     auto start = std::chrono::steady_clock::now();
@@ -139,7 +139,8 @@ bool compile(const std::string &program, const fs::path &out, bool cubin,
     // Per variant: in-process codegen plus its ptxas run (the ptxas runs
     // overlap in wall time, one per core; this is the cost per executable).
     for (const auto &c : result.codegen)
-      run.msByTarget[c.target].push_back(c.milliseconds + c.ptxasMilliseconds);
+      run.msByTarget[c.target.toString()].push_back(c.milliseconds +
+                                                    c.ptxasMilliseconds);
     run.executables = result.codegen.size() / 2;
     best = std::move(run);
   }

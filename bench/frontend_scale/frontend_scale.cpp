@@ -106,7 +106,7 @@ bool compileModel(const fs::path &model, const fs::path &out, int repetitions,
     fs::remove_all(out);
     kb::driver::CompileOptions options;
     options.programPath = model.string();
-    options.targets = {"cuda:sm_90", "vulkan:1.2"};
+    options.targets = {*kb::Target::cuda(90), *kb::Target::vulkan(1, 2)};
     options.emitCubin = false;
     options.outputDir = out.string();
     auto start = std::chrono::steady_clock::now();
@@ -123,7 +123,7 @@ bool compileModel(const fs::path &model, const fs::path &out, int repetitions,
       continue;
     best = Compiled{wall, {}};
     for (const auto &c : result.codegen)
-      best.msByTarget[c.target].push_back(c.milliseconds);
+      best.msByTarget[c.target.toString()].push_back(c.milliseconds);
   }
   return true;
 }

@@ -195,7 +195,10 @@ template <typename T> json array(const std::vector<T> &values) {
 
 /// Adds what one compile was asked and produced to |out|.
 void addCompiled(const CompiledModule &m, json &out) {
-  out["targets"] = array(m.targets);
+  json targets = json::array();
+  for (const Target &target : m.targets)
+    targets.push_back(target.toString());
+  out["targets"] = std::move(targets);
   out["diagnostics"] = m.diagnostics;
   if (!m.ok)
     return;
@@ -204,7 +207,7 @@ void addCompiled(const CompiledModule &m, json &out) {
   for (const SubstitutionEntry &s : m.substitutions)
     substitutions.push_back({{"executable", s.executable},
                              {"variant", s.variant},
-                             {"kind", s.kind},
+                             {"kind", driver::toString(s.kind)},
                              {"kernel", optionalString(s.kernel)},
                              {"manifest", optionalString(s.manifest)},
                              {"file", s.file},
@@ -234,7 +237,7 @@ void addCompiled(const CompiledModule &m, json &out) {
   for (const driver::CodegenRecord &c : m.codegen)
     codegen.push_back({{"executable", c.executable},
                        {"variant", c.variant},
-                       {"target", c.target},
+                       {"target", c.target.toString()},
                        {"milliseconds", finite(c.milliseconds)}});
   out["codegen"] = std::move(codegen);
 }
@@ -276,6 +279,42 @@ bool read(const json &j, const char *key, std::optional<std::string> &out) {
   if (!read(j, key, value))
     return false;
   out = value;
+  return true;
+}
+
+bool read(const json &j, const char *key, Target &out) {
+  std::string text;
+  if (!read(j, key, text))
+    return false;
+  StatusOr<Target> target = Target::parse(text);
+  if (target.ok())
+    out = *target;
+  return target.ok();
+}
+
+bool read(const json &j, const char *key, driver::SubstitutionKind &out) {
+  std::string text;
+  if (!read(j, key, text))
+    return false;
+  std::optional<driver::SubstitutionKind> kind =
+      driver::parseSubstitutionKind(text);
+  if (kind)
+    out = *kind;
+  return kind.has_value();
+}
+
+bool read(const json &j, const char *key, std::vector<Target> &out) {
+  if (!j.contains(key) || !j[key].is_array())
+    return false;
+  out.clear();
+  for (const json &v : j[key]) {
+    if (!v.is_string())
+      return false;
+    StatusOr<Target> target = Target::parse(v.get<std::string>());
+    if (!target.ok())
+      return false;
+    out.push_back(*target);
+  }
   return true;
 }
 

@@ -27,16 +27,10 @@ struct CompilerLibrary::Api {
 
 namespace {
 
-/// Keeps the C views of C++ values alive for one call (a deque never moves
-/// what it holds).
-class CStorage {
+/// The C views of one call's C++ values (kb-c/CompilerStrings.h), with the
+/// substitution and launch-shape arrays.
+class CStorage : public capi::CViews {
 public:
-  kbCompilerStrings strings(const std::vector<std::string> &list) {
-    std::vector<const char *> &array = pointers_.emplace_back();
-    for (const std::string &s : list)
-      array.push_back(s.c_str());
-    return {array.data(), array.size()};
-  }
   const kbCompilerSubstitution *
   substitutions(const std::vector<driver::Substitution> &list) {
     std::vector<kbCompilerSubstitution> &array = substitutions_.emplace_back();
@@ -44,7 +38,7 @@ public:
       array.push_back(
           {s.executable.c_str(), s.file.c_str(), s.origin.c_str(),
            s.sharedMemoryBytes, s.subgroupSize, s.fullSubgroups ? 1 : 0,
-           strings(s.specialization), dims(s.workgroupSize),
+           settings(s.specialization), dims(s.workgroupSize),
            s.workgroupSize.size(), dims(s.workloadPerWorkgroup),
            s.workloadPerWorkgroup.size(), s.device.c_str(), s.entry.c_str(),
            s.parameterOrder.data(), s.parameterOrder.size()});
@@ -55,7 +49,6 @@ public:
   }
 
 private:
-  std::deque<std::vector<const char *>> pointers_;
   std::deque<std::vector<kbCompilerSubstitution>> substitutions_;
   std::deque<std::vector<int64_t>> dims_;
 };
@@ -70,7 +63,7 @@ kbCompilerOptions toC(const driver::CompileOptions &o, CStorage &storage) {
   c.objectSubstitutionCount = o.objectSubstitutions.size();
   c.objectDirectories = storage.strings(o.objectDirectories);
   c.searchPaths = storage.strings(o.searchPaths);
-  c.targets = storage.strings(o.targets);
+  c.targets = storage.targets(o.targets);
   c.strict = o.strict;
   c.printNotes = o.printNotes;
   c.outputPath = o.outputPath.c_str();
@@ -88,21 +81,39 @@ kbCompilerOptions toC(const driver::CompileOptions &o, CStorage &storage) {
 using kb::capi::str;
 using kb::capi::strings;
 
+/// The result's substitutions and codegen records, their kinds and targets
+/// read from the library's spellings.
+void readTypedRecords(const kbCompilerResult &c, capi::SpellingReader &read,
+                      driver::CompileResult &r) {
+  for (size_t i = 0; i < c.substitutionCount; ++i) {
+    const kbCompilerAppliedSubstitution &s = c.substitutions[i];
+    r.substitutions.push_back(
+        {str(s.executable), str(s.variant),
+         read.substitutionKind(s.kind, "substitution of " + str(s.executable)),
+         str(s.file), str(s.reference), str(s.origin), str(s.device)});
+  }
+  for (size_t i = 0; i < c.codegenCount; ++i) {
+    const kbCompilerCodegenRecord &g = c.codegen[i];
+    r.codegen.push_back(
+        {str(g.executable), str(g.variant),
+         read.target(g.target, "codegen of " + str(g.executable)),
+         g.milliseconds, g.ptxasMilliseconds});
+  }
+}
+
 driver::CompileResult fromC(const kbCompilerResult &c) {
   driver::CompileResult r;
   r.ok = c.ok != 0;
   r.diagnostics = str(c.diagnostics);
   r.notes = strings(c.notes);
-  for (size_t i = 0; i < c.substitutionCount; ++i) {
-    const kbCompilerAppliedSubstitution &s = c.substitutions[i];
-    r.substitutions.push_back({str(s.executable), str(s.variant), str(s.kind),
-                               str(s.file), str(s.reference), str(s.origin),
-                               str(s.device)});
-  }
-  for (size_t i = 0; i < c.codegenCount; ++i) {
-    const kbCompilerCodegenRecord &g = c.codegen[i];
-    r.codegen.push_back({str(g.executable), str(g.variant), str(g.target),
-                         g.milliseconds, g.ptxasMilliseconds});
+  capi::SpellingReader read;
+  readTypedRecords(c, read, r);
+  // A library that spells a record otherwise is not the one this
+  // kernel-bench was built with, whatever its interface version says.
+  if (!read.error().empty()) {
+    r.ok = false;
+    r.diagnostics += "error: the compiler library returned " + read.error() +
+                     "; install the library built with this kernel-bench\n";
   }
   for (size_t i = 0; i < c.benchmarkCount; ++i) {
     const kbCompilerBenchmark &b = c.benchmarks[i];
@@ -232,18 +243,18 @@ CompilerLibrary::writeStandaloneProgram(const driver::StandaloneKernel &kernel,
   CStorage storage;
   std::vector<kbCompilerStandaloneBinding> bindings;
   for (const driver::StandaloneBinding &b : kernel.bindings)
-    bindings.push_back({b.name.c_str(), b.elementType.c_str(), b.access.c_str(),
-                        b.elementCount, b.initDistribution.c_str(), b.initLow,
-                        b.initHigh, b.initMean, b.initStddev, b.initStart,
-                        b.initStep});
+    bindings.push_back({b.name.c_str(), toString(b.elementType),
+                        toString(b.access), b.elementCount,
+                        b.initDistribution.c_str(), b.initLow, b.initHigh,
+                        b.initMean, b.initStddev, b.initStart, b.initStep});
   std::vector<kbCompilerStandaloneConstant> constants;
   for (const driver::StandaloneConstant &k : kernel.constants)
-    constants.push_back({k.name.c_str(), k.type.c_str(), k.value.c_str()});
+    constants.push_back({k.name.c_str(), toString(k.type), k.value.c_str()});
   std::vector<kbCompilerStandaloneObject> objects;
   for (const driver::StandaloneObject &o : kernel.objects)
-    objects.push_back({o.target.c_str(), o.file.c_str(), o.entry.c_str(),
-                       o.subgroupSize, o.fullSubgroups ? 1 : 0,
-                       storage.strings(o.specialization), o.reference ? 1 : 0,
+    objects.push_back({storage.keep(o.target.toString()), o.file.c_str(),
+                       o.entry.c_str(), o.subgroupSize, o.fullSubgroups ? 1 : 0,
+                       storage.settings(o.specialization), o.reference ? 1 : 0,
                        o.parameterOrder.data(), o.parameterOrder.size()});
   kbCompilerStandaloneKernel c = {};
   c.name = kernel.name.c_str();

@@ -40,7 +40,7 @@ protected:
 TEST_F(CompilerLibraryTest, CompilesAndReturnsTypedRecords) {
   driver::CompileOptions options;
   options.programPath = (kSource / "examples/quickstart/program.mlir").string();
-  options.targets = {"cuda:sm_90", "vulkan:1.2"};
+  options.targets = {*kb::Target::cuda(90), *kb::Target::vulkan(1, 2)};
   options.emitCubin = false;
   options.outputDir = (tmp_ / "out").string();
   options.objectSubstitutions = {
@@ -51,7 +51,7 @@ TEST_F(CompilerLibraryTest, CompilesAndReturnsTypedRecords) {
   const driver::AppliedSubstitution &s = result.substitutions[0];
   EXPECT_EQ(s.executable, "saxpy");
   EXPECT_EQ(s.variant, "vulkan_1_2");
-  EXPECT_EQ(s.kind, "object");
+  EXPECT_EQ(s.kind, kb::driver::SubstitutionKind::Object);
   EXPECT_EQ(s.reference, "vulkan_1_2_reference");
   EXPECT_EQ(s.origin, "kernels/saxpy/kernel.toml");
   ASSERT_EQ(result.notes.size(), 1u);
@@ -94,7 +94,7 @@ kb.executable @wide {
 )";
   driver::CompileOptions options;
   options.programPath = program.string();
-  options.targets = {"cuda:sm_90"};
+  options.targets = {*kb::Target::cuda(90)};
   options.emitCubin = false;
   options.outputPath = (tmp_ / "out.mlir").string();
   driver::CompileResult failed = library_->compile(options);
@@ -118,7 +118,7 @@ TEST_F(CompilerLibraryTest, StandaloneProgramErrorsCrossTheInterface) {
   kernel.entry = "k";
   kernel.workgroupSize = {64, 1, 1};
   kernel.workload = {64};
-  kernel.bindings = {{"x", "f32", "readwrite", 64}};
+  kernel.bindings = {{"x", kb::ElementType::F32, kb::Access::ReadWrite, 64}};
   kernel.referenceExecutable = (tmp_ / "missing.mlir").string();
   Status status =
       library_->writeStandaloneProgram(kernel, (tmp_ / "p.mlir").string());

@@ -26,7 +26,7 @@ enum class StepStatus { Ok, Failed, Skipped };
 struct SubstitutionEntry {
   std::string executable;
   std::string variant; // "" for a source substitution
-  std::string kind;    // "object" or "source"
+  driver::SubstitutionKind kind = driver::SubstitutionKind::Object;
   /// The substituting kernel and its kernel.toml; nullopt for flags.
   std::optional<std::string> kernel;
   std::optional<std::string> manifest;
@@ -40,7 +40,7 @@ struct SubstitutionEntry {
 
 /// What one compile was asked and what it produced.
 struct CompiledModule {
-  std::vector<std::string> targets;
+  std::vector<Target> targets;
   std::string diagnostics;
   /// Set once the compile succeeded.
   bool ok = false;

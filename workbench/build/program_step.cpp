@@ -171,14 +171,6 @@ objectsOf(const Kernel &kernel, const std::vector<const JobRecord *> &jobs,
   return out;
 }
 
-/// |spec|'s [specialization] as the compiler takes it (KEY=VALUE).
-std::vector<std::string> settingsText(const toolchains::KernelSpec &spec) {
-  std::vector<std::string> text;
-  for (const SpecializationSetting &setting : spec.specialization)
-    text.push_back(formatSpecializationSetting(setting));
-  return text;
-}
-
 /// |substitution| with what its kernel assumes of the pipeline (kernel.toml
 /// `subgroup_size`, `full_subgroups`, [specialization]).
 driver::Substitution withPipeline(driver::Substitution substitution,
@@ -207,7 +199,7 @@ driver::Substitution withPipeline(driver::Substitution substitution,
   }
   substitution.subgroupSize = spec->abi.subgroupSize;
   substitution.fullSubgroups = spec->abi.fullSubgroups;
-  substitution.specialization = settingsText(*spec);
+  substitution.specialization = spec->specialization;
   // Values tuned for one device model: a variant of its own, for it.
   substitution.device = spec->tunedFor;
   return substitution;
@@ -227,7 +219,7 @@ struct StandalonePlan {
   driver::CompileOptions options;
   /// The targets built: the variants of the synthesized program, generated
   /// (with a reference) or the objects themselves (without one).
-  std::vector<std::string> targets;
+  std::vector<Target> targets;
 };
 
 /// The kernel's launch as the standalone program declares it: its [bench]
@@ -241,14 +233,13 @@ driver::StandaloneKernel describeStandaloneKernel(const Kernel &kernel) {
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     const BufferInit &init = bench.init[i];
     standalone.bindings.push_back(
-        {abi.bindings[i].name, toString(abi.bindings[i].elementType),
-         toString(abi.bindings[i].access), bench.elementCounts[i],
-         init.distribution, init.low, init.high, init.mean, init.stddev,
-         init.start, init.step});
+        {abi.bindings[i].name, abi.bindings[i].elementType,
+         abi.bindings[i].access, bench.elementCounts[i], init.distribution,
+         init.low, init.high, init.mean, init.stddev, init.start, init.step});
   }
   for (size_t i = 0; i < abi.constants.size(); ++i)
     standalone.constants.push_back({abi.constants[i].name,
-                                    toString(abi.constants[i].type),
+                                    abi.constants[i].type,
                                     bench.constantValues[i]});
   standalone.workgroupSize.assign(abi.workgroupSize.begin(),
                                   abi.workgroupSize.end());
@@ -267,7 +258,7 @@ void copyLaunchSettings(const toolchains::KernelSpec &spec,
                         driver::StandaloneObject &object) {
   object.subgroupSize = spec.abi.subgroupSize;
   object.fullSubgroups = spec.abi.fullSubgroups;
-  object.specialization = settingsText(spec);
+  object.specialization = spec.specialization;
   object.parameterOrder = spec.abi.parameterOrder;
 }
 
@@ -303,10 +294,10 @@ void addStandaloneObject(StandalonePlan &plan, const Kernel &kernel,
   if (tuned && bench.reference.empty())
     return; // Device variants sit beside a reference's (below) only.
   if (!tuned)
-    plan.targets.push_back(job.result.target.toString());
+    plan.targets.push_back(job.result.target);
   if (bench.reference.empty()) {
     // No reference: the objects are the executable's only variants.
-    driver::StandaloneObject object{job.result.target.toString(), file,
+    driver::StandaloneObject object{job.result.target, file,
                                     job.spec ? job.spec->entry : ""};
     if (job.spec)
       copyLaunchSettings(*job.spec, object);
@@ -314,7 +305,7 @@ void addStandaloneObject(StandalonePlan &plan, const Kernel &kernel,
     return;
   }
   if (!tuned)
-    plan.options.targets.push_back(job.result.target.toString());
+    plan.options.targets.push_back(job.result.target);
   plan.options.objectSubstitutions.push_back(
       referenceSubstitution(kernel, job, file, origin, tuned));
 }
@@ -346,7 +337,7 @@ StandalonePlan planStandalone(const Kernel &kernel,
   // A handwritten twin: its objects are the reference variants beside the
   // kernel's, one per target.
   for (const auto &[job, object] : objectsOf(kernel, succeeded, true)) {
-    driver::StandaloneObject twin{job->result.target.toString(),
+    driver::StandaloneObject twin{job->result.target,
                                   absoluteIn(object->path, outputDir).string(),
                                   job->spec->entry};
     copyLaunchSettings(*job->spec, twin);
@@ -460,8 +451,7 @@ Status planMainProgram(const Project &project,
                        ProgramRecord &record) {
   driver::CompileOptions &options = plan.options;
   options.programPath = project.program->string();
-  for (const Target &target : step.targets)
-    options.targets.push_back(target.toString());
+  options.targets = step.targets;
   options.outputDir = outputDir.string();
   if (step.ptxas)
     options.ptxasPath = step.ptxas->path.string();
@@ -588,20 +578,20 @@ void addFile(toolchains::CacheKeyBuilder &key, const ProgramStepOptions &step,
 /// and [specialization] (a changed value must recompile the program).
 void addPipeline(toolchains::CacheKeyBuilder &key, unsigned subgroupSize,
                  bool fullSubgroups,
-                 const std::vector<std::string> &specialization) {
+                 const std::vector<SpecializationSetting> &specialization) {
   key.add("subgroup", std::to_string(subgroupSize))
       .add(fullSubgroups ? "full" : "partial");
   key.add("specialization", std::to_string(specialization.size()));
-  for (const std::string &setting : specialization)
-    key.add(setting);
+  for (const SpecializationSetting &setting : specialization)
+    key.add(setting.key, setting.value);
 }
 
 void addCompileOptions(toolchains::CacheKeyBuilder &key,
                        const ProgramStepOptions &step,
                        const driver::CompileOptions &options) {
   key.add("targets", std::to_string(options.targets.size()));
-  for (const std::string &target : options.targets)
-    key.add(target);
+  for (const Target &target : options.targets)
+    key.add(target.toString());
   key.add("substitutions", std::to_string(options.objectSubstitutions.size()));
   for (const driver::Substitution &s : options.objectSubstitutions) {
     key.add(s.executable)
@@ -679,8 +669,8 @@ std::string programStepKey(const MainPlan *main,
     key.add("bindings", std::to_string(k.bindings.size()));
     for (const driver::StandaloneBinding &b : k.bindings) {
       key.add(b.name)
-          .add(b.elementType)
-          .add(b.access)
+          .add(toString(b.elementType))
+          .add(toString(b.access))
           .add(std::to_string(b.elementCount))
           .add(b.initDistribution);
       for (double v : {b.initLow, b.initHigh, b.initMean, b.initStddev,
@@ -692,7 +682,7 @@ std::string programStepKey(const MainPlan *main,
     }
     key.add("constants", std::to_string(k.constants.size()));
     for (const driver::StandaloneConstant &c : k.constants)
-      key.add(c.name).add(c.type).add(c.value);
+      key.add(c.name).add(toString(c.type)).add(c.value);
     for (const auto *dims :
          {&k.workgroupSize, &k.workload, &k.workloadPerWorkgroup}) {
       key.add("dims", std::to_string(dims->size()));
@@ -706,7 +696,7 @@ std::string programStepKey(const MainPlan *main,
       addFile(key, step, k.referenceExecutable);
     key.add("objects", std::to_string(k.objects.size()));
     for (const driver::StandaloneObject &o : k.objects) {
-      key.add(o.target).add(o.entry);
+      key.add(o.target.toString()).add(o.entry);
       addPipeline(key, o.subgroupSize, o.fullSubgroups, o.specialization);
       addFile(key, step, o.file);
     }

@@ -1,8 +1,9 @@
 //===- compiler/lib/CAPI/CompilerCAPI.cpp - libKBCompiler.so: -------------===//
 //
-// The library half of the C interface: C options to kb::driver types, the
-// driver's records back to C structs that own their strings. The other half
-// is workbench/build/compiler_library.cpp, which binds only the kbCompiler*
+// The library half of the C interface: C options to kb::driver types (the
+// targets, types and settings read from their spellings), the driver's
+// records back to C structs that own their strings. The other half is
+// workbench/build/compiler_library.cpp, which binds only the kbCompiler*
 // functions.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +13,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -20,6 +20,8 @@ using namespace kb::driver;
 
 namespace {
 
+using kb::capi::CViews;
+using kb::capi::SpellingReader;
 using kb::capi::str;
 using kb::capi::strings;
 
@@ -33,32 +35,33 @@ std::vector<uint32_t> slots(const uint32_t *items, size_t count) {
 }
 
 std::vector<Substitution> substitutions(const kbCompilerSubstitution *items,
-                                        size_t count) {
+                                        size_t count, SpellingReader &read) {
   std::vector<Substitution> out;
-  for (size_t i = 0; i < count; ++i)
+  for (size_t i = 0; i < count; ++i) {
+    const kbCompilerSubstitution &c = items[i];
     out.push_back(
-        {str(items[i].executable), str(items[i].file), str(items[i].origin),
-         items[i].sharedMemoryBytes, items[i].subgroupSize,
-         items[i].fullSubgroups != 0, strings(items[i].specialization),
-         dims(items[i].workgroupSize, items[i].workgroupSizeCount),
-         dims(items[i].workloadPerWorkgroup,
-              items[i].workloadPerWorkgroupCount),
-         str(items[i].device), str(items[i].entry),
-         slots(items[i].parameterOrder, items[i].parameterOrderCount)});
+        {str(c.executable), str(c.file), str(c.origin), c.sharedMemoryBytes,
+         c.subgroupSize, c.fullSubgroups != 0,
+         read.settings(c.specialization, "substitution " + str(c.executable)),
+         dims(c.workgroupSize, c.workgroupSizeCount),
+         dims(c.workloadPerWorkgroup, c.workloadPerWorkgroupCount),
+         str(c.device), str(c.entry),
+         slots(c.parameterOrder, c.parameterOrderCount)});
+  }
   return out;
 }
 
-CompileOptions fromC(const kbCompilerOptions &c) {
+CompileOptions fromC(const kbCompilerOptions &c, SpellingReader &read) {
   CompileOptions o;
   o.programPath = str(c.programPath);
   o.sourceSubstitutions =
-      substitutions(c.sourceSubstitutions, c.sourceSubstitutionCount);
+      substitutions(c.sourceSubstitutions, c.sourceSubstitutionCount, read);
   o.sourceDirectories = strings(c.sourceDirectories);
   o.objectSubstitutions =
-      substitutions(c.objectSubstitutions, c.objectSubstitutionCount);
+      substitutions(c.objectSubstitutions, c.objectSubstitutionCount, read);
   o.objectDirectories = strings(c.objectDirectories);
   o.searchPaths = strings(c.searchPaths);
-  o.targets = strings(c.targets);
+  o.targets = read.targets(c.targets, "targets");
   o.strict = c.strict;
   o.printNotes = c.printNotes;
   o.outputPath = str(c.outputPath);
@@ -73,22 +76,19 @@ CompileOptions fromC(const kbCompilerOptions &c) {
   return o;
 }
 
-/// A kbCompilerResult and the storage its pointers point into. The C++
-/// result keeps every string; the deques hold the pointer arrays (a deque
-/// never moves what it already holds).
+/// A kbCompilerResult and the storage its pointers point into: the C++
+/// result keeps its strings, |views| the pointer arrays and the spellings
+/// of its targets.
 struct OwnedResult : kbCompilerResult {
   CompileResult cpp;
-  std::deque<std::vector<const char *>> pointerArrays;
+  CViews views;
   std::vector<kbCompilerAppliedSubstitution> substitutionItems;
   std::vector<kbCompilerCodegenRecord> codegenItems;
   std::vector<kbCompilerBenchmark> benchmarkItems;
   std::vector<kbCompilerUnbenchmarked> unbenchmarkedItems;
 
   kbCompilerStrings view(const std::vector<std::string> &list) {
-    std::vector<const char *> &array = pointerArrays.emplace_back();
-    for (const std::string &s : list)
-      array.push_back(s.c_str());
-    return {array.data(), array.size()};
+    return views.strings(list);
   }
 
   explicit OwnedResult(CompileResult result)
@@ -101,12 +101,12 @@ struct OwnedResult : kbCompilerResult {
     kbmMilliseconds = cpp.kbmMilliseconds;
     for (const AppliedSubstitution &s : cpp.substitutions)
       substitutionItems.push_back({s.executable.c_str(), s.variant.c_str(),
-                                   s.kind.c_str(), s.file.c_str(),
+                                   toString(s.kind), s.file.c_str(),
                                    s.reference.c_str(), s.origin.c_str(),
                                    s.device.c_str()});
     for (const CodegenRecord &r : cpp.codegen)
       codegenItems.push_back({r.executable.c_str(), r.variant.c_str(),
-                              r.target.c_str(), r.milliseconds,
+                              views.keep(r.target.toString()), r.milliseconds,
                               r.ptxasMilliseconds});
     for (const BenchmarkRecord &b : cpp.benchmarks) {
       kbCompilerBenchmark item = {};
@@ -138,33 +138,52 @@ struct OwnedResult : kbCompilerResult {
   }
 };
 
-StandaloneKernel fromC(const kbCompilerStandaloneKernel &c) {
+std::vector<StandaloneBinding> bindings(const kbCompilerStandaloneKernel &c,
+                                        SpellingReader &read) {
+  std::vector<StandaloneBinding> out;
+  for (size_t i = 0; i < c.bindingCount; ++i) {
+    const kbCompilerStandaloneBinding &b = c.bindings[i];
+    std::string field = "binding " + std::to_string(i);
+    out.push_back({str(b.name), read.elementType(b.elementType, field),
+                   read.access(b.access, field), b.elementCount,
+                   str(b.initDistribution), b.initLow, b.initHigh, b.initMean,
+                   b.initStddev, b.initStart, b.initStep});
+  }
+  return out;
+}
+
+std::vector<StandaloneObject> objects(const kbCompilerStandaloneKernel &c,
+                                      SpellingReader &read) {
+  std::vector<StandaloneObject> out;
+  for (size_t i = 0; i < c.objectCount; ++i) {
+    const kbCompilerStandaloneObject &o = c.objects[i];
+    std::string field = "object '" + str(o.file) + "'";
+    out.push_back({read.target(o.target, field), str(o.file), str(o.entry),
+                   o.subgroupSize, o.fullSubgroups != 0,
+                   read.settings(o.specialization, field), o.reference != 0,
+                   slots(o.parameterOrder, o.parameterOrderCount)});
+  }
+  return out;
+}
+
+StandaloneKernel fromC(const kbCompilerStandaloneKernel &c,
+                       SpellingReader &read) {
   StandaloneKernel k;
   k.name = str(c.name);
   k.entry = str(c.entry);
-  for (size_t i = 0; i < c.bindingCount; ++i) {
-    const kbCompilerStandaloneBinding &b = c.bindings[i];
-    k.bindings.push_back({str(b.name), str(b.elementType), str(b.access),
-                          b.elementCount, str(b.initDistribution), b.initLow,
-                          b.initHigh, b.initMean, b.initStddev, b.initStart,
-                          b.initStep});
-  }
+  k.bindings = bindings(c, read);
   for (size_t i = 0; i < c.constantCount; ++i)
-    k.constants.push_back({str(c.constants[i].name), str(c.constants[i].type),
-                           str(c.constants[i].value)});
+    k.constants.push_back(
+        {str(c.constants[i].name),
+         read.scalarType(c.constants[i].type, "constant " + std::to_string(i)),
+         str(c.constants[i].value)});
   k.workgroupSize = dims(c.workgroupSize, c.workgroupSizeCount);
   k.workload = dims(c.workload, c.workloadCount);
   k.workloadPerWorkgroup =
       dims(c.workloadPerWorkgroup, c.workloadPerWorkgroupCount);
   k.sharedMemoryBytes = c.sharedMemoryBytes;
   k.referenceExecutable = str(c.referenceExecutable);
-  for (size_t i = 0; i < c.objectCount; ++i)
-    k.objects.push_back(
-        {str(c.objects[i].target), str(c.objects[i].file),
-         str(c.objects[i].entry), c.objects[i].subgroupSize,
-         c.objects[i].fullSubgroups != 0, strings(c.objects[i].specialization),
-         c.objects[i].reference != 0,
-         slots(c.objects[i].parameterOrder, c.objects[i].parameterOrderCount)});
+  k.objects = objects(c, read);
   return k;
 }
 
@@ -185,7 +204,14 @@ kbCompilerResult *kbCompilerCompile(const kbCompilerOptions *options) {
   // No exception may cross into C: the only one compile() can raise is
   // std::bad_alloc, which ends the process like any other allocation
   // failure of the caller would.
-  return new OwnedResult(compile(fromC(*options)));
+  SpellingReader read;
+  CompileOptions cpp = fromC(*options, read);
+  if (!read.error().empty()) {
+    CompileResult refused;
+    refused.diagnostics = "error: " + read.error() + "\n";
+    return new OwnedResult(std::move(refused));
+  }
+  return new OwnedResult(compile(cpp));
 }
 
 void kbCompilerResultDestroy(kbCompilerResult *result) {
@@ -194,8 +220,12 @@ void kbCompilerResultDestroy(kbCompilerResult *result) {
 
 char *kbCompilerWriteStandaloneProgram(const kbCompilerStandaloneKernel *kernel,
                                        const char *path) {
-  std::string error;
-  if (writeStandaloneProgram(fromC(*kernel), str(path), error))
+  SpellingReader read;
+  StandaloneKernel cpp = fromC(*kernel, read);
+  std::string error = read.error().empty() ? std::string()
+                                           : "standalone kernel '" + cpp.name +
+                                                 "': " + read.error();
+  if (error.empty() && writeStandaloneProgram(cpp, str(path), error))
     return nullptr;
   return copyString(error.empty() ? std::string("unknown error") : error);
 }

@@ -1,5 +1,6 @@
 //===- Codegen.cpp - Dispatch a generated variant to its backend ----------===//
 #include "kb/Codegen/Codegen.h"
+#include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -27,16 +28,17 @@ LogicalResult generateSpirv(ExecutableOp executable, VariantOp variant,
                             SmallVectorImpl<GeneratedBinary> &result);
 } // namespace mlir::kb::codegen
 
-void kb::registerCodegenDialects(DialectRegistry &registry) {
+void mlir::kb::registerCodegenDialects(DialectRegistry &registry) {
   registry.insert<cf::ControlFlowDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   NVVM::NVVMDialect, spirv::SPIRVDialect>();
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
 }
 
-LogicalResult kb::generateVariant(ExecutableOp executable, VariantOp variant,
-                                  const CodegenOptions &options,
-                                  SmallVectorImpl<GeneratedBinary> &result) {
+LogicalResult
+mlir::kb::generateVariant(ExecutableOp executable, VariantOp variant,
+                          const CodegenOptions &options,
+                          SmallVectorImpl<GeneratedBinary> &result) {
   if (variant.isExternal())
     return variant.emitOpError("is external; only generated variants have "
                                "codegen");
@@ -82,16 +84,22 @@ struct Generated {
 };
 } // namespace
 
-LogicalResult kb::generateAllVariants(Operation *module,
-                                      const CodegenOptions &options,
-                                      SmallVectorImpl<CodegenRecord> *records) {
-  // In-process codegen is sequential (one MLIRContext); the ptxas
-  // subprocesses that follow run in parallel, one per core: ptxas costs
-  // tens of milliseconds per module, more than the in-process codegen.
+/// Milliseconds since |start|.
+static double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// Runs in-process codegen of every generated variant of |module| that has
+/// none yet, in order (one MLIRContext). Keeps going after a failure; the
+/// variants that failed have a diagnostic and are not in |generated|.
+static LogicalResult generateInProcess(Operation *module,
+                                       const CodegenOptions &options,
+                                       std::vector<Generated> &generated) {
   CodegenOptions inProcess = options;
   inProcess.emitCubin = false;
   bool failedAny = false;
-  std::vector<Generated> generated;
   for (auto executable : cast<ModuleOp>(module).getOps<ExecutableOp>()) {
     for (VariantOp variant : executable.getVariantOps()) {
       if (variant.isExternal() || variant->hasAttr(kGeneratedAttrName))
@@ -104,63 +112,79 @@ LogicalResult kb::generateAllVariants(Operation *module,
         failedAny = true;
         continue;
       }
-      g.milliseconds = std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
+      g.milliseconds = millisecondsSince(start);
       if (variant.getBackend() == Backend::Cuda && !g.binaries.empty())
         g.ptx = g.binaries.front().data;
       generated.push_back(std::move(g));
     }
   }
+  return failure(failedAny);
+}
 
-  std::optional<std::string> ptxas =
-      options.emitCubin ? findPtxas(options.ptxasPath) : std::nullopt;
-  if (ptxas) {
-    std::vector<Generated *> jobs;
-    for (Generated &g : generated)
-      if (!g.ptx.empty())
-        jobs.push_back(&g);
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-        Generated &g = *jobs[i];
-        auto start = std::chrono::steady_clock::now();
-        g.ptxasFailed =
-            failed(runPtxas(*ptxas, g.ptx, g.arch, g.cubin, g.error));
-        g.ptxasMilliseconds = std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - start)
-                                  .count();
-      }
-    };
-    for (Generated *g : jobs)
-      g->arch = g->variant.getArch().str();
-    unsigned threads =
-        std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                        static_cast<unsigned>(jobs.size())));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-      pool.emplace_back(worker);
-    worker();
-    for (std::thread &t : pool)
-      t.join();
-  }
-
-  for (Generated &g : generated) {
-    if (g.ptxasFailed) {
-      g.variant.emitOpError("ptxas rejected the PTX of the ")
-          << g.variant.getTargetString() << " codegen of kb.executable @"
-          << g.executable.getSymName() << " (-arch=" << g.arch
-          << "): " << g.error;
-      failedAny = true;
-      continue;
+/// Runs |ptxas| on the PTX of every CUDA variant in |generated|, in
+/// parallel, one job per core: ptxas costs tens of milliseconds per module,
+/// more than the in-process codegen. Only the job's own fields are written,
+/// so the workers share nothing but the counter.
+static void runPtxasJobs(StringRef ptxas, std::vector<Generated> &generated) {
+  std::vector<Generated *> jobs;
+  for (Generated &g : generated)
+    if (!g.ptx.empty()) {
+      g.arch = g.variant.getArch().str();
+      jobs.push_back(&g);
     }
-    if (!g.cubin.empty())
-      g.binaries.push_back({"cubin", g.arch, std::move(g.cubin)});
-    recordBinaries(g.executable, g.variant, g.binaries);
-    if (records)
-      records->push_back(
-          {g.executable.getSymName().str(), g.variant.getSymName().str(),
-           g.variant.getTargetString(), g.milliseconds, g.ptxasMilliseconds});
-  }
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+      Generated &g = *jobs[i];
+      auto start = std::chrono::steady_clock::now();
+      g.ptxasFailed = failed(runPtxas(ptxas, g.ptx, g.arch, g.cubin, g.error));
+      g.ptxasMilliseconds = millisecondsSince(start);
+    }
+  };
+  unsigned threads =
+      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                      static_cast<unsigned>(jobs.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &t : pool)
+    t.join();
+}
+
+/// Stores what |g| produced on its variant (with the cubin, when ptxas made
+/// one) and adds its record; failure after a diagnostic when ptxas rejected
+/// the PTX.
+static LogicalResult finishVariant(Generated &g,
+                                   SmallVectorImpl<CodegenRecord> *records) {
+  if (g.ptxasFailed)
+    return g.variant.emitOpError("ptxas rejected the PTX of the ")
+           << g.variant.getTargetString() << " codegen of kb.executable @"
+           << g.executable.getSymName() << " (-arch=" << g.arch
+           << "): " << g.error;
+  if (!g.cubin.empty())
+    g.binaries.push_back({"cubin", g.arch, std::move(g.cubin)});
+  recordBinaries(g.executable, g.variant, g.binaries);
+  if (!records)
+    return success();
+  // A verified variant's target is valid.
+  ::kb::StatusOr<::kb::Target> target = getTarget(g.variant);
+  records->push_back({g.executable.getSymName().str(),
+                      g.variant.getSymName().str(),
+                      target.ok() ? *target : ::kb::Target(), g.milliseconds,
+                      g.ptxasMilliseconds});
+  return success();
+}
+
+LogicalResult
+mlir::kb::generateAllVariants(Operation *module, const CodegenOptions &options,
+                              SmallVectorImpl<CodegenRecord> *records) {
+  std::vector<Generated> generated;
+  bool failedAny = failed(generateInProcess(module, options, generated));
+  if (std::optional<std::string> ptxas =
+          options.emitCubin ? findPtxas(options.ptxasPath) : std::nullopt)
+    runPtxasJobs(*ptxas, generated);
+  for (Generated &g : generated)
+    failedAny |= failed(finishVariant(g, records));
   return failure(failedAny);
 }

@@ -188,28 +188,33 @@ static void addRequiredBlockSize(llvm::Module &module,
   }
 }
 
-LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
-                                    const CodegenOptions &options,
-                                    SmallVectorImpl<GeneratedBinary> &result) {
-  std::string what = describeCodegen(executable, variant);
+/// The kernel body of |variant| lowered to NVVM and translated to LLVM IR
+/// in |llvmContext|; failure after a diagnostic.
+static FailureOr<std::unique_ptr<llvm::Module>>
+translateToLlvm(ExecutableOp executable, VariantOp variant,
+                const std::string &what, llvm::LLVMContext &llvmContext) {
   MLIRContext *context = executable.getContext();
-  FailureOr<OwningOpRef<ModuleOp>> module =
-      buildKernelModule(executable, variant, KernelFlavor::Cuda);
+  FailureOr<OwningOpRef<ModuleOp>> module = codegen::buildKernelModule(
+      executable, variant, codegen::KernelFlavor::Cuda);
   if (failed(module))
     return failure();
   auto gpuModule = *(**module).getOps<gpu::GPUModuleOp>().begin();
   if (failed(lowerToNvvm(gpuModule, what)))
     return variant.emitOpError("failed in the ") << what;
-
   registerLLVMDialectTranslation(*context);
   registerNVVMDialectTranslation(*context);
-  auto llvmContext = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(gpuModule, *llvmContext, executable.getSymName());
+      translateModuleToLLVMIR(gpuModule, llvmContext, executable.getSymName());
   if (!llvmModule)
     return variant.emitOpError("could not translate to LLVM IR in the ")
            << what;
+  return llvmModule;
+}
 
+/// The NVPTX target machine for |cpu|; failure after a diagnostic when
+/// LLVM was built without the backend.
+static FailureOr<std::unique_ptr<llvm::TargetMachine>>
+createNvptxMachine(VariantOp variant, StringRef what, StringRef cpu) {
   initializeNvptx();
   std::string error;
   const llvm::Target *target =
@@ -217,19 +222,20 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
   if (!target)
     return variant.emitOpError("needs LLVM's NVPTX backend for the ")
            << what << ": " << error;
-  std::string cpu = pickLlvmCpu(getTarget(variant)->smNumber());
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       kTriple, cpu, kPtxFeatures, llvm::TargetOptions(), std::nullopt,
       std::nullopt, llvm::CodeGenOpt::Aggressive));
-  llvmModule->setTargetTriple(kTriple);
-  llvmModule->setDataLayout(machine->createDataLayout());
-  addRequiredBlockSize(*llvmModule, executable);
-  codegen::accessBf16AsI16(*llvmModule);
+}
 
-  // LLVM's optimizer and the NVPTX backend stop some inputs with a fatal
-  // error ("Cannot select: ... = fadd" on a type the backend lacks, an
-  // undefined libcall): that must fail this variant, not end the process.
-  llvm::SmallString<0> ptx;
+/// Optimizes |llvmModule| and emits it as |ptx|. LLVM's optimizer and the
+/// NVPTX backend stop some inputs with a fatal error ("Cannot select: ... =
+/// fadd" on a type the backend lacks, an undefined libcall): that fails
+/// this variant, not the process, and leaks what the abandoned run held.
+static LogicalResult emitPtx(VariantOp variant, StringRef what,
+                             std::unique_ptr<llvm::LLVMContext> &llvmContext,
+                             std::unique_ptr<llvm::Module> &llvmModule,
+                             std::unique_ptr<llvm::TargetMachine> &machine,
+                             llvm::SmallString<0> &ptx) {
   std::string llvmError, fatal;
   bool emitted = false;
   if (failed(runRecoveringFatalErrors(
@@ -262,9 +268,14 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
   if (!emitted)
     return variant.emitOpError("the NVPTX backend cannot emit PTX for the ")
            << what;
+  return success();
+}
 
-  // The generated PTX must fit the same ABI check a handwritten one does.
-  ::kb::StatusOr<::kb::PtxModule> parsed = ::kb::readPtx(ptx.str().str());
+/// The generated PTX must fit the same ABI check a handwritten one does.
+static LogicalResult checkGeneratedPtx(ExecutableOp executable,
+                                       VariantOp variant, StringRef what,
+                                       StringRef ptx) {
+  ::kb::StatusOr<::kb::PtxModule> parsed = ::kb::readPtx(ptx.str());
   if (!parsed.ok())
     return variant.emitOpError("produced PTX the ABI reader rejects in the ")
            << what << ": " << parsed.status().message();
@@ -277,17 +288,50 @@ LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
              << what << ":\n"
              << ::kb::formatMismatches(mismatches);
   }
-  result.push_back({"ptx", cpu, ptx.str().str()});
+  return success();
+}
 
+/// Adds the cubin of |ptx| when asked for and ptxas is found (PTX alone
+/// works too: the driver JIT-compiles it).
+static LogicalResult addCubin(VariantOp variant, StringRef what,
+                              const CodegenOptions &options, StringRef ptx,
+                              SmallVectorImpl<GeneratedBinary> &result) {
   if (!options.emitCubin)
     return success();
   std::optional<std::string> ptxas = findPtxas(options.ptxasPath);
   if (!ptxas)
-    return success(); // PTX alone: the driver JIT-compiles it.
+    return success();
   std::string cubin, ptxasError;
   if (failed(runPtxas(*ptxas, ptx, variant.getArch(), cubin, ptxasError)))
     return variant.emitOpError("ptxas rejected the PTX of the ")
            << what << " (-arch=" << variant.getArch() << "): " << ptxasError;
   result.push_back({"cubin", variant.getArch().str(), std::move(cubin)});
   return success();
+}
+
+LogicalResult codegen::generateCuda(ExecutableOp executable, VariantOp variant,
+                                    const CodegenOptions &options,
+                                    SmallVectorImpl<GeneratedBinary> &result) {
+  std::string what = describeCodegen(executable, variant);
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateToLlvm(executable, variant, what, *llvmContext);
+  if (failed(llvmModule))
+    return failure();
+  std::string cpu = pickLlvmCpu(getTarget(variant)->smNumber());
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      createNvptxMachine(variant, what, cpu);
+  if (failed(machine))
+    return failure();
+  (*llvmModule)->setTargetTriple(kTriple);
+  (*llvmModule)->setDataLayout((*machine)->createDataLayout());
+  addRequiredBlockSize(**llvmModule, executable);
+  codegen::accessBf16AsI16(**llvmModule);
+
+  llvm::SmallString<0> ptx;
+  if (failed(emitPtx(variant, what, llvmContext, *llvmModule, *machine, ptx)) ||
+      failed(checkGeneratedPtx(executable, variant, what, ptx)))
+    return failure();
+  result.push_back({"ptx", cpu, ptx.str().str()});
+  return addCubin(variant, what, options, ptx, result);
 }

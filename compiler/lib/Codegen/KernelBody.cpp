@@ -95,7 +95,7 @@ static Type getBindingElementType(MLIRContext *context,
   llvm_unreachable("unknown element type");
 }
 
-static Type getConstantType(MLIRContext *context, ConstantType type) {
+Type codegen::getConstantType(MLIRContext *context, ConstantType type) {
   switch (type) {
   case ConstantType::I32:
   case ConstantType::U32:
@@ -311,7 +311,8 @@ static LogicalResult buildKernel(ExecutableOp executable,
     return failure();
   SmallVector<Type> constantTypes;
   for (ConstantAttr constant : exportOp.getLayout().getConstants())
-    constantTypes.push_back(getConstantType(context, constant.getType()));
+    constantTypes.push_back(
+        codegen::getConstantType(context, constant.getType()));
 
   // CUDA: workgroup memory becomes workgroup attributions of the gpu.func
   // (shared-memory globals after lowering). Vulkan keeps the allocs, which

@@ -37,6 +37,10 @@ enum class KernelFlavor {
   Host,
 };
 
+/// The signless type a constant of |type| is passed as (a kernel parameter,
+/// a push-constant block member).
+Type getConstantType(MLIRContext *context, ConstantType type);
+
 /// "cuda:sm_90 codegen of kb.executable @saxpy" for messages.
 std::string describeCodegen(ExecutableOp executable, VariantOp variant);
 

@@ -187,21 +187,11 @@ static LogicalResult convertToSpirv(ModuleOp module,
                              std::move(patterns));
 }
 
-/// Replaces the constant placeholders with loads from one push-constant
-/// block laid out at kb::pushConstantLayout offsets.
-static LogicalResult lowerPushConstants(ExecutableOp executable,
-                                        VariantOp variant,
-                                        spirv::ModuleOp spirvModule) {
-  SmallVector<UnrealizedConversionCastOp> placeholders;
-  spirvModule.walk([&](UnrealizedConversionCastOp op) {
-    if (op->hasAttr(codegen::kPushConstantAttr))
-      placeholders.push_back(op);
-  });
-  if (placeholders.empty())
-    return success();
-
-  // One block per module (the ABI reader allows one): every export with
-  // constants must declare the same ones.
+/// The export whose constants the push-constant block holds: one block per
+/// module (the ABI reader allows one), so every export with constants must
+/// declare the same ones; failure after a diagnostic when two differ.
+static FailureOr<ExportOp> findConstantsExport(ExecutableOp executable,
+                                               VariantOp variant) {
   ExportOp layoutExport;
   for (ExportOp exportOp : executable.getExportOps()) {
     if (exportOp.getLayout().getConstants().empty())
@@ -215,47 +205,52 @@ static LogicalResult lowerPushConstants(ExecutableOp executable,
                 "every export must declare the same constants";
     layoutExport = exportOp;
   }
+  return layoutExport;
+}
+
+/// The push-constant block variable of |layoutExport|'s constants, at
+/// kb::pushConstantLayout offsets, first in |spirvModule|.
+static spirv::GlobalVariableOp
+createPushConstantBlock(spirv::ModuleOp spirvModule, ExportOp layoutExport) {
+  MLIRContext *context = spirvModule.getContext();
   ::kb::KernelAbi abi = getKernelAbi(layoutExport, layoutExport.getSymName());
   std::vector<::kb::ParamSlot> slots = ::kb::pushConstantLayout(abi);
-
-  MLIRContext *context = executable.getContext();
   SmallVector<Type> members;
   SmallVector<spirv::StructType::OffsetInfo> offsets;
-  DenseMap<int64_t, Type> typeOf;
-  for (UnrealizedConversionCastOp op : placeholders)
-    typeOf[op->getAttrOfType<IntegerAttr>(codegen::kPushConstantAttr)
-               .getInt()] = op.getResult(0).getType();
   for (auto [i, constant] :
        llvm::enumerate(layoutExport.getLayout().getConstants())) {
-    Type type;
-    switch (constant.getType()) {
-    case ConstantType::I32:
-    case ConstantType::U32:
-      type = IntegerType::get(context, 32);
-      break;
-    case ConstantType::I64:
-    case ConstantType::U64:
-      type = IntegerType::get(context, 64);
-      break;
-    case ConstantType::F32:
-      type = FloatType::getF32(context);
-      break;
-    case ConstantType::F64:
-      type = FloatType::getF64(context);
-      break;
-    }
-    members.push_back(type);
+    members.push_back(codegen::getConstantType(context, constant.getType()));
     offsets.push_back(slots[i].offset);
   }
   auto structType = spirv::StructType::get(members, offsets);
   auto pointerType =
       spirv::PointerType::get(structType, spirv::StorageClass::PushConstant);
   OpBuilder builder = OpBuilder::atBlockBegin(spirvModule.getBody());
-  auto variable = builder.create<spirv::GlobalVariableOp>(
+  return builder.create<spirv::GlobalVariableOp>(
       spirvModule.getLoc(), TypeAttr::get(pointerType),
       builder.getStringAttr(kPushConstantsName));
+}
 
-  auto i32 = IntegerType::get(context, 32);
+/// Replaces the constant placeholders with loads from one push-constant
+/// block laid out at kb::pushConstantLayout offsets.
+static LogicalResult lowerPushConstants(ExecutableOp executable,
+                                        VariantOp variant,
+                                        spirv::ModuleOp spirvModule) {
+  SmallVector<UnrealizedConversionCastOp> placeholders;
+  spirvModule.walk([&](UnrealizedConversionCastOp op) {
+    if (op->hasAttr(codegen::kPushConstantAttr))
+      placeholders.push_back(op);
+  });
+  if (placeholders.empty())
+    return success();
+  FailureOr<ExportOp> layoutExport = findConstantsExport(executable, variant);
+  if (failed(layoutExport))
+    return failure();
+  spirv::GlobalVariableOp variable =
+      createPushConstantBlock(spirvModule, *layoutExport);
+
+  OpBuilder builder(executable.getContext());
+  auto i32 = builder.getI32Type();
   for (UnrealizedConversionCastOp op : placeholders) {
     int64_t index =
         op->getAttrOfType<IntegerAttr>(codegen::kPushConstantAttr).getInt();

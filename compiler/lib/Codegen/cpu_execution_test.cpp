@@ -32,30 +32,32 @@ class CpuExecutionTest : public ::testing::Test {
 protected:
   CpuExecutionTest() {
     DialectRegistry registry;
-    kb::registerPipelineInputDialects(registry);
-    kb::registerCodegenDialects(registry);
+    mlir::kb::registerPipelineInputDialects(registry);
+    mlir::kb::registerCodegenDialects(registry);
     context_.appendDialectRegistry(registry);
     context_.loadAllAvailableDialects();
   }
 
   /// The first kb.executable of |text|, or null (with a test failure).
-  kb::ExecutableOp parse(const std::string &text) {
+  mlir::kb::ExecutableOp parse(const std::string &text) {
     module_ = parseSourceString<ModuleOp>(text, &context_);
     if (!module_) {
       ADD_FAILURE() << "does not parse:\n" << text;
       return {};
     }
-    auto executables = module_->getOps<kb::ExecutableOp>();
-    return executables.empty() ? kb::ExecutableOp() : *executables.begin();
+    auto executables = module_->getOps<mlir::kb::ExecutableOp>();
+    return executables.empty() ? mlir::kb::ExecutableOp()
+                               : *executables.begin();
   }
 
   /// runOnCpu, with the diagnostics it emits collected in |diagnostics_|.
-  LogicalResult run(kb::ExecutableOp executable, kb::CpuDispatch dispatch) {
+  LogicalResult run(mlir::kb::ExecutableOp executable,
+                    mlir::kb::CpuDispatch dispatch) {
     ScopedDiagnosticHandler handler(&context_, [&](Diagnostic &d) {
       diagnostics_ += d.str() + "\n";
       return success();
     });
-    return kb::runOnCpu(executable, dispatch);
+    return mlir::kb::runOnCpu(executable, dispatch);
   }
 
   MLIRContext context_;
@@ -92,7 +94,7 @@ TEST_F(CpuExecutionTest, FibonacciLoopsAgreeWithCppAtBothIndexWidths) {
                      "/tests/e2e/fixtures/references/fibonacci/fibonacci.mlir");
   std::stringstream text;
   text << file.rdbuf();
-  kb::ExecutableOp executable = parse(text.str());
+  mlir::kb::ExecutableOp executable = parse(text.str());
   ASSERT_TRUE(executable);
   const uint32_t count = 200; // 4 workgroups of 64: 56 invocations past it
   std::vector<uint32_t> n(count);
@@ -102,7 +104,7 @@ TEST_F(CpuExecutionTest, FibonacciLoopsAgreeWithCppAtBothIndexWidths) {
     SCOPED_TRACE(bits);
     std::vector<std::vector<uint8_t>> buffers = {
         bytesOf(n), std::vector<uint8_t>(count * 4, 0xAB)};
-    kb::CpuDispatch dispatch;
+    mlir::kb::CpuDispatch dispatch;
     dispatch.exportName = "fibonacci";
     dispatch.buffers = &buffers;
     dispatch.constants = {count};
@@ -158,7 +160,7 @@ kb.executable @grid {
 )mlir";
 
 TEST_F(CpuExecutionTest, TwoDimensionalGridWithBf16AndWideConstants) {
-  kb::ExecutableOp executable = parse(kGrid2d);
+  mlir::kb::ExecutableOp executable = parse(kGrid2d);
   ASSERT_TRUE(executable);
   const int width = 8, height = 6; // 2 x 3 workgroups of 4 x 2
   std::vector<uint16_t> x(width * height);
@@ -174,7 +176,7 @@ TEST_F(CpuExecutionTest, TwoDimensionalGridWithBf16AndWideConstants) {
   float scale = 2.0f;
   uint32_t scaleBits;
   std::memcpy(&scaleBits, &scale, 4);
-  kb::CpuDispatch dispatch;
+  mlir::kb::CpuDispatch dispatch;
   dispatch.exportName = "grid";
   dispatch.buffers = &buffers;
   dispatch.constants = {scaleBits, uint64_t(1) << 40, uint64_t(width)};
@@ -192,7 +194,7 @@ TEST_F(CpuExecutionTest, TwoDimensionalGridWithBf16AndWideConstants) {
 }
 
 TEST_F(CpuExecutionTest, BarriersAndWorkgroupMemoryAreRefused) {
-  kb::ExecutableOp executable = parse(R"mlir(
+  mlir::kb::ExecutableOp executable = parse(R"mlir(
 kb.executable @shared {
   kb.export @shared bindings(x: f32 readwrite) workgroup_size = [64, 1, 1]
   builtin.module {
@@ -209,7 +211,7 @@ kb.executable @shared {
 )mlir");
   ASSERT_TRUE(executable);
   std::vector<std::vector<uint8_t>> buffers = {std::vector<uint8_t>(4)};
-  kb::CpuDispatch dispatch;
+  mlir::kb::CpuDispatch dispatch;
   dispatch.exportName = "shared";
   dispatch.buffers = &buffers;
   EXPECT_TRUE(failed(run(executable, dispatch)));

@@ -1,6 +1,8 @@
 //===- Driver.cpp - Run the kb compiler in-process ------------------------===//
-#include "common/mlir_nesting.h"
 #include "kb/Driver/Driver.h"
+
+#include "common/mlir_nesting.h"
+#include "common/specialization.h"
 
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBDialect.h"
@@ -46,11 +48,6 @@ bool parseSubstitution(const std::string &text, Substitution &result,
   result.executable = text.substr(0, eq);
   result.file = text.substr(eq + 1);
   return true;
-}
-
-std::string variantNameForTarget(const std::string &target) {
-  ::kb::StatusOr<::kb::Target> parsed = ::kb::Target::parse(target);
-  return parsed.ok() ? parsed->variantName() : std::string();
 }
 
 /// The backend class of an object file ("cuda", "vulkan") or "source".
@@ -124,8 +121,8 @@ toLaunchList(const std::vector<Substitution> &substitutions) {
       items.push_back("subgroup_size=" + std::to_string(s.subgroupSize));
     if (s.fullSubgroups)
       items.push_back("full_subgroups");
-    for (const std::string &setting : s.specialization)
-      items.push_back("spec=" + setting);
+    for (const ::kb::SpecializationSetting &setting : s.specialization)
+      items.push_back("spec=" + ::kb::formatSpecializationSetting(setting));
     auto dims = [](const std::vector<long long> &values) {
       std::string text;
       for (long long v : values)
@@ -435,9 +432,7 @@ static LogicalResult runPipeline(MLIRContext &context, ModuleOp module,
   PassManager pm(&context);
   kbir::buildCompilerPipeline(pm, pipeline);
   LogicalResult ran = pm.run(module);
-  for (const kbir::CodegenRecord &r : records)
-    result.codegen.push_back({r.executable, r.variant, r.target, r.milliseconds,
-                              r.ptxasMilliseconds});
+  result.codegen.insert(result.codegen.end(), records.begin(), records.end());
   return ran;
 }
 
@@ -510,10 +505,12 @@ static CompileResult compilePipeline(const CompileOptions &options) {
   for (const kbir::SubstitutionRecord &record :
        kbir::readSubstitutionRecords(*module)) {
     result.notes.push_back(kbir::formatSubstitutionNote(record));
+    // The pass records the kind it ran as (its `kind` option).
+    SubstitutionKind kind =
+        parseSubstitutionKind(record.kind).value_or(SubstitutionKind::Object);
     result.substitutions.push_back(
-        {record.executable, record.variant, record.kind, record.file,
-         record.reference, findOrigin(options, record.executable, record.file),
-         record.device});
+        {record.executable, record.variant, kind, record.file, record.reference,
+         findOrigin(options, record.executable, record.file), record.device});
   }
 
   // Dumps run after the output is printed and before it is kept, so that on

@@ -123,18 +123,11 @@ static std::string describe(const std::string &what, size_t index,
 static bool buildLayout(MLIRContext *context, const StandaloneKernel &kernel,
                         kbir::LayoutAttr &layout, std::string &error) {
   Builder b(context);
+  auto nameAttr = [&](const std::string &name) {
+    return name.empty() ? StringAttr() : b.getStringAttr(name);
+  };
   SmallVector<kbir::BindingAttr> bindings;
   for (auto [i, binding] : llvm::enumerate(kernel.bindings)) {
-    auto type = kbir::symbolizeBindingElementType(binding.elementType);
-    auto access = kbir::symbolizeBindingAccess(binding.access);
-    if (!type || !access) {
-      error = describe("binding", i, binding.name) + ": " +
-              (!type ? "element type '" + binding.elementType +
-                           "' is not one of " + ::kb::validElementTypes()
-                     : "access '" + binding.access + "' is not one of " +
-                           ::kb::validAccesses());
-      return false;
-    }
     if (binding.elementCount == 0) {
       error = describe("binding", i, binding.name) +
               ": element count is 0; a standalone kernel needs each buffer's "
@@ -142,23 +135,13 @@ static bool buildLayout(MLIRContext *context, const StandaloneKernel &kernel,
       return false;
     }
     bindings.push_back(kbir::BindingAttr::get(
-        context,
-        binding.name.empty() ? StringAttr() : b.getStringAttr(binding.name),
-        *type, *access));
+        context, nameAttr(binding.name), kbir::fromCommon(binding.elementType),
+        kbir::fromCommon(binding.access)));
   }
   SmallVector<kbir::ConstantAttr> constants;
-  for (auto [i, constant] : llvm::enumerate(kernel.constants)) {
-    auto type = kbir::symbolizeConstantType(constant.type);
-    if (!type) {
-      error = describe("constant", i, constant.name) + ": type '" +
-              constant.type + "' is not one of " + ::kb::validScalarTypes();
-      return false;
-    }
+  for (const StandaloneConstant &constant : kernel.constants)
     constants.push_back(kbir::ConstantAttr::get(
-        context,
-        constant.name.empty() ? StringAttr() : b.getStringAttr(constant.name),
-        *type));
-  }
+        context, nameAttr(constant.name), kbir::fromCommon(constant.type)));
   layout = kbir::LayoutAttr::get(context, bindings, constants);
   return true;
 }
@@ -277,9 +260,7 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   MLIRContext *context = executable.getContext();
   Builder b(context);
   std::string where = "object '" + object.file + "'";
-  ::kb::StatusOr<::kb::Target> target = ::kb::Target::parse(object.target);
-  if (!target.ok())
-    return where + ": " + target.status().message();
+  const ::kb::Target &target = object.target;
   auto bytes = llvm::MemoryBuffer::getFile(object.file, /*IsText=*/false);
   if (!bytes)
     return "cannot read " + where + ": " + bytes.getError().message();
@@ -311,14 +292,8 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
     auto spirv = ::kb::readSpirvBytes(data);
     if (!spirv.ok())
       return where + ": " + spirv.status().message();
-    std::vector<::kb::SpecializationSetting> settings;
-    for (const std::string &text : object.specialization)
-      if (auto setting = ::kb::parseSpecializationSetting(text))
-        settings.push_back(std::move(*setting));
-      else
-        return where + ": specialization setting '" + text +
-               "' is not KEY=VALUE";
-    auto values = ::kb::resolveSpecialization(*spirv, abi.entry, settings);
+    auto values =
+        ::kb::resolveSpecialization(*spirv, abi.entry, object.specialization);
     if (!values.ok())
       return where + ": " + values.status().message();
     abi.specialization = std::move(*values);
@@ -336,11 +311,11 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
   // A twin reference sits beside the candidate of its target.
   std::string name =
-      target->variantName() + (object.reference ? "_reference" : "");
+      target.variantName() + (object.reference ? "_reference" : "");
   auto variant = inner.create<kbir::VariantOp>(
       executable.getLoc(), b.getStringAttr(name),
-      kbir::BackendAttr::get(context, kbir::toBackend(target->kind())),
-      b.getStringAttr(target->arch()), b.getArrayAttr({objectAttr}),
+      kbir::BackendAttr::get(context, kbir::toBackend(target.kind())),
+      b.getStringAttr(target.arch()), b.getArrayAttr({objectAttr}),
       object.reference ? b.getUnitAttr() : nullptr, entryPoints);
   kbir::setVariantPipeline(variant, abi);
   return "";
@@ -399,6 +374,104 @@ static std::string buildHostFunction(OpBuilder &builder,
   return "";
 }
 
+/// What is wrong with |kernel|'s shape (names, workgroup size, workload,
+/// something to run), or an empty string.
+static std::string checkKernelShape(const StandaloneKernel &kernel) {
+  if (kernel.name.empty() || kernel.entry.empty())
+    return "needs a name and an entry";
+  if (kernel.workgroupSize.size() != 3)
+    return "workgroup_size must have 3 entries";
+  if (kernel.workload.empty() || kernel.workload.size() > 3)
+    return "workload must have 1 to 3 entries, found " +
+           std::to_string(kernel.workload.size());
+  for (long long w : kernel.workload)
+    if (w < 1)
+      return "workload entries must be >= 1, found " + std::to_string(w);
+  if (kernel.referenceExecutable.empty() && kernel.objects.empty())
+    return "has neither a reference executable nor objects; nothing could "
+           "run";
+  return "";
+}
+
+/// Without a reference: an executable whose only export is the declared
+/// one and whose variants are |kernel|'s objects. An error message, or an
+/// empty string.
+static std::string buildObjectExecutable(OpBuilder &builder,
+                                         const StandaloneKernel &kernel,
+                                         kbir::LayoutAttr layout) {
+  Builder b(builder.getContext());
+  Location loc = builder.getUnknownLoc();
+  auto executable = builder.create<kbir::ExecutableOp>(loc, kernel.name);
+  executable->setAttr(kbir::kKernelNameAttrName, b.getStringAttr(kernel.name));
+  auto dims = [&](const std::vector<long long> &values) {
+    return b.getDenseI64ArrayAttr(
+        SmallVector<int64_t>(values.begin(), values.end()));
+  };
+  OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
+  inner.create<kbir::ExportOp>(
+      loc, b.getStringAttr(kernel.entry), layout, dims(kernel.workgroupSize),
+      kernel.workloadPerWorkgroup.empty() ? DenseI64ArrayAttr()
+                                          : dims(kernel.workloadPerWorkgroup),
+      kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
+                               : IntegerAttr());
+  for (const StandaloneObject &object : kernel.objects)
+    if (std::string why = addObjectVariant(executable, kernel, object);
+        !why.empty())
+      return why;
+  return "";
+}
+
+/// Verifies |module| and prints it to |path|. An error message, or an
+/// empty string.
+static std::string verifyAndPrint(ModuleOp module,
+                                  const StandaloneKernel &kernel,
+                                  const std::string &path) {
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+      os << d << "\n";
+      return success();
+    });
+    if (failed(verify(module)))
+      return "the synthesized program is invalid: " + os.str();
+  }
+  std::string openError;
+  auto output = openOutputFile(path, &openError);
+  if (!output)
+    return "cannot write '" + path + "': " + openError;
+  output->os() << "// Synthesized by kernel-bench for the standalone kernel '"
+               << kernel.name << "'.\n";
+  module.print(output->os());
+  output->keep();
+  return "";
+}
+
+/// The synthesized program of |kernel| in |context|; null with |error|.
+static OwningOpRef<ModuleOp> buildProgram(MLIRContext &context,
+                                          const StandaloneKernel &kernel,
+                                          std::string &error) {
+  kbir::LayoutAttr layout;
+  if (!buildLayout(&context, kernel, layout, error))
+    return nullptr;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  if (!kernel.referenceExecutable.empty()) {
+    OwningOpRef<Operation *> reference =
+        loadReference(&context, kernel, layout, error);
+    if (!reference)
+      return nullptr;
+    builder.insert(reference.release());
+  } else {
+    error = buildObjectExecutable(builder, kernel, layout);
+  }
+  if (error.empty())
+    error = buildHostFunction(builder, kernel, layout);
+  if (!error.empty())
+    return nullptr;
+  return module;
+}
+
 bool writeStandaloneProgram(const StandaloneKernel &kernel,
                             const std::string &path, std::string &error) {
   DialectRegistry registry;
@@ -407,88 +480,14 @@ bool writeStandaloneProgram(const StandaloneKernel &kernel,
                   scf::SCFDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  Builder b(&context);
-  std::string prefix = "standalone kernel '" + kernel.name + "': ";
-  auto fail = [&](const std::string &message) {
-    error = prefix + message;
-    return false;
-  };
-  if (kernel.name.empty() || kernel.entry.empty())
-    return fail("needs a name and an entry");
-  if (kernel.workgroupSize.size() != 3)
-    return fail("workgroup_size must have 3 entries");
-  if (kernel.workload.empty() || kernel.workload.size() > 3)
-    return fail("workload must have 1 to 3 entries, found " +
-                std::to_string(kernel.workload.size()));
-  for (long long w : kernel.workload)
-    if (w < 1)
-      return fail("workload entries must be >= 1, found " + std::to_string(w));
-  if (kernel.referenceExecutable.empty() && kernel.objects.empty())
-    return fail("has neither a reference executable nor objects; nothing "
-                "could run");
-
-  kbir::LayoutAttr layout;
-  if (!buildLayout(&context, kernel, layout, error)) {
-    error = prefix + error;
-    return false;
-  }
-
-  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
-  OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
-  Location loc = builder.getUnknownLoc();
-  if (!kernel.referenceExecutable.empty()) {
-    OwningOpRef<Operation *> reference =
-        loadReference(&context, kernel, layout, error);
-    if (!reference) {
-      error = prefix + error;
-      return false;
-    }
-    builder.insert(reference.release());
-  } else {
-    auto executable = builder.create<kbir::ExecutableOp>(loc, kernel.name);
-    executable->setAttr(kbir::kKernelNameAttrName,
-                        b.getStringAttr(kernel.name));
-    OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
-    inner.create<kbir::ExportOp>(
-        loc, b.getStringAttr(kernel.entry), layout,
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(
-            kernel.workgroupSize.begin(), kernel.workgroupSize.end())),
-        kernel.workloadPerWorkgroup.empty()
-            ? DenseI64ArrayAttr()
-            : b.getDenseI64ArrayAttr(
-                  SmallVector<int64_t>(kernel.workloadPerWorkgroup.begin(),
-                                       kernel.workloadPerWorkgroup.end())),
-        kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
-                                 : IntegerAttr());
-    for (const StandaloneObject &object : kernel.objects)
-      if (std::string why = addObjectVariant(executable, kernel, object);
-          !why.empty())
-        return fail(why);
-  }
-
-  if (std::string why = buildHostFunction(builder, kernel, layout);
-      !why.empty())
-    return fail(why);
-
-  std::string diagnostics;
-  {
-    llvm::raw_string_ostream os(diagnostics);
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-      os << d << "\n";
-      return success();
-    });
-    if (failed(verify(*module)))
-      return fail("the synthesized program is invalid: " + os.str());
-  }
-  std::string openError;
-  auto output = openOutputFile(path, &openError);
-  if (!output)
-    return fail("cannot write '" + path + "': " + openError);
-  output->os() << "// Synthesized by kernel-bench for the standalone kernel '"
-               << kernel.name << "'.\n";
-  module->print(output->os());
-  output->keep();
-  return true;
+  error = checkKernelShape(kernel);
+  if (error.empty())
+    if (OwningOpRef<ModuleOp> module = buildProgram(context, kernel, error))
+      error = verifyAndPrint(*module, kernel, path);
+  if (error.empty())
+    return true;
+  error = "standalone kernel '" + kernel.name + "': " + error;
+  return false;
 }
 
 } // namespace kb::driver

@@ -36,7 +36,7 @@ const std::filesystem::path &scratchDir() {
 TEST(DriverTest, SubstitutesObjectsAndReportsThem) {
   kb::driver::CompileOptions options;
   options.programPath = kProgram;
-  options.targets = {"cuda:sm_90", "vulkan:1.2"};
+  options.targets = {*kb::Target::cuda(90), *kb::Target::vulkan(1, 2)};
   options.objectSubstitutions = {
       {"saxpy", kInputs + "/saxpy.ptx", "kernels/saxpy/kernel.toml"},
       {"saxpy", kInputs + "/saxpy.spv", "kernels/saxpy/kernel.toml"}};
@@ -45,7 +45,7 @@ TEST(DriverTest, SubstitutesObjectsAndReportsThem) {
   ASSERT_EQ(result.substitutions.size(), 2u);
   EXPECT_EQ(result.substitutions[0].executable, "saxpy");
   EXPECT_EQ(result.substitutions[0].variant, "cuda_sm_90");
-  EXPECT_EQ(result.substitutions[0].kind, "object");
+  EXPECT_EQ(result.substitutions[0].kind, kb::driver::SubstitutionKind::Object);
   EXPECT_EQ(result.substitutions[0].reference, "cuda_sm_90_reference");
   EXPECT_EQ(result.substitutions[0].origin, "kernels/saxpy/kernel.toml");
   EXPECT_EQ(result.substitutions[1].variant, "vulkan_1_2");
@@ -59,7 +59,7 @@ TEST(DriverTest, SubstitutesObjectsAndReportsThem) {
 TEST(DriverTest, DuplicateKeysFromTwoKernelsNameBoth) {
   kb::driver::CompileOptions options;
   options.programPath = kProgram;
-  options.targets = {"cuda:sm_90"};
+  options.targets = {*kb::Target::cuda(90)};
   options.objectSubstitutions = {
       {"saxpy", kInputs + "/saxpy.ptx", "kernels/a/kernel.toml"},
       {"saxpy", kInputs + "/saxpy.ptx", "kernels/b/kernel.toml"}};
@@ -76,7 +76,7 @@ TEST(DriverTest, ErrorWritesNoOutput) {
   std::remove(output.c_str());
   kb::driver::CompileOptions options;
   options.programPath = kProgram;
-  options.targets = {"cuda:sm_90"};
+  options.targets = {*kb::Target::cuda(90)};
   options.outputPath = output;
   options.objectSubstitutions = {
       {"saxpy", kInputs + "/saxpy_wrong_abi.ptx", "kernels/saxpy/kernel.toml"}};
@@ -91,7 +91,7 @@ TEST(DriverTest, ErrorWritesNoOutput) {
 TEST(DriverTest, StrictUnknownExecutableNamesItsKernelToml) {
   kb::driver::CompileOptions options;
   options.programPath = kProgram;
-  options.targets = {"vulkan:1.2"};
+  options.targets = {*kb::Target::vulkan(1, 2)};
   options.strict = true;
   options.objectSubstitutions = {
       {"nope", kInputs + "/saxpy.spv", "kernels/x/kernel.toml"}};
@@ -130,18 +130,14 @@ TEST(DriverTest, ParseSubstitution) {
 }
 
 TEST(DriverTest, PerTargetKeys) {
-  EXPECT_EQ(kb::driver::variantNameForTarget("cuda:sm_90"), "cuda_sm_90");
-  EXPECT_EQ(kb::driver::variantNameForTarget("vulkan:1.2"), "vulkan_1_2");
-  EXPECT_EQ(kb::driver::variantNameForTarget("cuda:sm_20"), "");
-
   // One PTX per CUDA architecture, each into its own variant.
   kb::driver::CompileOptions options;
   options.programPath = kProgram;
-  options.targets = {"cuda:sm_80", "cuda:sm_90"};
-  for (const char *target : {"cuda:sm_80", "cuda:sm_90"})
-    options.objectSubstitutions.push_back(
-        {"saxpy/" + kb::driver::variantNameForTarget(target),
-         kInputs + "/saxpy.ptx", "kernels/saxpy/kernel.toml"});
+  options.targets = {*kb::Target::cuda(80), *kb::Target::cuda(90)};
+  for (const kb::Target &target : options.targets)
+    options.objectSubstitutions.push_back({"saxpy/" + target.variantName(),
+                                           kInputs + "/saxpy.ptx",
+                                           "kernels/saxpy/kernel.toml"});
   kb::driver::CompileResult result = kb::driver::compile(options);
   // The fixture PTX targets sm_90, which an sm_80 variant cannot load.
   EXPECT_FALSE(result.ok);

@@ -61,8 +61,8 @@ std::optional<std::string> synthesize(const std::string &type,
   kb::driver::StandaloneKernel kernel;
   kernel.name = "k";
   kernel.entry = "k";
-  kernel.bindings = {{"x", "f32", "readwrite", 16}};
-  kernel.constants = {{"c", type, value}};
+  kernel.bindings = {{"x", kb::ElementType::F32, kb::Access::ReadWrite, 16}};
+  kernel.constants = {{"c", *kb::parseScalarType(type), value}};
   kernel.workgroupSize = {64, 1, 1};
   kernel.workload = {16};
   kernel.referenceExecutable = writeReference(type);
@@ -183,7 +183,7 @@ TEST(StandaloneTest, ReferenceExportMayUseThePlainName) {
   kb::driver::StandaloneKernel kernel;
   kernel.name = "scale";
   kernel.entry = "_Z13scale_kernel1Pf";
-  kernel.bindings = {{"x", "f32", "readwrite", 16}};
+  kernel.bindings = {{"x", kb::ElementType::F32, kb::Access::ReadWrite, 16}};
   kernel.workgroupSize = {64, 1, 1};
   kernel.workload = {16};
   kernel.referenceExecutable = reference;

@@ -577,46 +577,68 @@ LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
                        bytes);
 }
 
-/// One benchmark module from a kb.benchmarks entry.
-static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
-                                       DictionaryAttr spec, KbmFile &file) {
-  auto name = spec.getAs<StringAttr>("name");
-  auto executableName = spec.getAs<StringAttr>("executable");
-  auto exportName = spec.getAs<StringAttr>("export");
-  auto buffers = spec.getAs<ArrayAttr>("buffers");
-  auto bindings = spec.getAs<DenseI64ArrayAttr>("bindings");
-  auto constants = spec.getAs<ArrayAttr>("constants");
-  auto workload = spec.getAs<DenseI64ArrayAttr>("workload");
-  auto workgroupCount = spec.getAs<DenseI64ArrayAttr>("workgroup_count");
-  if (!name || !executableName || !exportName || !buffers || !bindings ||
-      !constants || !workload || !workgroupCount)
-    return module.emitError("malformed ")
-           << kBenchmarksAttrName << " entry " << spec;
-  auto executable = symbols.lookup<ExecutableOp>(executableName.getValue());
+namespace {
+/// A kb.benchmarks entry's fields and the export it names.
+struct BenchmarkFields {
+  StringAttr name, executableName, exportName;
+  ArrayAttr buffers, constants;
+  DenseI64ArrayAttr bindings, workload, workgroupCount;
+  ExecutableOp executable;
   ExportOp exportOp;
   unsigned exportIndex = 0;
-  if (executable)
-    for (auto [i, e] : llvm::enumerate(executable.getExportOps()))
-      if (e.getSymName() == exportName.getValue()) {
-        exportOp = e;
-        exportIndex = i;
+};
+} // namespace
+
+/// Reads |spec| into |fields|; failure after a diagnostic when a field is
+/// missing or the export it names does not exist.
+static LogicalResult readBenchmarkFields(ModuleOp module, SymbolTable &symbols,
+                                         DictionaryAttr spec,
+                                         BenchmarkFields &f) {
+  f.name = spec.getAs<StringAttr>("name");
+  f.executableName = spec.getAs<StringAttr>("executable");
+  f.exportName = spec.getAs<StringAttr>("export");
+  f.buffers = spec.getAs<ArrayAttr>("buffers");
+  f.bindings = spec.getAs<DenseI64ArrayAttr>("bindings");
+  f.constants = spec.getAs<ArrayAttr>("constants");
+  f.workload = spec.getAs<DenseI64ArrayAttr>("workload");
+  f.workgroupCount = spec.getAs<DenseI64ArrayAttr>("workgroup_count");
+  if (!f.name || !f.executableName || !f.exportName || !f.buffers ||
+      !f.bindings || !f.constants || !f.workload || !f.workgroupCount)
+    return module.emitError("malformed ")
+           << kBenchmarksAttrName << " entry " << spec;
+  f.executable = symbols.lookup<ExecutableOp>(f.executableName.getValue());
+  if (f.executable)
+    for (auto [i, e] : llvm::enumerate(f.executable.getExportOps()))
+      if (e.getSymName() == f.exportName.getValue()) {
+        f.exportOp = e;
+        f.exportIndex = i;
       }
-  if (!exportOp)
+  if (!f.exportOp)
     return module.emitError("benchmark '")
-           << name.getValue() << "' names @" << executableName.getValue()
-           << "::@" << exportName.getValue() << ", which does not exist";
+           << f.name.getValue() << "' names @" << f.executableName.getValue()
+           << "::@" << f.exportName.getValue() << ", which does not exist";
+  return success();
+}
 
-  ModuleWriter writer;
-  std::vector<fb::Offset<kbm::Executable>> executables;
-  auto written = writer.writeExecutable(executable);
-  if (failed(written))
-    return failure();
-  executables.push_back(*written);
+/// Buffer |index| is named after the binding that uses it, as in
+/// program.kbm: `<executable>.<binding>`, else `buffer<index>`.
+static std::string getBufferName(BenchmarkFields &f, size_t index) {
+  ArrayRef<BindingAttr> layout = f.exportOp.getLayout().getBindings();
+  for (auto [b, buffer] : llvm::enumerate(f.bindings.asArrayRef()))
+    if (buffer == static_cast<int64_t>(index) && b < layout.size())
+      if (StringAttr n = layout[b].getName())
+        if (!n.getValue().empty())
+          return (f.executableName.getValue() + "." + n.getValue()).str();
+  return "buffer" + std::to_string(index);
+}
 
-  std::vector<fb::Offset<kbm::Buffer>> bufferOffsets;
-  std::vector<fb::Offset<kbm::Op>> ops;
-  std::vector<fb::Offset<kbm::Output>> outputs;
-  for (auto [i, attr] : llvm::enumerate(buffers)) {
+/// Writes the benchmark's buffers, one kb.alloc op each, and its outputs.
+static LogicalResult
+writeBenchmarkBuffers(ModuleWriter &writer, ModuleOp module, BenchmarkFields &f,
+                      std::vector<fb::Offset<kbm::Buffer>> &buffers,
+                      std::vector<fb::Offset<kbm::Op>> &ops,
+                      std::vector<fb::Offset<kbm::Output>> &outputs) {
+  for (auto [i, attr] : llvm::enumerate(f.buffers)) {
     auto buffer = attr.cast<DictionaryAttr>();
     std::optional<BindingElementType> type = symbolizeBindingElementType(
         buffer.getAs<StringAttr>("element_type").getValue());
@@ -625,49 +647,69 @@ static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
     auto output = buffer.getAs<BoolAttr>("output");
     if (!type || !count || !init || !output)
       return module.emitError("malformed buffer in benchmark '")
-             << name.getValue() << "': " << buffer;
-    // Named after the binding that uses it, as in program.kbm.
-    std::string bufferName = "buffer" + std::to_string(i);
-    for (auto [b, buffer] : llvm::enumerate(bindings.asArrayRef()))
-      if (buffer == static_cast<int64_t>(i) &&
-          b < exportOp.getLayout().getBindings().size())
-        if (StringAttr n = exportOp.getLayout().getBindings()[b].getName())
-          if (!n.getValue().empty()) {
-            bufferName = (executableName.getValue() + "." + n.getValue()).str();
-            break;
-          }
-    auto bufferNameOffset = writer.fbb.CreateString(bufferName);
+             << f.name.getValue() << "': " << buffer;
+    auto bufferNameOffset = writer.fbb.CreateString(getBufferName(f, i));
     auto initOffset = writer.writeInit(init);
-    bufferOffsets.push_back(
+    buffers.push_back(
         kbm::CreateBuffer(writer.fbb, bufferNameOffset, toKbm(*type),
                           count.getValue().getZExtValue(), initOffset));
     ops.push_back(writer.writeAlloc(i));
     if (output.getValue())
       outputs.push_back(kbm::CreateOutput(writer.fbb, i));
   }
-  SmallVector<TypedAttr> values;
-  for (auto [i, c] : llvm::enumerate(exportOp.getLayout().getConstants())) {
+  return success();
+}
+
+/// The benchmark's constants cast to the export's layout; failure after a
+/// diagnostic when one is missing or of another type.
+static LogicalResult
+readBenchmarkConstants(ModuleOp module, BenchmarkFields &f,
+                       SmallVectorImpl<TypedAttr> &values) {
+  for (auto [i, c] : llvm::enumerate(f.exportOp.getLayout().getConstants())) {
     TypedAttr value =
-        i < constants.size()
-            ? castToLayout(constants[i].cast<TypedAttr>(), c.getType())
+        i < f.constants.size()
+            ? castToLayout(f.constants[i].cast<TypedAttr>(), c.getType())
             : TypedAttr();
     if (!value)
       return module.emitError("benchmark '")
-             << name.getValue() << "' has no valid value for constant " << i;
+             << f.name.getValue() << "' has no valid value for constant " << i;
     values.push_back(value);
   }
+  return success();
+}
+
+/// One benchmark module from a kb.benchmarks entry.
+static LogicalResult buildBenchmarkKbm(ModuleOp module, SymbolTable &symbols,
+                                       DictionaryAttr spec, KbmFile &file) {
+  BenchmarkFields f;
+  if (failed(readBenchmarkFields(module, symbols, spec, f)))
+    return failure();
+  ModuleWriter writer;
+  std::vector<fb::Offset<kbm::Executable>> executables;
+  auto written = writer.writeExecutable(f.executable);
+  if (failed(written))
+    return failure();
+  executables.push_back(*written);
+
+  std::vector<fb::Offset<kbm::Buffer>> buffers;
+  std::vector<fb::Offset<kbm::Op>> ops;
+  std::vector<fb::Offset<kbm::Output>> outputs;
+  SmallVector<TypedAttr> values;
+  if (failed(writeBenchmarkBuffers(writer, module, f, buffers, ops, outputs)) ||
+      failed(readBenchmarkConstants(module, f, values)))
+    return failure();
   unsigned dispatchOp = ops.size();
   ops.push_back(writer.writeDispatch(
-      0, exportIndex, exportOp, bindings.asArrayRef(), values,
-      workload.asArrayRef(), workgroupCount.asArrayRef()));
+      0, f.exportIndex, f.exportOp, f.bindings.asArrayRef(), values,
+      f.workload.asArrayRef(), f.workgroupCount.asArrayRef()));
+  StringRef name = f.name.getValue();
   std::vector<fb::Offset<kbm::Function>> functions = {
-      writer.writeFunction(name.getValue(), bufferOffsets, ops, outputs)};
+      writer.writeFunction(name, buffers, ops, outputs)};
   std::vector<fb::Offset<kbm::Benchmark>> benchmarks = {kbm::CreateBenchmark(
-      writer.fbb, writer.fbb.CreateString(name.getValue().str()), 0,
-      dispatchOp)};
-  file.path = ("bench/" + name.getValue() + ".kbm").str();
-  return writer.finish(module, name.getValue(), executables, functions, "",
-                       benchmarks, file.bytes);
+      writer.fbb, writer.fbb.CreateString(name.str()), 0, dispatchOp)};
+  file.path = ("bench/" + name + ".kbm").str();
+  return writer.finish(module, name, executables, functions, "", benchmarks,
+                       file.bytes);
 }
 
 LogicalResult mlir::kb::buildBenchmarkKbms(ModuleOp module,

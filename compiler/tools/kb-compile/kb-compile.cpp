@@ -105,6 +105,23 @@ static bool parseList(const cl::list<std::string> &flags, const char *flag,
   return ok;
 }
 
+/// Parses the --target flags; prints an error (listing the valid targets)
+/// per invalid one.
+static bool parseTargets(std::vector<kb::Target> &out) {
+  bool ok = true;
+  for (const std::string &text : targets) {
+    kb::StatusOr<kb::Target> target = kb::Target::parse(text);
+    if (!target.ok()) {
+      llvm::errs() << "kb-compile: error: --target: "
+                   << target.status().message() << "\n";
+      ok = false;
+      continue;
+    }
+    out.push_back(*target);
+  }
+  return ok;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -122,7 +139,8 @@ int main(int argc, char **argv) {
   options.sourceDirectories = sourceDirectories;
   options.objectDirectories = objectDirectories;
   options.searchPaths = searchPaths;
-  options.targets = targets;
+  if (!parseTargets(options.targets))
+    return 1;
   options.strict = strict;
   options.printNotes = true;
   // -o picks the output by its name: MLIR for .mlir/.mlirbc/'-', else a

@@ -22,6 +22,8 @@
 #ifndef KB_CODEGEN_CODEGEN_H_
 #define KB_CODEGEN_CODEGEN_H_
 
+#include "kb/Driver/Records.h"
+
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -70,14 +72,9 @@ LogicalResult generateVariant(ExecutableOp executable, VariantOp variant,
                               const CodegenOptions &options,
                               llvm::SmallVectorImpl<GeneratedBinary> &result);
 
-/// What codegen did for one variant, for reports and bench/.
-struct CodegenRecord {
-  std::string executable;
-  std::string variant;
-  std::string target;           // "cuda:sm_90", "vulkan:1.2"
-  double milliseconds = 0;      // in-process codegen (wall time)
-  double ptxasMilliseconds = 0; // the ptxas run for the cubin (0 = none)
-};
+/// What codegen did for one variant, for reports and bench/: the driver's
+/// record (kb/Driver/Records.h), filled here and returned as is.
+using CodegenRecord = ::kb::driver::CodegenRecord;
 
 /// Generates every generated (non-external) variant of every executable in
 /// |module| that has no kGeneratedAttrName yet and records the binaries

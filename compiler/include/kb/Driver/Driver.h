@@ -40,13 +40,6 @@ CompileResult compile(const CompileOptions &options);
 bool writeStandaloneProgram(const StandaloneKernel &kernel,
                             const std::string &path, std::string &error);
 
-/// The variant name the compiler gives a target: "cuda:sm_90" ->
-/// "cuda_sm_90", "vulkan:1.2" -> "vulkan_1_2"; empty when |target| is not a
-/// valid target. A kernel built for several targets substitutes each output
-/// into its own variant with the key "<executable>/<variant name>" (a plain
-/// "<executable>" key replaces every variant of the file's backend).
-std::string variantNameForTarget(const std::string &target);
-
 /// Parses `NAME=FILE` (split at the first '='). Returns false and sets
 /// |error| when malformed.
 bool parseSubstitution(const std::string &text, Substitution &result,

@@ -2,19 +2,46 @@
 //
 // The compiler driver's options and the typed records it returns (applied
 // substitutions, codegen, benchmarks, dispatches not benchmarked) and the
-// description of a standalone kernel. Plain standard C++ types, no function
-// to link: kernel-bench includes this header and reaches the compiler
-// library through its C interface (kb-c/Compiler.h), whose two thin
-// wrappers convert these structs to C and back.
+// description of a standalone kernel. Targets, element and scalar types,
+// accesses and specialization settings are the common/ types every layer
+// shares (common/target.h, common/kernel_abi.h, common/specialization.h),
+// not text: the only place they become strings is the C interface
+// (kb-c/Compiler.h), whose two thin wrappers (compiler/lib/CAPI and
+// workbench/build/compiler_library.cpp) convert these structs to C and
+// back. Header-only use: kernel-bench includes this header and never links
+// the compiler.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_DRIVER_RECORDS_H_
 #define KB_DRIVER_RECORDS_H_
 
+#include "common/kernel_abi.h"
+#include "common/specialization.h"
+#include "common/target.h"
+
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb::driver {
+
+/// How an applied substitution replaced code: a whole executable by a
+/// source (.mlir/.mlirbc), or one variant by an object (.ptx/.cubin/.spv).
+enum class SubstitutionKind { Source, Object };
+
+/// "source" / "object": the spelling of the C interface and build.json.
+inline const char *toString(SubstitutionKind kind) {
+  return kind == SubstitutionKind::Source ? "source" : "object";
+}
+inline std::optional<SubstitutionKind>
+parseSubstitutionKind(std::string_view text) {
+  if (text == "source")
+    return SubstitutionKind::Source;
+  if (text == "object")
+    return SubstitutionKind::Object;
+  return std::nullopt;
+}
 
 /// One `NAME=FILE` substitution. NAME is an executable symbol, or
 /// `executable/variant` to restrict an object to one variant.
@@ -33,9 +60,9 @@ struct Substitution {
   /// `full_subgroups`, stored on the variants it replaces.
   unsigned subgroupSize = 0;
   bool fullSubgroups = false;
-  /// Its [specialization] as `KEY=VALUE` (common/specialization.h), resolved
-  /// against the object's SPIR-V and stored on the variants it replaces.
-  std::vector<std::string> specialization;
+  /// Its [specialization], resolved against the object's SPIR-V and stored
+  /// on the variants it replaces.
+  std::vector<SpecializationSetting> specialization;
   /// The object's own launch shape (its kernel.toml [abi] workgroup_size and
   /// workload_per_workgroup): 3 entries and 1 to 3, stored on the variants
   /// it replaces, whose dispatches then run ceildiv(workload, these)
@@ -74,9 +101,8 @@ struct CompileOptions {
   /// directory, in order.
   std::vector<std::string> searchPaths;
 
-  /// `cuda:sm_90`, `vulkan:1.2`, ...: one variant per target. Empty keeps
-  /// the program's variants.
-  std::vector<std::string> targets;
+  /// One variant per target. Empty keeps the program's variants.
+  std::vector<Target> targets;
 
   /// A substitution name that matches no executable is an error.
   bool strict = false;
@@ -136,11 +162,11 @@ struct UnbenchmarkedDispatch {
   std::string reason;
 };
 
-/// Codegen of one variant.
+/// Codegen of one variant (kb-codegen fills it; kb/Codegen/Codegen.h).
 struct CodegenRecord {
   std::string executable;
   std::string variant;
-  std::string target; // "cuda:sm_90"
+  Target target;
   /// In-process codegen (NVVM/NVPTX or SPIR-V), wall time.
   double milliseconds = 0;
   /// The ptxas run that made the cubin (runs in parallel with others); 0
@@ -153,8 +179,7 @@ struct AppliedSubstitution {
   std::string executable;
   /// The variant replaced ("cuda_sm_90"); empty for a source substitution.
   std::string variant;
-  /// "source" or "object".
-  std::string kind;
+  SubstitutionKind kind = SubstitutionKind::Object;
   /// The file as found on disk.
   std::string file;
   /// Object substitution: the generated variant kept as the reference.
@@ -189,9 +214,9 @@ struct CompileResult {
 /// synthesizes a one-dispatch program for it with writeStandaloneProgram and
 /// compiles that like any program.
 struct StandaloneBinding {
-  std::string name;        // optional
-  std::string elementType; // kernel.toml spelling: "f32", "u32", ...
-  std::string access;      // "readonly", "writeonly", "readwrite"
+  std::string name; // optional
+  ElementType elementType = ElementType::F32;
+  Access access = Access::ReadWrite;
   unsigned long long elementCount = 0;
   /// How its inputs are drawn ([bench] init): "" = the default (a seeded
   /// uniform draw by element type), "uniform" [initLow, initHigh), "normal"
@@ -202,22 +227,24 @@ struct StandaloneBinding {
          initStep = 0;
 };
 struct StandaloneConstant {
-  std::string name;  // optional
-  std::string type;  // "i32", "u32", "f32", "i64", "u64", "f64"
-  std::string value; // decimal integer or floating-point literal
+  std::string name; // optional
+  ScalarType type = ScalarType::I32;
+  /// As kernel.toml writes it: a decimal integer or floating-point literal,
+  /// checked against |type| when the program is synthesized.
+  std::string value;
 };
 /// An object for one target when there is no reference: it becomes the
 /// external variant of that target directly (nothing is generated).
 struct StandaloneObject {
-  std::string target; // "cuda:sm_90", "vulkan:1.2"
-  std::string file;   // .ptx, .cubin or .spv
+  Target target;
+  std::string file; // .ptx, .cubin or .spv
   /// Entry name inside the object when it is not the export's ("main" for
   /// GLSL); empty = the export name.
   std::string entry;
   /// As in Substitution: what the object assumes of its pipeline.
   unsigned subgroupSize = 0;
   bool fullSubgroups = false;
-  std::vector<std::string> specialization;
+  std::vector<SpecializationSetting> specialization;
   /// The reference the candidate is checked against (a handwritten twin
   /// built like the kernel), not the candidate itself.
   bool reference = false;

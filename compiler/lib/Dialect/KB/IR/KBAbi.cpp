@@ -68,6 +68,66 @@ using namespace mlir::kb;
   llvm_unreachable("unknown BindingAccess");
 }
 
+BindingElementType mlir::kb::fromCommon(::kb::ElementType type) {
+  switch (type) {
+  case ::kb::ElementType::I8:
+    return BindingElementType::I8;
+  case ::kb::ElementType::U8:
+    return BindingElementType::U8;
+  case ::kb::ElementType::I16:
+    return BindingElementType::I16;
+  case ::kb::ElementType::U16:
+    return BindingElementType::U16;
+  case ::kb::ElementType::I32:
+    return BindingElementType::I32;
+  case ::kb::ElementType::U32:
+    return BindingElementType::U32;
+  case ::kb::ElementType::I64:
+    return BindingElementType::I64;
+  case ::kb::ElementType::U64:
+    return BindingElementType::U64;
+  case ::kb::ElementType::F16:
+    return BindingElementType::F16;
+  case ::kb::ElementType::BF16:
+    return BindingElementType::BF16;
+  case ::kb::ElementType::F32:
+    return BindingElementType::F32;
+  case ::kb::ElementType::F64:
+    return BindingElementType::F64;
+  }
+  llvm_unreachable("unknown ElementType");
+}
+
+ConstantType mlir::kb::fromCommon(::kb::ScalarType type) {
+  switch (type) {
+  case ::kb::ScalarType::I32:
+    return ConstantType::I32;
+  case ::kb::ScalarType::U32:
+    return ConstantType::U32;
+  case ::kb::ScalarType::F32:
+    return ConstantType::F32;
+  case ::kb::ScalarType::I64:
+    return ConstantType::I64;
+  case ::kb::ScalarType::U64:
+    return ConstantType::U64;
+  case ::kb::ScalarType::F64:
+    return ConstantType::F64;
+  }
+  llvm_unreachable("unknown ScalarType");
+}
+
+BindingAccess mlir::kb::fromCommon(::kb::Access access) {
+  switch (access) {
+  case ::kb::Access::ReadOnly:
+    return BindingAccess::ReadOnly;
+  case ::kb::Access::WriteOnly:
+    return BindingAccess::WriteOnly;
+  case ::kb::Access::ReadWrite:
+    return BindingAccess::ReadWrite;
+  }
+  llvm_unreachable("unknown Access");
+}
+
 StringRef mlir::kb::getVariantDevice(VariantOp variant) {
   if (auto device = variant->getAttrOfType<StringAttr>(kVariantDeviceAttrName))
     return device.getValue();

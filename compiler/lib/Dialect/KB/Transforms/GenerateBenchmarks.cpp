@@ -99,6 +99,138 @@ static void collectBuffers(DispatchOp dispatch, BenchmarkSpec &spec) {
   }
 }
 
+/// The kb.unbenchmarked entry of a dispatch that cannot be benchmarked.
+static DictionaryAttr describeUnbenchmarked(Builder &b, DispatchOp dispatch,
+                                            StringRef reason) {
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("executable",
+                      b.getStringAttr(dispatch.getExecutableName())),
+       b.getNamedAttr("export", b.getStringAttr(dispatch.getExportName())),
+       b.getNamedAttr("site",
+                      b.getStringAttr(printLocation(dispatch.getLoc()))),
+       b.getNamedAttr("reason", b.getStringAttr(reason))});
+}
+
+/// The benchmarks of |module|'s host functions, one per distinct dispatch
+/// (getKey) with every site it stands for, in program order; a dispatch
+/// that cannot be benchmarked gets a remark and an entry in
+/// |unbenchmarked|.
+static std::vector<BenchmarkSpec>
+collectSpecs(ModuleOp module, SmallVectorImpl<Attribute> &unbenchmarked) {
+  Builder b(module.getContext());
+  std::vector<BenchmarkSpec> specs;
+  llvm::StringMap<size_t> byKey;
+  SymbolTable symbols(module);
+  for (Operation *func : getHostFunctions(module)) {
+    func->walk([&](DispatchOp dispatch) {
+      std::string reason;
+      std::optional<DispatchInfo> info =
+          analyzeDispatch(dispatch, reason, &symbols);
+      if (!info) {
+        dispatch.emitRemark("not benchmarked: ") << reason;
+        unbenchmarked.push_back(describeUnbenchmarked(b, dispatch, reason));
+        return;
+      }
+      BenchmarkSpec spec;
+      spec.info = *info;
+      collectBuffers(dispatch, spec);
+      Attribute site = b.getStringAttr(printLocation(dispatch.getLoc()));
+      auto [it, inserted] = byKey.try_emplace(getKey(spec), specs.size());
+      if (!inserted) {
+        specs[it->second].sites.push_back(site);
+        return;
+      }
+      spec.sites.push_back(site);
+      specs.push_back(std::move(spec));
+    });
+  }
+  return specs;
+}
+
+/// `<kernel>_<w0>x<w1>x<w2>`, with `_2`, `_3`, ... for the later benchmarks
+/// of a shape already named (|shapeCount|). A kernel named in kernel.toml is
+/// benchmarked under that name; a program's mangled C++ export reads as its
+/// plain name: `scale_bf16_scale_kernel1_...`, not
+/// `scale_bf16__Z13scale_kernel1P13__nv_...`.
+static std::string nameBenchmark(DispatchInfo &info,
+                                 llvm::StringMap<unsigned> &shapeCount) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  if (auto kernelName =
+          info.executable->getAttrOfType<StringAttr>(kKernelNameAttrName)) {
+    os << kernelName.getValue();
+  } else {
+    StringRef exportName = info.exportOp.getSymName();
+    os << info.executable.getSymName() << "_"
+       << ::kb::readableEntryName(
+              std::string_view(exportName.data(), exportName.size()));
+  }
+  os << "_" << info.workload[0] << "x" << info.workload[1] << "x"
+     << info.workload[2];
+  unsigned n = ++shapeCount[os.str()];
+  if (n > 1)
+    os << "_" << n;
+  return os.str();
+}
+
+/// The benchmark's buffers: type, size, how inputs are drawn (seeded by the
+/// benchmark's name and the buffer's index) and whether it is an output.
+static SmallVector<Attribute> describeBuffers(MLIRContext *context,
+                                              const BenchmarkSpec &spec,
+                                              StringRef benchmarkName,
+                                              uint64_t baseSeed) {
+  Builder b(context);
+  SmallVector<Attribute> buffers;
+  for (auto [i, buffer] : llvm::enumerate(spec.buffers)) {
+    uint64_t seed =
+        hashName((benchmarkName + "/" + std::to_string(i)).str(), baseSeed);
+    buffers.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("element_type", b.getStringAttr(getElementTypeName(
+                                            buffer.elementType))),
+         b.getNamedAttr("element_count", b.getI64IntegerAttr(buffer.count)),
+         b.getNamedAttr("init",
+                        buildInitSpec(context, buffer.elementType, buffer.read,
+                                      seed, buffer.declaredInit)),
+         b.getNamedAttr("output", b.getBoolAttr(buffer.written))}));
+  }
+  return buffers;
+}
+
+/// The kb.benchmarks entry of |spec|, named |name|.
+static DictionaryAttr describeBenchmark(MLIRContext *context,
+                                        BenchmarkSpec &spec, StringRef name,
+                                        uint64_t baseSeed) {
+  Builder b(context);
+  DispatchInfo &info = spec.info;
+  SmallVector<Attribute> candidates, references;
+  for (VariantOp variant : info.executable.getVariantOps()) {
+    // A standalone kernel's handwritten twin is external too, but it is
+    // the reference.
+    if (variant.isExternal() && !variant.getReference())
+      candidates.push_back(b.getStringAttr(variant.getSymName()));
+    else
+      references.push_back(b.getStringAttr(variant.getSymName()));
+  }
+  return b.getDictionaryAttr({
+      b.getNamedAttr("name", b.getStringAttr(name)),
+      b.getNamedAttr("executable",
+                     b.getStringAttr(info.executable.getSymName())),
+      b.getNamedAttr("export", b.getStringAttr(info.exportOp.getSymName())),
+      b.getNamedAttr("workload", b.getDenseI64ArrayAttr(info.workload)),
+      b.getNamedAttr("workgroup_count",
+                     b.getDenseI64ArrayAttr(info.workgroupCount)),
+      b.getNamedAttr("buffers", b.getArrayAttr(describeBuffers(
+                                    context, spec, name, baseSeed))),
+      b.getNamedAttr("bindings", b.getDenseI64ArrayAttr(spec.bindingBuffers)),
+      b.getNamedAttr("constants",
+                     b.getArrayAttr(SmallVector<Attribute>(
+                         info.constants.begin(), info.constants.end()))),
+      b.getNamedAttr("candidates", b.getArrayAttr(candidates)),
+      b.getNamedAttr("references", b.getArrayAttr(references)),
+      b.getNamedAttr("sites", b.getArrayAttr(spec.sites)),
+  });
+}
+
 struct GenerateBenchmarksPass
     : public mlir::kb::impl::GenerateBenchmarksPassBase<
           GenerateBenchmarksPass> {
@@ -107,111 +239,14 @@ struct GenerateBenchmarksPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *context = &getContext();
-    Builder b(context);
-    std::vector<BenchmarkSpec> specs;
-    llvm::StringMap<size_t> byKey;
-    SymbolTable symbols(module);
+    Builder b(&getContext());
     SmallVector<Attribute> unbenchmarked;
-
-    for (Operation *func : getHostFunctions(module)) {
-      func->walk([&](DispatchOp dispatch) {
-        std::string reason;
-        std::optional<DispatchInfo> info =
-            analyzeDispatch(dispatch, reason, &symbols);
-        if (!info) {
-          dispatch.emitRemark("not benchmarked: ") << reason;
-          unbenchmarked.push_back(b.getDictionaryAttr(
-              {b.getNamedAttr("executable",
-                              b.getStringAttr(dispatch.getExecutableName())),
-               b.getNamedAttr("export",
-                              b.getStringAttr(dispatch.getExportName())),
-               b.getNamedAttr(
-                   "site", b.getStringAttr(printLocation(dispatch.getLoc()))),
-               b.getNamedAttr("reason", b.getStringAttr(reason))}));
-          return;
-        }
-        BenchmarkSpec spec;
-        spec.info = *info;
-        collectBuffers(dispatch, spec);
-        Attribute site = b.getStringAttr(printLocation(dispatch.getLoc()));
-        std::string key = getKey(spec);
-        auto [it, inserted] = byKey.try_emplace(key, specs.size());
-        if (!inserted) {
-          specs[it->second].sites.push_back(site);
-          return;
-        }
-        spec.sites.push_back(site);
-        specs.push_back(std::move(spec));
-      });
-    }
-
+    std::vector<BenchmarkSpec> specs = collectSpecs(module, unbenchmarked);
     llvm::StringMap<unsigned> shapeCount;
     SmallVector<Attribute> benchmarks;
-    for (BenchmarkSpec &spec : specs) {
-      DispatchInfo &info = spec.info;
-      std::string name;
-      llvm::raw_string_ostream os(name);
-      // A kernel named in kernel.toml is benchmarked under that name; a
-      // program's mangled C++ export reads as its plain name: `scale_bf16_
-      // scale_kernel1_...`, not `scale_bf16__Z13scale_kernel1P13__nv_...`.
-      if (auto kernelName =
-              info.executable->getAttrOfType<StringAttr>(kKernelNameAttrName)) {
-        os << kernelName.getValue();
-      } else {
-        StringRef exportName = info.exportOp.getSymName();
-        os << info.executable.getSymName() << "_"
-           << ::kb::readableEntryName(
-                  std::string_view(exportName.data(), exportName.size()));
-      }
-      os << "_" << info.workload[0] << "x" << info.workload[1] << "x"
-         << info.workload[2];
-      unsigned n = ++shapeCount[os.str()];
-      if (n > 1)
-        os << "_" << n;
-      std::string benchmarkName = os.str();
-
-      SmallVector<Attribute> buffers;
-      for (auto [i, buffer] : llvm::enumerate(spec.buffers)) {
-        uint64_t seed =
-            hashName(benchmarkName + "/" + std::to_string(i), this->seed);
-        buffers.push_back(b.getDictionaryAttr(
-            {b.getNamedAttr("element_type", b.getStringAttr(getElementTypeName(
-                                                buffer.elementType))),
-             b.getNamedAttr("element_count", b.getI64IntegerAttr(buffer.count)),
-             b.getNamedAttr("init", buildInitSpec(context, buffer.elementType,
-                                                  buffer.read, seed,
-                                                  buffer.declaredInit)),
-             b.getNamedAttr("output", b.getBoolAttr(buffer.written))}));
-      }
-      SmallVector<Attribute> candidates, references;
-      for (VariantOp variant : info.executable.getVariantOps()) {
-        // A standalone kernel's handwritten twin is external too, but it is
-        // the reference.
-        if (variant.isExternal() && !variant.getReference())
-          candidates.push_back(b.getStringAttr(variant.getSymName()));
-        else
-          references.push_back(b.getStringAttr(variant.getSymName()));
-      }
-      benchmarks.push_back(b.getDictionaryAttr({
-          b.getNamedAttr("name", b.getStringAttr(benchmarkName)),
-          b.getNamedAttr("executable",
-                         b.getStringAttr(info.executable.getSymName())),
-          b.getNamedAttr("export", b.getStringAttr(info.exportOp.getSymName())),
-          b.getNamedAttr("workload", b.getDenseI64ArrayAttr(info.workload)),
-          b.getNamedAttr("workgroup_count",
-                         b.getDenseI64ArrayAttr(info.workgroupCount)),
-          b.getNamedAttr("buffers", b.getArrayAttr(buffers)),
-          b.getNamedAttr("bindings",
-                         b.getDenseI64ArrayAttr(spec.bindingBuffers)),
-          b.getNamedAttr("constants",
-                         b.getArrayAttr(SmallVector<Attribute>(
-                             info.constants.begin(), info.constants.end()))),
-          b.getNamedAttr("candidates", b.getArrayAttr(candidates)),
-          b.getNamedAttr("references", b.getArrayAttr(references)),
-          b.getNamedAttr("sites", b.getArrayAttr(spec.sites)),
-      }));
-    }
+    for (BenchmarkSpec &spec : specs)
+      benchmarks.push_back(describeBenchmark(
+          &getContext(), spec, nameBenchmark(spec.info, shapeCount), seed));
     module->setAttr(kBenchmarksAttrName, b.getArrayAttr(benchmarks));
     if (unbenchmarked.empty())
       module->removeAttr(kUnbenchmarkedAttrName);

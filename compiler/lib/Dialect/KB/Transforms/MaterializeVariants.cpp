@@ -1,7 +1,7 @@
 //===- MaterializeVariants.cpp - One variant per requested target ---------===//
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
-#include "kb/Dialect/KB/Transforms/Passes.h"
+#include "kb/Dialect/KB/Transforms/Pipeline.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -13,7 +13,8 @@ namespace mlir::kb {
 using namespace mlir;
 using namespace mlir::kb;
 
-/// Parses the `targets` option; errors list the valid spellings.
+/// Adds the `targets` option (kb-opt's text) to |targets|; errors list the
+/// valid spellings.
 static LogicalResult parseTargets(ModuleOp module, ArrayRef<std::string> texts,
                                   SmallVectorImpl<::kb::Target> &targets) {
   for (const std::string &text : texts) {
@@ -21,8 +22,7 @@ static LogicalResult parseTargets(ModuleOp module, ArrayRef<std::string> texts,
     if (!target.ok())
       return module.emitError()
              << "kb-materialize-variants: " << target.status().message();
-    if (!llvm::is_contained(targets, *target))
-      targets.push_back(*target);
+    targets.push_back(*target);
   }
   return success();
 }
@@ -79,17 +79,32 @@ class MaterializeVariantsPass
           MaterializeVariantsPass> {
 public:
   using MaterializeVariantsPassBase::MaterializeVariantsPassBase;
+  explicit MaterializeVariantsPass(ArrayRef<::kb::Target> targets)
+      : typedTargets(targets.begin(), targets.end()) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<::kb::Target> parsed;
-    if (failed(parseTargets(module, targets, parsed)))
+    SmallVector<::kb::Target> requested(typedTargets);
+    if (failed(parseTargets(module, targets, requested)))
       return signalPassFailure();
-    if (parsed.empty())
+    SmallVector<::kb::Target> unique;
+    for (const ::kb::Target &target : requested)
+      if (!llvm::is_contained(unique, target))
+        unique.push_back(target);
+    if (unique.empty())
       return;
     for (ExecutableOp executable : module.getOps<ExecutableOp>())
-      if (failed(materialize(executable, parsed)))
+      if (failed(materialize(executable, unique)))
         return signalPassFailure();
   }
+
+private:
+  /// Targets given as types (the driver's), before the option's.
+  SmallVector<::kb::Target> typedTargets;
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::kb::createMaterializeVariantsPass(ArrayRef<::kb::Target> targets) {
+  return std::make_unique<MaterializeVariantsPass>(targets);
+}

@@ -41,11 +41,8 @@ void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options) {
     o.kind = "source";
     pm.addPass(createSubstituteExecutablesPass(o));
   }
-  if (through(PipelineStep::MaterializeVariants) && !options.targets.empty()) {
-    MaterializeVariantsPassOptions o;
-    o.targets = options.targets;
-    pm.addPass(createMaterializeVariantsPass(o));
-  }
+  if (through(PipelineStep::MaterializeVariants) && !options.targets.empty())
+    pm.addPass(createMaterializeVariantsPass(options.targets));
   if (through(PipelineStep::Codegen) && options.codegen)
     pm.addPass(
         createCodegenPass(options.codegenOptions, options.codegenRecords));
@@ -111,37 +108,61 @@ struct PipelineCliOptions : public PassPipelineOptions<PipelineCliOptions> {
 };
 } // namespace
 
+/// Adds kb-opt's pipeline to |pm|; a target that does not parse is an
+/// error listing the valid ones.
+static LogicalResult
+buildCliPipeline(OpPassManager &pm, const PipelineCliOptions &cli,
+                 function_ref<LogicalResult(const Twine &)> errorHandler) {
+  // Passes copy their list options when created: these vectors need only
+  // outlive buildCompilerPipeline. (MLIR 16's ListOption has no working
+  // ArrayRef conversion.)
+  auto list = [](const auto &option) {
+    return std::vector<std::string>(option.begin(), option.end());
+  };
+  std::vector<std::string> sources = list(cli.sources),
+                           sourceDirs = list(cli.sourceDirectories),
+                           objects = list(cli.objects),
+                           objectDirs = list(cli.objectDirectories),
+                           searchPaths = list(cli.searchPaths);
+  std::vector<::kb::Target> targets;
+  for (const std::string &text : cli.targets) {
+    ::kb::StatusOr<::kb::Target> target = ::kb::Target::parse(text);
+    if (!target.ok())
+      return errorHandler("kb-pipeline: " + target.status().message());
+    targets.push_back(*target);
+  }
+  PipelineOptions options;
+  options.sources.substitutions = sources;
+  options.sources.directories = sourceDirs;
+  options.sources.searchPaths = searchPaths;
+  options.objects.substitutions = objects;
+  options.objects.directories = objectDirs;
+  options.objects.searchPaths = searchPaths;
+  options.targets = targets;
+  options.codegen = cli.codegen;
+  options.codegenOptions.emitCubin = cli.emitCubin;
+  options.benchmarks = cli.benchmarks;
+  options.stopAfter = cli.stopAfter;
+  buildCompilerPipeline(pm, options);
+  return success();
+}
+
 void registerCompilerPipeline() {
-  PassPipelineRegistration<PipelineCliOptions>(
+  // registerPassPipeline rather than PassPipelineRegistration: its builder
+  // can report a target that does not parse.
+  registerPassPipeline(
       "kb-pipeline",
       "The compiler pipeline of kb-compile and kernel-bench build (or a "
       "prefix of it, with stop-after)",
-      [](OpPassManager &pm, const PipelineCliOptions &cli) {
-        // Passes copy their list options when created: these vectors need
-        // only outlive buildCompilerPipeline. (MLIR 16's ListOption has no
-        // working ArrayRef conversion.)
-        auto list = [](const auto &option) {
-          return std::vector<std::string>(option.begin(), option.end());
-        };
-        std::vector<std::string> sources = list(cli.sources),
-                                 sourceDirs = list(cli.sourceDirectories),
-                                 objects = list(cli.objects),
-                                 objectDirs = list(cli.objectDirectories),
-                                 searchPaths = list(cli.searchPaths),
-                                 targets = list(cli.targets);
-        PipelineOptions options;
-        options.sources.substitutions = sources;
-        options.sources.directories = sourceDirs;
-        options.sources.searchPaths = searchPaths;
-        options.objects.substitutions = objects;
-        options.objects.directories = objectDirs;
-        options.objects.searchPaths = searchPaths;
-        options.targets = targets;
-        options.codegen = cli.codegen;
-        options.codegenOptions.emitCubin = cli.emitCubin;
-        options.benchmarks = cli.benchmarks;
-        options.stopAfter = cli.stopAfter;
-        buildCompilerPipeline(pm, options);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PipelineCliOptions cli;
+        if (failed(cli.parseFromString(text)))
+          return failure();
+        return buildCliPipeline(pm, cli, errorHandler);
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optionHandler) {
+        optionHandler(PipelineCliOptions());
       });
 }
 

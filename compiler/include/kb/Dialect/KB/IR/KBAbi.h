@@ -23,6 +23,10 @@ class VariantOp;
 ::kb::ElementType toCommon(BindingElementType type);
 ::kb::ScalarType toCommon(ConstantType type);
 ::kb::Access toCommon(BindingAccess access);
+/// The inverses of toCommon: the kb dialect's spelling of a common/ type.
+BindingElementType fromCommon(::kb::ElementType type);
+ConstantType fromCommon(::kb::ScalarType type);
+BindingAccess fromCommon(::kb::Access access);
 
 /// The KernelAbi of |exportOp| with |entry| as the entry name.
 ::kb::KernelAbi getKernelAbi(ExportOp exportOp, llvm::StringRef entry);

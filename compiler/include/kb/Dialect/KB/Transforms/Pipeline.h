@@ -23,6 +23,7 @@
 #ifndef KB_DIALECT_KB_TRANSFORMS_PIPELINE_H_
 #define KB_DIALECT_KB_TRANSFORMS_PIPELINE_H_
 
+#include "common/target.h"
 #include "kb/Codegen/Codegen.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
 
@@ -52,7 +53,7 @@ struct PipelineOptions {
   /// the lists must outlive the pass manager's run.
   SubstituteExecutablesPassOptions sources, objects;
   /// Empty: keep the variants the program has.
-  llvm::ArrayRef<std::string> targets;
+  llvm::ArrayRef<::kb::Target> targets;
   bool codegen = true;
   CodegenPassOptions codegenOptions;
   bool benchmarks = true;
@@ -72,6 +73,11 @@ void buildCompilerPipeline(OpPassManager &pm, const PipelineOptions &options);
 std::unique_ptr<Pass>
 createCodegenPass(const CodegenPassOptions &options,
                   llvm::SmallVectorImpl<CodegenRecord> *records);
+
+/// kb-materialize-variants for |targets|, already parsed (its `targets`
+/// option is the text kb-opt's command line gives).
+std::unique_ptr<Pass>
+createMaterializeVariantsPass(llvm::ArrayRef<::kb::Target> targets);
 
 /// Registers the dialects a program given to the pipeline may use: the kb
 /// dialect and kernel-body dialects, and a model's tosa, linalg, tensor.
