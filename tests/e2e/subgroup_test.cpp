@@ -15,6 +15,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -176,6 +177,41 @@ TEST_F(SubgroupTest, DevicesPrintsTheRequiredSubgroupSizeRange) {
   EXPECT_THAT(d.output, ::testing::ContainsRegex(
                             "required subgroup size +([0-9]+ to [0-9]+, full "
                             "subgroups (not )?supported|cannot be required)"));
+}
+
+TEST_F(SubgroupTest, DevicesJsonIsTheSameListingForScripts) {
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
+  kb::test::CliRun text = run({"devices"});
+  kb::test::CliRun d = run({"devices", "--json"});
+  ASSERT_EQ(d.exitCode, 0) << d.output;
+  // stdout and stderr are one stream here; the driver may warn first
+  // (lavapipe: not a conformant implementation).
+  size_t start = d.output.find("{\n  \"schema_version\"");
+  ASSERT_NE(start, std::string::npos) << d.output;
+  nlohmann::json doc = nlohmann::json::parse(d.output.substr(start));
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  const nlohmann::json *vulkan = nullptr;
+  for (const nlohmann::json &driver : doc.at("drivers")) {
+    EXPECT_TRUE(driver.at("status") == "ok" || driver.at("reason").is_string())
+        << driver.dump();
+    // Every driver the text lists, in the same words.
+    EXPECT_THAT(text.output,
+                HasSubstr(driver.at("name").get<std::string>() + ": "));
+    if (driver.at("name") == "vulkan")
+      vulkan = &driver;
+  }
+  ASSERT_NE(vulkan, nullptr) << d.output;
+  const nlohmann::json &device = vulkan->at("devices").at(0);
+  EXPECT_EQ(device.at("device"), "vulkan:0");
+  EXPECT_THAT(text.output,
+              HasSubstr("vulkan:0  " + device.at("name").get<std::string>()));
+  EXPECT_EQ(device.at("limits").at("max_workgroup_size").size(), 3u);
+  EXPECT_GT(device.at("limits").at("max_workgroup_invocations").get<int>(), 0);
+  // Unknown figures are null, never a 0 to be taken for a measurement.
+  for (const auto &[key, value] : device.items())
+    EXPECT_FALSE(value.is_number() && value.get<double>() == 0 &&
+                 key != "index")
+        << key;
 }
 
 TEST_F(SubgroupTest, ASizeTheDeviceCannotGiveIsSkippedWithTheReason) {

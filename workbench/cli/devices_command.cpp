@@ -2,8 +2,9 @@
 //
 // Lists every driver this build has, each with its devices and their
 // properties, or the reason the driver is unavailable ("libcuda.so.1 not
-// found"), all on stdout (the listing is the result; workbench/README.md).
-// Exit 0 when at least one device exists, 77 when none does.
+// found"), all on stdout (the listing is the result; workbench/README.md);
+// with --json, the same as one JSON document for scripts. Exit 0 when at
+// least one device exists, 77 when none does.
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/cli/command.h"
@@ -11,9 +12,12 @@
 #include "runtime/hal/drivers/registration.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace kb::workbench {
 
@@ -100,6 +104,127 @@ void printDevice(const hal::DeviceProperties &p) {
   row("timestamps", p.timestampValidBits ? period : "not supported");
 }
 
+/// A value the driver did not report (0) is null, not a number to trust.
+nlohmann::ordered_json known(uint64_t value) {
+  return value ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json deviceJson(const hal::DeviceProperties &p) {
+  const hal::DeviceLimits &l = p.limits;
+  nlohmann::ordered_json limits = {
+      {"max_workgroup_size", l.maxWorkgroupSize},
+      {"max_workgroup_invocations", l.maxWorkgroupInvocations},
+      {"max_workgroup_count", l.maxWorkgroupCount},
+      {"max_shared_memory_bytes", l.maxSharedMemoryBytes},
+      {"max_constant_bytes", l.maxConstantBytes},
+      {"max_bindings", l.maxBindings},
+      {"max_binding_range_bytes", known(l.maxBindingRange)},
+      {"min_binding_offset_alignment", l.minBindingOffsetAlignment},
+      {"max_allocation_bytes", known(l.maxAllocationBytes)},
+      {"max_allocation_count", known(l.maxAllocationCount)},
+      {"max_parameter_bytes", known(l.maxParameterBytes)}};
+  return {{"device", p.driver + ":" + std::to_string(p.index)},
+          {"driver", p.driver},
+          {"index", p.index},
+          {"name", p.name},
+          {"type", hal::toString(p.type)},
+          {"vendor", p.vendor},
+          {"vendor_id", known(p.vendorId)},
+          {"device_id", known(p.deviceId)},
+          {"uuid", p.uuid.empty() ? nlohmann::ordered_json()
+                                  : nlohmann::ordered_json(p.uuid)},
+          {"api_version", p.apiVersion},
+          {"driver_version", p.driverVersion},
+          {"compute_units", known(p.computeUnits)},
+          {"clock_khz", known(p.clockKhz)},
+          {"memory_clock_khz", known(p.memoryClockKhz)},
+          {"memory_bus_width_bits", known(p.memoryBusWidthBits)},
+          {"memory_bytes", known(p.memoryBytes)},
+          {"l2_cache_bytes", known(p.l2CacheBytes)},
+          {"subgroup_size", known(p.subgroupSize)},
+          {"required_subgroup_size",
+           p.minSubgroupSize == 0
+               ? nlohmann::ordered_json()
+               : nlohmann::ordered_json{{"min", p.minSubgroupSize},
+                                        {"max", p.maxSubgroupSize},
+                                        {"full_subgroups", p.fullSubgroups}}},
+          {"timestamp_period_ns",
+           p.timestampValidBits ? nlohmann::ordered_json(p.timestampPeriodNs)
+                                : nlohmann::ordered_json()},
+          {"timestamp_valid_bits", known(p.timestampValidBits)},
+          {"limits", limits}};
+}
+
+/// One driver of the listing: its devices, or why it has none.
+struct DriverListing {
+  std::string name;
+  Status status;
+  std::vector<hal::DeviceProperties> devices;
+};
+
+std::vector<DriverListing> listDrivers(bool validation) {
+  hal::DriverOptions options;
+  options.vulkanValidation = validation;
+  const hal::DriverRegistry &registry = hal::builtinDrivers();
+  std::vector<DriverListing> listing;
+  for (const std::string &name : registry.names()) {
+    DriverListing &driver = listing.emplace_back();
+    driver.name = name;
+    auto created = registry.create(name, options);
+    if (created.ok())
+      driver.devices = (*created)->devices();
+    else
+      driver.status = created.status();
+  }
+  return listing;
+}
+
+void printJson(const std::vector<DriverListing> &listing) {
+  nlohmann::ordered_json drivers = nlohmann::ordered_json::array();
+  for (const DriverListing &driver : listing) {
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    for (const hal::DeviceProperties &p : driver.devices)
+      devices.push_back(deviceJson(p));
+    drivers.push_back(
+        {{"name", driver.name},
+         {"status", driver.status.ok()              ? "ok"
+                    : driver.status.isUnavailable() ? "unavailable"
+                                                    : "error"},
+         {"reason", driver.status.ok()
+                        ? nlohmann::ordered_json()
+                        : nlohmann::ordered_json(driver.status.message())},
+         {"devices", devices}});
+  }
+  nlohmann::ordered_json document = {
+      {"schema_version", 1},
+      {"generator", "kernel-bench " KB_VERSION_STRING},
+      {"drivers", drivers}};
+  // Driver messages are not ours: bytes that are not UTF-8 become U+FFFD.
+  std::printf(
+      "%s\n",
+      document
+          .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+          .c_str());
+}
+
+void printText(const std::vector<DriverListing> &listing) {
+  if (listing.empty())
+    std::printf("this build has no GPU drivers (KB_ENABLE_CUDA and "
+                "KB_ENABLE_VULKAN are OFF)\n");
+  for (const DriverListing &driver : listing) {
+    if (!driver.status.ok()) {
+      std::printf("%s: %s: %s\n", driver.name.c_str(),
+                  driver.status.isUnavailable() ? "unavailable" : "error",
+                  driver.status.message().c_str());
+      continue;
+    }
+    std::printf("%s: %zu device(s)\n", driver.name.c_str(),
+                driver.devices.size());
+    for (const hal::DeviceProperties &p : driver.devices)
+      printDevice(p);
+  }
+}
+
 } // namespace
 
 CommandRegistration addDevicesCommand(CLI::App &root) {
@@ -109,28 +234,18 @@ CommandRegistration addDevicesCommand(CLI::App &root) {
   auto validation = std::make_shared<bool>(false);
   app->add_flag("--vk-validation", *validation,
                 "Enable the Vulkan validation layers (must be installed)");
-  auto run = [validation]() -> int {
-    hal::DriverOptions options;
-    options.vulkanValidation = *validation;
-    const hal::DriverRegistry &registry = hal::builtinDrivers();
+  auto json = std::make_shared<bool>(false);
+  app->add_flag("--json", *json,
+                "Print the listing as one JSON document (for scripts)");
+  auto run = [validation, json]() -> int {
+    std::vector<DriverListing> listing = listDrivers(*validation);
+    if (*json)
+      printJson(listing);
+    else
+      printText(listing);
     size_t deviceCount = 0;
-    if (registry.names().empty())
-      std::printf("this build has no GPU drivers (KB_ENABLE_CUDA and "
-                  "KB_ENABLE_VULKAN are OFF)\n");
-    for (const std::string &name : registry.names()) {
-      auto driver = registry.create(name, options);
-      if (!driver.ok()) {
-        std::printf("%s: %s: %s\n", name.c_str(),
-                    driver.status().isUnavailable() ? "unavailable" : "error",
-                    driver.status().message().c_str());
-        continue;
-      }
-      std::printf("%s: %zu device(s)\n", name.c_str(),
-                  (*driver)->devices().size());
-      for (const hal::DeviceProperties &p : (*driver)->devices())
-        printDevice(p);
-      deviceCount += (*driver)->devices().size();
-    }
+    for (const DriverListing &driver : listing)
+      deviceCount += driver.devices.size();
     return deviceCount ? kExitOk : kExitUnavailable;
   };
   return {app, run};
