@@ -360,34 +360,31 @@ std::atomic<BeforeSpawnHook> gBeforeSpawn{nullptr};
 
 void setBeforeSpawnHook(BeforeSpawnHook hook) { gBeforeSpawn = hook; }
 
-/// |options.argv|, or, under a memory limit, the same command started
-/// through sh, which sets the limit and execs it: posix_spawn cannot set a
-/// limit, and one set from here once the child runs would miss what a
-/// driver such as nvcc starts first. The program's arguments are sh's
-/// positional parameters, never part of its script.
+/// |options.argv|, or, under a memory limit, the same argv run by
+/// util-linux's prlimit(1) (Essential in Debian), which sets the limit and
+/// execs it: posix_spawn cannot set a limit, and one set from here once the
+/// child runs would miss what a driver such as nvcc starts first. No shell:
+/// the program and its arguments stay argv.
 StatusOr<std::vector<std::string>> commandLine(const ProcessOptions &options) {
   if (options.memoryLimitBytes == 0)
     return options.argv;
-  // sh would report a missing program as exit 127: keep it Unavailable.
+  // prlimit would report a missing program as its own failure: keep it
+  // Unavailable, as posix_spawnp does.
   const std::string &program = options.argv[0];
-  bool found = false;
-  if (program.find('/') != std::string::npos) {
-    found = isExecutableFile(program);
-  } else if (const char *path = std::getenv("PATH")) {
-    std::string dirs = path;
-    for (size_t at = 0; !found && at <= dirs.size();) {
-      size_t end = std::min(dirs.find(':', at), dirs.size());
-      std::string dir = dirs.substr(at, end - at);
-      found = isExecutableFile(std::filesystem::path(dir.empty() ? "." : dir) /
-                               program);
-      at = end + 1;
-    }
-  }
+  const bool found = program.find('/') != std::string::npos
+                         ? isExecutableFile(program)
+                         : searchTool(program).ok();
   if (!found)
     return unavailable("cannot run `" + program + "`: " + errnoText(ENOENT));
+  StatusOr<std::filesystem::path> prlimit =
+      searchTool("prlimit", {},
+                 "install util-linux, or run tools without a memory "
+                 "limit ([build] tool_memory = \"0\")");
+  if (!prlimit.ok())
+    return prlimit.status();
   std::vector<std::string> argv = {
-      "/bin/sh", "-c", "ulimit -v \"$0\" 2>/dev/null; exec \"$@\"",
-      std::to_string(std::max<uint64_t>(1, options.memoryLimitBytes / 1024))};
+      prlimit->string(), "--as=" + std::to_string(options.memoryLimitBytes),
+      "--"};
   argv.insert(argv.end(), options.argv.begin(), options.argv.end());
   return argv;
 }
