@@ -79,6 +79,10 @@ Status applyDeclared(const BenchmarkWork &work, const BenchmarkOptions &options,
                         loadFixedData(*found, *work.function, *work.dispatch));
     correctness.fixed = std::make_shared<const FixedData>(std::move(fixed));
   }
+  if (found->hostReference) {
+    KB_ASSIGN_OR_RETURN(correctness.hostReference,
+                        HostReference::load(*found->hostReference));
+  }
   correctness.kernelTolerance = found->tolerance;
   correctness.nanInputs = found->nanInputs;
   correctness.infInputs = found->infInputs;
@@ -278,6 +282,9 @@ Correctness describeCorrectness(const CorrectnessResult &result) {
       c.firstMismatches.push_back(
           {m.output, x.index, number(x.reference), number(x.candidate)});
   c.note = result.reason;
+  if (!result.hostReference.empty())
+    c.note += (c.note.empty() ? "" : "; ") + std::string("reference: the ") +
+              result.hostReference + ", run on the CPU";
   if (!result.fixedInputs.empty()) {
     c.note += (c.note.empty() ? "" : "; ") + result.fixedInputs;
     return c;

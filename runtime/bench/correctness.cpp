@@ -179,6 +179,22 @@ bool hasExpectedArrays(const CorrectnessSettings &settings) {
   return settings.fixed && !settings.fixed->expected.empty();
 }
 
+/// What the candidate's outputs from |set| must be: the expected arrays,
+/// else the reference variant's outputs, else the host reference's.
+StatusOr<std::vector<OutputData>>
+expectedOutputs(hal::Device &device, const PreparedFunction &candidate,
+                PreparedFunction *reference,
+                const CorrectnessSettings &settings, const InputSet &set) {
+  if (hasExpectedArrays(settings))
+    return settings.fixed->expected;
+  if (reference)
+    return runWith(device, *reference, set);
+  return settings.hostReference->run(
+      candidate.function(),
+      startingContents(candidate, set.seedOffset, set.zeros, set.special,
+                       candidate.writeOnlyBuffers(), kPoisonPattern));
+}
+
 StatusOr<CorrectnessResult>
 checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
                   PreparedFunction *reference,
@@ -201,14 +217,11 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
                       ")";
       return result;
     }
-    if (!reference && !expectedArrays)
+    if (!reference && !expectedArrays && !settings.hostReference)
       continue;
-    std::vector<OutputData> expected;
-    if (expectedArrays) {
-      expected = settings.fixed->expected;
-    } else {
-      KB_ASSIGN_OR_RETURN(expected, runWith(device, *reference, set));
-    }
+    KB_ASSIGN_OR_RETURN(
+        std::vector<OutputData> expected,
+        expectedOutputs(device, candidate, reference, settings, set));
     compareOutputs(candidate, expected, actual, set, settings, result);
     if (!result.mismatches.empty()) {
       result.verdict = Verdict::Incorrect;
@@ -219,7 +232,9 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
     if (set.seedOffset == 0 && !set.zeros && set.special == SpecialValues::None)
       result.referenceOutputs = std::move(expected);
   }
-  if (reference || expectedArrays) {
+  if (settings.hostReference && !reference && !expectedArrays)
+    result.hostReference = settings.hostReference->describe();
+  if (reference || expectedArrays || settings.hostReference) {
     result.verdict = Verdict::Correct;
   } else {
     result.verdict = Verdict::NoReference;

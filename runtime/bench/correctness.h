@@ -15,13 +15,16 @@
 //
 // A kernel with fixed inputs (fixed_data.h) is checked once, from them: the
 // other input sets would change data that is fixed. With expected outputs
-// the candidate is compared with those arrays instead of a reference run.
+// the candidate is compared with those arrays instead of a reference run;
+// with a host reference (host_reference.h), with what that function
+// computes on the CPU from the same inputs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_CORRECTNESS_H_
 #define KB_RUNTIME_BENCH_CORRECTNESS_H_
 
 #include "runtime/bench/fixed_data.h"
+#include "runtime/bench/host_reference.h"
 #include "runtime/bench/results.h"
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
@@ -54,6 +57,10 @@ struct CorrectnessSettings {
   std::map<uint32_t, module::ToleranceOverride> outputTolerances;
   /// The kernel's fixed inputs and expected outputs; null: none.
   std::shared_ptr<const FixedData> fixed;
+  /// The kernel's C/C++ reference, run on the host from the inputs the
+  /// candidate starts from; null: none. Used when there is no reference
+  /// variant.
+  std::shared_ptr<const HostReference> hostReference;
 };
 
 struct OutputMismatch {
@@ -75,6 +82,8 @@ struct CorrectnessResult {
   std::vector<std::string> specialInputs;
   /// With fixed data: what was checked (FixedData::description).
   std::string fixedInputs;
+  /// With a host reference: HostReference::describe().
+  std::string hostReference;
   std::vector<OutputMismatch> mismatches; // first failing case only
   std::vector<std::string> inputsWritten; // read-only buffers that changed
   /// The reference's outputs for seed offset 0 (kept for the after-timing

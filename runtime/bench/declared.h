@@ -52,6 +52,23 @@ struct FixedArray {
   std::string sha256; // of the whole file
 };
 
+/// A C or C++ function run on the host as a standalone kernel's reference
+/// (`[bench] reference = "ref.cpp"`): the build compiles it into a shared
+/// object (toolchains/host_reference.h) at |stored| in its output directory
+/// and build.json records it with its sha256, which `run` and `bench` check
+/// before they load it (host_reference.h here).
+struct HostReferenceDecl {
+  std::string source;   // the file as the kernel.toml names it, for reports
+  std::string function; // the function the shared object calls
+  /// The shared object: under the build directory once read back from
+  /// build.json; empty before the build made it.
+  std::filesystem::path file;
+  /// Its path relative to the build directory
+  /// (`standalone/KERNEL/reference/KERNEL.so`).
+  std::string stored;
+  std::string sha256; // of the shared object; set by the build
+};
+
 struct KernelDeclared {
   /// Floating-point operations and bytes read + written per dispatch.
   std::optional<double> flops;
@@ -70,11 +87,14 @@ struct KernelDeclared {
   /// instead of a reference run.
   std::vector<FixedArray> fixedInputs;
   std::vector<FixedArray> expectedOutputs;
+  /// The kernel's reference is a host function (compared on every input
+  /// set, as a reference kernel would be).
+  std::optional<HostReferenceDecl> hostReference;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
            outputTolerances.empty() && !nanInputs && !infInputs &&
-           fixedInputs.empty() && expectedOutputs.empty();
+           fixedInputs.empty() && expectedOutputs.empty() && !hostReference;
   }
 };
 

@@ -236,10 +236,15 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
 
 Status PreparedFunction::record(hal::CommandBuffer &commands,
                                 FunctionResult *result) const {
+  return recordOps(commands, 0, function_.ops.size(), result);
+}
+
+Status PreparedFunction::recordOps(hal::CommandBuffer &commands, size_t first,
+                                   size_t end, FunctionResult *result) const {
   std::string where =
       module_.sourceName + ": function `" + function_.name + "`";
   Hazards hazards;
-  for (size_t i = 0; i < function_.ops.size(); ++i) {
+  for (size_t i = first; i < std::min(end, function_.ops.size()); ++i) {
     const Op &op = function_.ops[i];
     if (op.kind == Op::Kind::Alloc)
       continue;
@@ -299,9 +304,24 @@ Status PreparedFunction::record(hal::CommandBuffer &commands,
 
 StatusOr<std::vector<uint8_t>>
 PreparedFunction::readBuffer(uint32_t index) const {
+  if (index >= buffers_.size() || !buffers_[index])
+    return failedPrecondition(module_.sourceName + ": function `" +
+                              function_.name + "` never allocates buffer " +
+                              std::to_string(index));
   std::vector<uint8_t> bytes(function_.buffers[index].byteSize());
   KB_RETURN_IF_ERROR(buffers_[index]->download(0, bytes.data(), bytes.size()));
   return bytes;
+}
+
+Status PreparedFunction::writeBuffer(uint32_t index,
+                                     const std::vector<uint8_t> &bytes) {
+  if (index >= buffers_.size() || !buffers_[index] ||
+      bytes.size() != function_.buffers[index].byteSize())
+    return invalidArgument(module_.sourceName + ": function `" +
+                           function_.name + "` has no buffer " +
+                           std::to_string(index) + " of " +
+                           std::to_string(bytes.size()) + " bytes to write");
+  return buffers_[index]->upload(0, bytes.data(), bytes.size());
 }
 
 StatusOr<std::vector<OutputData>> PreparedFunction::readOutputs() const {

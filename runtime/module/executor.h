@@ -88,10 +88,16 @@ public:
   /// |commands|; adds the counts to |result| when given.
   Status record(hal::CommandBuffer &commands,
                 FunctionResult *result = nullptr) const;
+  /// Records ops [first, end) only (replaying a function op by op).
+  Status recordOps(hal::CommandBuffer &commands, size_t first, size_t end,
+                   FunctionResult *result = nullptr) const;
   /// Reads back the function's outputs.
   StatusOr<std::vector<OutputData>> readOutputs() const;
   /// Reads back buffer |index| whole.
   StatusOr<std::vector<uint8_t>> readBuffer(uint32_t index) const;
+  /// Uploads |bytes| (the buffer's byteSize()) into buffer |index| now,
+  /// leaving its initial contents as they were.
+  Status writeBuffer(uint32_t index, const std::vector<uint8_t> &bytes);
   /// The initial contents of buffer |index| for |seedOffset| / |zeroInputs|.
   /// Shared and immutable: the last few generated are kept, because a
   /// correctness check asks for the same inputs three times per input set

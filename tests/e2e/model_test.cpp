@@ -134,6 +134,11 @@ TEST_F(ModelTest, WrongKernelBodyMakesTheRunDisagree) {
   EXPECT_THAT(ran.output, HasSubstr("output 0 main_dispatch_5.result (f32 x "
                                     "32768): MISMATCH"));
   EXPECT_THAT(ran.output, HasSubstr("result: OUTPUTS DIFFER"));
+  // The final output is main_dispatch_5's; the wrong kernel is the first
+  // dispatch's, and the dispatch-by-dispatch replay says so.
+  EXPECT_THAT(ran.output, HasSubstr("first wrong dispatch: op "));
+  EXPECT_THAT(ran.output,
+              HasSubstr("(`main_dispatch_0` export 0): binding 3 (buffer "));
 }
 
 TEST_F(ModelTest, SubstitutingADispatchThatIsNotFormedListsTheFormedOnes) {

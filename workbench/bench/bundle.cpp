@@ -87,7 +87,9 @@ parseManifest(std::string_view text, const std::string &where) {
 }
 
 /// The .npy files build.json records for kernels' fixed inputs and
-/// expected outputs (declared_figures.h): they travel like the modules.
+/// expected outputs, and the shared objects of their host references
+/// (declared_figures.h): they travel like the modules, listed and checked
+/// the same way (a host reference is native code `bench` will load).
 StatusOr<std::vector<std::string>> fixedDataFiles(const fs::path &buildDir) {
   KB_ASSIGN_OR_RETURN(DeclaredByObject byObject,
                       readDeclaredFigures(buildDir / "build.json"));
@@ -98,6 +100,10 @@ StatusOr<std::vector<std::string>> fixedDataFiles(const fs::path &buildDir) {
            {&job.declared.fixedInputs, &job.declared.expectedOutputs})
         for (const bench::FixedArray &a : *arrays)
           files.insert(a.stored);
+  for (const auto &[sha, jobs] : byObject)
+    for (const JobDeclared &job : jobs)
+      if (job.declared.hostReference)
+        files.insert(job.declared.hostReference->stored);
   return std::vector<std::string>(files.begin(), files.end());
 }
 

@@ -76,6 +76,10 @@ declaredForRun(const fs::path &modulePath, const module::Module &module,
       out.outputTolerances[dispatch->bindings[o.binding].buffer] = o.tolerance;
   KB_ASSIGN_OR_RETURN(out.fixed,
                       bench::loadFixedData(*found, function, *dispatch));
+  if (found->hostReference) {
+    KB_ASSIGN_OR_RETURN(out.hostReference,
+                        bench::HostReference::load(*found->hostReference));
+  }
   return std::optional<RunDeclared>(std::move(out));
 }
 

@@ -5,7 +5,8 @@
 // kernel whose object the run's candidate variant is, found by that
 // object's sha256 in the build.json of the build directory that holds the
 // module, and its fixed inputs and expected outputs loaded
-// (runtime/bench/fixed_data.h).
+// (runtime/bench/fixed_data.h), and its host reference loaded
+// (runtime/bench/host_reference.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_BENCH_RUN_DECLARED_H_
@@ -13,6 +14,7 @@
 
 #include "common/status.h"
 #include "runtime/bench/fixed_data.h"
+#include "runtime/bench/host_reference.h"
 #include "runtime/hal/device.h"
 #include "runtime/module/module.h"
 
@@ -27,6 +29,8 @@ struct RunDeclared {
   module::ToleranceOverride tolerance;
   std::map<uint32_t, module::ToleranceOverride> outputTolerances;
   bench::FixedData fixed;
+  /// The kernel's C/C++ reference, loaded; null: none.
+  std::shared_ptr<const bench::HostReference> hostReference;
 };
 
 /// The build.json beside the module at |modulePath| or up to three

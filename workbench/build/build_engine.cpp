@@ -105,6 +105,12 @@ void runProgramStep(BuildSession &session, BuildReport &report,
   };
   step.reuse = cache != nullptr;
   step.outputs = session.outputs.get();
+  const toolchains::BuildOptions hostOptions = toolOptions(session);
+  step.buildHostReference = [&](const toolchains::HostReferenceSpec &spec,
+                                const std::filesystem::path &out) {
+    return toolchains::buildHostReference(*session.tools, cache, hostOptions,
+                                          spec, out);
+  };
   Status status = compileProgram(project, succeeded, session.outputDir, step,
                                  report.program.emplace());
   if (cache)

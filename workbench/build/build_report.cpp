@@ -61,9 +61,23 @@ BuildJobRecord plannedJob(const JobRecord &job) {
   return out;
 }
 
+/// The sha256 of the shared object the build made of |kernel|'s host
+/// reference; empty when it made none (it failed, or the step did not run):
+/// `run` and `bench` then refuse to load one.
+std::string hostReferenceSha(const BuildReport &report,
+                             const std::string &kernel) {
+  if (report.program)
+    for (const StandaloneRecord &s : report.program->standalone)
+      if (s.kernel == kernel && s.hostReference)
+        return s.hostReference->sha256;
+  return "";
+}
+
 BuildJobRecord jobRecord(const JobRecord &job, const BuildReport &report) {
   const toolchains::BuildJobResult &r = job.result;
   BuildJobRecord out = plannedJob(job);
+  if (out.declared && out.declared->hostReference)
+    out.declared->hostReference->sha256 = hostReferenceSha(report, out.kernel);
   out.status = r.status.ok() ? "ok" : "failed";
   if (!r.status.ok())
     out.error =
@@ -254,6 +268,15 @@ json standaloneJson(const StandaloneRecord &r) {
     out["program"] = *r.program;
   if (r.compiled)
     addCompiled(*r.compiled, out);
+  if (const std::optional<HostReferenceRecord> &h = r.hostReference)
+    out["host_reference"] = {{"source", h->source},
+                             {"function", h->function},
+                             {"file", h->file},
+                             {"sha256", h->sha256},
+                             {"bytes", h->bytes},
+                             {"cache", h->cache},
+                             {"seconds", finite(h->seconds)},
+                             {"command", h->command}};
   // The status is the record's, whatever the compile said.
   out["status"] = toString(r.status);
   return out;

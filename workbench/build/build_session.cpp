@@ -8,6 +8,7 @@
 #include "common/sha256.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -287,6 +288,14 @@ uint64_t defaultToolMemoryBytes() {
 }
 
 } // namespace
+
+toolchains::BuildOptions toolOptions(const BuildSession &session) {
+  toolchains::BuildOptions options;
+  options.timeout = std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(session.timeoutSeconds * 1000)));
+  options.memoryLimitBytes = session.toolMemoryBytes;
+  return options;
+}
 
 fs::path outputDirFor(const BuildRequest &request, const Project &project) {
   return request.outputDir.empty() ? project.outputDir

@@ -69,6 +69,10 @@ struct BuildSession {
 std::filesystem::path outputDirFor(const BuildRequest &request,
                                    const Project &project);
 
+/// The limits every tool of |session| runs under (time, memory): the
+/// kernel jobs' and the host references'.
+toolchains::BuildOptions toolOptions(const BuildSession &session);
+
 /// Loads the project (or takes the request's), plans its jobs, creates the
 /// output directory, opens the cache and configures the tools; notes and
 /// warnings go to |observer|. Every error is a message for the user.

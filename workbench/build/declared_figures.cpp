@@ -42,15 +42,22 @@ std::string fileOutside(const bench::KernelDeclared &declared) {
       // from elsewhere names nothing outside it.
       if (std::string why = ustar::checkMemberName(a.stored); !why.empty())
         return "file `" + a.stored + "` " + why;
+  if (declared.hostReference)
+    if (std::string why =
+            ustar::checkMemberName(declared.hostReference->stored);
+        !why.empty())
+      return "file `" + declared.hostReference->stored + "` " + why;
   return "";
 }
 
-/// |declared|'s fixed arrays, found under |buildDir|.
-void locateFixedArrays(bench::KernelDeclared &declared,
-                       const std::filesystem::path &buildDir) {
+/// |declared|'s fixed arrays and host reference, found under |buildDir|.
+void locateDeclaredFiles(bench::KernelDeclared &declared,
+                         const std::filesystem::path &buildDir) {
   for (auto *arrays : {&declared.fixedInputs, &declared.expectedOutputs})
     for (bench::FixedArray &a : *arrays)
       a.file = buildDir / a.stored;
+  if (declared.hostReference)
+    declared.hostReference->file = buildDir / declared.hostReference->stored;
 }
 } // namespace
 
@@ -65,7 +72,7 @@ readDeclaredFigures(const std::filesystem::path &buildJson) {
     if (std::string why = fileOutside(entry.declared); !why.empty())
       return invalidArgument(buildJson.string() + ": jobs[" +
                              std::to_string(i) + "].declared: " + why);
-    locateFixedArrays(entry.declared, buildJson.parent_path());
+    locateDeclaredFiles(entry.declared, buildJson.parent_path());
     for (const BuildOutputRecord &output : job.outputs)
       declared[output.sha256].push_back(entry);
   }

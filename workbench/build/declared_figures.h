@@ -85,6 +85,17 @@ template <> struct JsonFields<bench::FixedArray> {
   }
 };
 
+/// The shared object is written as the build directory's path (|stored|),
+/// as a fixed array's file is.
+template <> struct JsonFields<bench::HostReferenceDecl> {
+  template <typename IO, typename S> static Status map(IO &io, S &h) {
+    KB_RETURN_IF_ERROR(io.field("source", h.source));
+    KB_RETURN_IF_ERROR(io.field("function", h.function));
+    KB_RETURN_IF_ERROR(io.field("file", h.stored));
+    return io.field("sha256", h.sha256);
+  }
+};
+
 /// The special values a kernel's inputs may hold, as a list of their names.
 struct SpecialValueNames {
   using Stored = std::vector<std::string>;
@@ -104,8 +115,9 @@ template <> struct JsonFields<bench::KernelDeclared> {
     // Absent from files written before fixed arrays existed.
     KB_RETURN_IF_ERROR(
         io.field("fixed_inputs", d.fixedInputs, Presence::MayBeAbsent));
-    return io.field("expected_outputs", d.expectedOutputs,
-                    Presence::MayBeAbsent);
+    KB_RETURN_IF_ERROR(
+        io.field("expected_outputs", d.expectedOutputs, Presence::MayBeAbsent));
+    return io.field("host_reference", d.hostReference, Presence::MayBeAbsent);
   }
 };
 

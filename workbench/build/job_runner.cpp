@@ -143,11 +143,8 @@ std::vector<JobRecord> runJobs(BuildSession &session,
                                const JobRunOptions &options,
                                const InterruptForwarder &interrupt,
                                BuildObserver &observer) {
-  toolchains::BuildOptions buildOptions;
-  buildOptions.timeout = std::chrono::milliseconds(
-      static_cast<int64_t>(std::llround(session.timeoutSeconds * 1000)));
+  toolchains::BuildOptions buildOptions = toolOptions(session);
   buildOptions.verbose = options.verbose;
-  buildOptions.memoryLimitBytes = session.toolMemoryBytes;
   OutputManifest &outputs = *session.outputs;
   buildOptions.removeStaleOutput = [&outputs](const fs::path &file) {
     outputs.removeOwned(file);

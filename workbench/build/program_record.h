@@ -13,6 +13,7 @@
 
 #include "kb/Driver/Records.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +54,19 @@ struct CompiledModule {
   std::vector<driver::CodegenRecord> codegen;
 };
 
+/// A standalone kernel's C/C++ reference as the build compiled it
+/// (toolchains/host_reference.h).
+struct HostReferenceRecord {
+  std::string source;   // as the kernel.toml names it
+  std::string function; // what the shared object calls
+  std::string file;     // relative to the output directory
+  std::string sha256;
+  uint64_t bytes = 0;
+  std::string cache; // "hit" | "miss" | "disabled"
+  double seconds = 0;
+  std::string command; // the compile, as a shell would write it
+};
+
 /// The one-dispatch program of a standalone kernel (`[bench]`).
 struct StandaloneRecord {
   std::string kernel;
@@ -64,6 +78,8 @@ struct StandaloneRecord {
   std::optional<std::string> program;
   /// Set once the compiler ran.
   std::optional<CompiledModule> compiled;
+  /// Its host reference, once built.
+  std::optional<HostReferenceRecord> hostReference;
 };
 
 struct ProgramRecord {

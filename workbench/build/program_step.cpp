@@ -37,6 +37,7 @@
 
 #include "common/abi_check.h"
 #include "common/paths.h"
+#include "common/process.h"
 #include "common/sha256.h"
 
 #include "toolchains/build_cache.h"
@@ -436,6 +437,100 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   return okStatus();
 }
 
+/// Every compile is tried; their failures are reported together, one a line.
+void addFailure(Status &status, const Status &one) {
+  if (!one.ok())
+    status = status.ok()
+                 ? one
+                 : invalidArgument(status.message() + "\n" + one.message());
+}
+
+/// What the host compiler gets of |kernel|: its C/C++ reference, the
+/// function, the defines and include directories of its sources, and the
+/// ABI of its CUDA source when it has one (the parameter order a C
+/// function follows), else of its first.
+toolchains::HostReferenceSpec hostReferenceSpec(const Kernel &kernel) {
+  const toolchains::KernelSpec *own = &kernel.specs.front();
+  for (const toolchains::KernelSpec &spec : kernel.specs)
+    if (spec.language == toolchains::Language::Cuda)
+      own = &spec;
+  toolchains::HostReferenceSpec spec;
+  spec.kernel = kernel.name;
+  spec.source = kernel.bench->hostReference;
+  spec.function = kernel.declared.hostReference->function;
+  spec.defines = own->defines;
+  spec.includeDirs = own->includeDirs;
+  spec.abi = own->abi;
+  spec.manifest = kernel.manifest;
+  return spec;
+}
+
+/// The record of a host reference the build compiled into |outputDir|.
+HostReferenceRecord
+hostReferenceRecord(const bench::HostReferenceDecl &decl,
+                    const toolchains::HostReferenceResult &r,
+                    bool cacheEnabled) {
+  HostReferenceRecord record{decl.source, decl.function, decl.stored,
+                             r.output.sha256, r.output.bytes};
+  record.cache = !cacheEnabled ? "disabled" : r.cacheHit ? "hit" : "miss";
+  for (const toolchains::ToolInvocation &c : r.commands) {
+    record.seconds += c.seconds;
+    record.command = formatCommandLine(c.argv);
+  }
+  return record;
+}
+
+using HostReferences = std::map<std::string, HostReferenceRecord>;
+
+/// Builds the host reference of each planned standalone kernel that has one
+/// (every time: a cache hit only hashes; the shared object's sha256 is part
+/// of the step's key). A kernel whose reference fails is dropped from
+/// |plans| with a failed record and its earlier outputs removed.
+Status buildHostReferences(std::vector<StandalonePlan> &plans,
+                           const fs::path &outputDir,
+                           const ProgramStepOptions &step,
+                           ProgramRecord &record, HostReferences &built) {
+  Status status;
+  for (auto it = plans.begin(); it != plans.end();) {
+    const Kernel &kernel = *it->kernel;
+    if (it->skipped || !kernel.declared.hostReference) {
+      ++it;
+      continue;
+    }
+    const bench::HostReferenceDecl &decl = *kernel.declared.hostReference;
+    const fs::path so = outputDir / decl.stored;
+    toolchains::HostReferenceResult r;
+    r.status = failedPrecondition("no host compiler was set up");
+    if (step.buildHostReference)
+      r = step.buildHostReference(hostReferenceSpec(kernel), so);
+    if (r.status.ok()) {
+      step.outputs->wrote(so, r.output.sha256);
+      built[kernel.name] = hostReferenceRecord(decl, r, step.reuse);
+      ++it;
+      continue;
+    }
+    step.outputs->removeOwnedTree(outputDir / "standalone" / kernel.name);
+    StandaloneRecord &failed = record.standalone.emplace_back();
+    failed.kernel = kernel.name;
+    failed.manifest = displayPath(kernel.manifest);
+    failed.error = r.status.message();
+    addFailure(status,
+               invalidArgument(r.status.message() +
+                               (r.failureLog.empty() ? std::string()
+                                                     : "\n" + r.failureLog)));
+    it = plans.erase(it);
+  }
+  return status;
+}
+
+/// Each standalone record of a kernel with a host reference gets what the
+/// build did with it (also when the step reused the last records).
+void attachHostReferences(const HostReferences &built, ProgramRecord &record) {
+  for (StandaloneRecord &s : record.standalone)
+    if (auto it = built.find(s.kernel); it != built.end())
+      s.hostReference = it->second;
+}
+
 /// The project's program compile: its options, and the kernel behind each
 /// origin (its kernel.toml), to report substitutions by kernel.
 struct MainPlan {
@@ -630,6 +725,7 @@ void addFixedData(toolchains::CacheKeyBuilder &key,
 /// The key of everything the step reads: see the file comment.
 std::string programStepKey(const MainPlan *main,
                            const std::vector<StandalonePlan> &standalone,
+                           const HostReferences &hostReferences,
                            const fs::path &outputDir,
                            const ProgramStepOptions &step) {
   toolchains::CacheKeyBuilder key;
@@ -703,6 +799,8 @@ std::string programStepKey(const MainPlan *main,
     addCompileOptions(key, step, plan.options);
     addFixedData(key, step, *plan.kernel);
   }
+  for (const auto &[kernel, built] : hostReferences)
+    key.add("host-reference", kernel).add(built.file).add(built.sha256);
   return key.finish();
 }
 
@@ -817,14 +915,6 @@ void recordSkippedStandalones(const Project &project,
   }
 }
 
-/// Every compile is tried; their failures are reported together, one a line.
-void addFailure(Status &status, const Status &one) {
-  if (!one.ok())
-    status = status.ok()
-                 ? one
-                 : invalidArgument(status.message() + "\n" + one.message());
-}
-
 } // namespace
 
 Status compileProgram(const Project &project,
@@ -859,13 +949,18 @@ Status compileProgram(const Project &project,
       standalonePlans.push_back(
           planStandalone(kernel, succeeded, outputDir, step));
 
+  HostReferences hostReferences;
+  Status status = buildHostReferences(standalonePlans, outputDir, step, record,
+                                      hostReferences);
   const std::string key =
-      programStepKey(main ? &*main : nullptr, standalonePlans, outputDir, step);
-  if (step.reuse && failed.empty())
+      programStepKey(main ? &*main : nullptr, standalonePlans, hostReferences,
+                     outputDir, step);
+  if (step.reuse && failed.empty() && status.ok())
     if (std::optional<ProgramRecord> previous =
             upToDateRecord(outputDir, key, step)) {
       record = std::move(*previous);
       record.cached = true;
+      attachHostReferences(hostReferences, record);
       return okStatus();
     }
   // From here until every compile succeeded there is no stamp: an
@@ -873,14 +968,17 @@ Status compileProgram(const Project &project,
   removeStamp(outputDir);
 
   std::vector<std::string> written;
-  Status status =
-      compileOrSkipMain(project, main ? &*main : nullptr, failedSubstituting,
-                        outputDir, step, record, written);
+  for (const auto &[kernel, built] : hostReferences)
+    written.push_back((outputDir / built.file).string());
+  addFailure(status, compileOrSkipMain(project, main ? &*main : nullptr,
+                                       failedSubstituting, outputDir, step,
+                                       record, written));
   recordSkippedStandalones(project, failed, outputDir, *step.outputs, record);
   for (const StandalonePlan &plan : standalonePlans)
     addFailure(status,
                compileStandalone(plan, outputDir, *step.outputs,
                                  record.standalone.emplace_back(), written));
+  attachHostReferences(hostReferences, record);
   if (!status.ok()) {
     record.status = StepStatus::Failed;
     return status;

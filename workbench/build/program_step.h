@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "common/target.h"
+#include "toolchains/host_reference.h"
 #include "toolchains/toolchains.h"
 #include "workbench/build/build_report.h"
 #include "workbench/support/output_manifest.h"
@@ -56,6 +57,12 @@ struct ProgramStepOptions {
   /// `bench/*.kbm` or `standalone/` files in OUT_DIR are never touched, and
   /// records every file the compiler wrote. Required.
   OutputManifest *outputs = nullptr;
+  /// Compiles a standalone kernel's C/C++ reference into the file given
+  /// (toolchains/host_reference.h) with the build's tools, cache and
+  /// limits. Unset: a kernel that has one fails.
+  std::function<toolchains::HostReferenceResult(
+      const toolchains::HostReferenceSpec &, const std::filesystem::path &)>
+      buildHostReference;
 };
 
 /// Compiles |project|.program into |outputDir| with the kernels of

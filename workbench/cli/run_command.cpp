@@ -14,7 +14,9 @@
 // without `reference`) leaves nothing to compare: the program runs once with
 // the handwritten kernels, the report says so, and the exit code is 0 —
 // unless the kernel's reference is expected outputs in .npy files: then the
-// one run is compared with them. What the kernel declares (its tolerances,
+// one run is compared with them, or its reference is a C/C++ function: then
+// the host function runs on the CPU from the same inputs in place of the
+// generated run. What the kernel declares (its tolerances,
 // fixed inputs and expected outputs) comes from the build.json of the build
 // directory holding the module (bench/run_declared.h), as `bench` applies it.
 //
@@ -41,6 +43,7 @@
 #include "runtime/hal/drivers/registration.h"
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
+#include "runtime/module/first_difference.h"
 #include "runtime/module/module.h"
 
 #include <CLI/CLI.hpp>
@@ -189,7 +192,7 @@ void printUncompared(const module::FunctionResult &candidate,
 bool compareOutput(size_t i, const module::Output &out,
                    const module::OutputData &ref,
                    const module::OutputData &cand, size_t maxMismatches,
-                   const RunDeclared *declared) {
+                   const RunDeclared *declared, const char *refLabel) {
   module::ToleranceOverride fromModule = out.tolerance();
   const module::ToleranceOverride *perOutput = nullptr;
   if (declared) {
@@ -219,40 +222,102 @@ bool compareOutput(size_t i, const module::Output &out,
               tol.rel);
   for (const module::Mismatch &m : cmp.firstMismatches)
     std::printf("    index %llu: %s %.9g, substituted %.9g (diff %.3g)\n",
-                static_cast<unsigned long long>(m.index),
-                declared && !declared->fixed.expected.empty() ? "expected"
-                                                              : "generated",
-                m.reference, m.candidate, m.candidate - m.reference);
+                static_cast<unsigned long long>(m.index), refLabel, m.reference,
+                m.candidate, m.candidate - m.reference);
   return false;
 }
 
-/// The one run compared with the expected outputs of the kernel's .npy
-/// files: the exit code.
-int compareExpected(const module::Function &function,
-                    const module::FunctionResult &candidate,
-                    const RunDeclared &declared, size_t maxMismatches) {
+/// The one run compared with |expected| (some of the function's outputs:
+/// the kernel's .npy arrays, or all of them: what its host reference
+/// computed), which |against| names: the exit code.
+int compareAgainst(const module::Function &function,
+                   const module::FunctionResult &candidate,
+                   const std::vector<module::OutputData> &expected,
+                   const RunDeclared &declared, size_t maxMismatches,
+                   const std::string &against) {
   std::printf("with substitutions: %s\n", variantsUsed(candidate).c_str());
-  std::printf("checks: %s\n", declared.fixed.description.c_str());
+  if (!declared.fixed.description.empty())
+    std::printf("checks: %s\n", declared.fixed.description.c_str());
   bool allAgree = true;
   for (size_t i = 0; i < function.outputs.size(); ++i) {
     const module::OutputData &out = candidate.outputs[i];
-    auto expected = std::find_if(
-        declared.fixed.expected.begin(), declared.fixed.expected.end(),
+    auto match = std::find_if(
+        expected.begin(), expected.end(),
         [&](const module::OutputData &e) { return e.buffer == out.buffer; });
-    if (expected == declared.fixed.expected.end())
+    if (match == expected.end())
       std::printf("output %zu %s (%s x %llu): not compared (no expected "
                   "array)\n",
                   i, outputName(out).c_str(), toString(out.elementType),
                   static_cast<unsigned long long>(out.bytes.size() /
                                                   byteSize(out.elementType)));
     else
-      allAgree &= compareOutput(i, function.outputs[i], *expected, out,
-                                maxMismatches, &declared);
+      allAgree &= compareOutput(i, function.outputs[i], *match, out,
+                                maxMismatches, &declared, "expected");
   }
-  std::printf("result: %s\n",
-              allAgree ? "outputs match the expected .npy arrays"
-                       : "OUTPUTS DIFFER from the expected .npy arrays");
+  std::printf("result: %s %s\n",
+              allAgree ? "outputs match" : "OUTPUTS DIFFER from",
+              against.c_str());
   return allAgree ? kExitOk : kExitUserError;
+}
+
+/// What the kernel's host reference computes from the inputs the run with
+/// substitutions started from.
+StatusOr<std::vector<module::OutputData>>
+hostReferenceOutputs(const module::Function &function,
+                     const RunDeclared &declared) {
+  announceStage("function `" + function.name + "` on the CPU: the " +
+                declared.hostReference->describe());
+  return declared.hostReference->run(
+      function, bench::initialContents(function, declared.fixed.inputs));
+}
+
+/// After outputs differ in a function of several dispatches: the first
+/// dispatch whose substituted kernel disagrees with the generated one on the
+/// same inputs (module/first_difference.h), so a wrong early kernel is not
+/// blamed on the final output it spoiled.
+void printFirstDifference(hal::Device &device, const module::Module &module,
+                          const module::Function &function,
+                          const module::FixedContents &fixed,
+                          size_t maxMismatches) {
+  size_t dispatches = std::count_if(
+      function.ops.begin(), function.ops.end(), [](const module::Op &op) {
+        return op.kind == module::Op::Kind::Dispatch;
+      });
+  if (dispatches < 2)
+    return;
+  announceStage("function `" + function.name +
+                "` again, dispatch by dispatch, to find the first that "
+                "differs");
+  auto replay = module::findFirstDifferingDispatch(device, module, function,
+                                                   fixed, maxMismatches);
+  if (!replay.ok()) {
+    std::printf("first wrong dispatch: not found (the replay failed: %s)\n",
+                replay.status().message().c_str());
+    return;
+  }
+  if (!replay->first) {
+    std::printf("first wrong dispatch: none; each of the %zu substituted "
+                "dispatch(es) agrees with the generated kernel on the same "
+                "inputs (the differences add up across dispatches)\n",
+                replay->compared);
+    return;
+  }
+  const module::DispatchDifference &d = *replay->first;
+  const module::BufferDecl &buffer = function.buffers[d.buffer];
+  std::printf("first wrong dispatch: op %zu (`%s` export %u): binding %u "
+              "(buffer %u%s%s%s) differs in %llu of %llu element(s) from "
+              "the same inputs; first:\n",
+              d.op, module.executables[d.executable].name.c_str(),
+              d.exportIndex, d.binding, d.buffer,
+              buffer.name.empty() ? "" : " `", buffer.name.c_str(),
+              buffer.name.empty() ? "" : "`",
+              static_cast<unsigned long long>(d.comparison.mismatchCount),
+              static_cast<unsigned long long>(d.comparison.elementCount));
+  for (const module::Mismatch &m : d.comparison.firstMismatches)
+    std::printf("    index %llu: generated %.9g, substituted %.9g (diff "
+                "%.3g)\n",
+                static_cast<unsigned long long>(m.index), m.reference,
+                m.candidate, m.candidate - m.reference);
 }
 
 /// Runs the function with substitutions, then (when every dispatched
@@ -276,8 +341,17 @@ int runAndCompare(hal::Device &device, const std::string &path,
   if (!candidate.ok())
     return fail(candidate.status().withContext("run with substitutions"));
   if (kernel && !kernel->fixed.expected.empty())
-    return compareExpected(function, *candidate, *kernel, flags.maxMismatches);
+    return compareAgainst(function, *candidate, kernel->fixed.expected, *kernel,
+                          flags.maxMismatches, "the expected .npy arrays");
   std::vector<std::string> noReference = withoutReference(module, function);
+  if (!noReference.empty() && kernel && kernel->hostReference) {
+    auto expected = hostReferenceOutputs(function, *kernel);
+    if (!expected.ok())
+      return fail(expected.status());
+    return compareAgainst(
+        function, *candidate, *expected, *kernel, flags.maxMismatches,
+        "the " + kernel->hostReference->describe() + ", run on the CPU");
+  }
   if (!noReference.empty()) {
     printUncompared(*candidate, noReference);
     return kExitOk;
@@ -296,9 +370,11 @@ int runAndCompare(hal::Device &device, const std::string &path,
 
   bool allAgree = true;
   for (size_t i = 0; i < function.outputs.size(); ++i)
-    allAgree &=
-        compareOutput(i, function.outputs[i], reference->outputs[i],
-                      candidate->outputs[i], flags.maxMismatches, kernel);
+    allAgree &= compareOutput(i, function.outputs[i], reference->outputs[i],
+                              candidate->outputs[i], flags.maxMismatches,
+                              kernel, "generated");
+  if (!allAgree)
+    printFirstDifference(device, module, function, fixed, flags.maxMismatches);
   std::printf("result: %s%s\n",
               allAgree ? "outputs agree"
                        : "OUTPUTS DIFFER between the substituted and the "

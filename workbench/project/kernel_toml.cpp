@@ -11,6 +11,7 @@
 #include "workbench/project/toml_file.h"
 
 #include "common/paths.h"
+#include "toolchains/host_reference.h"
 
 #include <charconv>
 #include <algorithm>
@@ -572,39 +573,51 @@ Status parseBenchWorkload(const TomlFile &file, const toml::table &table,
 }
 
 /// `[bench]` (DeclaredBench) against the kernel's parsed [abi].
-/// One file `reference` names: an MLIR reference, or a source of the
-/// kernel's handwritten twin (by extension).
+/// One file `reference` names: an MLIR reference, a source of the kernel's
+/// handwritten twin, or a C/C++ source whose function runs on the host (by
+/// extension). |inList|: named among `sources`, where MLIR does not belong.
 Status addReferenceFile(const TomlFile &file, const toml::node &node,
-                        const std::string &text, bool twinOnly,
+                        const std::string &text, bool inList,
                         DeclaredBench &bench) {
   fs::path path = (file.dir() / text).lexically_normal();
   std::string ext = path.extension().string();
   bool mlir = ext == ".mlir" || ext == ".mlirbc";
   bool twin = languageOf(path).has_value();
-  if (!twin && (twinOnly || !mlir))
+  bool host = toolchains::isHostReferenceSource(path);
+  if (!twin && !host && (inList || !mlir))
     return file.error(node, "`reference`: `" + text + "`: expected " +
-                                (twinOnly ? ""
-                                          : "a .mlir/.mlirbc holding the "
-                                            "kb.executable the kernel is "
-                                            "checked against, or ") +
+                                (inList ? ""
+                                        : "a .mlir/.mlirbc holding the "
+                                          "kb.executable the kernel is "
+                                          "checked against, ") +
                                 "the .cu/.comp/.glsl source of a twin of the "
-                                "kernel (a naive version with the same [abi])");
+                                "kernel (a naive version with the same "
+                                "[abi]), or a .c/.cpp file whose function "
+                                "runs on the host");
   std::error_code ec;
   if (!fs::is_regular_file(path, ec))
     return file.error(node, "`reference`: file `" + text +
                                 "` not found (looked for " + displayPath(path) +
                                 ")");
+  if ((host || twin) && !bench.hostReference.empty() ||
+      (host && !bench.referenceSources.empty()))
+    return file.error(node, "`reference`: `" + text +
+                                "`: a host reference is one C or C++ file, "
+                                "not combined with other sources");
   if (mlir)
     bench.reference = path;
+  else if (host)
+    bench.hostReference = path;
   else
     bench.referenceSources.push_back(path);
   return okStatus();
 }
 
-/// `reference`: "ref.mlir"; "naive.comp"; ["naive.cu", "naive.comp"]; or
-/// { sources = [...], entry = "naive_kernel" } for a twin whose CUDA
-/// function is named differently; or { outputs = { y = "y.npy" } }, the
-/// expected outputs (into |declared|).
+/// `reference`: "ref.mlir"; "naive.comp"; "ref.cpp"; ["naive.cu",
+/// "naive.comp"]; or { sources = [...], entry = "naive_kernel" } for a twin
+/// whose CUDA function (or a host reference whose function) is named
+/// differently; or { outputs = { y = "y.npy" } }, the expected outputs
+/// (into |declared|).
 Status parseReference(const TomlFile &file, const toml::table &table,
                       const KernelAbi &abi, DeclaredBench &bench,
                       bench::KernelDeclared &declared) {
@@ -852,6 +865,42 @@ Status checkDeclaredTargets(const TomlFile &file, const toml::table &kt,
   return okStatus();
 }
 
+/// KernelDeclared::hostReference from [bench]'s C/C++ reference: the
+/// function (its `entry`, else the kernel's name) and where the build puts
+/// the shared object.
+Status declareHostReference(const TomlFile &file, const toml::table &table,
+                            bool tuneOnly, const DeclaredBench &bench,
+                            Kernel &kernel) {
+  if (bench.hostReference.empty())
+    return okStatus();
+  if (tuneOnly)
+    return file.error(table, "[bench] of a kernel that `substitutes` `" +
+                                 kernel.substitutes +
+                                 "` is what `tune` measures; a host "
+                                 "reference applies to standalone kernels");
+  bench::HostReferenceDecl host;
+  host.source = displayPath(bench.hostReference);
+  host.function =
+      bench.referenceEntry.empty() ? kernel.name : bench.referenceEntry;
+  bool identifier = !host.function.empty() &&
+                    !std::isdigit(static_cast<unsigned char>(host.function[0]));
+  for (char c : host.function)
+    identifier &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  if (!identifier)
+    return file.error(table, "[bench] `reference` " + host.source +
+                                 ": the function defaults to the kernel's "
+                                 "name, `" +
+                                 host.function +
+                                 "`, which is not a C identifier; name it: "
+                                 "reference = { sources = [\"" +
+                                 bench.hostReference.filename().string() +
+                                 "\"], entry = \"my_reference\" }");
+  host.stored =
+      "standalone/" + kernel.name + "/reference/" + kernel.name + ".so";
+  kernel.declared.hostReference = std::move(host);
+  return okStatus();
+}
+
 /// `[bench]`, only for a standalone kernel.
 Status readBench(const TomlFile &file, const toml::table &root,
                  const std::optional<std::string> &entry, const KernelAbi &abi,
@@ -896,6 +945,8 @@ Status readBench(const TomlFile &file, const toml::table &root,
     a.stored = storedFixedPath(kernel.name, true, a);
   kernel.declared.fixedInputs = std::move(fixed.fixedInputs);
   kernel.declared.expectedOutputs = std::move(fixed.expectedOutputs);
+  KB_RETURN_IF_ERROR(
+      declareHostReference(file, *benchTable, tuneOnly, bench, kernel));
   if (!bench.axes.empty() && !root.get("tune"))
     return file.error(*benchTable,
                       "[bench] constants `" + bench.axes.front().first +

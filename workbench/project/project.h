@@ -66,8 +66,12 @@ struct DeclaredBench {
   /// has) built like the kernel's own, with the same [abi], defines and
   /// [specialization] (Kernel::referenceSpecs), and run as its reference.
   std::vector<std::filesystem::path> referenceSources;
-  /// The twin's CUDA entry when its function is named differently; empty:
-  /// the kernel's.
+  /// Or a C/C++ source whose function runs on the host as the reference
+  /// (absolute; KernelDeclared::hostReference says what the build records).
+  std::filesystem::path hostReference;
+  /// The twin's CUDA entry, or the host reference's function, when it is
+  /// named differently; empty: the kernel's entry (twin) or its name (host
+  /// function).
   std::string referenceEntry;
   /// The export name: the kernel's `entry` (default: its name).
   std::string exportName;

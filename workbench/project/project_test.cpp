@@ -571,6 +571,66 @@ TEST_F(ProjectTest, TwinReferenceBuildsLikeTheKernel) {
   }
 }
 
+TEST_F(ProjectTest, HostReferenceIsOneCOrCxxFile) {
+  auto kernelWith = [&](const std::string &name, const std::string &reference,
+                        const std::string &extra = "") {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/naive.comp", "// glsl\n");
+    write("k/ref.cpp", "// c++\n");
+    write("k/ref.c", "// c\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"" + name + "\"\nsources = [\"k.comp\"]\n" +
+              extra +
+              "[abi]\nworkgroup_size = [64, 1, 1]\n"
+              "bindings = [{ name = \"y\", type = \"f32\", access = "
+              "\"writeonly\" }]\n"
+              "[bench]\nworkload = [64]\nelements = { y = 64 }\n"
+              "reference = " +
+              reference + "\n");
+    return loadProject(root_);
+  };
+  StatusOr<Project> project = kernelWith("k", "\"ref.cpp\"");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  const Kernel &k = project->kernels[0];
+  EXPECT_EQ(k.bench->hostReference.filename(), "ref.cpp");
+  EXPECT_TRUE(k.referenceSpecs.empty());
+  ASSERT_TRUE(k.declared.hostReference);
+  EXPECT_EQ(k.declared.hostReference->function, "k");
+  EXPECT_EQ(k.declared.hostReference->stored, "standalone/k/reference/k.so");
+  EXPECT_TRUE(k.declared.hostReference->sha256.empty()); // the build's to set
+
+  project =
+      kernelWith("my-kernel", "{ sources = [\"ref.c\"], entry = \"gold\" }");
+  ASSERT_TRUE(project.ok()) << project.status().message();
+  EXPECT_EQ(project->kernels[0].declared.hostReference->function, "gold");
+
+  const std::pair<std::vector<std::string>, std::string> bad[] = {
+      {{"my-kernel", "\"ref.cpp\""},
+       "`my-kernel`, which is not a C identifier; name it: reference = { "
+       "sources = [\"ref.cpp\"], entry = \"my_reference\" }"},
+      {{"k", "[\"ref.cpp\", \"naive.comp\"]"},
+       "a host reference is one C or C++ file"},
+      {{"k", "[\"naive.comp\", \"ref.cpp\"]"},
+       "a host reference is one C or C++ file"},
+      {{"k", "[\"ref.cpp\", \"ref.c\"]"},
+       "a host reference is one C or C++ file"},
+      {{"k", "\"missing.cpp\""}, "file `missing.cpp` not found"},
+      {{"k", "\"ref.cpp\"", "substitutes = \"k\"\n"},
+       "[bench] is for a standalone kernel"},
+  };
+  for (const auto &[args, message] : bad) {
+    SCOPED_TRACE(args[1]);
+    StatusOr<Project> failed = args.size() == 3
+                                   ? kernelWith(args[0], args[1], args[2])
+                                   : kernelWith(args[0], args[1]);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_THAT(failed.status().message(), HasSubstr("kernel.toml:"));
+    EXPECT_THAT(failed.status().message(), HasSubstr(message));
+  }
+}
+
 TEST_F(ProjectTest, ParametersOrderTheCudaSourcesSlots) {
   auto kernelWith = [&](const std::string &sources) {
     write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
