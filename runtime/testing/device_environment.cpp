@@ -6,23 +6,30 @@
 namespace kb::testing {
 namespace {
 
-struct VulkanListing {
+struct Listing {
   bool listed = false;
   std::string why; // when not listed: the driver's own words
 };
 
-const VulkanListing &vulkanListing() {
-  static const VulkanListing listing = [] {
-    VulkanListing l;
-    auto driver = hal::builtinDrivers().create("vulkan", {});
-    if (!driver.ok())
-      l.why = driver.status().message();
-    else if ((*driver)->devices().empty())
-      l.why = "the Vulkan driver enumerated no physical device";
-    else
-      l.listed = true;
-    return l;
-  }();
+Listing listDevices(const char *driverName) {
+  Listing l;
+  auto driver = hal::builtinDrivers().create(driverName, {});
+  if (!driver.ok())
+    l.why = driver.status().message();
+  else if ((*driver)->devices().empty())
+    l.why = std::string("the ") + driverName + " driver enumerated no device";
+  else
+    l.listed = true;
+  return l;
+}
+
+const Listing &vulkanListing() {
+  static const Listing listing = listDevices("vulkan");
+  return listing;
+}
+
+const Listing &cudaListing() {
+  static const Listing listing = listDevices("cuda");
   return listing;
 }
 
@@ -33,6 +40,13 @@ bool vulkanDeviceListed() { return vulkanListing().listed; }
 std::string noVulkanReason() {
   return std::string(kNoVulkanSkip) + " (" + vulkanListing().why +
          "; lavapipe comes with Debian's mesa-vulkan-drivers)";
+}
+
+bool cudaDeviceListed() { return cudaListing().listed; }
+
+std::string noCudaReason() {
+  return std::string(kNoCudaSkip) + " (" + cudaListing().why +
+         "; a CUDA device needs NVIDIA's driver, libcuda.so.1)";
 }
 
 } // namespace kb::testing

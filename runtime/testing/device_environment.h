@@ -30,6 +30,12 @@ bool vulkanDeviceListed();
 /// (the driver's status) and what to install.
 std::string noVulkanReason();
 
+/// The same for CUDA: whether the CUDA driver (libcuda) lists a device, and
+/// the skip message when it does not, starting with kNoCudaSkip.
+inline constexpr const char *kNoCudaSkip = "no CUDA device listed";
+bool cudaDeviceListed();
+std::string noCudaReason();
+
 } // namespace kb::testing
 
 /// In a gtest body: skip, with the reason, when the environment has no

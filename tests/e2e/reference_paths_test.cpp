@@ -15,7 +15,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <set>
+#include <string>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -44,6 +48,23 @@ TEST_F(ReferencePathsTest, ReferencesAgreeWhereTheirLoopsDoNotRun) {
     EXPECT_THAT(ran.output, HasSubstr("max abs error 0;")) << ran.output;
     EXPECT_THAT(ran.output, HasSubstr("result: outputs agree")) << ran.output;
   }
+  // bench checks from more input sets (seeds, all zeros, large magnitudes):
+  // every kernel is CORRECT against its generated reference there too —
+  // before the guard, bench called the correct Fibonacci kernel INCORRECT.
+  fs::path results = tmp_ / "results";
+  kb::test::CliRun bench = run({"bench", out_.string(), "--quick", "--device",
+                                "vulkan", "-o", results.string()});
+  SKIP_WITHOUT_VULKAN(bench);
+  EXPECT_EQ(bench.exitCode, 0) << bench.output;
+  nlohmann::json report = kb::test::readJsonFile(results / "bench.json");
+  std::set<std::string> correct;
+  for (const auto &b : report.value("benchmarks", nlohmann::json::array()))
+    for (const auto &v : b["variants"])
+      if (v["role"] == "candidate" && v["correctness"]["status"] == "correct")
+        correct.insert(b.value("kernel", ""));
+  EXPECT_EQ(correct,
+            (std::set<std::string>{"collatz", "fibonacci", "strided_sum"}))
+      << report.dump();
 }
 
 } // namespace

@@ -403,4 +403,20 @@ TEST(BenchTable, EveryFormatSaysWhyARowStoppedShort) {
             std::string::npos);
 }
 
+// A report where nothing reached a device (every benchmark skipped) says so
+// in every human format, instead of "device:  ()".
+TEST(BenchTable, NoDeviceIsSaidNotLeftEmpty) {
+  BenchReport r = fullReport();
+  r.device = DeviceInfo{};
+  computeDerived(r);
+  const std::string said = "no device (no benchmark reached one)";
+  for (const std::string &text :
+       {renderBenchTable(r), renderMarkdown(r), renderHtml(r)}) {
+    EXPECT_NE(text.find(said), std::string::npos) << text;
+    EXPECT_EQ(text.find(" ()"), std::string::npos) << text;
+    EXPECT_EQ(text.find("Device: "), std::string::npos) << text;
+  }
+  EXPECT_NE(renderBenchTable(r).find("device: " + said), std::string::npos);
+}
+
 } // namespace kb::report

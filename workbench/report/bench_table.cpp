@@ -151,8 +151,12 @@ std::string renderBenchTable(const BenchReport &report) {
     }
   }
   std::string text = render(rows);
-  text += "device: " + report.device.name + " (" +
-          describeDeviceIdentity(report.device) + ")\n";
+  text += "device: " +
+          (noDevice(report.device)
+               ? deviceHeading(report.device)
+               : report.device.name + " (" +
+                     describeDeviceIdentity(report.device) + ")") +
+          "\n";
   for (const std::string &line : resourceLines(report))
     text += "resources: " + line + "\n";
   for (const std::string &line : pairedLines(report))

@@ -212,14 +212,20 @@ std::string renderHtml(const BenchReport &report) {
   std::vector<ReportRow> rows = reportRows(report);
   std::ostringstream out;
   out << htmlPageHead("kernel-bench: " + report.device.name);
-  out << "<h1>kernel-bench results</h1>\n<p>" << esc(report.device.name) << " ("
-      << esc(report.device.driver) << " " << esc(report.device.driverVersion)
-      << "), " << esc(report.createdUtc);
+  out << "<h1>kernel-bench results</h1>\n<p>";
+  if (noDevice(report.device))
+    out << esc(deviceHeading(report.device));
+  else
+    out << esc(report.device.name) << " (" << esc(report.device.driver) << " "
+        << esc(report.device.driverVersion) << ")";
+  out << ", " << esc(report.createdUtc);
   if (report.device.peakCopyGBps)
     out << ", measured copy peak "
         << formatNumber(report.device.peakCopyGBps, 1) << " GB/s";
-  out << ".</p>\n<p>Device: " << esc(describeDeviceIdentity(report.device))
-      << ".</p>\n";
+  out << ".</p>\n";
+  if (!noDevice(report.device))
+    out << "<p>Device: " << esc(describeDeviceIdentity(report.device))
+        << ".</p>\n";
   if (std::vector<std::string> paired = pairedLines(report); !paired.empty()) {
     out << "<p>Paired with the baseline build (candidate / baseline, median "
            "of per-pair ratios, 95 % CI):</p>\n<ul>\n";

@@ -92,10 +92,11 @@ std::string renderMarkdown(const BenchReport &report) {
   std::ostringstream out;
   // Every text from the device, the modules or the run is escaped
   // (markdownText): report.md lands in $GITHUB_STEP_SUMMARY as it is.
-  out << "## kernel-bench: " << markdownText(report.device.name) << " ("
-      << markdownText(report.device.driver) << ")\n\n";
-  out << "Device: " << markdownText(describeDeviceIdentity(report.device))
-      << ".\n\n";
+  out << "## kernel-bench: " << markdownText(deviceHeading(report.device))
+      << "\n\n";
+  if (!noDevice(report.device))
+    out << "Device: " << markdownText(describeDeviceIdentity(report.device))
+        << ".\n\n";
   if (report.interrupted)
     out << "**Interrupted**: the run was stopped; the rows below are what "
            "finished.\n\n";

@@ -31,6 +31,16 @@ std::string describeDeviceIdentity(const DeviceInfo &d) {
   return text;
 }
 
+bool noDevice(const DeviceInfo &d) {
+  return d.name.empty() && d.driver.empty();
+}
+
+std::string deviceHeading(const DeviceInfo &d) {
+  if (noDevice(d))
+    return "no device (no benchmark reached one)";
+  return d.name + " (" + d.driver + ")";
+}
+
 std::string describeResources(const ResourceUsage &r) {
   return std::to_string(r.registers) + " registers, " +
          std::to_string(r.spillStoreBytes) + " B spill stores, " +

@@ -42,6 +42,12 @@ std::string formatNumber(std::optional<double> value, int decimals);
 /// formats: "vulkan cpu, vendor 0x10005, device 0x0000, UUID 6d65...,
 /// driver Mesa 22.3.6" (unknown parts left out).
 std::string describeDeviceIdentity(const DeviceInfo &device);
+/// The device a report ran on, as its heading: "NAME (DRIVER)", or "no
+/// device (no benchmark reached one)" for a report where nothing ran (every
+/// benchmark skipped, a shard with no benchmarks), instead of an empty "()".
+std::string deviceHeading(const DeviceInfo &device);
+/// Whether a report records no device at all.
+bool noDevice(const DeviceInfo &device);
 /// ptxas's resource usage: "40 registers, 0 B spill stores, 0 B spill
 /// loads, 16 B stack, 1024 B shared memory".
 std::string describeResources(const ResourceUsage &resources);
