@@ -31,6 +31,8 @@ packages=(
   llvm-16-dev libmlir-16-dev mlir-16-tools llvm-16-tools
   glslc libshaderc-dev glslang-dev glslang-tools spirv-tools spirv-headers
   libvulkan-dev libvulkan1 mesa-vulkan-drivers vulkan-tools
+  # run --sanitize: the Khronos validation layer (GPU-assisted validation).
+  vulkan-validationlayers
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   # The build cache's remote tier (HTTP client); its tests start a real
   # nginx with WebDAV (docs/remote-cache.md).

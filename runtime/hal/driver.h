@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "runtime/hal/device.h"
+#include "runtime/hal/validation_log.h"
 
 #include <memory>
 #include <string>
@@ -23,6 +24,14 @@ struct DriverOptions {
   /// Vulkan: enable VK_LAYER_KHRONOS_validation and report its messages as
   /// warnings on stderr. FailedPrecondition when the layer is not installed.
   bool vulkanValidation = false;
+  /// Vulkan: the validation layer with GPU-assisted validation (shader
+  /// accesses outside a bound buffer range) and synchronization validation;
+  /// implies vulkanValidation. Shaders are instrumented: for checks, never
+  /// for timing.
+  bool vulkanGpuValidation = false;
+  /// Where the layer's messages go instead of stderr (to be attributed by
+  /// the caller); kept alive by the driver.
+  std::shared_ptr<ValidationLog> validationLog;
 };
 
 /// Owned by the caller; outlives every Device it creates. Not thread-safe.

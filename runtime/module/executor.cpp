@@ -406,22 +406,47 @@ std::vector<std::string> PreparedFunction::describeVariants() const {
   return lines;
 }
 
+namespace {
+/// Ops [first, end) of |prepared| in one command buffer, waited for.
+Status submitOps(hal::Device &device, const PreparedFunction &prepared,
+                 size_t first, size_t end, FunctionResult &result) {
+  KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
+  KB_RETURN_IF_ERROR(prepared.recordOps(*commands, first, end, &result));
+  return commands->submitAndWait().withContext(
+      prepared.module().sourceName + ": function `" + prepared.function().name +
+      "`" +
+      (end - first == 1 ? " op " + std::to_string(first) : std::string()));
+}
+} // namespace
+
 StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                      const Function &function,
                                      VariantChoice choice,
-                                     const FixedContents &fixed) {
+                                     const FixedContents &fixed,
+                                     const RunHooks &hooks) {
   KB_ASSIGN_OR_RETURN(auto prepared, PreparedFunction::create(
                                          device, module, function, choice));
   if (!fixed.empty()) {
     KB_RETURN_IF_ERROR(prepared->setFixedContents(fixed));
     KB_RETURN_IF_ERROR(prepared->initialize());
   }
+  if (hooks.afterLoad)
+    hooks.afterLoad();
   FunctionResult result;
   result.variantsUsed = prepared->describeVariants();
-  KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
-  KB_RETURN_IF_ERROR(prepared->record(*commands, &result));
-  KB_RETURN_IF_ERROR(commands->submitAndWait().withContext(
-      module.sourceName + ": function `" + function.name + "`"));
+  if (!hooks.afterDispatch) {
+    KB_RETURN_IF_ERROR(
+        submitOps(device, *prepared, 0, function.ops.size(), result));
+  } else {
+    for (size_t i = 0; i < function.ops.size(); ++i) {
+      Op::Kind kind = function.ops[i].kind;
+      if (kind == Op::Kind::Alloc || kind == Op::Kind::Barrier)
+        continue; // one op per submission: ordered without barriers
+      KB_RETURN_IF_ERROR(submitOps(device, *prepared, i, i + 1, result));
+      if (kind == Op::Kind::Dispatch)
+        hooks.afterDispatch(i);
+    }
+  }
   KB_ASSIGN_OR_RETURN(result.outputs, prepared->readOutputs());
   return result;
 }

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -139,11 +140,20 @@ private:
   FixedContents fixed_;
 };
 
+/// Observers of a run (a checking layer attributing its messages): with
+/// afterDispatch set, every op is submitted and waited for on its own, so
+/// whatever the driver reports in between belongs to that dispatch.
+struct RunHooks {
+  std::function<void()> afterLoad;              // executables loaded
+  std::function<void(size_t op)> afterDispatch; // Function::ops index
+};
+
 /// Runs |function| once, from its drawn inputs and the |fixed| ones.
 StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                      const Function &function,
                                      VariantChoice choice,
-                                     const FixedContents &fixed = {});
+                                     const FixedContents &fixed = {},
+                                     const RunHooks &hooks = {});
 
 } // namespace kb::module
 

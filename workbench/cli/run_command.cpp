@@ -37,6 +37,7 @@
 #include "workbench/cli/command.h"
 #include "workbench/bench/device_option.h"
 #include "workbench/bench/run_declared.h"
+#include "workbench/bench/sanitizer.h"
 #include "workbench/support/interrupt_forwarder.h"
 #include "workbench/support/worker.h"
 
@@ -52,6 +53,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 namespace kb::workbench {
 
@@ -62,6 +64,7 @@ struct RunFlags {
   std::string device = "auto";
   std::string function;
   bool vkValidation = false;
+  bool sanitize = false;
   size_t maxMismatches = 8;
   double timeoutS = 300;
 };
@@ -320,12 +323,22 @@ void printFirstDifference(hal::Device &device, const module::Module &module,
                 m.candidate, m.candidate - m.reference);
 }
 
+/// The hooks that attribute the checking layer's messages to |run|'s
+/// dispatches under --sanitize; none otherwise.
+module::RunHooks hooksFor(Sanitizer *sanitizer, const std::string &run,
+                          const module::Module &module,
+                          const module::Function &function, bool substituted) {
+  return sanitizer ? sanitizer->hooks(run, module, function, substituted)
+                   : module::RunHooks{};
+}
+
 /// Runs the function with substitutions, then (when every dispatched
 /// executable has a reference) with generated kernels only, and compares;
 /// or compares the one run with the kernel's expected outputs.
 int runAndCompare(hal::Device &device, const std::string &path,
                   const module::Module &module,
-                  const module::Function &function, const RunFlags &flags) {
+                  const module::Function &function, const RunFlags &flags,
+                  Sanitizer *sanitizer) {
   auto declared = declaredForRun(path, module, function, device.properties());
   if (!declared.ok())
     return fail(declared.status());
@@ -337,7 +350,8 @@ int runAndCompare(hal::Device &device, const std::string &path,
   announceStage(path + ": function `" + function.name +
                 "` with substitutions; dispatches " + dispatches);
   auto candidate = module::runFunction(
-      device, module, function, module::VariantChoice::PreferCandidate, fixed);
+      device, module, function, module::VariantChoice::PreferCandidate, fixed,
+      hooksFor(sanitizer, "run with substitutions", module, function, true));
   if (!candidate.ok())
     return fail(candidate.status().withContext("run with substitutions"));
   if (kernel && !kernel->fixed.expected.empty())
@@ -359,7 +373,9 @@ int runAndCompare(hal::Device &device, const std::string &path,
   announceStage(path + ": function `" + function.name +
                 "` with generated kernels only; dispatches " + dispatches);
   auto reference = module::runFunction(
-      device, module, function, module::VariantChoice::ReferenceOnly, fixed);
+      device, module, function, module::VariantChoice::ReferenceOnly, fixed,
+      hooksFor(sanitizer, "run with generated kernels only", module, function,
+               false));
   if (!reference.ok())
     return fail(
         reference.status().withContext("run with generated kernels only"));
@@ -403,14 +419,31 @@ int runProgram(const RunFlags &flags) {
 
   hal::DriverOptions driverOptions;
   driverOptions.vulkanValidation = flags.vkValidation;
+  std::optional<Sanitizer> sanitizer;
+  if (flags.sanitize) {
+    sanitizer.emplace();
+    driverOptions.vulkanGpuValidation = true;
+    driverOptions.validationLog = sanitizer->log();
+  }
+  // The checking layer is Vulkan's: --sanitize picks a Vulkan device.
+  std::string wanted =
+      flags.sanitize && flags.device == "auto" ? "vulkan" : flags.device;
   auto selected = hal::selectDevice(
-      hal::builtinDrivers(), flags.device, driverOptions, {},
+      hal::builtinDrivers(), wanted, driverOptions, {},
       [&](const hal::DeviceProperties &device) {
         return module::whyDeviceCannotRun(*module, function, device);
       });
   if (!selected.ok())
     return fail(selected.status());
   hal::Device &device = *selected->device;
+  if (sanitizer && device.properties().driver != "vulkan") {
+    std::fprintf(stderr,
+                 "kernel-bench run: error: --sanitize checks kernels with "
+                 "the Khronos validation layer, on a Vulkan device; %s is "
+                 "not one: pass --device vulkan (or vulkan:N)\n",
+                 flags.device.c_str());
+    return kExitUsage;
+  }
   // A device named explicitly is not filtered: one without a variant, or
   // without the subgroup size a kernel requires, skips the run here, before
   // anything is dispatched.
@@ -421,7 +454,14 @@ int runProgram(const RunFlags &flags) {
   std::printf("device: %s\n", selected->reason.c_str());
   std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
               function.name.c_str(), function.ops.size());
-  return runAndCompare(device, *path, *module, function, flags);
+  int code = runAndCompare(device, *path, *module, function, flags,
+                           sanitizer ? &*sanitizer : nullptr);
+  if (!sanitizer)
+    return code;
+  sanitizer->attributeRest("after the runs (the dispatch-by-dispatch "
+                           "replay, or device teardown)");
+  bool clean = sanitizer->print(/*maxShown=*/20);
+  return clean ? code : std::max<int>(code, kExitUserError);
 }
 
 /// The parent side: the same flags to a worker, its stdout relayed as it
@@ -436,6 +476,8 @@ int runInWorker(const RunFlags &flags) {
     worker.args.insert(worker.args.end(), {"--function", flags.function});
   if (flags.vkValidation)
     worker.args.push_back("--vk-validation");
+  if (flags.sanitize)
+    worker.args.push_back("--sanitize");
   worker.timeoutS = flags.timeoutS;
   worker.onStdout = [](std::string_view chunk) {
     std::fwrite(chunk.data(), 1, chunk.size(), stdout);
@@ -481,6 +523,11 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
                  "Mismatches printed per output (default 8)");
   app.add_flag("--vk-validation", flags.vkValidation,
                "Enable the Vulkan validation layers (must be installed)");
+  app.add_flag("--sanitize", flags.sanitize,
+               "Check the kernels under the Khronos validation layer on a "
+               "Vulkan device: out-of-bounds buffer accesses (GPU-assisted "
+               "validation) and synchronization hazards, each attributed to "
+               "its dispatch; any error fails the run (exit 1)");
 }
 
 } // namespace

@@ -12,17 +12,28 @@ namespace {
 
 const char *kValidationLayer = "VK_LAYER_KHRONOS_validation";
 
-VKAPI_ATTR VkBool32 VKAPI_CALL
-debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-              VkDebugUtilsMessageTypeFlagsEXT,
-              const VkDebugUtilsMessengerCallbackDataEXT *data, void *) {
-  const char *level = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT
-                          ? "error"
-                          : "warning";
-  std::fprintf(stderr, "vulkan validation %s: %s\n", level,
-               data && data->pMessage ? data->pMessage : "(no message)");
+VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+    VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *userData) {
+  bool error = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  const char *text = data && data->pMessage ? data->pMessage : "(no message)";
+  if (userData)
+    static_cast<ValidationLog *>(userData)->add(error, text);
+  else
+    std::fprintf(stderr, "vulkan validation %s: %s\n",
+                 error ? "error" : "warning", text);
   return VK_FALSE;
 }
+
+/// GPU-assisted validation (out-of-bounds shader accesses; its descriptor set
+/// takes the last slot, which kernels here never use: they bind set 0) and
+/// synchronization validation, chained into the instance's create info.
+const VkValidationFeatureEnableEXT kGpuValidation[] = {
+    VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT,
+    VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_RESERVE_BINDING_SLOT_EXT,
+    VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
+};
 
 std::string versionString(uint32_t v) {
   return std::to_string(VK_API_VERSION_MAJOR(v)) + "." +
@@ -118,10 +129,10 @@ Status requireValidationLayer(InstanceSymbols &syms,
     found |= std::strcmp(l.layerName, kValidationLayer) == 0;
   if (!found)
     return failedPrecondition(
-        std::string("--vk-validation: the Vulkan validation layer (") +
-        kValidationLayer +
-        ") is not installed; install the vulkan-validationlayers package "
-        "or drop --vk-validation");
+        std::string("the Vulkan validation layer (") + kValidationLayer +
+        ", which --vk-validation and --sanitize use) is not installed; "
+        "install Debian's vulkan-validationlayers package (scripts/setup.sh "
+        "does)");
   layers.push_back(kValidationLayer);
   extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   return okStatus();
@@ -225,6 +236,27 @@ DeviceProperties describeDevice(InstanceSymbols &syms, VkPhysicalDevice pd,
   return props;
 }
 
+/// The validation layer's messages to |log|, or to stderr without one.
+Status createMessenger(InstanceSymbols &syms, VkInstance instance,
+                       ValidationLog *log,
+                       VkDebugUtilsMessengerEXT &messenger) {
+  if (!syms.vkCreateDebugUtilsMessengerEXT)
+    return okStatus();
+  VkDebugUtilsMessengerCreateInfoEXT m{
+      VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                      VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                  VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                  VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  m.pfnUserCallback = debugCallback;
+  m.pUserData = log;
+  KB_VK_RETURN_IF_ERROR(
+      syms.vkCreateDebugUtilsMessengerEXT(instance, &m, nullptr, &messenger),
+      "vkCreateDebugUtilsMessengerEXT");
+  return okStatus();
+}
+
 } // namespace
 
 StatusOr<std::unique_ptr<Driver>>
@@ -245,8 +277,18 @@ VulkanDriver::create(const DriverOptions &options) {
       loaderVersion >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loaderVersion;
 
   std::vector<const char *> layers, extensions;
-  if (options.vulkanValidation)
+  bool validation = options.vulkanValidation || options.vulkanGpuValidation;
+  if (validation)
     KB_RETURN_IF_ERROR(requireValidationLayer(syms, layers, extensions));
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  if (options.vulkanGpuValidation) {
+    // Provided by the layer itself (1.3.239 has no VK_EXT_layer_settings).
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    features.enabledValidationFeatureCount =
+        sizeof kGpuValidation / sizeof kGpuValidation[0];
+    features.pEnabledValidationFeatures = kGpuValidation;
+  }
+  driver->validationLog_ = options.validationLog;
 
   driver->instanceApiVersion_ = apiVersion;
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -258,6 +300,8 @@ VulkanDriver::create(const DriverOptions &options) {
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
+  if (options.vulkanGpuValidation)
+    info.pNext = &features;
   VkResult result = syms.vkCreateInstance(&info, nullptr, &driver->instance_);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
     return unavailable(
@@ -267,20 +311,10 @@ VulkanDriver::create(const DriverOptions &options) {
   KB_VK_RETURN_IF_ERROR(result, "vkCreateInstance");
   KB_RETURN_IF_ERROR(syms.loadInstance(driver->instance_));
 
-  if (options.vulkanValidation && syms.vkCreateDebugUtilsMessengerEXT) {
-    VkDebugUtilsMessengerCreateInfoEXT m{
-        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-    m.pfnUserCallback = debugCallback;
-    KB_VK_RETURN_IF_ERROR(
-        syms.vkCreateDebugUtilsMessengerEXT(driver->instance_, &m, nullptr,
-                                            &driver->messenger_),
-        "vkCreateDebugUtilsMessengerEXT");
-  }
+  if (validation)
+    KB_RETURN_IF_ERROR(createMessenger(syms, driver->instance_,
+                                       driver->validationLog_.get(),
+                                       driver->messenger_));
 
   uint32_t count = 0;
   KB_VK_RETURN_IF_ERROR(

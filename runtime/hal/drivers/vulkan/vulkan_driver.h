@@ -49,6 +49,8 @@ private:
       std::make_shared<std::atomic<bool>>(false);
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  /// The messenger's destination when the caller gave one (else stderr).
+  std::shared_ptr<ValidationLog> validationLog_;
   uint32_t instanceApiVersion_ =
       VK_API_VERSION_1_0; // what the instance asked for
   std::vector<VkPhysicalDevice> physicalDevices_;

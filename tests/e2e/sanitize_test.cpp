@@ -1,0 +1,102 @@
+//===- tests/e2e/sanitize_test.cpp - run --sanitize on lavapipe -----------===//
+//
+// Kernels that read or write 100,000 elements past their buffers: lavapipe
+// clamps such accesses, so a plain run says nothing; under --sanitize the
+// Khronos validation layer's GPU-assisted validation reports each, and the
+// finding names the run, the op and the kernel that did it. An in-bounds
+// copy gives no finding.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/testing/device_environment.h"
+#include "tests/support/cli_test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const fs::path kProject =
+    fs::path(KB_SOURCE_DIR) / "tests/e2e/fixtures/sanitize";
+
+/// Whether the loader can find the Khronos validation layer (Debian's
+/// vulkan-validationlayers, which scripts/setup.sh installs).
+bool validationLayerInstalled() {
+  for (const char *dir : {"/usr/share/vulkan/explicit_layer.d",
+                          "/usr/local/share/vulkan/explicit_layer.d",
+                          "/etc/vulkan/explicit_layer.d"})
+    if (fs::exists(fs::path(dir) / "VkLayer_khronos_validation.json"))
+      return true;
+  const char *path = std::getenv("VK_LAYER_PATH");
+  return path && *path;
+}
+
+class SanitizeTest : public kb::test::KernelBenchTest {
+protected:
+  SanitizeTest() : KernelBenchTest("kb_sanitize_test") {}
+
+  void SetUp() override {
+    KernelBenchTest::SetUp();
+    KB_SKIP_WITHOUT_VULKAN_DEVICE();
+    if (!validationLayerInstalled())
+      GTEST_SKIP() << "the Khronos validation layer is not installed "
+                      "(Debian's vulkan-validationlayers)";
+    REQUIRE_TOOL("glslc");
+    kb::test::CliRun built = buildProject(kProject);
+    ASSERT_EQ(built.exitCode, 0) << built.output;
+  }
+
+  kb::test::CliRun runKernel(const std::string &kernel, bool sanitize) {
+    std::vector<std::string> args = {
+        "run", (out_ / "standalone" / kernel).string(), "--device", "vulkan"};
+    if (sanitize)
+      args.push_back("--sanitize");
+    return run(args);
+  }
+};
+
+TEST_F(SanitizeTest, OutOfBoundsAccessesAreFoundAndAttributed) {
+  for (const char *kernel : {"oob_read", "oob_write"}) {
+    SCOPED_TRACE(kernel);
+    // Unchecked, the clamped accesses go unnoticed.
+    kb::test::CliRun plain = runKernel(kernel, false);
+    EXPECT_EQ(plain.exitCode, 0) << plain.output;
+    EXPECT_THAT(plain.output, Not(HasSubstr("out of bounds")));
+
+    kb::test::CliRun checked = runKernel(kernel, true);
+    EXPECT_EQ(checked.exitCode, 1) << checked.output;
+    EXPECT_THAT(checked.output,
+                HasSubstr("sanitizer error: run with substitutions, op "));
+    EXPECT_THAT(checked.output, HasSubstr("(`" + std::string(kernel) +
+                                          "` export 0, the handwritten "
+                                          "kernel): Validation Error: "));
+    EXPECT_THAT(checked.output, HasSubstr("access out of bounds"));
+    // Shortened: no object handles, no quotation of the spec.
+    EXPECT_THAT(checked.output, Not(HasSubstr("MessageID")));
+    EXPECT_THAT(checked.output, Not(HasSubstr("The Vulkan spec states")));
+    EXPECT_THAT(checked.output, HasSubstr("sanitizer: 1 error(s)"));
+  }
+}
+
+TEST_F(SanitizeTest, AnInBoundsKernelHasNoFindings) {
+  kb::test::CliRun checked = runKernel("in_bounds", true);
+  EXPECT_EQ(checked.exitCode, 0) << checked.output;
+  EXPECT_THAT(checked.output, HasSubstr("sanitizer: no findings"));
+}
+
+TEST_F(SanitizeTest, ACudaDeviceIsAUsageError) {
+  if (!kb::testing::cudaDeviceListed())
+    GTEST_SKIP() << kb::testing::noCudaReason();
+  kb::test::CliRun checked =
+      run({"run", (out_ / "standalone/in_bounds").string(), "--device", "cuda",
+           "--sanitize"});
+  EXPECT_EQ(checked.exitCode, 2) << checked.output;
+  EXPECT_THAT(checked.output, HasSubstr("pass --device vulkan"));
+}
+
+} // namespace

@@ -1,0 +1,72 @@
+//===- workbench/bench/sanitizer.h - Checking-layer findings, attributed --===//
+//
+// `run --sanitize` runs the program under the Khronos validation layer with
+// GPU-assisted validation (a shader that reads or writes outside a bound
+// buffer range) and synchronization validation. The layer reports through a
+// callback, by itself naming no benchmark or dispatch; the run submits each
+// op on its own and drains the layer's log after each dispatch
+// (module::RunHooks), so every finding here names the run, the op, the
+// executable and export, and the variant that ran — the handwritten kernel
+// or the compiler's.
+//
+// Errors are findings (the run fails); the layer's warnings are listed too,
+// but do not fail the run: a layer version that warns about something of its
+// own must not turn every run red.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KB_WORKBENCH_BENCH_SANITIZER_H_
+#define KB_WORKBENCH_BENCH_SANITIZER_H_
+
+#include "runtime/hal/validation_log.h"
+#include "runtime/module/executor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kb::workbench {
+
+struct SanitizerFinding {
+  std::string where; // "run with substitutions, op 2 (`saxpy` export 0, ...)"
+  bool error = false;
+  std::string message; // the layer's, shortened (briefValidationMessage)
+};
+
+class Sanitizer {
+public:
+  Sanitizer() : log_(std::make_shared<hal::ValidationLog>()) {}
+
+  /// The log to give the driver (hal::DriverOptions::validationLog).
+  std::shared_ptr<hal::ValidationLog> log() const { return log_; }
+
+  /// Hooks for one run of |function| (|run| names it: "run with
+  /// substitutions"; |substituted|: whether it prefers the handwritten
+  /// kernels) that attribute the layer's messages to each dispatch.
+  module::RunHooks hooks(const std::string &run, const module::Module &module,
+                         const module::Function &function, bool substituted);
+  /// Messages not yet attributed (after a run failed, or at the end),
+  /// attributed to |where|.
+  void attributeRest(const std::string &where);
+
+  const std::vector<SanitizerFinding> &findings() const { return findings_; }
+  size_t errorCount() const;
+  /// The findings section (at most |maxShown|, and the count of the rest)
+  /// and its summary line; returns whether the run is clean of errors.
+  bool print(size_t maxShown) const;
+
+private:
+  void attribute(const std::string &where);
+
+  std::shared_ptr<hal::ValidationLog> log_;
+  std::vector<SanitizerFinding> findings_;
+};
+
+/// The layer's message without what does not help a kernel author: the
+/// object handles and message id before the text, and the spec's quotation
+/// after it. "Validation Error: [ VUID-vkCmdDispatch-None-02706 ] Descriptor
+/// index 0 access out of bounds. ..." Control characters are removed.
+std::string briefValidationMessage(const std::string &message);
+
+} // namespace kb::workbench
+
+#endif // KB_WORKBENCH_BENCH_SANITIZER_H_
