@@ -29,6 +29,10 @@ struct DriverOptions {
   /// implies vulkanValidation. Shaders are instrumented: for checks, never
   /// for timing.
   bool vulkanGpuValidation = false;
+  /// Vulkan: the validation layer with debug printf only (the layer cannot
+  /// run it with GPU-assisted validation): a shader's debugPrintfEXT lines
+  /// reach the messenger as information, verbose (with the invocation id).
+  bool vulkanDebugPrintf = false;
   /// Where the layer's messages go instead of stderr (to be attributed by
   /// the caller); kept alive by the driver.
   std::shared_ptr<ValidationLog> validationLog;

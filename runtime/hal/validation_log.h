@@ -19,15 +19,16 @@
 namespace kb::hal {
 
 struct ValidationMessage {
-  bool error = false; // else a warning
+  bool error = false; // else a warning, or:
+  bool info = false;  // information (debugPrintfEXT's lines come as such)
   std::string text;
 };
 
 class ValidationLog {
 public:
-  void add(bool error, std::string text) {
+  void add(bool error, bool info, std::string text) {
     std::lock_guard<std::mutex> lock(mutex_);
-    messages_.push_back({error, std::move(text)});
+    messages_.push_back({error, info, std::move(text)});
   }
   /// The messages since the last take(), oldest first.
   std::vector<ValidationMessage> take() {

@@ -146,6 +146,35 @@ TEST_F(NpyReferenceTest, ExpectedOutputsAreTheReference) {
               HasSubstr("the file changed after `kernel-bench build`"));
 }
 
+// The import corpus's Vulkan-sample-style kernel: set up with `import` plus
+// its sizes, an in-place Fibonacci from values_in.npy checked against
+// values_out.npy (made by NumPy, make_npy.py) by run and bench.
+TEST_F(NpyReferenceTest, TheCorpusKernelMatchesItsNumpyArrays) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = tmp_ / "corpus";
+  fs::create_directories(project);
+  fs::copy(fs::path(KB_SOURCE_DIR) / "tests/corpus/import/fib_values",
+           project / "fib_values", fs::copy_options::recursive);
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nkernels = [\"fib_values\"]\ntargets = [\"vulkan:1.2\"]\n";
+  kb::test::CliRun built = buildProject(project);
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  kb::test::CliRun ran = run(
+      {"run", (out_ / "standalone/fib_values").string(), "--device", "vulkan"});
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("output 0 fib_values.values (u32 x 1024): "
+                                    "OK (max abs error 0"));
+  EXPECT_THAT(ran.output,
+              HasSubstr("result: outputs match the expected .npy arrays"));
+  nlohmann::json report = bench(out_.string(), 0);
+  ASSERT_EQ(report["benchmarks"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["benchmarks"][0]["variants"][0]["correctness"]["status"],
+            "correct")
+      << report.dump();
+}
+
 TEST_F(NpyReferenceTest, AWrongExpectedOutputMakesTheKernelIncorrect) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");

@@ -89,6 +89,23 @@ TEST_F(SanitizeTest, AnInBoundsKernelHasNoFindings) {
   EXPECT_THAT(checked.output, HasSubstr("sanitizer: no findings"));
 }
 
+// debugPrintfEXT reaches the user from a second pass (the layer cannot print
+// and check bounds at once), with its dispatch and invocation; a plain run
+// prints nothing.
+TEST_F(SanitizeTest, ShaderPrintfNamesItsDispatchAndInvocation) {
+  kb::test::CliRun plain = runKernel("prints", false);
+  EXPECT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_THAT(plain.output, Not(HasSubstr("i = 37")));
+
+  kb::test::CliRun checked = runKernel("prints", true);
+  EXPECT_EQ(checked.exitCode, 0) << checked.output;
+  EXPECT_THAT(checked.output,
+              HasSubstr("printf: printf pass, op 2 (`prints` export 0, the "
+                        "handwritten kernel), invocation (37, 0, 0): "
+                        "i = 37 of count = 4096\n"));
+  EXPECT_THAT(checked.output, HasSubstr("sanitizer: no findings"));
+}
+
 TEST_F(SanitizeTest, ACudaDeviceIsAUsageError) {
   if (!kb::testing::cudaDeviceListed())
     GTEST_SKIP() << kb::testing::noCudaReason();

@@ -136,8 +136,9 @@ std::string renderBench(const ImportedKernel &k) {
            "e.g. [\"n\"]; the workgroup count is the workload divided by "
            "the workgroup size") +
       "\n# reference = \"naive.comp\"  # what the kernel is checked against: "
-      "a naive twin\n# (.cu/.comp with the same interface) or an MLIR "
-      "kb.executable (kernels/README.md)\n";
+      "a naive twin\n# (.cu/.comp with the same interface), a C/C++ function "
+      "run on the CPU (\"ref.cpp\"),\n# expected outputs in .npy files or an "
+      "MLIR kb.executable (kernels/README.md)\n";
   if (!k.constants.empty()) {
     text += "\n[bench.constants]\n";
     for (const ImportedSlot &c : k.constants)

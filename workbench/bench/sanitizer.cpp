@@ -38,8 +38,69 @@ std::string briefValidationMessage(const std::string &message) {
 }
 
 void Sanitizer::attribute(const std::string &where) {
-  for (hal::ValidationMessage &m : log_->take())
-    findings_.push_back({where, m.error, briefValidationMessage(m.text)});
+  for (hal::ValidationMessage &m : log_->take()) {
+    if (!m.info) {
+      findings_.push_back({where, m.error, briefValidationMessage(m.text)});
+    } else if (m.text.find("DEBUG-PRINTF") != std::string::npos) {
+      PrintedLine line = parseDebugPrintf(m.text);
+      line.where = where;
+      printed_.push_back(std::move(line));
+    } // other information (the loader's, the layer's) is not a finding
+  }
+}
+
+PrintedLine parseDebugPrintf(const std::string &message) {
+  PrintedLine line;
+  std::string text = message;
+  if (size_t id = text.find("| MessageID = "); id != std::string::npos)
+    if (size_t body = text.find("| ", id + 2); body != std::string::npos)
+      text = text.substr(body + 2);
+  const std::string idLabel = "Global invocation ID (x, y, z) = ";
+  size_t after = 0;
+  if (size_t at = text.find(idLabel); at != std::string::npos) {
+    size_t open = at + idLabel.size();
+    size_t close = text.find(')', open);
+    if (close != std::string::npos) {
+      std::string ids = text.substr(open, close + 1 - open);
+      ids.erase(std::remove(ids.begin(), ids.end(), ' '), ids.end());
+      for (size_t c = 1; c + 1 < ids.size(); ++c)
+        if (ids[c] == ',')
+          ids.insert(++c, " ");
+      line.invocation = ids;
+      after = close + 1;
+    }
+  }
+  // Verbose: "... Global invocation ID (x, y, z) = (37, 0, 0 ) TEXT Unable
+  // to find SPIR-V OpLine for source information. ..." (without debug info).
+  text = text.substr(after);
+  if (size_t at = text.find(" Unable to find SPIR-V OpLine");
+      at != std::string::npos)
+    text.resize(at);
+  size_t first = text.find_first_not_of(" \n");
+  size_t last = text.find_last_not_of(" \n");
+  line.text = terminalText(first == std::string::npos
+                               ? std::string()
+                               : text.substr(first, last + 1 - first));
+  return line;
+}
+
+bool usesDebugPrintf(const module::Module &module) {
+  for (const module::Executable &exe : module.executables)
+    for (const module::Variant &v : exe.variants)
+      if (v.format == hal::ExecutableFormat::Spirv &&
+          v.data.find("NonSemantic.DebugPrintf") != std::string::npos)
+        return true;
+  return false;
+}
+
+void Sanitizer::printPrinted(size_t maxShown) const {
+  for (size_t i = 0; i < printed_.size() && i < maxShown; ++i)
+    std::printf("printf: %s%s%s: %s\n", printed_[i].where.c_str(),
+                printed_[i].invocation.empty() ? "" : ", invocation ",
+                printed_[i].invocation.c_str(), printed_[i].text.c_str());
+  if (printed_.size() > maxShown)
+    std::printf("printf: ... and %zu more line(s)\n",
+                printed_.size() - maxShown);
 }
 
 void Sanitizer::attributeRest(const std::string &where) { attribute(where); }

@@ -26,6 +26,13 @@
 
 namespace kb::workbench {
 
+/// One debugPrintfEXT line of a shader, from the printf pass.
+struct PrintedLine {
+  std::string where;      // as SanitizerFinding::where
+  std::string invocation; // "(37, 0, 0)", empty when the layer did not say
+  std::string text;
+};
+
 struct SanitizerFinding {
   std::string where; // "run with substitutions, op 2 (`saxpy` export 0, ...)"
   bool error = false;
@@ -49,6 +56,9 @@ public:
   void attributeRest(const std::string &where);
 
   const std::vector<SanitizerFinding> &findings() const { return findings_; }
+  const std::vector<PrintedLine> &printed() const { return printed_; }
+  /// The first |maxShown| printed lines and the count of the rest.
+  void printPrinted(size_t maxShown) const;
   size_t errorCount() const;
   /// The findings section (at most |maxShown|, and the count of the rest)
   /// and its summary line; returns whether the run is clean of errors.
@@ -59,7 +69,16 @@ private:
 
   std::shared_ptr<hal::ValidationLog> log_;
   std::vector<SanitizerFinding> findings_;
+  std::vector<PrintedLine> printed_;
 };
+
+/// Whether a module's SPIR-V calls debugPrintfEXT (imports
+/// NonSemantic.DebugPrintf): only then does --sanitize run the printf pass.
+bool usesDebugPrintf(const module::Module &module);
+
+/// A verbose debug-printf message of the layer as a PrintedLine's
+/// invocation and text.
+PrintedLine parseDebugPrintf(const std::string &message);
 
 /// The layer's message without what does not help a kernel author: the
 /// object handles and message id before the text, and the spec's quotation

@@ -402,6 +402,42 @@ int runAndCompare(hal::Device &device, const std::string &path,
   return allAgree ? kExitOk : kExitUserError;
 }
 
+/// --sanitize's second pass where a shader calls debugPrintfEXT: the layer
+/// cannot print and check bounds at once, so the run with substitutions runs
+/// again on the same device opened with debug printf only, from the same
+/// inputs, and each line is shown with its dispatch and invocation.
+void runPrintfPass(const std::string &path, const module::Module &module,
+                   const module::Function &function,
+                   const hal::DeviceProperties &on, Sanitizer &sanitizer) {
+  hal::DriverOptions options;
+  options.vulkanDebugPrintf = true;
+  options.validationLog = sanitizer.log();
+  announceStage("function `" + function.name +
+                "` again with debug printf (its shaders call debugPrintfEXT)");
+  auto selected = hal::selectDevice(
+      hal::builtinDrivers(), "vulkan:" + std::to_string(on.index), options);
+  auto declared = declaredForRun(path, module, function, on);
+  if (!selected.ok() || !declared.ok()) {
+    std::printf("printf: not run: %s\n",
+                (selected.ok() ? declared.status() : selected.status())
+                    .message()
+                    .c_str());
+    return;
+  }
+  module::FixedContents fixed;
+  if (declared->has_value())
+    fixed = (*declared)->fixed.inputs;
+  auto ran = module::runFunction(
+      *selected->device, module, function,
+      module::VariantChoice::PreferCandidate, fixed,
+      sanitizer.hooks("printf pass", module, function, true));
+  sanitizer.attributeRest("printf pass, after the run");
+  if (!ran.ok())
+    std::printf("printf: the pass failed: %s\n",
+                ran.status().message().c_str());
+  sanitizer.printPrinted(/*maxShown=*/50);
+}
+
 /// Loads the module, picks the function and the device, then
 /// runAndCompare.
 int runProgram(const RunFlags &flags) {
@@ -460,6 +496,8 @@ int runProgram(const RunFlags &flags) {
     return code;
   sanitizer->attributeRest("after the runs (the dispatch-by-dispatch "
                            "replay, or device teardown)");
+  if (usesDebugPrintf(*module))
+    runPrintfPass(*path, *module, function, device.properties(), *sanitizer);
   bool clean = sanitizer->print(/*maxShown=*/20);
   return clean ? code : std::max<int>(code, kExitUserError);
 }

@@ -1,9 +1,13 @@
 //===- runtime/hal/drivers/vulkan/vulkan_driver.cpp - Instance, devices ---===//
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
 
+#include "common/file_util.h"
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 namespace kb::hal::vulkan {
@@ -17,10 +21,11 @@ VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(
     VkDebugUtilsMessageTypeFlagsEXT,
     const VkDebugUtilsMessengerCallbackDataEXT *data, void *userData) {
   bool error = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  bool info = severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
   const char *text = data && data->pMessage ? data->pMessage : "(no message)";
   if (userData)
-    static_cast<ValidationLog *>(userData)->add(error, text);
-  else
+    static_cast<ValidationLog *>(userData)->add(error, info, text);
+  else if (!info)
     std::fprintf(stderr, "vulkan validation %s: %s\n",
                  error ? "error" : "warning", text);
   return VK_FALSE;
@@ -33,6 +38,9 @@ const VkValidationFeatureEnableEXT kGpuValidation[] = {
     VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT,
     VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_RESERVE_BINDING_SLOT_EXT,
     VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
+};
+const VkValidationFeatureEnableEXT kDebugPrintf[] = {
+    VK_VALIDATION_FEATURE_ENABLE_DEBUG_PRINTF_EXT,
 };
 
 std::string versionString(uint32_t v) {
@@ -236,9 +244,71 @@ DeviceProperties describeDevice(InstanceSymbols &syms, VkPhysicalDevice pd,
   return props;
 }
 
+/// The layer (1.3.239) reads printf_verbose, which puts the invocation that
+/// printed in each line, only from a settings file: one is written to a
+/// private directory named by VK_LAYER_SETTINGS_PATH for the driver's life,
+/// then removed and the variable restored. Lines go to the
+/// messenger, never to stdout, where they would mix with the report.
+class PrintfSettings {
+public:
+  static StatusOr<PrintfSettings> apply() {
+    KB_ASSIGN_OR_RETURN(TempDir dir,
+                        TempDir::create(std::filesystem::temp_directory_path(),
+                                        "kb-vk-printf-"));
+    KB_RETURN_IF_ERROR(
+        writeFileAtomic(dir.path() / "vk_layer_settings.txt",
+                        "khronos_validation.printf_verbose = true\n"
+                        "khronos_validation.printf_to_stdout = false\n"));
+    const char *previous = std::getenv(kVariable);
+    PrintfSettings settings(std::move(dir), previous);
+    ::setenv(kVariable, settings.dir_.path().c_str(), 1);
+    return settings;
+  }
+  PrintfSettings(PrintfSettings &&) = default;
+  PrintfSettings &operator=(PrintfSettings &&) = default;
+  ~PrintfSettings() {
+    if (dir_.path().empty())
+      return; // moved from
+    if (previous_)
+      ::setenv(kVariable, previous_->c_str(), 1);
+    else
+      ::unsetenv(kVariable);
+  }
+
+private:
+  static constexpr const char *kVariable = "VK_LAYER_SETTINGS_PATH";
+  PrintfSettings(TempDir dir, const char *previous) : dir_(std::move(dir)) {
+    if (previous)
+      previous_ = previous;
+  }
+  TempDir dir_;
+  std::optional<std::string> previous_;
+};
+
+/// The validation layer and, for --sanitize, its features (GPU-assisted
+/// validation or debug printf, through VK_EXT_validation_features, which the
+/// layer provides: 1.3.239 has no VK_EXT_layer_settings).
+Status enableValidation(InstanceSymbols &syms, const DriverOptions &options,
+                        std::vector<const char *> &layers,
+                        std::vector<const char *> &extensions,
+                        VkValidationFeaturesEXT &features) {
+  KB_RETURN_IF_ERROR(requireValidationLayer(syms, layers, extensions));
+  if (options.vulkanGpuValidation) {
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    features.enabledValidationFeatureCount =
+        sizeof kGpuValidation / sizeof kGpuValidation[0];
+    features.pEnabledValidationFeatures = kGpuValidation;
+  } else if (options.vulkanDebugPrintf) {
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = kDebugPrintf;
+  }
+  return okStatus();
+}
+
 /// The validation layer's messages to |log|, or to stderr without one.
 Status createMessenger(InstanceSymbols &syms, VkInstance instance,
-                       ValidationLog *log,
+                       ValidationLog *log, bool withInfo,
                        VkDebugUtilsMessengerEXT &messenger) {
   if (!syms.vkCreateDebugUtilsMessengerEXT)
     return okStatus();
@@ -246,6 +316,8 @@ Status createMessenger(InstanceSymbols &syms, VkInstance instance,
       VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
                       VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  if (withInfo)
+    m.messageSeverity |= VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT;
   m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
                   VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                   VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
@@ -277,17 +349,12 @@ VulkanDriver::create(const DriverOptions &options) {
       loaderVersion >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : loaderVersion;
 
   std::vector<const char *> layers, extensions;
-  bool validation = options.vulkanValidation || options.vulkanGpuValidation;
-  if (validation)
-    KB_RETURN_IF_ERROR(requireValidationLayer(syms, layers, extensions));
   VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-  if (options.vulkanGpuValidation) {
-    // Provided by the layer itself (1.3.239 has no VK_EXT_layer_settings).
-    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-    features.enabledValidationFeatureCount =
-        sizeof kGpuValidation / sizeof kGpuValidation[0];
-    features.pEnabledValidationFeatures = kGpuValidation;
-  }
+  bool validation = options.vulkanValidation || options.vulkanGpuValidation ||
+                    options.vulkanDebugPrintf;
+  if (validation)
+    KB_RETURN_IF_ERROR(
+        enableValidation(syms, options, layers, extensions, features));
   driver->validationLog_ = options.validationLog;
 
   driver->instanceApiVersion_ = apiVersion;
@@ -300,8 +367,16 @@ VulkanDriver::create(const DriverOptions &options) {
   info.ppEnabledLayerNames = layers.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
-  if (options.vulkanGpuValidation)
+  if (features.enabledValidationFeatureCount)
     info.pNext = &features;
+  // The layer reads its settings once per process, at the first instance:
+  // a --sanitize run's first driver (GPU-assisted) already needs them for
+  // its printf pass.
+  if (options.vulkanDebugPrintf || options.vulkanGpuValidation) {
+    KB_ASSIGN_OR_RETURN(PrintfSettings settings, PrintfSettings::apply());
+    driver->layerSettings_ =
+        std::make_shared<PrintfSettings>(std::move(settings));
+  }
   VkResult result = syms.vkCreateInstance(&info, nullptr, &driver->instance_);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
     return unavailable(
@@ -312,9 +387,9 @@ VulkanDriver::create(const DriverOptions &options) {
   KB_RETURN_IF_ERROR(syms.loadInstance(driver->instance_));
 
   if (validation)
-    KB_RETURN_IF_ERROR(createMessenger(syms, driver->instance_,
-                                       driver->validationLog_.get(),
-                                       driver->messenger_));
+    KB_RETURN_IF_ERROR(
+        createMessenger(syms, driver->instance_, driver->validationLog_.get(),
+                        options.vulkanDebugPrintf, driver->messenger_));
 
   uint32_t count = 0;
   KB_VK_RETURN_IF_ERROR(

@@ -51,6 +51,8 @@ private:
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   /// The messenger's destination when the caller gave one (else stderr).
   std::shared_ptr<ValidationLog> validationLog_;
+  /// The layer's settings file while the driver lives (debug printf).
+  std::shared_ptr<void> layerSettings_;
   uint32_t instanceApiVersion_ =
       VK_API_VERSION_1_0; // what the instance asked for
   std::vector<VkPhysicalDevice> physicalDevices_;
