@@ -454,6 +454,13 @@ static bool writeOutputs(ModuleOp module, const CompileOptions &options,
     writeBytecodeToFile(module, output->os());
   else
     module.print(output->os());
+  // Not kept: the file is removed when |output| goes away.
+  if (std::string failed =
+          kbir::closeOutputStream(output->os(), options.outputPath);
+      !failed.empty()) {
+    diagnostics << "error: " << failed << "\n";
+    return false;
+  }
   if (!writeRest())
     return false;
   output->keep();

@@ -1,6 +1,7 @@
 //===- KbmWriter.cpp - Program and benchmark modules as .kbm files --------===//
 #include "kb/Serialization/KbmWriter.h"
 #include "kb/Codegen/Codegen.h"
+#include "kb/Codegen/FatalErrorRecovery.h"
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Serialization/HostProgram.h"
@@ -769,11 +770,9 @@ LogicalResult mlir::kb::writeKbmFiles(StringRef directory,
         return rollback("cannot write '" + temp.str().str() +
                         "': " + ec.message());
       os << file.bytes;
-      os.close();
-      if (os.has_error()) {
+      if (std::string failed = closeOutputStream(os, temp); !failed.empty()) {
         llvm::sys::fs::remove(temp);
-        return rollback("cannot write '" + temp.str().str() +
-                        "': " + os.error().message());
+        return rollback(failed);
       }
     }
     if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
