@@ -13,6 +13,7 @@
 #include "common/file_util.h"
 #include "common/tool_search.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,9 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <cerrno>
+#include <cstring>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,6 +118,41 @@ public:
 private:
   const char *name_;
   std::optional<std::string> old_;
+};
+
+/// A tmpfs of a few bytes mounted on a fresh directory and unmounted (then
+/// removed) on destruction: a disk that fills up, for the ENOSPC paths.
+/// Mounting needs root (CAP_SYS_ADMIN); mount() says why it cannot, and
+/// tests skip with that reason.
+class SmallDisk {
+public:
+  /// Mounted on |dir|/disk, |bytes| large (tmpfs rounds up to pages).
+  /// An empty |why| when mounted.
+  SmallDisk(const std::filesystem::path &dir, uint64_t bytes, std::string &why)
+      : path_(dir / "disk") {
+    std::error_code ec;
+    std::filesystem::create_directories(path_, ec);
+    std::string options = "size=" + std::to_string(bytes) + ",mode=0755";
+    if (::geteuid() != 0)
+      why = "mounting a small tmpfs needs root; running as uid " +
+            std::to_string(::geteuid());
+    else if (::mount("tmpfs", path_.c_str(), "tmpfs", 0, options.c_str()) != 0)
+      why = std::string("mount -t tmpfs failed: ") + std::strerror(errno);
+    else
+      mounted_ = true;
+  }
+  ~SmallDisk() {
+    if (mounted_)
+      ::umount2(path_.c_str(), MNT_DETACH);
+  }
+  SmallDisk(const SmallDisk &) = delete;
+  SmallDisk &operator=(const SmallDisk &) = delete;
+
+  const std::filesystem::path &path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+  bool mounted_ = false;
 };
 
 } // namespace kb::testing

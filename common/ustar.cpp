@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -248,73 +249,127 @@ Status writeArchive(const fs::path &path,
   return okStatus();
 }
 
-Status readArchive(
-    const fs::path &path,
-    const std::function<Status(const std::string &, std::string_view)> &visit) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    return notFound(path.string() + ": not a regular file");
-  uint64_t fileSize = fs::file_size(path, ec);
-  std::ifstream in(path, std::ios::binary);
-  if (ec || !in)
-    return notFound("cannot read " + path.string() + ": " +
-                    std::strerror(errno));
-  const std::string archive = path.string();
-  std::set<std::string> seen;
-  uint64_t offset = 0;
+namespace {
+
+/// The archive being read: its stream, its size and the offset of the next
+/// block.
+struct ArchiveCursor {
+  std::ifstream in;
+  std::string archive;
+  uint64_t fileSize = 0, offset = 0;
   Block b;
-  auto readBlock = [&]() {
+
+  bool readBlock() {
     if (fileSize - offset < kBlockSize)
       return false;
     in.read(b.data(), b.size());
     offset += kBlockSize;
     return static_cast<bool>(in);
-  };
+  }
+
+  /// Streams |size| bytes from |start| to |sink| in bounded chunks.
+  Status streamBytes(const std::string &name, uint64_t start, uint64_t size,
+                     const ChunkSink &sink) {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(start));
+    std::string chunk;
+    for (uint64_t left = size; left > 0;) {
+      size_t n =
+          static_cast<size_t>(std::min<uint64_t>(left, kStreamChunkBytes));
+      chunk.resize(n);
+      in.read(chunk.data(), static_cast<std::streamsize>(n));
+      if (!in)
+        return dataLoss(archive + ": cannot read `" + name + "`");
+      KB_RETURN_IF_ERROR(sink(chunk));
+      left -= n;
+    }
+    return okStatus();
+  }
+
+  /// After the first zero block: the second, then only zero padding (tar
+  /// pads to records).
+  Status checkEnd() {
+    if (!readBlock() || !allZero(b))
+      return dataLoss(archive + ": truncated end-of-archive marker at byte " +
+                      std::to_string(offset - kBlockSize) +
+                      " (expected two zero blocks)");
+    while (offset < fileSize) {
+      size_t n = static_cast<size_t>(
+          std::min<uint64_t>(kBlockSize, fileSize - offset));
+      b.fill('\0');
+      in.read(b.data(), static_cast<std::streamsize>(n));
+      offset += n;
+      if (!in || !allZero(b))
+        return invalidArgument(archive +
+                               ": data after the end-of-archive marker (two "
+                               "archives concatenated, or a corrupted bundle)");
+    }
+    return okStatus();
+  }
+};
+
+} // namespace
+
+Status streamArchive(const fs::path &path,
+                     const std::function<Status(const std::string &, uint64_t,
+                                                const MemberBytes &)> &visit) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return notFound(path.string() + ": not a regular file");
+  ArchiveCursor c;
+  c.fileSize = fs::file_size(path, ec);
+  c.in.open(path, std::ios::binary);
+  if (ec || !c.in)
+    return notFound("cannot read " + path.string() + ": " +
+                    std::strerror(errno));
+  c.archive = path.string();
+  std::set<std::string> seen;
   for (;;) {
-    std::string where = archive + ": member at byte " + std::to_string(offset);
-    if (!readBlock())
-      return dataLoss(archive + ": truncated at byte " +
-                      std::to_string(offset) +
+    std::string where =
+        c.archive + ": member at byte " + std::to_string(c.offset);
+    if (!c.readBlock())
+      return dataLoss(c.archive + ": truncated at byte " +
+                      std::to_string(c.offset) +
                       " (no end-of-archive marker); copy the bundle again");
-    if (allZero(b))
+    if (allZero(c.b))
       break;
     std::string name;
     uint64_t size = 0;
-    KB_RETURN_IF_ERROR(checkHeader(b, where, name, size));
+    KB_RETURN_IF_ERROR(checkHeader(c.b, where, name, size));
     uint64_t padded = (size + kBlockSize - 1) / kBlockSize * kBlockSize;
-    if (padded > fileSize - offset)
-      return dataLoss(archive + ": `" + name + "` is truncated: its header " +
-                      "says " + std::to_string(size) + " bytes, " +
-                      std::to_string(fileSize - offset) +
+    if (padded > c.fileSize - c.offset)
+      return dataLoss(c.archive + ": `" + name + "` is truncated: its " +
+                      "header says " + std::to_string(size) + " bytes, " +
+                      std::to_string(c.fileSize - c.offset) +
                       " are left in the file; copy the bundle again");
     if (!seen.insert(name).second)
       return invalidArgument(where + ": `" + name +
                              "` appears twice in the archive");
-    std::string bytes(size, '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(size));
-    in.seekg(static_cast<std::streamoff>(padded - size), std::ios::cur);
-    offset += padded;
-    if (!in)
-      return dataLoss(archive + ": cannot read `" + name + "`");
-    KB_RETURN_IF_ERROR(visit(name, bytes));
+    const uint64_t start = c.offset;
+    KB_RETURN_IF_ERROR(visit(name, size, [&](const ChunkSink &sink) {
+      return c.streamBytes(name, start, size, sink);
+    }));
+    c.offset = start + padded;
+    c.in.clear();
+    c.in.seekg(static_cast<std::streamoff>(c.offset));
   }
-  // The second zero block, then only zero padding (tar pads to records).
-  if (!readBlock() || !allZero(b))
-    return dataLoss(archive + ": truncated end-of-archive marker at byte " +
-                    std::to_string(offset - kBlockSize) +
-                    " (expected two zero blocks)");
-  while (offset < fileSize) {
-    size_t n =
-        static_cast<size_t>(std::min<uint64_t>(kBlockSize, fileSize - offset));
-    b.fill('\0');
-    in.read(b.data(), static_cast<std::streamsize>(n));
-    offset += n;
-    if (!in || !allZero(b))
-      return invalidArgument(archive +
-                             ": data after the end-of-archive marker (two "
-                             "archives concatenated, or a corrupted bundle)");
-  }
-  return okStatus();
+  return c.checkEnd();
+}
+
+Status readArchive(
+    const fs::path &path,
+    const std::function<Status(const std::string &, std::string_view)> &visit) {
+  return streamArchive(path,
+                       [&](const std::string &name, uint64_t size,
+                           const MemberBytes &read) -> Status {
+                         std::string bytes;
+                         bytes.reserve(static_cast<size_t>(size));
+                         KB_RETURN_IF_ERROR(read([&](std::string_view chunk) {
+                           bytes.append(chunk);
+                           return okStatus();
+                         }));
+                         return visit(name, bytes);
+                       });
 }
 
 } // namespace kb::ustar

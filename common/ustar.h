@@ -55,10 +55,30 @@ Status writeArchive(const std::filesystem::path &path,
 /// Calls |visit(name, bytes)| for each member of the archive at |path|, in
 /// order, after checking its header and that all of its bytes are present.
 /// Stops at the first error (from the archive or from |visit|). The whole
-/// archive is validated up to its end marker before this returns ok.
+/// archive is validated up to its end marker before this returns ok. Holds
+/// each member in memory: for small, trusted archives (tests); what reads
+/// hostile archives uses streamArchive.
 Status readArchive(const std::filesystem::path &path,
                    const std::function<Status(const std::string &name,
                                               std::string_view bytes)> &visit);
+
+/// The most bytes streamArchive hands to a chunk sink at once.
+inline constexpr size_t kStreamChunkBytes = size_t(1) << 20;
+
+/// Streams the current member's bytes to |sink| in chunks of at most
+/// kStreamChunkBytes; stops at the sink's first error.
+using ChunkSink = std::function<Status(std::string_view chunk)>;
+using MemberBytes = std::function<Status(const ChunkSink &sink)>;
+
+/// Like readArchive, but |visit(name, size, read)| sees each member's
+/// checked header before any of its bytes are read: it can refuse the
+/// member by name and size (nothing read, nothing allocated), read it
+/// through |read| in bounded chunks, or return ok without reading (the
+/// bytes are skipped). Memory stays bounded whatever the member sizes.
+Status
+streamArchive(const std::filesystem::path &path,
+              const std::function<Status(const std::string &name, uint64_t size,
+                                         const MemberBytes &read)> &visit);
 
 } // namespace kb::ustar
 

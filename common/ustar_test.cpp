@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 
+#include <unistd.h>
+
 namespace kb::ustar {
 namespace {
 
@@ -213,6 +215,50 @@ TEST(UstarTest, AHugeSizeFieldIsTruncationNotAnAllocation) {
   Status s = readStatus(tar);
   EXPECT_EQ(s.code(), StatusCode::DataLoss);
   EXPECT_NE(s.message().find("`big` is truncated"), std::string::npos);
+}
+
+/// A member's header reaches the visitor before any of its bytes are read:
+/// a sparse 2 GiB member is refused by name at once, and one that is read
+/// arrives in bounded chunks, never as one allocation.
+TEST(UstarTest, StreamingVisitsHeadersFirstAndReadsInChunks) {
+  TempDir dir = kb::testing::makeTempDir();
+  std::string tar = dir.file("s.tar");
+  const uint64_t huge = uint64_t(2) << 30;
+  writeBytes(tar, rawMember("small", '0', std::string(3000, 'x')) +
+                      rawHeader("huge", '0', huge));
+  // The huge member's bytes: a hole, then the end marker.
+  ASSERT_EQ(::truncate(tar.c_str(), off_t(512 * 8 + huge + 1024)), 0);
+  std::vector<std::string> seen;
+  size_t largestChunk = 0, smallBytes = 0;
+  Status status =
+      streamArchive(tar,
+                    [&](const std::string &name, uint64_t size,
+                        const MemberBytes &read) -> Status {
+                      seen.push_back(name + ":" + std::to_string(size));
+                      if (name == "huge")
+                        return invalidArgument("`huge` is not wanted");
+                      return read([&](std::string_view chunk) {
+                        largestChunk = std::max(largestChunk, chunk.size());
+                        smallBytes += chunk.size();
+                        return okStatus();
+                      });
+                    });
+  EXPECT_EQ(status.message(), "`huge` is not wanted");
+  EXPECT_EQ(seen, (std::vector<std::string>{"small:3000",
+                                            "huge:" + std::to_string(huge)}));
+  EXPECT_EQ(smallBytes, 3000u);
+  EXPECT_LE(largestChunk, kStreamChunkBytes);
+  // A member the visitor does not read is skipped; the rest still checked.
+  std::string plain = dir.file("p.tar");
+  writeBytes(plain,
+             rawMember("a", '0', "1") + rawMember("b", '0', "22") + kEnd);
+  std::vector<std::string> names;
+  EXPECT_TRUE(streamArchive(plain, [&](const std::string &name, uint64_t,
+                                       const MemberBytes &) {
+                names.push_back(name);
+                return okStatus();
+              }).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
 }
 
 } // namespace

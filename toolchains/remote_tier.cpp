@@ -79,11 +79,15 @@ Status checkRemoteCacheUrl(const std::string &url) {
   if (scheme != "http" && scheme != "https")
     return bad("expected http://HOST[:PORT][/PATH] or https://...; the "
                "remote cache speaks HTTP GET/PUT only");
+  // Refused by policy, not for its syntax: a usage error from the flag,
+  // the environment and workbench.toml alike.
   if (at != std::string::npos)
-    return bad("a user name or password in the URL would end up in logs and "
-               "build.json; remove it and set KB_REMOTE_CACHE_USER and "
-               "KB_REMOTE_CACHE_PASSWORD, or put the host in a netrc file "
-               "($NETRC or ~/.netrc)");
+    return permissionDenied(
+        bad("a user name or password in the URL would end up in logs and "
+            "build.json; remove it and set KB_REMOTE_CACHE_USER and "
+            "KB_REMOTE_CACHE_PASSWORD, or put the host in a netrc file "
+            "($NETRC or ~/.netrc)")
+            .message());
   if (authority.empty() || authority[0] == ':')
     return bad("no host; expected http://HOST[:PORT][/PATH]");
   if (url.find_first_of("?#") != std::string::npos)

@@ -16,6 +16,14 @@
    output directory byte-identical to a serial build's, no orphaned process
    (processes are recognised by a marker in their environment).
 
+3. Hostile inputs (--hostile): fixed cases per class (deeply nested MLIR,
+   FIFOs and devices given as input files, bundles with a huge or unlisted
+   member, outputs on a full disk when run as root; hostile text in reports
+   is report_hostile_test's and cli_report_test's), each run under --run-timeout and counted: refused cleanly (exit
+   1-127 with a message), accepted (exit 0), crashed (a signal or exit >=
+   128), hung; with each class's peak RSS (wait4). Targets: 0 crashes, 0
+   hangs, peak memory under --memory-cap-mib.
+
 The anchor printed with the timings is the serial build measured in the same
 run. With --check the exit status is 1 when a target is missed (ctest runs
 a small version: bench/robustness/CMakeLists.txt); without it, 0.
@@ -30,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 OUTCOMES = [
@@ -207,6 +216,188 @@ def concurrent_builds(kb, project, builds, dirs, tmp, extra):
             "files": len(reference)}
 
 
+def run_case(argv, timeout, env=None, stdin=None):
+    """(outcome, exit status, peak RSS in KiB, output) of one command, run in
+    its own session and killed with everything it started on a hang."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, stdin=stdin, env=env,
+                         start_new_session=True)
+    out = []
+    end = time.monotonic() + timeout
+    reader = threading.Thread(target=lambda: out.append(p.stdout.read()))
+    reader.start()
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > end:
+            os.killpg(p.pid, signal.SIGKILL)
+            pid, status, usage = os.wait4(p.pid, 0)
+            reader.join()
+            p.returncode = -9
+            return "hung", None, usage.ru_maxrss, b"".join(out).decode(
+                errors="replace")
+        time.sleep(0.01)
+    reader.join()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    text = b"".join(out).decode(errors="replace")
+    rc = p.returncode
+    if rc < 0 or rc >= 128:
+        outcome = "crashed"
+    elif rc == 0:
+        outcome = "accepted"
+    else:
+        outcome = "refused" if "error" in text else "crashed"
+    return outcome, rc, usage.ru_maxrss, text
+
+
+def deep_mlir_cases(tmp):
+    """Programs nested 10,000 deep in an attribute, a type and regions."""
+    bodies = {
+        "attribute": "module attributes {x = " + "[" * 10000 + "]" * 10000 +
+                     "} {}\n",
+        "type": "func.func private @f() -> " + "tuple<" * 10000 +
+                ">" * 10000 + "\n",
+        "regions": "module {" + "module {" * 10000 + "}" * 10001 + "\n",
+    }
+    cases = []
+    for name, body in bodies.items():
+        project = os.path.join(tmp, "deep-" + name)
+        os.makedirs(project, exist_ok=True)
+        with open(os.path.join(project, "program.mlir"), "w") as f:
+            f.write(body)
+        with open(os.path.join(project, "workbench.toml"), "w") as f:
+            f.write('[project]\nname = "deep"\nprogram = "program.mlir"\n'
+                    'targets = ["vulkan:1.2"]\n')
+        cases.append(("nested " + name, ["build", project, "-o",
+                                         os.path.join(project, "out"),
+                                         "--no-cache"]))
+    return cases
+
+
+def special_file_cases(tmp):
+    """FIFOs, devices and directories given where a file is read."""
+    fifo = os.path.join(tmp, "fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    build = os.path.join(tmp, "fifo-build")
+    os.makedirs(build, exist_ok=True)
+    if not os.path.exists(os.path.join(build, "build.json")):
+        os.mkfifo(os.path.join(build, "build.json"))
+    return [
+        ("report of a FIFO", ["report", fifo, "-o", os.path.join(tmp, "r")]),
+        ("report of /dev/zero", ["report", "/dev/zero", "-o",
+                                 os.path.join(tmp, "r")]),
+        ("compare with /dev/urandom", ["compare", "/dev/urandom", fifo]),
+        ("merge of a directory", ["merge", tmp, tmp, "-o",
+                                  os.path.join(tmp, "m")]),
+        ("bench of a FIFO build.json", ["bench", build]),
+        ("run of a FIFO module", ["run", fifo]),
+    ]
+
+
+def write_sparse_bundle(path, name, listed):
+    """A bundle whose last member is a sparse 2 GiB |name|; |listed|: the
+    manifest names it, with another size and sha256."""
+    import io
+    import tarfile
+    manifest = b"# kernel-bench bundle 1\n"
+    if listed:
+        manifest += (b"# bytes 10 " + name.encode() + b"\n" + b"0" * 64 +
+                     b"  " + name.encode() + b"\n")
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        info = tarfile.TarInfo("kernel-bench-bundle.sha256")
+        info.size = len(manifest)
+        t.addfile(info, io.BytesIO(manifest))
+    size = 2 << 30
+    info = tarfile.TarInfo(name)
+    info.size = size
+    end = os.path.getsize(path)
+    while end >= 512:  # past our members' end marker and tar's padding
+        with open(path, "rb") as f:
+            f.seek(end - 512)
+            if f.read(512) != b"\0" * 512:
+                break
+        end -= 512
+    with open(path, "r+b") as f:
+        f.seek(end)
+        f.write(info.tobuf(format=tarfile.USTAR_FORMAT))
+        f.truncate(end + 512 + size + 1024)
+
+
+def bundle_cases(tmp):
+    unlisted = os.path.join(tmp, "unlisted.tar")
+    listed = os.path.join(tmp, "listed.tar")
+    write_sparse_bundle(unlisted, "bench/huge.kbm", False)
+    write_sparse_bundle(listed, "bench/huge.kbm", True)
+    return [("bundle with an unlisted 2 GiB member", ["bench", unlisted]),
+            ("bundle with a listed 2 GiB member", ["bench", listed])]
+
+
+def full_disk_cases(tmp, project, extra):
+    """A build whose output directory is a 32 KiB tmpfs (root only)."""
+    if os.geteuid() != 0 or not project:
+        return [], "not root" if project else "no --project"
+    disk = os.path.join(tmp, "disk")
+    os.makedirs(disk, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs",
+                       disk]).returncode != 0:
+        return [], "mount -t tmpfs failed"
+    argv = ["build", project, "-o", os.path.join(disk, "out"), "--cache-dir",
+            os.path.join(tmp, "disk-cache"), "--target", "vulkan:1.2"]
+    return [("build onto a full disk", argv + extra)], disk
+
+
+def hostile_inputs(kb, tmp, timeout, project, extra):
+    classes = [("deep MLIR", deep_mlir_cases(tmp)),
+               ("FIFOs and devices", special_file_cases(tmp)),
+               ("bundles", bundle_cases(tmp))]
+    disk_cases, disk = full_disk_cases(tmp, project, extra)
+    if disk_cases:
+        classes.append(("full disk", disk_cases))
+    results = []
+    env = dict(os.environ, NO_COLOR="1")
+    try:
+        for label, cases in classes:
+            row = {"label": label, "cases": 0, "refused": 0, "accepted": 0,
+                   "crashed": 0, "hung": 0, "peak_kib": 0, "bad": []}
+            for name, argv in cases:
+                outcome, rc, peak, text = run_case([kb] + argv, timeout, env)
+                row["cases"] += 1
+                row[outcome] += 1
+                row["peak_kib"] = max(row["peak_kib"], peak)
+                if outcome in ("crashed", "hung"):
+                    row["bad"].append("%s: %s, exit %s: %s" % (
+                        name, outcome, rc, text[-300:]))
+            results.append(row)
+    finally:
+        if disk_cases:
+            subprocess.run(["umount", "-l", disk])
+    return results, (None if disk_cases else disk)
+
+
+def print_hostile(results, skipped, cap_mib, missed):
+    print("hostile inputs: cases per class, outcome counts, peak RSS "
+          "(targets: 0 crashed, 0 hung, peak under %d MiB)" % cap_mib)
+    print("  %-22s %5s %7s %8s %7s %4s %9s" % ("class", "cases", "refused",
+                                             "accepted", "crashed", "hung",
+                                             "peak MiB"))
+    for r in results:
+        print("  %-22s %5d %7d %8d %7d %4d %9.1f" % (
+            r["label"], r["cases"], r["refused"], r["accepted"],
+            r["crashed"], r["hung"], r["peak_kib"] / 1024.0))
+        for line in r["bad"]:
+            print("    " + line.replace("\n", " | "))
+        if r["crashed"]:
+            missed.append("a hostile input crashed kernel-bench")
+        if r["hung"]:
+            missed.append("a hostile input hung kernel-bench")
+        if r["peak_kib"] > cap_mib * 1024:
+            missed.append("peak memory over the cap (%s)" % r["label"])
+    if skipped:
+        print("  full disk: skipped (%s)" % skipped)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kernel-bench", required=True)
@@ -226,6 +417,10 @@ def main():
     ap.add_argument("--device", default="vulkan")
     ap.add_argument("--keep-dir", help="copy mutants that killed "
                     "kernel-bench or hung here")
+    ap.add_argument("--hostile", action="store_true",
+                    help="run the hostile-input cases")
+    ap.add_argument("--memory-cap-mib", type=int, default=512,
+                    help="peak RSS target for a hostile input (default 512)")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 when a target is missed")
     args = ap.parse_args()
@@ -302,6 +497,12 @@ def main():
                 missed.append("kernel-bench died by a signal")
             if counts["hung"]:
                 missed.append("a run hung")
+        if args.hostile:
+            results, skipped = hostile_inputs(
+                kb, tmp, args.run_timeout,
+                os.path.abspath(args.project) if args.project else None,
+                ["--kernels-only"] if args.kernels_only else [])
+            print_hostile(results, skipped, args.memory_cap_mib, missed)
     if missed:
         print("targets missed: " + ", ".join(missed))
     return 1 if (args.check and missed) else 0

@@ -10,6 +10,7 @@
 
 #include "common/abi_check.h"
 #include "common/kbm/kbm_generated.h"
+#include "common/kbm/kbm_limits.h"
 #include "common/ptx_reader.h"
 #include "common/spirv_reader.h"
 #include "common/target.h"
@@ -590,7 +591,8 @@ StatusOr<Module> parseModule(std::string_view bytes,
     bytes = alignedCopy;
   }
   flatbuffers::Verifier verifier(
-      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(),
+      kbm::kMaxModuleDepth, kbm::kMaxModuleTables);
   if (!kbm::VerifyModuleBuffer(verifier))
     return dataLoss(source + ": the .kbm module is corrupted or truncated (the "
                              "FlatBuffers verifier rejected it); rebuild it");

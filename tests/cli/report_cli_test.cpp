@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/terminal_text.h"
 #include "common/test_util.h"
 
 #include <sys/stat.h>
@@ -192,6 +193,71 @@ TEST_F(ReportCliTest, ChromiumRendersTheHtmlReport) {
                   150);
   EXPECT_EQ(check.exitCode, 1) << check.stdoutText;
   EXPECT_NE(check.stdoutText.find("probe"), std::string::npos);
+}
+
+/// The fixed corpus of hostile names (formula starters, markup, script and
+/// handler injections that would log to the console, control characters,
+/// U+FFFE/U+FFFF, bidi overrides) as benchmark names, reasons and the
+/// device, through the built binary and into the real consumers: Python's
+/// csv reads every row whole with no formula cell, junitparser reads every
+/// test case, and headless Chromium renders report.html with no console
+/// message (no injected script ran). Names that are not UTF-8 cannot reach
+/// a bench.json (its reader refuses them), so they are left out here.
+TEST_F(ReportCliTest, AHostileCorpusStaysValidAndInertInEveryConsumer) {
+  std::vector<std::string> corpus;
+  for (const std::string &name : hostileNameCorpus()) {
+    uint32_t cp = 0;
+    size_t i = 0;
+    while (i < name.size() && name[i] != '\0') {
+      size_t n = kb::decodeUtf8(name, i, cp);
+      if (n == 0)
+        break;
+      i += n;
+    }
+    if (i == name.size())
+      corpus.push_back(name);
+  }
+  ASSERT_GT(corpus.size(), 40u);
+  SyntheticSpec spec;
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    SyntheticBenchmark b;
+    b.name = corpus[i] + "#" + std::to_string(i);
+    b.status = i % 4 == 1 ? BenchStatus::Incorrect : BenchStatus::Ok;
+    spec.benchmarks.push_back(b);
+  }
+  spec.deviceName = corpus[corpus.size() / 2];
+  BenchReport report = makeSyntheticReport(spec);
+  for (size_t i = 0; i < report.benchmarks.size(); ++i)
+    if (report.benchmarks[i].status != BenchStatus::Ok)
+      report.benchmarks[i].reason = corpus[(i * 7) % corpus.size()];
+  fs::path bench = writeReport("hostile.json", report);
+  CliRun r = run({"report", bench.string(), "--format", "csv,junit,html", "-o",
+                  (tmp_ / "hostile").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  auto csv = runTool({KB_SYSTEM_PYTHON3, script("check_csv.py"),
+                      (tmp_ / "hostile" / "report.csv").string()});
+  EXPECT_EQ(csv.exitCode, 0) << csv.stdoutText << csv.stderrText;
+  nlohmann::json names = nlohmann::json::parse(csv.stdoutText.substr(
+      csv.stdoutText.rfind('\n', csv.stdoutText.size() - 2) + 1));
+  // One row per variant: each benchmark has a candidate and a reference.
+  EXPECT_EQ(names.size(), 2 * corpus.size());
+
+  auto junit = runTool({KB_SYSTEM_PYTHON3, script("read_junit.py"),
+                        (tmp_ / "hostile" / "junit.xml").string()});
+  if (junit.exitCode != 77) {
+    ASSERT_EQ(junit.exitCode, 0) << junit.stdoutText << junit.stderrText;
+    nlohmann::json j = nlohmann::json::parse(junit.stdoutText);
+    EXPECT_EQ(j["cases"].size(), 2 * corpus.size()) << junit.stdoutText;
+  }
+  auto html = runTool({KB_SYSTEM_PYTHON3, script("check_html_render.py"),
+                       (tmp_ / "hostile" / "report.html").string(),
+                       (tmp_ / "chromium").string()},
+                      150);
+  if (html.exitCode != 77)
+    EXPECT_EQ(html.exitCode, 0) << html.stdoutText << html.stderrText;
+  if (junit.exitCode == 77 || html.exitCode == 77)
+    GTEST_SKIP() << "CSV checked; " << junit.stdoutText << html.stdoutText;
 }
 
 TEST_F(ReportCliTest, ComparePreparedPairs) {

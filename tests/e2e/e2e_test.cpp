@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
 
+#include "common/test_util.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -650,6 +652,48 @@ TEST_F(EndToEndTest, LlvmFatalErrorFailsTheBuildCleanly) {
   EXPECT_EQ(program.at("status"), "failed");
   EXPECT_THAT(program.at("diagnostics").get<std::string>(),
               HasSubstr("__floattisf"));
+}
+
+/// A disk that fills up during the build: at every size from too small for
+/// the kernels to too small for the program's modules, the build exits 1
+/// with an error naming the file and "No space left on device", never with
+/// LLVM's "IO failure on output stream" (which ended the process from the
+/// program step, leaving no build.json and no summary); build.json, when
+/// there was room for it, says what failed, and no module is left without
+/// a record. Needs root for the tmpfs (skips otherwise).
+TEST_F(EndToEndTest, AFullDiskFailsTheBuildNamingTheFile) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  fs::path project = kFixtures / "scale_program";
+  ASSERT_EQ(build(project).exitCode, 0);
+  uint64_t total = 0;
+  for (auto &e : fs::recursive_directory_iterator(out_))
+    if (e.is_regular_file())
+      total += e.file_size();
+  for (uint64_t pages : {1, 2, 4, 8, 16, 32}) {
+    if (pages * 4096 >= total)
+      break;
+    std::string why;
+    kb::testing::SmallDisk disk(tmp_ / ("disk" + std::to_string(pages)),
+                                pages * 4096, why);
+    if (!why.empty())
+      GTEST_SKIP() << why;
+    fs::path out = disk.path() / "out";
+    CliRun r = run({"build", project.string(), "-o", out.string(),
+                    "--cache-dir", cache_.string()});
+    SCOPED_TRACE(std::to_string(pages) + " pages: " + r.output);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_THAT(r.output, HasSubstr("No space left on device"));
+    EXPECT_THAT(r.output, Not(HasSubstr("LLVM ERROR")));
+    EXPECT_THAT(r.output, Not(HasSubstr("LLVM fatal error")));
+    if (fs::exists(out / "build.json")) {
+      json record = json::parse(kb::testing::readFile(out / "build.json"),
+                                nullptr, false);
+      EXPECT_FALSE(record.is_discarded()) << "build.json is half-written";
+    } else {
+      EXPECT_FALSE(fs::exists(out / "program.kbm"));
+    }
+  }
 }
 
 } // namespace

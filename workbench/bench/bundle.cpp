@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,10 +23,16 @@ namespace {
 const std::string kVersionLine =
     "# kernel-bench bundle " + std::to_string(kBundleFormatVersion);
 
+/// A size line: "# bytes N NAME". A comment to `sha256sum -c`, it lets
+/// openBundle refuse a member of another size from its header alone.
+const std::string kBytesPrefix = "# bytes ";
+
 std::string renderManifest(const std::vector<BundleMember> &members) {
   std::string text = kVersionLine + "\n" +
                      "# verify by hand: tar -xf BUNDLE.tar && sha256sum -c " +
                      kBundleManifestName + "\n";
+  for (const BundleMember &m : members)
+    text += kBytesPrefix + std::to_string(m.bytes) + " " + m.name + "\n";
   for (const BundleMember &m : members)
     text += m.sha256 + "  " + m.name + "\n";
   return text;
@@ -50,10 +57,57 @@ bool nextLine(std::istringstream &in, std::string &line) {
   return true;
 }
 
-/// Parses the manifest into name -> sha256. Lines are quoted in messages
-/// with their control characters shown (terminalLine).
-StatusOr<std::map<std::string, std::string>>
-parseManifest(std::string_view text, const std::string &where) {
+/// What the manifest says of a member: its sha256 and, in manifests since
+/// size lines were added, its size.
+struct ListedMember {
+  std::string sha256;
+  std::optional<uint64_t> bytes;
+};
+using Listing = std::map<std::string, ListedMember>;
+
+/// "# bytes N NAME" into |sizes|; false when the line is not one.
+bool parseBytesLine(const std::string &line,
+                    std::map<std::string, uint64_t> &sizes) {
+  if (line.rfind(kBytesPrefix, 0) != 0)
+    return false;
+  size_t space = line.find(' ', kBytesPrefix.size());
+  if (space == std::string::npos)
+    return false;
+  std::string digits =
+      line.substr(kBytesPrefix.size(), space - kBytesPrefix.size());
+  if (digits.empty() || digits.size() > 19 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  sizes[line.substr(space + 1)] = std::stoull(digits);
+  return true;
+}
+
+/// Every size line names a listed member; when there are any, every listed
+/// member has one (a manifest from before size lines has none).
+Status attachSizes(std::map<std::string, uint64_t> sizes, Listing &listed,
+                   const std::string &where) {
+  if (sizes.empty())
+    return okStatus();
+  for (auto &[name, member] : listed) {
+    auto it = sizes.find(name);
+    if (it == sizes.end())
+      return invalidArgument(where + ": `" + terminalLine(name) +
+                             "` has no size line (`# bytes N NAME`) while "
+                             "other members do; make the bundle again");
+    member.bytes = it->second;
+    sizes.erase(it);
+  }
+  if (!sizes.empty())
+    return invalidArgument(where + ": a size line names `" +
+                           terminalLine(sizes.begin()->first) +
+                           "`, which has no sha256 line");
+  return okStatus();
+}
+
+/// Parses the manifest into name -> sha256 and size. Lines are quoted in
+/// messages with their control characters shown (terminalLine).
+StatusOr<Listing> parseManifest(std::string_view text,
+                                const std::string &where) {
   std::istringstream in{std::string(text)};
   std::string line;
   if (!nextLine(in, line) || line.rfind("# kernel-bench bundle ", 0) != 0)
@@ -65,9 +119,10 @@ parseManifest(std::string_view text, const std::string &where) {
                               "does not read (it reads format " +
                               std::to_string(kBundleFormatVersion) +
                               "); bench it with the kernel-bench that made it");
-  std::map<std::string, std::string> listed;
+  Listing listed;
+  std::map<std::string, uint64_t> sizes;
   for (int number = 2; nextLine(in, line); ++number) {
-    if (line.empty() || line[0] == '#')
+    if (line.empty() || parseBytesLine(line, sizes) || line[0] == '#')
       continue;
     std::string at = where + ": line " + std::to_string(number) + ": ";
     std::string sha = line.substr(0, 64);
@@ -80,9 +135,10 @@ parseManifest(std::string_view text, const std::string &where) {
     if (std::string why = ustar::checkMemberName(name); !why.empty())
       return invalidArgument(at + "member name `" + terminalLine(name) + "` " +
                              why);
-    if (!listed.emplace(name, sha).second)
+    if (!listed.emplace(name, ListedMember{sha, std::nullopt}).second)
       return invalidArgument(at + "`" + name + "` is listed twice");
   }
+  KB_RETURN_IF_ERROR(attachSizes(std::move(sizes), listed, where));
   return listed;
 }
 
@@ -107,22 +163,86 @@ StatusOr<std::vector<std::string>> fixedDataFiles(const fs::path &buildDir) {
   return std::vector<std::string>(files.begin(), files.end());
 }
 
-Status writeMember(const fs::path &root, const std::string &name,
-                   std::string_view bytes) {
+/// The manifest is read whole: a text of one line per member, capped far
+/// above any real bundle's.
+constexpr uint64_t kMaxManifestBytes = uint64_t(16) << 20;
+
+/// Streams member |name| from |read| into a new file under |root| (never
+/// held in memory), hashing as it goes; the sha256, or an error naming the
+/// member. O_EXCL semantics: names are unique and checked, the directory
+/// is fresh and ours, so an existing entry means something is wrong.
+StatusOr<std::string> extractMember(const fs::path &root,
+                                    const std::string &name,
+                                    const ustar::MemberBytes &read) {
   fs::path file = root / name;
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  // O_EXCL semantics: names are unique and checked, the directory is fresh
-  // and ours, so an existing entry means something is wrong.
   if (ec || fs::exists(fs::symlink_status(file, ec)))
     return internalError("cannot extract `" + name + "` into " + root.string());
   std::ofstream out(file, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  Sha256 hash;
+  KB_RETURN_IF_ERROR(read([&](std::string_view chunk) -> Status {
+    hash.update(chunk);
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    if (!out)
+      return internalError("cannot extract `" + name + "` into " +
+                           root.string() + " (disk full?)");
+    return okStatus();
+  }));
   out.flush();
   if (!out)
     return internalError("cannot extract `" + name + "` into " + root.string() +
                          " (disk full?)");
-  return okStatus();
+  return hash.hexDigest();
+}
+
+/// The first member: the manifest, read whole under its cap.
+StatusOr<Listing> readManifestMember(const std::string &where,
+                                     const std::string &name, uint64_t size,
+                                     const ustar::MemberBytes &read) {
+  if (name != kBundleManifestName)
+    return invalidArgument(
+        where + ": not a kernel-bench bundle: its first member is `" + name +
+        "`, not " + kBundleManifestName +
+        "; make one with `kernel-bench bundle BUILD -o OUT.tar`");
+  if (size > kMaxManifestBytes)
+    return invalidArgument(where + ": the manifest is " + std::to_string(size) +
+                           " bytes, more than the " +
+                           std::to_string(kMaxManifestBytes) +
+                           " a bundle's manifest can be; not a bundle made "
+                           "by `kernel-bench bundle`");
+  std::string text;
+  KB_RETURN_IF_ERROR(read([&](std::string_view chunk) {
+    text.append(chunk);
+    return okStatus();
+  }));
+  return parseManifest(text, where + ":" + name);
+}
+
+/// Checks a member's name and size against the manifest before a byte of
+/// it is read, then streams it to disk and checks its sha256.
+StatusOr<BundleMember> checkAndExtract(const fs::path &root,
+                                       const std::string &where,
+                                       const Listing &listed,
+                                       const std::string &name, uint64_t size,
+                                       const ustar::MemberBytes &read) {
+  auto it = listed.find(name);
+  if (it == listed.end())
+    return invalidArgument(where + ": member `" + name +
+                           "` is not in the manifest; the bundle was "
+                           "altered after `kernel-bench bundle`");
+  if (it->second.bytes && *it->second.bytes != size)
+    return dataLoss(where + ": member `" + name + "` is " +
+                    std::to_string(size) + " bytes, the manifest lists " +
+                    std::to_string(*it->second.bytes) +
+                    "; the bundle is corrupted: copy it again");
+  KB_ASSIGN_OR_RETURN(std::string actual, extractMember(root, name, read));
+  if (actual != it->second.sha256)
+    return dataLoss(where + ": member `" + name +
+                    "`: sha256 mismatch (manifest " + it->second.sha256 +
+                    ", content " + actual +
+                    "); the bundle is corrupted: copy it again");
+  return BundleMember{name, actual, size};
 }
 
 } // namespace
@@ -171,41 +291,29 @@ StatusOr<OpenedBundle> openBundle(const fs::path &archive) {
                       toolchains::ScratchDir::create());
   OpenedBundle bundle(std::move(scratch), archive);
   const std::string where = archive.string();
-  std::map<std::string, std::string> listed;
-  bool first = true;
-  KB_RETURN_IF_ERROR(ustar::readArchive(
-      archive, [&](const std::string &name, std::string_view bytes) -> Status {
-        if (first) {
-          first = false;
-          if (name != kBundleManifestName)
-            return invalidArgument(
-                where + ": not a kernel-bench bundle: its first member is `" +
-                name + "`, not " + kBundleManifestName +
-                "; make one with `kernel-bench bundle BUILD -o OUT.tar`");
-          KB_ASSIGN_OR_RETURN(listed, parseManifest(bytes, where + ":" + name));
+  std::optional<Listing> listed;
+  KB_RETURN_IF_ERROR(ustar::streamArchive(
+      archive,
+      [&](const std::string &name, uint64_t size,
+          const ustar::MemberBytes &read) -> Status {
+        if (!listed) {
+          KB_ASSIGN_OR_RETURN(listed,
+                              readManifestMember(where, name, size, read));
           return okStatus();
         }
-        auto it = listed.find(name);
-        if (it == listed.end())
-          return invalidArgument(where + ": member `" + name +
-                                 "` is not in the manifest; the bundle was "
-                                 "altered after `kernel-bench bundle`");
-        std::string actual = sha256Hex(bytes);
-        if (actual != it->second)
-          return dataLoss(where + ": member `" + name +
-                          "`: sha256 mismatch (manifest " + it->second +
-                          ", content " + actual +
-                          "); the bundle is corrupted: copy it again");
-        bundle.members_.push_back({name, actual, bytes.size()});
-        return writeMember(bundle.root(), name, bytes);
+        KB_ASSIGN_OR_RETURN(
+            BundleMember member,
+            checkAndExtract(bundle.root(), where, *listed, name, size, read));
+        bundle.members_.push_back(std::move(member));
+        return okStatus();
       }));
-  if (first)
+  if (!listed)
     return invalidArgument(where + ": not a kernel-bench bundle: the archive "
                                    "is empty");
   std::set<std::string> present;
   for (const BundleMember &m : bundle.members_)
     present.insert(m.name);
-  for (const auto &[name, sha] : listed)
+  for (const auto &[name, member] : *listed)
     if (!present.count(name))
       return dataLoss(where + ": member `" + name +
                       "` is in the manifest but not in the bundle; copy the "

@@ -7,6 +7,7 @@
 //
 //   kernel-bench-bundle.sha256
 //     # kernel-bench bundle 1
+//     # bytes 2841 build.json       (sizes: comments to `sha256sum -c`)
 //     <sha256>  build.json
 //     <sha256>  bench/saxpy_saxpy_1048576x1x1.kbm
 //     ...
@@ -15,11 +16,12 @@
 // every variant's object) and the .npy files of kernels' fixed inputs and
 // expected outputs that build.json records (`standalone/K/data/*/*.npy`),
 // listed and checked like the modules. `kernel-bench bench BUNDLE.tar` opens it
-// with openBundle: every member is checked against the manifest as it is
-// extracted into a private directory (toolchains/scratch_dir.h) removed when
-// the OpenedBundle goes away. The bench worker is a separate process that
-// loads modules by path, so a directory it can read is what it needs;
-// docs/ci.md says why the format is plain ustar.
+// with openBundle: every member's name and size are checked against the
+// manifest from its header before it is read, then it is streamed (never
+// held in memory) and hashed into a private directory
+// (toolchains/scratch_dir.h) removed when the OpenedBundle goes away. The bench
+// worker is a separate process that loads modules by path, so a directory it
+// can read is what it needs; docs/ci.md says why the format is plain ustar.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_BENCH_BUNDLE_H_

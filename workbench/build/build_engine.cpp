@@ -136,6 +136,22 @@ BuildReport startReport(const BuildRequest &request,
   return report;
 }
 
+/// build.json could not be written (a full disk): nothing may describe
+/// outputs it does not record, so the program's modules go, and so does an
+/// earlier build's build.json, which describes other outputs.
+Status discardUnrecordedBuild(BuildSession &session, const BuildReport &report,
+                              const Status &failed) {
+  discardAnyProgramOutputs(session.outputDir, *session.outputs);
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(report.buildJson, ec)))
+    fs::remove(report.buildJson, ec);
+  session.outputs->save().ignoreError();
+  return Status(failed.code(),
+                failed.message() +
+                    "; the build is not recorded, so its modules were "
+                    "removed: free space and build again");
+}
+
 /// Writes build.json (atomically) and the manifest of what this build
 /// wrote, for the next one's deletions.
 Status writeRecord(BuildSession &session, BuildReport &report,
@@ -159,12 +175,14 @@ Status writeRecord(BuildSession &session, BuildReport &report,
     report.upToDate = true;
     return session.outputs->save();
   }
-  KB_RETURN_IF_ERROR(kb::writeFileAtomic(
+  Status written = kb::writeFileAtomic(
       report.buildJson,
       // Paths were checked to be UTF-8 (build_session.cpp); tool output is
       // text whose stray bytes become U+FFFD rather than an exception.
       record.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-          "\n"));
+          "\n");
+  if (!written.ok())
+    return discardUnrecordedBuild(session, report, written);
   session.outputs->wrote(report.buildJson);
   return session.outputs->save();
 }

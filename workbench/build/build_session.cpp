@@ -254,7 +254,7 @@ Status openRemoteCache(const BuildRequest &flags, BuildSession &session,
   if (url.empty())
     return okStatus();
   if (Status bad = toolchains::checkRemoteCacheUrl(url); !bad.ok())
-    return invalidArgument(from + ": " + bad.message());
+    return bad.withContext(from);
   toolchains::RemoteTierConfig config;
   config.url = url;
   KB_RETURN_IF_ERROR(toolchains::applyRemoteTimeoutFromEnvironment(config));

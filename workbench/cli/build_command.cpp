@@ -5,7 +5,8 @@
 // 0 every job succeeded (a target whose toolchain is missing is skipped
 // with a warning); 1 a project, kernel or toolchain error (a missing
 // toolchain under --strict, for a --target, or for every target: the
-// message says which targets to drop); 2 a usage error; 128 + N
+// message says which targets to drop); 2 a usage error (also credentials
+// in a remote-cache URL from any source); 128 + N
 // interrupted by signal N (130 for Ctrl-C).
 //
 //===----------------------------------------------------------------------===//
@@ -81,7 +82,9 @@ int runBuildCommand(const BuildFlags &flags) {
   StatusOr<BuildReport> built = runBuild(request, observer);
   if (!built.ok()) {
     printError(built.status().message());
-    return kExitUserError;
+    return built.status().code() == StatusCode::PermissionDenied
+               ? kExitUsage
+               : kExitUserError;
   }
   const BuildReport &report = *built;
   if (!report.programError.empty())

@@ -154,9 +154,12 @@ Status readBuildTable(const TomlFile &file, const toml::table &bt,
   KB_ASSIGN_OR_RETURN(auto remote, file.string(bt, "remote_cache"));
   if (remote && !remote->empty()) {
     // Project files are committed: a password in the URL would be too.
+    // The code stays the check's: credentials are a usage error.
     if (Status bad = toolchains::checkRemoteCacheUrl(*remote); !bad.ok())
-      return file.error(*bt.get("remote_cache"),
-                        "[build] remote_cache: " + bad.message());
+      return Status(bad.code(),
+                    file.error(*bt.get("remote_cache"),
+                               "[build] remote_cache: " + bad.message())
+                        .message());
     build.remoteCache = *remote;
   }
   return okStatus();

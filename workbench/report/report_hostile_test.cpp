@@ -36,68 +36,10 @@
 namespace kb::report {
 namespace {
 
-using namespace std::string_view_literals;
-
-const std::string_view kPieces[] = {"=",
-                                    "+",
-                                    "-",
-                                    "@",
-                                    "\t",
-                                    "\r",
-                                    "\n",
-                                    "\r\n",
-                                    "|",
-                                    "<",
-                                    ">",
-                                    "&",
-                                    "\"",
-                                    "'",
-                                    "`",
-                                    "*",
-                                    "**",
-                                    "_",
-                                    "[",
-                                    "]",
-                                    "(",
-                                    ")",
-                                    "!",
-                                    "#",
-                                    "## h",
-                                    "~",
-                                    "$",
-                                    "\\",
-                                    "\x1b[31m",
-                                    "\x1b]0;t\x07",
-                                    "\x7f",
-                                    "\xc2\x9b",
-                                    "\xef\xbf\xbe",
-                                    "\xef\xbf\xbf",
-                                    "\xe2\x80\xae",
-                                    "\xe2\x80\xa8",
-                                    "\xed\xa0\x80",
-                                    "\xff",
-                                    "\xc0\xaf",
-                                    "<img src=x onerror=alert(1)>",
-                                    "=HYPERLINK(\"http://x\")",
-                                    "+cmd|'/C calc'!A0",
-                                    "</testcase>",
-                                    "]]>",
-                                    "<!--",
-                                    "&amp;",
-                                    "&#0;",
-                                    "a",
-                                    " ",
-                                    "1",
-                                    "-1.5",
-                                    "\xc3\xa9",
-                                    "\xe6\x97\xa5",
-                                    "\xf0\x9f\x9a\x80",
-                                    "\0"sv};
-
 std::string hostile(std::mt19937 &rng) {
   std::string s;
   for (size_t n = rng() % 7; n > 0; --n)
-    s += kPieces[rng() % std::size(kPieces)];
+    s += hostileTextPieces()[rng() % hostileTextPieces().size()];
   return s;
 }
 

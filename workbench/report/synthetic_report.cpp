@@ -149,4 +149,96 @@ BenchReport makeSyntheticReport(const SyntheticSpec &spec) {
   return r;
 }
 
+const std::vector<std::string_view> &hostileTextPieces() {
+  using namespace std::string_view_literals;
+  static const std::vector<std::string_view> pieces = {
+      "=",
+      "+",
+      "-",
+      "@",
+      "\t",
+      "\r",
+      "\n",
+      "\r\n",
+      "|",
+      "<",
+      ">",
+      "&",
+      "\"",
+      "'",
+      "`",
+      "*",
+      "**",
+      "_",
+      "[",
+      "]",
+      "(",
+      ")",
+      "!",
+      "#",
+      "## h",
+      "~",
+      "$",
+      "\\",
+      "\x1b[31m",
+      "\x1b]0;t\x07",
+      "\x7f",
+      "\xc2\x9b",
+      "\xef\xbf\xbe",
+      "\xef\xbf\xbf",
+      "\xe2\x80\xae",
+      "\xe2\x80\xa8",
+      "\xed\xa0\x80",
+      "\xff",
+      "\xc0\xaf",
+      "<img src=x onerror=alert(1)>",
+      "=HYPERLINK(\"http://x\")",
+      "+cmd|'/C calc'!A0",
+      "</testcase>",
+      "]]>",
+      "<!--",
+      "&amp;",
+      "&#0;",
+      "a",
+      " ",
+      "1",
+      "-1.5",
+      "\xc3\xa9",
+      "\xe6\x97\xa5",
+      "\xf0\x9f\x9a\x80",
+      "\0"sv};
+  return pieces;
+}
+
+std::vector<std::string> hostileNameCorpus() {
+  std::vector<std::string> corpus;
+  for (std::string_view piece : hostileTextPieces())
+    corpus.emplace_back(piece);
+  for (const char *payload :
+       {"<script>console.error('injected script ran')</script>",
+        "<img src=x onerror=\"console.error('injected handler ran')\">",
+        "\"><svg onload=console.error('injected svg ran')>",
+        "javascript:console.error('link')",
+        "[x](javascript:alert(1))",
+        "=HYPERLINK(\"http://x\",\"y\")",
+        "@SUM(1+1)*cmd|'/C calc'!A0",
+        "-2+3",
+        "\t=1",
+        "\r=1",
+        "</failure></testcase><testcase name=\"x\">",
+        "]]><![CDATA[",
+        "a\xef\xbf\xbe"
+        "b",
+        "\xef\xbf\xbf",
+        "\x1b]0;pwned\x07title",
+        "\x1b[2J\x1b[H",
+        "| a | b |",
+        "## heading",
+        "\xe2\x80\xae"
+        "cod.exe",
+        "name with\nnewline"})
+    corpus.emplace_back(payload);
+  return corpus;
+}
+
 } // namespace kb::report

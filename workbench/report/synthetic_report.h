@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb::report {
@@ -44,6 +45,18 @@ SyntheticSpec scaledSpec(const std::vector<std::string> &names, double scale,
 /// One benchmark of each kind: "saxpy" and "reduce|sum" ok with references,
 /// "wrong" INCORRECT, "hang" ERROR, "big" skipped.
 BenchReport makeMixedReport(uint32_t samples);
+
+/// Pieces of text that report formats and terminals treat specially:
+/// formula starters, Markdown and HTML punctuation, control characters
+/// and escape sequences, U+FFFE/U+FFFF, bidi overrides, invalid UTF-8, NUL.
+/// Random hostile names are drawn from them (report_hostile_test).
+const std::vector<std::string_view> &hostileTextPieces();
+
+/// The fixed corpus of hostile names the report consumers are fed
+/// (cli_report_test): every piece alone, then whole payloads (markup and
+/// script that would log to a browser's console if it ever ran, formulas,
+/// closing tags, a terminal title sequence).
+std::vector<std::string> hostileNameCorpus();
 
 /// |count| benchmarks named "bench_00000"... with medians spread over
 /// 1 us .. 10 ms and |relativeNoise|.

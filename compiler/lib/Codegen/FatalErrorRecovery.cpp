@@ -56,3 +56,14 @@ mlir::kb::runRecoveringFatalErrors(llvm::function_ref<void()> work,
                            : caught;
   return failure();
 }
+
+std::string mlir::kb::closeOutputStream(llvm::raw_fd_ostream &os,
+                                        llvm::StringRef path) {
+  os.close();
+  if (!os.has_error())
+    return "";
+  std::string message =
+      "cannot write '" + path.str() + "': " + os.error().message();
+  os.clear_error();
+  return message;
+}

@@ -454,6 +454,13 @@ static bool writeOutputs(ModuleOp module, const CompileOptions &options,
     writeBytecodeToFile(module, output->os());
   else
     module.print(output->os());
+  // Not kept: the file is removed when |output| goes away.
+  if (std::string failed =
+          kbir::closeOutputStream(output->os(), options.outputPath);
+      !failed.empty()) {
+    diagnostics << "error: " << failed << "\n";
+    return false;
+  }
   if (!writeRest())
     return false;
   output->keep();
@@ -498,6 +505,10 @@ static CompileResult compilePipeline(const CompileOptions &options) {
     original = module->clone();
 
   KbmOutputs kbm(options, result);
+  // Before code generation, which a program this large would spend minutes
+  // and GBs on only to fail at the writer.
+  if (!options.outputDir.empty() && failed(kbir::checkKbmLimits(*module)))
+    return finish(false);
   if (failed(runPipeline(context, *module, options, kbm.wanted(), result)) ||
       (kbm.wanted() && failed(kbm.build(*module))))
     return finish(false);

@@ -14,6 +14,7 @@
 
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBDialect.h"
+#include "kb/Codegen/FatalErrorRecovery.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Serialization/HostProgram.h"
 
@@ -443,6 +444,10 @@ static std::string verifyAndPrint(ModuleOp module,
   output->os() << "// Synthesized by kernel-bench for the standalone kernel '"
                << kernel.name << "'.\n";
   module.print(output->os());
+  // On a write error the file is not kept (removed with |output|).
+  if (std::string failed = kbir::closeOutputStream(output->os(), path);
+      !failed.empty())
+    return failed;
   output->keep();
   return "";
 }

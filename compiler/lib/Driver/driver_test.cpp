@@ -2,6 +2,7 @@
 // like workbench/ code (exceptions on, no LLVM flags) and sees only
 // kb/Driver/Driver.h, which is what the API promises.
 #include "common/file_util.h"
+#include "common/test_util.h"
 #include "kb/Driver/Driver.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 namespace {
@@ -86,6 +88,51 @@ TEST(DriverTest, ErrorWritesNoOutput) {
             std::string::npos)
       << result.diagnostics;
   EXPECT_FALSE(std::ifstream(output).good());
+}
+
+/// A full disk is a diagnostic naming the file, for every file the
+/// compiler writes: an LLVM stream that failed to write used to end the
+/// process from its destructor ("LLVM ERROR: IO failure on output stream:
+/// No space left on device"), taking kernel-bench's build with it.
+TEST(DriverTest, AFullDiskIsAnErrorNamingTheFile) {
+  std::string why;
+  kb::testing::SmallDisk disk(scratchDir() / "full", 4096, why);
+  if (!why.empty())
+    GTEST_SKIP() << why;
+  struct Case {
+    const char *what;
+    std::function<void(kb::driver::CompileOptions &)> set;
+    std::string file;
+  } cases[] = {
+      {"the output",
+       [&](auto &o) { o.outputPath = (disk.path() / "out.mlir").string(); },
+       (disk.path() / "out.mlir").string()},
+      {"the modules", [&](auto &o) { o.outputDir = disk.path().string(); },
+       (disk.path() / "program.kbm").string()},
+      {"the source dumps",
+       [&](auto &o) { o.dumpSourcesDir = (disk.path() / "src").string(); },
+       (disk.path() / "src").string()},
+      {"the binary dumps",
+       [&](auto &o) { o.dumpBinariesDir = (disk.path() / "bin").string(); },
+       (disk.path() / "bin").string()},
+  };
+  for (const Case &c : cases) {
+    kb::driver::CompileOptions options;
+    options.programPath = kProgram;
+    options.targets = {*kb::Target::vulkan(1, 2)};
+    c.set(options);
+    kb::driver::CompileResult result = kb::driver::compile(options);
+    EXPECT_FALSE(result.ok) << c.what;
+    EXPECT_NE(result.diagnostics.find("No space left on device"),
+              std::string::npos)
+        << c.what << ": " << result.diagnostics;
+    EXPECT_NE(result.diagnostics.find(c.file), std::string::npos)
+        << c.what << ": " << result.diagnostics;
+    EXPECT_EQ(result.diagnostics.find("LLVM ERROR"), std::string::npos);
+    // Nothing half-written is left on the disk.
+    EXPECT_FALSE(std::filesystem::exists(disk.path() / "out.mlir"));
+    EXPECT_FALSE(std::filesystem::exists(disk.path() / "program.kbm"));
+  }
 }
 
 TEST(DriverTest, StrictUnknownExecutableNamesItsKernelToml) {

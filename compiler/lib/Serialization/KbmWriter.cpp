@@ -1,11 +1,13 @@
 //===- KbmWriter.cpp - Program and benchmark modules as .kbm files --------===//
 #include "kb/Serialization/KbmWriter.h"
 #include "kb/Codegen/Codegen.h"
+#include "kb/Codegen/FatalErrorRecovery.h"
 #include "kb/Dialect/KB/IR/KBAbi.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Serialization/HostProgram.h"
 
 #include "common/kbm/kbm_generated.h"
+#include "common/kbm/kbm_limits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -534,7 +536,91 @@ struct HostFunctionWriter {
 
 } // namespace
 
+namespace {
+/// What program.kbm holds at least: FlatBuffers tables and code bytes.
+struct KbmSize {
+  uint64_t tables = 1; // the Module
+  uint64_t bytes = 0;
+  uint64_t executables = 0, dispatches = 0;
+};
+} // namespace
+
+/// An executable: itself, and per variant written (each generated entry is
+/// one) the variant, its exports and their binding and constant layouts.
+static void countExecutable(ExecutableOp executable, KbmSize &size) {
+  uint64_t exportTables = 0;
+  for (ExportOp e : executable.getExportOps())
+    exportTables += 1 + e.getLayout().getBindings().size() +
+                    e.getLayout().getConstants().size();
+  size.tables += 1;
+  ++size.executables;
+  for (VariantOp v : executable.getVariantOps()) {
+    uint64_t written = 1;
+    if (v.isExternal()) {
+      for (Attribute object : v.getObjectsAttr())
+        if (auto data = object.dyn_cast<ObjectAttr>())
+          size.bytes += data.getData().size();
+    } else if (auto generated =
+                   v->getAttrOfType<ArrayAttr>(kGeneratedAttrName)) {
+      written = std::max<uint64_t>(1, generated.size());
+      for (Attribute entry : generated)
+        if (auto dict = entry.dyn_cast<DictionaryAttr>())
+          if (auto object = dict.getAs<ObjectAttr>("object"))
+            size.bytes += object.getData().size();
+    }
+    size.tables += written * (1 + exportTables);
+  }
+}
+
+/// A host function written to program.kbm: itself, a Buffer, its InitSpec,
+/// an Op and an Alloc per kb.alloc, an Op and a Dispatch per kb.dispatch.
+static void countHostFunction(func::FuncOp func, KbmSize &size) {
+  if (func.getNumArguments() != 0)
+    return; // left out of program.kbm
+  size.tables += 1;
+  func.walk([&](Operation *op) {
+    if (isa<AllocOp>(op))
+      size.tables += 4;
+    else if (isa<DispatchOp>(op)) {
+      size.tables += 2;
+      ++size.dispatches;
+    }
+  });
+}
+
+KbmLimits mlir::kb::defaultKbmLimits() {
+  return {::kb::kbm::kMaxModuleBytes, ::kb::kbm::kMaxModuleTables};
+}
+
+LogicalResult mlir::kb::checkKbmLimits(ModuleOp module,
+                                       const KbmLimits &limits) {
+  KbmSize size;
+  for (auto executable : module.getOps<ExecutableOp>())
+    countExecutable(executable, size);
+  for (Operation *op : getHostFunctions(module))
+    countHostFunction(cast<func::FuncOp>(op), size);
+  if (size.tables > limits.maxTables)
+    return module.emitError("the program is too large for one .kbm module: "
+                            "program.kbm would hold at least ")
+           << size.tables << " FlatBuffers tables (" << size.executables
+           << " executables, " << size.dispatches
+           << " dispatches), over the format's limit of " << limits.maxTables
+           << " tables per module (the FlatBuffers verifier kernel-bench "
+              "reads modules with); split the program into smaller ones";
+  if (size.bytes > limits.maxBytes)
+    return module.emitError("the program is too large for one .kbm module: "
+                            "its kernels' code alone is ")
+           << size.bytes << " bytes, over the format's limit of "
+           << limits.maxBytes
+           << " bytes per module (a FlatBuffers buffer, just under 2 GiB); "
+              "split the program into smaller ones";
+  return success();
+}
+
 LogicalResult mlir::kb::buildProgramKbm(ModuleOp module, std::string &bytes) {
+  // Before the builder: past 2 GiB it would overflow its offsets.
+  if (failed(checkKbmLimits(module)))
+    return failure();
   ModuleWriter writer;
   std::vector<fb::Offset<kbm::Executable>> executables;
   llvm::StringMap<unsigned> executableIndex;
@@ -769,11 +855,9 @@ LogicalResult mlir::kb::writeKbmFiles(StringRef directory,
         return rollback("cannot write '" + temp.str().str() +
                         "': " + ec.message());
       os << file.bytes;
-      os.close();
-      if (os.has_error()) {
+      if (std::string failed = closeOutputStream(os, temp); !failed.empty()) {
         llvm::sys::fs::remove(temp);
-        return rollback("cannot write '" + temp.str().str() +
-                        "': " + os.error().message());
+        return rollback(failed);
       }
     }
     if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {

@@ -14,8 +14,13 @@
 
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
+
+namespace llvm {
+class raw_fd_ostream;
+} // namespace llvm
 
 namespace mlir::kb {
 
@@ -24,6 +29,13 @@ namespace mlir::kb {
 /// |message| names the signal). Nestable; the innermost call recovers.
 LogicalResult runRecoveringFatalErrors(llvm::function_ref<void()> work,
                                        std::string &message);
+
+/// Closes |os| and returns its write error as "cannot write 'PATH': WHY"
+/// ("" when every byte reached the file). A raw_fd_ostream keeps a failed
+/// write (a full disk) to itself and calls report_fatal_error from its
+/// destructor unless the error was cleared: every file stream the compiler
+/// writes ends here, so a full disk is a diagnostic naming the file.
+std::string closeOutputStream(llvm::raw_fd_ostream &os, llvm::StringRef path);
 
 } // namespace mlir::kb
 

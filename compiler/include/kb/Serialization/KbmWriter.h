@@ -26,6 +26,7 @@
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir::kb {
@@ -35,6 +36,23 @@ struct KbmFile {
   std::string path;
   std::string bytes;
 };
+
+/// What one .kbm module may hold (common/kbm/kbm_limits.h); smaller in
+/// tests.
+struct KbmLimits {
+  uint64_t maxBytes;
+  uint64_t maxTables;
+};
+KbmLimits defaultKbmLimits();
+
+/// Refuses, with a diagnostic naming the limit, a program whose
+/// program.kbm would exceed |limits|: counted from what |module| holds at
+/// any stage (after the front end has formed dispatches, before code
+/// generation: variants not generated yet count once, with no code), so
+/// the count is a lower bound that an early call makes cheaply and
+/// buildProgramKbm repeats exactly before writing.
+LogicalResult checkKbmLimits(ModuleOp module,
+                             const KbmLimits &limits = defaultKbmLimits());
 
 /// The program module. Fails (with diagnostics) when a host function does
 /// something the command list cannot express or a generated variant has no

@@ -4,6 +4,8 @@
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Dialect/KB/Transforms/Substitutions.h"
 
+#include "common/file_util.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -66,14 +68,12 @@ public:
                                 getBinaryDumpFileName(executable.getSymName(),
                                                       variant.getSymName(),
                                                       object.getFormat()));
-        llvm::Error error =
-            llvm::writeToOutput(file, [&](llvm::raw_ostream &os) {
-              os << object.getData();
-              return llvm::Error::success();
-            });
-        if (error) {
-          variant.emitError() << "cannot write '" << file
-                              << "': " << llvm::toString(std::move(error));
+        // The checked writer: a full disk is an error naming the file,
+        // where a stream to it would end the process.
+        if (::kb::Status written = ::kb::writeFileAtomic(
+                file.str().str(), std::string_view(object.getData()));
+            !written.ok()) {
+          variant.emitError() << written.message();
           return signalPassFailure();
         }
       }

@@ -3,6 +3,8 @@
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Dialect/KB/Transforms/Substitutions.h"
 
+#include "common/file_util.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -34,13 +36,15 @@ static LogicalResult dumpExecutable(ExecutableOp executable, StringRef path) {
   OwningOpRef<ModuleOp> wrapper = ModuleOp::create(executable.getLoc());
   builder.setInsertionPointToEnd(wrapper->getBody());
   builder.clone(*executable);
-  llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    wrapper->print(os);
-    return llvm::Error::success();
-  });
-  if (error)
-    return executable.emitError() << "cannot write '" << path
-                                  << "': " << llvm::toString(std::move(error));
+  // Printed in memory and written by the checked writer: a stream to the
+  // file would end the process on a full disk (report_fatal_error).
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  wrapper->print(os);
+  os.flush();
+  if (::kb::Status written = ::kb::writeFileAtomic(path.str(), text);
+      !written.ok())
+    return executable.emitError() << written.message();
   return success();
 }
 
