@@ -79,6 +79,27 @@ TEST_F(HostReferenceTest, KernelIsCheckedAgainstTheFunctionOnTheCpu) {
                   HasSubstr("reference: the host function "
                             "reduce_sum_reference"));
     }
+
+  // A bundle carries the library as a listed, checksummed member (checked
+  // like a module when the bundle is opened); bench from the bundle checks
+  // the kernel against it.
+  fs::path tar = tmp_ / "b.tar";
+  kb::test::CliRun bundled = run({"bundle", out_.string(), "-o", tar.string()});
+  ASSERT_EQ(bundled.exitCode, 0) << bundled.output;
+  EXPECT_THAT(bundled.output,
+              HasSubstr("+ 1 host reference library (native code)"));
+  kb::test::CliRun fromBundle =
+      run({"bench", tar.string(), "--quick", "--device", "vulkan", "--filter",
+           "reduce_sum", "-o", (tmp_ / "from-bundle").string()});
+  EXPECT_EQ(fromBundle.exitCode, 0) << fromBundle.output;
+  nlohmann::json report =
+      kb::test::readJsonFile(tmp_ / "from-bundle" / "bench.json");
+  bool checked = false;
+  for (const auto &bench : report.value("benchmarks", nlohmann::json::array()))
+    for (const auto &v : bench.value("variants", nlohmann::json::array()))
+      if (bench.value("kernel", "") == "reduce_sum" && v["role"] == "candidate")
+        checked = v["correctness"]["status"] == "correct";
+  EXPECT_TRUE(checked) << report.dump();
 }
 
 TEST_F(HostReferenceTest, AFunctionThatComputesSomethingElseFailsTheKernel) {

@@ -34,17 +34,24 @@ int runBundle(const BundleArgs &args) {
     return kExitUserError;
   }
   uint64_t payload = 0;
-  size_t arrays = 0; // kernels' fixed inputs and expected outputs
+  size_t arrays = 0;    // kernels' fixed inputs and expected outputs
+  size_t libraries = 0; // host references: native code bench will load
   for (const BundleMember &m : summary->members) {
     payload += m.bytes;
-    arrays += std::filesystem::path(m.name).extension() == ".npy";
+    std::string extension = std::filesystem::path(m.name).extension();
+    arrays += extension == ".npy";
+    libraries += extension == ".so";
   }
   std::string data =
       arrays ? " + " + std::to_string(arrays) + " .npy arrays" : "";
+  if (libraries)
+    data += " + " + std::to_string(libraries) + " host reference librar" +
+            (libraries == 1 ? "y" : "ies") + " (native code)";
   std::printf("bundled %zu files (build.json + %zu modules%s, %.1f KiB) into "
               "%s: %.1f KiB\n",
-              summary->members.size(), summary->members.size() - 1 - arrays,
-              data.c_str(), payload / 1024.0, args.output.c_str(),
+              summary->members.size(),
+              summary->members.size() - 1 - arrays - libraries, data.c_str(),
+              payload / 1024.0, args.output.c_str(),
               summary->archiveBytes / 1024.0);
   return kExitOk;
 }
