@@ -313,11 +313,6 @@ Status HostReferenceJob::publish(const fs::path &outFile,
 
 } // namespace
 
-bool isHostReferenceSource(const fs::path &source) {
-  std::string ext = source.extension().string();
-  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx";
-}
-
 std::string hostReferenceSignature(const HostReferenceSpec &spec) {
   const KernelAbi &abi = spec.abi;
   std::string text = "void " + spec.function + "(";

@@ -36,10 +36,6 @@
 
 namespace kb::toolchains {
 
-/// Whether |source| is a C or C++ file by its extension (.c; .cc, .cpp,
-/// .cxx), i.e. a host reference rather than a kernel or MLIR.
-bool isHostReferenceSource(const std::filesystem::path &source);
-
 struct HostReferenceSpec {
   std::string kernel;           // for messages
   std::filesystem::path source; // absolute

@@ -11,7 +11,6 @@
 #include "workbench/project/toml_file.h"
 
 #include "common/paths.h"
-#include "toolchains/host_reference.h"
 
 #include <charconv>
 #include <algorithm>
@@ -37,6 +36,16 @@ std::optional<Language> languageOf(const fs::path &source) {
     return Language::Glsl;
   return std::nullopt;
 }
+
+namespace {
+/// Whether |source| is a C or C++ file by its extension (.c; .cc, .cpp,
+/// .cxx), i.e. a host reference rather than a kernel or MLIR. Here, beside
+/// languageOf, so that reading kernel.toml needs no toolchain code.
+bool isHostReferenceSource(const fs::path &source) {
+  std::string ext = source.extension().string();
+  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx";
+}
+} // namespace
 
 namespace {
 
@@ -583,7 +592,7 @@ Status addReferenceFile(const TomlFile &file, const toml::node &node,
   std::string ext = path.extension().string();
   bool mlir = ext == ".mlir" || ext == ".mlirbc";
   bool twin = languageOf(path).has_value();
-  bool host = toolchains::isHostReferenceSource(path);
+  bool host = isHostReferenceSource(path);
   if (!twin && !host && (inList || !mlir))
     return file.error(node, "`reference`: `" + text + "`: expected " +
                                 (inList ? ""
