@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -153,6 +154,22 @@ TEST_F(BenchCudaProtocolTest, AColdSampleIsOneGraphLaunch) {
   EXPECT_EQ(countIn("cuEventElapsedTime", first, second), 0u)
       << "the graph's first launch was timed\n"
       << fake_.trace();
+}
+
+// A time no clock can give (zero, negative, NaN: a timestamp that went
+// backwards or a driver bug) is not a sample: it is discarded and counted,
+// and the kernel's timing is made of the others.
+TEST_F(BenchCudaProtocolTest, ImpossibleTimesAreDiscardedAndCounted) {
+  size_t before = fake_.count("cuEventElapsedTime");
+  for (unsigned i = 0; i < 3; ++i) {
+    fake_.elapsedMs[before + 2 + i] = i == 0 ? 0.0f : i == 1 ? -0.5f : NAN;
+  }
+  auto result = measure(TimingMode::Cold, 1);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->discarded, 3u) << fake_.trace();
+  EXPECT_GE(result->samples.size(), 3u);
+  for (const Sample &s : result->samples)
+    EXPECT_GT(s.gpuNs, 0.0);
 }
 
 // The clock stamp runs one block per SM (only the block on SM 0 writes), and

@@ -291,7 +291,9 @@ CUresult fEventElapsedTime(float *ms, CUevent a, CUevent b) {
       return event.capturedInternal ? CUDA_ERROR_CAPTURED_EVENT
                                     : CUDA_ERROR_NOT_READY;
   }
-  *ms = 0.25f;
+  unsigned call = static_cast<unsigned>(fake().count("cuEventElapsedTime")) - 1;
+  auto scripted = fake().elapsedMs.find(call);
+  *ms = scripted == fake().elapsedMs.end() ? 0.25f : scripted->second;
   return CUDA_SUCCESS;
 }
 CUresult fFuncGetParamInfo(CUfunction, size_t index, size_t *offset,

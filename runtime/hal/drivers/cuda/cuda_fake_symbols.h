@@ -62,6 +62,9 @@ public:
   bool paramInfoAvailable = true;
   /// What cuFuncGetParamInfo reports for every function: (offset, size).
   std::vector<std::pair<size_t, size_t>> params;
+  /// What the Nth cuEventElapsedTime (0-based) reports, in ms; 0.25 when
+  /// absent.
+  std::map<unsigned, float> elapsedMs;
 
   // What happened.
   std::vector<FakeCall> calls;
