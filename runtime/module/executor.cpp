@@ -406,18 +406,15 @@ std::vector<std::string> PreparedFunction::describeVariants() const {
   return lines;
 }
 
-namespace {
-/// Ops [first, end) of |prepared| in one command buffer, waited for.
 Status submitOps(hal::Device &device, const PreparedFunction &prepared,
-                 size_t first, size_t end, FunctionResult &result) {
+                 size_t first, size_t end, FunctionResult *result) {
   KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
-  KB_RETURN_IF_ERROR(prepared.recordOps(*commands, first, end, &result));
+  KB_RETURN_IF_ERROR(prepared.recordOps(*commands, first, end, result));
   return commands->submitAndWait().withContext(
       prepared.module().sourceName + ": function `" + prepared.function().name +
       "`" +
       (end - first == 1 ? " op " + std::to_string(first) : std::string()));
 }
-} // namespace
 
 StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                      const Function &function,
@@ -436,13 +433,13 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
   result.variantsUsed = prepared->describeVariants();
   if (!hooks.afterDispatch) {
     KB_RETURN_IF_ERROR(
-        submitOps(device, *prepared, 0, function.ops.size(), result));
+        submitOps(device, *prepared, 0, function.ops.size(), &result));
   } else {
     for (size_t i = 0; i < function.ops.size(); ++i) {
       Op::Kind kind = function.ops[i].kind;
       if (kind == Op::Kind::Alloc || kind == Op::Kind::Barrier)
         continue; // one op per submission: ordered without barriers
-      KB_RETURN_IF_ERROR(submitOps(device, *prepared, i, i + 1, result));
+      KB_RETURN_IF_ERROR(submitOps(device, *prepared, i, i + 1, &result));
       if (kind == Op::Kind::Dispatch)
         hooks.afterDispatch(i);
     }

@@ -140,6 +140,11 @@ private:
   FixedContents fixed_;
 };
 
+/// Records ops [first, end) of |prepared| into one command buffer, submits
+/// it and waits; adds the counts to |result| when given.
+Status submitOps(hal::Device &device, const PreparedFunction &prepared,
+                 size_t first, size_t end, FunctionResult *result = nullptr);
+
 /// Observers of a run (a checking layer attributing its messages): with
 /// afterDispatch set, every op is submitted and waited for on its own, so
 /// whatever the driver reports in between belongs to that dispatch.

@@ -5,15 +5,6 @@ namespace kb::module {
 
 namespace {
 
-/// Records ops [first, end) of |prepared| into a fresh command buffer and
-/// waits for them.
-Status runOps(hal::Device &device, const PreparedFunction &prepared,
-              size_t first, size_t end) {
-  KB_ASSIGN_OR_RETURN(auto commands, device.createCommandBuffer());
-  KB_RETURN_IF_ERROR(prepared.recordOps(*commands, first, end));
-  return commands->submitAndWait();
-}
-
 /// Whether the variant |prepared| loaded for executable |exe| is a
 /// substituted kernel.
 bool substituted(const PreparedFunction &prepared, uint32_t exe) {
@@ -36,8 +27,8 @@ compareDispatch(hal::Device &device, PreparedFunction &reference,
                         reference.readBuffer(ref.buffer));
     KB_RETURN_IF_ERROR(candidate.writeBuffer(ref.buffer, bytes));
   }
-  KB_RETURN_IF_ERROR(runOps(device, candidate, opIndex, opIndex + 1));
-  KB_RETURN_IF_ERROR(runOps(device, reference, opIndex, opIndex + 1));
+  KB_RETURN_IF_ERROR(submitOps(device, candidate, opIndex, opIndex + 1));
+  KB_RETURN_IF_ERROR(submitOps(device, reference, opIndex, opIndex + 1));
   const KernelAbi &abi = reference.module()
                              .executables[op.executable]
                              .variants.front()
@@ -83,7 +74,7 @@ StatusOr<DispatchReplay> findFirstDifferingDispatch(hal::Device &device,
       continue;
     if (op.kind != Op::Kind::Dispatch ||
         !substituted(*candidate, op.executable)) {
-      KB_RETURN_IF_ERROR(runOps(device, *reference, i, i + 1));
+      KB_RETURN_IF_ERROR(submitOps(device, *reference, i, i + 1));
       continue;
     }
     ++replay.compared;

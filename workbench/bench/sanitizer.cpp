@@ -103,8 +103,6 @@ void Sanitizer::printPrinted(size_t maxShown) const {
                 printed_.size() - maxShown);
 }
 
-void Sanitizer::attributeRest(const std::string &where) { attribute(where); }
-
 module::RunHooks Sanitizer::hooks(const std::string &run,
                                   const module::Module &module,
                                   const module::Function &function,

@@ -53,7 +53,7 @@ public:
                          const module::Function &function, bool substituted);
   /// Messages not yet attributed (after a run failed, or at the end),
   /// attributed to |where|.
-  void attributeRest(const std::string &where);
+  void attribute(const std::string &where);
 
   const std::vector<SanitizerFinding> &findings() const { return findings_; }
   const std::vector<PrintedLine> &printed() const { return printed_; }
@@ -65,8 +65,6 @@ public:
   bool print(size_t maxShown) const;
 
 private:
-  void attribute(const std::string &where);
-
   std::shared_ptr<hal::ValidationLog> log_;
   std::vector<SanitizerFinding> findings_;
   std::vector<PrintedLine> printed_;

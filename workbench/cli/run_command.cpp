@@ -431,7 +431,7 @@ void runPrintfPass(const std::string &path, const module::Module &module,
       *selected->device, module, function,
       module::VariantChoice::PreferCandidate, fixed,
       sanitizer.hooks("printf pass", module, function, true));
-  sanitizer.attributeRest("printf pass, after the run");
+  sanitizer.attribute("printf pass, after the run");
   if (!ran.ok())
     std::printf("printf: the pass failed: %s\n",
                 ran.status().message().c_str());
@@ -494,8 +494,8 @@ int runProgram(const RunFlags &flags) {
                            sanitizer ? &*sanitizer : nullptr);
   if (!sanitizer)
     return code;
-  sanitizer->attributeRest("after the runs (the dispatch-by-dispatch "
-                           "replay, or device teardown)");
+  sanitizer->attribute("after the runs (the dispatch-by-dispatch "
+                       "replay, or device teardown)");
   if (usesDebugPrintf(*module))
     runPrintfPass(*path, *module, function, device.properties(), *sanitizer);
   bool clean = sanitizer->print(/*maxShown=*/20);
