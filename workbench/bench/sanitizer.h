@@ -55,8 +55,6 @@ public:
   /// attributed to |where|.
   void attribute(const std::string &where);
 
-  const std::vector<SanitizerFinding> &findings() const { return findings_; }
-  const std::vector<PrintedLine> &printed() const { return printed_; }
   /// The first |maxShown| printed lines and the count of the rest.
   void printPrinted(size_t maxShown) const;
   size_t errorCount() const;
