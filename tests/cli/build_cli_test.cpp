@@ -210,6 +210,43 @@ TEST_F(BuildCliTest, UnknownKeySuggestsTheNearestOne) {
   EXPECT_FALSE(fs::exists(out_ / "kernels"));
 }
 
+TEST_F(BuildCliTest, OneBadKernelTomlFailsThatKernelOnly) {
+  REQUIRE_TOOL("glslc");
+  // Two kernels: `scale` as in the good fixture, `broken` with a misspelt
+  // key. The bad manifest fails the build (exit 1, its error at its line)
+  // but not the good kernel, which builds and is published.
+  fs::path project = tmp_ / "project";
+  fs::create_directories(project);
+  fs::copy(kFixtures / "unknown_key/scale", project / "broken");
+  kb::test::replaceInFile(project / "broken/kernel.toml", "name = \"scale\"",
+                          "name = \"broken\"");
+  fs::copy(kFixtures / "good/scale", project / "scale");
+  std::ofstream(project / "workbench.toml")
+      << "[project]\nname = \"two\"\nkernels = [\"*\"]\n"
+         "targets = [\"vulkan:1.2\"]\n";
+  CliRun r = buildProject(project);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("broken/kernel.toml:4:1: unknown key `include_dir` in "
+                        "[kernel]; did you mean `include_dirs`? (this kernel "
+                        "was not built; the others were)"));
+  EXPECT_THAT(r.output, HasSubstr("FAILED: 1 kernel not loaded (kernel.toml, "
+                                  "above); built 1 kernel"));
+  json report = buildJson();
+  ASSERT_EQ(report["jobs"].size(), 1u) << report.dump(2);
+  EXPECT_EQ(report["jobs"][0]["kernel"], "scale");
+  EXPECT_EQ(report["jobs"][0]["status"], "ok");
+  ASSERT_EQ(report["broken_kernels"].size(), 1u) << report.dump(2);
+  EXPECT_THAT(report["broken_kernels"][0]["manifest"].get<std::string>(),
+              HasSubstr("broken/kernel.toml"));
+  EXPECT_FALSE(published("scale").empty());
+  // Nothing changed, yet the next build is no silent no-op: the manifest
+  // still fails it.
+  CliRun again = buildProject(project);
+  EXPECT_EQ(again.exitCode, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("unknown key `include_dir`"));
+}
+
 TEST_F(BuildCliTest, MissingSource) {
   CliRun r = build("missing_source");
   EXPECT_EQ(r.exitCode, 1) << r.output;

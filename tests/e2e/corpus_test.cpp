@@ -158,8 +158,8 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
   std::map<std::string, json> standalone;
   for (const json &entry : program.at("standalone"))
     standalone[entry.at("kernel").get<std::string>()] = entry;
-  std::vector<std::string> expected = {"leaky_relu", "spec_scale",
-                                       "workgroup_max", "tile_sum"};
+  std::vector<std::string> expected = {
+      "leaky_relu", "spec_scale", "workgroup_max", "tile_sum", "own_workgroup"};
   if (cuda)
     for (const char *k : {"bf16_scale", "add_offset_i64", "transpose_tile"})
       expected.push_back(k);
@@ -180,13 +180,34 @@ TEST_F(CorpusTest, BuildsSubstitutesAndAgreesOnVulkan) {
     EXPECT_EQ(standalone["bf16_scale"].at("benchmarks")[0].at("name"),
               "bf16_scale_1048576x1x1");
 
+  // own_workgroup's launch is its own (128, ceil(n / 128) workgroups), not
+  // its reference's (1, n workgroups): build.json and `abi` say so.
+  {
+    const json &sub = standalone["own_workgroup"].at("substitutions").at(0);
+    EXPECT_EQ(sub.at("launch").at("workgroup_size"), json({128, 1, 1}))
+        << sub.dump(2);
+    EXPECT_EQ(
+        standalone["own_workgroup"].at("benchmarks")[0].at("workgroup_count"),
+        json({10000, 1, 1}));
+    kb::test::CliRun abi = run(
+        {"abi", (out_ / "standalone/own_workgroup").string(), "own_workgroup"});
+    EXPECT_EQ(abi.exitCode, 0) << abi.output;
+    EXPECT_THAT(abi.output,
+                HasSubstr("handwritten kernel:     128x1x1 on vulkan:1.2, "
+                          "ceil(workload / 128x1x1) workgroups"));
+    EXPECT_THAT(abi.output, HasSubstr("handwritten (vulkan:1.2): 79x1x1 "
+                                      "workgroups of 128x1x1"));
+  }
+
   // The program with the substitutions agrees with the generated one.
   kb::test::CliRun r = run({"run", out_.string(), "--device", "vulkan"});
   SKIP_WITHOUT_VULKAN(r);
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("result: outputs agree"));
-  for (const char *name :
-       {"leaky_relu", "spec_scale", "workgroup_max", "tile_sum"}) {
+  // own_workgroup runs at its own workgroup size (128), not its
+  // reference's (1), without declaring a count rule.
+  for (const char *name : {"leaky_relu", "spec_scale", "workgroup_max",
+                           "tile_sum", "own_workgroup"}) {
     kb::test::CliRun k = run(
         {"run", (out_ / "standalone" / name).string(), "--device", "vulkan"});
     EXPECT_EQ(k.exitCode, 0) << name << ": " << k.output;

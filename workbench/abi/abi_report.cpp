@@ -56,16 +56,49 @@ std::string indentLines(const std::string &text, const std::string &indent) {
   return out;
 }
 
+std::string targetText(const OwnLaunch &l) {
+  return l.target ? l.target->toString() : "another architecture";
+}
+
+/// "128x1x1 on vulkan:1.2, ceil(workload / 128x1x1) workgroups".
+std::string describeOwnLaunch(const OwnLaunch &l) {
+  return dims(l.abi.workgroupSize) + " on " + targetText(l) +
+         ", ceil(workload / " + dims(l.abi.workloadPerWorkgroup) +
+         ") workgroups";
+}
+
+/// What each own launch runs at |site|: "; handwritten (vulkan:1.2):
+/// 79x1x1 workgroups of 128x1x1".
+std::string ownSiteText(const std::vector<const OwnLaunch *> &launches,
+                        const DispatchSite &site) {
+  std::string text;
+  for (const OwnLaunch *l : launches) {
+    auto count = site.workload ? workgroupCountFor(l->abi, *site.workload)
+                               : std::nullopt;
+    if (count)
+      text += "; handwritten (" + targetText(*l) + "): " + dims(*count) +
+              " workgroups of " + dims(l->abi.workgroupSize);
+  }
+  return text;
+}
+
 std::string renderExport(const KernelAbi &abi,
-                         const std::vector<const DispatchSite *> &sites) {
+                         const std::vector<const DispatchSite *> &sites,
+                         const std::vector<const OwnLaunch *> &launches) {
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   std::string text = "export `" + abi.entry + "`\n";
-  text +=
-      alignColumns({{"workgroup size:", dims(abi.workgroupSize)},
-                    {"dynamic shared memory:",
-                     std::to_string(abi.dynamicSharedMemoryBytes) + " bytes"}},
-                   "  ");
+  std::vector<std::vector<std::string>> head = {
+      {"workgroup size:",
+       dims(abi.workgroupSize) + (launches.empty() ? ""
+                                                   : " (the generated "
+                                                     "kernel's)")}};
+  // The handwritten kernel's own launch: what actually runs for it.
+  for (const OwnLaunch *l : launches)
+    head.push_back({"handwritten kernel:", describeOwnLaunch(*l)});
+  head.push_back({"dynamic shared memory:",
+                  std::to_string(abi.dynamicSharedMemoryBytes) + " bytes"});
+  text += alignColumns(head, "  ");
   text += "  bindings (CUDA: pointer parameters; Vulkan: storage buffers at "
           "set 0, binding = index):\n";
   std::vector<std::vector<std::string>> rows = {
@@ -94,7 +127,8 @@ std::string renderExport(const KernelAbi &abi,
                                             : "") +
           "):\n";
   for (const DispatchSite *site : sites)
-    text += "    " + describeSite(abi, *site) + "\n";
+    text +=
+        "    " + describeSite(abi, *site) + ownSiteText(launches, *site) + "\n";
   if (sites.empty())
     text += "    (not dispatched by the program)\n";
   text += "  CUDA:\n" + indentLines(cudaIncludes(abi), "    ") +
@@ -105,8 +139,25 @@ std::string renderExport(const KernelAbi &abi,
   return text;
 }
 
+/// {target, workgroup_size, workload_per_workgroup, workgroup_counts: one
+/// per site, null where the site records no workload}.
+json ownLaunchJson(const OwnLaunch &l,
+                   const std::vector<const DispatchSite *> &sites) {
+  json counts = json::array();
+  for (const DispatchSite *site : sites) {
+    auto count = site->workload ? workgroupCountFor(l.abi, *site->workload)
+                                : std::nullopt;
+    counts.push_back(count ? json(*count) : json(nullptr));
+  }
+  return {{"target", l.target ? json(l.target->toString()) : json(nullptr)},
+          {"workgroup_size", l.abi.workgroupSize},
+          {"workload_per_workgroup", l.abi.workloadPerWorkgroup},
+          {"workgroup_counts", counts}};
+}
+
 json exportJson(const KernelAbi &abi,
-                const std::vector<const DispatchSite *> &sites) {
+                const std::vector<const DispatchSite *> &sites,
+                const std::vector<const OwnLaunch *> &launches) {
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   json bindings = json::array();
@@ -131,6 +182,9 @@ json exportJson(const KernelAbi &abi,
                           {"op", site->op},
                           {"workgroup_count", site->workgroupCount},
                           {"binding_elements", site->bindingElements}});
+  json own = json::array();
+  for (const OwnLaunch *l : launches)
+    own.push_back(ownLaunchJson(*l, sites));
   return {{"entry", abi.entry},
           {"workgroup_size", abi.workgroupSize},
           {"dynamic_shared_memory", abi.dynamicSharedMemoryBytes},
@@ -138,6 +192,7 @@ json exportJson(const KernelAbi &abi,
           {"constants", constants},
           {"push_constant_size", pushConstantSize(abi)},
           {"sites", dispatched},
+          {"own_launches", own},
           {"cuda", cudaIncludes(abi) + cudaDeclaration(abi, false)},
           {"glsl",
            "#version 450\n" + glslExtensions(abi) + glslInterface(abi, false)}};
@@ -151,7 +206,8 @@ json executableJson(const ExecutableAbi &exe) {
     substituted.push_back(t.toString());
   json exports = json::array();
   for (uint32_t i = 0; i < exe.exports.size(); ++i)
-    exports.push_back(exportJson(exe.exports[i], exportSites(exe, i)));
+    exports.push_back(exportJson(exe.exports[i], exportSites(exe, i),
+                                 exportLaunches(exe, i)));
   return {{"name", exe.name},
           {"targets", targets},
           {"substituted_targets", substituted},
@@ -173,9 +229,16 @@ std::string renderExecutableList(const ProgramAbi &program) {
   std::vector<std::vector<std::string>> rows;
   for (const ExecutableAbi &exe : program.executables) {
     std::string sig, wg;
-    for (const KernelAbi &abi : exe.exports) {
+    for (uint32_t i = 0; i < exe.exports.size(); ++i) {
+      const KernelAbi &abi = exe.exports[i];
       sig += (sig.empty() ? "" : " | ") + formatSignature(abi);
       wg += (wg.empty() ? "" : " | ") + dims(abi.workgroupSize);
+      std::string own;
+      for (const OwnLaunch *l : exportLaunches(exe, i))
+        if (own.find(dims(l->abi.workgroupSize)) == std::string::npos)
+          own += (own.empty() ? "" : ", ") + dims(l->abi.workgroupSize);
+      if (!own.empty())
+        wg += " (handwritten: " + own + ")";
     }
     rows.push_back(
         {exe.name, sig, wg, joinTargets(exe.targets), substitutedText(exe)});
@@ -194,7 +257,8 @@ std::string renderExecutableAbi(const ProgramAbi &program,
                         {"substituted:", substitutedText(exe)}},
                        "  ");
   for (uint32_t i = 0; i < exe.exports.size(); ++i)
-    text += renderExport(exe.exports[i], exportSites(exe, i));
+    text += renderExport(exe.exports[i], exportSites(exe, i),
+                         exportLaunches(exe, i));
   return text;
 }
 

@@ -61,6 +61,10 @@ ExecutableAbi executableAbi(const module::Executable &exe) {
     std::optional<Target> target = variantTarget(v);
     if (v.role == module::VariantRole::Candidate && target)
       abi.substitutedTargets.push_back(*target);
+    if (v.role == module::VariantRole::Candidate && haveReference)
+      for (uint32_t i = 0; i < v.exports.size(); ++i)
+        if (v.exports[i].workloadPerWorkgroup[0])
+          abi.ownLaunches.push_back({target, i, v.exports[i]});
     if (v.role != source)
       continue;
     // The loader checked that every variant has the same layouts; the
@@ -108,6 +112,27 @@ void addDispatchSites(const module::Module &module, ProgramAbi &program) {
   }
 }
 
+/// Drops the own launches that run what the export runs (its workgroup
+/// size and, at every site, its count): nothing to tell apart.
+void dropExportLaunches(ExecutableAbi &exe) {
+  auto same = [&](const OwnLaunch &l) {
+    if (l.abi.workgroupSize != exe.exports[l.exportIndex].workgroupSize)
+      return false;
+    for (const DispatchSite &site : exe.sites) {
+      if (site.exportIndex != l.exportIndex)
+        continue;
+      auto count = site.workload ? workgroupCountFor(l.abi, *site.workload)
+                                 : std::nullopt;
+      if (!count || *count != site.workgroupCount)
+        return false;
+    }
+    return true;
+  };
+  exe.ownLaunches.erase(
+      std::remove_if(exe.ownLaunches.begin(), exe.ownLaunches.end(), same),
+      exe.ownLaunches.end());
+}
+
 } // namespace
 
 StatusOr<ProgramAbi> loadProgramAbi(const std::string &build) {
@@ -120,6 +145,8 @@ StatusOr<ProgramAbi> loadProgramAbi(const std::string &build) {
   if (program.executables.empty())
     return invalidArgument(path + ": the module has no executable");
   addDispatchSites(module, program);
+  for (ExecutableAbi &exe : program.executables)
+    dropExportLaunches(exe);
   return program;
 }
 
@@ -159,13 +186,27 @@ std::string describeSite(const KernelAbi &abi, const DispatchSite &site) {
   return text;
 }
 
+namespace {
+/// The items (sites, own launches) of export |exportIndex|, in order.
+template <typename T>
+std::vector<const T *> ofExport(const std::vector<T> &items,
+                                uint32_t exportIndex) {
+  std::vector<const T *> out;
+  for (const T &item : items)
+    if (item.exportIndex == exportIndex)
+      out.push_back(&item);
+  return out;
+}
+} // namespace
+
 std::vector<const DispatchSite *> exportSites(const ExecutableAbi &exe,
                                               uint32_t exportIndex) {
-  std::vector<const DispatchSite *> sites;
-  for (const DispatchSite &site : exe.sites)
-    if (site.exportIndex == exportIndex)
-      sites.push_back(&site);
-  return sites;
+  return ofExport(exe.sites, exportIndex);
+}
+
+std::vector<const OwnLaunch *> exportLaunches(const ExecutableAbi &exe,
+                                              uint32_t exportIndex) {
+  return ofExport(exe.ownLaunches, exportIndex);
 }
 
 std::string joinTargets(const std::vector<Target> &targets) {

@@ -38,6 +38,17 @@ struct DispatchSite {
   std::vector<uint64_t> bindingElements;
 };
 
+/// The launch a handwritten kernel brings instead of the export's: its own
+/// workgroup size and count rule (kernel.toml `workload_per_workgroup`, or
+/// a standalone kernel's workgroup size), stored on its variant. The
+/// generated kernel keeps the export's.
+struct OwnLaunch {
+  std::optional<Target> target;
+  uint32_t exportIndex = 0;
+  /// The candidate variant's export: its workgroup size and rule.
+  KernelAbi abi;
+};
+
 struct ExecutableAbi {
   std::string name;
   /// The exports of its reference variants (of its candidate variants when
@@ -49,6 +60,8 @@ struct ExecutableAbi {
   std::vector<Target> substitutedTargets;
   /// Where the program dispatches it, in function and op order.
   std::vector<DispatchSite> sites;
+  /// The handwritten kernels that run with a launch of their own.
+  std::vector<OwnLaunch> ownLaunches;
 };
 
 struct ProgramAbi {
@@ -74,6 +87,9 @@ std::string describeSite(const KernelAbi &abi, const DispatchSite &site);
 
 /// |exe|'s sites of export |exportIndex|.
 std::vector<const DispatchSite *> exportSites(const ExecutableAbi &exe,
+                                              uint32_t exportIndex);
+/// The own launches of export |exportIndex| of |exe|.
+std::vector<const OwnLaunch *> exportLaunches(const ExecutableAbi &exe,
                                               uint32_t exportIndex);
 
 /// "cuda:sm_90, vulkan:1.2".

@@ -148,6 +148,13 @@ template <> struct JsonFields<SkippedTargetRecord> {
   }
 };
 
+template <> struct JsonFields<BrokenKernelRecord> {
+  template <typename IO, typename S> static Status map(IO &io, S &b) {
+    KB_RETURN_IF_ERROR(io.field("manifest", b.manifest, kUnused));
+    return io.field("error", b.error, kUnused);
+  }
+};
+
 template <> struct JsonFields<BuildTotalsRecord> {
   template <typename IO, typename S> static Status map(IO &io, S &t) {
     auto &c = t.counts;
@@ -172,6 +179,7 @@ template <> struct JsonFields<BuildRecord> {
     KB_RETURN_IF_ERROR(io.field("options", r.options, kUnused));
     KB_RETURN_IF_ERROR(io.field("error", r.error, kUnused));
     KB_RETURN_IF_ERROR(io.field("skipped_targets", r.skippedTargets, kUnused));
+    KB_RETURN_IF_ERROR(io.field("broken_kernels", r.brokenKernels, kUnused));
     KB_RETURN_IF_ERROR(io.field("tool_versions", r.toolVersions, kUnused));
     KB_RETURN_IF_ERROR(io.field("jobs", r.jobs));
     KB_RETURN_IF_ERROR(io.field("program", r.program, kUnused));

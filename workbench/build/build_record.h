@@ -109,6 +109,12 @@ struct SkippedTargetRecord {
   std::string reason;
 };
 
+/// A kernel.toml that did not load (project.h BrokenKernel).
+struct BrokenKernelRecord {
+  std::string manifest;
+  std::string error;
+};
+
 /// A build's counts, for build.json "totals" and the totals line.
 struct BuildTotals {
   size_t kernels = 0;
@@ -135,6 +141,7 @@ struct BuildRecord {
   /// Why the build stopped before running its jobs; none when they ran.
   std::optional<std::string> error;
   std::vector<SkippedTargetRecord> skippedTargets;
+  std::vector<BrokenKernelRecord> brokenKernels;
   ToolVersionList toolVersions;
   std::vector<BuildJobRecord> jobs;
   /// The program step's record as program_record.h's toJson writes it; null

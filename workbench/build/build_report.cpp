@@ -161,6 +161,8 @@ BuildRecord toBuildRecord(const BuildReport &report) {
   record.error = unlessEmpty(report.error);
   for (const SkippedTarget &s : report.skippedTargets)
     record.skippedTargets.push_back({s.target.toString(), s.reason});
+  for (const BrokenKernel &b : report.project->brokenKernels)
+    record.brokenKernels.push_back({b.manifest.string(), b.error});
   record.toolVersions = toolVersions(report);
   for (const JobRecord &job : report.jobs)
     record.jobs.push_back(jobRecord(job, report));
@@ -219,14 +221,20 @@ void addCompiled(const CompiledModule &m, json &out) {
   out["module"] = m.module;
   json substitutions = json::array();
   for (const SubstitutionEntry &s : m.substitutions)
-    substitutions.push_back({{"executable", s.executable},
-                             {"variant", s.variant},
-                             {"kind", driver::toString(s.kind)},
-                             {"kernel", optionalString(s.kernel)},
-                             {"manifest", optionalString(s.manifest)},
-                             {"file", s.file},
-                             {"reference", s.reference},
-                             {"device", optionalString(s.device)}});
+    substitutions.push_back(
+        {{"executable", s.executable},
+         {"variant", s.variant},
+         {"kind", driver::toString(s.kind)},
+         {"kernel", optionalString(s.kernel)},
+         {"manifest", optionalString(s.manifest)},
+         {"file", s.file},
+         {"reference", s.reference},
+         {"device", optionalString(s.device)},
+         {"launch",
+          s.workgroupSize.empty()
+              ? json(nullptr)
+              : json{{"workgroup_size", s.workgroupSize},
+                     {"workload_per_workgroup", s.workloadPerWorkgroup}}}});
   out["substitutions"] = std::move(substitutions);
   json benchmarks = json::array();
   for (const driver::BenchmarkRecord &b : m.benchmarks)
@@ -358,6 +366,16 @@ bool read(const json &j, const char *key, std::vector<T> &out) {
   return true;
 }
 
+/// A substitution's "launch": absent or null (the export's), or its own
+/// workgroup size and count rule.
+bool readLaunch(const json &s, SubstitutionEntry &e) {
+  if (!s.contains("launch") || s["launch"].is_null())
+    return true;
+  return s["launch"].is_object() &&
+         read(s["launch"], "workgroup_size", e.workgroupSize) &&
+         read(s["launch"], "workload_per_workgroup", e.workloadPerWorkgroup);
+}
+
 bool readStatus(const json &j, StepStatus &out) {
   std::string s;
   if (!read(j, "status", s))
@@ -389,7 +407,7 @@ bool readCompiled(const json &j, std::optional<CompiledModule> &out) {
           !read(s, "variant", e.variant) || !read(s, "kind", e.kind) ||
           !read(s, "kernel", e.kernel) || !read(s, "manifest", e.manifest) ||
           !read(s, "file", e.file) || !read(s, "reference", e.reference) ||
-          !read(s, "device", e.device))
+          !read(s, "device", e.device) || !readLaunch(s, e))
         return false;
       m.substitutions.push_back(std::move(e));
     }

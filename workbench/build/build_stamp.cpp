@@ -191,6 +191,8 @@ Status qualifies(const BuildReport &report, bool warned) {
     return failedPrecondition("no stamp: the build failed");
   if (!report.skippedTargets.empty())
     return failedPrecondition("no stamp: a target was skipped");
+  if (!report.project->brokenKernels.empty())
+    return failedPrecondition("no stamp: a kernel.toml did not load");
   for (const JobRecord &job : report.jobs) {
     if (!job.result.status.ok())
       return failedPrecondition("no stamp: a job failed");

@@ -155,10 +155,15 @@ std::string buildSummaryLine(const BuildReport &report,
                              const BuildTotals &totals, bool programFailed,
                              bool color) {
   const std::filesystem::path reportPath = report.outputDir / "build.json";
+  // Kernels whose kernel.toml did not load fail the build as a failed job
+  // does; the rest of the line says what did build.
+  std::string notLoaded;
+  if (size_t broken = report.project ? report.project->brokenKernels.size() : 0)
+    notLoaded = plural(broken, "kernel") + " not loaded (kernel.toml, above); ";
   if (totals.failed) {
     std::ostringstream summary;
-    summary << colorize("FAILED:", "1;31", color) << " " << totals.failed
-            << " of " << plural(totals.jobs, "job") << " ("
+    summary << colorize("FAILED:", "1;31", color) << " " << notLoaded
+            << totals.failed << " of " << plural(totals.jobs, "job") << " ("
             << plural(totals.kernels, "kernel") << " \u00d7 "
             << plural(totals.targets, "target") << "), " << totals.cacheHits
             << " cached, " << formatSeconds(report.wallSeconds) << "; see "
@@ -168,9 +173,11 @@ std::string buildSummaryLine(const BuildReport &report,
   std::string line =
       successSummaryLine(summaryFigures(report, totals, programFailed),
                          report.wallSeconds, reportPath, report.upToDate);
-  return programFailed ? colorize("FAILED:", "1;31", color) +
-                             " the program step (above); " + line
-                       : line;
+  if (programFailed)
+    line = "the program step (above); " + line;
+  if (!programFailed && notLoaded.empty())
+    return line;
+  return colorize("FAILED:", "1;31", color) + " " + notLoaded + line;
 }
 
 } // namespace kb::workbench

@@ -37,6 +37,10 @@ struct SubstitutionEntry {
   /// The device model the object was tuned for (its own variant, chosen at
   /// run time on that model); nullopt: it serves any device.
   std::optional<std::string> device;
+  /// The object's own launch (driver::Substitution::workgroupSize and
+  /// workloadPerWorkgroup); empty: the export's.
+  std::vector<long long> workgroupSize;
+  std::vector<long long> workloadPerWorkgroup;
 };
 
 /// What one compile was asked and what it produced.

@@ -108,7 +108,21 @@ std::string familyOf(const toolchains::KernelSpec &spec) {
 /// What |result| applied and generated, as the record keeps it. Benchmark
 /// files are made relative to OUT_DIR with |prefix| ("" or
 /// "standalone/<kernel>/").
+/// The object substitution of |requested| that |applied| carried out: the
+/// same kernel.toml, executable (or `executable/variant`) and device.
+const driver::Substitution *
+requestOf(const driver::AppliedSubstitution &applied,
+          const std::vector<driver::Substitution> &requested) {
+  for (const driver::Substitution &r : requested)
+    if (r.origin == applied.origin && r.device == applied.device &&
+        (r.executable == applied.executable ||
+         r.executable == applied.executable + "/" + applied.variant))
+      return &r;
+  return nullptr;
+}
+
 void recordResult(const driver::CompileResult &result,
+                  const driver::CompileOptions &options,
                   const std::map<std::string, const Kernel *> &kernelByOrigin,
                   const fs::path &outputDir, const std::string &prefix,
                   CompiledModule &compiled) {
@@ -128,6 +142,13 @@ void recordResult(const driver::CompileResult &result,
     entry.reference = s.reference;
     if (!s.device.empty())
       entry.device = s.device;
+    // The launch the candidate runs, which build.json shows beside the
+    // export's (the benchmark's workgroup_count is the generated kernel's).
+    if (const driver::Substitution *r =
+            requestOf(s, options.objectSubstitutions)) {
+      entry.workgroupSize = r->workgroupSize;
+      entry.workloadPerWorkgroup = r->workloadPerWorkgroup;
+    }
     compiled.substitutions.push_back(std::move(entry));
   }
   compiled.benchmarks = result.benchmarks;
@@ -268,15 +289,16 @@ void copyLaunchSettings(const toolchains::KernelSpec &spec,
 driver::Substitution referenceSubstitution(const Kernel &kernel,
                                            const JobRecord &job,
                                            const std::string &file,
-                                           const std::string &origin,
-                                           bool tuned) {
+                                           const std::string &origin) {
   driver::Substitution substitution = withPipeline(
       {kernel.name + "/" + job.result.target.variantName(), file, origin},
       kernel, job.spec);
-  // The synthesized export's count rule is the base spec's; a tuned
-  // workgroup size brings its own (the workgroup size when the kernel
-  // declares none).
-  if (tuned && substitution.workgroupSize.empty()) {
+  // A standalone kernel owns its dispatch: without a declared count rule it
+  // runs at its own workgroup size, one workgroup per workgroup-size slice
+  // of the workload, whatever launch the reference was written for (a
+  // naive reference often runs one invocation per workgroup). A tuned
+  // workgroup size is its own in the same way.
+  if (substitution.workgroupSize.empty() && job.spec) {
     const KernelAbi &own = job.spec->abi;
     substitution.workgroupSize.assign(own.workgroupSize.begin(),
                                       own.workgroupSize.end());
@@ -308,7 +330,7 @@ void addStandaloneObject(StandalonePlan &plan, const Kernel &kernel,
   if (!tuned)
     plan.options.targets.push_back(job.result.target);
   plan.options.objectSubstitutions.push_back(
-      referenceSubstitution(kernel, job, file, origin, tuned));
+      referenceSubstitution(kernel, job, file, origin));
 }
 
 StandalonePlan planStandalone(const Kernel &kernel,
@@ -426,7 +448,8 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   written.push_back(options.programPath);
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());
-  recordResult(result, {{origin, &kernel}}, outputDir, prefix, compiled);
+  recordResult(result, options, {{origin, &kernel}}, outputDir, prefix,
+               compiled);
   if (Status copied = copyFixedData(kernel, outputDir, outputs, written);
       !copied.ok()) {
     outputs.removeOwnedTree(dir);
@@ -657,7 +680,8 @@ Status compileMainProgram(const Project &project, const MainPlan &plan,
   }
   written.insert(written.end(), result.writtenFiles.begin(),
                  result.writtenFiles.end());
-  recordResult(result, plan.kernelByOrigin, outputDir, "", compiled);
+  recordResult(result, plan.options, plan.kernelByOrigin, outputDir, "",
+               compiled);
   return okStatus();
 }
 

@@ -104,9 +104,13 @@ int runBuildCommand(const BuildFlags &flags) {
     return kExitInterruptedBase + signal;
   }
   const bool programFailed = !report.programError.empty();
+  const std::vector<BrokenKernel> &broken = report.project->brokenKernels;
+  for (const BrokenKernel &b : broken)
+    printError(b.error + " (this kernel was not built; the others were)");
   observer.printLine(buildSummaryLine(report, totals, programFailed,
                                       observer.terminal().color));
-  return totals.failed || programFailed ? kExitUserError : kExitOk;
+  return totals.failed || programFailed || !broken.empty() ? kExitUserError
+                                                           : kExitOk;
 }
 
 } // namespace

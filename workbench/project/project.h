@@ -157,6 +157,14 @@ struct BuildSettings {
   std::string remoteCache;
 };
 
+/// A kernel.toml that did not load. The project builds without it and the
+/// build fails naming it: one bad manifest must not stop the other kernels
+/// from building, nor hide their own errors.
+struct BrokenKernel {
+  std::filesystem::path manifest;
+  std::string error;
+};
+
 struct Project {
   std::string name;
   /// Absolute project directory and workbench.toml.
@@ -174,6 +182,8 @@ struct Project {
   std::map<std::string, std::filesystem::path> toolOverrides;
   /// Sorted by name; names are unique.
   std::vector<Kernel> kernels;
+  /// The kernel.toml files that did not load, in the order found.
+  std::vector<BrokenKernel> brokenKernels;
   /// The directories whose listings decided which kernel.toml files are
   /// the project's (the `kernels` globs' levels, or every directory the
   /// default search walked): a file added or removed in one changes the

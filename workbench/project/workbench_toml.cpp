@@ -239,13 +239,21 @@ findManifests(const TomlFile &file, const toml::table &pt, Project &project) {
   return manifests;
 }
 
-/// Loads every manifest; kernel names must be unique.
+/// Loads every manifest; kernel names must be unique. A manifest that does
+/// not load is recorded in |project.brokenKernels| and the others still
+/// load; two kernels of one name are the project's error, since neither is
+/// the one to drop.
 Status loadKernels(const std::vector<fs::path> &manifests, Project &project) {
   std::map<std::string, std::string> nameWhere;
   for (const fs::path &manifest : manifests) {
     std::string where;
-    KB_ASSIGN_OR_RETURN(Kernel kernel,
-                        loadKernel(manifest, project.targets, &where));
+    StatusOr<Kernel> loaded = loadKernel(manifest, project.targets, &where);
+    if (!loaded.ok()) {
+      project.brokenKernels.push_back(
+          {manifest, std::string(loaded.status().message())});
+      continue;
+    }
+    Kernel kernel = std::move(*loaded);
     auto [it, inserted] = nameWhere.emplace(kernel.name, where);
     if (!inserted)
       return invalidArgument(where + ": duplicate kernel name `" + kernel.name +
