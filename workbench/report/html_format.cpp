@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/report/html_page.h"
+#include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
 
@@ -173,7 +174,34 @@ std::string distribution(const ReportRow &row) {
   return s.str();
 }
 
-std::string summaryTable(const std::vector<ReportRow> &rows) {
+/// A row of the whole program, after the benchmarks' (as in the terminal
+/// table); its speedup is over the generated-only run.
+std::string programRowHtml(const ProgramRow &row) {
+  std::ostringstream s;
+  std::string status = row.statusWord();
+  const char *cls = row.status == BenchStatus::Ok        ? "ok"
+                    : row.status == BenchStatus::Skipped ? "skip"
+                                                         : "bad";
+  s << "<tr><td>" << esc(row.name) << "</td><td>" << esc(row.variant)
+    << "</td>";
+  if (row.timing) {
+    const Timing &t = *row.timing;
+    s << "<td>" << toString(t.mode) << "</td><td class=\"n\">"
+      << esc(formatMedianIqr(t.summary.median, t.summary.iqr))
+      << "</td><td class=\"n\">" << t.samples.size() << "</td><td class=\"n\">"
+      << formatNumber(t.derived.gbPerSecond, 1) << "</td><td class=\"n\">"
+      << formatNumber(t.derived.percentOfPeak, 1) << "</td><td class=\"n\">"
+      << formatNumber(row.speedup, 2) << "</td>";
+  } else {
+    s << "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>";
+  }
+  s << "<td class=\"" << cls << "\">" << esc(status)
+    << (row.reason.empty() ? "" : ": " + esc(row.reason)) << "</td></tr>\n";
+  return s.str();
+}
+
+std::string summaryTable(const BenchReport &report,
+                         const std::vector<ReportRow> &rows) {
   std::ostringstream s;
   s << "<table>\n<tr><th>benchmark</th><th>variant</th><th>mode</th>"
        "<th>median &plusmn; IQR</th><th>samples</th><th>GB/s</th>"
@@ -202,6 +230,8 @@ std::string summaryTable(const std::vector<ReportRow> &rows) {
     s << "<td class=\"" << cls << "\">" << esc(status)
       << (reason.empty() ? "" : ": " + esc(reason)) << "</td></tr>\n";
   }
+  for (const ProgramRow &row : programRows(report))
+    s << programRowHtml(row);
   s << "</table>\n";
   return s.str();
 }
@@ -251,7 +281,7 @@ std::string renderHtml(const BenchReport &report) {
   for (const std::string &line : stoppedShortLines(report))
     out << "<p class=\"bad\">" << esc(line)
         << "; <code>compare</code> gives it no verdict</p>\n";
-  out << summaryTable(rows);
+  out << summaryTable(report, rows);
   out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
       << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"
       << "<span style=\"background:" << kReferenceColor

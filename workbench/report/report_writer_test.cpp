@@ -185,6 +185,84 @@ TEST(Html, IsSelfContained) {
             std::string::npos);
 }
 
+/// The mixed report with the whole program timed (|status| Ok: with the
+/// substitutions and generated only), or failed with a reason.
+BenchReport withProgram(BenchStatus status) {
+  BenchReport r = mixedReport();
+  ProgramResult p;
+  p.entryFunction = "main";
+  p.status = status;
+  if (status == BenchStatus::Ok) {
+    p.withSubstitutions = r.benchmarks[0].variants[0].timings[0];
+    p.generatedOnly = r.benchmarks[0].variants[1].timings[0];
+    p.speedup = 1.25;
+  } else {
+    p.reason = "outputs differ at index 3";
+  }
+  r.program = p;
+  return r;
+}
+
+/// The line of |text| that holds every one of |parts|; "" when none does.
+std::string lineWith(const std::string &text,
+                     const std::vector<std::string> &parts) {
+  for (const std::string &line : lines(text)) {
+    bool all = true;
+    for (const std::string &part : parts)
+      all = all && line.find(part) != std::string::npos;
+    if (all)
+      return line;
+  }
+  return "";
+}
+
+// The terminal table ends with the whole program's rows; report.md,
+// report.html and junit.xml had none of them.
+TEST(ProgramRows, AreInMarkdownHtmlAndJUnit) {
+  BenchReport r = withProgram(BenchStatus::Ok);
+  std::string md = render(r, ReportFormat::Markdown);
+  EXPECT_NE(lineWith(md, {"| program main ", "| with substitutions ",
+                          " 1.25x |", "| correct "}),
+            "")
+      << md;
+  EXPECT_NE(
+      lineWith(md, {"| program main ", "| generated only ", "| (reference) "}),
+      "")
+      << md;
+  std::string html = render(r, ReportFormat::Html);
+  EXPECT_NE(html.find("<tr><td>program main</td><td>with substitutions</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td>program main</td><td>generated only</td>"),
+            std::string::npos);
+  std::string xml = render(r, ReportFormat::JUnit);
+  EXPECT_NE(xml.find("tests=\"10\" failures=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"kernel-bench.program main\" "
+                     "name=\"with substitutions\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("1.25x vs generated only"), std::string::npos);
+}
+
+TEST(ProgramRows, AFailedProgramIsOneFailingRow) {
+  BenchReport r = withProgram(BenchStatus::Incorrect);
+  std::string md = render(r, ReportFormat::Markdown);
+  EXPECT_NE(lineWith(md, {"| program main ", "| INCORRECT "}), "") << md;
+  EXPECT_NE(md.find("**program main** incorrect: outputs differ at index 3"),
+            std::string::npos)
+      << md;
+  std::string html = render(r, ReportFormat::Html);
+  EXPECT_NE(html.find("INCORRECT: outputs differ at index 3"),
+            std::string::npos);
+  std::string xml = render(r, ReportFormat::JUnit);
+  EXPECT_NE(xml.find("tests=\"9\" failures=\"3\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"kernel-bench.program main\" "
+                     "name=\"(program)\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("message=\"outputs differ at index 3\""),
+            std::string::npos);
+}
+
 TEST(ReportWriter, WritesEveryFormatIntoTheDirectory) {
   auto scratch = kb::TempDir::create(std::filesystem::temp_directory_path(),
                                      "kb_report_writer_test");
