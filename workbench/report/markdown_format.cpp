@@ -17,29 +17,11 @@ namespace kb::report {
 
 namespace {
 
-std::string correctnessCell(const ReportRow &row) {
-  if (!row.variant)
-    return row.verdict() == "skipped" ? "skipped" : "ERROR";
-  switch (row.variant->correctness.status) {
-  case CorrectnessStatus::Correct:
-    return row.timed() || row.benchmark->status == BenchStatus::Ok ? "correct"
-                                                                   : "ERROR";
-  case CorrectnessStatus::Incorrect:
-    return "INCORRECT";
-  case CorrectnessStatus::NoReference:
-    return "no reference";
-  case CorrectnessStatus::NotChecked:
-    return row.variant->role == VariantRole::Reference ? "(reference)"
-                                                       : "not checked";
-  }
-  return "";
-}
-
 std::vector<std::string> rowCells(const ReportRow &row) {
   std::string variant = row.variant ? row.variant->name : "-";
   if (!row.timed())
     return {row.benchmark->name, variant, "-", "-", "-", "-", "-", "-", "-",
-            correctnessCell(row)};
+            correctnessWord(row)};
   const Timing &t = *row.timing;
   const Derived &d = t.derived;
   std::string speedup =
@@ -55,7 +37,7 @@ std::vector<std::string> rowCells(const ReportRow &row) {
           formatNumber(d.gbPerSecond, 1),
           formatNumber(d.percentOfPeak, 1),
           speedup,
-          correctnessCell(row)};
+          correctnessWord(row)};
 }
 
 /// A row of the whole program, after the benchmarks' (as in the terminal
