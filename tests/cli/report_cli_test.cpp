@@ -10,6 +10,7 @@
 #include "tests/support/cli_test_support.h"
 #include "common/process.h"
 #include "workbench/report/bench_json.h"
+#include "workbench/report/compare_json.h"
 #include "workbench/report/synthetic_report.h"
 
 #include <gtest/gtest.h>
@@ -405,6 +406,55 @@ TEST_F(ReportCliTest, CompareThresholdAndStepSummary) {
     ++appended;
   EXPECT_EQ(appended, 2u) << md;
   EXPECT_NE(md.find("SLOWER"), std::string::npos);
+}
+
+// --json: stdout is one JSON document, read back by the project's reader
+// and by Python's json; stderr, the exit code and $GITHUB_STEP_SUMMARY are
+// those of the Markdown run.
+TEST_F(ReportCliTest, CompareJsonIsOneDocumentOnStdout) {
+  fs::path base = write("base.json", 1.0, 0.01, 1);
+  fs::path slower = write("slower.json", 1.2, 0.01, 2);
+  fs::path summary = tmp_ / "summary.md";
+  kb::ProcessOptions options;
+  options.argv = {kb::test::kernelBenchBinary(),
+                  "compare",
+                  "--json",
+                  base.string(),
+                  slower.string(),
+                  "--threshold",
+                  "5%"};
+  options.env =
+      kb::test::withoutCiEnv({{"GITHUB_STEP_SUMMARY", summary.string()}});
+  options.timeout = std::chrono::seconds(120);
+  kb::StatusOr<kb::ProcessResult> r = kb::runProcess(options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exitCode, 1) << r->stderrText;
+  kb::StatusOr<CompareDocument> d = parseCompareJson(r->stdoutText, "stdout");
+  ASSERT_TRUE(d.ok()) << d.status().message() << "\n" << r->stdoutText;
+  EXPECT_DOUBLE_EQ(d->options.threshold, 0.05);
+  EXPECT_EQ(d->options.failOn, "slower");
+  ASSERT_EQ(d->rows.size(), 2u);
+  EXPECT_EQ(d->rows[0].id, "copy/candidate/cold");
+  EXPECT_EQ(d->rows[0].verdict, Verdict::Slower);
+  EXPECT_EQ(d->totals.slower, 2u);
+  EXPECT_TRUE(d->totals.regression);
+  EXPECT_EQ(r->stdoutText.find("## kernel-bench compare"), std::string::npos);
+  EXPECT_NE(r->stderrText.find("regression: copy/candidate/cold is SLOWER"),
+            std::string::npos)
+      << r->stderrText;
+  EXPECT_NE(kb::test::readFile(summary).find("## kernel-bench compare"),
+            std::string::npos);
+  // What a jq-like consumer sees: plain JSON with the documented keys.
+  std::string pipeline =
+      "GITHUB_STEP_SUMMARY= '" + kb::test::kernelBenchBinary() +
+      "' compare --json --fail-on never '" + base.string() + "' '" +
+      slower.string() + "' | " + KB_SYSTEM_PYTHON3 +
+      " -c 'import json,sys; d=json.load(sys.stdin); "
+      "print(d[\"rows\"][1][\"verdict\"], d[\"totals\"][\"slower\"], "
+      "d[\"options\"][\"fail_on\"])'";
+  kb::ProcessResult py = runTool({"/bin/sh", "-c", pipeline});
+  EXPECT_EQ(py.exitCode, 0) << py.stderrText;
+  EXPECT_EQ(py.stdoutText, "SLOWER 2 never\n") << py.stderrText;
 }
 
 TEST_F(ReportCliTest, HistoryOfBaseReportsWidensANoisyBenchmarksBand) {

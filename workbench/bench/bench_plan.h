@@ -20,7 +20,7 @@
 namespace kb::workbench {
 
 struct PlannedBenchmark {
-  std::string displayName; // "saxpy_saxpy_1048576x1x1", "program main"
+  std::string displayName; // "saxpy_1048576x1x1", "program main"
   std::string modulePath;
   std::string benchmark; // empty: the module's entry function
   /// Non-empty: the module could not be read; the row is an ERROR with this.

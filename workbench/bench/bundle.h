@@ -9,7 +9,7 @@
 //     # kernel-bench bundle 1
 //     # bytes 2841 build.json       (sizes: comments to `sha256sum -c`)
 //     <sha256>  build.json
-//     <sha256>  bench/saxpy_saxpy_1048576x1x1.kbm
+//     <sha256>  bench/saxpy_1048576x1x1.kbm
 //     ...
 //
 // No sources and no toolchain outputs other than the modules (which embed

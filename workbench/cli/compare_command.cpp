@@ -2,7 +2,8 @@
 //
 // `kernel-bench compare BASE.json [BASE2.json...] NEW.json`: per-benchmark
 // verdicts (report/compare.h; anchored on each benchmark's unchanged
-// reference kernel unless --anchor none), a Markdown summary on stdout and
+// reference kernel unless --anchor none), a Markdown summary on stdout (with
+// --json, the comparison as JSON instead: report/compare_json.h) and
 // appended to $GITHUB_STEP_SUMMARY when set, one stderr line per regression,
 // and the exit codes of docs/cli.md: 0 no regression (always with --fail-on
 // never), 1 regression or a $GITHUB_STEP_SUMMARY that cannot be written, 3
@@ -14,6 +15,7 @@
 
 #include "workbench/report/bench_json.h"
 #include "workbench/report/compare.h"
+#include "workbench/report/compare_json.h"
 
 #include "common/file_util.h"
 #include "common/terminal_text.h"
@@ -35,6 +37,7 @@ struct CompareArgs {
   bool allowDifferentDevices = false;
   uint32_t resamples = 2000;
   std::string anchor = "reference";
+  bool json = false; // stdout: the comparison as JSON, not Markdown
 };
 
 /// Appends the summary to $GITHUB_STEP_SUMMARY when set. A failed write (a
@@ -72,6 +75,26 @@ void reportRegressions(const report::Comparison &c) {
                    terminalLine(u.id).c_str(), terminalLine(u.why).c_str());
 }
 
+/// The comparison on stdout: |markdown|, or with --json the JSON document.
+/// A document that cannot be rendered (a NaN the verdicts should never
+/// produce) is an error rather than a half-written stdout.
+int printComparison(const report::Comparison &c, const std::string &markdown,
+                    const CompareArgs &args) {
+  if (!args.json) {
+    std::fputs(markdown.c_str(), stdout);
+    return kExitOk;
+  }
+  StatusOr<std::string> text =
+      report::renderCompareJson(report::makeCompareDocument(c, args.failOn));
+  if (!text.ok()) {
+    std::fprintf(stderr, "kernel-bench compare: error: %s\n",
+                 text.status().message().c_str());
+    return kExitUserError;
+  }
+  std::fputs(text->c_str(), stdout);
+  return kExitOk;
+}
+
 int runCompare(const CompareArgs &args) {
   report::CompareOptions options;
   std::string error = report::parseThreshold(args.threshold, options.threshold);
@@ -103,7 +126,8 @@ int runCompare(const CompareArgs &args) {
     return kExitBadInput;
   }
   std::string markdown = report::renderComparisonMarkdown(*c);
-  std::fputs(markdown.c_str(), stdout);
+  if (int printed = printComparison(*c, markdown, args); printed != kExitOk)
+    return printed;
   Status summary = appendStepSummary(markdown);
   if (!summary.ok())
     std::fprintf(stderr, "kernel-bench compare: error: %s\n",
@@ -156,6 +180,10 @@ CommandRegistration addCompareCommand(CLI::App &root) {
                   "object in both reports (it measures the drift between "
                   "the runs; default); none: raw ratios")
       ->check(CLI::IsMember({"reference", "none"}));
+  app->add_flag("--json", args->json,
+                "Print the comparison as one JSON document (options, rows, "
+                "uncomparable rows, totals) instead of the Markdown summary; "
+                "$GITHUB_STEP_SUMMARY still gets the Markdown");
   app->add_option("--resamples", args->resamples,
                   "Bootstrap resamples per benchmark (default 2000)")
       ->check(CLI::Range(100u, 1000000u));

@@ -6,6 +6,9 @@
 #include "workbench/report/reference_anchor.h"
 #include "workbench/report/report_rows.h"
 
+#include "common/abi_check.h"
+#include "common/benchmark_name.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -481,11 +484,39 @@ private:
 };
 } // namespace
 
-StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
-                                    const BenchReport &candidate,
-                                    const CompareOptions &options) {
-  if (bases.empty())
-    return invalidArgument("compare needs at least one base report");
+namespace {
+/// Today's name of each benchmark of |report| whose name an earlier
+/// kernel-bench composed with a part said twice (common/benchmark_name.h),
+/// by index; empty when there is none. A rename onto a name the report
+/// already has is left out: the two would no longer be told apart.
+std::map<size_t, std::string> currentNames(const BenchReport &report) {
+  std::set<std::string> names;
+  for (const Benchmark &b : report.benchmarks)
+    names.insert(b.name);
+  std::map<size_t, std::string> renamed;
+  for (size_t i = 0; i < report.benchmarks.size(); ++i) {
+    const Benchmark &b = report.benchmarks[i];
+    std::string current = currentBenchmarkName(b.name, b.executable,
+                                               readableEntryName(b.exportName));
+    if (current != b.name && !names.count(current))
+      renamed.emplace(i, std::move(current));
+  }
+  return renamed;
+}
+
+/// A copy of |report| with its benchmarks renamed by currentNames.
+BenchReport withCurrentNames(const BenchReport &report,
+                             const std::map<size_t, std::string> &names) {
+  BenchReport copy = report;
+  for (const auto &[i, name] : names)
+    copy.benchmarks[i].name = name;
+  return copy;
+}
+
+/// compareReports on reports whose benchmarks bear today's names.
+StatusOr<Comparison> compareNamed(const std::vector<BenchReport> &bases,
+                                  const BenchReport &candidate,
+                                  const CompareOptions &options) {
   KB_RETURN_IF_ERROR(checkDevices(bases, candidate, options));
   Comparison out;
   out.options = options;
@@ -497,6 +528,26 @@ StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
     pairing.add(row);
   KB_RETURN_IF_ERROR(pairing.finish());
   return out;
+}
+} // namespace
+
+StatusOr<Comparison> compareReports(const std::vector<BenchReport> &bases,
+                                    const BenchReport &candidate,
+                                    const CompareOptions &options) {
+  if (bases.empty())
+    return invalidArgument("compare needs at least one base report");
+  // Rows pair by name: a report from before benchmark names said each part
+  // once is compared under today's names (copied only when one changes).
+  bool old = !currentNames(candidate).empty();
+  for (const BenchReport &b : bases)
+    old = old || !currentNames(b).empty();
+  if (!old)
+    return compareNamed(bases, candidate, options);
+  std::vector<BenchReport> renamed;
+  for (const BenchReport &b : bases)
+    renamed.push_back(withCurrentNames(b, currentNames(b)));
+  return compareNamed(
+      renamed, withCurrentNames(candidate, currentNames(candidate)), options);
 }
 
 namespace {

@@ -154,6 +154,29 @@ TEST(Compare, BenchmarksInOnlyOneReportAreListed) {
   EXPECT_NE(md.find("only in NEW (1): c/candidate/cold"), std::string::npos);
 }
 
+// Benchmark names once said a part twice; a base report of those names
+// still pairs with a new report of today's, under today's names.
+TEST(Compare, AnOldNameAndTodaysNameOfABenchmarkPair) {
+  auto named = [](const std::string &name, double scale, uint64_t seed) {
+    BenchReport r = report(scale, 0.01, seed, 40, {name});
+    r.benchmarks[0].executable = "main_dispatch_0";
+    r.benchmarks[0].exportName = "main_dispatch_0";
+    return r;
+  };
+  BenchReport base = named("main_dispatch_0_main_dispatch_0_512x256x1", 1, 1);
+  BenchReport fresh = named("main_dispatch_0_512x256x1", 1.2, 2);
+  Comparison c = compare(base, fresh);
+  EXPECT_TRUE(c.onlyInBase.empty());
+  EXPECT_TRUE(c.onlyInNew.empty());
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].id, "main_dispatch_0_512x256x1/candidate/cold");
+  EXPECT_EQ(c.rows[0].verdict, Verdict::Slower);
+  // Either way round.
+  c = compare(fresh, base);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::Faster);
+}
+
 TEST(Compare, DisjointReportsAreRefused) {
   StatusOr<Comparison> c = compareReports({report(1, 0.01, 1, 20, {"a"})},
                                           report(1, 0.01, 2, 20, {"z"}), {});

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/report/html_page.h"
+#include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
 
@@ -27,12 +28,37 @@ constexpr const char *kReferenceColor = "#9ca3af";
 std::string esc(const std::string &text) { return htmlEscape(text); }
 std::string num(double v) { return svgNumber(v); }
 
-constexpr double kLabelWidth = 220, kPlotWidth = 520, kRowHeight = 18;
+constexpr double kPlotWidth = 520, kRowHeight = 18;
+/// The chart labels' gutter: sized from the longest label (a fixed 220 px
+/// cut the start off `main_dispatch_0_512x256x1 · candidate`, the labels
+/// being right-aligned), between these limits; a label too long for the
+/// widest gutter is cut at its end, whole in its tooltip.
+constexpr double kMinLabelWidth = 120, kMaxLabelWidth = 440;
+/// An upper bound on a glyph's advance in the charts' 11px sans-serif (the
+/// average is about 6 px): a gutter sized with it never cuts a label.
+constexpr double kLabelCharWidth = 6.6, kLabelPadding = 16;
 
-std::string svgOpen(double height, const std::string &label) {
+size_t codePoints(const std::string &text) {
+  size_t n = 0;
+  for (unsigned char c : text)
+    n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+/// The gutter that holds the longest of |labels|.
+double labelWidthFor(const std::vector<std::string> &labels) {
+  size_t longest = 0;
+  for (const std::string &label : labels)
+    longest = std::max(longest, codePoints(label));
+  return std::clamp(double(longest) * kLabelCharWidth + kLabelPadding,
+                    kMinLabelWidth, kMaxLabelWidth);
+}
+
+std::string svgOpen(double height, const std::string &label,
+                    double labelWidth) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
          "aria-label=\"" +
-         esc(label) + "\" width=\"" + num(kLabelWidth + kPlotWidth + 120) +
+         esc(label) + "\" width=\"" + num(labelWidth + kPlotWidth + 120) +
          "\" height=\"" + num(height) + "\">\n";
 }
 
@@ -42,11 +68,33 @@ std::string text(double x, double y, const std::string &s,
          anchor + "\">" + esc(s) + "</text>\n";
 }
 
+/// A chart label right-aligned against the plot at |labelWidth|, whole in
+/// its <title> (every label has one: the page's structure does not depend
+/// on the names); one that does not fit is cut at its end ("…").
+std::string label(double y, const std::string &s, double labelWidth) {
+  // The epsilon keeps n x 6.6 / 6.6 from rounding below n.
+  size_t fits = size_t((labelWidth - kLabelPadding) / kLabelCharWidth + 1e-6);
+  std::string shown = s;
+  if (codePoints(s) > fits) {
+    shown.clear();
+    size_t kept = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && ++kept == fits)
+        break; // the last place goes to the ellipsis
+      shown += s[i];
+    }
+    shown += "\u2026";
+  }
+  return "<text x=\"" + num(labelWidth - 8) + "\" y=\"" + num(y) +
+         "\" text-anchor=\"end\"><title>" + esc(s) + "</title>" + esc(shown) +
+         "</text>\n";
+}
+
 /// One horizontal bar with a Q1..Q3 whisker, scaled to |scaleNs|.
 std::string timeBar(double y, const Timing &t, double scaleNs,
-                    const char *color) {
+                    const char *color, double labelWidth) {
   double w = kPlotWidth / scaleNs;
-  double x0 = kLabelWidth;
+  double x0 = labelWidth;
   std::string s = "<rect x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" +
                   num(t.summary.median * w) + "\" height=\"7\" fill=\"" +
                   color + "\"/>\n";
@@ -73,73 +121,102 @@ const Timing *sameMode(const Variant &v, TimingMode mode) {
   return nullptr;
 }
 
-/// Chart 1: each benchmark's candidates and reference, on the benchmark's
-/// own scale (magnitudes differ by orders between benchmarks).
+/// One bar of chart 1: its label, its timing, whether it is the
+/// reference, and the benchmark's scale.
+struct TimeBar {
+  std::string label;
+  const Timing *timing;
+  bool reference;
+  double scaleNs;
+  bool lastOfBenchmark;
+};
+
+/// |b|'s bars: its timed candidates, then its reference in the same mode,
+/// on the benchmark's own scale (magnitudes differ by orders between
+/// benchmarks).
+std::vector<TimeBar> benchmarkBars(const Benchmark &b) {
+  std::vector<TimeBar> bars;
+  const Variant *reference = nullptr;
+  for (const Variant &v : b.variants)
+    if (v.role == VariantRole::Reference)
+      reference = &v;
+  for (const Variant &v : b.variants)
+    if (v.role == VariantRole::Candidate)
+      if (const Timing *t = firstTiming(v))
+        bars.push_back({v.name, t, false, 0, false});
+  if (bars.empty())
+    return bars;
+  if (reference)
+    if (const Timing *t = sameMode(*reference, bars[0].timing->mode))
+      bars.push_back({reference->name, t, true, 0, false});
+  double scale = 0;
+  for (const TimeBar &bar : bars)
+    scale = std::max(scale, bar.timing->summary.q3);
+  for (TimeBar &bar : bars)
+    bar.scaleNs = scale > 0 ? scale * 1.05 : 1;
+  bars[0].label = b.name + " \u00b7 " + bars[0].label;
+  bars.back().lastOfBenchmark = true;
+  return bars;
+}
+
+/// Chart 1: each benchmark's candidates and reference.
 std::string timeChart(const BenchReport &report) {
+  std::vector<TimeBar> bars;
+  for (const Benchmark &b : report.benchmarks)
+    for (TimeBar &bar : benchmarkBars(b))
+      bars.push_back(std::move(bar));
+  if (bars.empty())
+    return "<p>No benchmark was timed.</p>\n";
+  std::vector<std::string> labels;
+  for (const TimeBar &bar : bars)
+    labels.push_back(bar.label);
+  double labelWidth = labelWidthFor(labels);
   std::ostringstream body;
   double y = 10;
-  for (const Benchmark &b : report.benchmarks) {
-    std::vector<std::pair<const Variant *, const Timing *>> bars;
-    const Variant *reference = nullptr;
-    for (const Variant &v : b.variants)
-      if (v.role == VariantRole::Reference)
-        reference = &v;
-    for (const Variant &v : b.variants)
-      if (v.role == VariantRole::Candidate)
-        if (const Timing *t = firstTiming(v))
-          bars.push_back({&v, t});
-    if (bars.empty())
-      continue;
-    if (reference)
-      if (const Timing *t = sameMode(*reference, bars[0].second->mode))
-        bars.push_back({reference, t});
-    double scale = 0;
-    for (auto &bar : bars)
-      scale = std::max(scale, bar.second->summary.q3);
-    scale = scale > 0 ? scale * 1.05 : 1;
-    for (size_t i = 0; i < bars.size(); ++i) {
-      const Variant &v = *bars[i].first;
-      bool ref = v.role == VariantRole::Reference;
-      body << text(kLabelWidth - 8, y + 8,
-                   i == 0 ? b.name + " \u00b7 " + v.name : v.name, "end");
-      body << timeBar(y, *bars[i].second, scale,
-                      ref ? kReferenceColor : kCandidateColor);
-      y += kRowHeight;
-    }
-    y += kRowHeight * 0.5;
+  for (const TimeBar &bar : bars) {
+    body << label(y + 8, bar.label, labelWidth);
+    body << timeBar(y, *bar.timing, bar.scaleNs,
+                    bar.reference ? kReferenceColor : kCandidateColor,
+                    labelWidth);
+    y += kRowHeight * (bar.lastOfBenchmark ? 1.5 : 1);
   }
-  if (y <= 10)
-    return "<p>No benchmark was timed.</p>\n";
-  return svgOpen(y + 10, "median time per benchmark, candidate vs reference") +
+  return svgOpen(y + 10, "median time per benchmark, candidate vs reference",
+                 labelWidth) +
          body.str() + "</svg>\n";
 }
 
 /// Chart 2: % of the measured copy peak, 0..100 % (a bar above 100 % is
 /// drawn to the edge in red: L2-resident data or a wrong byte count).
 std::string peakChart(const std::vector<ReportRow> &rows) {
+  std::vector<const ReportRow *> drawn;
+  std::vector<std::string> labels;
+  for (const ReportRow &row : rows)
+    if (row.timed() && row.timing->derived.percentOfPeak) {
+      drawn.push_back(&row);
+      labels.push_back(row.id);
+    }
+  if (drawn.empty())
+    return "<p>No % of peak: the copy-bandwidth probe did not run or no "
+           "benchmark declares its bytes.</p>\n";
+  double labelWidth = labelWidthFor(labels);
   std::ostringstream body;
   double y = 10;
-  for (const ReportRow &row : rows) {
-    if (!row.timed() || !row.timing->derived.percentOfPeak)
-      continue;
-    double p = *row.timing->derived.percentOfPeak;
-    bool over = aboveMeasuredPeak(row.timing->derived);
-    body << text(kLabelWidth - 8, y + 11, row.id, "end");
-    body << "<rect x=\"" << num(kLabelWidth) << "\" y=\"" << num(y)
+  for (const ReportRow *row : drawn) {
+    double p = *row->timing->derived.percentOfPeak;
+    bool over = aboveMeasuredPeak(row->timing->derived);
+    body << label(y + 11, row->id, labelWidth);
+    body << "<rect x=\"" << num(labelWidth) << "\" y=\"" << num(y)
          << "\" width=\"" << num(kPlotWidth) << "\" height=\"14\" "
          << "fill=\"#f3f4f6\"/>\n";
-    body << "<rect x=\"" << num(kLabelWidth) << "\" y=\"" << num(y)
+    body << "<rect x=\"" << num(labelWidth) << "\" y=\"" << num(y)
          << "\" width=\"" << num(std::min(p, 100.0) / 100 * kPlotWidth)
          << "\" height=\"14\" fill=\"" << (over ? "#dc2626" : kCandidateColor)
          << "\"/>\n";
-    body << text(kLabelWidth + kPlotWidth + 6, y + 11, num(p) + " %");
+    body << text(labelWidth + kPlotWidth + 6, y + 11, num(p) + " %");
     y += kRowHeight;
   }
-  if (y <= 10)
-    return "<p>No % of peak: the copy-bandwidth probe did not run or no "
-           "benchmark declares its bytes.</p>\n";
-  return svgOpen(y + 10, "percent of measured peak bandwidth") + body.str() +
-         "</svg>\n";
+  return svgOpen(y + 10, "percent of measured peak bandwidth", labelWidth) +
+         body.str() + "</svg>\n";
 }
 
 /// Chart 3: one strip plot per row: every sample as a dot, with the median
@@ -173,35 +250,70 @@ std::string distribution(const ReportRow &row) {
   return s.str();
 }
 
-std::string summaryTable(const std::vector<ReportRow> &rows) {
+/// The word's class: green, red, or grey for skipped.
+const char *wordClass(const std::string &word) {
+  if (word == "INCORRECT" || word == "ERROR")
+    return "bad";
+  return word == "skipped" ? "skip" : "ok";
+}
+
+/// The cells from mode to speedup of a timed row (the columns of
+/// report.md, with the terminal table's noise); "-" in each for none.
+std::string timingCells(const Timing *t, std::optional<double> speedup,
+                        bool suspicious) {
+  if (!t)
+    return "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>"
+           "<td>-</td><td>-</td><td>-</td>";
+  const Derived &d = t->derived;
+  // One sample has no spread: "-", not a reassuring 0.00 %.
+  std::string noise = "-";
+  if (t->summary.count >= 2) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f%%", 100 * t->summary.relativeStdev);
+    noise = text;
+  }
+  std::ostringstream s;
+  s << "<td>" << toString(t->mode) << "</td><td class=\"n\">"
+    << esc(formatMedianIqr(t->summary.median, t->summary.iqr))
+    << "</td><td class=\"n\">" << t->samples.size() << "</td><td class=\"n\">"
+    << noise << "</td><td class=\"n\">" << formatNumber(d.gflopPerSecond, 1)
+    << "</td><td class=\"n\">" << formatNumber(d.gbPerSecond, 1)
+    << "</td><td class=\"n\">" << formatNumber(d.percentOfPeak, 1)
+    << "</td><td class=\"n\">" << formatNumber(speedup, 2)
+    << (suspicious ? " (!)" : "") << "</td>";
+  return s.str();
+}
+
+std::string tableRow(const std::string &benchmark, const std::string &variant,
+                     const std::string &cells, const std::string &word,
+                     const std::string &reason) {
+  return "<tr><td>" + esc(benchmark) + "</td><td>" + esc(variant) + "</td>" +
+         cells + "<td class=\"" + wordClass(word) + "\">" + esc(word) +
+         (reason.empty() ? "" : ": " + esc(reason)) + "</td></tr>\n";
+}
+
+/// The table: report.md's columns and correctness words, with the
+/// terminal table's noise; the whole program's rows after the benchmarks'
+/// (a program's speedup is over its generated-only run).
+std::string summaryTable(const BenchReport &report,
+                         const std::vector<ReportRow> &rows) {
   std::ostringstream s;
   s << "<table>\n<tr><th>benchmark</th><th>variant</th><th>mode</th>"
-       "<th>median &plusmn; IQR</th><th>samples</th><th>GB/s</th>"
-       "<th>% peak</th><th>vs ref</th><th>status</th></tr>\n";
+       "<th>median &plusmn; IQR</th><th>samples</th><th>noise</th>"
+       "<th>GFLOP/s</th><th>GB/s</th><th>% peak</th><th>vs ref</th>"
+       "<th>correctness</th></tr>\n";
   for (const ReportRow &row : rows) {
-    std::string status = row.verdict();
-    std::string cls = status == "ok" ? "ok" : "bad";
-    if (status == "skipped")
-      cls = "skip";
-    s << "<tr><td>" << esc(row.benchmark->name) << "</td><td>"
-      << esc(row.variant ? row.variant->name : "-") << "</td>";
-    if (row.timed()) {
-      const Timing &t = *row.timing;
-      s << "<td>" << toString(t.mode) << "</td><td class=\"n\">"
-        << esc(formatMedianIqr(t.summary.median, t.summary.iqr))
-        << "</td><td class=\"n\">" << t.samples.size()
-        << "</td><td class=\"n\">" << formatNumber(t.derived.gbPerSecond, 1)
-        << "</td><td class=\"n\">" << formatNumber(t.derived.percentOfPeak, 1)
-        << "</td><td class=\"n\">"
-        << formatNumber(t.derived.speedupVsReference, 2)
-        << (t.derived.suspiciousSpeedup ? " (!)" : "") << "</td>";
-    } else {
-      s << "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>";
-    }
-    std::string reason = row.benchmark->reason;
-    s << "<td class=\"" << cls << "\">" << esc(status)
-      << (reason.empty() ? "" : ": " + esc(reason)) << "</td></tr>\n";
+    const Timing *t = row.timed() ? row.timing : nullptr;
+    std::string cells = t ? timingCells(t, t->derived.speedupVsReference,
+                                        t->derived.suspiciousSpeedup)
+                          : timingCells(nullptr, std::nullopt, false);
+    s << tableRow(row.benchmark->name, row.variant ? row.variant->name : "-",
+                  cells, correctnessWord(row), row.benchmark->reason);
   }
+  for (const ProgramRow &row : programRows(report))
+    s << tableRow(row.name, row.variant,
+                  timingCells(row.timing, row.speedup, false), row.statusWord(),
+                  row.reason);
   s << "</table>\n";
   return s.str();
 }
@@ -251,7 +363,7 @@ std::string renderHtml(const BenchReport &report) {
   for (const std::string &line : stoppedShortLines(report))
     out << "<p class=\"bad\">" << esc(line)
         << "; <code>compare</code> gives it no verdict</p>\n";
-  out << summaryTable(rows);
+  out << summaryTable(report, rows);
   out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
       << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"
       << "<span style=\"background:" << kReferenceColor

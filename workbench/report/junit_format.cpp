@@ -1,11 +1,14 @@
 //===- workbench/report/junit_format.cpp - junit.xml ----------------------===//
 //
 // JUnit XML as CI systems read it (Jenkins, GitLab, GitHub test reporters):
-// one <testcase> per benchmark and variant; INCORRECT and ERROR are
+// one <testcase> per benchmark and variant, and one per row of the whole
+// program (program_rows.h) under the class "kernel-bench.program NAME";
+// INCORRECT and ERROR are
 // <failure>s (type says which), skipped is <skipped> with its reason. The
 // timings go into <system-out> as text; `time` is the GPU time measured.
 //
 //===----------------------------------------------------------------------===//
+#include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
 
@@ -120,6 +123,37 @@ Case variantCase(const Benchmark &b, const Variant &v) {
   return c;
 }
 
+/// One test case per row of the whole program: a program that failed is a
+/// failure (one case, as it has one row), skipped is skipped.
+Case programCase(const ProgramRow &row) {
+  Case c{row.timing ? row.variant : "(program)",
+         "kernel-bench." + row.name,
+         "",
+         row.reason,
+         "",
+         false,
+         0};
+  if (row.status == BenchStatus::Skipped)
+    c.skipped = true;
+  else if (row.status != BenchStatus::Ok)
+    c.failureType =
+        row.status == BenchStatus::Incorrect ? "INCORRECT" : "ERROR";
+  if (!row.timing)
+    return c;
+  const Timing &t = *row.timing;
+  for (const Sample &s : t.samples)
+    c.seconds += s.gpuNs * t.dispatchesPerSample * 1e-9;
+  c.output = std::string(toString(t.mode)) + ": median " +
+             formatMedianIqr(t.summary.median, t.summary.iqr) + ", " +
+             std::to_string(t.samples.size()) + " samples";
+  if (row.speedup)
+    c.output += ", " + formatNumber(row.speedup, 2) + "x vs generated only";
+  if (std::string why = stoppedShortWhy(t); !why.empty())
+    c.output += " (" + why + ")";
+  c.output += "\n";
+  return c;
+}
+
 std::vector<Case> cases(const BenchReport &report) {
   std::vector<Case> out;
   for (const Benchmark &b : report.benchmarks) {
@@ -138,6 +172,8 @@ std::vector<Case> cases(const BenchReport &report) {
     for (const Variant &v : b.variants)
       out.push_back(variantCase(b, v));
   }
+  for (const ProgramRow &row : programRows(report))
+    out.push_back(programCase(row));
   return out;
 }
 

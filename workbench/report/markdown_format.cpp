@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/report/markdown_table.h"
+#include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
 
@@ -16,29 +17,11 @@ namespace kb::report {
 
 namespace {
 
-std::string correctnessCell(const ReportRow &row) {
-  if (!row.variant)
-    return row.verdict() == "skipped" ? "skipped" : "ERROR";
-  switch (row.variant->correctness.status) {
-  case CorrectnessStatus::Correct:
-    return row.timed() || row.benchmark->status == BenchStatus::Ok ? "correct"
-                                                                   : "ERROR";
-  case CorrectnessStatus::Incorrect:
-    return "INCORRECT";
-  case CorrectnessStatus::NoReference:
-    return "no reference";
-  case CorrectnessStatus::NotChecked:
-    return row.variant->role == VariantRole::Reference ? "(reference)"
-                                                       : "not checked";
-  }
-  return "";
-}
-
 std::vector<std::string> rowCells(const ReportRow &row) {
   std::string variant = row.variant ? row.variant->name : "-";
   if (!row.timed())
     return {row.benchmark->name, variant, "-", "-", "-", "-", "-", "-", "-",
-            correctnessCell(row)};
+            correctnessWord(row)};
   const Timing &t = *row.timing;
   const Derived &d = t.derived;
   std::string speedup =
@@ -54,7 +37,26 @@ std::vector<std::string> rowCells(const ReportRow &row) {
           formatNumber(d.gbPerSecond, 1),
           formatNumber(d.percentOfPeak, 1),
           speedup,
-          correctnessCell(row)};
+          correctnessWord(row)};
+}
+
+/// A row of the whole program, after the benchmarks' (as in the terminal
+/// table): the substituted run's speedup is over the generated-only run.
+std::vector<std::string> programCells(const ProgramRow &row) {
+  if (!row.timing)
+    return {row.name, row.variant, "-", "-", "-",
+            "-",      "-",         "-", "-", row.statusWord()};
+  const Timing &t = *row.timing;
+  return {row.name,
+          row.variant,
+          toString(t.mode),
+          formatMedianIqr(t.summary.median, t.summary.iqr),
+          std::to_string(t.samples.size()),
+          formatNumber(t.derived.gflopPerSecond, 1),
+          formatNumber(t.derived.gbPerSecond, 1),
+          formatNumber(t.derived.percentOfPeak, 1),
+          row.speedup ? formatNumber(row.speedup, 2) + "x" : "-",
+          row.statusWord()};
 }
 
 std::vector<std::string> notes(const BenchReport &report,
@@ -64,6 +66,12 @@ std::vector<std::string> notes(const BenchReport &report,
     if (b.status != BenchStatus::Ok)
       out.push_back("**" + markdownText(b.name) + "** " + toString(b.status) +
                     (b.reason.empty() ? "" : ": " + markdownText(b.reason)));
+  if (report.program && report.program->status != BenchStatus::Ok)
+    out.push_back("**program " + markdownText(report.program->entryFunction) +
+                  "** " + toString(report.program->status) +
+                  (report.program->reason.empty()
+                       ? ""
+                       : ": " + markdownText(report.program->reason)));
   for (const ReportRow &row : rows) {
     if (!row.timed())
       continue;
@@ -110,6 +118,8 @@ std::string renderMarkdown(const BenchReport &report) {
       {false, false, false, true, true, true, true, true, true, false});
   for (const ReportRow &row : rows)
     table.addRow(rowCells(row));
+  for (const ProgramRow &row : programRows(report))
+    table.addRow(programCells(row));
   out << table.render();
   std::vector<std::string> n = notes(report, rows);
   if (!n.empty()) {

@@ -16,6 +16,24 @@ std::string hexId(uint32_t id) {
 }
 } // namespace
 
+std::string correctnessWord(const ReportRow &row) {
+  if (!row.variant)
+    return row.verdict() == "skipped" ? "skipped" : "ERROR";
+  switch (row.variant->correctness.status) {
+  case CorrectnessStatus::Correct:
+    return row.timed() || row.benchmark->status == BenchStatus::Ok ? "correct"
+                                                                   : "ERROR";
+  case CorrectnessStatus::Incorrect:
+    return "INCORRECT";
+  case CorrectnessStatus::NoReference:
+    return "no reference";
+  case CorrectnessStatus::NotChecked:
+    return row.variant->role == VariantRole::Reference ? "(reference)"
+                                                       : "not checked";
+  }
+  return "";
+}
+
 std::string describeDeviceIdentity(const DeviceInfo &d) {
   std::string text = d.driver;
   if (!d.type.empty())

@@ -28,6 +28,11 @@ struct ReportRow {
   std::string verdict() const;
 };
 
+/// The correctness word report.md and report.html show for |row|:
+/// "correct", "INCORRECT", "ERROR", "skipped", "no reference", "not
+/// checked", or "(reference)" for the reference kernel itself.
+std::string correctnessWord(const ReportRow &row);
+
 /// Rows in report order. Pointers stay valid while |report| lives.
 std::vector<ReportRow> reportRows(const BenchReport &report);
 

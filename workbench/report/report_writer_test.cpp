@@ -185,6 +185,127 @@ TEST(Html, IsSelfContained) {
             std::string::npos);
 }
 
+/// The x of the <text> element whose content is |label| (-1 when none).
+double labelX(const std::string &html, const std::string &label) {
+  size_t at = html.find(">" + label + "</text>");
+  if (at == std::string::npos)
+    return -1;
+  size_t x = html.rfind("<text x=\"", at);
+  return x == std::string::npos ? -1 : std::stod(html.substr(x + 9));
+}
+
+// Chart labels are right-aligned against the plot: a fixed 220 px gutter
+// cut the start off long names. The gutter now holds the longest label; one
+// too long for any gutter is cut at its end, whole in its tooltip.
+TEST(Html, ChartLabelsFitTheirGutter) {
+  BenchReport r = mixedReport();
+  r.benchmarks[0].name = "main_dispatch_0_512x256x1";
+  std::string html = render(r, ReportFormat::Html);
+  std::string label = "main_dispatch_0_512x256x1 \u00b7 candidate";
+  // 37 characters of 11px sans-serif: at least 6 px each.
+  EXPECT_GE(labelX(html, label), 37 * 6.0) << html;
+  r.benchmarks[0].name = std::string(150, 'k') + "_tail";
+  html = render(r, ReportFormat::Html);
+  EXPECT_EQ(html.find("_tail \u00b7 candidate</text>"), std::string::npos);
+  EXPECT_NE(html.find("<title>" + std::string(150, 'k') +
+                      "_tail \u00b7 candidate</title>kkk"),
+            std::string::npos);
+  EXPECT_NE(html.find("k\u2026</text>"), std::string::npos);
+}
+
+// The table has report.md's columns and words (`correct`, not `ok`), and
+// the terminal table's noise.
+TEST(Html, TableHasReportMdsColumnsAndWords) {
+  std::string html = render(mixedReport(), ReportFormat::Html);
+  EXPECT_NE(html.find("<th>samples</th><th>noise</th><th>GFLOP/s</th>"
+                      "<th>GB/s</th>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"ok\">correct</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"ok\">(reference)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"bad\">INCORRECT"), std::string::npos);
+  EXPECT_EQ(html.find(">ok</td>"), std::string::npos) << html;
+  EXPECT_EQ(html.find(">ok: "), std::string::npos);
+  EXPECT_NE(html.find("%</td>"), std::string::npos); // a noise cell
+}
+
+/// The mixed report with the whole program timed (|status| Ok: with the
+/// substitutions and generated only), or failed with a reason.
+BenchReport withProgram(BenchStatus status) {
+  BenchReport r = mixedReport();
+  ProgramResult p;
+  p.entryFunction = "main";
+  p.status = status;
+  if (status == BenchStatus::Ok) {
+    p.withSubstitutions = r.benchmarks[0].variants[0].timings[0];
+    p.generatedOnly = r.benchmarks[0].variants[1].timings[0];
+    p.speedup = 1.25;
+  } else {
+    p.reason = "outputs differ at index 3";
+  }
+  r.program = p;
+  return r;
+}
+
+/// The line of |text| that holds every one of |parts|; "" when none does.
+std::string lineWith(const std::string &text,
+                     const std::vector<std::string> &parts) {
+  for (const std::string &line : lines(text)) {
+    bool all = true;
+    for (const std::string &part : parts)
+      all = all && line.find(part) != std::string::npos;
+    if (all)
+      return line;
+  }
+  return "";
+}
+
+// The terminal table ends with the whole program's rows; report.md,
+// report.html and junit.xml had none of them.
+TEST(ProgramRows, AreInMarkdownHtmlAndJUnit) {
+  BenchReport r = withProgram(BenchStatus::Ok);
+  std::string md = render(r, ReportFormat::Markdown);
+  EXPECT_NE(lineWith(md, {"| program main ", "| with substitutions ",
+                          " 1.25x |", "| correct "}),
+            "")
+      << md;
+  EXPECT_NE(
+      lineWith(md, {"| program main ", "| generated only ", "| (reference) "}),
+      "")
+      << md;
+  std::string html = render(r, ReportFormat::Html);
+  EXPECT_NE(html.find("<tr><td>program main</td><td>with substitutions</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td>program main</td><td>generated only</td>"),
+            std::string::npos);
+  std::string xml = render(r, ReportFormat::JUnit);
+  EXPECT_NE(xml.find("tests=\"10\" failures=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"kernel-bench.program main\" "
+                     "name=\"with substitutions\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("1.25x vs generated only"), std::string::npos);
+}
+
+TEST(ProgramRows, AFailedProgramIsOneFailingRow) {
+  BenchReport r = withProgram(BenchStatus::Incorrect);
+  std::string md = render(r, ReportFormat::Markdown);
+  EXPECT_NE(lineWith(md, {"| program main ", "| INCORRECT "}), "") << md;
+  EXPECT_NE(md.find("**program main** incorrect: outputs differ at index 3"),
+            std::string::npos)
+      << md;
+  std::string html = render(r, ReportFormat::Html);
+  EXPECT_NE(html.find("INCORRECT: outputs differ at index 3"),
+            std::string::npos);
+  std::string xml = render(r, ReportFormat::JUnit);
+  EXPECT_NE(xml.find("tests=\"9\" failures=\"3\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"kernel-bench.program main\" "
+                     "name=\"(program)\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("message=\"outputs differ at index 3\""),
+            std::string::npos);
+}
+
 TEST(ReportWriter, WritesEveryFormatIntoTheDirectory) {
   auto scratch = kb::TempDir::create(std::filesystem::temp_directory_path(),
                                      "kb_report_writer_test");

@@ -70,6 +70,7 @@ template <> struct JsonFields<TuneMeasurement> {
     // Only an ok measurement has a median.
     KB_RETURN_IF_ERROR(io.field("median_ns", m.medianNs, kIfSet));
     KB_RETURN_IF_ERROR(io.field("message", m.message, kIfSet));
+    KB_RETURN_IF_ERROR(io.field("noise", m.noise, kIfSet));
     KB_RETURN_IF_ERROR(io.field("occupancy", m.occupancy, kIfSet));
     KB_RETURN_IF_ERROR(io.field("registers", m.registers, kIfSet));
     KB_RETURN_IF_ERROR(io.field("sizes", m.sizes, SizesAsObjects(), kIfSet));

@@ -347,30 +347,54 @@ std::string header(const TuneRunInfo &info, const TuneSearchResult &result) {
   return s.str();
 }
 
+/// One configuration's row of the top tables; |rank| empty for a brief one.
+std::string topRow(const std::string &rank, const TuneResult &r) {
+  const TuneMeasurement &m = r.measurement;
+  char gb[32] = "-", occ[16] = "-";
+  if (m.gbPerSecond)
+    std::snprintf(gb, sizeof gb, "%.2f", *m.gbPerSecond);
+  if (m.occupancy)
+    std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
+  std::ostringstream s;
+  s << "<tr>";
+  if (!rank.empty())
+    s << "<td class=\"n\">" << rank << "</td>";
+  s << "<td class=\"cfg\">" << htmlEscape(configurationKey(r.values))
+    << "</td><td class=\"n\">" << htmlEscape(formatTuneNs(m.medianNs))
+    << "</td><td class=\"n\">" << htmlEscape(formatTuneNoise(m))
+    << "</td><td class=\"n\">" << gb << "</td><td class=\"n\">"
+    << (m.registers ? std::to_string(*m.registers) : "-")
+    << "</td><td class=\"n\">" << htmlEscape(occ) << "</td><td class=\"n\">"
+    << levelSamples(m.level) << "</td></tr>\n";
+  return s.str();
+}
+
+constexpr const char *kTopColumns =
+    "<th>configuration</th><th>median</th><th>noise</th><th>GB/s</th>"
+    "<th>regs</th><th>occupancy</th><th>samples</th></tr>\n";
+
+/// The ranking (measured fully), then the briefly measured ones in a table
+/// of their own, unranked: a median of a few samples is no rank.
 std::string topTable(const RankedTuneResults &ranked, size_t top) {
   std::ostringstream s;
-  s << "<table class=\"top\">\n<tr><th>rank</th><th>configuration</th>"
-       "<th>median</th><th>GB/s</th><th>regs</th><th>occupancy</th>"
-       "<th>samples</th></tr>\n";
-  for (size_t i = 0; i < ranked.ok.size() && i < top; ++i) {
-    const TuneMeasurement &m = ranked.ok[i]->measurement;
-    char gb[32] = "-", occ[16] = "-";
-    if (m.gbPerSecond)
-      std::snprintf(gb, sizeof gb, "%.2f", *m.gbPerSecond);
-    if (m.occupancy)
-      std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
-    s << "<tr><td class=\"n\">" << i + 1 << "</td><td class=\"cfg\">"
-      << htmlEscape(configurationKey(ranked.ok[i]->values))
-      << "</td><td class=\"n\">" << htmlEscape(formatTuneNs(m.medianNs))
-      << "</td><td class=\"n\">" << gb << "</td><td class=\"n\">"
-      << (m.registers ? std::to_string(*m.registers) : "-")
-      << "</td><td class=\"n\">" << htmlEscape(occ) << "</td><td class=\"n\">"
-      << levelSamples(m.level) << "</td></tr>\n";
-  }
+  s << "<table class=\"top\">\n<tr><th>rank</th>" << kTopColumns;
+  for (size_t i = 0; i < ranked.ok.size() && i < top; ++i)
+    s << topRow(std::to_string(i + 1), *ranked.ok[i]);
   s << "</table>\n";
   if (ranked.ok.size() > top)
     s << "<p>" << ranked.ok.size() - top
       << " more passing configurations are in tune.json.</p>\n";
+  if (ranked.brief.empty())
+    return s.str();
+  s << "<p>Measured briefly (fewer samples: not ranked with the above), "
+       "fastest first:</p>\n<table class=\"brief\">\n<tr>"
+    << kTopColumns;
+  for (size_t i = 0; i < ranked.brief.size() && i < top; ++i)
+    s << topRow("", *ranked.brief[i]);
+  s << "</table>\n";
+  if (ranked.brief.size() > top)
+    s << "<p>" << ranked.brief.size() - top
+      << " more briefly measured configurations are in tune.json.</p>\n";
   return s.str();
 }
 

@@ -139,10 +139,31 @@ TEST(TuneHtmlTest, BriefTimesAreNotRankedWithFullOnes) {
   EXPECT_EQ(count(html, "<rect class=\"bar brief\""), 1u); // A=2
   EXPECT_NE(html.find("<title>A=2: measured briefly only: 100 ns"),
             std::string::npos);
-  // The top table ranks the full measurement first.
-  EXPECT_NE(html.find("<td class=\"cfg\">A=1 B"), std::string::npos);
-  EXPECT_LT(html.find("<td class=\"cfg\">A=1 B"),
-            html.find("<td class=\"cfg\">A=2 B"));
+  // The top table ranks the full measurement; the brief one is in a table
+  // of its own after it, unranked.
+  size_t full = html.find("<td class=\"cfg\">A=1 B");
+  size_t briefTable = html.find("<table class=\"brief\">");
+  size_t brief = html.find("<td class=\"cfg\">A=2 B");
+  ASSERT_NE(full, std::string::npos);
+  ASSERT_NE(briefTable, std::string::npos) << html;
+  EXPECT_LT(full, briefTable);
+  EXPECT_LT(briefTable, brief);
+  EXPECT_EQ(html.find("<td class=\"n\">2</td><td class=\"cfg\">"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.substr(brief - 4, 4), "<tr>");
+}
+
+TEST(TuneHtmlTest, TheTopTableHasTheNoise) {
+  TuneSearchResult r;
+  r.results = {result(1, 8, 0, MStatus::Ok, 5000)};
+  r.results[0].measurement.noise = 0.0125;
+  r.best = 0;
+  std::string html = renderTuneHtml(info(), space(), r, 10);
+  EXPECT_NE(html.find("<th>median</th><th>noise</th>"), std::string::npos);
+  EXPECT_NE(html.find("5.00 us</td><td class=\"n\">1.25%</td>"),
+            std::string::npos)
+      << html;
 }
 
 TEST(TuneHtmlTest, OneParameterHasNoHeatmapAndNothingPassedIsSaid) {

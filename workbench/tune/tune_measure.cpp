@@ -122,6 +122,8 @@ TuneMeasurement fromBenchmark(const report::Benchmark &b, int level,
     for (const report::Sample &s : t.samples)
       m.costNs += s.gpuNs * t.dispatchesPerSample;
     m.gbPerSecond = t.derived.gbPerSecond;
+    if (t.summary.count >= 2)
+      m.noise = t.summary.relativeStdev;
     if (v.resources) {
       m.registers = v.resources->registers;
       m.spillBytes = v.resources->spillStoreBytes + v.resources->spillLoadBytes;
@@ -337,6 +339,8 @@ TuneMeasurement combineSizes(const std::map<size_t, TuneMeasurement> &bySize,
     }
     sum.medianNs += m.medianNs;
     sum.costNs += m.costNs;
+    if (m.noise)
+      sum.noise = std::max(sum.noise.value_or(0), *m.noise);
     sum.sizes.emplace_back(labels[size], m.medianNs);
   }
   return sum;

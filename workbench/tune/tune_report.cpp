@@ -31,6 +31,7 @@ json resultJson(const TuneResult &r) {
             {"cost_ns", m.costNs}};
   j["median_ns"] = m.status == MStatus::Ok ? json(m.medianNs) : json(nullptr);
   j["gb_per_s"] = m.gbPerSecond ? json(*m.gbPerSecond) : json(nullptr);
+  j["noise"] = m.noise ? json(*m.noise) : json(nullptr);
   j["registers"] = m.registers ? json(*m.registers) : json(nullptr);
   j["spill_bytes"] = m.spillBytes ? json(*m.spillBytes) : json(nullptr);
   j["occupancy"] = m.occupancy ? json(*m.occupancy) : json(nullptr);
@@ -151,39 +152,78 @@ std::string firstMessageLine(const std::string &text) {
   return line.size() > 160 ? line.substr(0, 157) + "..." : line;
 }
 
+std::string formatTuneNoise(const TuneMeasurement &m) {
+  if (!m.noise)
+    return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", 100 * *m.noise);
+  return buf;
+}
+
 RankedTuneResults rankTuneResults(const TuneSearchResult &result) {
   RankedTuneResults ranked;
+  int top = -1;
   for (const TuneResult &r : result.results)
-    (r.measurement.status == MStatus::Ok ? ranked.ok : ranked.failed)
-        .push_back(&r);
-  std::stable_sort(ranked.ok.begin(), ranked.ok.end(),
-                   [](const TuneResult *a, const TuneResult *b) {
-                     if (a->measurement.level != b->measurement.level)
-                       return a->measurement.level > b->measurement.level;
-                     return a->measurement.medianNs < b->measurement.medianNs;
-                   });
+    if (r.measurement.status == MStatus::Ok)
+      top = std::max(top, r.measurement.level);
+  for (const TuneResult &r : result.results) {
+    if (r.measurement.status != MStatus::Ok)
+      ranked.failed.push_back(&r);
+    else
+      (r.measurement.level == top ? ranked.ok : ranked.brief).push_back(&r);
+  }
+  auto faster = [](const TuneResult *a, const TuneResult *b) {
+    if (a->measurement.level != b->measurement.level)
+      return a->measurement.level > b->measurement.level;
+    return a->measurement.medianNs < b->measurement.medianNs;
+  };
+  std::stable_sort(ranked.ok.begin(), ranked.ok.end(), faster);
+  std::stable_sort(ranked.brief.begin(), ranked.brief.end(), faster);
   return ranked;
 }
 
+namespace {
+void printTuneRow(std::FILE *out, const std::string &rank,
+                  const TuneResult &r) {
+  const TuneMeasurement &m = r.measurement;
+  char gb[32] = "-";
+  if (m.gbPerSecond)
+    std::snprintf(gb, sizeof gb, "%.2f", *m.gbPerSecond);
+  char occ[16] = "-";
+  if (m.occupancy)
+    std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
+  std::fprintf(out, "%-4s %-40s %12s %7s %9s %5s %6s %7zu\n", rank.c_str(),
+               configurationKey(r.values).c_str(),
+               formatTuneNs(m.medianNs).c_str(), formatTuneNoise(m).c_str(), gb,
+               m.registers ? std::to_string(*m.registers).c_str() : "-", occ,
+               levelSamples(m.level));
+}
+
+/// The configurations measured only briefly, after the ranking and apart
+/// from it: a median of a few samples beside one of many is no ranking.
+void printBriefRows(std::FILE *out,
+                    const std::vector<const TuneResult *> &brief, size_t top) {
+  if (brief.empty())
+    return;
+  std::fprintf(out, "measured briefly (fewer samples: not ranked with the "
+                    "above), fastest first:\n");
+  for (size_t i = 0; i < brief.size() && i < top; ++i)
+    printTuneRow(out, "-", *brief[i]);
+  if (brief.size() > top)
+    std::fprintf(out, "... %zu more measured briefly (tune.json)\n",
+                 brief.size() - top);
+}
+} // namespace
+
 void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                     const TuneSearchResult &result, size_t top) {
-  auto [ok, failed] = rankTuneResults(result);
-  std::fprintf(out, "%-4s %-40s %12s %9s %5s %6s %7s\n", "rank",
-               "configuration", "median", "GB/s", "regs", "occ", "samples");
-  for (size_t i = 0; i < ok.size() && i < top; ++i) {
-    const TuneMeasurement &m = ok[i]->measurement;
-    char gb[32] = "-";
-    if (m.gbPerSecond)
-      std::snprintf(gb, sizeof gb, "%.2f", *m.gbPerSecond);
-    char occ[16] = "-";
-    if (m.occupancy)
-      std::snprintf(occ, sizeof occ, "%.0f%%", 100 * *m.occupancy);
-    std::fprintf(out, "%-4zu %-40s %12s %9s %5s %6s %7zu\n", i + 1,
-                 configurationKey(ok[i]->values).c_str(),
-                 formatTuneNs(m.medianNs).c_str(), gb,
-                 m.registers ? std::to_string(*m.registers).c_str() : "-", occ,
-                 levelSamples(m.level));
-  }
+  auto [ok, brief, failed] = rankTuneResults(result);
+  std::fprintf(out, "%-4s %-40s %12s %7s %9s %5s %6s %7s\n", "rank",
+               "configuration", "median", "noise", "GB/s", "regs", "occ",
+               "samples");
+  for (size_t i = 0; i < ok.size() && i < top; ++i)
+    printTuneRow(out, std::to_string(i + 1), *ok[i]);
+  printBriefRows(out, brief, top);
   if (!ok.empty() && !ok.front()->measurement.sizes.empty()) {
     std::fprintf(out,
                  "median: the sum over the %zu problem sizes (each in "

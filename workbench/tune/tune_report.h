@@ -42,22 +42,28 @@ std::string renderTuneJson(const TuneRunInfo &info,
 /// configuration with its recorded measurement.
 StatusOr<std::vector<TuneResult>> parseTuneJson(const std::string &text);
 
-/// The Ok results best first (the highest level measured first, then the
-/// fastest), and the failed ones in search order: what the table and
-/// tune.html list.
+/// What the table and tune.html list: the ranking (the Ok results measured
+/// at the highest level any reached, fastest first); the Ok results
+/// measured only briefly (successive halving's earlier rounds: fewer
+/// samples, so their medians are not ranked with the others), higher level
+/// then faster first; and the failed ones in search order.
 struct RankedTuneResults {
-  std::vector<const TuneResult *> ok, failed;
+  std::vector<const TuneResult *> ok, brief, failed;
 };
 RankedTuneResults rankTuneResults(const TuneSearchResult &result);
 
 /// A per-dispatch time for people: `812 ns`, `3.41 us`, `1.204 ms`.
 std::string formatTuneNs(double ns);
 
+/// A measurement's noise for people: `1.25%`, or `-` when unknown.
+std::string formatTuneNoise(const TuneMeasurement &m);
+
 /// The first line of a message, at most 160 characters.
 std::string firstMessageLine(const std::string &text);
 
-/// The best |top| configurations (time, GB/s, registers), then one line
-/// per failed configuration.
+/// The best |top| configurations (time, noise, GB/s, registers), then at
+/// most |top| briefly measured ones apart and unranked, then one line per
+/// failed configuration.
 void printTuneTable(std::FILE *out, const TuneRunInfo &info,
                     const TuneSearchResult &result, size_t top);
 

@@ -55,6 +55,9 @@ struct TuneMeasurement {
   /// the strategies are judged by.
   double costNs = 0;
   std::optional<double> gbPerSecond;
+  /// The samples' relative standard deviation (bench's noise column); none
+  /// below two samples. With problem-size axes, the largest of the sizes'.
+  std::optional<double> noise;
   std::optional<int64_t> registers, spillBytes;
   std::optional<double> occupancy;
   /// With problem-size axes: each size's label (`M=128 N=256`) and median;

@@ -17,7 +17,7 @@
 // GENERATED: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2") {kb.generated = [{object = #kb.object<{path = "scale_vulkan_1_2.spv"
 
 // Everything: one variant per target, each generated, one benchmark.
-// FULL: module attributes {kb.benchmarks = [{{.*}}name = "scale_scale_1024x1x1"
+// FULL: module attributes {kb.benchmarks = [{{.*}}name = "scale_1024x1x1"
 // FULL: kb.variant @vulkan_1_2 target(vulkan, "vulkan1.2") {kb.generated = [{object = #kb.object<{path = "scale_vulkan_1_2.spv"
 // FULL: kb.variant @cuda_sm_90 target(cuda, "sm_90") {kb.generated = [{object = #kb.object<{path = "scale_cuda_sm_90.ptx"
 

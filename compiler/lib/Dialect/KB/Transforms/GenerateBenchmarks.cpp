@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "common/abi_check.h"
+#include "common/benchmark_name.h"
 #include "kb/Dialect/KB/IR/KBOps.h"
 #include "kb/Dialect/KB/Transforms/Passes.h"
 #include "kb/Serialization/HostProgram.h"
@@ -161,9 +162,9 @@ static std::string nameBenchmark(DispatchInfo &info,
     os << kernelName.getValue();
   } else {
     StringRef exportName = info.exportOp.getSymName();
-    os << info.executable.getSymName() << "_"
-       << ::kb::readableEntryName(
-              std::string_view(exportName.data(), exportName.size()));
+    os << ::kb::benchmarkStem(info.executable.getSymName().str(),
+                              ::kb::readableEntryName(std::string_view(
+                                  exportName.data(), exportName.size())));
   }
   os << "_" << info.workload[0] << "x" << info.workload[1] << "x"
      << info.workload[2];

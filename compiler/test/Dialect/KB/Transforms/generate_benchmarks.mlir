@@ -8,13 +8,13 @@
 // evaluated; one from a function argument is listed with the reason.
 
 // CHECK-LABEL: module attributes {kb.benchmarks = [
-// CHECK-SAME: {bindings = array<i64: 0, 1>, buffers = [{element_count = 1024 : i64, element_type = "f32", init = {distribution = "uniform", high = 1.000000e+00 : f64, low = -1.000000e+00 : f64, seed = {{[0-9]+}} : ui64}, output = false}, {element_count = 1024 : i64, element_type = "f32", init = {distribution = "uniform", {{[^}]*}}}, output = true}], candidates = ["cuda_sm_90"], constants = [2.000000e+00 : f32, 1024 : i32], executable = "saxpy", export = "saxpy", name = "saxpy_saxpy_1024x1x1", references = ["cuda_sm_90_reference"], sites = ["{{[^"]*}}generate_benchmarks.mlir:{{[0-9]+}}:{{[0-9]+}}", "{{[^"]*}}generate_benchmarks.mlir:{{[0-9]+}}:{{[0-9]+}}"], workgroup_count = array<i64: 4, 1, 1>, workload = array<i64: 1024, 1, 1>}
-// CHECK-SAME: constants = [3.000000e+00 : f32, 1024 : i32]{{.*}}name = "saxpy_saxpy_1024x1x1_2"
-// CHECK-SAME: element_count = 2048 : i64{{.*}}name = "saxpy_saxpy_1024x1x1_3"
+// CHECK-SAME: {bindings = array<i64: 0, 1>, buffers = [{element_count = 1024 : i64, element_type = "f32", init = {distribution = "uniform", high = 1.000000e+00 : f64, low = -1.000000e+00 : f64, seed = {{[0-9]+}} : ui64}, output = false}, {element_count = 1024 : i64, element_type = "f32", init = {distribution = "uniform", {{[^}]*}}}, output = true}], candidates = ["cuda_sm_90"], constants = [2.000000e+00 : f32, 1024 : i32], executable = "saxpy", export = "saxpy", name = "saxpy_1024x1x1", references = ["cuda_sm_90_reference"], sites = ["{{[^"]*}}generate_benchmarks.mlir:{{[0-9]+}}:{{[0-9]+}}", "{{[^"]*}}generate_benchmarks.mlir:{{[0-9]+}}:{{[0-9]+}}"], workgroup_count = array<i64: 4, 1, 1>, workload = array<i64: 1024, 1, 1>}
+// CHECK-SAME: constants = [3.000000e+00 : f32, 1024 : i32]{{.*}}name = "saxpy_1024x1x1_2"
+// CHECK-SAME: element_count = 2048 : i64{{.*}}name = "saxpy_1024x1x1_3"
 // Aliasing is kept: the same buffer bound twice is one buffer.
-// CHECK-SAME: {bindings = array<i64: 0, 0>, buffers = [{element_count = 4096 : i64, element_type = "u32", init = {distribution = "uniform", high = 1.280000e+02 : f64, low = 0.000000e+00 : f64, seed = {{[0-9]+}} : ui64}, output = true}]{{.*}}name = "copy_copy_4096x1x1", references = ["vulkan_1_2"], sites = [{{[^]]*}}], workgroup_count = array<i64: 16, 1, 1>
+// CHECK-SAME: {bindings = array<i64: 0, 0>, buffers = [{element_count = 4096 : i64, element_type = "u32", init = {distribution = "uniform", high = 1.280000e+02 : f64, low = 0.000000e+00 : f64, seed = {{[0-9]+}} : ui64}, output = true}]{{.*}}name = "copy_4096x1x1", references = ["vulkan_1_2"], sites = [{{[^]]*}}], workgroup_count = array<i64: 16, 1, 1>
 // A write-only buffer is zero-initialized.
-// CHECK-SAME: {bindings = array<i64: 0, 1>, buffers = [{{[^]]*}}, {element_count = 4096 : i64, element_type = "u32", init = {distribution = "zero"}, output = true}]{{.*}}name = "copy_copy_4096x1x1_2"
+// CHECK-SAME: {bindings = array<i64: 0, 1>, buffers = [{{[^]]*}}, {element_count = 4096 : i64, element_type = "u32", init = {distribution = "zero"}, output = true}]{{.*}}name = "copy_4096x1x1_2"
 // CHECK-SAME: ], kb.unbenchmarked = [{executable = "copy", export = "copy", reason = "workload dimension 0 is argument 0 of @dynamic, not a constant at the dispatch site", site = "{{.*}}generate_benchmarks.mlir:{{[0-9]+}}:{{[0-9]+}}"}]}
 
 kb.executable @saxpy {

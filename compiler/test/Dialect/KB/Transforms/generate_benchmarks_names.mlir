@@ -3,8 +3,8 @@
 // A C++ kernel's export is its mangled entry; the benchmark is named with
 // the plain function name, template instances included.
 // CHECK: name = "scale_bf16_scale_kernel1_1024x1x1"
-// CHECK: name = "gather_gather_rows_512x1x1"
-// CHECK: name = "plain_plain_64x1x1"
+// CHECK: name = "gather_rows_512x1x1"
+// CHECK: name = "plain_64x1x1"
 // A standalone kernel's executable carries its kernel.toml name
 // (`kb.kernel_name`); its benchmark is named after it alone.
 // CHECK: name = "bf16_scale_2048x1x1"
