@@ -1,9 +1,11 @@
 //===- workbench/project/kernel_toml_tune.cpp - kernel.toml's [tune] ------===//
 #include "workbench/project/kernel_toml_tune.h"
 
+#include "workbench/project/hardcoded_define.h"
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/tuned_toml.h"
 
+#include "common/file_util.h"
 #include "common/paths.h"
 #include "common/sha256.h"
 
@@ -174,6 +176,29 @@ Status checkNotFixed(const TomlFile &file, const toml::table &root,
       "gives `build` the value `tune` chose)");
 }
 
+/// A define `tune` sets must be settable: a source that #defines it itself,
+/// unguarded, would override -DNAME=VALUE (nvcc warns, glslang errors) and
+/// build another configuration than the one named.
+Status checkSettable(const TuneParameter &p, const Kernel &kernel) {
+  for (const toolchains::KernelSpec &spec : kernel.specs) {
+    StatusOr<std::string> text = readFile(spec.source);
+    if (!text.ok())
+      continue; // a missing source is reported where sources are read
+    if (std::optional<size_t> line = unguardedDefineLine(*text, p.name))
+      return invalidArgument(
+          p.where + ": [tune] `" + p.name + "` cannot be tuned: " +
+          displayPath(spec.source) + ":" + std::to_string(*line) +
+          " #defines it itself, which would override the value tune passes "
+          "(-D" +
+          p.name +
+          "=...), so the kernel built would not be the "
+          "configuration named; wrap that #define in `#ifndef " +
+          p.name + "` ... `#endif` (its value stays the default), or leave `" +
+          p.name + "` out of [tune]");
+  }
+  return okStatus();
+}
+
 Status readConstraints(const TomlFile &file, const toml::table &tune,
                        TuneSpace &space) {
   KB_ASSIGN_OR_RETURN(auto texts, file.strings(tune, "constraints"));
@@ -230,6 +255,8 @@ Status readTune(const TomlFile &file, const toml::table &root,
       continue;
     KB_ASSIGN_OR_RETURN(TuneParameter p, readParameter(file, name, node));
     KB_RETURN_IF_ERROR(checkNotFixed(file, root, kernelTable, p));
+    if (p.apply == TuneApply::Define)
+      KB_RETURN_IF_ERROR(checkSettable(p, kernel));
     if (p.apply == TuneApply::Specialization && !hasGlsl)
       return file.error(node, "[tune] `" + name +
                                   "` is a specialization constant, but the "
