@@ -247,6 +247,33 @@ TEST_F(BuildCliTest, OneBadKernelTomlFailsThatKernelOnly) {
   EXPECT_THAT(again.output, HasSubstr("unknown key `include_dir`"));
 }
 
+TEST_F(BuildCliTest, ABrokenKernelLeavesNoStaleOutputsAndNoHiddenError) {
+  REQUIRE_TOOL("glslc");
+  // Four standalone kernels build; then one kernel.toml breaks. Its
+  // benchmark program from the first build is removed (bench reads every
+  // standalone/ directory), the others stay.
+  fs::path project = tmp_ / "project";
+  fs::copy(kSourceDir / "tests/e2e/fixtures/sanitize", project,
+           fs::copy_options::recursive);
+  CliRun first = buildProject(project);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  ASSERT_TRUE(fs::exists(out_ / "standalone/oob_read/program.kbm"));
+  kb::test::replaceInFile(project / "oob_read/kernel.toml", "[kernel]\n",
+                          "[kernel]\nsorces = []\n");
+  CliRun broken = buildProject(project);
+  EXPECT_EQ(broken.exitCode, 1) << broken.output;
+  EXPECT_THAT(broken.output, HasSubstr("oob_read/kernel.toml:2:1: unknown key "
+                                       "`sorces`"));
+  EXPECT_FALSE(fs::exists(out_ / "standalone/oob_read")) << broken.output;
+  EXPECT_TRUE(fs::exists(out_ / "standalone/in_bounds/program.kbm"));
+
+  // When nothing can be planned, the error says which kernel.toml did not
+  // load, not only that no kernel builds for the target.
+  CliRun only = build("unknown_key", {"--target", "vulkan:1.2"});
+  EXPECT_EQ(only.exitCode, 1) << only.output;
+  EXPECT_THAT(only.output, HasSubstr("unknown key `include_dir`"));
+}
+
 TEST_F(BuildCliTest, MissingSource) {
   CliRun r = build("missing_source");
   EXPECT_EQ(r.exitCode, 1) << r.output;

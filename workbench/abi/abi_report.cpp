@@ -5,6 +5,7 @@
 #include "workbench/abi/abi_source.h"
 
 #include <algorithm>
+#include <set>
 
 namespace kb::workbench {
 
@@ -57,7 +58,8 @@ std::string indentLines(const std::string &text, const std::string &indent) {
 }
 
 std::string targetText(const OwnLaunch &l) {
-  return l.target ? l.target->toString() : "another architecture";
+  return (l.target ? l.target->toString() : "another architecture") +
+         (l.device.empty() ? "" : ", tuned for " + l.device);
 }
 
 /// "128x1x1 on vulkan:1.2, ceil(workload / 128x1x1) workgroups".
@@ -150,6 +152,7 @@ json ownLaunchJson(const OwnLaunch &l,
     counts.push_back(count ? json(*count) : json(nullptr));
   }
   return {{"target", l.target ? json(l.target->toString()) : json(nullptr)},
+          {"device", l.device.empty() ? json(nullptr) : json(l.device)},
           {"workgroup_size", l.abi.workgroupSize},
           {"workload_per_workgroup", l.abi.workloadPerWorkgroup},
           {"workgroup_counts", counts}};
@@ -233,9 +236,10 @@ std::string renderExecutableList(const ProgramAbi &program) {
       const KernelAbi &abi = exe.exports[i];
       sig += (sig.empty() ? "" : " | ") + formatSignature(abi);
       wg += (wg.empty() ? "" : " | ") + dims(abi.workgroupSize);
+      std::set<std::string> sizes;
       std::string own;
       for (const OwnLaunch *l : exportLaunches(exe, i))
-        if (own.find(dims(l->abi.workgroupSize)) == std::string::npos)
+        if (sizes.insert(dims(l->abi.workgroupSize)).second)
           own += (own.empty() ? "" : ", ") + dims(l->abi.workgroupSize);
       if (!own.empty())
         wg += " (handwritten: " + own + ")";

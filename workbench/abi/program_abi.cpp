@@ -64,7 +64,7 @@ ExecutableAbi executableAbi(const module::Executable &exe) {
     if (v.role == module::VariantRole::Candidate && haveReference)
       for (uint32_t i = 0; i < v.exports.size(); ++i)
         if (v.exports[i].workloadPerWorkgroup[0])
-          abi.ownLaunches.push_back({target, i, v.exports[i]});
+          abi.ownLaunches.push_back({target, v.device, i, v.exports[i]});
     if (v.role != source)
       continue;
     // The loader checked that every variant has the same layouts; the

@@ -44,6 +44,8 @@ struct DispatchSite {
 /// generated kernel keeps the export's.
 struct OwnLaunch {
   std::optional<Target> target;
+  /// The device model a tuned variant runs on; empty: any device.
+  std::string device;
   uint32_t exportIndex = 0;
   /// The candidate variant's export: its workgroup size and rule.
   KernelAbi abi;

@@ -312,9 +312,21 @@ openBuildSession(const BuildRequest &flags, BuildObserver &observer) {
     KB_ASSIGN_OR_RETURN(Project loaded, loadProject(flags.projectDir));
     session->project = std::make_shared<Project>(std::move(loaded));
   }
-  KB_RETURN_IF_ERROR(checkProgramStep(flags, *session));
-  KB_ASSIGN_OR_RETURN(session->plan,
-                      planJobs(*session->project, session->requested));
+  // A kernel.toml that did not load may be why nothing can be planned (the
+  // only kernel for a --target): its error goes with the one returned.
+  auto withBroken = [&](Status status) {
+    std::string message = status.message();
+    for (const BrokenKernel &b : session->project->brokenKernels)
+      message += "\n" + b.error + " (this kernel was not loaded)";
+    return Status(status.code(), message);
+  };
+  if (Status checked = checkProgramStep(flags, *session); !checked.ok())
+    return withBroken(checked);
+  StatusOr<std::vector<PlannedJob>> plan =
+      planJobs(*session->project, session->requested);
+  if (!plan.ok())
+    return withBroken(plan.status());
+  session->plan = std::move(*plan);
   KB_RETURN_IF_ERROR(createOutputDir(flags, *session, observer));
 
   const BuildSettings &settings = session->project->build;

@@ -105,22 +105,23 @@ std::string familyOf(const toolchains::KernelSpec &spec) {
   return spec.language == toolchains::Language::Cuda ? "cuda" : "vulkan";
 }
 
-/// What |result| applied and generated, as the record keeps it. Benchmark
-/// files are made relative to OUT_DIR with |prefix| ("" or
-/// "standalone/<kernel>/").
 /// The object substitution of |requested| that |applied| carried out: the
-/// same kernel.toml, executable (or `executable/variant`) and device.
+/// same kernel.toml, object file and device (a tuned variant is applied
+/// under a name of its own, `<variant>_tuned<N>`, so names cannot match).
 const driver::Substitution *
 requestOf(const driver::AppliedSubstitution &applied,
           const std::vector<driver::Substitution> &requested) {
   for (const driver::Substitution &r : requested)
     if (r.origin == applied.origin && r.device == applied.device &&
-        (r.executable == applied.executable ||
-         r.executable == applied.executable + "/" + applied.variant))
+        fs::path(r.file).lexically_normal() ==
+            fs::path(applied.file).lexically_normal())
       return &r;
   return nullptr;
 }
 
+/// What |result| applied and generated, as the record keeps it. Benchmark
+/// files are made relative to OUT_DIR with |prefix| ("" or
+/// "standalone/<kernel>/").
 void recordResult(const driver::CompileResult &result,
                   const driver::CompileOptions &options,
                   const std::map<std::string, const Kernel *> &kernelByOrigin,
@@ -901,7 +902,7 @@ std::string failedNames(const Project &project,
 /// The program itself: compiled when planned, skipped (its stale modules
 /// removed) when a kernel substituting one of its executables failed.
 Status compileOrSkipMain(const Project &project, const MainPlan *main,
-                         const std::string &failedSubstituting,
+                         const std::string &skippedBecause,
                          const fs::path &outputDir,
                          const ProgramStepOptions &step, ProgramRecord &record,
                          std::vector<std::string> &written) {
@@ -915,10 +916,46 @@ Status compileOrSkipMain(const Project &project, const MainPlan *main,
   if (project.program) {
     removeStaleModules(outputDir, *step.outputs);
     record.status = StepStatus::Skipped;
-    record.reason = "kernel jobs failed: " + failedSubstituting +
-                    " (substituting the program's executables)";
+    record.reason = skippedBecause;
   }
   return okStatus();
+}
+
+/// Why the program is not compiled this time, or "": a kernel that
+/// substitutes one of its executables failed, or a kernel.toml did not load
+/// (what it substitutes is unknown; measuring the generated kernel in its
+/// place would be wrong).
+std::string whyMainIsSkipped(const Project &project,
+                             const std::set<const Kernel *> &failed) {
+  std::string failedSubstituting = failedNames(
+      project, failed, [](const Kernel &k) { return !k.substitutes.empty(); });
+  if (!failedSubstituting.empty())
+    return "kernel jobs failed: " + failedSubstituting +
+           " (substituting the program's executables)";
+  if (!project.brokenKernels.empty())
+    return displayPath(project.brokenKernels.front().manifest) +
+           " did not load, so what it substitutes is unknown (the program "
+           "with the generated kernel in its place would be measured as if "
+           "it were the handwritten one)";
+  return "";
+}
+
+/// The standalone outputs of kernels that are no longer the project's (a
+/// kernel.toml that did not load, a kernel removed): `bench` reads every
+/// directory under standalone/, so none may outlive its kernel.
+void removeUnownedStandalones(const Project &project, const fs::path &outputDir,
+                              OutputManifest &outputs) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto &entry :
+       fs::directory_iterator(outputDir / "standalone", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (std::none_of(project.kernels.begin(), project.kernels.end(),
+                     [&](const Kernel &k) { return k.name == name; }))
+      stale.push_back(entry.path());
+  }
+  for (const fs::path &dir : stale)
+    outputs.removeOwnedTree(dir);
 }
 
 /// A standalone kernel whose jobs failed is not compiled: its earlier
@@ -955,10 +992,9 @@ Status compileProgram(const Project &project,
   // substitutes a program executable stops the program (measuring the
   // generated kernel in its place would be wrong).
   const std::set<const Kernel *> failed = failedKernels(succeeded);
-  const std::string failedSubstituting = failedNames(
-      project, failed, [](const Kernel &k) { return !k.substitutes.empty(); });
+  const std::string skipMain = whyMainIsSkipped(project, failed);
   std::optional<MainPlan> main;
-  if (project.program && failedSubstituting.empty()) {
+  if (project.program && skipMain.empty()) {
     main.emplace();
     Status planned =
         planMainProgram(project, succeeded, outputDir, step, *main, record);
@@ -979,7 +1015,8 @@ Status compileProgram(const Project &project,
   const std::string key =
       programStepKey(main ? &*main : nullptr, standalonePlans, hostReferences,
                      outputDir, step);
-  if (step.reuse && failed.empty() && status.ok())
+  if (step.reuse && failed.empty() && project.brokenKernels.empty() &&
+      status.ok())
     if (std::optional<ProgramRecord> previous =
             upToDateRecord(outputDir, key, step)) {
       record = std::move(*previous);
@@ -994,9 +1031,10 @@ Status compileProgram(const Project &project,
   std::vector<std::string> written;
   for (const auto &[kernel, built] : hostReferences)
     written.push_back((outputDir / built.file).string());
-  addFailure(status, compileOrSkipMain(project, main ? &*main : nullptr,
-                                       failedSubstituting, outputDir, step,
-                                       record, written));
+  addFailure(status,
+             compileOrSkipMain(project, main ? &*main : nullptr, skipMain,
+                               outputDir, step, record, written));
+  removeUnownedStandalones(project, outputDir, *step.outputs);
   recordSkippedStandalones(project, failed, outputDir, *step.outputs, record);
   for (const StandalonePlan &plan : standalonePlans)
     addFailure(status,
@@ -1008,7 +1046,7 @@ Status compileProgram(const Project &project,
     return status;
   }
   record.cached = false;
-  if (failed.empty())
+  if (failed.empty() && project.brokenKernels.empty())
     writeStamp(outputDir, key, written, step, record);
   return okStatus();
 }

@@ -4,6 +4,7 @@
 #include "common/file_util.h"
 #include "common/npy.h"
 #include "workbench/project/project.h"
+#include "workbench/project/project_testing.h"
 #include "workbench/project/workbench_toml.h"
 
 #include <gmock/gmock.h>
@@ -49,7 +50,7 @@ protected:
               "\" },\n]\n"
               "[bench]\nworkload = [8]\nelements = { x = 8, y = 8 }\n" +
               bench);
-    return loadProject(dir_->path());
+    return loadEveryKernel(dir_->path());
   }
 
   std::string errorOf(const std::string &bench,

@@ -163,6 +163,7 @@ struct BuildSettings {
 struct BrokenKernel {
   std::filesystem::path manifest;
   std::string error;
+  StatusCode code = StatusCode::InvalidArgument; // NotFound: a missing file
 };
 
 struct Project {

@@ -5,6 +5,7 @@
 #include "workbench/project/project.h"
 #include "workbench/support/spelling.h"
 #include "workbench/project/toml.h"
+#include "workbench/project/project_testing.h"
 #include "workbench/project/workbench_toml.h"
 
 #include <gmock/gmock.h>
@@ -54,7 +55,7 @@ targets = ["cuda:sm_90", "vulkan:1.2"]
 
   // Returns the error message of loading the project (expects failure).
   std::string loadError(StatusCode expectedCode = StatusCode::InvalidArgument) {
-    StatusOr<Project> project = loadProject(root_);
+    StatusOr<Project> project = loadEveryKernel(root_);
     EXPECT_FALSE(project.ok());
     if (project.ok())
       return "";
@@ -107,7 +108,7 @@ constants = [
 
 TEST_F(ProjectTest, LoadsAValidProject) {
   writeValidProject();
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
   EXPECT_EQ(project->name, "demo");
   EXPECT_EQ(project->directory, root_);
@@ -174,7 +175,7 @@ TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
                                "elements = { x = 64 }\n"
                                "constants = { c = " +
                                value + " }\n");
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   const std::tuple<std::string, std::string, std::string> good[] = {
       {"u32", "8", "8"},
@@ -236,7 +237,7 @@ TEST_F(ProjectTest, BenchSizesAreExpressions) {
               workload +
               "]\nconstants = { n = 1000 }\n"
               "elements = { x = \"(n + VEC - 4) * 2 / VEC\" }\n");
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   StatusOr<Project> project = kernelWith("\"n / VEC\"");
   ASSERT_TRUE(project.ok()) << project.status().message();
@@ -274,7 +275,7 @@ TEST_F(ProjectTest, DynamicSharedMemoryExpressions) {
               (bench ? "[bench]\nworkload = [64]\nelements = { x = 64 }\n"
                        "constants = { n = 3 }\n"
                      : ""));
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   const std::tuple<std::string, bool, uint32_t> good[] = {
       {"48", false, 48},
@@ -335,7 +336,7 @@ protected:
           "access = \"readwrite\" }]\n"
           "[tune]\n" +
               tune + bench);
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   }
   /// The error loading the project gives with |tuned| as k/tuned.toml.
   std::string refusal(const std::string &tuned, const std::string &tune) {
@@ -347,6 +348,24 @@ protected:
   const std::string space = "TILE = { values = [8, 16, 32], default = 16 }\n"
                             "WPT = { values = [1, 2, 4], default = 2 }\n";
 };
+
+// A source that #defines a tuned name itself, unguarded, would override
+// -DTILE=...: the name is refused as not tunable, naming the line, when the
+// kernel.toml is read. The usual #ifndef default is what tune can set.
+TEST_F(LaunchShapeTest, ADefineTheSourceHardCodesIsNotTunable) {
+  write("k/k.cu", "// cuda\n#define TILE 16\n");
+  StatusOr<Project> project = kernelWith(space, "");
+  ASSERT_FALSE(project.ok());
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("[tune] `TILE` cannot be tuned: "));
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("k/k.cu:2 #defines it itself"));
+  EXPECT_THAT(project.status().message(),
+              HasSubstr("wrap that #define in `#ifndef TILE` ... `#endif`"));
+
+  write("k/k.cu", "// cuda\n#ifndef TILE\n#define TILE 16\n#endif\n");
+  EXPECT_TRUE(kernelWith(space, "").ok());
+}
 
 TEST_F(LaunchShapeTest, FollowsTunedValuesPerSource) {
   StatusOr<Project> project = kernelWith(space, "");
@@ -438,7 +457,7 @@ TEST_F(LaunchShapeTest, BadValuesAndShapesAreRefusedWhereTheyAre) {
         "[abi]\nworkgroup_size = [\"64 / WPT\", 1, 1]\n"
         "bindings = [{ name = \"x\", type = \"f32\", access = \"readwrite\" "
         "}]\n");
-  project = loadProject(root_);
+  project = loadEveryKernel(root_);
   ASSERT_FALSE(project.ok());
   EXPECT_THAT(project.status().message(),
               HasSubstr("the define `WPT` is \"two\", not an integer"));
@@ -474,7 +493,7 @@ TEST_F(ProjectTest, BenchInitPerBinding) {
           "[bench]\nworkload = [64]\nelements = { idx = 64, x = 64, y = 64 }\n"
           "init = " +
               init + "\n");
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   StatusOr<Project> project = kernelWith(
       "{ idx = { uniform = [0, 1000] }, x = { normal = [0, 0.5] } }");
@@ -531,7 +550,7 @@ TEST_F(ProjectTest, TwinReferenceBuildsLikeTheKernel) {
           "[bench]\nworkload = [64]\nelements = { y = 64 }\n"
           "reference = " +
               reference + "\n");
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   StatusOr<Project> project = kernelWith(
       "{ sources = [\"naive.cu\", \"naive.comp\"], entry = \"slow\" }");
@@ -589,7 +608,7 @@ TEST_F(ProjectTest, HostReferenceIsOneCOrCxxFile) {
               "[bench]\nworkload = [64]\nelements = { y = 64 }\n"
               "reference = " +
               reference + "\n");
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   StatusOr<Project> project = kernelWith("k", "\"ref.cpp\"");
   ASSERT_TRUE(project.ok()) << project.status().message();
@@ -645,7 +664,7 @@ TEST_F(ProjectTest, ParametersOrderTheCudaSourcesSlots) {
               "= \"writeonly\" }]\n"
               "constants = [{ name = \"n\", type = \"u32\" }]\n"
               "parameters = [\"out\", \"n\", \"in\"]\n");
-    return loadProject(root_);
+    return loadEveryKernel(root_);
   };
   StatusOr<Project> both = kernelWith("[\"k.cu\", \"k.comp\"]");
   ASSERT_TRUE(both.ok()) << both.status().message();
@@ -693,7 +712,7 @@ cache_dir = "cache"
 nvcc = "/opt/cuda/bin/nvcc"
 glslc = "tools/glslc"
 )");
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
   EXPECT_EQ(project->program, root_ / "program.mlir");
   EXPECT_EQ(project->outputDir, root_ / "out");
@@ -735,7 +754,7 @@ TEST_F(ProjectTest, NonAsciiBetweenTokensIsAnErrorNotUndefinedBehaviour) {
   write("workbench.toml",
         "# caf\xc3\xa9\n[project]\nname = \"caf\xc3\xa9 \xef\xb9\xbf\"\n"
         "kernels = [\"kernels/*\"]\n");
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
   EXPECT_EQ(project->name, "caf\xc3\xa9 \xef\xb9\xbf");
 }
@@ -983,14 +1002,14 @@ TEST_F(ProjectTest, DefaultKernelsAreFoundRecursively) {
   writeValidProject();
   write("workbench.toml", "[project]\ntargets = [\"vulkan:1.2\"]\n");
   write("kb-out/kernels/stale/kernel.toml", "not toml [");
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
   ASSERT_EQ(project->kernels.size(), 1u);
 }
 
 TEST_F(ProjectTest, PlanJobsWithRequestedTargets) {
   writeValidProject();
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
 
   auto vulkan = Target::parse("vulkan:1.2");
@@ -1012,7 +1031,7 @@ TEST_F(ProjectTest, PlanJobsRejectsATargetNoKernelBuilds) {
   writeValidProject();
   writeSaxpyWith("sources = [\"saxpy.cu\", \"saxpy.comp\"]",
                  "sources = [\"saxpy.cu\"]");
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
   auto vulkan = Target::parse("vulkan:1.2");
   ASSERT_TRUE(vulkan.ok());
@@ -1026,7 +1045,7 @@ TEST_F(ProjectTest, PlanJobsRejectsATargetNoKernelBuilds) {
 TEST_F(ProjectTest, PlanJobsWithoutTargets) {
   writeValidProject();
   write("workbench.toml", "[project]\nkernels = [\"kernels/*\"]\n");
-  StatusOr<Project> project = loadProject(root_);
+  StatusOr<Project> project = loadEveryKernel(root_);
   ASSERT_TRUE(project.ok()) << project.status().message();
   auto jobs = planJobs(*project, {});
   ASSERT_FALSE(jobs.ok());

@@ -250,7 +250,7 @@ Status loadKernels(const std::vector<fs::path> &manifests, Project &project) {
     StatusOr<Kernel> loaded = loadKernel(manifest, project.targets, &where);
     if (!loaded.ok()) {
       project.brokenKernels.push_back(
-          {manifest, std::string(loaded.status().message())});
+          {manifest, loaded.status().message(), loaded.status().code()});
       continue;
     }
     Kernel kernel = std::move(*loaded);

@@ -488,19 +488,25 @@ namespace {
 /// Today's name of each benchmark of |report| whose name an earlier
 /// kernel-bench composed with a part said twice (common/benchmark_name.h),
 /// by index; empty when there is none. A rename onto a name the report
-/// already has is left out: the two would no longer be told apart.
+/// already has, or onto one two benchmarks would both take, is left out:
+/// they would no longer be told apart.
 std::map<size_t, std::string> currentNames(const BenchReport &report) {
   std::set<std::string> names;
   for (const Benchmark &b : report.benchmarks)
     names.insert(b.name);
   std::map<size_t, std::string> renamed;
+  std::map<std::string, size_t> takers;
   for (size_t i = 0; i < report.benchmarks.size(); ++i) {
     const Benchmark &b = report.benchmarks[i];
     std::string current = currentBenchmarkName(b.name, b.executable,
                                                readableEntryName(b.exportName));
-    if (current != b.name && !names.count(current))
+    if (current != b.name && !names.count(current)) {
+      ++takers[current];
       renamed.emplace(i, std::move(current));
+    }
   }
+  for (auto it = renamed.begin(); it != renamed.end();)
+    it = takers[it->second] > 1 ? renamed.erase(it) : std::next(it);
   return renamed;
 }
 

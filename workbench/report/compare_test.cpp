@@ -177,6 +177,23 @@ TEST(Compare, AnOldNameAndTodaysNameOfABenchmarkPair) {
   EXPECT_EQ(c.rows[0].verdict, Verdict::Faster);
 }
 
+// Two old names that today's rule would both shorten to one name keep
+// their own: renaming either would merge two benchmarks into one row.
+TEST(Compare, OldNamesThatWouldCollideAreNotRenamed) {
+  BenchReport base = report(
+      1, 0.01, 1, 40,
+      {"matmul_matmul_tiled_512x512x1", "matmul_tiled_matmul_tiled_512x512x1"});
+  base.benchmarks[0].executable = "matmul";
+  base.benchmarks[0].exportName = "matmul_tiled";
+  base.benchmarks[1].executable = "matmul_tiled";
+  base.benchmarks[1].exportName = "matmul_tiled";
+  BenchReport fresh = base;
+  Comparison c = compare(base, fresh);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0].id, "matmul_matmul_tiled_512x512x1/candidate/cold");
+  EXPECT_EQ(c.rows[1].id, "matmul_tiled_matmul_tiled_512x512x1/candidate/cold");
+}
+
 TEST(Compare, DisjointReportsAreRefused) {
   StatusOr<Comparison> c = compareReports({report(1, 0.01, 1, 20, {"a"})},
                                           report(1, 0.01, 2, 20, {"z"}), {});

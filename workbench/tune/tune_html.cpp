@@ -387,7 +387,8 @@ std::string topTable(const RankedTuneResults &ranked, size_t top) {
   if (ranked.brief.empty())
     return s.str();
   s << "<p>Measured briefly (fewer samples: not ranked with the above), "
-       "fastest first:</p>\n<table class=\"brief\">\n<tr>"
+       "by how far each got, then fastest first:</p>\n<table "
+       "class=\"brief\">\n<tr>"
     << kTopColumns;
   for (size_t i = 0; i < ranked.brief.size() && i < top; ++i)
     s << topRow("", *ranked.brief[i]);

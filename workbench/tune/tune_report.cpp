@@ -206,7 +206,7 @@ void printBriefRows(std::FILE *out,
   if (brief.empty())
     return;
   std::fprintf(out, "measured briefly (fewer samples: not ranked with the "
-                    "above), fastest first:\n");
+                    "above), by how far each got, then fastest first:\n");
   for (size_t i = 0; i < brief.size() && i < top; ++i)
     printTuneRow(out, "-", *brief[i]);
   if (brief.size() > top)
