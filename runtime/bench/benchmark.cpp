@@ -254,6 +254,10 @@ Status runBenchmark(hal::Device &device, Engine &engine,
     fail(out, BenchStatus::Incorrect, checked.reason);
     return okStatus();
   }
+  if (options.checkOnly) {
+    describeVariants(checked, out.variants);
+    return okStatus();
+  }
   KB_RETURN_IF_ERROR(timeAll(engine, p, options, out.variants));
   announce(options, "correctness re-check after timing");
   KB_ASSIGN_OR_RETURN(

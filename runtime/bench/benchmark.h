@@ -40,6 +40,9 @@ struct BenchmarkWork {
 
 struct BenchmarkOptions {
   CorrectnessSettings correctness;
+  /// The correctness check alone, nothing timed (`bench --sanitize`, whose
+  /// instrumented shaders must never be timed).
+  bool checkOnly = false;
   std::vector<TimingMode> modes = {TimingMode::Cold};
   /// Told each stage as it starts ("correctness check"): what a watchdog
   /// reports when the benchmark hangs there. May be empty.

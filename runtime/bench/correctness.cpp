@@ -39,12 +39,19 @@ std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
   return sets;
 }
 
+/// Runs |prepared| (the |variant|: "candidate", "reference") from |set|'s
+/// inputs and reads its outputs.
 StatusOr<std::vector<OutputData>>
-runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set) {
+runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set,
+        const CorrectnessSettings &settings, const char *variant) {
   KB_RETURN_IF_ERROR(prepared.initialize(set.seedOffset, set.zeros,
                                          prepared.writeOnlyBuffers(),
                                          kPoisonPattern, set.special));
-  KB_RETURN_IF_ERROR(runOnce(device, prepared));
+  Status ran = runOnce(device, prepared);
+  // Told even when the run failed: what the layer saw may say why.
+  if (settings.afterRun)
+    settings.afterRun(variant, set.name);
+  KB_RETURN_IF_ERROR(ran);
   return prepared.readOutputs();
 }
 
@@ -188,7 +195,7 @@ expectedOutputs(hal::Device &device, const PreparedFunction &candidate,
   if (hasExpectedArrays(settings))
     return settings.fixed->expected;
   if (reference)
-    return runWith(device, *reference, set);
+    return runWith(device, *reference, set, settings, "reference");
   return settings.hostReference->run(
       candidate.function(),
       startingContents(candidate, set.seedOffset, set.zeros, set.special,
@@ -208,7 +215,8 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
       result.specialInputs.push_back(set.name);
     else if (!set.zeros && !settings.fixed)
       result.seedOffsets.push_back(set.seedOffset);
-    KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, set));
+    KB_ASSIGN_OR_RETURN(auto actual,
+                        runWith(device, candidate, set, settings, "candidate"));
     KB_ASSIGN_OR_RETURN(result.inputsWritten, changedInputs(candidate, set));
     if (!result.inputsWritten.empty()) {
       result.verdict = Verdict::Incorrect;
@@ -259,7 +267,8 @@ checkAfterTiming(hal::Device &device, PreparedFunction &candidate,
     return result;
   // The candidate still holds its fixed inputs (checkBeforeTiming).
   InputSet first{"after timing", 0, false};
-  KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, first));
+  KB_ASSIGN_OR_RETURN(auto actual,
+                      runWith(device, candidate, first, settings, "candidate"));
   compareOutputs(candidate, before.referenceOutputs, actual, first, settings,
                  result);
   if (!result.mismatches.empty()) {

@@ -29,6 +29,7 @@
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -61,6 +62,12 @@ struct CorrectnessSettings {
   /// candidate starts from; null: none. Used when there is no reference
   /// variant.
   std::shared_ptr<const HostReference> hostReference;
+  /// Told after each run of a variant on the device: which ran
+  /// ("candidate", "reference") and from which inputs ("seed +0"). A
+  /// checking layer (`bench --sanitize`) attributes what it saw to it. May
+  /// be empty.
+  std::function<void(const std::string &variant, const std::string &inputs)>
+      afterRun;
 };
 
 struct OutputMismatch {

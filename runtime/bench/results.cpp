@@ -40,6 +40,8 @@ const char *toString(BenchStatus status) {
     return "error";
   case BenchStatus::Skipped:
     return "skipped";
+  case BenchStatus::Sanitizer:
+    return "sanitizer";
   }
   return "error";
 }

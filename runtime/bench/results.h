@@ -40,7 +40,9 @@ enum class StopReason {
   Error,          // the kernel faulted or hung
 };
 
-enum class BenchStatus { Ok, Incorrect, Error, Skipped };
+/// Sanitizer: `bench --sanitize` found an error of the kernel's (an access
+/// outside a bound buffer, a hazard) while checking it; nothing is timed.
+enum class BenchStatus { Ok, Incorrect, Error, Skipped, Sanitizer };
 
 enum class VariantRole { Candidate, Reference };
 

@@ -12,8 +12,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -104,6 +106,58 @@ TEST_F(SanitizeTest, ShaderPrintfNamesItsDispatchAndInvocation) {
                         "handwritten kernel), invocation (37, 0, 0): "
                         "i = 37 of count = 4096\n"));
   EXPECT_THAT(checked.output, HasSubstr("sanitizer: no findings"));
+}
+
+// bench --sanitize checks every benchmark under the layer and times nothing:
+// the two out-of-bounds kernels are SANITIZER rows (exit 1) whose findings
+// name the variant and the inputs, in the table, bench.json, report.md and
+// junit.xml; the in-bounds kernels are clean. The whole program is left to
+// `run --sanitize`.
+TEST_F(SanitizeTest, BenchSanitizeMakesFindingsTheRowStatus) {
+  fs::path results = tmp_ / "results";
+  kb::test::CliRun r =
+      run({"bench", out_.string(), "--sanitize", "-o", results.string()});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("0 ERROR, 0 SKIPPED, 2 SANITIZER"));
+  // One finding, from every input set it came from.
+  EXPECT_THAT(r.output, HasSubstr("sanitizer: oob_read_4096x1x1: candidate "
+                                  "(inputs seed +0, seed +1, seed +2, zeros, "
+                                  "large): error: Validation Error: "));
+  EXPECT_THAT(r.output, Not(HasSubstr("MessageID")));
+
+  nlohmann::json report =
+      nlohmann::json::parse(kb::test::readFile(results / "bench.json"));
+  EXPECT_EQ(report.at("settings").at("sanitize"), true);
+  std::map<std::string, nlohmann::json> byKernel;
+  for (const nlohmann::json &b : report.at("benchmarks"))
+    byKernel[b.at("kernel").get<std::string>()] = b;
+  for (const char *kernel : {"oob_read", "oob_write"}) {
+    SCOPED_TRACE(kernel);
+    const nlohmann::json &b = byKernel[kernel];
+    EXPECT_EQ(b.at("status"), "sanitizer") << b.dump(2);
+    const nlohmann::json &first = b.at("sanitizer").at(0);
+    EXPECT_EQ(first.at("variant"), "candidate");
+    EXPECT_EQ(first.at("error"), true);
+    EXPECT_THAT(first.at("message").get<std::string>(),
+                HasSubstr("access out of bounds"));
+    for (const nlohmann::json &v : b.at("variants"))
+      EXPECT_TRUE(v.at("timings").empty()); // nothing is timed
+  }
+  for (const char *kernel : {"in_bounds", "prints"}) {
+    SCOPED_TRACE(kernel);
+    EXPECT_EQ(byKernel[kernel].at("status"), "ok");
+  }
+  EXPECT_FALSE(report.contains("program") && !report["program"].is_null());
+  EXPECT_THAT(kb::test::readFile(results / "report.md"),
+              HasSubstr("sanitizer: oob_write_4096x1x1: candidate"));
+  EXPECT_THAT(kb::test::readFile(results / "junit.xml"),
+              HasSubstr("type=\"SANITIZER\""));
+
+  // A CUDA device is refused before anything runs.
+  kb::test::CliRun cuda = run({"bench", out_.string(), "--sanitize", "--device",
+                               "cuda", "-o", results.string()});
+  EXPECT_EQ(cuda.exitCode, 2) << cuda.output;
+  EXPECT_THAT(cuda.output, HasSubstr("pass --device vulkan"));
 }
 
 TEST_F(SanitizeTest, ACudaDeviceIsAUsageError) {

@@ -428,12 +428,33 @@ int runPlanned(const std::vector<PlannedBenchmark> &planned,
   return interrupt.signal();
 }
 
+/// --sanitize: the checking layer is Vulkan's, so `auto` means a Vulkan
+/// device and a CUDA one is a usage error; the whole program is left to
+/// `run --sanitize` (one dispatch per benchmark is what a finding names).
+Status applySanitize(BenchRequest &f) {
+  if (!f.settings.sanitize)
+    return okStatus();
+  if (f.settings.device == "auto")
+    f.settings.device = "vulkan";
+  if (f.settings.device.rfind("cuda", 0) == 0)
+    return invalidArgument(
+        "--sanitize checks kernels with the Khronos validation layer, on a "
+        "Vulkan device; " +
+        f.settings.device + " is not one: pass --device vulkan (or vulkan:N)");
+  if (!f.baseline.empty())
+    return invalidArgument("--sanitize times nothing, so it takes no "
+                           "--baseline");
+  f.select.dispatchesOnly = true;
+  return okStatus();
+}
+
 } // namespace
 
 bool anyBenchmarkFailed(const report::BenchReport &run) {
   for (const report::Benchmark &b : run.benchmarks)
     if (b.status == report::BenchStatus::Incorrect ||
-        b.status == report::BenchStatus::Error)
+        b.status == report::BenchStatus::Error ||
+        b.status == report::BenchStatus::Sanitizer)
       return true;
   return run.program && (run.program->status == report::BenchStatus::Error ||
                          run.program->status == report::BenchStatus::Incorrect);
@@ -448,6 +469,13 @@ bool anyPairedSlower(const report::BenchReport &run) {
 }
 
 bool anythingTimed(const report::BenchReport &run) {
+  // --sanitize times nothing by design: a benchmark checked is what counts.
+  if (run.settings.sanitize)
+    return std::any_of(run.benchmarks.begin(), run.benchmarks.end(),
+                       [](const report::Benchmark &b) {
+                         return b.status == report::BenchStatus::Ok ||
+                                b.status == report::BenchStatus::Sanitizer;
+                       });
   for (const report::Benchmark &b : run.benchmarks)
     if (b.status == report::BenchStatus::Ok)
       for (const report::Variant &v : b.variants)
@@ -460,16 +488,18 @@ bool anythingTimed(const report::BenchReport &run) {
 StatusOr<BenchOutcome> runBench(const BenchRequest &request,
                                 BenchObserver &observer) {
   auto wallStart = Clock::now();
+  BenchRequest f = request;
+  KB_RETURN_IF_ERROR(applySanitize(f));
   KB_ASSIGN_OR_RETURN(
       BenchInput input,
-      openBenchInput(request.build, request.select, request.shard,
+      openBenchInput(f.build, f.select, f.shard,
                      [](const char *name) { return std::getenv(name); }));
-  BenchRequest f = request;
   if (f.watchdogS <= 0)
     f.watchdogS =
         4 * f.settings.timeoutS.value_or(bench::StoppingSettings().timeoutS) +
         60;
-  f.settings.peakCache = peakCacheFile();
+  if (!f.settings.sanitize)
+    f.settings.peakCache = peakCacheFile();
 
   BenchOutcome outcome;
   report::BenchReport &run = outcome.report;

@@ -100,6 +100,8 @@ planBenchmarks(const std::string &buildDir, const BenchSelection &select) {
   std::vector<PlannedBenchmark> selected;
   for (PlannedBenchmark &p : all)
     if ((filter.empty() || std::regex_search(p.displayName, pattern)) &&
+        !(select.dispatchesOnly && p.benchmark.empty() &&
+          p.loadError.empty()) &&
         (select.kernels.empty() ||
          std::find(select.kernels.begin(), select.kernels.end(), p.kernel) !=
              select.kernels.end()))

@@ -37,6 +37,9 @@ struct BenchSelection {
   /// Non-empty: only these standalone kernels' benchmarks (`tune` runs the
   /// configurations it built this way).
   std::vector<std::string> kernels;
+  /// The benchmarks of single dispatches only, not the whole program
+  /// (`bench --sanitize`: `run --sanitize` checks the program).
+  bool dispatchesOnly = false;
 };
 
 /// The modules `bench` reads from |buildDir|, relative to it and sorted:

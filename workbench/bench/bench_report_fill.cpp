@@ -61,6 +61,7 @@ report::BenchSettings toReportSettings(const BenchSettings &s,
                     "limit of 10 s per benchmark; noise reported, not "
                     "required)";
   r.seeds = s.seeds;
+  r.sanitize = s.sanitize;
   return r;
 }
 

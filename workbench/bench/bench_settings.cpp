@@ -100,6 +100,11 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
   app.add_option("--seeds", s.seeds,
                  "Seeded input sets for the correctness check (default 3)")
       ->check(CLI::Range(1u, 100u));
+  app.add_flag("--sanitize", s.sanitize,
+               "Check each benchmark's kernels under the Vulkan validation "
+               "layer (accesses outside a bound buffer, synchronization "
+               "hazards) and time nothing; a finding makes the row "
+               "SANITIZER (exit 1). Vulkan devices only");
 }
 
 std::vector<std::string> workerArgs(const BenchSettings &s) {
@@ -127,6 +132,8 @@ std::vector<std::string> workerArgs(const BenchSettings &s) {
     args.push_back("--hot");
   if (s.quick)
     args.push_back("--quick");
+  if (s.sanitize)
+    args.push_back("--sanitize");
   if (s.l2Bytes) {
     args.push_back("--l2-size");
     args.push_back(std::to_string(s.l2Bytes));

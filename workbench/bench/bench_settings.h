@@ -41,6 +41,10 @@ struct BenchSettings {
   double hotMinSampleMs = 1;
   /// Where the measured copy bandwidth is cached ("" = do not probe).
   std::string peakCache;
+  /// Check every benchmark under the Vulkan validation layer (GPU-assisted
+  /// and synchronization validation) and time nothing: its instrumented
+  /// shaders run far slower than the kernel does.
+  bool sanitize = false;
 };
 
 /// A positive, finite number (CLI11's own checks let "inf" and "nan" in).

@@ -7,6 +7,7 @@
 #include "runtime/hal/drivers/registration.h"
 #include "workbench/bench/bench_progress.h"
 #include "workbench/bench/bench_report_fill.h"
+#include "workbench/bench/sanitizer.h"
 #include "workbench/support/exit_codes.h"
 #include "workbench/build/declared_figures.h"
 #include "workbench/report/bench_json.h"
@@ -207,9 +208,17 @@ void recordNvmlAfterTiming(const hal::DeviceProperties &props,
 /// declares for the candidate.
 bench::BenchmarkOptions protocolOptions(const BenchJob &job,
                                         const DeclaredByObject &declarations,
-                                        const std::string &work) {
+                                        const std::string &work,
+                                        BenchFindings *findings) {
   bench::BenchmarkOptions options;
   options.correctness = correctnessSettings(job.settings);
+  // --sanitize: the check alone, each run's findings attributed to it.
+  options.checkOnly = findings != nullptr;
+  if (findings)
+    options.correctness.afterRun = [findings](const std::string &variant,
+                                              const std::string &inputs) {
+      findings->afterRun(variant, inputs);
+    };
   options.modes.clear();
   if (job.settings.cold)
     options.modes.push_back(bench::TimingMode::Cold);
@@ -239,12 +248,11 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
 
 /// The protocol on |device| (runtime/bench/benchmark.h); a failure of the
 /// device or the module becomes the result's ERROR or SKIPPED status.
-bench::BenchmarkResult measure(hal::Device &device,
-                               const bench::BenchmarkWork &work,
-                               const bench::BenchmarkWork *baseline,
-                               const BenchJob &job, const std::string &what,
-                               const bench::L2Size &l2,
-                               report::BenchReport &report) {
+bench::BenchmarkResult
+measure(hal::Device &device, const bench::BenchmarkWork &work,
+        const bench::BenchmarkWork *baseline, const BenchJob &job,
+        const std::string &what, const bench::L2Size &l2,
+        report::BenchReport &report, BenchFindings *findings) {
   bench::BenchmarkResult measured;
   bool cpu = device.properties().type == hal::DeviceType::Cpu;
   bench::MeasureSettings settings = measureSettings(job.settings, cpu, l2);
@@ -262,9 +270,9 @@ bench::BenchmarkResult measure(hal::Device &device,
         (*engine)->clockError());
   DeclaredByObject declarations = readDeclarations(job, work.dispatch, report);
   if (status.ok())
-    status =
-        bench::runBenchmark(device, **engine, work, baseline,
-                            protocolOptions(job, declarations, what), measured);
+    status = bench::runBenchmark(
+        device, **engine, work, baseline,
+        protocolOptions(job, declarations, what, findings), measured);
   if (status.ok())
     return measured;
   // A device too small for the benchmark's buffers is refused before any
@@ -333,6 +341,49 @@ int printSkipped(const std::string &why, const hal::DeviceProperties &props,
 }
 } // namespace
 
+namespace {
+/// The driver options of |job|'s device: under --sanitize, the validation
+/// layer with GPU-assisted and synchronization validation, reporting to
+/// |findings|' log.
+hal::DriverOptions driverOptionsFor(const BenchJob &job,
+                                    BenchFindings *findings) {
+  hal::DriverOptions options;
+  if (findings) {
+    options.vulkanGpuValidation = true;
+    options.validationLog = findings->log();
+  }
+  return options;
+}
+
+/// Checks (and, unless --sanitize, times) the benchmark on |device| and
+/// prints its report.
+int measureAndPrint(hal::Device &device, const module::Module &module,
+                    const Work &work, const bench::BenchmarkWork &baseline,
+                    const BenchJob &job, const bench::L2Size &l2,
+                    BenchFindings *findings, report::BenchReport &report) {
+  const hal::DeviceProperties &props = device.properties();
+  // Under --sanitize nothing is timed, so no copy peak is measured either.
+  report.device = toDeviceInfo(
+      props, l2, findings ? std::nullopt : probePeak(device, l2, job, report));
+  std::optional<bench::NvmlEnvironment> nvml =
+      recordNvml(props, report.environment);
+  bench::BenchmarkWork target{&module, work.function, work.dispatch};
+  bench::BenchmarkResult measured =
+      measure(device, target, baseline.module ? &baseline : nullptr, job,
+              describeWork(module, *work.function, work.dispatch, work.opIndex),
+              l2, report, findings);
+  if (nvml)
+    recordNvmlAfterTiming(props, *nvml, report.environment);
+  for (std::string &w : measured.warnings)
+    report.environment.warnings.push_back(std::move(w));
+  fillReport(std::move(measured), module, *work.function, work.dispatch, job,
+             report);
+  if (findings && !report.benchmarks.empty())
+    findings->applyTo(report.benchmarks.back());
+  return print(report, kExitOk);
+}
+} // namespace
+
 int runBenchJob(const BenchJob &job) {
   report::BenchReport report;
   auto module = module::loadModuleFile(job.modulePath);
@@ -350,12 +401,16 @@ int runBenchJob(const BenchJob &job) {
   if (int failed = loadBaseline(job, baseModule, baseline))
     return failed;
 
+  std::optional<BenchFindings> findings;
+  if (job.settings.sanitize)
+    findings.emplace();
   announceStage("opening device " + job.settings.device);
   // `auto` picks only a device this benchmark (and its baseline) has
   // variants for, as `run` does: a Vulkan-only module is not sent to a CUDA
   // device, nor back.
   auto selected = hal::selectDevice(
-      hal::builtinDrivers(), job.settings.device, {}, {},
+      hal::builtinDrivers(), job.settings.device,
+      driverOptionsFor(job, findings ? &*findings : nullptr), {},
       [&](const hal::DeviceProperties &candidate) {
         return whyCannotRun(*module, *function, baseline, candidate);
       });
@@ -389,20 +444,8 @@ int runBenchJob(const BenchJob &job) {
       std::fprintf(stderr, "%s\n", warning.c_str());
     return peak ? kExitOk : kExitUserError;
   }
-  report.device = toDeviceInfo(props, l2, probePeak(device, l2, job, report));
-  std::optional<bench::NvmlEnvironment> nvml =
-      recordNvml(props, report.environment);
-
-  bench::BenchmarkWork target{&*module, function, dispatch};
-  bench::BenchmarkResult measured = measure(
-      device, target, baseline.module ? &baseline : nullptr, job,
-      describeWork(*module, *function, dispatch, work.opIndex), l2, report);
-  if (nvml)
-    recordNvmlAfterTiming(props, *nvml, report.environment);
-  for (std::string &w : measured.warnings)
-    report.environment.warnings.push_back(std::move(w));
-  fillReport(std::move(measured), *module, *function, dispatch, job, report);
-  return print(report, kExitOk);
+  return measureAndPrint(device, *module, work, baseline, job, l2,
+                         findings ? &*findings : nullptr, report);
 }
 
 } // namespace kb::workbench

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <regex>
 
 namespace kb::workbench {
 
@@ -34,6 +35,17 @@ std::string briefValidationMessage(const std::string &message) {
   if (size_t spec = text.find(" The Vulkan spec states:");
       spec != std::string::npos)
     text.resize(spec);
+  // GPU-assisted validation names objects by handle ("Command buffer
+  // (0x5597fd8b1740).") and asks for debug info at the end: neither helps
+  // (the handles change from run to run, so equal findings would differ).
+  static const std::regex handles(
+      R"( ?(Command buffer|Pipeline|Shader Module|Device|Queue|Descriptor set) \(0x[0-9a-fA-F]+\)\.)");
+  text = std::regex_replace(text, handles, "");
+  if (size_t noLine = text.find(" Unable to find SPIR-V OpLine");
+      noLine != std::string::npos)
+    text.resize(noLine);
+  while (!text.empty() && text.back() == ' ')
+    text.pop_back();
   return terminalText(text);
 }
 
@@ -47,6 +59,50 @@ void Sanitizer::attribute(const std::string &where) {
       printed_.push_back(std::move(line));
     } // other information (the loader's, the layer's) is not a finding
   }
+}
+
+void BenchFindings::afterRun(const std::string &variant,
+                             const std::string &inputs) {
+  for (hal::ValidationMessage &m : log_->take()) {
+    if (m.info) // the loader's and the layer's information is no finding
+      continue;
+    report::SanitizerFinding found{variant, inputs, m.error,
+                                   briefValidationMessage(m.text)};
+    // The same finding from another input set is one finding, found there
+    // too: a kernel that reads past its buffer does so from every input.
+    auto same = std::find_if(findings_.begin(), findings_.end(),
+                             [&](const report::SanitizerFinding &f) {
+                               return f.variant == found.variant &&
+                                      f.error == found.error &&
+                                      f.message == found.message;
+                             });
+    if (same == findings_.end())
+      findings_.push_back(std::move(found));
+    else if (same->inputs.find(inputs) == std::string::npos)
+      same->inputs += ", " + inputs;
+  }
+}
+
+void BenchFindings::applyTo(report::Benchmark &b) {
+  afterRun("-", "after the checks");
+  auto firstError =
+      std::find_if(findings_.begin(), findings_.end(),
+                   [](const report::SanitizerFinding &f) { return f.error; });
+  if (firstError != findings_.end()) {
+    size_t errors = std::count_if(
+        findings_.begin(), findings_.end(),
+        [](const report::SanitizerFinding &f) { return f.error; });
+    std::string was = b.status == report::BenchStatus::Incorrect
+                          ? "; also INCORRECT: " + b.reason
+                          : "";
+    b.status = report::BenchStatus::Sanitizer;
+    b.reason = std::to_string(errors) +
+               " sanitizer error(s); first: " + firstError->variant +
+               " (inputs " + firstError->inputs + "): " + firstError->message +
+               was;
+  }
+  b.sanitizer = std::move(findings_);
+  findings_.clear();
 }
 
 PrintedLine parseDebugPrintf(const std::string &message) {

@@ -19,6 +19,7 @@
 
 #include "runtime/hal/validation_log.h"
 #include "runtime/module/executor.h"
+#include "workbench/report/bench_results.h"
 
 #include <memory>
 #include <string>
@@ -66,6 +67,27 @@ private:
   std::shared_ptr<hal::ValidationLog> log_;
   std::vector<SanitizerFinding> findings_;
   std::vector<PrintedLine> printed_;
+};
+
+/// `bench --sanitize` for one benchmark: the layer's messages, drained after
+/// each run of a variant in the correctness check
+/// (bench::CorrectnessSettings::afterRun), become findings naming the
+/// variant and the inputs it ran from.
+class BenchFindings {
+public:
+  BenchFindings() : log_(std::make_shared<hal::ValidationLog>()) {}
+  std::shared_ptr<hal::ValidationLog> log() const { return log_; }
+
+  /// The messages so far, attributed to |variant| run from |inputs|.
+  void afterRun(const std::string &variant, const std::string &inputs);
+  /// Moves every finding into |b| (what is left in the log is attributed to
+  /// device teardown); an error makes its status Sanitizer, naming the
+  /// first, and keeps an incorrect result's reason after it.
+  void applyTo(report::Benchmark &b);
+
+private:
+  std::shared_ptr<hal::ValidationLog> log_;
+  std::vector<report::SanitizerFinding> findings_;
 };
 
 /// Whether a module's SPIR-V calls debugPrintfEXT (imports

@@ -53,18 +53,25 @@ struct BenchFlags {
 /// "12 benchmarks: 10 ok, 1 INCORRECT, 1 ERROR in 8.3 s; OUT/bench.json".
 std::string summaryLine(const report::BenchReport &run, double seconds,
                         const std::string &path) {
-  size_t counts[4] = {0, 0, 0, 0};
+  size_t counts[5] = {0, 0, 0, 0, 0}; // by report::BenchStatus
   for (const report::Benchmark &b : run.benchmarks)
     ++counts[static_cast<int>(b.status)];
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "%zu benchmark(s)%s: %zu ok, %zu INCORRECT, %zu ERROR, %zu "
-                "SKIPPED in %.1f s%s; %s",
+                "SKIPPED%s in %.1f s%s; %s",
                 run.benchmarks.size(), run.program ? " + the program" : "",
-                counts[0], counts[1], counts[2], counts[3], seconds,
-                run.interrupted ? " (INTERRUPTED)" : "", path.c_str());
+                counts[0], counts[1], counts[2], counts[3],
+                run.settings.sanitize
+                    ? (", " + std::to_string(counts[4]) + " SANITIZER").c_str()
+                    : "",
+                seconds, run.interrupted ? " (INTERRUPTED)" : "", path.c_str());
   std::string line = buf;
-  if (run.settings.quick)
+  if (run.settings.sanitize)
+    line += "\nsanitize: every benchmark checked under the Vulkan "
+            "validation layer (GPU-assisted and synchronization "
+            "validation), none timed";
+  if (run.settings.quick && !run.settings.sanitize)
     line += "\nquick settings (" + run.settings.quickReason +
             "): the noise is reported, not required";
   return line;

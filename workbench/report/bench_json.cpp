@@ -26,9 +26,9 @@ namespace {
 
 constexpr std::array<TimingMode, 2> kModes = {TimingMode::Cold,
                                               TimingMode::Hot};
-constexpr std::array<BenchStatus, 4> kStatuses = {
+constexpr std::array<BenchStatus, 5> kStatuses = {
     BenchStatus::Ok, BenchStatus::Incorrect, BenchStatus::Error,
-    BenchStatus::Skipped};
+    BenchStatus::Skipped, BenchStatus::Sanitizer};
 constexpr std::array<VariantRole, 2> kRoles = {VariantRole::Candidate,
                                                VariantRole::Reference};
 constexpr std::array<CorrectnessStatus, 4> kCorrectness = {
@@ -245,6 +245,15 @@ template <> struct JsonFields<PairedComparison> {
   }
 };
 
+template <> struct JsonFields<SanitizerFinding> {
+  template <typename IO, typename S> static Status map(IO &io, S &f) {
+    KB_RETURN_IF_ERROR(io.field("variant", f.variant));
+    KB_RETURN_IF_ERROR(io.field("inputs", f.inputs));
+    KB_RETURN_IF_ERROR(io.field("error", f.error));
+    return io.field("message", f.message);
+  }
+};
+
 template <> struct JsonFields<Benchmark> {
   template <typename IO, typename S> static Status map(IO &io, S &b) {
     KB_RETURN_IF_ERROR(io.field("name", b.name));
@@ -258,7 +267,9 @@ template <> struct JsonFields<Benchmark> {
     KB_RETURN_IF_ERROR(io.field("reason", b.reason));
     KB_RETURN_IF_ERROR(io.field("variants", b.variants));
     // Added within schema 1: absent = no paired comparison.
-    return io.field("paired", b.paired, Presence::MayBeAbsent);
+    KB_RETURN_IF_ERROR(io.field("paired", b.paired, Presence::MayBeAbsent));
+    // Added within schema 1: written only under --sanitize.
+    return io.field("sanitizer", b.sanitizer, Presence::OmitWhenEmpty);
   }
 };
 
@@ -284,7 +295,9 @@ template <> struct JsonFields<BenchSettings> {
     KB_RETURN_IF_ERROR(io.field("budget_s", s.budgetSeconds));
     KB_RETURN_IF_ERROR(io.field("quick", s.quick));
     KB_RETURN_IF_ERROR(io.field("quick_reason", s.quickReason));
-    return io.field("seeds", s.seeds);
+    KB_RETURN_IF_ERROR(io.field("seeds", s.seeds));
+    // Added within schema 1: written only under --sanitize.
+    return io.field("sanitize", s.sanitize, Presence::OmitWhenEmpty);
   }
 };
 

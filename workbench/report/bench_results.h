@@ -75,6 +75,9 @@ struct BenchSettings {
   /// met"); empty when !quick.
   std::string quickReason;
   uint32_t seeds = 3; // correctness seeds
+  /// `bench --sanitize`: every benchmark checked under the checking layer,
+  /// none timed.
+  bool sanitize = false;
 };
 
 struct DeviceInfo {
@@ -142,6 +145,15 @@ struct PairedComparison {
   std::string verdict; // "FASTER" | "SLOWER" | "SAME" | "INCONCLUSIVE"
 };
 
+/// What a checking layer reported while `bench --sanitize` checked a
+/// benchmark: which variant ran, from which inputs, and the layer's message.
+struct SanitizerFinding {
+  std::string variant; // "candidate", "reference"
+  std::string inputs;  // "seed +0", "zeros", ...
+  bool error = false;  // else a warning, which fails nothing
+  std::string message;
+};
+
 struct Benchmark {
   std::string name; // unique in the report; compare pairs by it
   std::string moduleFile;
@@ -157,6 +169,9 @@ struct Benchmark {
   /// With --baseline: the variant named "baseline" holds the other build's
   /// timings, and one entry per timing mode compares them. Empty otherwise.
   std::vector<PairedComparison> paired;
+  /// `bench --sanitize`: the checking layer's findings (errors make the
+  /// status Sanitizer). Empty otherwise.
+  std::vector<SanitizerFinding> sanitizer;
 };
 
 /// The whole-program benchmark: the entry function end to end, once with

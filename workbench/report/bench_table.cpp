@@ -19,20 +19,6 @@ std::string format(const char *fmt, double v) {
   return buf;
 }
 
-std::string statusText(BenchStatus status) {
-  switch (status) {
-  case BenchStatus::Ok:
-    return "ok";
-  case BenchStatus::Incorrect:
-    return "INCORRECT";
-  case BenchStatus::Error:
-    return "ERROR";
-  case BenchStatus::Skipped:
-    return "SKIPPED";
-  }
-  return "?";
-}
-
 std::string correctnessText(const Variant &v) {
   if (v.role == VariantRole::Reference)
     return "reference";
@@ -120,9 +106,15 @@ std::string renderBenchTable(const BenchReport &report) {
                             "samples", "noise", "GFLOP/s", "GB/s", "% peak",
                             "speedup", "correctness"}};
   for (const Benchmark &b : report.benchmarks) {
+    if (report.settings.sanitize && b.status == BenchStatus::Ok) {
+      // Checked under the checking layer, not timed.
+      rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                      b.sanitizer.empty() ? "clean" : "clean (warnings)"});
+      continue;
+    }
     if (b.status != BenchStatus::Ok) {
       rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                      statusText(b.status)});
+                      statusWord(b.status)});
       rows.push_back({"    " + b.reason});
       continue;
     }
@@ -135,7 +127,7 @@ std::string renderBenchTable(const BenchReport &report) {
     std::string name = "program " + p.entryFunction;
     if (p.status != BenchStatus::Ok) {
       rows.push_back({name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                      statusText(p.status)});
+                      statusWord(p.status)});
       rows.push_back({"    " + p.reason});
     } else {
       if (p.withSubstitutions) {
@@ -159,6 +151,8 @@ std::string renderBenchTable(const BenchReport &report) {
           "\n";
   for (const std::string &line : resourceLines(report))
     text += "resources: " + line + "\n";
+  for (const std::string &line : sanitizerLines(report, 5))
+    text += "sanitizer: " + line + "\n";
   for (const std::string &line : pairedLines(report))
     text += "paired: " + line + "\n";
   for (const std::string &line : abovePeakLines(report))

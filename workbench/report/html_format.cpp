@@ -252,9 +252,9 @@ std::string distribution(const ReportRow &row) {
 
 /// The word's class: green, red, or grey for skipped.
 const char *wordClass(const std::string &word) {
-  if (word == "INCORRECT" || word == "ERROR")
+  if (word == "INCORRECT" || word == "ERROR" || word == "SANITIZER")
     return "bad";
-  return word == "skipped" ? "skip" : "ok";
+  return word == "skipped" || word == "not checked" ? "skip" : "ok";
 }
 
 /// The cells from mode to speedup of a timed row (the columns of
@@ -363,6 +363,13 @@ std::string renderHtml(const BenchReport &report) {
   for (const std::string &line : stoppedShortLines(report))
     out << "<p class=\"bad\">" << esc(line)
         << "; <code>compare</code> gives it no verdict</p>\n";
+  if (std::vector<std::string> found = sanitizerLines(report, 20);
+      !found.empty()) {
+    out << "<p class=\"bad\">Sanitizer findings:</p>\n<ul>\n";
+    for (const std::string &line : found)
+      out << "<li>" << esc(line) << "</li>\n";
+    out << "</ul>\n";
+  }
   out << summaryTable(report, rows);
   out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
       << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"

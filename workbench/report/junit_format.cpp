@@ -113,9 +113,14 @@ Case variantCase(const Benchmark &b, const Variant &v) {
     for (const Mismatch &m : v.correctness.firstMismatches)
       c.output += m.output + "[" + std::to_string(m.index) + "]: expected " +
                   m.expected + ", got " + m.actual + "\n";
-  } else if (b.status == BenchStatus::Error) {
-    c.failureType = "ERROR";
+  } else if (b.status == BenchStatus::Error ||
+             b.status == BenchStatus::Sanitizer) {
+    c.failureType = statusWord(b.status);
     c.message = b.reason;
+    for (const SanitizerFinding &f : b.sanitizer)
+      if (f.variant == toString(v.role))
+        c.output += f.inputs + ": " + (f.error ? "error: " : "warning: ") +
+                    f.message + "\n";
   } else if (b.status == BenchStatus::Skipped) {
     c.skipped = true;
     c.message = b.reason;
@@ -136,8 +141,7 @@ Case programCase(const ProgramRow &row) {
   if (row.status == BenchStatus::Skipped)
     c.skipped = true;
   else if (row.status != BenchStatus::Ok)
-    c.failureType =
-        row.status == BenchStatus::Incorrect ? "INCORRECT" : "ERROR";
+    c.failureType = statusWord(row.status);
   if (!row.timing)
     return c;
   const Timing &t = *row.timing;
@@ -163,8 +167,7 @@ std::vector<Case> cases(const BenchReport &report) {
       if (b.status == BenchStatus::Skipped)
         c.skipped = true;
       else
-        c.failureType =
-            b.status == BenchStatus::Incorrect ? "INCORRECT" : "ERROR";
+        c.failureType = statusWord(b.status);
       if (b.status == BenchStatus::Ok)
         c.failureType = "ERROR", c.message = "no variant was run";
       out.push_back(c);

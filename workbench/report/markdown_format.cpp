@@ -89,6 +89,8 @@ std::vector<std::string> notes(const BenchReport &report,
   }
   for (const std::string &line : stoppedShortLines(report))
     out.push_back(markdownText(line) + "; `compare` gives it no verdict");
+  for (const std::string &line : sanitizerLines(report, 20))
+    out.push_back("sanitizer: " + markdownText(line));
   for (const std::string &w : report.environment.warnings)
     out.push_back("warning: " + markdownText(w));
   return out;

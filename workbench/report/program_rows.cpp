@@ -19,6 +19,8 @@ std::string ProgramRow::statusWord() const {
     return "ERROR";
   case BenchStatus::Skipped:
     return "skipped";
+  case BenchStatus::Sanitizer:
+    return "SANITIZER";
   }
   return "ERROR";
 }

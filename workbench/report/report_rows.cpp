@@ -16,13 +16,50 @@ std::string hexId(uint32_t id) {
 }
 } // namespace
 
+std::string statusWord(BenchStatus status) {
+  switch (status) {
+  case BenchStatus::Ok:
+    return "ok";
+  case BenchStatus::Incorrect:
+    return "INCORRECT";
+  case BenchStatus::Error:
+    return "ERROR";
+  case BenchStatus::Skipped:
+    return "SKIPPED";
+  case BenchStatus::Sanitizer:
+    return "SANITIZER";
+  }
+  return "ERROR";
+}
+
+std::vector<std::string> sanitizerLines(const BenchReport &report,
+                                        size_t maxPerBenchmark) {
+  std::vector<std::string> lines;
+  for (const Benchmark &b : report.benchmarks) {
+    size_t shown = 0;
+    for (const SanitizerFinding &f : b.sanitizer) {
+      if (shown++ == maxPerBenchmark) {
+        lines.push_back(b.name + ": " +
+                        std::to_string(b.sanitizer.size() - maxPerBenchmark) +
+                        " more (bench.json has them all)");
+        break;
+      }
+      lines.push_back(b.name + ": " + f.variant + " (inputs " + f.inputs +
+                      "): " + (f.error ? "error: " : "warning: ") + f.message);
+    }
+  }
+  return lines;
+}
+
 std::string correctnessWord(const ReportRow &row) {
   if (!row.variant)
     return row.verdict() == "skipped" ? "skipped" : "ERROR";
   switch (row.variant->correctness.status) {
   case CorrectnessStatus::Correct:
-    return row.timed() || row.benchmark->status == BenchStatus::Ok ? "correct"
-                                                                   : "ERROR";
+    if (row.timed() || row.benchmark->status == BenchStatus::Ok)
+      return "correct";
+    return row.benchmark->status == BenchStatus::Sanitizer ? "SANITIZER"
+                                                           : "ERROR";
   case CorrectnessStatus::Incorrect:
     return "INCORRECT";
   case CorrectnessStatus::NoReference:

@@ -33,6 +33,17 @@ struct ReportRow {
 /// checked", or "(reference)" for the reference kernel itself.
 std::string correctnessWord(const ReportRow &row);
 
+/// A benchmark's status as every table shows it: "ok", or the failure in
+/// capitals ("INCORRECT", "ERROR", "SKIPPED", "SANITIZER").
+std::string statusWord(BenchStatus status);
+
+/// A `bench --sanitize` run's findings, one line each: "saxpy_4096x1x1:
+/// candidate (inputs seed +0): error: Descriptor index 0 access out of
+/// bounds ..."; at most |maxPerBenchmark| per benchmark, then how many
+/// more.
+std::vector<std::string> sanitizerLines(const BenchReport &report,
+                                        size_t maxPerBenchmark);
+
 /// Rows in report order. Pointers stay valid while |report| lives.
 std::vector<ReportRow> reportRows(const BenchReport &report);
 

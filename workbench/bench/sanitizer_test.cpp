@@ -1,0 +1,80 @@
+//===- workbench/bench/sanitizer_test.cpp - Findings as a user reads them -===//
+#include "workbench/bench/sanitizer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kb::workbench {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// What Debian's 1.3.239 layer reports for a read 100,000 elements past a
+// 4096-element buffer under GPU-assisted validation (handles vary per run).
+std::string outOfBounds(const std::string &commandBuffer) {
+  return "Validation Error: [ VUID-vkCmdDispatch-None-02706 ] Object 0: "
+         "handle = 0x55d0, type = VK_OBJECT_TYPE_DEVICE; | MessageID = "
+         "0x1d5b8ad2 | Descriptor index 0 access out of bounds. Descriptor "
+         "size is 16384 and highest byte accessed was 400003 Command buffer "
+         "(" +
+         commandBuffer +
+         "). Compute Dispatch Index 0. Pipeline (0xd000000000d). Shader "
+         "Module (0xa000000000a). Shader Instruction Index = 83.  Stage = "
+         "Compute.  Global invocation ID (x, y, z) = (0, 0, 0 ) Unable to "
+         "find SPIR-V OpLine for source information.  Build shader with "
+         "debug info to get source information. The Vulkan spec states: If "
+         "the robustBufferAccess feature is not enabled ...";
+}
+
+TEST(Sanitizer, MessagesLoseHandlesIdsAndTheSpecsQuotation) {
+  std::string brief = briefValidationMessage(outOfBounds("0x5597fd8b1740"));
+  EXPECT_EQ(brief,
+            "Validation Error: [ VUID-vkCmdDispatch-None-02706 ] Descriptor "
+            "index 0 access out of bounds. Descriptor size is 16384 and "
+            "highest byte accessed was 400003 Compute Dispatch Index 0. "
+            "Shader Instruction Index = 83.  Stage = Compute.  Global "
+            "invocation ID (x, y, z) = (0, 0, 0 )");
+  EXPECT_THAT(brief, Not(HasSubstr("0x")));
+}
+
+// One finding per variant and message, naming every input set it came
+// from; an error makes the row SANITIZER and keeps what INCORRECT said.
+TEST(Sanitizer, BenchFindingsMergeAcrossInputsAndSetTheStatus) {
+  BenchFindings findings;
+  findings.log()->add(true, false, outOfBounds("0x1"));
+  findings.afterRun("candidate", "seed +0");
+  findings.log()->add(true, false, outOfBounds("0x2"));
+  findings.afterRun("candidate", "seed +1");
+  findings.log()->add(false, false, "Validation Warning: [ X ] a warning");
+  findings.log()->add(false, true, "loader information, not a finding");
+  findings.afterRun("reference", "seed +0");
+
+  report::Benchmark b;
+  b.status = report::BenchStatus::Incorrect;
+  b.reason = "y differs";
+  findings.applyTo(b);
+  ASSERT_EQ(b.sanitizer.size(), 2u);
+  EXPECT_EQ(b.sanitizer[0].inputs, "seed +0, seed +1");
+  EXPECT_TRUE(b.sanitizer[0].error);
+  EXPECT_EQ(b.sanitizer[1].variant, "reference");
+  EXPECT_FALSE(b.sanitizer[1].error);
+  EXPECT_EQ(b.status, report::BenchStatus::Sanitizer);
+  EXPECT_THAT(b.reason, HasSubstr("1 sanitizer error(s); first: candidate "
+                                  "(inputs seed +0, seed +1): Validation "
+                                  "Error: "));
+  EXPECT_THAT(b.reason, HasSubstr("; also INCORRECT: y differs"));
+}
+
+TEST(Sanitizer, WarningsAloneLeaveTheStatus) {
+  BenchFindings findings;
+  findings.log()->add(false, false, "Validation Warning: [ X ] a warning");
+  findings.afterRun("candidate", "zeros");
+  report::Benchmark b;
+  findings.applyTo(b);
+  EXPECT_EQ(b.status, report::BenchStatus::Ok);
+  ASSERT_EQ(b.sanitizer.size(), 1u);
+}
+
+} // namespace
+} // namespace kb::workbench
