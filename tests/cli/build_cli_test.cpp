@@ -274,6 +274,24 @@ TEST_F(BuildCliTest, ABrokenKernelLeavesNoStaleOutputsAndNoHiddenError) {
   EXPECT_THAT(only.output, HasSubstr("unknown key `include_dir`"));
 }
 
+TEST_F(BuildCliTest, AnUncheckedWorkgroupSizeIsSaidWithoutVerbose) {
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("ptxas");
+  // Without __launch_bounds__ the PTX says nothing of the block size, so
+  // the declared workgroup size cannot be checked: the build says so on
+  // every build, not only under -v, and still succeeds.
+  fs::path project = tmp_ / "project";
+  fs::copy(kFixtures / "good", project, fs::copy_options::recursive);
+  kb::test::replaceInFile(project / "scale/scale.cu", "__launch_bounds__(64)",
+                          "");
+  CliRun r = buildProject(project, {"--target", "cuda:sm_90"});
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("note: the workgroup size 64x1x1 cannot be "
+                                  "checked against `scale`"));
+  EXPECT_THAT(r.output, HasSubstr("add __launch_bounds__ to the kernel"));
+  EXPECT_THAT(r.output, Not(HasSubstr("warning:")));
+}
+
 TEST_F(BuildCliTest, MissingSource) {
   CliRun r = build("missing_source");
   EXPECT_EQ(r.exitCode, 1) << r.output;

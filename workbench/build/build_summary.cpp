@@ -50,11 +50,16 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
 
   bool printedWarnings = false;
   for (const toolchains::Diagnostic &d : r.diagnostics) {
-    if (!verbose && r.status.ok() && !isWarningOrWorse(d.severity))
+    // kernel-bench's own notes say what the build could not check (a CUDA
+    // kernel without __launch_bounds__): shown on every build, -v or not,
+    // under no "warning:" heading.
+    bool ownNote = d.severity == Severity::Note && d.tool == "kernel-bench";
+    if (!verbose && r.status.ok() && !isWarningOrWorse(d.severity) && !ownNote)
       continue;
-    if (r.status.ok() && !verbose && !printedWarnings)
+    if (r.status.ok() && !verbose && !printedWarnings && !ownNote) {
       out << colorize("warning:", "1;35", color) << " " << title << "\n";
-    printedWarnings = true;
+      printedWarnings = true;
+    }
     toolchains::Diagnostic shown = d;
     shown.file = terminalLine(d.file);
     shown.message = terminalText(d.message);
