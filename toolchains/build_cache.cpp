@@ -412,6 +412,7 @@ std::optional<CacheEntry> BuildCache::lookup(const std::string &primaryKey,
     if (std::optional<CacheEntry> entry = lookupRemote(primaryKey, sourceDir)) {
       ++hits_;
       ++remoteHits_;
+      entry->fromRemote = true;
       return entry;
     }
   ++misses_;

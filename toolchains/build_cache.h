@@ -84,6 +84,9 @@ private:
 /// What one successful job produced, as stored in and restored from the
 /// cache.
 struct CacheEntry {
+  /// Read through from the remote tier (lookup() only): the summary counts
+  /// local and remote hits apart.
+  bool fromRemote = false;
   /// Output kind ("ptx", "cubin", "spv") -> file contents.
   std::map<std::string, std::string> outputs;
   /// Output kind -> sha256 (hex) of its contents. Filled by lookup() (from

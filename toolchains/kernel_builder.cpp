@@ -629,6 +629,7 @@ Status Job::restoreFromCache(CacheEntry entry) {
   result_.resources = entry.resources;
   result_.commands = std::move(entry.commands);
   result_.cacheHit = true;
+  result_.cacheHitRemote = entry.fromRemote;
   return okStatus();
 }
 

@@ -104,6 +104,7 @@ struct BuildJobResult {
   std::string kernel;
   Target target;
   bool cacheHit = false;
+  bool cacheHitRemote = false; // the hit came from the remote tier
   double seconds = 0;
   std::vector<ToolInvocation> commands;
   /// tool name -> first line(s) of `--version` (and the host compiler nvcc

@@ -57,6 +57,7 @@ TEST_F(RemoteCacheCliTest, SecondRunnerTakesEveryJobFromTheServer) {
   std::string url = nginx_.url("rw");
   kb::test::CliRun first = buildGood({"--remote-cache", url});
   ASSERT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("0 cached (0 local, 0 remote)"));
   nlohmann::json remote = buildJson()["options"]["cache"]["remote"];
   EXPECT_EQ(remote["url"], url);
   EXPECT_EQ(remote["uploads"], 2); // the result and its manifest
@@ -76,7 +77,10 @@ TEST_F(RemoteCacheCliTest, SecondRunnerTakesEveryJobFromTheServer) {
   ASSERT_EQ(second.exitCode, 0) << second.output;
   nlohmann::json report = buildJson();
   EXPECT_EQ(report["totals"]["cache_hits"], 1);
+  EXPECT_EQ(report["totals"]["remote_cache_hits"], 1);
   EXPECT_EQ(report["jobs"][0]["cache"], "hit");
+  // The summary says where the hits came from.
+  EXPECT_THAT(second.output, HasSubstr("1 cached (0 local, 1 remote)"));
   EXPECT_EQ(report["options"]["cache"]["remote"]["hits"], 1);
   EXPECT_EQ(report["options"]["cache"]["remote"]["uploads"], 0);
   EXPECT_EQ(kb::test::readFile(out_ / "kernels/scale/vulkan1.2.spv"), spv);

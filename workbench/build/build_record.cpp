@@ -164,6 +164,8 @@ template <> struct JsonFields<BuildTotalsRecord> {
     KB_RETURN_IF_ERROR(io.field("succeeded", c.succeeded, kUnused));
     KB_RETURN_IF_ERROR(io.field("failed", c.failed, kUnused));
     KB_RETURN_IF_ERROR(io.field("cache_hits", c.cacheHits, kUnused));
+    KB_RETURN_IF_ERROR(
+        io.field("remote_cache_hits", c.remoteCacheHits, kUnused));
     KB_RETURN_IF_ERROR(io.field("wall_seconds", t.wallSeconds, kUnused));
     return io.field("tool_seconds", c.toolSeconds, kUnused);
   }

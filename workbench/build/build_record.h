@@ -123,6 +123,7 @@ struct BuildTotals {
   size_t succeeded = 0;
   size_t failed = 0;
   size_t cacheHits = 0;
+  size_t remoteCacheHits = 0; // of cacheHits, read from the remote cache
   /// Sum of every tool invocation's duration (what a serial build costs).
   double toolSeconds = 0;
 };

@@ -144,6 +144,8 @@ BuildTotals computeTotals(const BuildReport &report) {
       ++totals.failed;
     if (job.result.cacheHit)
       ++totals.cacheHits;
+    if (job.result.cacheHitRemote)
+      ++totals.remoteCacheHits;
     for (const toolchains::ToolInvocation &c : job.result.commands)
       totals.toolSeconds += finite(c.seconds);
   }

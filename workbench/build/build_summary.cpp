@@ -30,6 +30,15 @@ std::string plural(size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+/// "14 cached"; with a remote cache, "14 cached (12 local, 2 remote)".
+std::string cachedText(size_t cached, std::optional<size_t> remote) {
+  std::string text = std::to_string(cached) + " cached";
+  if (remote)
+    text += " (" + std::to_string(cached - std::min(*remote, cached)) +
+            " local, " + std::to_string(*remote) + " remote)";
+  return text;
+}
+
 } // namespace
 
 std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
@@ -110,6 +119,8 @@ BuildSummaryFigures summaryFigures(const BuildReport &report,
   figures.targets = totals.targets;
   figures.jobs = totals.jobs;
   figures.cached = totals.cacheHits;
+  if (!report.options.remoteCacheUrl.empty())
+    figures.remoteCached = totals.remoteCacheHits;
   figures.skippedTargets = report.skippedTargets.size();
   if (programFailed || !report.program ||
       report.program->status != StepStatus::Ok)
@@ -131,8 +142,9 @@ std::string successSummaryLine(const BuildSummaryFigures &figures,
   std::ostringstream summary;
   summary << "built " << plural(figures.kernels, "kernel") << " \u00d7 "
           << plural(figures.targets, "target") << ": "
-          << plural(figures.jobs, "job") << ", " << figures.cached
-          << " cached, " << formatSeconds(wallSeconds) << "; ";
+          << plural(figures.jobs, "job") << ", "
+          << cachedText(figures.cached, figures.remoteCached) << ", "
+          << formatSeconds(wallSeconds) << "; ";
   if (figures.skippedTargets)
     summary << plural(figures.skippedTargets, "target")
             << " skipped (missing toolchain); ";
@@ -170,8 +182,12 @@ std::string buildSummaryLine(const BuildReport &report,
     summary << colorize("FAILED:", "1;31", color) << " " << notLoaded
             << totals.failed << " of " << plural(totals.jobs, "job") << " ("
             << plural(totals.kernels, "kernel") << " \u00d7 "
-            << plural(totals.targets, "target") << "), " << totals.cacheHits
-            << " cached, " << formatSeconds(report.wallSeconds) << "; see "
+            << plural(totals.targets, "target") << "), "
+            << cachedText(totals.cacheHits,
+                          report.options.remoteCacheUrl.empty()
+                              ? std::nullopt
+                              : std::optional<size_t>(totals.remoteCacheHits))
+            << ", " << formatSeconds(report.wallSeconds) << "; see "
             << displayPath(reportPath);
     return summary.str();
   }

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace kb::workbench {
@@ -33,6 +34,9 @@ struct BuildSummaryFigures {
   size_t targets = 0;
   size_t jobs = 0;
   size_t cached = 0;
+  /// Of |cached|, read from the remote cache; none when no remote cache
+  /// was configured (every hit was local).
+  std::optional<size_t> remoteCached;
   size_t skippedTargets = 0;
   /// What the program step produced: nothing to report (none, or it
   /// failed), program.kbm, or the standalone kernels' programs.
