@@ -194,6 +194,11 @@ public:
   /// Removes staging directories of this (kernel, target) left by a killed
   /// build.
   void removeAbandonedStaging() const;
+  /// Gives each command of the result its user form (userArgv).
+  void describeRerunnable() {
+    for (ToolInvocation &c : result_.commands)
+      c.userArgv = rerunnable(c.argv);
+  }
 
 private:
   Status fail(StatusCode code, const std::string &what) const {
@@ -208,6 +213,8 @@ private:
     return target_.isCuda() ? "kernel.cu" : "kernel.comp";
   }
   fs::path userPath(const std::string &staged) const;
+  std::vector<std::string>
+  rerunnable(const std::vector<std::string> &argv) const;
   Status unstageLineInfo(const fs::path &ptxPath) const;
   std::vector<Step> planSteps() const;
   std::string primaryKey(const std::vector<Step> &steps,
@@ -862,6 +869,36 @@ fs::path Job::userPath(const std::string &staged) const {
   return path;
 }
 
+std::vector<std::string>
+Job::rerunnable(const std::vector<std::string> &argv) const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string &arg = argv[i];
+    if (arg == "-MD")
+      continue; // the depfile is the build's own bookkeeping
+    if ((arg == "-MF" || arg == "-MT") && i + 1 < argv.size()) {
+      ++i;
+      continue;
+    }
+    if (arg.size() > 2 && arg.rfind("-I", 0) == 0) {
+      fs::path dir = userPath(arg.substr(2));
+      out.push_back("-I" +
+                    (dir.has_filename() ? dir : dir.parent_path()).string());
+      continue;
+    }
+    bool intermediate = false;
+    for (const char *ext : {".ptx", ".cubin", ".spv", ".opt.spv"})
+      intermediate |= arg == stem_ + ext;
+    if (intermediate)
+      out.push_back((kernelOutDir_ / arg).string());
+    else if (arg == stagedSourceName())
+      out.push_back(spec_.source.string());
+    else
+      out.push_back(arg);
+  }
+  return out;
+}
+
 Status Job::unstageLineInfo(const fs::path &ptxPath) const {
   // With line info nvcc writes `.file N "<private dir>/kernel.cu"` (and the
   // headers under src/ and incN/): point them at the user's files, so the
@@ -949,6 +986,7 @@ BuildJobResult KernelBuilder::build(const KernelSpec &spec,
   Job job(spec, target, outDir, toolchains_, cache_, options_, *compiles_,
           onStep, result);
   result.status = job.run();
+  job.describeRerunnable();
   if (!result.status.ok()) {
     job.removeStaleOutputs();
     result.outputs.clear();

@@ -90,6 +90,12 @@ struct ToolInvocation {
   int exitCode = 0; // -1 when killed by a signal.
   int signal = 0;   // Signal number when killed.
   bool timedOut = false;
+  /// The same command as a user can run it from anywhere: the tools run on
+  /// staged copies in a private directory (`kernel.cu`, `-Isrc`), so here
+  /// the source and include directories are the user's, outputs go to the
+  /// kernel's output directory and the depfile flags are left out. Filled
+  /// for every job, cached or not; empty when not known.
+  std::vector<std::string> userArgv;
 };
 
 /// A file published into the output directory.

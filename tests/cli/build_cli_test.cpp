@@ -927,10 +927,22 @@ TEST_F(BuildCliTest, VerbosePrintsCommandLines) {
   REQUIRE_TOOL("glslc");
   CliRun r = build("good", {"--target", "vulkan:1.2", "-v"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  // Exactly what ran: tools see the staged names (docs/cli.md, `build`),
-  // the source's directory as `src`.
+  // The commands as the user can run them again: their source, its
+  // directory, the output where it is published, no depfile flags; and why
+  // what ran differs.
+  const std::string dir = (kFixtures / "good/scale").string();
   EXPECT_THAT(r.output,
-              ::testing::ContainsRegex("\\$ [^ ]*glslc .*-Isrc .*kernel.comp"));
+              HasSubstr("glslc -fshader-stage=compute "
+                        "--target-env=vulkan1.2 -I" +
+                        dir + " " + dir + "/scale.comp -o " +
+                        (out_ / "kernels/scale/vulkan1.2.spv").string()));
+  EXPECT_THAT(r.output, Not(HasSubstr("-MF")));
+  EXPECT_THAT(r.output, HasSubstr("the tools ran on staged copies"));
+  // build.json keeps exactly what ran (staged names) beside it.
+  const json c = buildJson()["jobs"][0]["commands"][0];
+  EXPECT_THAT(c["command_line"].get<std::string>(),
+              ::testing::ContainsRegex("-Isrc .*kernel.comp"));
+  EXPECT_THAT(c["rerun"].get<std::string>(), HasSubstr(dir + "/scale.comp"));
 }
 
 TEST_F(BuildCliTest, QuickstartBuildsBothTargetsThenAllCached) {

@@ -91,6 +91,10 @@ template <> struct JsonFields<toolchains::ToolInvocation> {
     KB_RETURN_IF_ERROR(io.field("argv", c.argv, kUnused));
     KB_RETURN_IF_ERROR(io.derived(
         "command_line", [&] { return kb::formatCommandLine(c.argv); }));
+    // What a user can run again from anywhere (ToolInvocation::userArgv).
+    KB_RETURN_IF_ERROR(io.derived("rerun", [&] {
+      return kb::formatCommandLine(c.userArgv.empty() ? c.argv : c.userArgv);
+    }));
     KB_RETURN_IF_ERROR(io.field("seconds", c.seconds, kUnused));
     KB_RETURN_IF_ERROR(io.field("exit_code", c.exitCode, kUnused));
     KB_RETURN_IF_ERROR(io.field("signal", c.signal, kUnused));

@@ -53,9 +53,17 @@ std::string jobBlock(const JobRecord &job, bool verbose, bool color) {
     out << title << " (" << (r.cacheHit ? "cached" : "built") << ", "
         << formatSeconds(r.seconds) << ")\n";
 
-  if (verbose)
+  // The commands as the user can run them again; what ran differs in the
+  // names of staged copies (build.json keeps both).
+  if (verbose && !r.commands.empty()) {
     for (const toolchains::ToolInvocation &c : r.commands)
-      out << "  $ " << terminalLine(kb::formatCommandLine(c.argv)) << "\n";
+      out << "  $ "
+          << terminalLine(kb::formatCommandLine(
+                 c.userArgv.empty() ? c.argv : c.userArgv))
+          << "\n";
+    out << "  (with your paths; the tools ran on staged copies in a private "
+           "directory, as build.json's argv says)\n";
+  }
 
   bool printedWarnings = false;
   for (const toolchains::Diagnostic &d : r.diagnostics) {
