@@ -109,7 +109,7 @@ std::string commandFunction(const CliCommand &command) {
   std::string skip = skipped.empty()
                          ? ""
                          : "      " + joined(skipped, "|") +
-                               ")\n        [[ ${COMP_WORDS[i+1]} == = ]] && "
+                               ")\n        [[ ${COMP_WORDS[i+1]-} == = ]] && "
                                "((i++))\n        ((i++)) ;;\n";
   return "_kernel_bench_command_" + shellIdentifier(command.name) +
          "() {\n  local cur=$1 prev=$2 first=$3 n=0 i\n" +
