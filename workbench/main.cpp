@@ -145,6 +145,8 @@ int main(int argc, char **argv) {
   commands.push_back(addAbiCommand(app));
   commands.push_back(addNewKernelCommand(app));
   commands.push_back(addImportCommand(app));
+  commands.push_back(addCompletionCommand(app));
+  commands.push_back(addManCommand(app));
   commands.push_back(addWorkerCommand(app));
 
   if (rejectedUnknownCommand(argc, argv, commands))

@@ -13,6 +13,7 @@ CLI::Option *addDeviceOption(CLI::App &app, std::string &device,
       .add_option("--device", device,
                   "auto | cuda[:N] | vulkan[:N] (default auto: " + autoMeans +
                       ")")
+      ->type_name("DEVICE")
       ->check([](const std::string &spec) {
         auto parsed = hal::parseDeviceSpec(spec);
         return parsed.ok() ? std::string() : parsed.status().message();

@@ -64,10 +64,12 @@ CommandRegistration addAbiCommand(CLI::App &root) {
   app->add_option("OUT_DIR", args->build,
                   "Output directory of `kernel-bench build` (its program.kbm), "
                   "or a .kbm file")
+      ->type_name("PATH")
       ->required();
   app->add_option("EXECUTABLE", args->executable,
                   "The executable to describe; without it, every executable "
-                  "in one line each");
+                  "in one line each")
+      ->type_name("NAME");
   app->add_flag("--json", args->json,
                 "Print JSON (schema in docs/cli.md) instead of text");
   return {app, [args]() { return runAbi(*args); }};

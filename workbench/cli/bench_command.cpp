@@ -181,11 +181,13 @@ CommandRegistration addBenchCommand(CLI::App &root) {
   auto flags = std::make_shared<BenchFlags>();
   app->add_option("BUILD", flags->request.build,
                   "Build directory written by `kernel-bench build`, or a "
-                  "bundle written by `kernel-bench bundle` (default: kb-out)");
+                  "bundle written by `kernel-bench bundle` (default: kb-out)")
+      ->type_name("PATH");
   app->add_option("-o,--output", flags->outDir,
                   "Where bench.json goes (default: BUILD/results; for a "
                   "bundle NAME.tar, NAME-results beside it; with --filter F, "
-                  "that directory's name + -F)");
+                  "that directory's name + -F)")
+      ->type_name("DIR");
   app->add_option("--shard", flags->request.shard.shard,
                   "Run shard I of N (0-based, e.g. 0/4); default: from "
                   "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_* "
@@ -199,7 +201,8 @@ CommandRegistration addBenchCommand(CLI::App &root) {
   app->add_option("--shard-balance", flags->request.shard.balanceReport,
                   "A previous bench.json, the same for every shard: balance "
                   "the shards by each benchmark's time in it (default: by "
-                  "count)");
+                  "count)")
+      ->type_name("FILE");
   app->add_option("--filter", flags->request.select.filter,
                   "Only benchmarks whose name matches this regex");
   addMeasurementFlags(*app, flags->request.settings);
@@ -212,7 +215,8 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                   "bundle): each benchmark also "
                   "times that build's same-named kernel, alternating sample "
                   "by sample in one worker, and gets a paired verdict "
-                  "(FASTER/SLOWER/SAME/INCONCLUSIVE; exit 1 when SLOWER)");
+                  "(FASTER/SLOWER/SAME/INCONCLUSIVE; exit 1 when SLOWER)")
+      ->type_name("PATH");
   app->add_option("--threshold", flags->request.threshold,
                   "With --baseline: smallest change that counts, e.g. 2% or "
                   "0.02 (default 2%)");

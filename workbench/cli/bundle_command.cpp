@@ -66,9 +66,11 @@ CommandRegistration addBundleCommand(CLI::App &root) {
   auto args = std::make_shared<BundleArgs>();
   app->add_option("BUILD", args->build,
                   "Build directory written by `kernel-bench build` "
-                  "(default: kb-out)");
+                  "(default: kb-out)")
+      ->type_name("DIR");
   app->add_option("-o,--output", args->output,
                   "The bundle to write, e.g. bundle.tar")
+      ->type_name("FILE")
       ->required();
   return {app, [args]() { return runBundle(*args); }};
 }

@@ -45,6 +45,11 @@ CommandRegistration addAbiCommand(CLI::App &root);
 CommandRegistration addNewKernelCommand(CLI::App &root);
 /// `import`: a kernel.toml from a kernel's compiled interface.
 CommandRegistration addImportCommand(CLI::App &root);
+/// `completion` and `man`: a shell's completion script and the man page,
+/// generated from |root|'s definition when they run, so register them
+/// before parsing like the rest (they read the whole tree).
+CommandRegistration addCompletionCommand(CLI::App &root);
+CommandRegistration addManCommand(CLI::App &root);
 
 } // namespace kb::workbench
 

@@ -163,6 +163,7 @@ CommandRegistration addCompareCommand(CLI::App &root) {
                   "BASE.json [MORE_BASE.json...] NEW.json: one or more base "
                   "reports (several = history: their run-to-run noise "
                   "widens each benchmark's threshold), then the new one")
+      ->type_name("FILE")
       ->required()
       ->expected(2, -1);
   app->add_option("--threshold", args->threshold,

@@ -158,10 +158,12 @@ CommandRegistration addImportCommand(CLI::App &root) {
   auto args = std::make_shared<ImportArgs>();
   app->add_option("SOURCE", args->sources,
                   "The kernel's sources: at most one .cu and one .comp/.glsl")
+      ->type_name("FILE")
       ->required();
   app->add_option("-o,--output", args->output,
                   "Directory of the kernel.toml (default: the first "
-                  "source's); sources are written relative to it");
+                  "source's); sources are written relative to it")
+      ->type_name("DIR");
   app->add_option("--entry", args->entry,
                   "CUDA: the kernel's function name, or the mangled name of "
                   "one template instance (default: the only kernel)");
@@ -170,7 +172,8 @@ CommandRegistration addImportCommand(CLI::App &root) {
                   "[kernel] defines");
   app->add_option("-I,--include", args->includes,
                   "An include directory (repeatable); written to [kernel] "
-                  "include_dirs");
+                  "include_dirs")
+      ->type_name("DIR");
   app->add_option("--target", args->targets,
                   "What to compile for, one per language (default cuda:sm_90, "
                   "vulkan:1.2)");

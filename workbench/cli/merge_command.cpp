@@ -107,11 +107,13 @@ CommandRegistration addMergeCommand(CLI::App &root) {
   auto args = std::make_shared<MergeArgs>();
   app->add_option("reports", args->inputs,
                   "The shards' bench.json files (any order)")
+      ->type_name("FILE")
       ->required()
       ->expected(1, -1);
   app->add_option("-o,--output", args->output,
                   "DIR or DIR/bench.json: where the merged bench.json and "
                   "the other formats go")
+      ->type_name("PATH")
       ->required();
   app->add_flag("--allow-different-builds", args->options.allowDifferentBuilds,
                 "Merge reports of different builds (build.json sha256)");

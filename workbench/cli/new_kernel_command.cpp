@@ -121,10 +121,12 @@ CommandRegistration addNewKernelCommand(CLI::App &root) {
   app->add_option("OUT_DIR", args->build,
                   "Output directory of `kernel-bench build` (its program.kbm), "
                   "or a .kbm file")
+      ->type_name("PATH")
       ->required();
   app->add_option("EXECUTABLE", args->executable,
                   "The executable the kernel replaces (`kernel-bench abi "
                   "OUT_DIR` lists them)")
+      ->type_name("NAME")
       ->required();
   app->add_option("--lang", args->lang,
                   "Sources to write: cuda (.cu), glsl (.comp) or both "
@@ -132,7 +134,8 @@ CommandRegistration addNewKernelCommand(CLI::App &root) {
       ->check(CLI::IsMember({"cuda", "glsl", "both"}));
   app->add_option("-o,--output", args->output,
                   "The kernel directory to create; its name is the kernel's "
-                  "(default: ./EXECUTABLE). Never overwritten");
+                  "(default: ./EXECUTABLE). Never overwritten")
+      ->type_name("DIR");
   return {app, [args]() { return runNewKernel(*args); }};
 }
 

@@ -78,6 +78,7 @@ CommandRegistration addReportCommand(CLI::App &root) {
   auto args = std::make_shared<ReportArgs>();
   app->add_option("bench_json", args->input,
                   "The bench.json written by kernel-bench bench")
+      ->type_name("FILE")
       ->required();
   std::string names;
   for (report::ReportFormat f : report::allReportFormats())
@@ -94,7 +95,8 @@ CommandRegistration addReportCommand(CLI::App &root) {
       });
   app->add_option("-o,--output-dir", args->outputDir,
                   "Directory to write into (default: the bench.json's "
-                  "directory)");
+                  "directory)")
+      ->type_name("DIR");
   return {app, [args]() { return runReport(*args); }};
 }
 

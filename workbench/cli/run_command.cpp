@@ -551,12 +551,14 @@ int runInWorker(const RunFlags &flags) {
 void addRunFlags(CLI::App &app, RunFlags &flags) {
   app.add_option("BUILD", flags.build,
                  "Build directory holding program.kbm, or a .kbm file "
-                 "(default: kb-out)");
+                 "(default: kb-out)")
+      ->type_name("PATH");
   addDeviceOption(app, flags.device,
                   "the first of CUDA, a Vulkan GPU, a Vulkan CPU device such "
                   "as lavapipe, that the module has variants for");
   app.add_option("--function", flags.function,
-                 "Function to run (default: the module's entry function)");
+                 "Function to run (default: the module's entry function)")
+      ->type_name("NAME");
   app.add_option("--max-mismatches", flags.maxMismatches,
                  "Mismatches printed per output (default 8)");
   app.add_flag("--vk-validation", flags.vkValidation,
