@@ -48,6 +48,8 @@ packages=(
   valgrind
   # examples/ci/check_examples.py loads the CI examples' YAML.
   python3-yaml
+  # The generated shell completions are tested in the real shells.
+  zsh fish
 )
 
 install_missing() {
