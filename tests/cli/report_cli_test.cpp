@@ -177,13 +177,30 @@ TEST_F(ReportCliTest, JUnitParserReadsJUnitXml) {
 TEST_F(ReportCliTest, ChromiumRendersTheHtmlReport) {
   fs::path bench = writeReport("bench.json", mixed());
   ASSERT_EQ(run({"report", bench.string(), "--format", "html"}).exitCode, 0);
+  // At a laptop's 1280 px and a phone's 390 px: screenshots, nothing wider
+  // than the window (the table scrolls in its own box, the charts scale),
+  // no chart label cut on the left.
   auto check =
       runTool({KB_SYSTEM_PYTHON3, script("check_html_render.py"),
-               (tmp_ / "report.html").string(), (tmp_ / "chromium").string()},
-              150);
+               (tmp_ / "report.html").string(), (tmp_ / "chromium").string(),
+               "--width", "1280", "--width", "390"},
+              300);
   if (check.exitCode == 77)
     GTEST_SKIP() << check.stdoutText;
   EXPECT_EQ(check.exitCode, 0) << check.stdoutText << check.stderrText;
+  EXPECT_TRUE(fs::exists(tmp_ / "chromium/screenshot-390.png"));
+  // The layout check can fail: a page wider than a phone.
+  fs::path wide = writeText(
+      "wide.html", "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+                   "</head><body><h1>x</h1><div style=\"width:900px;"
+                   "height:40px;background:#333\"></div></body></html>");
+  check = runTool({KB_SYSTEM_PYTHON3, script("check_html_render.py"),
+                   wide.string(), (tmp_ / "chromium-wide").string(), "--width",
+                   "390"},
+                  150);
+  EXPECT_EQ(check.exitCode, 1) << check.stdoutText;
+  EXPECT_NE(check.stdoutText.find("does not fit"), std::string::npos)
+      << check.stdoutText;
   // The checker itself catches a console error (it can fail).
   fs::path bad = writeText("bad.html", "<!DOCTYPE html><html><head>"
                                        "<meta charset=\"utf-8\"></head><body>"

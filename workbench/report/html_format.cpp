@@ -56,10 +56,13 @@ double labelWidthFor(const std::vector<std::string> &labels) {
 
 std::string svgOpen(double height, const std::string &label,
                     double labelWidth) {
+  // The viewBox lets the chart scale down to a narrow window (the style's
+  // max-width) instead of widening the page.
+  const std::string width = num(labelWidth + kPlotWidth + 120);
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
          "aria-label=\"" +
-         esc(label) + "\" width=\"" + num(labelWidth + kPlotWidth + 120) +
-         "\" height=\"" + num(height) + "\">\n";
+         esc(label) + "\" width=\"" + width + "\" height=\"" + num(height) +
+         "\" viewBox=\"0 0 " + width + " " + num(height) + "\">\n";
 }
 
 std::string text(double x, double y, const std::string &s,
@@ -231,6 +234,7 @@ std::string distribution(const ReportRow &row) {
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
        "aria-label=\"samples of "
     << esc(row.id) << "\" width=\"" << num(w + 140) << "\" height=\""
+    << num(h + 20) << "\" viewBox=\"0 0 " << num(w + 140) << " "
     << num(h + 20) << "\">\n";
   s << "<line x1=\"" << num(x0) << "\" y1=\"" << num(h) << "\" x2=\""
     << num(x0 + w) << "\" y2=\"" << num(h) << "\" stroke=\"#111\"/>\n";

@@ -56,10 +56,14 @@ inline std::string svgNumber(double v) {
 /// The pages' one style sheet.
 inline constexpr const char *kHtmlStyle =
     R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#111;background:#fff}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d1d5db;padding:2px 8px}
+@media (max-width:600px){body{margin:0.8em}}
+p,li,h1,h2,figcaption,summary{overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:1em 0;display:block;max-width:100%;overflow-x:auto}
+td,th{border:1px solid #d1d5db;padding:2px 8px}
 th{background:#f3f4f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
 td.ok{color:#166534}td.bad{color:#b91c1c;font-weight:bold}td.skip{color:#6b7280}
-svg{font:11px sans-serif;display:block;margin:0.5em 0}figure{margin:1em 0}
+svg{font:11px sans-serif;display:block;margin:0.5em 0;max-width:100%;height:auto}
+figure{margin:1em 0}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}
 pre{white-space:pre-wrap;margin:0.2em 0;font-size:12px}td.cfg{white-space:nowrap}
 )";

@@ -2,12 +2,20 @@
 """Renders an HTML file in headless Chromium and checks what a reader would
 see: the page printed no console message (errors, failed loads, script
 exceptions) and the screenshot is not blank; with --dom-contains, the DOM
-Chromium built (--dump-dom) contains each TEXT (e.g. an element's class).
+Chromium built (--dump-dom) contains each TEXT (e.g. an element's class);
+with --width W (repeatable), at a viewport W pixels wide (1280 a laptop, 390
+a phone) a screenshot is taken (screenshot-W.png, not blank) and the layout
+is measured in the page: nothing makes the page wider than the viewport
+(a wide table scrolls in its own box) and no chart label starts left of its
+chart (cut off).
 
 usage: check_html_render.py PAGE.html WORK_DIR [--dom-contains TEXT]...
+                            [--width W]...
 exit 0 ok, 1 a check failed (printed), 77 no chromium (a skip, not a pass).
 Chromium runs with a timeout in its own process group, killed on expiry.
 """
+import html
+import json
 import os
 import re
 import shutil
@@ -109,20 +117,105 @@ def check_dom(chromium, page, work, texts):
     return 0
 
 
+# Measures the layout once the page has rendered and leaves the result in
+# the DOM, where --dump-dom shows it.
+MEASURE = """<script>
+(function () {
+  var cut = [];
+  document.querySelectorAll("svg text").forEach(function (t) {
+    var box = t.getBBox();
+    if (box.x < -0.5) cut.push(t.textContent);
+  });
+  var r = {viewport: window.innerWidth,
+           page: document.documentElement.scrollWidth, cut: cut};
+  // In a frame (a viewport narrower than Chromium's smallest window), the
+  // result goes to the page that --dump-dom prints.
+  var target = window.parent !== window ? window.parent.document : document;
+  target.body.setAttribute("data-kb-layout", JSON.stringify(r));
+})();
+</script>"""
+
+# Chromium's headless window is at least 500 px wide: a phone's viewport is
+# a frame of that width in a page around it.
+MIN_WINDOW = 500
+FRAME = """<!DOCTYPE html><html><body style="margin:0">
+<iframe src="%s" style="width:%dpx;height:900px;border:0"></iframe>
+</body></html>"""
+
+
+def check_width(chromium, page, work, width):
+    """0 when, at a viewport |width| wide, the screenshot is not blank, the
+    page is no wider than the viewport and no chart label is cut; else 1."""
+    measured = os.path.join(work, "measured-%d.html" % width)
+    text = open(page, encoding="utf-8").read()
+    with open(measured, "w", encoding="utf-8") as f:
+        f.write(text.replace("</body>", MEASURE + "</body>", 1))
+    if width < MIN_WINDOW:
+        framed = os.path.join(work, "framed-%d.html" % width)
+        with open(framed, "w", encoding="utf-8") as f:
+            f.write(FRAME % (os.path.basename(measured), width))
+        measured = framed
+    common = [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+              "--no-first-run", "--disable-extensions", "--disable-sync",
+              "--hide-scrollbars", "--allow-file-access-from-files",
+              "--window-size=%d,900" % max(width, MIN_WINDOW)]
+    shot = os.path.join(work, "screenshot-%d.png" % width)
+    ran = run_chromium(common + [
+        "--user-data-dir=" + os.path.join(work, "profile-shot-%d" % width),
+        "--screenshot=" + shot, "file://" + measured])
+    if ran is None or not os.path.exists(shot):
+        print("FAIL: no screenshot at %d px" % width)
+        return 1
+    if blank_share(shot) < 0.01:
+        print("FAIL: the screenshot at %d px is blank" % width)
+        return 1
+    ran = run_chromium(common + [
+        "--user-data-dir=" + os.path.join(work, "profile-dom-%d" % width),
+        "--virtual-time-budget=5000", "--dump-dom", "file://" + measured])
+    found = re.search(r'data-kb-layout="([^"]*)"', ran[1] if ran else "")
+    if not found:
+        print("FAIL: no layout measured at %d px" % width)
+        return 1
+    layout = json.loads(html.unescape(found.group(1)))
+    print("at %d px: page %d px wide, %d chart label(s) cut; %s"
+          % (width, layout["page"], len(layout["cut"]), shot))
+    if layout["page"] > layout["viewport"]:
+        print("FAIL: at %d px the page is %d px wide: something does not fit "
+              "and does not scroll in its own box" % (width, layout["page"]))
+        return 1
+    if layout["cut"]:
+        print("FAIL: chart labels cut on the left: %s" % layout["cut"][:5])
+        return 1
+    return 0
+
+
+def blank_share(shot):
+    """The share of the screenshot's pixels that differ from its corner."""
+    width, height, bpp, rows = png_pixels(shot)
+    background = rows[0][:bpp]
+    differing = sum(1 for row in rows for x in range(0, len(row), bpp)
+                    if row[x:x + bpp] != background)
+    return differing / float(width * height)
+
+
 def parse_args(args):
-    """(page, work, texts) or None for a bad command line."""
-    positional, texts = [], []
+    """(page, work, texts, widths) or None for a bad command line."""
+    positional, texts, widths = [], [], []
     i = 0
     while i < len(args):
         if args[i] == "--dom-contains" and i + 1 < len(args):
             texts.append(args[i + 1])
+            i += 2
+        elif args[i] == "--width" and i + 1 < len(args) and \
+                args[i + 1].isdigit():
+            widths.append(int(args[i + 1]))
             i += 2
         else:
             positional.append(args[i])
             i += 1
     if len(positional) != 2:
         return None
-    return positional[0], positional[1], texts
+    return positional[0], positional[1], texts, widths
 
 
 def main():
@@ -131,7 +224,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     page, work = os.path.abspath(parsed[0]), os.path.abspath(parsed[1])
-    texts = parsed[2]
+    texts, widths = parsed[2], parsed[3]
     chromium = find_chromium()
     if not chromium:
         print("SKIP: chromium is not installed (Debian package chromium)")
@@ -168,7 +261,12 @@ def main():
     if share < 0.01 or colors < 4:
         print("FAIL: the screenshot is blank")
         return 1
-    return check_dom(chromium, page, work, texts) if texts else 0
+    if texts and check_dom(chromium, page, work, texts):
+        return 1
+    for w in widths:
+        if check_width(chromium, page, work, w):
+            return 1
+    return 0
 
 
 if __name__ == "__main__":
