@@ -46,8 +46,9 @@ packages=(
   # headless chromium.
   python3-scipy python3-numpy python3-junitparser chromium
   valgrind
-  # examples/ci/check_examples.py loads the CI examples' YAML.
-  python3-yaml
+  # examples/ci/check_examples.py loads the CI examples' YAML and lints
+  # them the way CI engines read them.
+  python3-yaml shellcheck yamllint
   # The generated shell completions are tested in the real shells.
   zsh fish
 )
