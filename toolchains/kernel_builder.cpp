@@ -5,7 +5,7 @@
 //   CUDA: nvcc -ptx -arch=sm_XX -MD -MF -MT -D -I src -o <staging>/sm_XX.ptx
 //         -> ptxas -arch=sm_XX -v --warn-on-spills [--warning-as-error]
 //            sm_XX.ptx -o sm_XX.cubin -> PTX ABI check -> resource report
-//   GLSL: glslc -fshader-stage=compute --target-env=vulkanX.Y -MD -MF -MT -D
+//   GLSL: glslc -fshader-stage=compute --target-env=vulkanX.Y -g -MD -MF -MT -D
 //            -I src -o <staging>/vulkanX.Y.spv
 //         -> spirv-val --target-env vulkanX.Y
 //         -> [spirv-opt -O --preserve-bindings --target-env=vulkanX.Y
@@ -320,9 +320,12 @@ std::vector<Step> Job::planSteps() const {
   }
 
   std::string env = target_.arch(); // "vulkan1.2"
+  // -g: the source's lines travel in the SPIR-V as non-semantic debug
+  // instructions (the driver's code is the same), so that the validation
+  // layer under `--sanitize` names the line of a finding.
   Step glslc{"glslc",
-             {"glslc", "-fshader-stage=compute", "--target-env=" + env, "-MD",
-              "-MF", stem_ + ".d", "-MT", stem_ + ".spv"}};
+             {"glslc", "-fshader-stage=compute", "--target-env=" + env, "-g",
+              "-MD", "-MF", stem_ + ".d", "-MT", stem_ + ".spv"}};
   append(glslc.argv, defines);
   append(glslc.argv, includes);
   append(glslc.argv, extraFlags(spec_, "glslc"));
@@ -886,10 +889,15 @@ Job::rerunnable(const std::vector<std::string> &argv) const {
                     (dir.has_filename() ? dir : dir.parent_path()).string());
       continue;
     }
-    bool intermediate = false;
-    for (const char *ext : {".ptx", ".cubin", ".spv", ".opt.spv"})
-      intermediate |= arg == stem_ + ext;
-    if (intermediate)
+    // With spirv-opt the published .spv is the optimized one: glslc's
+    // output gets a name of its own, spirv-opt's the published one.
+    bool optimized = spec_.optimizeSpirv;
+    if (arg == stem_ + ".spv" && optimized)
+      out.push_back((kernelOutDir_ / (stem_ + ".unoptimized.spv")).string());
+    else if (arg == stem_ + ".opt.spv")
+      out.push_back(finalPath("spv").string());
+    else if (arg == stem_ + ".ptx" || arg == stem_ + ".cubin" ||
+             arg == stem_ + ".spv")
       out.push_back((kernelOutDir_ / arg).string());
     else if (arg == stagedSourceName())
       out.push_back(spec_.source.string());

@@ -39,18 +39,30 @@ std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
   return sets;
 }
 
-/// Runs |prepared| (the |variant|: "candidate", "reference") from |set|'s
-/// inputs and reads its outputs.
+/// What a run of |prepared| is called in the report: "candidate" (a
+/// handwritten kernel), "generated" (the compiler's, timed alone where no
+/// handwritten one exists) or "reference".
+const char *variantName(const PreparedFunction &prepared, bool reference) {
+  if (reference)
+    return "reference";
+  for (const module::LoadedVariant &v : prepared.variants())
+    if (v.variant->role == module::VariantRole::Candidate)
+      return "candidate";
+  return "generated";
+}
+
+/// Runs |prepared| (the reference when |reference|) from |set|'s inputs and
+/// reads its outputs.
 StatusOr<std::vector<OutputData>>
 runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set,
-        const CorrectnessSettings &settings, const char *variant) {
+        const CorrectnessSettings &settings, bool reference = false) {
   KB_RETURN_IF_ERROR(prepared.initialize(set.seedOffset, set.zeros,
                                          prepared.writeOnlyBuffers(),
                                          kPoisonPattern, set.special));
   Status ran = runOnce(device, prepared);
   // Told even when the run failed: what the layer saw may say why.
   if (settings.afterRun)
-    settings.afterRun(variant, set.name);
+    settings.afterRun(variantName(prepared, reference), set.name);
   KB_RETURN_IF_ERROR(ran);
   return prepared.readOutputs();
 }
@@ -195,7 +207,7 @@ expectedOutputs(hal::Device &device, const PreparedFunction &candidate,
   if (hasExpectedArrays(settings))
     return settings.fixed->expected;
   if (reference)
-    return runWith(device, *reference, set, settings, "reference");
+    return runWith(device, *reference, set, settings, /*reference=*/true);
   return settings.hostReference->run(
       candidate.function(),
       startingContents(candidate, set.seedOffset, set.zeros, set.special,
@@ -215,8 +227,7 @@ checkBeforeTiming(hal::Device &device, PreparedFunction &candidate,
       result.specialInputs.push_back(set.name);
     else if (!set.zeros && !settings.fixed)
       result.seedOffsets.push_back(set.seedOffset);
-    KB_ASSIGN_OR_RETURN(auto actual,
-                        runWith(device, candidate, set, settings, "candidate"));
+    KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, set, settings));
     KB_ASSIGN_OR_RETURN(result.inputsWritten, changedInputs(candidate, set));
     if (!result.inputsWritten.empty()) {
       result.verdict = Verdict::Incorrect;
@@ -267,8 +278,7 @@ checkAfterTiming(hal::Device &device, PreparedFunction &candidate,
     return result;
   // The candidate still holds its fixed inputs (checkBeforeTiming).
   InputSet first{"after timing", 0, false};
-  KB_ASSIGN_OR_RETURN(auto actual,
-                      runWith(device, candidate, first, settings, "candidate"));
+  KB_ASSIGN_OR_RETURN(auto actual, runWith(device, candidate, first, settings));
   compareOutputs(candidate, before.referenceOutputs, actual, first, settings,
                  result);
   if (!result.mismatches.empty()) {

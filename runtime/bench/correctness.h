@@ -62,8 +62,9 @@ struct CorrectnessSettings {
   /// candidate starts from; null: none. Used when there is no reference
   /// variant.
   std::shared_ptr<const HostReference> hostReference;
-  /// Told after each run of a variant on the device: which ran
-  /// ("candidate", "reference") and from which inputs ("seed +0"). A
+  /// Told after each run of a variant on the device: which ran (its name in
+  /// the report: "candidate", "generated", "reference") and from which
+  /// inputs ("seed +0"). A
   /// checking layer (`bench --sanitize`) attributes what it saw to it. May
   /// be empty.
   std::function<void(const std::string &variant, const std::string &inputs)>

@@ -933,7 +933,7 @@ TEST_F(BuildCliTest, VerbosePrintsCommandLines) {
   const std::string dir = (kFixtures / "good/scale").string();
   EXPECT_THAT(r.output,
               HasSubstr("glslc -fshader-stage=compute "
-                        "--target-env=vulkan1.2 -I" +
+                        "--target-env=vulkan1.2 -g -I" +
                         dir + " " + dir + "/scale.comp -o " +
                         (out_ / "kernels/scale/vulkan1.2.spv").string()));
   EXPECT_THAT(r.output, Not(HasSubstr("-MF")));

@@ -194,10 +194,10 @@ TEST_F(ReportCliTest, ChromiumRendersTheHtmlReport) {
       "wide.html", "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
                    "</head><body><h1>x</h1><div style=\"width:900px;"
                    "height:40px;background:#333\"></div></body></html>");
-  check = runTool({KB_SYSTEM_PYTHON3, script("check_html_render.py"),
-                   wide.string(), (tmp_ / "chromium-wide").string(), "--width",
-                   "390"},
-                  150);
+  check =
+      runTool({KB_SYSTEM_PYTHON3, script("check_html_render.py"), wide.string(),
+               (tmp_ / "chromium-wide").string(), "--width", "390"},
+              150);
   EXPECT_EQ(check.exitCode, 1) << check.stdoutText;
   EXPECT_NE(check.stdoutText.find("does not fit"), std::string::npos)
       << check.stdoutText;

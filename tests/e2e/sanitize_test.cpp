@@ -78,6 +78,10 @@ TEST_F(SanitizeTest, OutOfBoundsAccessesAreFoundAndAttributed) {
                                           "` export 0, the handwritten "
                                           "kernel): Validation Error: "));
     EXPECT_THAT(checked.output, HasSubstr("access out of bounds"));
+    // Builds compile GLSL with -g: the finding names the line.
+    EXPECT_THAT(checked.output,
+                HasSubstr("Shader validation error at line 10 of the kernel's "
+                          "source."));
     // Shortened: no object handles, no quotation of the spec.
     EXPECT_THAT(checked.output, Not(HasSubstr("MessageID")));
     EXPECT_THAT(checked.output, Not(HasSubstr("The Vulkan spec states")));
@@ -104,7 +108,8 @@ TEST_F(SanitizeTest, ShaderPrintfNamesItsDispatchAndInvocation) {
   EXPECT_THAT(checked.output,
               HasSubstr("printf: printf pass, op 2 (`prints` export 0, the "
                         "handwritten kernel), invocation (37, 0, 0): "
-                        "i = 37 of count = 4096\n"));
+                        "i = 37 of count = 4096 (line 13 of the kernel's "
+                        "source)\n"));
   EXPECT_THAT(checked.output, HasSubstr("sanitizer: no findings"));
 }
 

@@ -2,6 +2,7 @@
 #include "workbench/bench/sanitizer.h"
 
 #include "common/terminal_text.h"
+#include "workbench/report/report_rows.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,6 +43,17 @@ std::string briefValidationMessage(const std::string &message) {
       R"( ?(Command buffer|Pipeline|Shader Module|Device|Queue|Descriptor set) \(0x[0-9a-fA-F]+\)\.)");
   text = std::regex_replace(text, handles, "");
   if (size_t noLine = text.find(" Unable to find SPIR-V OpLine");
+      noLine != std::string::npos)
+    text.resize(noLine);
+  // Builds compile GLSL with -g, so the layer names the line; the file it
+  // names is the staged copy the build compiled (`kernel.comp`), which is
+  // the kernel's own source under another name.
+  static const std::regex staged(
+      R"(Shader validation error occurred in file kernel\.comp at line ([0-9]+)\.?)");
+  text = std::regex_replace(
+      text, staged,
+      "Shader validation error at line $1 of the kernel's source. ");
+  if (size_t noLine = text.find("Unable to find suitable #line directive");
       noLine != std::string::npos)
     text.resize(noLine);
   while (!text.empty() && text.back() == ' ')
@@ -92,9 +104,11 @@ void BenchFindings::applyTo(report::Benchmark &b) {
     size_t errors = std::count_if(
         findings_.begin(), findings_.end(),
         [](const report::SanitizerFinding &f) { return f.error; });
-    std::string was = b.status == report::BenchStatus::Incorrect
-                          ? "; also INCORRECT: " + b.reason
-                          : "";
+    // What the row said before (INCORRECT, an ERROR of the device) stays.
+    std::string was =
+        b.status != report::BenchStatus::Ok
+            ? "; also " + report::statusWord(b.status) + ": " + b.reason
+            : "";
     b.status = report::BenchStatus::Sanitizer;
     b.reason = std::to_string(errors) +
                " sanitizer error(s); first: " + firstError->variant +
@@ -132,11 +146,23 @@ PrintedLine parseDebugPrintf(const std::string &message) {
   if (size_t at = text.find(" Unable to find SPIR-V OpLine");
       at != std::string::npos)
     text.resize(at);
+  // With debug info (builds use glslc -g) the layer names the line of the
+  // debugPrintfEXT call, in the staged copy's name (kernel.comp).
+  static const std::regex where(
+      R"( ?Debug shader printf message generated in file [^ ]+ at line ([0-9]+)\.?.*$)");
+  std::smatch m;
+  std::string sourceLine;
+  if (std::regex_search(text, m, where)) {
+    sourceLine = m[1].str();
+    text.resize(m.position(0));
+  }
   size_t first = text.find_first_not_of(" \n");
   size_t last = text.find_last_not_of(" \n");
   line.text = terminalText(first == std::string::npos
                                ? std::string()
                                : text.substr(first, last + 1 - first));
+  if (!sourceLine.empty())
+    line.text += " (line " + sourceLine + " of the kernel's source)";
   return line;
 }
 

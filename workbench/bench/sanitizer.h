@@ -80,9 +80,10 @@ public:
 
   /// The messages so far, attributed to |variant| run from |inputs|.
   void afterRun(const std::string &variant, const std::string &inputs);
-  /// Moves every finding into |b| (what is left in the log is attributed to
-  /// device teardown); an error makes its status Sanitizer, naming the
-  /// first, and keeps an incorrect result's reason after it.
+  /// Moves every finding into |b| (what is still in the log after the
+  /// checks is attributed to "after the checks"); an error makes its status
+  /// Sanitizer, naming the first, and keeps what the row said before (an
+  /// INCORRECT or ERROR reason) after it.
   void applyTo(report::Benchmark &b);
 
 private:

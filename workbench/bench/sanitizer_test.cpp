@@ -64,6 +64,16 @@ TEST(Sanitizer, BenchFindingsMergeAcrossInputsAndSetTheStatus) {
                                   "(inputs seed +0, seed +1): Validation "
                                   "Error: "));
   EXPECT_THAT(b.reason, HasSubstr("; also INCORRECT: y differs"));
+  // An ERROR of the device is kept the same way.
+  BenchFindings again;
+  again.log()->add(true, false, outOfBounds("0x3"));
+  again.afterRun("generated", "zeros");
+  report::Benchmark failed;
+  failed.status = report::BenchStatus::Error;
+  failed.reason = "device lost";
+  again.applyTo(failed);
+  EXPECT_THAT(failed.reason, HasSubstr("first: generated (inputs zeros)"));
+  EXPECT_THAT(failed.reason, HasSubstr("; also ERROR: device lost"));
 }
 
 TEST(Sanitizer, WarningsAloneLeaveTheStatus) {

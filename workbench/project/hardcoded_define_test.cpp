@@ -39,5 +39,25 @@ TEST(HardcodedDefine, AGuardOnAnotherNameOrAnElseBranchDoesNotGuard) {
       3u);
 }
 
+// What a preprocessor would not compile, or compiles only when NAME is not
+// set, is no hard-coded value.
+TEST(HardcodedDefine, DeadCodeCommentsAndCompoundGuardsAreNotHardCoded) {
+  EXPECT_FALSE(unguardedDefineLine("#if 0\n#define TILE 16\n#endif\n", "TILE"));
+  EXPECT_FALSE(unguardedDefineLine("/* old:\n#define TILE 16\n*/\n", "TILE"));
+  EXPECT_FALSE(unguardedDefineLine(
+      "#if !defined(TILE) && !defined(WPT)\n#define TILE 16\n#endif\n",
+      "TILE"));
+  EXPECT_FALSE(unguardedDefineLine(
+      "#ifdef FAST\n#else\n#endif\n#if A\n#elif !defined(TILE)\n"
+      "#define TILE 8\n#endif\n",
+      "TILE"));
+  EXPECT_FALSE(unguardedDefineLine(
+      "#if !defined(TILE) \\\n    && 1\n#define TILE 16\n#endif\n", "TILE"));
+  // Lines keep their numbers across comments and continuations.
+  EXPECT_EQ(unguardedDefineLine(
+                "/* a\n b */\n#define X \\\n 1\n#define TILE 4\n", "TILE"),
+            5u);
+}
+
 } // namespace
 } // namespace kb::workbench

@@ -460,7 +460,8 @@ private:
   void addBrokenInNew(const ReportRow &row) {
     std::string v = row.verdict();
     out_.uncomparable.push_back(
-        {row.id, brokenWhy(row, "NEW"), v == "incorrect" || v == "error"});
+        {row.id, brokenWhy(row, "NEW"),
+         v == "incorrect" || v == "error" || v == "sanitizer"});
   }
   /// The benchmark ran no variant in the base.
   void addNotRunInBase(const ReportRow &row) {

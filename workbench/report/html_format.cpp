@@ -234,8 +234,8 @@ std::string distribution(const ReportRow &row) {
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
        "aria-label=\"samples of "
     << esc(row.id) << "\" width=\"" << num(w + 140) << "\" height=\""
-    << num(h + 20) << "\" viewBox=\"0 0 " << num(w + 140) << " "
-    << num(h + 20) << "\">\n";
+    << num(h + 20) << "\" viewBox=\"0 0 " << num(w + 140) << " " << num(h + 20)
+    << "\">\n";
   s << "<line x1=\"" << num(x0) << "\" y1=\"" << num(h) << "\" x2=\""
     << num(x0 + w) << "\" y2=\"" << num(h) << "\" stroke=\"#111\"/>\n";
   for (size_t i = 0; i < t.samples.size(); ++i) {

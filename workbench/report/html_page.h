@@ -72,7 +72,9 @@ pre{white-space:pre-wrap;margin:0.2em 0;font-size:12px}td.cfg{white-space:nowrap
 /// page must not touch the network), |title| (escaped here), the style.
 inline std::string htmlPageHead(const std::string &title) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
-         "charset=\"utf-8\">\n<link rel=\"icon\" href=\"data:,\">\n<title>" +
+         "charset=\"utf-8\">\n<meta name=\"viewport\" "
+         "content=\"width=device-width,initial-scale=1\">\n<link "
+         "rel=\"icon\" href=\"data:,\">\n<title>" +
          htmlEscape(title) + "</title>\n<style>" + kHtmlStyle +
          "</style>\n</head>\n<body>\n";
 }

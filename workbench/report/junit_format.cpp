@@ -118,7 +118,7 @@ Case variantCase(const Benchmark &b, const Variant &v) {
     c.failureType = statusWord(b.status);
     c.message = b.reason;
     for (const SanitizerFinding &f : b.sanitizer)
-      if (f.variant == toString(v.role))
+      if (f.variant == v.name)
         c.output += f.inputs + ": " + (f.error ? "error: " : "warning: ") +
                     f.message + "\n";
   } else if (b.status == BenchStatus::Skipped) {

@@ -34,7 +34,8 @@ struct ExitCodeDoc {
 inline constexpr ExitCodeDoc kExitCodeDocs[] = {
     {"0", "success (for compare: no regression)"},
     {"1", "failure: a kernel or program failed to build, outputs disagree, a "
-          "benchmark is INCORRECT or ERROR, a regression was found, or the "
+          "benchmark is INCORRECT, ERROR or SANITIZER, a regression was found, "
+          "or the "
           "command's input was refused"},
     {"2", "usage error: unknown command or flag, bad flag value"},
     {"3", "inconclusive comparison (compare --fail-on inconclusive)"},
