@@ -342,11 +342,10 @@ int printSkipped(const std::string &why, const hal::DeviceProperties &props,
 } // namespace
 
 namespace {
-/// The driver options of |job|'s device: under --sanitize, the validation
-/// layer with GPU-assisted and synchronization validation, reporting to
-/// |findings|' log.
-hal::DriverOptions driverOptionsFor(const BenchJob &job,
-                                    BenchFindings *findings) {
+/// The driver options of the job's device: under --sanitize (|findings|),
+/// the validation layer with GPU-assisted and synchronization validation,
+/// reporting to |findings|' log.
+hal::DriverOptions driverOptionsFor(BenchFindings *findings) {
   hal::DriverOptions options;
   if (findings) {
     options.vulkanGpuValidation = true;
@@ -410,7 +409,7 @@ int runBenchJob(const BenchJob &job) {
   // device, nor back.
   auto selected = hal::selectDevice(
       hal::builtinDrivers(), job.settings.device,
-      driverOptionsFor(job, findings ? &*findings : nullptr), {},
+      driverOptionsFor(findings ? &*findings : nullptr), {},
       [&](const hal::DeviceProperties &candidate) {
         return whyCannotRun(*module, *function, baseline, candidate);
       });

@@ -34,6 +34,14 @@ Status checkSameOrigin(const std::vector<MergeInput> &inputs,
   const MergeInput &first = inputs.front();
   const MergeInput *withDevice = nullptr;
   for (const MergeInput &in : inputs) {
+    // A checked-only run (bench --sanitize) holds no timing: merged with
+    // timed shards it would read as benchmarks that were never timed.
+    if (in.report.settings.sanitize != first.report.settings.sanitize)
+      return failedPrecondition(
+          (in.report.settings.sanitize ? in.source : first.source) +
+          " is a `bench --sanitize` report (checked, not timed) and " +
+          (in.report.settings.sanitize ? first.source : in.source) +
+          " a timed one: merge the shards of one kind of run");
     if (!options.allowDifferentBuilds &&
         in.report.build.buildJsonSha256 != first.report.build.buildJsonSha256)
       return failedPrecondition(

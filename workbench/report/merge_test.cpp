@@ -131,6 +131,18 @@ TEST(MergeTest, DifferentBuildsAndDevicesAreRefusedUnlessAllowed) {
       mergeReports({shard(0, whole), shard(1, whole), gpu}, allowDevices).ok());
 }
 
+TEST(MergeTest, ASanitizeShardAndATimedOneAreRefused) {
+  BenchReport whole = wholeRun();
+  MergeInput checked = shard(1, whole);
+  checked.report.settings.sanitize = true;
+  auto merged = mergeReports({shard(0, whole), checked, shard(2, whole)}, {});
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find(
+                "shard1.json is a `bench --sanitize` report"),
+            std::string::npos)
+      << merged.status().message();
+}
+
 TEST(MergeTest, AnEmptyShardWithoutADeviceMerges) {
   BenchReport whole = wholeRun();
   MergeInput empty = shard(0, whole);
