@@ -158,6 +158,14 @@ TEST_F(SanitizeTest, BenchSanitizeMakesFindingsTheRowStatus) {
   EXPECT_THAT(kb::test::readFile(results / "junit.xml"),
               HasSubstr("type=\"SANITIZER\""));
 
+  // Nothing to check is no pass, and says where the whole program is
+  // checked.
+  kb::test::CliRun none = run({"bench", out_.string(), "--sanitize", "--filter",
+                               "no_such", "-o", results.string()});
+  EXPECT_EQ(none.exitCode, 5) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("`run --sanitize` checks the whole "
+                                     "program"));
+
   // A CUDA device is refused before anything runs.
   kb::test::CliRun cuda = run({"bench", out_.string(), "--sanitize", "--device",
                                "cuda", "-o", results.string()});

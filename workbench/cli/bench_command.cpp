@@ -163,9 +163,13 @@ int runBenchCommand(const BenchFlags &flags) {
     std::fprintf(stderr,
                  "kernel-bench bench: nothing measured: %s; exit %d so that "
                  "a gate on this run fails\n",
-                 run.benchmarks.empty() && !run.program
-                     ? "no benchmark matched (see --filter)"
-                     : "every benchmark was SKIPPED (the table says why)",
+                 !run.benchmarks.empty() || run.program
+                     ? "every benchmark was SKIPPED (the table says why)"
+                 : run.settings.sanitize
+                     ? "no dispatch benchmark matched (--sanitize checks "
+                       "single dispatches; `run --sanitize` checks the whole "
+                       "program)"
+                     : "no benchmark matched (see --filter)",
                  kExitNothingMeasured);
     return kExitNothingMeasured;
   }
