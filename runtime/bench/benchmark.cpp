@@ -238,6 +238,7 @@ Status runBenchmark(hal::Device &device, Engine &engine,
   KB_RETURN_IF_ERROR(load(device, work, baseline, options, p, out));
   announce(options, "correctness check");
   CorrectnessSettings correctness = options.correctness;
+  correctness.candidateName = out.variants.front().name;
   KB_RETURN_IF_ERROR(
       applyDeclared(work, options, out.variants, correctness, out.warnings));
   KB_RETURN_IF_ERROR(fixBaselineInputs(p, correctness, out.warnings));

@@ -39,18 +39,6 @@ std::vector<InputSet> inputSets(const CorrectnessSettings &settings) {
   return sets;
 }
 
-/// What a run of |prepared| is called in the report: "candidate" (a
-/// handwritten kernel), "generated" (the compiler's, timed alone where no
-/// handwritten one exists) or "reference".
-const char *variantName(const PreparedFunction &prepared, bool reference) {
-  if (reference)
-    return "reference";
-  for (const module::LoadedVariant &v : prepared.variants())
-    if (v.variant->role == module::VariantRole::Candidate)
-      return "candidate";
-  return "generated";
-}
-
 /// Runs |prepared| (the reference when |reference|) from |set|'s inputs and
 /// reads its outputs.
 StatusOr<std::vector<OutputData>>
@@ -62,7 +50,9 @@ runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set,
   Status ran = runOnce(device, prepared);
   // Told even when the run failed: what the layer saw may say why.
   if (settings.afterRun)
-    settings.afterRun(variantName(prepared, reference), set.name);
+    settings.afterRun(reference ? std::string("reference")
+                                : settings.candidateName,
+                      set.name);
   KB_RETURN_IF_ERROR(ran);
   return prepared.readOutputs();
 }

@@ -69,6 +69,9 @@ struct CorrectnessSettings {
   /// be empty.
   std::function<void(const std::string &variant, const std::string &inputs)>
       afterRun;
+  /// The candidate's name in the report (runBenchmark's: "candidate", or
+  /// "generated" where no handwritten kernel exists), for afterRun.
+  std::string candidateName = "candidate";
 };
 
 struct OutputMismatch {

@@ -1,6 +1,8 @@
 //===- workbench/report/program_rows.cpp - The whole program's rows -------===//
 #include "workbench/report/program_rows.h"
 
+#include "workbench/report/report_rows.h"
+
 namespace kb::report {
 
 std::string ProgramRow::id() const {
@@ -10,19 +12,13 @@ std::string ProgramRow::id() const {
 }
 
 std::string ProgramRow::statusWord() const {
-  switch (status) {
-  case BenchStatus::Ok:
+  // report.md's words for what went well; the failures as every table
+  // spells them.
+  if (status == BenchStatus::Ok)
     return generatedOnly ? "(reference)" : "correct";
-  case BenchStatus::Incorrect:
-    return "INCORRECT";
-  case BenchStatus::Error:
-    return "ERROR";
-  case BenchStatus::Skipped:
+  if (status == BenchStatus::Skipped)
     return "skipped";
-  case BenchStatus::Sanitizer:
-    return "SANITIZER";
-  }
-  return "ERROR";
+  return report::statusWord(status);
 }
 
 std::vector<ProgramRow> programRows(const BenchReport &report) {

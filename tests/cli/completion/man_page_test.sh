@@ -6,9 +6,12 @@
 # when installed. With INSTALLED, the page the build generated for
 # installation must be the same.
 #
-#   man_page_test.sh KERNEL_BENCH EXIT_CODES_H [INSTALLED]
+# docs/cli.md's exit-code table (the long form) must list the same codes as
+# the page: two tables of one thing may not drift apart.
+#
+#   man_page_test.sh KERNEL_BENCH EXIT_CODES_H DOCS_CLI_MD [INSTALLED]
 set -u
-kb=$1 exit_codes=$2 installed=${3:-}
+kb=$1 exit_codes=$2 docs=$3 installed=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 page=$work/kernel-bench.1
@@ -36,6 +39,11 @@ grep -q '__worker\|__w' "$page" && problem "the hidden __worker is in the page"
 for code in $(grep -oE '^ *kExit[A-Za-z]+ = [0-9]+' "$exit_codes" | grep -v InterruptedBase | awk '{ print $3 }') '128+N'; do
   grep -A1 '^\.TP' "$page" | grep -qx "\.B $code" || problem "EXIT STATUS has no code $code"
 done
+
+page_codes=$(grep -A1 '^\.TP' "$page" | sed -n 's/^\.B //p' | sort | tr '\n' ' ')
+doc_codes=$(sed -n '/^## Exit codes/,/^## /p' "$docs" | sed -n 's/^| \([0-9N+]*\) |.*/\1/p' | grep . | sort | tr '\n' ' ')
+[ "$page_codes" = "$doc_codes" ] ||
+  problem "docs/cli.md's exit codes ($doc_codes) are not the man page's ($page_codes)"
 
 if command -v groff > /dev/null; then
   warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1) || problem "groff failed"
