@@ -12,6 +12,17 @@ namespace kb::workbench {
 
 namespace {
 
+// What makes two findings the same site: the message without what varies
+// with the data and the thread schedule — the byte a wild index reached and
+// the invocation the layer happened to catch first. A kernel that reads past
+// its buffer does so from every input, at other bytes and from other
+// invocations, and that is one finding.
+std::string findingSite(const std::string &message) {
+  static const std::regex volatileParts(
+      R"((highest byte accessed was|Global invocation ID \(x, y, z\) =) (\([^)]*\)|[0-9]+))");
+  return std::regex_replace(message, volatileParts, "$1 _");
+}
+
 bool hasCandidate(const module::Executable &exe) {
   return std::any_of(exe.variants.begin(), exe.variants.end(),
                      [](const module::Variant &v) {
@@ -80,13 +91,14 @@ void BenchFindings::afterRun(const std::string &variant,
       continue;
     report::SanitizerFinding found{variant, inputs, m.error,
                                    briefValidationMessage(m.text)};
-    // The same finding from another input set is one finding, found there
-    // too: a kernel that reads past its buffer does so from every input.
+    // The same site from another input set is one finding, found there too;
+    // the message kept is the first input's.
+    std::string site = findingSite(found.message);
     auto same = std::find_if(findings_.begin(), findings_.end(),
                              [&](const report::SanitizerFinding &f) {
                                return f.variant == found.variant &&
                                       f.error == found.error &&
-                                      f.message == found.message;
+                                      findingSite(f.message) == site;
                              });
     if (same == findings_.end())
       findings_.push_back(std::move(found));
