@@ -90,6 +90,9 @@ Status applyDeclared(const BenchmarkWork &work, const BenchmarkOptions &options,
   for (const OutputTolerance &o : found->outputTolerances)
     if (o.binding < bindings.size())
       correctness.outputTolerances[bindings[o.binding].buffer] = o.tolerance;
+  for (const OutputShape &o : found->outputShapes)
+    if (o.binding < bindings.size())
+      correctness.outputShapes[bindings[o.binding].buffer] = o.dims;
   for (Variant &v : variants) {
     if (found->flops)
       v.flops = *found->flops;
@@ -282,10 +285,12 @@ Correctness describeCorrectness(const CorrectnessResult &result) {
   Correctness c;
   c.status = result.verdict;
   c.seeds = result.seedOffsets;
-  for (const OutputMismatch &m : result.mismatches)
+  for (const OutputMismatch &m : result.mismatches) {
     for (const module::Mismatch &x : m.first)
       c.firstMismatches.push_back(
           {m.output, x.index, number(x.reference), number(x.candidate)});
+    c.mismatchMaps.push_back({m.output, m.inputs, m.map, m.mapNote});
+  }
   c.note = result.reason;
   if (!result.hostReference.empty())
     c.note += (c.note.empty() ? "" : "; ") + std::string("reference: the ") +

@@ -131,12 +131,19 @@ void compareOutputs(const PreparedFunction &candidate,
          declared == settings.outputTolerances.end() ? nullptr
                                                      : &declared->second});
     tol.abs *= absScale(set, reference[i], result.referenceOutputs, i);
-    module::Comparison cmp =
-        module::compareElements(reference[i].elementType, reference[i].bytes,
-                                actual[j].bytes, tol, settings.maxMismatches);
+    OutputMismatch m;
+    auto shape = settings.outputShapes.find(out.buffer);
+    m.map = module::MismatchMap::create(
+        std::min(reference[i].bytes.size(), actual[j].bytes.size()) /
+            byteSize(reference[i].elementType),
+        shape == settings.outputShapes.end() ? std::vector<uint64_t>()
+                                             : shape->second,
+        &m.mapNote);
+    module::Comparison cmp = module::compareElements(
+        reference[i].elementType, reference[i].bytes, actual[j].bytes, tol,
+        settings.maxMismatches, &m.map);
     if (cmp.ok())
       continue;
-    OutputMismatch m;
     m.inputs = inputs;
     m.output = reference[i].name.empty()
                    ? "buffer " + std::to_string(reference[i].buffer)

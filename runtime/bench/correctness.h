@@ -56,6 +56,9 @@ struct CorrectnessSettings {
   /// then |outputTolerances| by the output's buffer index.
   module::ToleranceOverride kernelTolerance;
   std::map<uint32_t, module::ToleranceOverride> outputTolerances;
+  /// The declared shapes of outputs, by buffer index, for the mismatch map
+  /// of a wrong output (module/mismatch_map.h); absent: one row.
+  std::map<uint32_t, std::vector<uint64_t>> outputShapes;
   /// The kernel's fixed inputs and expected outputs; null: none.
   std::shared_ptr<const FixedData> fixed;
   /// The kernel's C/C++ reference, run on the host from the inputs the
@@ -81,6 +84,8 @@ struct OutputMismatch {
   module::Tolerance tolerance;
   uint64_t mismatchCount = 0;
   std::vector<module::Mismatch> first;
+  module::MismatchMap map;
+  std::string mapNote; // why the declared shape went unused
 };
 
 struct CorrectnessResult {

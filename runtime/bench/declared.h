@@ -33,6 +33,15 @@ struct OutputTolerance {
   module::ToleranceOverride tolerance;
 };
 
+/// `[abi] bindings = [{ ..., shape = ["M", "N"] }]`: the grid a binding's
+/// elements form (row-major, the last dimension fastest), on which a wrong
+/// output's mismatch map shows it (module/mismatch_map.h).
+struct OutputShape {
+  std::string name;     // the [abi] binding's name
+  uint32_t binding = 0; // its index in [abi] bindings
+  std::vector<uint64_t> dims;
+};
+
 /// A binding's contents fixed by a NumPy .npy file: `[bench] init = { x =
 /// { file = "x.npy" } }` (an input the kernel reads) or `reference = {
 /// outputs = { y = "y.npy" } }` (what it must write). Checked against the
@@ -90,11 +99,13 @@ struct KernelDeclared {
   /// The kernel's reference is a host function (compared on every input
   /// set, as a reference kernel would be).
   std::optional<HostReferenceDecl> hostReference;
+  std::vector<OutputShape> outputShapes;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
            outputTolerances.empty() && !nanInputs && !infInputs &&
-           fixedInputs.empty() && expectedOutputs.empty() && !hostReference;
+           fixedInputs.empty() && expectedOutputs.empty() && !hostReference &&
+           outputShapes.empty();
   }
 };
 

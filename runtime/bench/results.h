@@ -15,6 +15,7 @@
 
 #include "common/resource_usage.h"
 #include "runtime/bench/statistics.h"
+#include "runtime/module/mismatch_map.h"
 
 #include <cstdint>
 #include <optional>
@@ -89,10 +90,20 @@ struct Mismatch {
   std::string actual;
 };
 
+/// Where one wrong output is wrong (module/mismatch_map.h), from the first
+/// input set it was wrong on.
+struct OutputMap {
+  std::string output; // binding name, e.g. "matmul.c"
+  std::string inputs; // "seed +0", as OutputMismatch::inputs
+  module::MismatchMap map;
+  std::string note; // why a declared shape went unused
+};
+
 struct Correctness {
   Verdict status = Verdict::NotChecked;
   std::vector<uint64_t> seeds;
   std::vector<Mismatch> firstMismatches;
+  std::vector<OutputMap> mismatchMaps;
   std::string note; // e.g. "inputs modified by the kernel"
 };
 

@@ -36,7 +36,8 @@ bool withinUlp(ElementType type, const uint8_t *r, const uint8_t *c,
 Comparison compareElements(ElementType type,
                            const std::vector<uint8_t> &reference,
                            const std::vector<uint8_t> &candidate,
-                           Tolerance tolerance, size_t maxReported) {
+                           Tolerance tolerance, size_t maxReported,
+                           MismatchMap *map) {
   Comparison result;
   uint32_t size = byteSize(type);
   uint64_t n = std::min(reference.size(), candidate.size()) / size;
@@ -64,6 +65,9 @@ Comparison compareElements(ElementType type,
       ++result.mismatchCount;
       if (result.firstMismatches.size() < maxReported)
         result.firstMismatches.push_back({i, rv, cv});
+      if (map) // a NaN or an infinity is wrong by no distance
+        map->add(i, std::isfinite(rv) && std::isfinite(cv) ? std::fabs(cv - rv)
+                                                           : -1);
     }
   }
   return result;

@@ -17,6 +17,7 @@
 #define KB_RUNTIME_MODULE_COMPARE_H_
 
 #include "common/kernel_abi.h"
+#include "runtime/module/mismatch_map.h"
 #include "runtime/module/tolerance.h"
 
 #include <cstdint>
@@ -39,11 +40,13 @@ struct Comparison {
   bool ok() const { return mismatchCount == 0; }
 };
 
-/// Compares two equally sized element arrays of |type|.
+/// Compares two equally sized element arrays of |type|; with |map|, also
+/// marks every wrong element on it (MismatchMap::create of the count).
 Comparison compareElements(ElementType type,
                            const std::vector<uint8_t> &reference,
                            const std::vector<uint8_t> &candidate,
-                           Tolerance tolerance, size_t maxReported = 8);
+                           Tolerance tolerance, size_t maxReported = 8,
+                           MismatchMap *map = nullptr);
 
 } // namespace kb::module
 

@@ -525,26 +525,15 @@ TEST_F(TuneTest, FailedAndIncorrectConfigurationsAreRecordedNeverChosen) {
 
   // Headless Chromium renders it (no console error, not blank) and its DOM
   // has the charts.
-  kb::ProcessOptions chromium;
-  chromium.argv = {
-      KB_SYSTEM_PYTHON3,
-      (kSourceDir / "tests/cli/report/check_html_render.py").string(),
-      (out_ / "tune.html").string(),
-      (tmp_ / "chromium").string(),
-      "--dom-contains",
-      "class=\"tune-heatmap\"",
-      "--dom-contains",
-      "data-parameter=\"UNROLL\"",
-      "--dom-contains",
-      "<rect class=\"cell failed\"",
-      "--dom-contains",
-      "Failed configurations"};
-  chromium.timeout = std::chrono::seconds(200);
-  auto check = kb::runProcess(chromium);
-  ASSERT_TRUE(check.ok()) << check.status().message();
-  if (check->exitCode == 77)
-    GTEST_SKIP() << check->stdoutText;
-  EXPECT_EQ(check->exitCode, 0) << check->stdoutText << check->stderrText;
+  kb::test::CliRun check = kb::test::checkHtmlRender(
+      out_ / "tune.html", tmp_ / "chromium",
+      {"--dom-contains", "class=\"tune-heatmap\"", "--dom-contains",
+       "data-parameter=\"UNROLL\"", "--dom-contains",
+       "<rect class=\"cell failed\"", "--dom-contains",
+       "Failed configurations"});
+  if (check.exitCode == 77)
+    GTEST_SKIP() << check.output;
+  EXPECT_EQ(check.exitCode, 0) << check.output;
 }
 
 /// One "timeline:" line of tune.log: a build or a bench and when it ran.

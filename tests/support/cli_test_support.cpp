@@ -68,6 +68,26 @@ CliRun runKernelBenchAt(const fs::path &binary,
   return r;
 }
 
+CliRun checkHtmlRender(const fs::path &page, const fs::path &work,
+                       const std::vector<std::string> &args) {
+  kb::ProcessOptions options;
+  options.argv = {KB_SYSTEM_PYTHON3,
+                  std::string(KB_SOURCE_DIR) +
+                      "/tests/cli/report/check_html_render.py",
+                  page.string(), work.string()};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.timeout = std::chrono::seconds(300);
+  auto result = kb::runProcess(options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  CliRun r;
+  if (!result.ok())
+    return r;
+  r.exitCode = result->exitCode;
+  r.output = result->stdoutText + result->stderrText;
+  r.seconds = result->seconds;
+  return r;
+}
+
 std::string kernelBenchBinary() { return KB_KERNEL_BENCH; }
 
 void checkUnavailableRun(int exitCode, const std::string &output) {

@@ -56,6 +56,14 @@ EnvVars withoutCiEnv(EnvVars set = {});
 CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env = {},
                       std::chrono::seconds timeout = std::chrono::seconds(600));
 
+/// Headless Chromium on |page| through tests/cli/report/check_html_render.py
+/// (its files under |work|, then |args|: `--dom-contains TEXT`, `--width
+/// W`): exit 0 ok, 1 a check failed (the output says which), 77 no chromium
+/// (the caller skips).
+CliRun checkHtmlRender(const std::filesystem::path &page,
+                       const std::filesystem::path &work,
+                       const std::vector<std::string> &args = {});
+
 /// The built kernel-bench binary (absolute), for tests that start it
 /// themselves (in the background, to signal it).
 std::string kernelBenchBinary();

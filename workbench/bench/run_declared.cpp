@@ -74,6 +74,9 @@ declaredForRun(const fs::path &modulePath, const module::Module &module,
   for (const bench::OutputTolerance &o : found->outputTolerances)
     if (o.binding < dispatch->bindings.size())
       out.outputTolerances[dispatch->bindings[o.binding].buffer] = o.tolerance;
+  for (const bench::OutputShape &o : found->outputShapes)
+    if (o.binding < dispatch->bindings.size())
+      out.outputShapes[dispatch->bindings[o.binding].buffer] = o.dims;
   KB_ASSIGN_OR_RETURN(out.fixed,
                       bench::loadFixedData(*found, function, *dispatch));
   if (found->hostReference) {

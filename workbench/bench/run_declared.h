@@ -28,6 +28,8 @@ struct RunDeclared {
   /// `[tolerance]` for every output, then by output buffer.
   module::ToleranceOverride tolerance;
   std::map<uint32_t, module::ToleranceOverride> outputTolerances;
+  /// `[abi] shape` by output buffer: the grid a wrong output is shown on.
+  std::map<uint32_t, std::vector<uint64_t>> outputShapes;
   bench::FixedData fixed;
   /// The kernel's C/C++ reference, loaded; null: none.
   std::shared_ptr<const bench::HostReference> hostReference;

@@ -73,6 +73,14 @@ template <> struct JsonFields<bench::OutputTolerance> {
   }
 };
 
+template <> struct JsonFields<bench::OutputShape> {
+  template <typename IO, typename S> static Status map(IO &io, S &o) {
+    KB_RETURN_IF_ERROR(io.field("name", o.name));
+    KB_RETURN_IF_ERROR(io.field("binding", o.binding));
+    return io.field("dims", o.dims);
+  }
+};
+
 /// The file is written as the build directory's path (|stored|); the
 /// reader joins it to the directory it read build.json from.
 template <> struct JsonFields<bench::FixedArray> {
@@ -117,7 +125,9 @@ template <> struct JsonFields<bench::KernelDeclared> {
         io.field("fixed_inputs", d.fixedInputs, Presence::MayBeAbsent));
     KB_RETURN_IF_ERROR(
         io.field("expected_outputs", d.expectedOutputs, Presence::MayBeAbsent));
-    return io.field("host_reference", d.hostReference, Presence::MayBeAbsent);
+    KB_RETURN_IF_ERROR(
+        io.field("host_reference", d.hostReference, Presence::MayBeAbsent));
+    return io.field("output_shapes", d.outputShapes, Presence::MayBeAbsent);
   }
 };
 

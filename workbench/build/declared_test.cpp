@@ -74,8 +74,10 @@ protected:
   }
   void TearDown() override { dir_.reset(); }
 
-  /// A standalone matmul-shaped kernel with |extra| appended.
-  StatusOr<Kernel> load(const std::string &extra) {
+  /// A standalone matmul-shaped kernel with |extra| appended (and
+  /// |cKeys| among the keys of binding `c`).
+  StatusOr<Kernel> load(const std::string &extra,
+                        const std::string &cKeys = "") {
     std::ofstream(root_ / "kernel.toml")
         << "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n"
            "defines = { TILE = 16 }\n"
@@ -83,7 +85,9 @@ protected:
            "bindings = [\n"
            "  { name = \"a\", type = \"f32\", access = \"readonly\" },\n"
            "  { name = \"b\", type = \"f32\", access = \"readonly\" },\n"
-           "  { name = \"c\", type = \"f32\", access = \"writeonly\" },\n"
+           "  { name = \"c\", type = \"f32\", access = \"writeonly\""
+        << cKeys
+        << " },\n"
            "]\n"
            "constants = [{ name = \"M\", type = \"u32\" }, "
            "{ name = \"N\", type = \"u32\" }, { name = \"K\", type = \"u32\" "
@@ -95,8 +99,8 @@ protected:
     return loadKernel(root_ / "kernel.toml", {});
   }
 
-  std::string error(const std::string &extra) {
-    auto kernel = load(extra);
+  std::string error(const std::string &extra, const std::string &cKeys = "") {
+    auto kernel = load(extra, cKeys);
     EXPECT_FALSE(kernel.ok());
     return kernel.ok() ? "" : kernel.status().message();
   }
@@ -185,10 +189,38 @@ TEST_F(DeclaredTomlTest, SpecialValuesAreDeclaredInBench) {
   EXPECT_THAT(bad.status().message(), HasSubstr("found"));
 }
 
+// `shape` on a binding: the grid its mismatch map shows; expressions over
+// the same names; the dimensions must multiply to a standalone kernel's
+// element count.
+TEST_F(DeclaredTomlTest, ABindingsShapeIsItsMismatchMapsGrid) {
+  auto kernel = load("", ", shape = [\"M\", \"N / 2\", 2]");
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  ASSERT_EQ(kernel->declared.outputShapes.size(), 1u);
+  const bench::OutputShape &shape = kernel->declared.outputShapes[0];
+  EXPECT_EQ(shape.name, "c");
+  EXPECT_EQ(shape.binding, 2u);
+  EXPECT_EQ(shape.dims, (std::vector<uint64_t>{64, 16, 2}));
+  EXPECT_FALSE(kernel->declared.empty());
+
+  std::string e = error("", ", shape = [\"M\", \"K\"]");
+  EXPECT_THAT(e, HasSubstr("kernel.toml:"));
+  EXPECT_THAT(e, HasSubstr("`bindings[2].shape` holds 8192 elements and "
+                           "[bench] elements gives the binding 2048"));
+  EXPECT_THAT(error("", ", shape = []"),
+              HasSubstr("1 to 4 dimensions, the last the fastest"));
+  EXPECT_THAT(error("", ", shape = [\"M\", 0.5]"), HasSubstr(">= 1"));
+  EXPECT_THAT(error("", ", shape = [\"M\", \"N / 3\", 3]"),
+              HasSubstr("whole number"));
+  EXPECT_THAT(error("", ", shape = \"MxN\""), HasSubstr("1 to 4 dimensions"));
+  EXPECT_THAT(error("", ", shape = [\"M\", \"Q\"]"),
+              HasSubstr("unknown name `Q`"));
+}
+
 TEST_F(DeclaredTomlTest, BuildJsonCarriesThemByObject) {
   auto kernel = load("[roofline]\nflops = \"2*M*N*K\"\n"
                      "[tolerance]\nreduction_length = \"K\"\n"
-                     "[tolerance.outputs.c]\nabs = 0.5\n");
+                     "[tolerance.outputs.c]\nabs = 0.5\n",
+                     ", shape = [\"M\", \"N\"]");
   ASSERT_TRUE(kernel.ok()) << kernel.status().message();
   kernel->declared.infInputs = true;
   nlohmann::ordered_json doc = {
@@ -233,6 +265,8 @@ TEST_F(DeclaredTomlTest, BuildJsonCarriesThemByObject) {
   EXPECT_EQ(*d.outputTolerances[0].tolerance.abs, 0.5);
   EXPECT_TRUE(d.infInputs);
   EXPECT_FALSE(d.nanInputs);
+  ASSERT_EQ(d.outputShapes.size(), 1u);
+  EXPECT_EQ(d.outputShapes[0].dims, (std::vector<uint64_t>{64, 32}));
   EXPECT_TRUE(declaredJson(bench::KernelDeclared{}).is_null());
 
   doc["jobs"][0]["declared"]["flops"] = "many";

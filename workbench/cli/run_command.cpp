@@ -38,9 +38,11 @@
 #include "workbench/bench/device_option.h"
 #include "workbench/bench/run_declared.h"
 #include "workbench/bench/sanitizer.h"
+#include "workbench/report/mismatch_maps.h"
 #include "workbench/support/interrupt_forwarder.h"
 #include "workbench/support/worker.h"
 
+#include "common/terminal_text.h"
 #include "runtime/hal/drivers/registration.h"
 #include "runtime/module/compare.h"
 #include "runtime/module/executor.h"
@@ -206,8 +208,17 @@ bool compareOutput(size_t i, const module::Output &out,
   module::Tolerance tol = module::resolveTolerance(
       ref.elementType,
       {&fromModule, declared ? &declared->tolerance : nullptr, perOutput});
+  std::vector<uint64_t> shape;
+  if (declared)
+    if (auto it = declared->outputShapes.find(out.buffer);
+        it != declared->outputShapes.end())
+      shape = it->second;
+  std::string mapNote;
+  module::MismatchMap map = module::MismatchMap::create(
+      std::min(ref.bytes.size(), cand.bytes.size()) / byteSize(ref.elementType),
+      shape, &mapNote);
   module::Comparison cmp = module::compareElements(
-      ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches);
+      ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches, &map);
   std::string name = outputName(ref);
   if (cmp.ok()) {
     std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
@@ -227,6 +238,9 @@ bool compareOutput(size_t i, const module::Output &out,
     std::printf("    index %llu: %s %.9g, substituted %.9g (diff %.3g)\n",
                 static_cast<unsigned long long>(m.index), refLabel, m.reference,
                 m.candidate, m.candidate - m.reference);
+  std::printf("    where: %s%s\n",
+              terminalText(report::whereWrong(map)).c_str(),
+              mapNote.empty() ? "" : (" (" + mapNote + ")").c_str());
   return false;
 }
 

@@ -86,7 +86,10 @@ const std::vector<std::string> kAbiKeys = {"workgroup_size",
                                            "subgroup_size",
                                            "full_subgroups",
                                            "parameters"};
-const std::vector<std::string> kBindingKeys = {"name", "type", "access"};
+// `shape` is read with the declared figures (kernel_toml_declared.h): its
+// entries may name [bench] constants, read after the bindings.
+const std::vector<std::string> kBindingKeys = {"name", "type", "access",
+                                               "shape"};
 const std::vector<std::string> kConstantKeys = {"name", "type"};
 
 /// `[abi] key = [{...}, ...]`: an array of tables, or null when absent.

@@ -149,6 +149,67 @@ Status readOutputTolerances(const TomlFile &file, const toml::table &outputs,
   return okStatus();
 }
 
+/// One `shape` of an [abi] binding: 1 to 4 whole numbers >= 1, each an
+/// integer or an expression, whose product a standalone kernel's element
+/// count must equal.
+StatusOr<std::vector<uint64_t>>
+readShape(const TomlFile &file, const toml::node &node, const std::string &key,
+          const std::map<std::string, double> &names,
+          std::optional<uint64_t> elements) {
+  const toml::array *dims = node.as_array();
+  if (!dims || dims->empty() || dims->size() > 4)
+    return file.expected(node, key,
+                         "1 to 4 dimensions, the last the fastest, e.g. "
+                         "[\"M\", \"N\"]");
+  std::vector<uint64_t> shape;
+  double product = 1;
+  for (const toml::node &dim : *dims) {
+    KB_ASSIGN_OR_RETURN(double value, readFigure(file, dim, key, 1, names));
+    if (value != std::floor(value) || value > 1e15)
+      return file.error(dim, "`" + key +
+                                 "`: a dimension must be a whole "
+                                 "number of elements");
+    shape.push_back(static_cast<uint64_t>(value));
+    product *= value;
+  }
+  if (elements && product != static_cast<double>(*elements))
+    return file.error(node, "`" + key + "` holds " +
+                                std::to_string(static_cast<uint64_t>(
+                                    std::min(product, 1e18))) +
+                                " elements and [bench] elements gives the "
+                                "binding " +
+                                std::to_string(*elements) +
+                                ": make the dimensions multiply to the "
+                                "element count");
+  return shape;
+}
+
+/// `shape` of each [abi] binding that has one.
+Status readOutputShapes(const TomlFile &file, const toml::table &root,
+                        const KernelAbi &abi, const Kernel &kernel,
+                        const std::map<std::string, double> &names,
+                        bench::KernelDeclared &declared) {
+  const toml::node *bindings = root.at_path("abi.bindings").node();
+  const toml::array *list = bindings ? bindings->as_array() : nullptr;
+  for (size_t i = 0; list && i < list->size() && i < abi.bindings.size(); ++i) {
+    const toml::table *t = list->get(i)->as_table();
+    const toml::node *node = t ? t->get("shape") : nullptr;
+    if (!node)
+      continue;
+    std::optional<uint64_t> elements;
+    if (kernel.bench && i < kernel.bench->elementCounts.size())
+      elements = kernel.bench->elementCounts[i];
+    bench::OutputShape shape{
+        abi.bindings[i].name, static_cast<uint32_t>(i), {}};
+    KB_ASSIGN_OR_RETURN(shape.dims,
+                        readShape(file, *node,
+                                  "bindings[" + std::to_string(i) + "].shape",
+                                  names, elements));
+    declared.outputShapes.push_back(std::move(shape));
+  }
+  return okStatus();
+}
+
 Status readRoofline(const TomlFile &file, const toml::table &roofline,
                     const std::map<std::string, double> &names,
                     bench::KernelDeclared &declared) {
@@ -204,6 +265,8 @@ readDeclared(const TomlFile &file, const toml::table &root,
   std::map<std::string, double> names = expressionNames(abi, defines, kernel);
   bench::KernelDeclared &declared = kernel.declared;
   KB_RETURN_IF_ERROR(readSpecialValues(file, root, declared));
+  KB_RETURN_IF_ERROR(
+      readOutputShapes(file, root, abi, kernel, names, declared));
   KB_ASSIGN_OR_RETURN(const toml::table *roofline,
                       file.table(root, "roofline"));
   if (roofline)

@@ -139,6 +139,34 @@ std::string shardOutOfRange(const ShardInfo &s, bool plan) {
   return "";
 }
 
+/// Why a mismatch map read back cannot be drawn; "" when it can. The
+/// renderers index its cells by its sizes, so they must agree.
+std::string badMismatchMap(const module::MismatchMap &m) {
+  uint64_t maxCols = m.rows == 1 ? module::MismatchMap::kMaxStripCells
+                                 : module::MismatchMap::kMaxCells;
+  if (m.cellRows == 0 || m.cellCols == 0 ||
+      m.cellRows > module::MismatchMap::kMaxCells || m.cellCols > maxCols)
+    return "cell_rows/cell_cols: " + std::to_string(m.cellRows) + " x " +
+           std::to_string(m.cellCols) + " is not a map of at most " +
+           std::to_string(module::MismatchMap::kMaxCells) + " x " +
+           std::to_string(maxCols) + " cells";
+  size_t cells = static_cast<size_t>(m.cellRows * m.cellCols);
+  if (m.wrong.size() != cells || m.maxError.size() != cells)
+    return "wrong/max_error: expected " + std::to_string(cells) +
+           " cells each, found " + std::to_string(m.wrong.size()) + " and " +
+           std::to_string(m.maxError.size());
+  if (m.rowsPerCell == 0 || m.colsPerCell == 0 ||
+      m.rows > m.cellRows * m.rowsPerCell ||
+      m.cols > m.cellCols * m.colsPerCell)
+    return "rows/cols: " + std::to_string(m.rows) + " x " +
+           std::to_string(m.cols) + " do not fit the cells";
+  if (m.wrongCount && (m.top > m.bottom || m.left > m.right ||
+                       m.bottom >= m.rows || m.right >= m.cols))
+    return "box: outside the " + std::to_string(m.rows) + " x " +
+           std::to_string(m.cols) + " elements";
+  return "";
+}
+
 } // namespace
 
 } // namespace kb::report
@@ -208,11 +236,45 @@ template <> struct JsonFields<Mismatch> {
   }
 };
 
+/// The cells of a mismatch map (module/mismatch_map.h), row-major; the
+/// element box as [top, bottom, left, right], inclusive.
+template <> struct JsonFields<module::MismatchMap> {
+  template <typename IO, typename S> static Status map(IO &io, S &m) {
+    KB_RETURN_IF_ERROR(io.field("shape", m.shape));
+    KB_RETURN_IF_ERROR(io.field("rows", m.rows));
+    KB_RETURN_IF_ERROR(io.field("cols", m.cols));
+    KB_RETURN_IF_ERROR(io.field("rows_per_cell", m.rowsPerCell));
+    KB_RETURN_IF_ERROR(io.field("cols_per_cell", m.colsPerCell));
+    KB_RETURN_IF_ERROR(io.field("cell_rows", m.cellRows));
+    KB_RETURN_IF_ERROR(io.field("cell_cols", m.cellCols));
+    KB_RETURN_IF_ERROR(io.field("wrong_count", m.wrongCount));
+    KB_RETURN_IF_ERROR(io.field("top", m.top));
+    KB_RETURN_IF_ERROR(io.field("bottom", m.bottom));
+    KB_RETURN_IF_ERROR(io.field("left", m.left));
+    KB_RETURN_IF_ERROR(io.field("right", m.right));
+    KB_RETURN_IF_ERROR(io.field("wrong", m.wrong));
+    KB_RETURN_IF_ERROR(io.field("max_error", m.maxError));
+    return io.check([&] { return badMismatchMap(m); });
+  }
+};
+
+template <> struct JsonFields<OutputMap> {
+  template <typename IO, typename S> static Status map(IO &io, S &o) {
+    KB_RETURN_IF_ERROR(io.field("output", o.output));
+    KB_RETURN_IF_ERROR(io.field("inputs", o.inputs));
+    KB_RETURN_IF_ERROR(io.field("note", o.note));
+    return io.field("map", o.map);
+  }
+};
+
 template <> struct JsonFields<Correctness> {
   template <typename IO, typename S> static Status map(IO &io, S &c) {
     KB_RETURN_IF_ERROR(io.field("status", c.status, oneOf(kCorrectness)));
     KB_RETURN_IF_ERROR(io.field("seeds", c.seeds));
     KB_RETURN_IF_ERROR(io.field("first_mismatches", c.firstMismatches));
+    // Only where an output was wrong.
+    KB_RETURN_IF_ERROR(
+        io.field("mismatch_maps", c.mismatchMaps, Presence::OmitWhenEmpty));
     return io.field("note", c.note);
   }
 };

@@ -277,6 +277,43 @@ TEST(BenchJson, NamesTheFieldOfTheWrongType) {
             "number");
 }
 
+// A mismatch map is read back whole, and one whose cells do not fit its
+// sizes (the renderers index them by those) is refused, naming the field.
+TEST(BenchJson, MismatchMapsRoundTripAndAreChecked) {
+  BenchReport original = fullReport();
+  const module::MismatchMap &map =
+      original.benchmarks[2].variants[0].correctness.mismatchMaps.at(0).map;
+  StatusOr<BenchReport> parsed = parseBenchJson(render(original), "bench.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const OutputMap &read =
+      parsed->benchmarks[2].variants[0].correctness.mismatchMaps.at(0);
+  EXPECT_EQ(read.map.wrong, map.wrong);
+  EXPECT_EQ(read.map.maxError, map.maxError);
+  EXPECT_EQ(read.map.describeBox(), "rows 0, cols 7-63 of 64 x 64");
+  EXPECT_TRUE(
+      parsed->benchmarks[0].variants[0].correctness.mismatchMaps.empty());
+
+  BenchReport bad = original;
+  bad.benchmarks[2]
+      .variants[0]
+      .correctness.mismatchMaps[0]
+      .map.wrong.pop_back();
+  Status s = parseError(render(bad));
+  EXPECT_NE(s.message().find("mismatch_maps[0].map"), std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("expected 4096 cells each"), std::string::npos)
+      << s.message();
+  bad = original;
+  bad.benchmarks[2].variants[0].correctness.mismatchMaps[0].map.cellRows =
+      100000;
+  EXPECT_NE(parseError(render(bad)).message().find("cell_rows/cell_cols"),
+            std::string::npos);
+  bad = original;
+  bad.benchmarks[2].variants[0].correctness.mismatchMaps[0].map.bottom = 64;
+  EXPECT_NE(parseError(render(bad)).message().find("box: outside"),
+            std::string::npos);
+}
+
 TEST(BenchJson, RefusesDuplicateBenchmarkNames) {
   BenchReport r = fullReport();
   r.benchmarks[1].name = r.benchmarks[0].name;

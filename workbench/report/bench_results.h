@@ -34,6 +34,7 @@ using bench::BenchStatus;
 using bench::Correctness;
 using bench::Derived;
 using bench::Mismatch;
+using bench::OutputMap;
 using bench::Sample;
 using bench::StopReason;
 using bench::Summary;

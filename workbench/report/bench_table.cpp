@@ -1,6 +1,7 @@
 //===- workbench/report/bench_table.cpp - The table `bench` ends with -----===//
 #include "workbench/report/bench_table.h"
 
+#include "workbench/report/mismatch_maps.h"
 #include "workbench/report/report_rows.h"
 
 #include "common/terminal_text.h"
@@ -153,6 +154,8 @@ std::string renderBenchTable(const BenchReport &report) {
     text += "resources: " + line + "\n";
   for (const std::string &line : sanitizerLines(report, 5))
     text += "sanitizer: " + line + "\n";
+  for (const std::string &line : mismatchMapLines(report, 5))
+    text += "wrong: " + line + "\n";
   for (const std::string &line : pairedLines(report))
     text += "paired: " + line + "\n";
   for (const std::string &line : abovePeakLines(report))

@@ -11,6 +11,7 @@
 #include "workbench/report/html_page.h"
 #include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
+#include "workbench/report/mismatch_maps.h"
 #include "workbench/report/report_rows.h"
 
 #include <algorithm>
@@ -375,6 +376,7 @@ std::string renderHtml(const BenchReport &report) {
     out << "</ul>\n";
   }
   out << summaryTable(report, rows);
+  out << mismatchMapSection(report, 16);
   out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
       << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"
       << "<span style=\"background:" << kReferenceColor

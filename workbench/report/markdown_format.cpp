@@ -9,6 +9,7 @@
 #include "workbench/report/markdown_table.h"
 #include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
+#include "workbench/report/mismatch_maps.h"
 #include "workbench/report/report_rows.h"
 
 #include <sstream>
@@ -91,6 +92,8 @@ std::vector<std::string> notes(const BenchReport &report,
     out.push_back(markdownText(line) + "; `compare` gives it no verdict");
   for (const std::string &line : sanitizerLines(report, 20))
     out.push_back("sanitizer: " + markdownText(line));
+  for (const std::string &line : mismatchMapLines(report, 20))
+    out.push_back("wrong: " + markdownText(line));
   for (const std::string &w : report.environment.warnings)
     out.push_back("warning: " + markdownText(w));
   return out;

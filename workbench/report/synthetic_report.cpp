@@ -136,6 +136,12 @@ BenchReport makeSyntheticReport(const SyntheticSpec &spec) {
         Correctness &c = b.variants[0].correctness;
         c.status = CorrectnessStatus::Incorrect;
         c.firstMismatches.push_back({"saxpy.y", 7, "1.5", "nan"});
+        // Wrong from index 7 on, in the first row of a 64 x 64 grid.
+        module::MismatchMap map = module::MismatchMap::create(4096, {64, 64});
+        map.add(7, -1);
+        for (uint64_t i = 8; i < 64; ++i)
+          map.add(i, 0.5);
+        c.mismatchMaps.push_back({"saxpy.y", "seed +0", map, ""});
         b.reason = "output saxpy.y differs at index 7";
         b.variants[0].timings.clear();
       } else if (sb.status == BenchStatus::Error) {
