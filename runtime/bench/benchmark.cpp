@@ -127,13 +127,15 @@ Status load(hal::Device &device, const BenchmarkWork &work,
     references &= hasRole(exe, module::VariantRole::Reference);
   }
   announce(options, "loading");
-  KB_ASSIGN_OR_RETURN(p.candidate, PreparedFunction::create(
-                                       device, *work.module, *work.function,
-                                       VariantChoice::PreferCandidate));
+  KB_ASSIGN_OR_RETURN(p.candidate,
+                      PreparedFunction::create(
+                          device, *work.module, *work.function,
+                          VariantChoice::PreferCandidate, options.guardBytes));
   if (p.hasCandidate && references) {
-    KB_ASSIGN_OR_RETURN(p.reference, PreparedFunction::create(
-                                         device, *work.module, *work.function,
-                                         VariantChoice::ReferenceOnly));
+    KB_ASSIGN_OR_RETURN(p.reference,
+                        PreparedFunction::create(
+                            device, *work.module, *work.function,
+                            VariantChoice::ReferenceOnly, options.guardBytes));
   }
   out.variants.push_back(
       describeVariant(*p.candidate, p.hasCandidate ? "candidate" : "generated",

@@ -43,6 +43,10 @@ struct BenchmarkOptions {
   /// The correctness check alone, nothing timed (`bench --sanitize`, whose
   /// instrumented shaders must never be timed).
   bool checkOnly = false;
+  /// Guard bands after the candidate's and the reference's buffers
+  /// (PreparedFunction::create), checked after each run of the correctness
+  /// check and told to correctness.afterRun; 0: none.
+  uint64_t guardBytes = 0;
   std::vector<TimingMode> modes = {TimingMode::Cold};
   /// Told each stage as it starts ("correctness check"): what a watchdog
   /// reports when the benchmark hangs there. May be empty.

@@ -66,11 +66,12 @@ struct CorrectnessSettings {
   /// variant.
   std::shared_ptr<const HostReference> hostReference;
   /// Told after each run of a variant on the device: which ran (its name in
-  /// the report: "candidate", "generated", "reference") and from which
-  /// inputs ("seed +0"). A
-  /// checking layer (`bench --sanitize`) attributes what it saw to it. May
-  /// be empty.
-  std::function<void(const std::string &variant, const std::string &inputs)>
+  /// the report: "candidate", "generated", "reference"), from which inputs
+  /// ("seed +0"), and what it wrote past its buffers' ends (with guard
+  /// bands: PreparedFunction::create). A checking layer (`bench
+  /// --sanitize`) attributes what it saw to it. May be empty.
+  std::function<void(const std::string &variant, const std::string &inputs,
+                     const std::vector<module::GuardDamage> &damage)>
       afterRun;
   /// The candidate's name in the report (runBenchmark's: "candidate", or
   /// "generated" where no handwritten kernel exists), for afterRun.

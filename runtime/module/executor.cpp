@@ -74,11 +74,13 @@ void accessesOf(const Module &module, const Op &op, std::set<uint32_t> &reads,
 
 StatusOr<std::unique_ptr<PreparedFunction>>
 PreparedFunction::create(hal::Device &device, const Module &module,
-                         const Function &function, VariantChoice choice) {
+                         const Function &function, VariantChoice choice,
+                         uint64_t guardBytes) {
   const hal::DeviceProperties &props = device.properties();
   KB_RETURN_IF_ERROR(checkModuleForDevice(module, props, choice));
   std::unique_ptr<PreparedFunction> prepared(
       new PreparedFunction(device, module, function));
+  prepared->guardBytes_ = guardBytes;
   std::string where = module.sourceName + ": function `" + function.name + "`";
 
   // Executables this function dispatches, loaded once each.
@@ -111,8 +113,8 @@ PreparedFunction::create(hal::Device &device, const Module &module,
     if (op.kind != Op::Kind::Alloc || prepared->buffers_[op.buffer])
       continue;
     const BufferDecl &decl = function.buffers[op.buffer];
-    auto buffer =
-        device.allocateBuffer(decl.byteSize(), hal::MemoryType::DeviceLocal);
+    auto buffer = device.allocateBuffer(decl.byteSize() + guardBytes,
+                                        hal::MemoryType::DeviceLocal);
     if (!buffer.ok())
       return buffer.status().withContext(where + " op " + std::to_string(i));
     prepared->buffers_[op.buffer] = std::move(*buffer);
@@ -214,8 +216,8 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
     if (std::find(poison.begin(), poison.end(), i) != poison.end()) {
       // Word by word (the pattern repeats every 4 bytes): a byte loop
       // costs seconds on GiB-sized outputs.
-      auto poisoned =
-          std::make_shared<std::vector<uint8_t>>(buffers_[i]->size());
+      auto poisoned = std::make_shared<std::vector<uint8_t>>(
+          function_.buffers[i].byteSize());
       size_t words = poisoned->size() / 4;
       for (size_t w = 0; w < words; ++w)
         std::memcpy(poisoned->data() + 4 * w, &poisonPattern, 4);
@@ -230,8 +232,59 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
                            .withContext(module_.sourceName + ": function `" +
                                         function_.name + "` buffer " +
                                         std::to_string(i)));
+    KB_RETURN_IF_ERROR(armGuard(i));
   }
   return okStatus();
+}
+
+Status PreparedFunction::armGuard(uint32_t index) {
+  if (!guardBytes_)
+    return okStatus();
+  std::vector<uint8_t> canary(guardBytes_, canaryByte(index));
+  return buffers_[index]->upload(function_.buffers[index].byteSize(),
+                                 canary.data(), canary.size());
+}
+
+StatusOr<std::vector<GuardDamage>> PreparedFunction::checkGuards() {
+  std::vector<GuardDamage> damage;
+  for (uint32_t i = 0; guardBytes_ && i < buffers_.size(); ++i) {
+    if (!buffers_[i])
+      continue;
+    const BufferDecl &decl = function_.buffers[i];
+    std::vector<uint8_t> guard(guardBytes_);
+    KB_RETURN_IF_ERROR(
+        buffers_[i]->download(decl.byteSize(), guard.data(), guard.size()));
+    GuardDamage d{i, decl.name, decl.elementCount, decl.elementType,
+                  0, 0,         guardBytes_};
+    for (uint64_t b = 0; b < guard.size(); ++b)
+      if (guard[b] != canaryByte(i) && d.changedBytes++ == 0)
+        d.firstByte = b;
+    if (!d.changedBytes)
+      continue;
+    damage.push_back(std::move(d));
+    KB_RETURN_IF_ERROR(armGuard(i));
+  }
+  return damage;
+}
+
+std::string GuardDamage::describe() const {
+  uint64_t size = byteSize(elementType);
+  return "wrote past the end of buffer " + std::to_string(buffer) +
+         (name.empty() ? "" : " `" + name + "`") + " (" +
+         std::to_string(elements) + " x " + toString(elementType) +
+         "): " + std::to_string(changedBytes) + " of its " +
+         std::to_string(guardBytes) +
+         " guard bytes changed, the first at element " +
+         std::to_string(elements + firstByte / size);
+}
+
+hal::BindingRef PreparedFunction::boundRange(const BindingRef &ref) const {
+  uint64_t size = function_.buffers[ref.buffer].byteSize();
+  uint64_t length = ref.length ? ref.length : size - ref.offset;
+  // A range that ends at the buffer's end takes its guard band in.
+  if (guardBytes_ && ref.offset + length == size)
+    length += guardBytes_;
+  return {buffers_[ref.buffer].get(), ref.offset, length};
 }
 
 Status PreparedFunction::record(hal::CommandBuffer &commands,
@@ -289,8 +342,7 @@ Status PreparedFunction::recordOps(hal::CommandBuffer &commands, size_t first,
                      " (`" + module_.executables[op.executable].name +
                      "` export " + std::to_string(op.exportIndex) + ")";
       for (const BindingRef &ref : op.bindings)
-        params.bindings.push_back(
-            {buffers_[ref.buffer].get(), ref.offset, ref.length});
+        params.bindings.push_back(boundRange(ref));
       status = commands.dispatch(params);
       if (result)
         ++result->dispatchCount;
@@ -421,8 +473,10 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
                                      VariantChoice choice,
                                      const FixedContents &fixed,
                                      const RunHooks &hooks) {
-  KB_ASSIGN_OR_RETURN(auto prepared, PreparedFunction::create(
-                                         device, module, function, choice));
+  KB_ASSIGN_OR_RETURN(
+      auto prepared,
+      PreparedFunction::create(device, module, function, choice,
+                               hooks.afterDispatch ? hooks.guardBytes : 0));
   if (!fixed.empty()) {
     KB_RETURN_IF_ERROR(prepared->setFixedContents(fixed));
     KB_RETURN_IF_ERROR(prepared->initialize());
@@ -440,8 +494,14 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
       if (kind == Op::Kind::Alloc || kind == Op::Kind::Barrier)
         continue; // one op per submission: ordered without barriers
       KB_RETURN_IF_ERROR(submitOps(device, *prepared, i, i + 1, &result));
-      if (kind == Op::Kind::Dispatch)
-        hooks.afterDispatch(i);
+      if (kind != Op::Kind::Dispatch)
+        continue;
+      hooks.afterDispatch(i);
+      KB_ASSIGN_OR_RETURN(std::vector<GuardDamage> damage,
+                          prepared->checkGuards());
+      for (const GuardDamage &d : damage)
+        if (hooks.guardDamaged)
+          hooks.guardDamaged(i, d);
     }
   }
   KB_ASSIGN_OR_RETURN(result.outputs, prepared->readOutputs());

@@ -60,15 +60,48 @@ struct LoadedVariant {
   double loadMs = 0; // Device::createExecutable wall time (driver JIT)
 };
 
+/// A kernel's writes past the declared elements of a buffer, as its guard
+/// band saw them (PreparedFunction::checkGuards).
+struct GuardDamage {
+  uint32_t buffer = 0;
+  std::string name;      // the buffer's, may be empty
+  uint64_t elements = 0; // declared
+  ElementType elementType = ElementType::F32;
+  uint64_t firstByte = 0; // past the declared end
+  uint64_t changedBytes = 0;
+  uint64_t guardBytes = 0;
+  /// "wrote past the end of buffer 1 `y` (4096 x f32): 16 of its 4096
+  /// guard bytes changed, the first at element 4096"
+  std::string describe() const;
+};
+
 /// A function whose executables are loaded and whose buffers are allocated.
 /// Must not outlive |device| or |module|.
 class PreparedFunction {
 public:
+  /// The guard band's byte of buffer |index|: a kernel that writes past a
+  /// buffer's declared elements changes it (checkGuards). One per buffer
+  /// (17 is odd: 256 buffers get 256 bytes), so that a copy kernel that
+  /// runs past both its input and its output copies a byte that differs.
+  static constexpr uint8_t canaryByte(uint32_t index) {
+    return static_cast<uint8_t>(0xcb + 17 * index);
+  }
+
   /// Checks the module for the device, loads the executables |function|
   /// dispatches and allocates its buffers, holding their initial contents.
+  /// With |guardBytes|, each buffer has that many canary bytes after its
+  /// declared ones, inside the range of every binding that ends at the
+  /// buffer's end: a write a little past the declared elements lands there
+  /// (outside a bound range a driver may drop it, and llvmpipe does) and
+  /// checkGuards() finds it, on any device and with no tool.
   static StatusOr<std::unique_ptr<PreparedFunction>>
   create(hal::Device &device, const Module &module, const Function &function,
-         VariantChoice choice);
+         VariantChoice choice, uint64_t guardBytes = 0);
+
+  /// The guard bands changed since the last initialize() or check, each
+  /// re-armed; empty without guard bands.
+  StatusOr<std::vector<GuardDamage>> checkGuards();
+  uint64_t guardBytes() const { return guardBytes_; }
 
   /// Gives buffers fixed contents: from now on their initial contents
   /// whatever the seed offset, zeroInputs or special values (a fixed input
@@ -127,6 +160,10 @@ private:
   PreparedFunction(hal::Device &device, const Module &module,
                    const Function &function)
       : device_(device), module_(module), function_(function) {}
+  /// Fills buffer |index|'s guard band with the canary.
+  Status armGuard(uint32_t index);
+  /// |ref| as bound: with its guard band when it ends at the buffer's end.
+  hal::BindingRef boundRange(const BindingRef &ref) const;
 
   hal::Device &device_;
   const Module &module_;
@@ -138,6 +175,7 @@ private:
   std::map<uint32_t, const Variant *> variantOf_;
   std::vector<std::shared_ptr<hal::Buffer>> buffers_;
   FixedContents fixed_;
+  uint64_t guardBytes_ = 0;
 };
 
 /// Records ops [first, end) of |prepared| into one command buffer, submits
@@ -151,6 +189,10 @@ Status submitOps(hal::Device &device, const PreparedFunction &prepared,
 struct RunHooks {
   std::function<void()> afterLoad;              // executables loaded
   std::function<void(size_t op)> afterDispatch; // Function::ops index
+  /// With afterDispatch: the guard bands (PreparedFunction::create) to give
+  /// the buffers, checked after each dispatch and told here.
+  uint64_t guardBytes = 0;
+  std::function<void(size_t op, const GuardDamage &)> guardDamaged;
 };
 
 /// Runs |function| once, from its drawn inputs and the |fixed| ones.

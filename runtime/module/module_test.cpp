@@ -623,6 +623,41 @@ TEST(ExecutorTest, SampleProgramComputesOnVulkan) {
   }
 }
 
+// Guard bands (--sanitize) are invisible to a kernel that stays within its
+// elements: the same results, nothing reported after each dispatch; the
+// canaries differ per buffer (a copy that ran past its input and its output
+// would copy a canary that is not the output's).
+TEST(ExecutorTest, GuardBandsChangeNothingForAnInBoundsKernel) {
+  REQUIRE_SAMPLE();
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
+  auto selected = hal::selectDevice(hal::builtinDrivers(), "vulkan");
+  ASSERT_TRUE(selected.ok()) << selected.status().message();
+  const Function &fn = sample()->functions[0];
+  auto plain = runFunction(*selected->device, *sample(), fn,
+                           VariantChoice::PreferCandidate);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  RunHooks hooks;
+  size_t dispatches = 0, damaged = 0;
+  hooks.afterDispatch = [&](size_t) { ++dispatches; };
+  hooks.guardBytes = 4096;
+  hooks.guardDamaged = [&](size_t, const GuardDamage &) { ++damaged; };
+  auto guarded = runFunction(*selected->device, *sample(), fn,
+                             VariantChoice::PreferCandidate, {}, hooks);
+  ASSERT_TRUE(guarded.ok()) << guarded.status().message();
+  EXPECT_EQ(dispatches, 2u);
+  EXPECT_EQ(damaged, 0u);
+  ASSERT_EQ(guarded->outputs.size(), plain->outputs.size());
+  for (size_t i = 0; i < plain->outputs.size(); ++i)
+    EXPECT_EQ(guarded->outputs[i].bytes, plain->outputs[i].bytes) << i;
+  EXPECT_NE(PreparedFunction::canaryByte(0), PreparedFunction::canaryByte(1));
+  EXPECT_NE(PreparedFunction::canaryByte(0), PreparedFunction::canaryByte(255));
+
+  GuardDamage d{1, "saxpy.y", 4000, ElementType::F32, 4, 124, 4096};
+  EXPECT_EQ(d.describe(), "wrote past the end of buffer 1 `saxpy.y` (4000 x "
+                          "f32): 124 of its 4096 guard bytes changed, the "
+                          "first at element 4001");
+}
+
 // A correctness check asks for one input set's buffers three times
 // (candidate, read-only check, reference): generated once, shared, and equal
 // to a fresh generation; another seed or special values are other contents.

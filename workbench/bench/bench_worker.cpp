@@ -214,11 +214,14 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
   options.correctness = correctnessSettings(job.settings);
   // --sanitize: the check alone, each run's findings attributed to it.
   options.checkOnly = findings != nullptr;
-  if (findings)
-    options.correctness.afterRun = [findings](const std::string &variant,
-                                              const std::string &inputs) {
-      findings->afterRun(variant, inputs);
-    };
+  if (findings) {
+    options.guardBytes = kGuardBytes;
+    options.correctness.afterRun =
+        [findings](const std::string &variant, const std::string &inputs,
+                   const std::vector<module::GuardDamage> &damage) {
+          findings->afterRun(variant, inputs, damage);
+        };
+  }
   options.modes.clear();
   if (job.settings.cold)
     options.modes.push_back(bench::TimingMode::Cold);

@@ -85,12 +85,16 @@ void Sanitizer::attribute(const std::string &where) {
 }
 
 void BenchFindings::afterRun(const std::string &variant,
-                             const std::string &inputs) {
-  for (hal::ValidationMessage &m : log_->take()) {
-    if (m.info) // the loader's and the layer's information is no finding
-      continue;
-    report::SanitizerFinding found{variant, inputs, m.error,
-                                   briefValidationMessage(m.text)};
+                             const std::string &inputs,
+                             const std::vector<module::GuardDamage> &damage) {
+  std::vector<std::pair<bool, std::string>> messages;
+  for (hal::ValidationMessage &m : log_->take())
+    if (!m.info) // the loader's and the layer's information is no finding
+      messages.push_back({m.error, briefValidationMessage(m.text)});
+  for (const module::GuardDamage &d : damage)
+    messages.push_back({true, d.describe()});
+  for (auto &[error, message] : messages) {
+    report::SanitizerFinding found{variant, inputs, error, message};
     // The same site from another input set is one finding, found there too;
     // the message kept is the first input's.
     std::string site = findingSite(found.message);
@@ -205,14 +209,19 @@ module::RunHooks Sanitizer::hooks(const std::string &run,
   hooks.afterLoad = [this, run] {
     attribute(run + ", loading its executables");
   };
-  hooks.afterDispatch = [this, run, &module, &function,
-                         substituted](size_t op) {
+  auto where = [run, &module, &function, substituted](size_t op) {
     const module::Op &o = function.ops[op];
     const module::Executable &exe = module.executables[o.executable];
-    attribute(run + ", op " + std::to_string(op) + " (`" + exe.name +
-              "` export " + std::to_string(o.exportIndex) + ", the " +
-              (substituted && hasCandidate(exe) ? "handwritten" : "generated") +
-              " kernel)");
+    return run + ", op " + std::to_string(op) + " (`" + exe.name + "` export " +
+           std::to_string(o.exportIndex) + ", the " +
+           (substituted && hasCandidate(exe) ? "handwritten" : "generated") +
+           " kernel)";
+  };
+  hooks.afterDispatch = [this, where](size_t op) { attribute(where(op)); };
+  hooks.guardBytes = kGuardBytes;
+  hooks.guardDamaged = [this, where](size_t op,
+                                     const module::GuardDamage &damage) {
+    findings_.push_back({where(op), true, damage.describe()});
   };
   return hooks;
 }
@@ -241,7 +250,8 @@ bool Sanitizer::print(size_t maxShown) const {
   else if (warnings)
     summary = std::to_string(warnings) + " warning(s), no errors";
   std::printf("sanitizer: %s (Khronos validation layer: GPU-assisted "
-              "out-of-bounds checks and synchronization validation)\n",
+              "out-of-bounds checks and synchronization validation; a "
+              "guard band after every buffer)\n",
               summary.c_str());
   return errors == 0;
 }

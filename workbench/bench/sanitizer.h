@@ -9,6 +9,13 @@
 // executable and export, and the variant that ran — the handwritten kernel
 // or the compiler's.
 //
+// On any device, each buffer also gets a guard band of canary bytes after
+// its declared elements, inside the range of every binding that ends there
+// (llvmpipe drops writes outside a bound range, so a guard outside it would
+// see nothing): a kernel that writes a little past its elements changes it,
+// and the check after each dispatch (each run, under `bench --sanitize`)
+// makes that a finding with the buffer and the first element written.
+//
 // Errors are findings (the run fails); the layer's warnings are listed too,
 // but do not fail the run: a layer version that warns about something of its
 // own must not turn every run red.
@@ -26,6 +33,12 @@
 #include <vector>
 
 namespace kb::workbench {
+
+/// The guard band after each buffer under --sanitize
+/// (module::PreparedFunction::create): 1024 floats catch a tail loop that
+/// runs a few elements, or a few workgroups, too far; accesses farther out
+/// are the checking layer's.
+constexpr uint64_t kGuardBytes = 4096;
 
 /// One debugPrintfEXT line of a shader, from the printf pass.
 struct PrintedLine {
@@ -78,8 +91,10 @@ public:
   BenchFindings() : log_(std::make_shared<hal::ValidationLog>()) {}
   std::shared_ptr<hal::ValidationLog> log() const { return log_; }
 
-  /// The messages so far, attributed to |variant| run from |inputs|.
-  void afterRun(const std::string &variant, const std::string &inputs);
+  /// The messages so far, and the writes past the buffers' ends that the
+  /// guard bands saw (|damage|), attributed to |variant| run from |inputs|.
+  void afterRun(const std::string &variant, const std::string &inputs,
+                const std::vector<module::GuardDamage> &damage = {});
   /// Moves every finding into |b| (what is still in the log after the
   /// checks is attributed to "after the checks"); an error makes its status
   /// Sanitizer, naming the first, and keeps what the row said before (an

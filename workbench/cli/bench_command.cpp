@@ -70,7 +70,7 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
   if (run.settings.sanitize)
     line += "\nsanitize: every benchmark checked under the Vulkan "
             "validation layer (GPU-assisted and synchronization "
-            "validation), none timed";
+            "validation) with a guard band after every buffer, none timed";
   if (run.settings.quick && !run.settings.sanitize)
     line += "\nquick settings (" + run.settings.quickReason +
             "): the noise is reported, not required";
