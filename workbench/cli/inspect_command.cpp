@@ -47,11 +47,11 @@ int runInspectCommand(const InspectArgs &args) {
 
 CommandRegistration addInspectCommand(CLI::App &root) {
   CLI::App *app = root.add_subcommand(
-      "inspect", "Show each benchmark's variants side by side from their code "
-                 "(PTX or SPIR-V instruction mix, registers, spills, shared "
-                 "memory, occupancy, SASS where nvdisasm or cuobjdump is "
-                 "installed) and why the handwritten kernel differs from the "
-                 "generated one; writes listings and diffs to BUILD/inspect/");
+      "inspect",
+      "Show each benchmark's variants side by side from their code (PTX or "
+      "SPIR-V instruction mix, registers, occupancy) and why the handwritten "
+      "kernel differs from the generated one; listings and diffs in "
+      "BUILD/inspect/");
   auto args = std::make_shared<InspectArgs>();
   app->add_option("BUILD", args->request.buildDir,
                   "Output directory of `kernel-bench build`")

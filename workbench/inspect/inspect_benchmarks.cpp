@@ -42,10 +42,15 @@ StatusOr<std::vector<LoadedBenchmark>> benchmarksOf(const std::string &buildDir,
                                                     const std::string &file) {
   std::string path = (fs::path(buildDir) / file).string();
   StatusOr<module::Module> parsed = module::loadModuleFile(path);
-  if (!parsed.ok())
-    return Status(parsed.status().code(),
-                  parsed.status().message() +
-                      " (rebuild it with `kernel-bench build`)");
+  if (!parsed.ok()) {
+    // The loader says what is wrong with the file; say how to get a good one
+    // where it does not.
+    const std::string &why = parsed.status().message();
+    return why.find("rebuild") != std::string::npos
+               ? parsed.status()
+               : Status(parsed.status().code(),
+                        why + " (rebuild it with `kernel-bench build`)");
+  }
   auto shared = std::make_shared<const module::Module>(std::move(*parsed));
   std::vector<LoadedBenchmark> out;
   for (const module::Benchmark &b : shared->benchmarks) {
