@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -100,6 +101,36 @@ TEST_F(InspectTest, ScalarCopyAgainstFloat4TwinNamesTheLoadWidth) {
   EXPECT_THAT(r.output, HasSubstr("why: scalar loads (ld.global.f32 \u00D7"));
   EXPECT_THAT(r.output, HasSubstr(") where the reference uses ld.global.v4."));
   EXPECT_THAT(r.output, HasSubstr("theoretical occupancy"));
+}
+
+// The SASS half with a stand-in nvdisasm first in the CUDA toolkit's place
+// (none is installed on CPU hosts): it is given the cubin ptxas made of the
+// variant's PTX, and its listing is counted and written.
+TEST_F(InspectTest, SassFromTheDisassemblerOfTheCubinPtxasWrote) {
+  REQUIRE_TOOL("nvcc");
+  REQUIRE_TOOL("ptxas");
+  kb::test::CliRun built = buildProject(kScalarCopy);
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  fs::path bin = tmp_ / "toolkit/bin";
+  fs::create_directories(bin);
+  {
+    std::ofstream script(bin / "nvdisasm");
+    script << "#!/bin/sh\n"
+              "head -c 4 \"$1\" | grep -q ELF || exit 3\n"
+              "echo '        /*0000*/   LDG.E.128 R4, desc[UR4][R2.64] ; "
+              "/* 0x0 */'\n"
+              "echo '        /*0010*/   EXIT ; /* 0x0 */'\n";
+  }
+  fs::permissions(bin / "nvdisasm", fs::perms::owner_all);
+  kb::test::CliRun r = run({"inspect", out_.string()},
+                           {{"CUDA_PATH", (tmp_ / "toolkit").string()}});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("SASS instructions"));
+  EXPECT_THAT(r.output, Not(HasSubstr("note: SASS")));
+  fs::path dir = out_ / "inspect/copy_scalar_65536x1x1";
+  EXPECT_THAT(kb::test::readFile(dir / "sm_90.candidate.sass"),
+              HasSubstr("LDG.E.128"));
+  EXPECT_TRUE(fs::exists(dir / "sm_90.candidate.sass.diff"));
 }
 
 TEST_F(InspectTest, MissingBuildDirectoryIsNamed) {
