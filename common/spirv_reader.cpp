@@ -3,12 +3,12 @@
 // Two passes: the first walks every instruction (bounds-checked) and records
 // the few kinds the reflection needs in id-keyed tables; the second resolves
 // them (workgroup sizes, resources, the push-constant block). Opcode and enum
-// values are from the SPIR-V 1.6 specification (unified1/spirv.hpp); they are
-// spelled out here so that this library has no dependency but the C++
-// standard library.
+// values are from the SPIR-V 1.6 specification (spirv_opcodes.h).
 //
 //===----------------------------------------------------------------------===//
 #include "common/spirv_reader.h"
+
+#include "common/spirv_opcodes.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -19,41 +19,7 @@
 namespace kb {
 namespace {
 
-constexpr uint32_t kMagic = 0x07230203;
-constexpr uint32_t kMagicSwapped = 0x03022307;
-constexpr uint32_t kHeaderWords = 5;
-
-enum Op : uint32_t {
-  OpName = 5,
-  OpMemberName = 6,
-  OpEntryPoint = 15,
-  OpExecutionMode = 16,
-  OpCapability = 17,
-  OpTypeBool = 20,
-  OpTypeInt = 21,
-  OpTypeFloat = 22,
-  OpTypeVector = 23,
-  OpTypeMatrix = 24,
-  OpTypeImage = 25,
-  OpTypeSampler = 26,
-  OpTypeSampledImage = 27,
-  OpTypeArray = 28,
-  OpTypeRuntimeArray = 29,
-  OpTypeStruct = 30,
-  OpTypePointer = 32,
-  OpConstantTrue = 41,
-  OpConstantFalse = 42,
-  OpConstant = 43,
-  OpConstantComposite = 44,
-  OpSpecConstantTrue = 48,
-  OpSpecConstantFalse = 49,
-  OpSpecConstant = 50,
-  OpSpecConstantComposite = 51,
-  OpVariable = 59,
-  OpDecorate = 71,
-  OpMemberDecorate = 72,
-  OpExecutionModeId = 331,
-};
+using namespace spirv; // the opcodes and header constants
 
 enum Decoration : uint32_t {
   DecSpecId = 1,

@@ -12,7 +12,8 @@ namespace kb {
 namespace fs = std::filesystem;
 
 bool isCudaTool(std::string_view executable) {
-  return executable == "nvcc" || executable == "ptxas";
+  return executable == "nvcc" || executable == "ptxas" ||
+         executable == "nvdisasm" || executable == "cuobjdump";
 }
 
 bool isExecutableFile(const fs::path &path) {

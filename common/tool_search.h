@@ -3,7 +3,8 @@
 // The one search rule for external tools, used by toolchains/ (kernel builds),
 // the compiler's cubin step (ptxas) and test-time kernel compilation:
 //
-//   CUDA tools (nvcc, ptxas): $CUDA_PATH/bin, then /usr/local/cuda/bin;
+//   CUDA tools (nvcc, ptxas, nvdisasm, cuobjdump): $CUDA_PATH/bin, then
+//   /usr/local/cuda/bin;
 //   then every tool: each directory of PATH, in order.
 //
 // Tools are found at run time, never at build time, so one binary works on
@@ -30,7 +31,8 @@ struct ToolSearchPath {
   std::optional<std::string> path;
 };
 
-/// nvcc and ptxas come from the CUDA toolkit and are looked for there first.
+/// nvcc, ptxas, nvdisasm and cuobjdump come from the CUDA toolkit and are
+/// looked for there first.
 bool isCudaTool(std::string_view executable);
 
 /// A regular file the current user may execute.

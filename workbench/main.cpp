@@ -139,6 +139,7 @@ int main(int argc, char **argv) {
   commands.push_back(addTuneCommand(app));
   commands.push_back(addDevicesCommand(app));
   commands.push_back(addRunCommand(app));
+  commands.push_back(addInspectCommand(app));
   commands.push_back(addReportCommand(app));
   commands.push_back(addCompareCommand(app));
   commands.push_back(addMergeCommand(app));

@@ -35,7 +35,8 @@ check workbench  '#\s*include\s*"kb/(Driver/Driver|Dialect|Codegen|Serialization
 # Inside workbench/: each folder is one library (workbench/README.md) and
 # includes only the folders below it, so dependencies run one way:
 #   cli -> tune -> {bench, build} -> project -> support;
-#   bench -> build (its record, build.json) and report; abi -> project.
+#   bench -> build (its record, build.json) and report; abi -> project;
+#   inspect -> bench (the modules a build's benchmarks are in).
 declare -A wb_allowed=(
   [support]="support"
   [project]="project support"
@@ -44,7 +45,8 @@ declare -A wb_allowed=(
   [abi]="abi project support"
   [bench]="bench build report project support"
   [tune]="tune bench build report project support"
-  [cli]="cli tune bench build abi report project support"
+  [inspect]="inspect bench build report project support"
+  [cli]="cli tune inspect bench build abi report project support"
 )
 for folder in workbench/*/; do
   folder=$(basename "$folder")

@@ -43,6 +43,8 @@ CommandRegistration addMergeCommand(CLI::App &root);
 /// must fit, and the start of one.
 CommandRegistration addAbiCommand(CLI::App &root);
 CommandRegistration addNewKernelCommand(CLI::App &root);
+/// `inspect`: a build's variants side by side, read from their code.
+CommandRegistration addInspectCommand(CLI::App &root);
 /// `import`: a kernel.toml from a kernel's compiled interface.
 CommandRegistration addImportCommand(CLI::App &root);
 /// `completion` and `man`: a shell's completion script and the man page,

@@ -1,6 +1,8 @@
 //===- workbench/tune/tune_measure.cpp - Build and measure configurations -===//
 #include "workbench/tune/tune_measure.h"
 
+#include "common/cuda_occupancy.h"
+
 #include "workbench/bench/bench_engine.h"
 #include "workbench/bench/bench_printer.h"
 #include "workbench/build/build_engine.h"
@@ -10,7 +12,6 @@
 #include "workbench/project/kernel_toml_tune.h"
 #include "workbench/support/exit_codes.h"
 #include "workbench/support/interrupt_forwarder.h"
-#include "workbench/tune/cuda_occupancy.h"
 #include "workbench/tune/tune_bench.h"
 
 #include <cerrno>

@@ -1,10 +1,9 @@
-//===- workbench/tune/cuda_occupancy.cpp - Theoretical occupancy from ptxas
-//-----===//
-#include "workbench/tune/cuda_occupancy.h"
+//===- common/cuda_occupancy.cpp - Theoretical occupancy from ptxas ------===//
+#include "common/cuda_occupancy.h"
 
 #include <algorithm>
 
-namespace kb::workbench {
+namespace kb {
 
 namespace {
 
@@ -57,4 +56,4 @@ std::optional<double> theoreticalOccupancy(const OccupancyInput &in) {
   return static_cast<double>(blocks * warpsPerBlock) / maxWarps;
 }
 
-} // namespace kb::workbench
+} // namespace kb

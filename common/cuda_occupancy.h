@@ -1,20 +1,19 @@
-//===- workbench/tune/cuda_occupancy.h - Theoretical occupancy from ptxas
-//-------===//
+//===- common/cuda_occupancy.h - Theoretical occupancy from ptxas --------===//
 //
-// What `kernel-bench tune` shows next to ptxas's registers: the theoretical
-// occupancy of a CUDA kernel (resident warps per SM over the SM's maximum),
-// limited by the block size, the registers per thread and the shared memory
-// per block, with the per-architecture limits of NVIDIA's occupancy
+// What `kernel-bench tune` and `inspect` show next to ptxas's registers: the
+// theoretical occupancy of a CUDA kernel (resident warps per SM over the SM's
+// maximum), limited by the block size, the registers per thread and the shared
+// memory per block, with the per-architecture limits of NVIDIA's occupancy
 // calculator (sm_70 to sm_90). A planning figure, not a measurement.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KB_WORKBENCH_TUNE_CUDA_OCCUPANCY_H_
-#define KB_WORKBENCH_TUNE_CUDA_OCCUPANCY_H_
+#ifndef KB_COMMON_CUDA_OCCUPANCY_H_
+#define KB_COMMON_CUDA_OCCUPANCY_H_
 
 #include <cstdint>
 #include <optional>
 
-namespace kb::workbench {
+namespace kb {
 
 struct OccupancyInput {
   int sm = 0; // 90 for sm_90
@@ -28,6 +27,6 @@ struct OccupancyInput {
 /// the table or an empty block.
 std::optional<double> theoreticalOccupancy(const OccupancyInput &in);
 
-} // namespace kb::workbench
+} // namespace kb
 
-#endif // KB_WORKBENCH_TUNE_CUDA_OCCUPANCY_H_
+#endif // KB_COMMON_CUDA_OCCUPANCY_H_

@@ -1,10 +1,10 @@
-//===- workbench/tune/cuda_occupancy_test.cpp -----------------------------===//
+//===- common/cuda_occupancy_test.cpp -------------------------------------===//
 // Theoretical occupancy against NVIDIA's occupancy calculator's figures.
-#include "workbench/tune/cuda_occupancy.h"
+#include "common/cuda_occupancy.h"
 
 #include <gtest/gtest.h>
 
-namespace kb::workbench {
+namespace kb {
 namespace {
 
 TEST(CudaOccupancyTest, LimitedByEachResourceInTurn) {
@@ -25,4 +25,4 @@ TEST(CudaOccupancyTest, LimitedByEachResourceInTurn) {
 }
 
 } // namespace
-} // namespace kb::workbench
+} // namespace kb

@@ -1,0 +1,72 @@
+//===- workbench/inspect/inspect_engine.cpp - `inspect`, the engine -------===//
+#include "workbench/inspect/inspect_engine.h"
+
+#include "workbench/inspect/inspect_variant.h"
+#include "workbench/inspect/inspect_why.h"
+#include "workbench/inspect/inspect_writer.h"
+
+#include <algorithm>
+
+namespace kb::workbench {
+namespace {
+
+/// The target's inspection in |targets|, added when new.
+TargetInspection &targetFor(std::vector<TargetInspection> &targets,
+                            const std::string &target) {
+  for (TargetInspection &t : targets)
+    if (t.target == target)
+      return t;
+  targets.push_back({target, {}, {}});
+  return targets.back();
+}
+
+/// Candidates for any device first, tuned ones next, the reference last:
+/// the columns read from what the author wrote to what it is checked
+/// against.
+int columnRank(const VariantInspection &v) {
+  return v.role == "reference" ? 2 : v.device.empty() ? 0 : 1;
+}
+
+void explain(TargetInspection &target) {
+  std::stable_sort(target.variants.begin(), target.variants.end(),
+                   [](const VariantInspection &a, const VariantInspection &b) {
+                     return columnRank(a) < columnRank(b);
+                   });
+  if (target.variants.empty() || target.variants.front().role != "candidate")
+    return;
+  const VariantInspection &candidate = target.variants.front();
+  if (const VariantInspection *reference = referenceFor(target, candidate))
+    target.why = explainDifferences(candidate, *reference);
+}
+
+} // namespace
+
+BenchmarkInspection inspectBenchmark(const LoadedBenchmark &benchmark,
+                                     const InspectTools &tools) {
+  BenchmarkInspection out;
+  out.name = benchmark.name;
+  out.modulePath = benchmark.modulePath;
+  const module::Executable &exe = benchmark.dispatched();
+  out.executable = exe.name;
+  for (const module::Variant &variant : exe.variants)
+    targetFor(out.targets, variant.target)
+        .variants.push_back(
+            inspectVariant(variant, benchmark.exportIndex, tools));
+  for (TargetInspection &target : out.targets)
+    explain(target);
+  return out;
+}
+
+StatusOr<InspectReport> runInspect(const InspectRequest &request) {
+  KB_ASSIGN_OR_RETURN(std::vector<LoadedBenchmark> benchmarks,
+                      loadBenchmarks(request.buildDir, request.benchmark));
+  InspectTools tools = findInspectTools();
+  InspectReport report;
+  report.buildDir = request.buildDir;
+  for (const LoadedBenchmark &b : benchmarks)
+    report.benchmarks.push_back(inspectBenchmark(b, tools));
+  KB_RETURN_IF_ERROR(writeInspection(tools, report));
+  return report;
+}
+
+} // namespace kb::workbench
