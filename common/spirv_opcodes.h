@@ -53,6 +53,7 @@ enum Op : uint32_t {
   OpAccessChain = 65,
   OpInBoundsAccessChain = 66,
   OpPtrAccessChain = 67,
+  OpArrayLength = 68,
   OpInBoundsPtrAccessChain = 70,
   OpDecorate = 71,
   OpMemberDecorate = 72,

@@ -263,6 +263,7 @@ public:
     KB_RETURN_IF_ERROR(resolveResources(module));
     resolveSpecConstants(module);
     module.capabilities = capabilities_;
+    module.usesArrayLength = usesArrayLength_;
     return module;
   }
 
@@ -339,6 +340,9 @@ private:
       return recordName(inst);
     case OpCapability:
       capabilities_.push_back(ops[0]);
+      return okStatus();
+    case OpArrayLength:
+      usesArrayLength_ = true;
       return okStatus();
     case OpEntryPoint:
       return recordEntryPoint(inst);
@@ -958,6 +962,7 @@ private:
   std::unordered_map<uint32_t, std::string> names_;
   std::unordered_map<uint32_t, std::map<uint32_t, std::string>> memberNames_;
   std::vector<uint32_t> capabilities_;
+  bool usesArrayLength_ = false;
   std::vector<SpirvEntryPoint> entryPoints_;
   std::vector<ExecutionModeDef> modes_;
   std::unordered_map<uint32_t, TypeDef> types_;

@@ -98,6 +98,10 @@ struct SpirvModule {
   /// The OpCapability operands, in module order (61..68 are the
   /// GroupNonUniform* subgroup capabilities).
   std::vector<uint32_t> capabilities;
+  /// Whether a function reads a runtime array's length (GLSL `x.length()`,
+  /// OpArrayLength), which the bound range gives: a guard band in that range
+  /// would change what the kernel computes.
+  bool usesArrayLength = false;
 
   const SpirvEntryPoint *findEntryPoint(std::string_view name) const;
 };

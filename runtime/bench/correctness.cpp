@@ -49,14 +49,14 @@ runWith(hal::Device &device, PreparedFunction &prepared, const InputSet &set,
                                          kPoisonPattern, set.special));
   Status ran = runOnce(device, prepared);
   // Told even when the run failed: what the layer saw may say why.
-  std::vector<module::GuardDamage> damage;
+  module::GuardCheck guards;
   if (ran.ok()) {
-    KB_ASSIGN_OR_RETURN(damage, prepared.checkGuards());
+    KB_ASSIGN_OR_RETURN(guards, prepared.checkGuards());
   }
   if (settings.afterRun)
     settings.afterRun(reference ? std::string("reference")
                                 : settings.candidateName,
-                      set.name, damage);
+                      set.name, guards);
   KB_RETURN_IF_ERROR(ran);
   return prepared.readOutputs();
 }

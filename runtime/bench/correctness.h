@@ -71,7 +71,7 @@ struct CorrectnessSettings {
   /// bands: PreparedFunction::create). A checking layer (`bench
   /// --sanitize`) attributes what it saw to it. May be empty.
   std::function<void(const std::string &variant, const std::string &inputs,
-                     const std::vector<module::GuardDamage> &damage)>
+                     const module::GuardCheck &guards)>
       afterRun;
   /// The candidate's name in the report (runBenchmark's: "candidate", or
   /// "generated" where no handwritten kernel exists), for afterRun.

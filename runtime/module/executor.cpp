@@ -1,6 +1,7 @@
 //===- runtime/module/executor.cpp - Run a module function on a device ----===//
 #include "runtime/module/executor.h"
 
+#include "common/spirv_reader.h"
 #include "runtime/module/inputs.h"
 
 #include <algorithm>
@@ -80,7 +81,6 @@ PreparedFunction::create(hal::Device &device, const Module &module,
   KB_RETURN_IF_ERROR(checkModuleForDevice(module, props, choice));
   std::unique_ptr<PreparedFunction> prepared(
       new PreparedFunction(device, module, function));
-  prepared->guardBytes_ = guardBytes;
   std::string where = module.sourceName + ": function `" + function.name + "`";
 
   // Executables this function dispatches, loaded once each.
@@ -107,20 +107,52 @@ PreparedFunction::create(hal::Device &device, const Module &module,
     prepared->variants_.push_back({op.executable, variant, loaded, ms});
   }
 
-  prepared->buffers_.resize(function.buffers.size());
-  for (size_t i = 0; i < function.ops.size(); ++i) {
-    const Op &op = function.ops[i];
-    if (op.kind != Op::Kind::Alloc || prepared->buffers_[op.buffer])
-      continue;
-    const BufferDecl &decl = function.buffers[op.buffer];
-    auto buffer = device.allocateBuffer(decl.byteSize() + guardBytes,
-                                        hal::MemoryType::DeviceLocal);
-    if (!buffer.ok())
-      return buffer.status().withContext(where + " op " + std::to_string(i));
-    prepared->buffers_[op.buffer] = std::move(*buffer);
-  }
+  if (guardBytes)
+    prepared->guardNote_ = prepared->lengthReader();
+  if (prepared->guardNote_.empty())
+    prepared->guardBytes_ = guardBytes;
+  KB_RETURN_IF_ERROR(prepared->allocateBuffers(where));
   KB_RETURN_IF_ERROR(prepared->initialize());
   return prepared;
+}
+
+std::string PreparedFunction::lengthReader() const {
+  for (const LoadedVariant &v : variants_) {
+    if (v.variant->format != hal::ExecutableFormat::Spirv)
+      continue;
+    auto spirv = readSpirvBytes(v.variant->data);
+    if (spirv.ok() && spirv->usesArrayLength)
+      return "no guard bands: `" + module_.executables[v.executable].name +
+             "` reads a buffer's length (`.length()`), which a guard band "
+             "inside the bound range would change";
+  }
+  return "";
+}
+
+Status PreparedFunction::allocateBuffers(const std::string &where) {
+  const hal::DeviceLimits &limits = device_.properties().limits;
+  buffers_.resize(function_.buffers.size());
+  guardOf_.assign(function_.buffers.size(), 0);
+  for (size_t i = 0; i < function_.ops.size(); ++i) {
+    const Op &op = function_.ops[i];
+    if (op.kind != Op::Kind::Alloc || buffers_[op.buffer])
+      continue;
+    const BufferDecl &decl = function_.buffers[op.buffer];
+    uint64_t size = decl.byteSize();
+    // A buffer that could not take its band still runs, unguarded.
+    uint64_t guard = guardBytes_;
+    if (limits.maxAllocationBytes &&
+        guardStart(op.buffer) + guard > limits.maxAllocationBytes)
+      guard = 0;
+    auto buffer =
+        device_.allocateBuffer(guard ? guardStart(op.buffer) + guard : size,
+                               hal::MemoryType::DeviceLocal);
+    if (!buffer.ok())
+      return buffer.status().withContext(where + " op " + std::to_string(i));
+    buffers_[op.buffer] = std::move(*buffer);
+    guardOf_[op.buffer] = guard;
+  }
+  return okStatus();
 }
 
 namespace {
@@ -237,34 +269,41 @@ Status PreparedFunction::initialize(uint64_t seedOffset, bool zeroInputs,
   return okStatus();
 }
 
-Status PreparedFunction::armGuard(uint32_t index) {
-  if (!guardBytes_)
-    return okStatus();
-  std::vector<uint8_t> canary(guardBytes_, canaryByte(index));
-  return buffers_[index]->upload(function_.buffers[index].byteSize(),
-                                 canary.data(), canary.size());
+uint64_t PreparedFunction::guardStart(uint32_t index) const {
+  // After the word the last element is in: a whole-word fill or a packed
+  // 16-bit store of the last element is no write past it.
+  return (function_.buffers[index].byteSize() + 3) & ~uint64_t(3);
 }
 
-StatusOr<std::vector<GuardDamage>> PreparedFunction::checkGuards() {
-  std::vector<GuardDamage> damage;
-  for (uint32_t i = 0; guardBytes_ && i < buffers_.size(); ++i) {
-    if (!buffers_[i])
+Status PreparedFunction::armGuard(uint32_t index) {
+  if (!guardOf_[index])
+    return okStatus();
+  std::vector<uint8_t> canary(guardOf_[index], canaryByte(index));
+  return buffers_[index]->upload(guardStart(index), canary.data(),
+                                 canary.size());
+}
+
+StatusOr<GuardCheck> PreparedFunction::checkGuards() {
+  GuardCheck check{{}, guardNote_};
+  std::vector<GuardDamage> &damage = check.damage;
+  for (uint32_t i = 0; i < buffers_.size(); ++i) {
+    if (!buffers_[i] || !guardOf_[i])
       continue;
     const BufferDecl &decl = function_.buffers[i];
-    std::vector<uint8_t> guard(guardBytes_);
+    std::vector<uint8_t> guard(guardOf_[i]);
     KB_RETURN_IF_ERROR(
-        buffers_[i]->download(decl.byteSize(), guard.data(), guard.size()));
+        buffers_[i]->download(guardStart(i), guard.data(), guard.size()));
     GuardDamage d{i, decl.name, decl.elementCount, decl.elementType,
-                  0, 0,         guardBytes_};
+                  0, 0,         guardOf_[i]};
     for (uint64_t b = 0; b < guard.size(); ++b)
       if (guard[b] != canaryByte(i) && d.changedBytes++ == 0)
-        d.firstByte = b;
+        d.firstByte = guardStart(i) - decl.byteSize() + b;
     if (!d.changedBytes)
       continue;
     damage.push_back(std::move(d));
     KB_RETURN_IF_ERROR(armGuard(i));
   }
-  return damage;
+  return check;
 }
 
 std::string GuardDamage::describe() const {
@@ -278,13 +317,22 @@ std::string GuardDamage::describe() const {
          std::to_string(elements + firstByte / size);
 }
 
-hal::BindingRef PreparedFunction::boundRange(const BindingRef &ref) const {
+hal::BindingRef PreparedFunction::boundRange(const BindingRef &ref,
+                                             Access access) const {
+  hal::BindingRef bound{buffers_[ref.buffer].get(), ref.offset, ref.length};
+  // Only a written range that ends at the buffer's end takes its guard band
+  // in: a read past an input's end stays outside its range, where the
+  // checking layer reports it.
   uint64_t size = function_.buffers[ref.buffer].byteSize();
   uint64_t length = ref.length ? ref.length : size - ref.offset;
-  // A range that ends at the buffer's end takes its guard band in.
-  if (guardBytes_ && ref.offset + length == size)
-    length += guardBytes_;
-  return {buffers_[ref.buffer].get(), ref.offset, length};
+  if (!guardOf_[ref.buffer] || access == Access::ReadOnly ||
+      ref.offset + length != size)
+    return bound;
+  uint64_t end = guardStart(ref.buffer) + guardOf_[ref.buffer];
+  uint64_t maxRange = device_.properties().limits.maxBindingRange;
+  bound.length =
+      maxRange ? std::min(end - ref.offset, maxRange) : end - ref.offset;
+  return bound;
 }
 
 Status PreparedFunction::record(hal::CommandBuffer &commands,
@@ -325,7 +373,11 @@ Status PreparedFunction::recordOps(hal::CommandBuffer &commands, size_t first,
 
     Status status;
     if (op.kind == Op::Kind::Fill) {
-      status = commands.fillBuffer(*buffers_[op.buffer], op.offset, op.length,
+      // "To the end" is the declared end, not the guard band's.
+      uint64_t length = op.length || !guardOf_[op.buffer]
+                            ? op.length
+                            : guardStart(op.buffer) - op.offset;
+      status = commands.fillBuffer(*buffers_[op.buffer], op.offset, length,
                                    op.pattern);
     } else if (op.kind == Op::Kind::Copy) {
       status =
@@ -341,8 +393,12 @@ Status PreparedFunction::recordOps(hal::CommandBuffer &commands, size_t first,
       params.label = "`" + function_.name + "` op " + std::to_string(i) +
                      " (`" + module_.executables[op.executable].name +
                      "` export " + std::to_string(op.exportIndex) + ")";
-      for (const BindingRef &ref : op.bindings)
-        params.bindings.push_back(boundRange(ref));
+      const KernelAbi &abi =
+          variantOf_.at(op.executable)->exports[op.exportIndex];
+      for (size_t b = 0; b < op.bindings.size(); ++b)
+        params.bindings.push_back(boundRange(
+            op.bindings[b], b < abi.bindings.size() ? abi.bindings[b].access
+                                                    : Access::ReadWrite));
       status = commands.dispatch(params);
       if (result)
         ++result->dispatchCount;
@@ -483,6 +539,8 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
   }
   if (hooks.afterLoad)
     hooks.afterLoad();
+  if (hooks.unguarded && !prepared->guardNote().empty())
+    hooks.unguarded(prepared->guardNote());
   FunctionResult result;
   result.variantsUsed = prepared->describeVariants();
   if (!hooks.afterDispatch) {
@@ -497,9 +555,8 @@ StatusOr<FunctionResult> runFunction(hal::Device &device, const Module &module,
       if (kind != Op::Kind::Dispatch)
         continue;
       hooks.afterDispatch(i);
-      KB_ASSIGN_OR_RETURN(std::vector<GuardDamage> damage,
-                          prepared->checkGuards());
-      for (const GuardDamage &d : damage)
+      KB_ASSIGN_OR_RETURN(GuardCheck guards, prepared->checkGuards());
+      for (const GuardDamage &d : guards.damage)
         if (hooks.guardDamaged)
           hooks.guardDamaged(i, d);
     }

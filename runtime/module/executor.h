@@ -75,16 +75,24 @@ struct GuardDamage {
   std::string describe() const;
 };
 
+/// What the guard bands saw after a run: the writes past the buffers' ends,
+/// and why there were no guard bands where they were asked for.
+struct GuardCheck {
+  std::vector<GuardDamage> damage;
+  std::string unguarded; // PreparedFunction::guardNote()
+};
+
 /// A function whose executables are loaded and whose buffers are allocated.
 /// Must not outlive |device| or |module|.
 class PreparedFunction {
 public:
   /// The guard band's byte of buffer |index|: a kernel that writes past a
-  /// buffer's declared elements changes it (checkGuards). One per buffer
-  /// (17 is odd: 256 buffers get 256 bytes), so that a copy kernel that
-  /// runs past both its input and its output copies a byte that differs.
+  /// buffer's declared elements changes it (checkGuards). Never 0x00, 0x80
+  /// or 0xff (what kernels write most), and one per buffer for 126
+  /// consecutive buffers, so that a copy that runs past its input and its
+  /// output copies a byte that is not the output's.
   static constexpr uint8_t canaryByte(uint32_t index) {
-    return static_cast<uint8_t>(0xcb + 17 * index);
+    return static_cast<uint8_t>(0x81 + (0x4a + 37 * index) % 126);
   }
 
   /// Checks the module for the device, loads the executables |function|
@@ -99,9 +107,11 @@ public:
          VariantChoice choice, uint64_t guardBytes = 0);
 
   /// The guard bands changed since the last initialize() or check, each
-  /// re-armed; empty without guard bands.
-  StatusOr<std::vector<GuardDamage>> checkGuards();
+  /// re-armed; no damage without guard bands.
+  StatusOr<GuardCheck> checkGuards();
   uint64_t guardBytes() const { return guardBytes_; }
+  /// Why guard bands were asked for and not given ("" otherwise).
+  const std::string &guardNote() const { return guardNote_; }
 
   /// Gives buffers fixed contents: from now on their initial contents
   /// whatever the seed offset, zeroInputs or special values (a fixed input
@@ -160,10 +170,17 @@ private:
   PreparedFunction(hal::Device &device, const Module &module,
                    const Function &function)
       : device_(device), module_(module), function_(function) {}
+  /// Why the function's kernels cannot have guard bands ("" when they can).
+  std::string lengthReader() const;
+  /// Allocates every buffer, each with its guard band when it fits.
+  Status allocateBuffers(const std::string &where);
+  /// Where buffer |index|'s guard band starts: its bytes rounded up to 4.
+  uint64_t guardStart(uint32_t index) const;
   /// Fills buffer |index|'s guard band with the canary.
   Status armGuard(uint32_t index);
-  /// |ref| as bound: with its guard band when it ends at the buffer's end.
-  hal::BindingRef boundRange(const BindingRef &ref) const;
+  /// |ref| as bound: a range written through (|access|) that ends at the
+  /// buffer's end takes its guard band in.
+  hal::BindingRef boundRange(const BindingRef &ref, Access access) const;
 
   hal::Device &device_;
   const Module &module_;
@@ -176,6 +193,8 @@ private:
   std::vector<std::shared_ptr<hal::Buffer>> buffers_;
   FixedContents fixed_;
   uint64_t guardBytes_ = 0;
+  std::vector<uint64_t> guardOf_; // per buffer: 0 when it has none
+  std::string guardNote_;
 };
 
 /// Records ops [first, end) of |prepared| into one command buffer, submits
@@ -193,6 +212,8 @@ struct RunHooks {
   /// the buffers, checked after each dispatch and told here.
   uint64_t guardBytes = 0;
   std::function<void(size_t op, const GuardDamage &)> guardDamaged;
+  /// Why the run has no guard bands after all (PreparedFunction::guardNote).
+  std::function<void(const std::string &why)> unguarded;
 };
 
 /// Runs |function| once, from its drawn inputs and the |fixed| ones.

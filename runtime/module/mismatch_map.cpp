@@ -2,6 +2,7 @@
 #include "runtime/module/mismatch_map.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kb::module {
 
@@ -18,18 +19,21 @@ MismatchMap MismatchMap::create(uint64_t elementCount,
                                 const std::vector<uint64_t> &shape,
                                 std::string *why) {
   MismatchMap map;
-  uint64_t product = shape.empty() ? 0 : 1;
+  uint64_t product = 1;
+  bool overflow = false;
   for (uint64_t d : shape)
-    product = d != 0 && product <= elementCount / d ? product * d : 0;
-  if (!shape.empty() && product == elementCount && shape.size() > 1) {
+    overflow |= __builtin_mul_overflow(product, d, &product);
+  if (!overflow && product == elementCount && shape.size() > 1) {
     map.shape = shape;
     map.cols = shape.back();
     map.rows = elementCount / std::max<uint64_t>(map.cols, 1);
   } else {
-    if (!shape.empty() && product != elementCount && why)
-      *why = "the declared shape holds " + std::to_string(product) +
-             " elements and the output " + std::to_string(elementCount) +
-             "; shown as one row";
+    if (!shape.empty() && (overflow || product != elementCount) && why)
+      *why =
+          "the declared shape holds " +
+          (overflow ? std::string("more than 2^64") : std::to_string(product)) +
+          " elements and the output " + std::to_string(elementCount) +
+          "; shown as one row";
     map.shape = {elementCount};
     map.cols = elementCount;
   }
@@ -50,6 +54,8 @@ void MismatchMap::add(uint64_t index, double error) {
   if (row >= rows)
     return;
   size_t cell = (row / rowsPerCell) * cellCols + col / colsPerCell;
+  if (!std::isfinite(error)) // an f64 difference too large for a double
+    error = -1;
   ++wrong[cell];
   double &worst = maxError[cell];
   worst = error < 0 || worst < 0 ? -1 : std::max(worst, error);
@@ -70,8 +76,13 @@ std::string MismatchMap::describeBox() const {
   std::string dims;
   for (uint64_t d : shape)
     dims += (dims.empty() ? "" : " x ") + std::to_string(d);
+  // Rows of a 3- or 4-D shape are its leading dimensions folded.
+  std::string folded =
+      shape.size() > 2 ? " (the first " + std::to_string(shape.size() - 1) +
+                             " dimensions as " + std::to_string(rows) + " rows)"
+                       : "";
   return "rows " + range(top, bottom) + ", cols " + range(left, right) +
-         " of " + dims;
+         " of " + dims + folded;
 }
 
 } // namespace kb::module

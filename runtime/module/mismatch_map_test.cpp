@@ -74,7 +74,15 @@ TEST(MismatchMap, LeadingDimensionsFoldIntoRows) {
                   &map);
   EXPECT_EQ(map.wrong[23], 1u);
   EXPECT_EQ(map.maxError[23], -1.0);
-  EXPECT_EQ(map.describeBox(), "rows 5, cols 3 of 2 x 3 x 4");
+  EXPECT_EQ(map.describeBox(), "rows 5, cols 3 of 2 x 3 x 4 (the first 2 "
+                               "dimensions as 6 rows)");
+  // A shape too large for 64 bits is said so, not as 0 elements.
+  std::string why;
+  MismatchMap huge =
+      MismatchMap::create(8192, {uint64_t(1) << 40, uint64_t(1) << 40}, &why);
+  EXPECT_EQ(huge.rows, 1u);
+  EXPECT_EQ(why, "the declared shape holds more than 2^64 elements and the "
+                 "output 8192; shown as one row");
 }
 
 } // namespace

@@ -14,6 +14,8 @@
 
 #include <chrono>
 #include <gtest/gtest.h>
+
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -649,8 +651,14 @@ TEST(ExecutorTest, GuardBandsChangeNothingForAnInBoundsKernel) {
   ASSERT_EQ(guarded->outputs.size(), plain->outputs.size());
   for (size_t i = 0; i < plain->outputs.size(); ++i)
     EXPECT_EQ(guarded->outputs[i].bytes, plain->outputs[i].bytes) << i;
-  EXPECT_NE(PreparedFunction::canaryByte(0), PreparedFunction::canaryByte(1));
-  EXPECT_NE(PreparedFunction::canaryByte(0), PreparedFunction::canaryByte(255));
+  std::set<uint8_t> canaries;
+  for (uint32_t i = 0; i < 1000; ++i) {
+    uint8_t c = PreparedFunction::canaryByte(i);
+    EXPECT_TRUE(c != 0x00 && c != 0x80 && c != 0xff) << i;
+    if (i < 126)
+      canaries.insert(c);
+  }
+  EXPECT_EQ(canaries.size(), 126u); // one per buffer
 
   GuardDamage d{1, "saxpy.y", 4000, ElementType::F32, 4, 124, 4096};
   EXPECT_EQ(d.describe(), "wrote past the end of buffer 1 `saxpy.y` (4000 x "

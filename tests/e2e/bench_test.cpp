@@ -244,6 +244,18 @@ TEST_F(BenchTest, NothingMeasuredIsNeverAPass) {
   EXPECT_EQ(none.exitCode, 5) << none.output;
   EXPECT_THAT(none.output, HasSubstr("nothing measured"));
 
+  // --quiet prints nothing: the reports and the exit code say it; an error
+  // still reaches stderr.
+  Cli quiet = bench({"--cold", "--quiet", "-o", (tmp_ / "quiet").string()});
+  EXPECT_EQ(quiet.exitCode, 0) << quiet.output;
+  EXPECT_EQ(quiet.output, "");
+  EXPECT_TRUE(fs::exists(tmp_ / "quiet/bench.json"));
+  Cli quietNone = bench({"--quiet", "--filter", "no-such-benchmark", "-o",
+                         (tmp_ / "none").string()});
+  EXPECT_EQ(quietNone.exitCode, 5) << quietNone.output;
+  EXPECT_THAT(quietNone.output, HasSubstr("nothing measured"));
+  EXPECT_THAT(quietNone.output, Not(HasSubstr("benchmark(s):")));
+
   // The budget is spent before the first benchmark starts: all SKIPPED.
   Cli skipped = bench(
       {"--cold", "--budget", "0.000001", "-o", (tmp_ / "skipped").string()});

@@ -89,22 +89,30 @@ TEST_F(SanitizeTest, OutOfBoundsAccessesAreFoundAndAttributed) {
   }
 }
 
-// A copy without its tail check writes 32 elements past its 4000: lavapipe
-// drops such writes outside the bound range, and the layer sees nothing
-// inside it, so only the guard band after the buffer (inside the range)
-// catches it, after the dispatch that did it.
+// A fill without its tail check writes 32 elements past its 4000: the
+// guard band after the buffer, inside the written range, catches it after
+// the dispatch that did it, naming the buffer and the first element. A
+// kernel bounded by `y.length()` gets no guard band (it would lengthen
+// `y`), and is told so.
 TEST_F(SanitizeTest, AMissingTailCheckIsCaughtByTheGuardBand) {
   kb::test::CliRun plain = runKernel("tail_write", false);
   EXPECT_EQ(plain.exitCode, 0) << plain.output;
   kb::test::CliRun checked = runKernel("tail_write", true);
   EXPECT_EQ(checked.exitCode, 1) << checked.output;
   EXPECT_THAT(checked.output,
-              HasSubstr("sanitizer error: run with substitutions, op 2 "
+              HasSubstr("sanitizer error: run with substitutions, op 1 "
                         "(`tail_write` export 0, the handwritten kernel): "
-                        "wrote past the end of buffer 1 `tail_write.y` (4000 "
+                        "wrote past the end of buffer 0 `tail_write.y` (4000 "
                         "x f32): 128 of its 4096 guard bytes changed, the "
                         "first at element 4000\n"));
   EXPECT_THAT(checked.output, HasSubstr("sanitizer: 1 error(s)"));
+
+  kb::test::CliRun unguarded = runKernel("length_bound", true);
+  EXPECT_EQ(unguarded.exitCode, 0) << unguarded.output;
+  EXPECT_THAT(unguarded.output,
+              HasSubstr("sanitizer warning: run with substitutions: no guard "
+                        "bands: `length_bound` reads a buffer's length"));
+  EXPECT_THAT(unguarded.output, HasSubstr("1 warning(s), no errors"));
 }
 
 TEST_F(SanitizeTest, AnInBoundsKernelHasNoFindings) {
@@ -163,7 +171,7 @@ TEST_F(SanitizeTest, BenchSanitizeMakesFindingsTheRowStatus) {
     EXPECT_EQ(first.at("error"), true);
     EXPECT_THAT(first.at("message").get<std::string>(),
                 HasSubstr(kernel == std::string("tail_write")
-                              ? "wrote past the end of buffer 1"
+                              ? "wrote past the end of buffer 0"
                               : "access out of bounds"));
     for (const nlohmann::json &v : b.at("variants"))
       EXPECT_TRUE(v.at("timings").empty()); // nothing is timed

@@ -664,4 +664,33 @@ TEST_F(TuneTest, AnInterruptedTuneContinuesFromTheCache) {
                         std::to_string(6 - cached) + " measurements made"));
 }
 
+// On a terminal (a pseudo-terminal here, as a user's shell gives it) tune
+// says what it does at once: its status line is there before the first
+// compile job has finished, not minutes later with the first result; and
+// --quiet prints nothing at all.
+TEST_F(TuneTest, ATerminalShowsTheStatusAtOnceAndQuietNothing) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  setSpace("TILE_K = [8, 16]\nUNROLL = [1]\nPAD = [0]\n");
+  kb::test::TerminalRun seen = kb::test::runKernelBenchOnTerminal(
+      {"tune", kernel_.string(), "-o", out_.string(), "--cache-dir",
+       cache_.string(), "--device", "vulkan", "-j", "2"},
+      R"(tune: compiling \d+/\d+ jobs)");
+  std::string output = seen.output;
+  kb::test::CliRun ran{seen.exitCode.value_or(0), output};
+  SKIP_WITHOUT_VULKAN(ran);
+  ASSERT_TRUE(seen.matched) << output;
+  // Rewritten in place, and first shown before any job finished.
+  EXPECT_THAT(output, HasSubstr("\rtune: compiling 0/")) << output;
+  // Within a second as a user sees it; the bound allows for a loaded CI
+  // machine (the figure is in the failure message).
+  EXPECT_LT(seen.matchedAfterS, 3.0) << output;
+
+  kb::test::CliRun quiet = tune({"--quiet"});
+  EXPECT_EQ(quiet.exitCode, 0) << quiet.output;
+  EXPECT_EQ(quiet.output, "");
+  EXPECT_TRUE(fs::exists(out_ / "tune.json"));
+  EXPECT_EQ(tune({"--quiet", "--verbose"}).exitCode, 2);
+}
+
 } // namespace

@@ -88,6 +88,41 @@ CliRun checkHtmlRender(const fs::path &page, const fs::path &work,
   return r;
 }
 
+TerminalRun runKernelBenchOnTerminal(const std::vector<std::string> &args,
+                                     const std::string &until,
+                                     double timeoutS) {
+  kb::ProcessOptions options;
+  options.argv = {KB_SYSTEM_PYTHON3,
+                  std::string(KB_SOURCE_DIR) + "/tests/cli/terminal/pty_run.py",
+                  "--until",
+                  until,
+                  "--timeout",
+                  std::to_string(timeoutS),
+                  "--",
+                  KB_KERNEL_BENCH};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.workingDirectory = KB_SOURCE_DIR;
+  options.env = withoutCiEnv();
+  options.timeout = std::chrono::seconds(static_cast<int>(timeoutS) + 60);
+  TerminalRun run;
+  auto result = kb::runProcess(options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  if (!result.ok())
+    return run;
+  nlohmann::json seen = nlohmann::json::parse(result->stdoutText, nullptr,
+                                              /*allow_exceptions=*/false);
+  EXPECT_TRUE(seen.is_object()) << result->stdoutText << result->stderrText;
+  if (!seen.is_object())
+    return run;
+  run.matched = seen.value("matched", false);
+  if (seen["matched_after_s"].is_number())
+    run.matchedAfterS = seen["matched_after_s"].get<double>();
+  if (seen["exit"].is_number_integer())
+    run.exitCode = seen["exit"].get<int>();
+  run.output = seen.value("output", "");
+  return run;
+}
+
 std::string kernelBenchBinary() { return KB_KERNEL_BENCH; }
 
 void checkUnavailableRun(int exitCode, const std::string &output) {

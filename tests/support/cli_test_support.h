@@ -64,6 +64,19 @@ CliRun checkHtmlRender(const std::filesystem::path &page,
                        const std::filesystem::path &work,
                        const std::vector<std::string> &args = {});
 
+/// kernel-bench with |args| on a pseudo-terminal (TERM=xterm, 120 columns;
+/// tests/cli/terminal/pty_run.py) until its output matches |until| or
+/// |timeoutS| pass; then it gets SIGINT (and SIGKILL 10 s later).
+struct TerminalRun {
+  bool matched = false;
+  double matchedAfterS = 0;    // from the start, when matched
+  std::optional<int> exitCode; // none when it was stopped
+  std::string output;          // as the terminal got it, escapes kept
+};
+TerminalRun runKernelBenchOnTerminal(const std::vector<std::string> &args,
+                                     const std::string &until,
+                                     double timeoutS = 120);
+
 /// The built kernel-bench binary (absolute), for tests that start it
 /// themselves (in the background, to signal it).
 std::string kernelBenchBinary();

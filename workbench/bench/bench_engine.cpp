@@ -210,6 +210,12 @@ int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
   worker.onMessage = [&](const std::string &message) {
     if (live && message.compare(0, 9, "progress ") == 0)
       observer.sampling(p.displayName, progressText(message));
+    else if (live && message.compare(0, 6, "stage ") == 0)
+      // "stage WORK: correctness check": the phase, for the live line.
+      observer.sampling(p.displayName,
+                        message.substr(message.rfind(": ") == std::string::npos
+                                           ? 6
+                                           : message.rfind(": ") + 2));
     else if (message.rfind(kDeviceMessage, 0) == 0)
       opened = message.substr(std::string(kDeviceMessage).size());
   };

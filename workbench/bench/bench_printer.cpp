@@ -20,20 +20,47 @@ void PrintingBenchObserver::planned(size_t count,
     std::fflush(out_);
   }
   progress_.emplace(out_, terminal_, count);
+  total_ = count;
+  start_ = std::chrono::steady_clock::now();
+}
+
+std::string PrintingBenchObserver::timeLeft(size_t finished, size_t total,
+                                            double elapsedS) {
+  if (finished == 0 || finished >= total)
+    return "";
+  double left = elapsedS / double(finished) * double(total - finished);
+  char buf[48];
+  if (left < 90)
+    std::snprintf(buf, sizeof buf, "; about %.0f s left", left);
+  else
+    std::snprintf(buf, sizeof buf, "; about %.0f min left", left / 60);
+  return buf;
+}
+
+std::string
+PrintingBenchObserver::withTimeLeft(const std::string &status) const {
+  // Only the live line: plain lines (CI logs) stay as they were.
+  if (!terminal_.smartTerminal)
+    return status;
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+          .count();
+  return status + timeLeft(finished_, total_, elapsed);
 }
 
 void PrintingBenchObserver::started(const std::string &benchmark) {
   progress_->jobStarted();
-  progress_->step(benchmark);
+  progress_->step(withTimeLeft(benchmark));
 }
 
 void PrintingBenchObserver::sampling(const std::string &benchmark,
                                      const std::string &text) {
-  progress_->step(benchmark + ": " + text);
+  progress_->step(withTimeLeft(benchmark + ": " + text));
 }
 
 void PrintingBenchObserver::finished(const std::string &benchmark,
                                      const report::Benchmark *failed) {
+  ++finished_;
   progress_->jobFinished(failed ? terminalLine(benchmark) + ": " +
                                       report::toString(failed->status) + ": " +
                                       terminalText(failed->reason) + "\n"

@@ -1,9 +1,12 @@
 //===- workbench/bench/bench_progress_test.cpp - Throttled sampling -------===//
+#include "workbench/bench/bench_printer.h"
 #include "workbench/bench/bench_progress.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace kb::workbench {
 namespace {
@@ -51,6 +54,59 @@ TEST(SampleProgress, WithoutAnIntervalEverySampleIsSent) {
   for (int i = 0; i < 50; ++i)
     progress(0, rule);
   EXPECT_EQ(sent, 50u);
+}
+
+// The time left is the run's pace so far times what is left; nothing before
+// the first benchmark has finished (no pace yet) or after the last.
+TEST(BenchPrinter, TimeLeftFollowsThePaceSoFar) {
+  EXPECT_EQ(PrintingBenchObserver::timeLeft(0, 10, 5), "");
+  EXPECT_EQ(PrintingBenchObserver::timeLeft(2, 10, 5), "; about 20 s left");
+  EXPECT_EQ(PrintingBenchObserver::timeLeft(1, 10, 60), "; about 9 min left");
+  EXPECT_EQ(PrintingBenchObserver::timeLeft(10, 10, 60), "");
+}
+
+/// What |observer| wrote to its file.
+std::string written(std::FILE *f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string text;
+  char buf[256];
+  while (size_t n = std::fread(buf, 1, sizeof buf, f))
+    text.append(buf, n);
+  return text;
+}
+
+// On a terminal the live line shows the phase the worker announced and,
+// once a benchmark has finished, the time left; plain lines (CI logs) stay
+// as they were.
+TEST(BenchPrinter, TheLiveLineHasThePhaseAndTheTimeLeft) {
+  for (bool terminal : {true, false}) {
+    SCOPED_TRACE(terminal);
+    std::FILE *f = std::tmpfile();
+    ASSERT_TRUE(f);
+    ProgressOptions options;
+    options.smartTerminal = terminal;
+    options.width = 200;
+    {
+      PrintingBenchObserver observer(f, options);
+      observer.planned(3, "");
+      observer.started("a");
+      observer.sampling("a", "correctness check");
+      observer.finished("a", nullptr);
+      observer.started("b");
+      observer.allFinished();
+    }
+    std::string text = written(f);
+    std::fclose(f);
+    if (terminal) {
+      EXPECT_NE(text.find("[1/3] a: correctness check"), std::string::npos)
+          << text;
+      EXPECT_NE(text.find("[2/3] b; about "), std::string::npos) << text;
+    } else {
+      EXPECT_EQ(text.find("about"), std::string::npos) << text;
+      EXPECT_NE(text.find("[2/3] b\n"), std::string::npos) << text;
+    }
+  }
 }
 
 } // namespace

@@ -218,8 +218,8 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
     options.guardBytes = kGuardBytes;
     options.correctness.afterRun =
         [findings](const std::string &variant, const std::string &inputs,
-                   const std::vector<module::GuardDamage> &damage) {
-          findings->afterRun(variant, inputs, damage);
+                   const module::GuardCheck &guards) {
+          findings->afterRun(variant, inputs, guards);
         };
   }
   options.modes.clear();

@@ -20,7 +20,11 @@ namespace {
 std::string findingSite(const std::string &message) {
   static const std::regex volatileParts(
       R"((highest byte accessed was|Global invocation ID \(x, y, z\) =) (\([^)]*\)|[0-9]+))");
-  return std::regex_replace(message, volatileParts, "$1 _");
+  // How many guard bytes changed depends on the data written (a byte that
+  // happens to equal the canary is not seen).
+  static const std::regex guardBytes(R"(: [0-9]+ of its ([0-9]+) guard bytes)");
+  return std::regex_replace(std::regex_replace(message, volatileParts, "$1 _"),
+                            guardBytes, ": _ of its $1 guard bytes");
 }
 
 bool hasCandidate(const module::Executable &exe) {
@@ -86,13 +90,15 @@ void Sanitizer::attribute(const std::string &where) {
 
 void BenchFindings::afterRun(const std::string &variant,
                              const std::string &inputs,
-                             const std::vector<module::GuardDamage> &damage) {
+                             const module::GuardCheck &guards) {
   std::vector<std::pair<bool, std::string>> messages;
   for (hal::ValidationMessage &m : log_->take())
     if (!m.info) // the loader's and the layer's information is no finding
       messages.push_back({m.error, briefValidationMessage(m.text)});
-  for (const module::GuardDamage &d : damage)
+  for (const module::GuardDamage &d : guards.damage)
     messages.push_back({true, d.describe()});
+  if (!guards.unguarded.empty())
+    messages.push_back({false, guards.unguarded});
   for (auto &[error, message] : messages) {
     report::SanitizerFinding found{variant, inputs, error, message};
     // The same site from another input set is one finding, found there too;
@@ -222,6 +228,9 @@ module::RunHooks Sanitizer::hooks(const std::string &run,
   hooks.guardDamaged = [this, where](size_t op,
                                      const module::GuardDamage &damage) {
     findings_.push_back({where(op), true, damage.describe()});
+  };
+  hooks.unguarded = [this, run](const std::string &why) {
+    findings_.push_back({run, false, why});
   };
   return hooks;
 }

@@ -9,12 +9,13 @@
 // executable and export, and the variant that ran — the handwritten kernel
 // or the compiler's.
 //
-// On any device, each buffer also gets a guard band of canary bytes after
-// its declared elements, inside the range of every binding that ends there
-// (llvmpipe drops writes outside a bound range, so a guard outside it would
+// Each buffer also gets a guard band of canary bytes after its declared
+// elements, inside the range of every binding that writes it and ends there
+// (llvmpipe drops writes outside a bound range, so a band outside it would
 // see nothing): a kernel that writes a little past its elements changes it,
 // and the check after each dispatch (each run, under `bench --sanitize`)
-// makes that a finding with the buffer and the first element written.
+// makes that a finding with the buffer and the first element written. The
+// band needs no tool: it works the same on any driver.
 //
 // Errors are findings (the run fails); the layer's warnings are listed too,
 // but do not fail the run: a layer version that warns about something of its
@@ -91,10 +92,11 @@ public:
   BenchFindings() : log_(std::make_shared<hal::ValidationLog>()) {}
   std::shared_ptr<hal::ValidationLog> log() const { return log_; }
 
-  /// The messages so far, and the writes past the buffers' ends that the
-  /// guard bands saw (|damage|), attributed to |variant| run from |inputs|.
+  /// The messages so far, and what the guard bands saw (|guards|: writes
+  /// past the buffers' ends are errors, no guard bands a warning),
+  /// attributed to |variant| run from |inputs|.
   void afterRun(const std::string &variant, const std::string &inputs,
-                const std::vector<module::GuardDamage> &damage = {});
+                const module::GuardCheck &guards = {});
   /// Moves every finding into |b| (what is still in the log after the
   /// checks is attributed to "after the checks"); an error makes its status
   /// Sanitizer, naming the first, and keeps what the row said before (an

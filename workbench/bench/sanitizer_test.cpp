@@ -87,6 +87,26 @@ TEST(Sanitizer, BenchFindingsMergeAcrossInputsAndSetTheStatus) {
   EXPECT_THAT(failed.reason, HasSubstr("; also ERROR: device lost"));
 }
 
+// A guard band's damage is an error; how many of its bytes changed depends
+// on the data written, so two input sets that wrote past the same buffer are
+// one finding. No guard bands is a warning.
+TEST(Sanitizer, GuardBandFindingsMergeAcrossInputs) {
+  BenchFindings findings;
+  module::GuardDamage d{0, "y", 4000, ElementType::F32, 0, 128, 4096};
+  findings.afterRun("candidate", "seed +0", {{d}, ""});
+  d.changedBytes = 127; // one written byte equalled the canary
+  findings.afterRun("candidate", "zeros", {{d}, ""});
+  findings.afterRun("reference", "seed +0", {{}, "no guard bands: why"});
+  report::Benchmark b;
+  findings.applyTo(b);
+  ASSERT_EQ(b.sanitizer.size(), 2u);
+  EXPECT_EQ(b.sanitizer[0].inputs, "seed +0, zeros");
+  EXPECT_THAT(b.sanitizer[0].message, HasSubstr("128 of its 4096 guard"));
+  EXPECT_TRUE(b.sanitizer[0].error);
+  EXPECT_FALSE(b.sanitizer[1].error);
+  EXPECT_EQ(b.status, report::BenchStatus::Sanitizer);
+}
+
 TEST(Sanitizer, WarningsAloneLeaveTheStatus) {
   BenchFindings findings;
   findings.log()->add(false, false, "Validation Warning: [ X ] a warning");

@@ -48,6 +48,7 @@ namespace fs = std::filesystem;
 struct BenchFlags {
   BenchRequest request;
   std::string outDir; // default: the engine's (BUILD/results)
+  bool quiet = false; // nothing on stdout: the reports and the exit code
 };
 
 /// "12 benchmarks: 10 ok, 1 INCORRECT, 1 ERROR in 8.3 s; OUT/bench.json".
@@ -123,13 +124,16 @@ int runBenchCommand(const BenchFlags &flags) {
                  writable.message().c_str());
     return kExitUserError;
   }
-  PrintingBenchObserver observer(stdout, detectTerminal());
-  StatusOr<BenchOutcome> outcome = runBench(flags.request, observer);
+  PrintingBenchObserver printer(stdout, detectTerminal());
+  BenchObserver silent;
+  StatusOr<BenchOutcome> outcome =
+      runBench(flags.request, flags.quiet ? silent : printer);
   if (!outcome.ok())
     return runFailed(outcome.status());
   const report::BenchReport &run = outcome->report;
 
-  std::fputs(report::renderBenchTable(run).c_str(), stdout);
+  if (!flags.quiet)
+    std::fputs(report::renderBenchTable(run).c_str(), stdout);
   std::error_code ec;
   fs::create_directories(outDir, ec);
   fs::path jsonPath = outDir / "bench.json";
@@ -139,7 +143,8 @@ int runBenchCommand(const BenchFlags &flags) {
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - wallStart)
                        .count();
-  std::printf("%s\n", summaryLine(run, seconds, jsonPath.string()).c_str());
+  if (!flags.quiet)
+    std::printf("%s\n", summaryLine(run, seconds, jsonPath.string()).c_str());
   std::fflush(stdout);
   if (!written.ok()) {
     std::fprintf(stderr, "kernel-bench bench: error: %s\n",
@@ -229,6 +234,9 @@ CommandRegistration addBenchCommand(CLI::App &root) {
                   "are SKIPPED, the one sampling then stops (default: no "
                   "limit)")
       ->check(positiveFinite());
+  app->add_flag("-q,--quiet", flags->quiet,
+                "Print nothing but errors (on stderr): no progress, table or "
+                "summary; the reports and the exit code say the rest");
   return {app, [flags]() { return runBenchCommand(*flags); }};
 }
 

@@ -68,6 +68,7 @@ struct TuneFlags {
   unsigned jobs = 0;
   std::string cacheDir;
   bool verbose = false;
+  bool quiet = false;            // nothing but errors and warnings (stderr)
   std::string pipeline = "auto"; // auto: on unless the device is a CPU
 };
 
@@ -363,7 +364,9 @@ searchConfigurations(const TuneFlags &flags, const Kernel &kernel,
                      TuneStrategy strategy, TuneCache &cache) {
   const bool pipeline =
       flags.pipeline == "on" || (flags.pipeline == "auto" && !device.cpu);
-  printTuneHeader(kernel, device, candidates.size(), strategy, pipeline, cache);
+  if (!flags.quiet)
+    printTuneHeader(kernel, device, candidates.size(), strategy, pipeline,
+                    cache);
   TuneMeasureOptions options{
       kernel,         device.target, device.spec, fs::absolute(outDir),
       flags.cacheDir, flags.jobs,    120,         flags.verbose,
@@ -371,7 +374,7 @@ searchConfigurations(const TuneFlags &flags, const Kernel &kernel,
   options.pipeline = pipeline;
   // A status on stderr, unless --verbose puts the tools' output there.
   std::optional<TuneProgressPrinter> progress;
-  if (!flags.verbose) {
+  if (!flags.verbose && !flags.quiet) {
     ProgressOptions terminal = detectTerminal();
     terminal.smartTerminal = terminal.smartTerminal && ::isatty(2);
     progress.emplace(stderr, terminal,
@@ -398,7 +401,8 @@ searchConfigurations(const TuneFlags &flags, const Kernel &kernel,
 int reportTuneResults(const TuneFlags &flags, const Kernel &kernel,
                       const fs::path &outDir, const TuneRunInfo &info,
                       const TuneSearchResult &result) {
-  printTuneTable(stdout, info, result, flags.top);
+  if (!flags.quiet)
+    printTuneTable(stdout, info, result, flags.top);
   if (Status written = writeResults(outDir, kernel, info, result, flags.top);
       !written.ok()) {
     printError(written.message());
@@ -409,6 +413,8 @@ int reportTuneResults(const TuneFlags &flags, const Kernel &kernel,
                "INCORRECT or faulted (above); tuned.toml was not written");
     return kExitUserError;
   }
+  if (flags.quiet)
+    return kExitOk;
   std::printf(
       "best: %s; wrote %s, %s and %s\n",
       configurationKey(result.results[*result.best].values).c_str(),
@@ -530,8 +536,13 @@ CommandRegistration addTuneCommand(CLI::App &root) {
                   "Build and tune cache (default: $KB_CACHE_DIR, else "
                   "$XDG_CACHE_HOME/kernel-bench)")
       ->type_name("DIR");
-  app->add_flag("-v,--verbose", flags->verbose,
-                "Show the output of every build and bench");
+  auto *verbose = app->add_flag("-v,--verbose", flags->verbose,
+                                "Show the output of every build and bench");
+  app->add_flag("-q,--quiet", flags->quiet,
+                "Print nothing but errors and warnings (on stderr): no "
+                "progress, table or result line; tune.json, tuned.toml and "
+                "the exit code say the rest")
+      ->excludes(verbose);
   app->add_option("--pipeline", flags->pipeline,
                   "Build the next configurations while measuring these: "
                   "auto (default: on a GPU, not on a CPU device, where both "

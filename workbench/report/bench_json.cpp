@@ -142,24 +142,34 @@ std::string shardOutOfRange(const ShardInfo &s, bool plan) {
 /// Why a mismatch map read back cannot be drawn; "" when it can. The
 /// renderers index its cells by its sizes, so they must agree.
 std::string badMismatchMap(const module::MismatchMap &m) {
-  uint64_t maxCols = m.rows == 1 ? module::MismatchMap::kMaxStripCells
-                                 : module::MismatchMap::kMaxCells;
-  if (m.cellRows == 0 || m.cellCols == 0 ||
-      m.cellRows > module::MismatchMap::kMaxCells || m.cellCols > maxCols)
+  // The geometry is what MismatchMap::create makes of the element count and
+  // the shape: the renderers index the cells by it.
+  uint64_t elements = 0;
+  if (m.shape.size() > 4 || __builtin_mul_overflow(m.rows, m.cols, &elements))
+    return "shape/rows/cols: not the grid of an output";
+  module::MismatchMap expected = module::MismatchMap::create(elements, m.shape);
+  if (expected.shape != m.shape || expected.rows != m.rows ||
+      expected.cols != m.cols || expected.rowsPerCell != m.rowsPerCell ||
+      expected.colsPerCell != m.colsPerCell ||
+      expected.cellRows != m.cellRows || expected.cellCols != m.cellCols)
     return "cell_rows/cell_cols: " + std::to_string(m.cellRows) + " x " +
-           std::to_string(m.cellCols) + " is not a map of at most " +
-           std::to_string(module::MismatchMap::kMaxCells) + " x " +
-           std::to_string(maxCols) + " cells";
-  size_t cells = static_cast<size_t>(m.cellRows * m.cellCols);
+           std::to_string(m.cellCols) + " cells of " +
+           std::to_string(m.rowsPerCell) + " x " +
+           std::to_string(m.colsPerCell) + " are not the map of " +
+           std::to_string(m.rows) + " x " + std::to_string(m.cols) +
+           " elements";
+  size_t cells = expected.wrong.size();
   if (m.wrong.size() != cells || m.maxError.size() != cells)
     return "wrong/max_error: expected " + std::to_string(cells) +
            " cells each, found " + std::to_string(m.wrong.size()) + " and " +
            std::to_string(m.maxError.size());
-  if (m.rowsPerCell == 0 || m.colsPerCell == 0 ||
-      m.rows > m.cellRows * m.rowsPerCell ||
-      m.cols > m.cellCols * m.colsPerCell)
-    return "rows/cols: " + std::to_string(m.rows) + " x " +
-           std::to_string(m.cols) + " do not fit the cells";
+  uint64_t total = 0;
+  for (uint64_t w : m.wrong)
+    if (__builtin_add_overflow(total, w, &total))
+      break;
+  if (total != m.wrongCount)
+    return "wrong_count: " + std::to_string(m.wrongCount) +
+           " is not the sum of the cells' " + std::to_string(total);
   if (m.wrongCount && (m.top > m.bottom || m.left > m.right ||
                        m.bottom >= m.rows || m.right >= m.cols))
     return "box: outside the " + std::to_string(m.rows) + " x " +

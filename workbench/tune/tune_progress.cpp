@@ -21,6 +21,10 @@ void CountingBuildObserver::jobsPlanned(size_t count) {
   planned_ = count;
   finished_ = 0;
   inner_.jobsPlanned(count);
+  // The status from the start, not after the first compile (an nvcc job
+  // takes seconds): on a terminal, a tune must never look hung.
+  if (sink_ && count)
+    sink_->compiling(0, count);
 }
 
 void CountingBuildObserver::jobFinished(const JobRecord &job, bool stopped) {
