@@ -1,17 +1,14 @@
 //===- runtime/bench/copy_bandwidth.cpp - The measured peak ---------------===//
 #include "runtime/bench/copy_bandwidth.h"
 
+#include "runtime/bench/peak_cache.h"
 #include "runtime/bench/statistics.h"
 #include "runtime/hal/buffer.h"
 #include "runtime/hal/command_buffer.h"
 #include "runtime/hal/timer.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace kb::bench {
 
@@ -148,23 +145,30 @@ std::string_view copyVec4Spirv() {
                           sizeof(kWords));
 }
 
-StatusOr<hal::ExecutableSpec> copyVec4Spec(const hal::Device &device) {
+StatusOr<hal::ExecutableSpec> probeKernelSpec(const hal::Device &device,
+                                              const KernelAbi &abi,
+                                              std::string_view ptx,
+                                              std::string_view spirv) {
   hal::ExecutableSpec spec;
-  spec.name = "kb_copy_vec4";
-  spec.exports = {copyVec4Abi()};
+  spec.name = abi.entry;
+  spec.exports = {abi};
   if (device.supportsFormat(hal::ExecutableFormat::Ptx)) {
     spec.format = hal::ExecutableFormat::Ptx;
     spec.target = "sm_75";
-    spec.data = copyVec4Ptx();
+    spec.data = ptx;
   } else if (device.supportsFormat(hal::ExecutableFormat::Spirv)) {
     spec.format = hal::ExecutableFormat::Spirv;
     spec.target = "vulkan1.0";
-    spec.data = copyVec4Spirv();
+    spec.data = spirv;
   } else {
-    return unimplemented("copy-bandwidth probe: " + device.properties().name +
+    return unimplemented(abi.entry + " probe: " + device.properties().name +
                          " loads neither PTX nor SPIR-V");
   }
   return spec;
+}
+
+StatusOr<hal::ExecutableSpec> copyVec4Spec(const hal::Device &device) {
+  return probeKernelSpec(device, copyVec4Abi(), copyVec4Ptx(), copyVec4Spirv());
 }
 
 StatusOr<double> measureCopyBandwidth(hal::Device &device, const L2Size &l2) {
@@ -186,32 +190,11 @@ StatusOr<double> measureCopyBandwidth(hal::Device &device, const L2Size &l2) {
 
 StatusOr<PeakBandwidth> peakCopyBandwidth(hal::Device &device, const L2Size &l2,
                                           const std::string &cacheFile) {
-  std::string key = peakCacheKey(device.properties());
-  if (!cacheFile.empty()) {
-    std::ifstream in(cacheFile);
-    std::string line;
-    while (std::getline(in, line)) {
-      size_t tab = line.rfind('\t');
-      if (tab == std::string::npos || line.substr(0, tab) != key)
-        continue;
-      char *end = nullptr;
-      double value = std::strtod(line.c_str() + tab + 1, &end);
-      if (end && *end == '\0' && value > 0 && value < 1e15)
-        return PeakBandwidth{value, true};
-    }
-  }
-  KB_ASSIGN_OR_RETURN(double measured, measureCopyBandwidth(device, l2));
-  if (!cacheFile.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(
-        std::filesystem::path(cacheFile).parent_path(), ec);
-    std::ofstream out(cacheFile, std::ios::app);
-    std::ostringstream value;
-    value.precision(17);
-    value << measured;
-    out << key << '\t' << value.str() << '\n';
-  }
-  return PeakBandwidth{measured, false};
+  KB_ASSIGN_OR_RETURN(
+      CachedPeak peak,
+      cachedPeak(cacheFile, peakCacheKey(device.properties()),
+                 [&] { return measureCopyBandwidth(device, l2); }));
+  return PeakBandwidth{peak.value, peak.cached};
 }
 
 } // namespace kb::bench

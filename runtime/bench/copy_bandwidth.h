@@ -63,6 +63,14 @@ KernelAbi copyVec4Abi();
 /// takes PTX, else SPIR-V); Unimplemented when it takes neither.
 StatusOr<hal::ExecutableSpec> copyVec4Spec(const hal::Device &device);
 
+/// A probe kernel's spec (one export, |abi|) from its embedded |ptx| (sm_75)
+/// or |spirv| (Vulkan 1.0), whichever |device| loads; Unimplemented when it
+/// takes neither.
+StatusOr<hal::ExecutableSpec> probeKernelSpec(const hal::Device &device,
+                                              const KernelAbi &abi,
+                                              std::string_view ptx,
+                                              std::string_view spirv);
+
 /// Measures the copy bandwidth of |device| now, flushing |l2| before each
 /// sample.
 StatusOr<double> measureCopyBandwidth(hal::Device &device, const L2Size &l2);

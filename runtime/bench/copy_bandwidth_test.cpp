@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/bench/copy_bandwidth.h"
+#include "runtime/bench/fma_peak.h"
+#include "common/file_util.h"
 #include "common/test_util.h"
 
 #include "runtime/hal/buffer.h"
@@ -274,19 +276,28 @@ TEST(CopyProbeProtocolTest, AKernelThatCopiesNothingIsAnError) {
 // The real probe on each driver's first device
 //===----------------------------------------------------------------------===//
 
-class CopyProbeDeviceTest : public ::testing::TestWithParam<const char *> {};
-
-TEST_P(CopyProbeDeviceTest, MeasuresAndCachesUnderTheVersionedKey) {
+class CopyProbeDeviceTest : public ::testing::TestWithParam<const char *> {
+protected:
   // Vulkan: skipped only when the machine lists no Vulkan device; then any
   // error is a failure. CUDA: no GPU here, so Unavailable skips.
-  if (std::string(GetParam()) == "vulkan")
-    KB_SKIP_WITHOUT_VULKAN_DEVICE();
-  auto selected = hal::selectDevice(hal::builtinDrivers(), GetParam());
-  if (!selected.ok() && std::string(GetParam()) == "cuda" &&
-      selected.status().isUnavailable())
-    GTEST_SKIP() << selected.status().message();
-  ASSERT_TRUE(selected.ok()) << selected.status().message();
-  hal::Device &device = *selected->device;
+  void SetUp() override {
+    if (std::string(GetParam()) == "vulkan")
+      KB_SKIP_WITHOUT_VULKAN_DEVICE();
+    auto selected = hal::selectDevice(hal::builtinDrivers(), GetParam());
+    if (!selected.ok() && std::string(GetParam()) == "cuda" &&
+        selected.status().isUnavailable())
+      GTEST_SKIP() << selected.status().message();
+    ASSERT_TRUE(selected.ok()) << selected.status().message();
+    selected_.emplace(std::move(*selected));
+  }
+  hal::Device &device() { return *selected_->device; }
+
+private:
+  std::optional<hal::SelectedDevice> selected_;
+};
+
+TEST_P(CopyProbeDeviceTest, MeasuresAndCachesUnderTheVersionedKey) {
+  hal::Device &device = this->device();
   L2Size l2 = selectL2Size(device.properties(), std::nullopt,
                            hostLastLevelCacheBytes());
   kb::TempDir scratch = kb::testing::makeTempDir(); // removed on any exit
@@ -303,6 +314,47 @@ TEST_P(CopyProbeDeviceTest, MeasuresAndCachesUnderTheVersionedKey) {
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_TRUE(second->cached);
   EXPECT_DOUBLE_EQ(second->bytesPerS, first->bytesPerS);
+}
+
+// The compute ceiling beside it: measured (the kernel's results checked),
+// cached under its own versioned key in the same file, and a figure no CPU
+// or GPU of today exceeds.
+TEST_P(CopyProbeDeviceTest, TheFmaPeakIsMeasuredAndCachedBesideIt) {
+  hal::Device &device = this->device();
+  kb::TempDir scratch = kb::testing::makeTempDir();
+  auto cache = scratch.path() / "copy-bandwidth.tsv";
+  bool cached = true;
+  auto first = peakFmaThroughput(device, cache.string(), &cached);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_FALSE(cached);
+  EXPECT_GT(*first, 1e8);  // 0.1 GFLOP/s: even one slow CPU core does more
+  EXPECT_LT(*first, 1e16); // 10 PFLOP/s of f32 FMAs: no device does
+  RecordProperty("peak_fma_gflops", std::to_string(*first / 1e9));
+  auto second = peakFmaThroughput(device, cache.string(), &cached);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(cached);
+  EXPECT_DOUBLE_EQ(*second, *first);
+  auto text = kb::readFile(cache);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_NE(text->find(fmaPeakCacheKey(device.properties())),
+            std::string::npos);
+}
+
+TEST(FmaProbeTest, TheKernelsDeclareTheEntryAndTheWorkCounts) {
+  EXPECT_NE(fmaPeakPtx().find(".entry kb_fma_peak"), std::string_view::npos);
+  // Eight chains of sixteen, unrolled: 128 FMAs a loop iteration.
+  size_t fmas = 0;
+  for (size_t at = fmaPeakPtx().find("fma.rn.f32"); at != std::string::npos;
+       at = fmaPeakPtx().find("fma.rn.f32", at + 1))
+    ++fmas;
+  EXPECT_EQ(fmas, 128u);
+  EXPECT_EQ(fmaPeakSpirv().size() % 4, 0u);
+  hal::DeviceProperties cpu;
+  cpu.type = hal::DeviceType::Cpu;
+  FmaProbeSize size = fmaProbeSize(cpu);
+  EXPECT_DOUBLE_EQ(size.flops(),
+                   2.0 * size.workgroups * 256 * size.iterations * 128);
+  EXPECT_NE(fmaPeakCacheKey(cpu), peakCacheKey(cpu));
 }
 
 INSTANTIATE_TEST_SUITE_P(Drivers, CopyProbeDeviceTest,

@@ -100,12 +100,19 @@ struct KernelDeclared {
   /// set, as a reference kernel would be).
   std::optional<HostReferenceDecl> hostReference;
   std::vector<OutputShape> outputShapes;
+  /// `[roofline]` expressions over the dispatch's own constants (`flops =
+  /// "2*M*N*K"` in a kernel that substitutes a program's dispatch, whose
+  /// sizes the program sets, not the kernel.toml): the bench worker
+  /// evaluates them for each dispatch and sets |flops| / |bytesMoved|.
+  std::string flopsExpression;
+  std::string bytesMovedExpression;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
            outputTolerances.empty() && !nanInputs && !infInputs &&
            fixedInputs.empty() && expectedOutputs.empty() && !hostReference &&
-           outputShapes.empty();
+           outputShapes.empty() && flopsExpression.empty() &&
+           bytesMovedExpression.empty();
   }
 };
 

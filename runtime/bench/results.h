@@ -61,9 +61,16 @@ struct Sample {
 /// Figures derived from a timing's median; each is none when its inputs
 /// are unknown.
 struct Derived {
-  std::optional<double> gbPerSecond;        // bytesMoved / median
-  std::optional<double> gflopPerSecond;     // flops / median
-  std::optional<double> percentOfPeak;      // gbPerSecond / peakCopyGBps * 100
+  std::optional<double> gbPerSecond;    // bytesMoved / median
+  std::optional<double> gflopPerSecond; // flops / median
+  std::optional<double> percentOfPeak;  // gbPerSecond / peakCopyGBps * 100
+  /// The roofline at this variant's arithmetic intensity (FLOPs / bytes):
+  /// min(peak FLOP/s, intensity x peak bandwidth), both peaks measured;
+  /// achieved FLOP/s as a percentage of it, and which ceiling is the lower
+  /// there ("memory" left of the ridge point, "compute" right of it). None
+  /// without declared FLOPs and bytes and both peaks.
+  std::optional<double> percentOfRoofline;
+  std::string bound;
   std::optional<double> speedupVsReference; // reference median / this median
   /// speedupVsReference > 10: a human should check the kernel is honest.
   bool suspiciousSpeedup = false;

@@ -20,7 +20,7 @@ report::L2Source toL2Source(const std::string &source) {
 
 report::DeviceInfo toDeviceInfo(const hal::DeviceProperties &p,
                                 const bench::L2Size &l2,
-                                std::optional<double> peakBytesPerS) {
+                                const DevicePeaks &peaks) {
   report::DeviceInfo d;
   d.driver = p.driver;
   d.name = p.name;
@@ -32,8 +32,10 @@ report::DeviceInfo toDeviceInfo(const hal::DeviceProperties &p,
   d.memoryBytes = p.memoryBytes;
   d.l2Bytes = l2.bytes;
   d.l2Source = toL2Source(l2.source);
-  if (peakBytesPerS)
-    d.peakCopyGBps = *peakBytesPerS / 1e9;
+  if (peaks.copyBytesPerS)
+    d.peakCopyGBps = *peaks.copyBytesPerS / 1e9;
+  if (peaks.fmaFlopsPerS)
+    d.peakFmaGflops = *peaks.fmaFlopsPerS / 1e9;
   return d;
 }
 

@@ -20,9 +20,16 @@
 
 namespace kb::workbench {
 
+/// The device's measured ceilings (copy_bandwidth.h, fma_peak.h); none
+/// where a probe did not run or failed.
+struct DevicePeaks {
+  std::optional<double> copyBytesPerS;
+  std::optional<double> fmaFlopsPerS;
+};
+
 report::DeviceInfo toDeviceInfo(const hal::DeviceProperties &device,
                                 const bench::L2Size &l2,
-                                std::optional<double> peakBytesPerS);
+                                const DevicePeaks &peaks);
 /// |cpuDevice|: the quick settings apply because the noise target is never
 /// met there (the report says so).
 report::BenchSettings toReportSettings(const BenchSettings &settings,

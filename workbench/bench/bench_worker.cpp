@@ -3,12 +3,14 @@
 
 #include "runtime/bench/benchmark.h"
 #include "runtime/bench/copy_bandwidth.h"
+#include "runtime/bench/fma_peak.h"
 #include "runtime/bench/nvml_environment.h"
 #include "runtime/hal/drivers/registration.h"
 #include "workbench/bench/bench_progress.h"
 #include "workbench/bench/bench_report_fill.h"
 #include "workbench/bench/sanitizer.h"
 #include "workbench/support/exit_codes.h"
+#include "workbench/bench/dispatch_figures.h"
 #include "workbench/build/declared_figures.h"
 #include "workbench/report/bench_json.h"
 #include "workbench/support/worker.h"
@@ -116,20 +118,28 @@ std::string whyCannotRun(const module::Module &module,
   return why;
 }
 
-/// The device's measured copy bandwidth (cached); none without a cache
-/// file, a warning in |report| when the probe fails.
-std::optional<double> probePeak(hal::Device &device, const bench::L2Size &l2,
-                                const BenchJob &job,
-                                report::BenchReport &report) {
+/// The device's measured copy bandwidth and FMA throughput (cached); none
+/// without a cache file, a warning in |report| for a probe that fails.
+DevicePeaks probePeaks(hal::Device &device, const bench::L2Size &l2,
+                       const BenchJob &job, report::BenchReport &report) {
+  DevicePeaks peaks;
   if (job.settings.peakCache.empty())
-    return std::nullopt;
+    return peaks;
   announceStage("measuring the copy bandwidth of " + device.properties().name);
-  auto probed = bench::peakCopyBandwidth(device, l2, job.settings.peakCache);
-  if (probed.ok())
-    return probed->bytesPerS;
-  report.environment.warnings.push_back("copy-bandwidth probe failed: " +
-                                        probed.status().message());
-  return std::nullopt;
+  auto copy = bench::peakCopyBandwidth(device, l2, job.settings.peakCache);
+  if (copy.ok())
+    peaks.copyBytesPerS = copy->bytesPerS;
+  else
+    report.environment.warnings.push_back("copy-bandwidth probe failed: " +
+                                          copy.status().message());
+  announceStage("measuring the FMA throughput of " + device.properties().name);
+  auto fma = bench::peakFmaThroughput(device, job.settings.peakCache);
+  if (fma.ok())
+    peaks.fmaFlopsPerS = *fma;
+  else
+    report.environment.warnings.push_back("FMA-peak probe failed: " +
+                                          fma.status().message());
+  return peaks;
 }
 
 /// The declarations of |job|'s build; a warning in |report| when its
@@ -208,6 +218,7 @@ void recordNvmlAfterTiming(const hal::DeviceProperties &props,
 /// declares for the candidate.
 bench::BenchmarkOptions protocolOptions(const BenchJob &job,
                                         const DeclaredByObject &declarations,
+                                        const bench::BenchmarkWork &target,
                                         const std::string &work,
                                         BenchFindings *findings) {
   bench::BenchmarkOptions options;
@@ -236,15 +247,23 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
       return SampleProgress(std::move(names), mode, kSampleProgressInterval,
                             announce);
     };
-  options.declared = [&declarations](const std::string &sha256,
-                                     const std::string &executable,
-                                     std::vector<std::string> &warnings) {
+  // Per-dispatch [roofline] expressions are evaluated into a copy that
+  // lives as long as the options.
+  auto evaluated = std::make_shared<bench::KernelDeclared>();
+  options.declared =
+      [&declarations, target, evaluated](
+          const std::string &sha256, const std::string &executable,
+          std::vector<std::string> &warnings) -> const bench::KernelDeclared * {
     std::string ambiguity;
     const bench::KernelDeclared *found =
         findDeclared(declarations, sha256, executable, ambiguity);
     if (!ambiguity.empty())
       warnings.push_back(ambiguity);
-    return found;
+    if (!found || !target.dispatch || !target.module)
+      return found;
+    *evaluated =
+        withDispatchFigures(*found, *target.module, *target.dispatch, warnings);
+    return evaluated.get();
   };
   return options;
 }
@@ -275,7 +294,7 @@ measure(hal::Device &device, const bench::BenchmarkWork &work,
   if (status.ok())
     status = bench::runBenchmark(
         device, **engine, work, baseline,
-        protocolOptions(job, declarations, what, findings), measured);
+        protocolOptions(job, declarations, work, what, findings), measured);
   if (status.ok())
     return measured;
   // A device too small for the benchmark's buffers is refused before any
@@ -334,7 +353,7 @@ int printSkipped(const std::string &why, const hal::DeviceProperties &props,
                  const bench::L2Size &l2, const module::Module &module,
                  const module::Function &function, const module::Op *dispatch,
                  const BenchJob &job, report::BenchReport &report) {
-  report.device = toDeviceInfo(props, l2, std::nullopt);
+  report.device = toDeviceInfo(props, l2, {});
   bench::BenchmarkResult skipped;
   skipped.status = report::BenchStatus::Skipped;
   skipped.reason = "skipped: nothing to run on " + props.driver + ":" +
@@ -365,8 +384,9 @@ int measureAndPrint(hal::Device &device, const module::Module &module,
                     BenchFindings *findings, report::BenchReport &report) {
   const hal::DeviceProperties &props = device.properties();
   // Under --sanitize nothing is timed, so no copy peak is measured either.
-  report.device = toDeviceInfo(
-      props, l2, findings ? std::nullopt : probePeak(device, l2, job, report));
+  report.device = toDeviceInfo(props, l2,
+                               findings ? DevicePeaks{}
+                                        : probePeaks(device, l2, job, report));
   std::optional<bench::NvmlEnvironment> nvml =
       recordNvml(props, report.environment);
   bench::BenchmarkWork target{&module, work.function, work.dispatch};
@@ -441,10 +461,12 @@ int runBenchJob(const BenchJob &job) {
     return printSkipped(why, props, l2, *module, *function, dispatch, job,
                         report);
   if (job.peakOnly) {
-    std::optional<double> peak = probePeak(device, l2, job, report);
+    DevicePeaks peaks = probePeaks(device, l2, job, report);
     for (const std::string &warning : report.environment.warnings)
       std::fprintf(stderr, "%s\n", warning.c_str());
-    return peak ? kExitOk : kExitUserError;
+    // The copy peak is what % of peak needs; a failed FMA probe only leaves
+    // the roofline without its compute ceiling.
+    return peaks.copyBytesPerS ? kExitOk : kExitUserError;
   }
   return measureAndPrint(device, *module, work, baseline, job, l2,
                          findings ? &*findings : nullptr, report);

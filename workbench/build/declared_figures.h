@@ -127,7 +127,12 @@ template <> struct JsonFields<bench::KernelDeclared> {
         io.field("expected_outputs", d.expectedOutputs, Presence::MayBeAbsent));
     KB_RETURN_IF_ERROR(
         io.field("host_reference", d.hostReference, Presence::MayBeAbsent));
-    return io.field("output_shapes", d.outputShapes, Presence::MayBeAbsent);
+    KB_RETURN_IF_ERROR(
+        io.field("output_shapes", d.outputShapes, Presence::MayBeAbsent));
+    KB_RETURN_IF_ERROR(io.field("flops_expression", d.flopsExpression,
+                                Presence::OmitWhenEmpty));
+    return io.field("bytes_moved_expression", d.bytesMovedExpression,
+                    Presence::OmitWhenEmpty);
   }
 };
 

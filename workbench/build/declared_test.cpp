@@ -216,6 +216,35 @@ TEST_F(DeclaredTomlTest, ABindingsShapeIsItsMismatchMapsGrid) {
               HasSubstr("unknown name `Q`"));
 }
 
+// A kernel that substitutes a program's dispatch has no [bench] constants:
+// an expression over its [abi] constants is kept for the bench worker to
+// evaluate per dispatch, checked now with each at 1 (a typo is still a
+// located error listing the names).
+TEST_F(DeclaredTomlTest, ASubstitutingKernelKeepsExpressionsOverItsConstants) {
+  auto write = [&](const std::string &roofline) {
+    std::ofstream(root_ / "kernel.toml")
+        << "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n"
+           "[abi]\nworkgroup_size = [16, 16, 1]\n"
+           "bindings = [{ name = \"c\", type = \"f32\", access = "
+           "\"writeonly\" }]\n"
+           "constants = [{ name = \"M\", type = \"u32\" }, "
+           "{ name = \"N\", type = \"u32\" }, { name = \"K\", type = "
+           "\"u32\" }]\n[roofline]\n"
+        << roofline;
+    return loadKernel(root_ / "kernel.toml", {});
+  };
+  auto kernel = write("flops = \"2*M*N*K\"\nbytes_moved = 4096\n");
+  ASSERT_TRUE(kernel.ok()) << kernel.status().message();
+  EXPECT_EQ(kernel->declared.flopsExpression, "2*M*N*K");
+  EXPECT_FALSE(kernel->declared.flops);
+  EXPECT_EQ(*kernel->declared.bytesMoved, 4096);
+  EXPECT_TRUE(kernel->declared.bytesMovedExpression.empty());
+  auto typo = write("flops = \"2*M*N*Q\"\n");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_THAT(typo.status().message(), HasSubstr("unknown name `Q`"));
+  EXPECT_THAT(typo.status().message(), HasSubstr("K, M, N"));
+}
+
 TEST_F(DeclaredTomlTest, BuildJsonCarriesThemByObject) {
   auto kernel = load("[roofline]\nflops = \"2*M*N*K\"\n"
                      "[tolerance]\nreduction_length = \"K\"\n"

@@ -210,18 +210,51 @@ Status readOutputShapes(const TomlFile &file, const toml::table &root,
   return okStatus();
 }
 
+/// One [roofline] figure: its value now, or — for a kernel without [bench]
+/// (one that substitutes a program's dispatch) whose expression names the
+/// [abi] constants or the workload — the expression, which the bench
+/// worker evaluates with each dispatch's values.
+Status readRooflineFigure(const TomlFile &file, const toml::node &node,
+                          const std::string &key, const KernelAbi &abi,
+                          const Kernel &kernel,
+                          const std::map<std::string, double> &names,
+                          std::optional<double> &value,
+                          std::string &expression) {
+  const auto *text = node.as_string();
+  if (text && !kernel.bench) {
+    std::map<std::string, double> perDispatch = names;
+    for (const Constant &c : abi.constants)
+      perDispatch.emplace(c.name, 1.0);
+    for (const char *axis : {"workload_x", "workload_y", "workload_z"})
+      perDispatch.emplace(axis, 1.0);
+    std::string unknown;
+    bool dispatchName =
+        !evaluateExpression(text->get(), names, &unknown).ok() &&
+        !unknown.empty() && !names.count(unknown);
+    if (dispatchName) {
+      // Checked here with every dispatch name at 1: errors stay located.
+      KB_RETURN_IF_ERROR(readFigure(file, node, key, 0, perDispatch).status());
+      expression = text->get();
+      return okStatus();
+    }
+  }
+  KB_ASSIGN_OR_RETURN(value, readFigure(file, node, key, 0, names));
+  return okStatus();
+}
+
 Status readRoofline(const TomlFile &file, const toml::table &roofline,
+                    const KernelAbi &abi, const Kernel &kernel,
                     const std::map<std::string, double> &names,
                     bench::KernelDeclared &declared) {
   KB_RETURN_IF_ERROR(file.checkKeys(roofline, "[roofline]", kRooflineKeys));
-  if (const toml::node *node = roofline.get("flops")) {
-    KB_ASSIGN_OR_RETURN(declared.flops,
-                        readFigure(file, *node, "flops", 0, names));
-  }
-  if (const toml::node *node = roofline.get("bytes_moved")) {
-    KB_ASSIGN_OR_RETURN(declared.bytesMoved,
-                        readFigure(file, *node, "bytes_moved", 0, names));
-  }
+  if (const toml::node *node = roofline.get("flops"))
+    KB_RETURN_IF_ERROR(readRooflineFigure(file, *node, "flops", abi, kernel,
+                                          names, declared.flops,
+                                          declared.flopsExpression));
+  if (const toml::node *node = roofline.get("bytes_moved"))
+    KB_RETURN_IF_ERROR(readRooflineFigure(file, *node, "bytes_moved", abi,
+                                          kernel, names, declared.bytesMoved,
+                                          declared.bytesMovedExpression));
   return okStatus();
 }
 
@@ -270,7 +303,8 @@ readDeclared(const TomlFile &file, const toml::table &root,
   KB_ASSIGN_OR_RETURN(const toml::table *roofline,
                       file.table(root, "roofline"));
   if (roofline)
-    KB_RETURN_IF_ERROR(readRoofline(file, *roofline, names, declared));
+    KB_RETURN_IF_ERROR(
+        readRoofline(file, *roofline, abi, kernel, names, declared));
   KB_ASSIGN_OR_RETURN(const toml::table *tolerance,
                       file.table(root, "tolerance"));
   if (!tolerance)

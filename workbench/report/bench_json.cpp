@@ -210,7 +210,11 @@ template <> struct JsonFields<Derived> {
     KB_RETURN_IF_ERROR(io.field("gflop_per_s", d.gflopPerSecond));
     KB_RETURN_IF_ERROR(io.field("percent_of_peak", d.percentOfPeak));
     KB_RETURN_IF_ERROR(io.field("speedup_vs_reference", d.speedupVsReference));
-    return io.field("suspicious_speedup", d.suspiciousSpeedup);
+    KB_RETURN_IF_ERROR(io.field("suspicious_speedup", d.suspiciousSpeedup));
+    // Added within schema 1: absent from reports written before it.
+    KB_RETURN_IF_ERROR(io.field("percent_of_roofline", d.percentOfRoofline,
+                                Presence::MayBeAbsent));
+    return io.field("bound", d.bound, Presence::OmitWhenEmpty);
   }
 };
 
@@ -385,7 +389,9 @@ template <> struct JsonFields<DeviceInfo> {
     KB_RETURN_IF_ERROR(io.field("memory_bytes", d.memoryBytes));
     KB_RETURN_IF_ERROR(io.field("l2_bytes", d.l2Bytes));
     KB_RETURN_IF_ERROR(io.field("l2_source", d.l2Source, oneOf(kL2Sources)));
-    return io.field("peak_copy_gbps", d.peakCopyGBps);
+    KB_RETURN_IF_ERROR(io.field("peak_copy_gbps", d.peakCopyGBps));
+    // Added within schema 1: reports written before it have none.
+    return io.field("peak_fma_gflops", d.peakFmaGflops, Presence::MayBeAbsent);
   }
 };
 

@@ -4,6 +4,7 @@
 #include "workbench/report/bench_json.h"
 #include "workbench/report/bench_table.h"
 #include "workbench/report/report_formats.h"
+#include "workbench/report/roofline.h"
 #include "workbench/report/synthetic_report.h"
 
 #include <gtest/gtest.h>
@@ -381,6 +382,37 @@ TEST(Derived, FiguresFollowFromSamplesBytesAndPeak) {
     s.gpuNs /= 20;
   computeDerived(r);
   EXPECT_TRUE(r.benchmarks[0].variants[0].timings[0].derived.suspiciousSpeedup);
+}
+
+// Under the roofline: at an intensity below the ridge point (peak FLOP/s /
+// peak bandwidth) the memory ceiling is the lower, above it the compute
+// one; the row is a percentage of the lower. Without the FMA peak, none.
+TEST(Derived, TheRooflineSaysTheNearerCeilingAndHowClose) {
+  BenchReport r = fullReport(); // 100 GB/s, 1000 GFLOP/s: ridge at 10
+  Variant &v = r.benchmarks[0].variants[0];
+  double median = v.timings[0].summary.median;
+  v.bytesMoved = 1000;
+  v.flops = 1000; // 1 FLOP/byte: memory ceiling 100 GFLOP/s
+  computeDerived(r);
+  const Derived &memory = v.timings[0].derived;
+  EXPECT_EQ(memory.bound, "memory");
+  EXPECT_NEAR(*memory.percentOfRoofline, 1000 / median / 100 * 100, 1e-9);
+  v.flops = 100000; // 100 FLOP/byte: compute ceiling 1000 GFLOP/s
+  computeDerived(r);
+  EXPECT_EQ(v.timings[0].derived.bound, "compute");
+  EXPECT_NEAR(*v.timings[0].derived.percentOfRoofline,
+              100000 / median / 1000 * 100, 1e-9);
+  std::vector<std::string> lines = rooflineLines(r);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("100 FLOP/byte, compute-bound: "), std::string::npos)
+      << lines[0];
+  std::string html = rooflineSection(r);
+  EXPECT_NE(html.find("class=\"roofline-point\""), std::string::npos);
+  r.device.peakFmaGflops.reset();
+  computeDerived(r);
+  EXPECT_TRUE(v.timings[0].derived.bound.empty());
+  EXPECT_FALSE(v.timings[0].derived.percentOfRoofline);
+  EXPECT_EQ(rooflineSection(r), "");
 }
 
 } // namespace

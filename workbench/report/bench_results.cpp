@@ -3,6 +3,7 @@
 
 #include "runtime/bench/statistics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -57,6 +58,20 @@ void dropNonFinite(std::optional<double> &figure, const char *what,
   figure.reset();
 }
 
+/// Where |d|'s achieved FLOP/s stand under the roofline of |device|.
+void deriveRoofline(Derived &d, const Variant &variant,
+                    const DeviceInfo &device) {
+  if (!d.gflopPerSecond || !variant.bytesMoved || *variant.bytesMoved == 0 ||
+      !variant.flops || !device.peakCopyGBps || !device.peakFmaGflops ||
+      *device.peakCopyGBps <= 0 || *device.peakFmaGflops <= 0)
+    return;
+  double intensity = *variant.flops / double(*variant.bytesMoved);
+  double memoryCeiling = intensity * *device.peakCopyGBps; // GFLOP/s
+  d.bound = memoryCeiling < *device.peakFmaGflops ? "memory" : "compute";
+  d.percentOfRoofline = *d.gflopPerSecond /
+                        std::min(memoryCeiling, *device.peakFmaGflops) * 100.0;
+}
+
 void deriveTiming(Timing &t, const Variant &variant, const Variant *reference,
                   const DeviceInfo &device) {
   t.summary = summarize(gpuTimes(t));
@@ -69,6 +84,7 @@ void deriveTiming(Timing &t, const Variant &variant, const Variant *reference,
       d.gflopPerSecond = *variant.flops / medianNs;
     if (d.gbPerSecond && device.peakCopyGBps && *device.peakCopyGBps > 0)
       d.percentOfPeak = *d.gbPerSecond / *device.peakCopyGBps * 100.0;
+    deriveRoofline(d, variant, device);
     const Timing *ref = reference && reference != &variant
                             ? findTiming(*reference, t.mode)
                             : nullptr;
@@ -93,6 +109,8 @@ void computeDerived(BenchReport &report) {
         dropNonFinite(t.derived.gbPerSecond, "GB/s", where, warnings);
         dropNonFinite(t.derived.gflopPerSecond, "GFLOP/s", where, warnings);
         dropNonFinite(t.derived.percentOfPeak, "% of peak", where, warnings);
+        dropNonFinite(t.derived.percentOfRoofline, "% of the roofline", where,
+                      warnings);
         dropNonFinite(t.derived.speedupVsReference, "the speedup", where,
                       warnings);
       }

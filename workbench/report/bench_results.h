@@ -95,6 +95,9 @@ struct DeviceInfo {
   /// The copy-bandwidth probe's result (bytes read + written per second,
   /// in GB/s = 1e9 B/s); none when the probe did not run.
   std::optional<double> peakCopyGBps;
+  /// The FMA-peak probe's result (f32, two FLOPs per FMA, in GFLOP/s);
+  /// none when it did not run.
+  std::optional<double> peakFmaGflops;
 };
 
 /// Another process using the GPU while we measured (NVML).

@@ -2,6 +2,7 @@
 #include "workbench/report/bench_table.h"
 
 #include "workbench/report/mismatch_maps.h"
+#include "workbench/report/roofline.h"
 #include "workbench/report/report_rows.h"
 
 #include "common/terminal_text.h"
@@ -156,6 +157,8 @@ std::string renderBenchTable(const BenchReport &report) {
     text += "sanitizer: " + line + "\n";
   for (const std::string &line : mismatchMapLines(report, 5))
     text += "wrong: " + line + "\n";
+  for (const std::string &line : rooflineLines(report))
+    text += "roofline: " + line + "\n";
   for (const std::string &line : pairedLines(report))
     text += "paired: " + line + "\n";
   for (const std::string &line : abovePeakLines(report))

@@ -43,6 +43,7 @@ json contextJson(const BenchReport &r, const std::vector<ReportRow> &rows) {
           {"kb_device_uuid", r.device.uuid},
           {"kb_l2_bytes", std::to_string(r.device.l2Bytes)},
           {"kb_peak_copy_gbps", text(r.device.peakCopyGBps)},
+          {"kb_peak_fma_gflops", text(r.device.peakFmaGflops)},
           {"kb_sm_clock_mhz", text(r.environment.smClockMHz)},
           {"kb_quick", r.settings.quick ? "true" : "false"},
           {"kb_interrupted", r.interrupted ? "true" : "false"},

@@ -12,6 +12,7 @@
 #include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/mismatch_maps.h"
+#include "workbench/report/roofline.h"
 #include "workbench/report/report_rows.h"
 
 #include <algorithm>
@@ -323,12 +324,9 @@ std::string summaryTable(const BenchReport &report,
   return s.str();
 }
 
-} // namespace
-
-std::string renderHtml(const BenchReport &report) {
-  std::vector<ReportRow> rows = reportRows(report);
+/// The page's first lines: the device, when, and its measured peaks.
+std::string deviceParagraphs(const BenchReport &report) {
   std::ostringstream out;
-  out << htmlPageHead("kernel-bench: " + report.device.name);
   out << "<h1>kernel-bench results</h1>\n<p>";
   if (noDevice(report.device))
     out << esc(deviceHeading(report.device));
@@ -339,10 +337,23 @@ std::string renderHtml(const BenchReport &report) {
   if (report.device.peakCopyGBps)
     out << ", measured copy peak "
         << formatNumber(report.device.peakCopyGBps, 1) << " GB/s";
+  if (report.device.peakFmaGflops)
+    out << ", measured FMA peak "
+        << formatNumber(report.device.peakFmaGflops, 1) << " GFLOP/s";
   out << ".</p>\n";
   if (!noDevice(report.device))
     out << "<p>Device: " << esc(describeDeviceIdentity(report.device))
         << ".</p>\n";
+  return out.str();
+}
+
+} // namespace
+
+std::string renderHtml(const BenchReport &report) {
+  std::vector<ReportRow> rows = reportRows(report);
+  std::ostringstream out;
+  out << htmlPageHead("kernel-bench: " + report.device.name);
+  out << deviceParagraphs(report);
   if (std::vector<std::string> paired = pairedLines(report); !paired.empty()) {
     out << "<p>Paired with the baseline build (candidate / baseline, median "
            "of per-pair ratios, 95 % CI):</p>\n<ul>\n";
@@ -385,6 +396,7 @@ std::string renderHtml(const BenchReport &report) {
       << timeChart(report) << "</figure>\n";
   out << "<h2>% of measured peak bandwidth</h2>\n<figure>" << peakChart(rows)
       << "</figure>\n";
+  out << rooflineSection(report);
   out << "<h2>Sample distributions</h2>\n";
   size_t drawn = 0, timed = 0;
   for (const ReportRow &row : rows) {

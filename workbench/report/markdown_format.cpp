@@ -10,6 +10,7 @@
 #include "workbench/report/program_rows.h"
 #include "workbench/report/report_formats.h"
 #include "workbench/report/mismatch_maps.h"
+#include "workbench/report/roofline.h"
 #include "workbench/report/report_rows.h"
 
 #include <sstream>
@@ -94,6 +95,8 @@ std::vector<std::string> notes(const BenchReport &report,
     out.push_back("sanitizer: " + markdownText(line));
   for (const std::string &line : mismatchMapLines(report, 20))
     out.push_back("wrong: " + markdownText(line));
+  for (const std::string &line : rooflineLines(report))
+    out.push_back("roofline: " + markdownText(line));
   for (const std::string &w : report.environment.warnings)
     out.push_back("warning: " + markdownText(w));
   return out;
@@ -148,6 +151,9 @@ std::string renderMarkdown(const BenchReport &report) {
   if (report.device.peakCopyGBps)
     out << "\n% peak: of the measured copy bandwidth, "
         << formatNumber(report.device.peakCopyGBps, 1) << " GB/s.\n";
+  if (report.device.peakFmaGflops)
+    out << "\nThe roofline's compute ceiling: the measured FMA peak, "
+        << formatNumber(report.device.peakFmaGflops, 1) << " GFLOP/s.\n";
   return out.str();
 }
 

@@ -113,6 +113,7 @@ BenchReport makeSyntheticReport(const SyntheticSpec &spec) {
   r.device.l2Bytes = uint64_t(50) << 20;
   r.device.l2Source = L2Source::Table;
   r.device.peakCopyGBps = 100.0;
+  r.device.peakFmaGflops = 1000.0;
   for (const SyntheticBenchmark &sb : spec.benchmarks) {
     Benchmark b;
     b.name = sb.name;
