@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kb::bench {
@@ -78,6 +79,18 @@ struct HostReferenceDecl {
   std::string sha256; // of the shared object; set by the build
 };
 
+/// A point of a standalone kernel's `[bench] sweep`: the build makes one
+/// benchmark per point (a copy of the kernel, loaded at these values), and
+/// the reports draw the copies of one kernel against the swept size.
+struct SweepPoint {
+  /// The kernel.toml's kernel, whose copies the points are.
+  std::string kernel;
+  /// Each swept constant's value here, in the order `sweep` names them.
+  std::vector<std::pair<std::string, int64_t>> values;
+
+  bool empty() const { return values.empty(); }
+};
+
 struct KernelDeclared {
   /// Floating-point operations and bytes read + written per dispatch.
   std::optional<double> flops;
@@ -100,12 +113,14 @@ struct KernelDeclared {
   /// set, as a reference kernel would be).
   std::optional<HostReferenceDecl> hostReference;
   std::vector<OutputShape> outputShapes;
+  /// The sweep point this copy of a swept kernel measures; empty otherwise.
+  SweepPoint sweep;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
            outputTolerances.empty() && !nanInputs && !infInputs &&
            fixedInputs.empty() && expectedOutputs.empty() && !hostReference &&
-           outputShapes.empty();
+           outputShapes.empty() && sweep.empty();
   }
 };
 

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "runtime/bench/declared.h"
 #include "workbench/support/json_fields.h"
+#include "workbench/support/sweep_fields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -127,7 +128,10 @@ template <> struct JsonFields<bench::KernelDeclared> {
         io.field("expected_outputs", d.expectedOutputs, Presence::MayBeAbsent));
     KB_RETURN_IF_ERROR(
         io.field("host_reference", d.hostReference, Presence::MayBeAbsent));
-    return io.field("output_shapes", d.outputShapes, Presence::MayBeAbsent);
+    KB_RETURN_IF_ERROR(
+        io.field("output_shapes", d.outputShapes, Presence::MayBeAbsent));
+    // Written only for a copy of a swept kernel.
+    return io.field("sweep", d.sweep, Presence::OmitWhenEmpty);
   }
 };
 
