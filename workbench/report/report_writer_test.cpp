@@ -271,6 +271,15 @@ TEST(Html, ASweepIsDrawnAgainstItsSize) {
   EXPECT_EQ(count(html, "data-metric=\"gbps\""), 11u); // 10 + the panel
   EXPECT_EQ(render(mixedReport(), ReportFormat::Html).find("sweep-chart"),
             std::string::npos);
+  // A point at 0 has no place on a log axis: left out, and said so.
+  report.benchmarks[0].sweep.values[0].second = 0;
+  html = render(report, ReportFormat::Html);
+  EXPECT_EQ(count(html, "class=\"sweep-point\" data-variant=\"candidate\" "
+                        "data-metric=\"time\""),
+            4u);
+  EXPECT_NE(html.find("2 point(s) at n &lt;= 0 left out (log axis)"),
+            std::string::npos);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
 }
 
 TEST(Csv, ASweepPointIsItsLastColumn) {

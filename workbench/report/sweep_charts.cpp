@@ -27,6 +27,7 @@ struct SweepGroup {
   std::string axis;  // the constant drawn along x
   TimingMode mode = TimingMode::Cold;
   std::vector<Series> series;
+  size_t leftOut = 0; // points at a size <= 0, which a log axis cannot show
 };
 
 enum class Metric { Time, GBps, GFlops };
@@ -46,7 +47,10 @@ const char *metricTitle(Metric m) {
 bool valueOf(const Timing &t, Metric m, double &value, double &lo, double &hi) {
   const Summary &s = t.summary;
   if (m == Metric::Time) {
-    value = s.median, lo = s.q1, hi = s.q3;
+    // A log axis has no 0: a quartile that is (a timer's resolution) is
+    // drawn at the median.
+    value = s.median, lo = s.q1 > 0 ? s.q1 : s.median;
+    hi = std::max(s.q3, s.median);
     return s.median > 0;
   }
   std::optional<double> rate =
@@ -85,7 +89,11 @@ std::vector<SweepGroup> sweepGroups(const std::vector<ReportRow> &rows) {
       groups.push_back(SweepGroup{point.kernel, fixed, axis, row.timing->mode});
       it = groups.end() - 1;
     }
-    if (row.timing->mode == it->mode)
+    if (row.timing->mode != it->mode)
+      continue;
+    if (x <= 0)
+      ++it->leftOut;
+    else
       seriesOf(*it, row).points.push_back({x, row.timing});
   }
   for (SweepGroup &g : groups)
@@ -264,7 +272,11 @@ std::string legend(const SweepGroup &g) {
     s += std::string("<span style=\"background:") +
          seriesColor(series, series.reference ? 0 : candidates++) +
          "\"></span>" + htmlEscape(series.variant);
-  return s + "; " + toString(g.mode) + " timings; bands Q1&ndash;Q3</p>\n";
+  s += "; " + std::string(toString(g.mode)) + " timings; bands Q1&ndash;Q3";
+  if (g.leftOut)
+    s += "; " + std::to_string(g.leftOut) + " point(s) at " +
+         htmlEscape(g.axis) + " &lt;= 0 left out (log axis)";
+  return s + "</p>\n";
 }
 
 } // namespace
