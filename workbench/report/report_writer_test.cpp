@@ -282,6 +282,19 @@ TEST(Html, ASweepIsDrawnAgainstItsSize) {
   EXPECT_EQ(html.find("nan"), std::string::npos);
 }
 
+TEST(Html, TwoSweptConstantsAreOneFigurePerValueOfTheFirst) {
+  BenchReport report = sweptReport();
+  report.benchmarks.resize(4);
+  for (size_t i = 0; i < 4; ++i)
+    report.benchmarks[i].sweep = {
+        "mm", {{"m", i < 2 ? 64 : 128}, {"k", i % 2 ? 32 : 16}}};
+  std::string html = render(report, ReportFormat::Html);
+  EXPECT_EQ(count(html, "<figure class=\"sweep-chart\""), 2u);
+  EXPECT_NE(html.find("mm at m=64 against k"), std::string::npos);
+  EXPECT_NE(html.find("mm at m=128 against k"), std::string::npos);
+  EXPECT_EQ(count(html, "data-metric=\"time\" data-x=\"16\""), 4u);
+}
+
 TEST(Csv, ASweepPointIsItsLastColumn) {
   std::vector<std::string> all =
       lines(render(sweptReport(), ReportFormat::Csv));
