@@ -85,7 +85,7 @@ struct HostReferenceDecl {
 struct SweepPoint {
   /// The kernel.toml's kernel, whose copies the points are.
   std::string kernel;
-  /// Each swept constant's value here, in the order `sweep` names them.
+  /// Each swept constant's value here, in the order of the [abi] constants.
   std::vector<std::pair<std::string, int64_t>> values;
 
   bool empty() const { return values.empty(); }

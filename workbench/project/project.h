@@ -51,7 +51,7 @@ struct DeclaredBench {
   /// everything else uses the first value of each.
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   /// `[bench] sweep`: the integer constants whose values the build sweeps,
-  /// each with its values, in file order. `build` makes one benchmark per
+  /// each with its values, in [abi] order. `build` makes one benchmark per
   /// combination (problem_sizes.h); `tune` measures each, as it does
   /// |axes|. The kernel as loaded without a ProblemSize uses the first.
   std::vector<std::pair<std::string, std::vector<std::string>>> sweep;
