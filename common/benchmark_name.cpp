@@ -14,6 +14,11 @@ std::string benchmarkStem(std::string_view executable,
   std::string prefix = std::string(executable) + "_";
   if (readableExport == executable || startsWith(readableExport, prefix))
     return std::string(readableExport);
+  // A copy of a kernel, named after it and what it measures (a sweep point
+  // `copy-n4096`, a tune configuration `copy-t0003`), already says it.
+  if (!readableExport.empty() &&
+      startsWith(executable, std::string(readableExport) + "-"))
+    return std::string(executable);
   return prefix + std::string(readableExport);
 }
 

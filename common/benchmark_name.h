@@ -21,7 +21,9 @@ namespace kb {
 /// The part of a benchmark's name before its workload, from its executable
 /// and its export's readable name (readableEntryName): the export alone
 /// when it is the executable's name or starts with it and `_`
-/// (`main_dispatch_0`, `matmul_tiled` of `matmul`), else
+/// (`main_dispatch_0`, `matmul_tiled` of `matmul`),
+/// the executable alone when it is a copy of the export's kernel named
+/// `<export>-<what it measures>` (`copy-n4096` of `copy`), else
 /// `<executable>_<export>` (`scale_bf16_scale_kernel1`).
 std::string benchmarkStem(std::string_view executable,
                           std::string_view readableExport);

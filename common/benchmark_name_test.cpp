@@ -14,6 +14,11 @@ TEST(BenchmarkName, SaysEachPartOnce) {
             "scale_bf16_scale_kernel1");
   // A shared start that is not the whole executable name is no repetition.
   EXPECT_EQ(benchmarkStem("scale", "scaled"), "scale_scaled");
+  // A copy of a kernel (a sweep point, a tune configuration) says the
+  // kernel once, with what it measures.
+  EXPECT_EQ(benchmarkStem("copy-n4096", "copy"), "copy-n4096");
+  EXPECT_EQ(benchmarkStem("mm-t0003-p1", "mm"), "mm-t0003-p1");
+  EXPECT_EQ(benchmarkStem("copy-n4096", "cop"), "copy-n4096_cop");
 }
 
 TEST(BenchmarkName, RenamesTheEarlierCompositionOnly) {

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kb::bench {
@@ -78,6 +79,18 @@ struct HostReferenceDecl {
   std::string sha256; // of the shared object; set by the build
 };
 
+/// A point of a standalone kernel's `[bench] sweep`: the build makes one
+/// benchmark per point (a copy of the kernel, loaded at these values), and
+/// the reports draw the copies of one kernel against the swept size.
+struct SweepPoint {
+  /// The kernel.toml's kernel, whose copies the points are.
+  std::string kernel;
+  /// Each swept constant's value here, in the order of the [abi] constants.
+  std::vector<std::pair<std::string, int64_t>> values;
+
+  bool empty() const { return values.empty(); }
+};
+
 struct KernelDeclared {
   /// Floating-point operations and bytes read + written per dispatch.
   std::optional<double> flops;
@@ -106,13 +119,15 @@ struct KernelDeclared {
   /// evaluates them for each dispatch and sets |flops| / |bytesMoved|.
   std::string flopsExpression;
   std::string bytesMovedExpression;
+  /// The sweep point this copy of a swept kernel measures; empty otherwise.
+  SweepPoint sweep;
 
   bool empty() const {
     return !flops && !bytesMoved && tolerance.empty() &&
            outputTolerances.empty() && !nanInputs && !infInputs &&
            fixedInputs.empty() && expectedOutputs.empty() && !hostReference &&
            outputShapes.empty() && flopsExpression.empty() &&
-           bytesMovedExpression.empty();
+           bytesMovedExpression.empty() && sweep.empty();
   }
 };
 

@@ -372,27 +372,46 @@ TEST_F(TuneTest, AModuleCarriesTheWinnerOfEachDeviceModel) {
   EXPECT_THAT(r.output, HasSubstr("a second entry for vulkan on `Other GPU`"));
 }
 
-TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
+/// Two configurations of the tiled matmul at M = 64 and 128, the sizes
+/// given by |constants| (the [bench] line(s) that replace the kernel's own).
+class TwoSizeTuneTest : public TuneTest {
+protected:
+  CliRun tuneTwoSizes(const std::string &constants) {
+    setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nPAD = [0]\n");
+    replaceInFile(kernel_ / "kernel.toml",
+                  "constants = { M = 128, N = 128, K = 128 }", constants);
+    return tune();
+  }
+
+  /// tune.json, after checking that each configuration was measured once
+  /// per size and the best one's medians summed over them.
+  json measuredAtTwoSizes(const CliRun &r) {
+    EXPECT_THAT(r.output,
+                HasSubstr("median: the sum over the 2 problem sizes"));
+    json report = kb::test::readJsonFile(out_ / "tune.json");
+    EXPECT_EQ(report.at("configurations").size(), 2u);
+    const json &best = report.at("best");
+    EXPECT_EQ(best.at("sizes").size(), 2u) << best.dump(2);
+    if (best.at("sizes").size() != 2u)
+      return report;
+    EXPECT_EQ(best.at("sizes")[0].at("problem"), "M=64");
+    EXPECT_EQ(best.at("sizes")[1].at("problem"), "M=128");
+    return report;
+  }
+};
+
+TEST_F(TwoSizeTuneTest, BenchConstantListsSweepTheProblemSize) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");
-  setSpace("TILE_K = [16, 32]\nUNROLL = [4]\nPAD = [0]\n");
-  replaceInFile(kernel_ / "kernel.toml",
-                "constants = { M = 128, N = 128, K = 128 }",
-                "constants = { M = [64, 128], N = 64, K = 64 }");
-  CliRun r = tune();
+  CliRun r = tuneTwoSizes("constants = { M = [64, 128], N = 64, K = 64 }");
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("median: the sum over the 2 problem sizes"));
-  json report = kb::test::readJsonFile(out_ / "tune.json");
-  ASSERT_EQ(report.at("configurations").size(), 2u);
+  json report = measuredAtTwoSizes(r);
   const json &best = report.at("best");
-  ASSERT_EQ(best.at("sizes").size(), 2u) << best.dump(2);
   double sum = 0;
   for (const json &size : best.at("sizes"))
     sum += size.at("median_ns").get<double>();
   EXPECT_DOUBLE_EQ(sum, best.at("median_ns").get<double>());
-  EXPECT_EQ(best.at("sizes")[0].at("problem"), "M=64");
-  EXPECT_EQ(best.at("sizes")[1].at("problem"), "M=128");
   // The winner at each size too, which may differ from the overall one.
   const json &perSize = report.at("best_per_size");
   ASSERT_EQ(perSize.size(), 2u) << report.dump(2);
@@ -409,6 +428,18 @@ TEST_F(TuneTest, BenchConstantListsSweepTheProblemSize) {
                           perSize[i].at("problem").get<std::string>() + ": " +
                           perSize[i].at("configuration").get<std::string>()));
   }
+}
+
+// A [bench] sweep's points are sizes too: each configuration is measured
+// once per point, and the build of its copies does not sweep them again.
+TEST_F(TwoSizeTuneTest, ABenchSweepIsAProblemSizeAxisToo) {
+  REQUIRE_TOOL("glslc");
+  REQUIRE_TOOL("spirv-val");
+  CliRun r =
+      tuneTwoSizes("constants = { N = 64, K = 64 }\nsweep = { M = [64, 128] }");
+  SKIP_WITHOUT_VULKAN(r);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  measuredAtTwoSizes(r);
 }
 
 TEST_F(TuneTest, AConstraintNothingSatisfiesIsNamed) {

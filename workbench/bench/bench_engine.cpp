@@ -54,6 +54,7 @@ report::Benchmark errorRow(const PlannedBenchmark &p,
   b.name = p.displayName;
   b.moduleFile = p.modulePath;
   b.kernel = p.kernel;
+  b.sweep = p.sweep;
   b.status = status;
   b.reason = reason;
   return b;
@@ -269,6 +270,7 @@ int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
   for (report::Benchmark &b : result->benchmarks) {
     b.name = p.displayName;
     b.kernel = p.kernel;
+    b.sweep = p.sweep;
     run.benchmarks.push_back(std::move(b));
   }
   if (result->program)

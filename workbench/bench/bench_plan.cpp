@@ -97,6 +97,10 @@ planBenchmarks(const std::string &buildDir, const BenchSelection &select) {
                                "standalone/*/bench/*.kbm) and no program.kbm; "
                                "build a project with a program or [bench] "
                                "kernels first");
+  std::string unreadable;
+  attachSweepPoints(buildDir, all, unreadable);
+  if (select.sweep)
+    KB_RETURN_IF_ERROR(selectSweep(*select.sweep, all, unreadable));
   std::vector<PlannedBenchmark> selected;
   for (PlannedBenchmark &p : all)
     if ((filter.empty() || std::regex_search(p.displayName, pattern)) &&

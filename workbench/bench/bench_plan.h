@@ -13,7 +13,10 @@
 #define KB_WORKBENCH_BENCH_BENCH_PLAN_H_
 
 #include "common/status.h"
+#include "runtime/bench/declared.h"
+#include "workbench/bench/sweep_selection.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,9 @@ struct PlannedBenchmark {
   /// The standalone kernel whose program holds it (BUILD/standalone/KERNEL);
   /// empty for the project's program.
   std::string kernel;
+  /// Its point when the kernel is a copy of a swept one (build.json's
+  /// `jobs[].declared.sweep`); empty otherwise.
+  bench::SweepPoint sweep;
 };
 
 /// Which of a build's benchmarks to run.
@@ -40,6 +46,8 @@ struct BenchSelection {
   /// The benchmarks of single dispatches only, not the whole program
   /// (`bench --sanitize`: `run --sanitize` checks the program).
   bool dispatchesOnly = false;
+  /// `--sweep NAME=LO:HI`: only the sweep points whose NAME is in range.
+  std::optional<SweepRange> sweep;
 };
 
 /// The modules `bench` reads from |buildDir|, relative to it and sorted:
@@ -47,9 +55,10 @@ struct BenchSelection {
 /// What `kernel-bench bundle` packs is exactly this list plus build.json.
 std::vector<std::string> benchModuleFiles(const std::string &buildDir);
 
-/// The benchmarks of |buildDir| that |select| picks. NotFound when the
-/// directory holds no benchmark module and no program; InvalidArgument for a
-/// bad regex.
+/// The benchmarks of |buildDir| that |select| picks, each with its sweep
+/// point. NotFound when the directory holds no benchmark module and no
+/// program; InvalidArgument for a bad regex or a --sweep on a name no
+/// benchmark sweeps.
 StatusOr<std::vector<PlannedBenchmark>>
 planBenchmarks(const std::string &buildDir, const BenchSelection &select);
 

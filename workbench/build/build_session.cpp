@@ -3,6 +3,7 @@
 
 #include "workbench/build/program_step.h"
 #include "workbench/project/workbench_toml.h"
+#include "workbench/project/problem_sizes.h"
 
 #include "common/paths.h"
 #include "common/sha256.h"
@@ -312,6 +313,8 @@ openBuildSession(const BuildRequest &flags, BuildObserver &observer) {
     KB_ASSIGN_OR_RETURN(Project loaded, loadProject(flags.projectDir));
     session->project = std::make_shared<Project>(std::move(loaded));
   }
+  // One benchmark per sweep point: each point is a kernel of its own.
+  KB_RETURN_IF_ERROR(expandSweeps(*session->project));
   // A kernel.toml that did not load may be why nothing can be planned (the
   // only kernel for a --target): its error goes with the one returned.
   auto withBroken = [&](Status status) {

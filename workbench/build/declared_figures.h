@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "runtime/bench/declared.h"
 #include "workbench/support/json_fields.h"
+#include "workbench/support/sweep_fields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -131,8 +132,11 @@ template <> struct JsonFields<bench::KernelDeclared> {
         io.field("output_shapes", d.outputShapes, Presence::MayBeAbsent));
     KB_RETURN_IF_ERROR(io.field("flops_expression", d.flopsExpression,
                                 Presence::OmitWhenEmpty));
-    return io.field("bytes_moved_expression", d.bytesMovedExpression,
-                    Presence::OmitWhenEmpty);
+    KB_RETURN_IF_ERROR(io.field("bytes_moved_expression",
+                                d.bytesMovedExpression,
+                                Presence::OmitWhenEmpty));
+    // Written only for a copy of a swept kernel.
+    return io.field("sweep", d.sweep, Presence::OmitWhenEmpty);
   }
 };
 

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/bench/bench_engine.h"
+#include "workbench/bench/sweep_selection.h"
 #include "workbench/bench/bench_input.h"
 #include "workbench/bench/bench_printer.h"
 #include "workbench/bench/bench_worker.h"
@@ -49,6 +50,7 @@ struct BenchFlags {
   BenchRequest request;
   std::string outDir; // default: the engine's (BUILD/results)
   bool quiet = false; // nothing on stdout: the reports and the exit code
+  std::string sweep;  // --sweep NAME=LO:HI, parsed into request.select
 };
 
 /// "12 benchmarks: 10 ok, 1 INCORRECT, 1 ERROR in 8.3 s; OUT/bench.json".
@@ -79,9 +81,12 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
 }
 
 /// Where a run's report goes without -o: BUILD/results, or for a filtered
-/// run BUILD/results-<filter> (the filter reduced to a file name), so that
-/// a partial run never replaces the full report.
-fs::path filteredOutputDir(const fs::path &dir, const std::string &filter) {
+/// run BUILD/results-<filter> (the filter and the --sweep range reduced to
+/// a file name), so that a partial run never replaces the full report.
+fs::path filteredOutputDir(const fs::path &dir, const std::string &regex,
+                           const std::string &sweep) {
+  std::string filter =
+      regex + (sweep.empty() ? "" : (regex.empty() ? "" : "_") + sweep);
   if (filter.empty())
     return dir;
   std::string slug;
@@ -110,12 +115,18 @@ int runFailed(const Status &status) {
   }
 }
 
-int runBenchCommand(const BenchFlags &flags) {
+int runBenchCommand(BenchFlags &flags) {
   auto wallStart = std::chrono::steady_clock::now();
+  if (!flags.sweep.empty()) {
+    StatusOr<SweepRange> range = parseSweepRange(flags.sweep);
+    if (!range.ok())
+      return runFailed(range.status());
+    flags.request.select.sweep = *range;
+  }
   fs::path outDir =
       flags.outDir.empty()
           ? filteredOutputDir(defaultBenchOutputDir(flags.request.build),
-                              flags.request.select.filter)
+                              flags.request.select.filter, flags.sweep)
           : fs::path(flags.outDir);
   // Before the first benchmark: a run that measures for an hour and then
   // cannot write its report has wasted the hour.
@@ -174,7 +185,7 @@ int runBenchCommand(const BenchFlags &flags) {
                      ? "no dispatch benchmark matched (--sanitize checks "
                        "single dispatches; `run --sanitize` checks the whole "
                        "program)"
-                     : "no benchmark matched (see --filter)",
+                     : "no benchmark matched (see --filter, --sweep)",
                  kExitNothingMeasured);
     return kExitNothingMeasured;
   }
@@ -214,6 +225,11 @@ CommandRegistration addBenchCommand(CLI::App &root) {
       ->type_name("FILE");
   app->add_option("--filter", flags->request.select.filter,
                   "Only benchmarks whose name matches this regex");
+  app->add_option("--sweep", flags->sweep,
+                  "Only the points of a [bench] sweep whose NAME is in "
+                  "LO..HI, e.g. n=4096:1048576 (with the default output, "
+                  "the directory's name + -NAME_LO_HI)")
+      ->type_name("NAME=LO:HI");
   addMeasurementFlags(*app, flags->request.settings);
   app->add_option("--watchdog", flags->request.watchdogS,
                   "Seconds before a benchmark's worker is killed and the "

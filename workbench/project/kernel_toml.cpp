@@ -8,6 +8,7 @@
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/kernel_toml_pipeline.h"
 #include "workbench/project/kernel_toml_tune.h"
+#include "workbench/project/problem_sizes.h"
 #include "workbench/project/toml_file.h"
 
 #include "common/paths.h"
@@ -77,7 +78,7 @@ const std::vector<std::string> kKernelFileKeys = {
     "specialization", "tune"};
 const std::vector<std::string> kBenchKeys = {
     "workload", "workload_per_workgroup", "constants", "elements", "reference",
-    "init",     "special_values"};
+    "init",     "special_values",         "sweep"};
 const std::vector<std::string> kAbiKeys = {"workgroup_size",
                                            "workload_per_workgroup",
                                            "dynamic_shared_memory",
@@ -334,6 +335,83 @@ axisValue(const TomlFile &file, const toml::array &list, const Constant &c,
   return list.get(0);
 }
 
+/// At most this many sweep points: each is a benchmark of its own.
+constexpr size_t kMaxSweepPoints = 256;
+
+/// The values of one swept constant |c| at |node| ([tune]'s value forms),
+/// as decimal text, each checked to fit the constant's type.
+StatusOr<std::vector<std::string>>
+sweepValues(const TomlFile &file, const toml::node &node, const Constant &c) {
+  const std::string key = "bench.sweep." + c.name;
+  if (c.type == ScalarType::F32 || c.type == ScalarType::F64)
+    return file.error(node, "`" + key + "`: constant `" + c.name + "` is " +
+                                toString(c.type) +
+                                "; a sweep sizes the problem with integer "
+                                "constants");
+  KB_ASSIGN_OR_RETURN(
+      std::vector<int64_t> values,
+      readValueForm(file, node, key, "[bench] sweep " + c.name));
+  std::vector<std::string> texts;
+  for (int64_t v : values) {
+    std::optional<std::string> text =
+        integerConstantText(toml::value<int64_t>(v), c.type);
+    if (!text)
+      return file.expected(node, key,
+                           std::string("values that fit ") + toString(c.type) +
+                               " (found " + std::to_string(v) + ")");
+    texts.push_back(*text);
+  }
+  return texts;
+}
+
+/// `[bench] sweep = { n = { pow2 = [lo, hi] } }`: integer [abi] constants
+/// not also in `constants`, each with its values. Records |bench.sweep| and
+/// returns each swept name's value at |problem| (the first without one).
+StatusOr<ProblemSize>
+parseBenchSweep(const TomlFile &file, const toml::table &table,
+                const KernelAbi &abi, const toml::table *constants,
+                DeclaredBench &bench, const ProblemSize *problem) {
+  KB_ASSIGN_OR_RETURN(const toml::table *sweep, file.table(table, "sweep"));
+  ProblemSize picked;
+  if (!sweep)
+    return picked;
+  std::vector<std::string> constantNames;
+  for (const Constant &c : abi.constants)
+    constantNames.push_back(c.name);
+  KB_RETURN_IF_ERROR(file.checkKeys(*sweep, "[bench] sweep", constantNames));
+  if (sweep->empty())
+    return file.expected(*sweep, "bench.sweep",
+                         "at least one integer [abi] constant with its "
+                         "values, e.g. { n = { pow2 = [1024, 1048576] } }");
+  size_t points = 1;
+  for (const Constant &c : abi.constants) {
+    const toml::node *node = sweep->get(c.name);
+    if (!node)
+      continue;
+    if (constants && constants->get(c.name))
+      return file.error(*constants->get(c.name),
+                        "[bench] constants `" + c.name +
+                            "` is swept by [bench] sweep; give its values "
+                            "in one place (remove it from constants)");
+    KB_ASSIGN_OR_RETURN(std::vector<std::string> texts,
+                        sweepValues(file, *node, c));
+    points *= texts.size();
+    if (points > kMaxSweepPoints)
+      return file.error(*node, "[bench] sweep: more than " +
+                                   std::to_string(kMaxSweepPoints) +
+                                   " points (each is a benchmark); sweep "
+                                   "fewer values");
+    picked[c.name] = texts.front();
+    if (problem)
+      if (auto it = problem->find(c.name);
+          it != problem->end() &&
+          std::find(texts.begin(), texts.end(), it->second) != texts.end())
+        picked[c.name] = it->second;
+    bench.sweep.emplace_back(c.name, std::move(texts));
+  }
+  return picked;
+}
+
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
@@ -348,8 +426,19 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
   if (constants)
     KB_RETURN_IF_ERROR(
         file.checkKeys(*constants, "[bench] constants", constantNames));
+  KB_ASSIGN_OR_RETURN(
+      ProblemSize swept,
+      parseBenchSweep(file, table, abi, constants, bench, problem));
   for (size_t i = 0; i < abi.constants.size(); ++i) {
     const Constant &c = abi.constants[i];
+    if (auto it = swept.find(c.name); it != swept.end()) {
+      bench.constantValues.push_back(it->second);
+      int64_t value = 0;
+      std::from_chars(it->second.data(), it->second.data() + it->second.size(),
+                      value);
+      integerValues[c.name] = value; // sweepValues' text of an int64_t
+      continue;
+    }
     const toml::node *node =
         constants && !c.name.empty() ? constants->get(c.name) : nullptr;
     if (!node)
@@ -913,6 +1002,26 @@ Status declareHostReference(const TomlFile &file, const toml::table &table,
   return okStatus();
 }
 
+/// Makes |kernel| the copy of its sweep point (the values |bench| holds for
+/// its swept constants): Kernel::declared's sweep, and the point's name for
+/// the kernel and its sources.
+void nameSweepPoint(const KernelAbi &abi, const DeclaredBench &bench,
+                    Kernel &kernel) {
+  bench::SweepPoint &point = kernel.declared.sweep;
+  point.kernel = kernel.name;
+  for (const auto &[name, values] : bench.sweep)
+    for (size_t i = 0; i < abi.constants.size(); ++i)
+      if (abi.constants[i].name == name) {
+        int64_t value = 0;
+        const std::string &text = bench.constantValues[i];
+        std::from_chars(text.data(), text.data() + text.size(), value);
+        point.values.emplace_back(name, value);
+      }
+  kernel.name = sweepPointName(point);
+  for (KernelSpec &spec : kernel.specs)
+    spec.name = kernel.name;
+}
+
 /// `[bench]`, only for a standalone kernel.
 Status readBench(const TomlFile &file, const toml::table &root,
                  const std::optional<std::string> &entry, const KernelAbi &abi,
@@ -944,6 +1053,11 @@ Status readBench(const TomlFile &file, const toml::table &root,
   bench::KernelDeclared fixed;
   KB_RETURN_IF_ERROR(parseBench(file, *benchTable, abi, bench, problem,
                                 specialization, fixed));
+  // Loaded at a problem size, a swept kernel is that point's copy: its own
+  // name (and so its own output directories) before anything is named
+  // after it.
+  if (problem && !bench.sweep.empty())
+    nameSweepPoint(abi, bench, kernel);
   if (tuneOnly && !(fixed.fixedInputs.empty() && fixed.expectedOutputs.empty()))
     return file.error(*benchTable,
                       "[bench] of a kernel that `substitutes` `" +

@@ -90,29 +90,35 @@ StatusOr<std::vector<int64_t>> pow2Values(const TomlFile &file,
   return out;
 }
 
-/// The table form of a parameter: one of values/range/pow2, and `as`.
-Status readParameterTable(const TomlFile &file, const toml::table &table,
-                          TuneParameter &p) {
-  KB_RETURN_IF_ERROR(file.checkKeys(
-      table, "[tune] " + p.name, {"values", "range", "pow2", "as", "default"}));
+/// The table form's one of values/range/pow2 (|key| for messages).
+StatusOr<std::vector<int64_t>> tableValues(const TomlFile &file,
+                                           const toml::table &table,
+                                           const std::string &key) {
+  std::vector<int64_t> values;
   int forms = 0;
   for (const char *form : {"values", "range", "pow2"}) {
     const toml::node *node = table.get(form);
     if (!node)
       continue;
     ++forms;
-    std::string key = "tune." + p.name + "." + form;
+    std::string formKey = key + "." + form;
     std::string f(form);
-    KB_ASSIGN_OR_RETURN(p.values, f == "values" ? integers(file, *node, key)
-                                  : f == "range"
-                                      ? rangeValues(file, *node, key)
-                                      : pow2Values(file, *node, key));
+    KB_ASSIGN_OR_RETURN(values, f == "values" ? integers(file, *node, formKey)
+                                : f == "range"
+                                    ? rangeValues(file, *node, formKey)
+                                    : pow2Values(file, *node, formKey));
   }
   if (forms != 1)
-    return file.expected(table, "tune." + p.name,
+    return file.expected(table, key,
                          std::string("exactly one of `values`, `range`, "
                                      "`pow2` (") +
                              kValueForms + ")");
+  return values;
+}
+
+/// The table form's other keys: `as` and `default`.
+Status readParameterTable(const TomlFile &file, const toml::table &table,
+                          TuneParameter &p) {
   KB_ASSIGN_OR_RETURN(auto as, file.string(table, "as"));
   if (as && *as != "define" && *as != "specialization")
     return file.expected(*table.get("as"), "tune." + p.name + ".as",
@@ -141,18 +147,11 @@ StatusOr<TuneParameter> readParameter(const TomlFile &file,
     return file.error(node, "[tune]: `" + name +
                                 "` is not an identifier (a define or a "
                                 "specialization constant's name)");
-  if (node.is_array()) {
-    KB_ASSIGN_OR_RETURN(p.values, integers(file, node, "tune." + name));
-  } else if (const toml::table *table = node.as_table()) {
+  KB_ASSIGN_OR_RETURN(p.values,
+                      readValueForm(file, node, "tune." + name,
+                                    "[tune] " + name, {"as", "default"}));
+  if (const toml::table *table = node.as_table())
     KB_RETURN_IF_ERROR(readParameterTable(file, *table, p));
-  } else {
-    return file.expected(node, "tune." + name, kValueForms);
-  }
-  std::vector<int64_t> unique;
-  for (int64_t v : p.values)
-    if (std::find(unique.begin(), unique.end(), v) == unique.end())
-      unique.push_back(v);
-  p.values = std::move(unique);
   return p;
 }
 
@@ -239,6 +238,28 @@ std::string deviceSlug(const std::string &device) {
 }
 
 } // namespace
+
+StatusOr<std::vector<int64_t>>
+readValueForm(const TomlFile &file, const toml::node &node,
+              const std::string &key, const std::string &context,
+              const std::vector<std::string> &otherKeys) {
+  std::vector<int64_t> values;
+  if (node.is_array()) {
+    KB_ASSIGN_OR_RETURN(values, integers(file, node, key));
+  } else if (const toml::table *table = node.as_table()) {
+    std::vector<std::string> keys = {"values", "range", "pow2"};
+    keys.insert(keys.end(), otherKeys.begin(), otherKeys.end());
+    KB_RETURN_IF_ERROR(file.checkKeys(*table, context, keys));
+    KB_ASSIGN_OR_RETURN(values, tableValues(file, *table, key));
+  } else {
+    return file.expected(node, key, kValueForms);
+  }
+  std::vector<int64_t> unique;
+  for (int64_t v : values)
+    if (std::find(unique.begin(), unique.end(), v) == unique.end())
+      unique.push_back(v);
+  return unique;
+}
 
 Status readTune(const TomlFile &file, const toml::table &root,
                 const toml::table &kernelTable, Kernel &kernel) {

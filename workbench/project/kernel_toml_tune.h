@@ -21,6 +21,17 @@ namespace kb::workbench {
 Status readTune(const TomlFile &file, const toml::table &root,
                 const toml::table &kernelTable, Kernel &kernel);
 
+/// One of [tune]'s value forms at |node| (a list of integers, `{ range =
+/// [lo, hi(, step)] }`, `{ pow2 = [lo, hi] }`, `{ values = [...] }`), its
+/// values in order without duplicates. |key| names it in messages
+/// (`tune.TILE`, `bench.sweep.n`), |context| in an unknown-key error
+/// (`[tune] TILE`); the table form may also hold |otherKeys|, which the
+/// caller reads. Also what `[bench] sweep` reads its sizes with.
+StatusOr<std::vector<int64_t>>
+readValueForm(const TomlFile &file, const toml::node &node,
+              const std::string &key, const std::string &context,
+              const std::vector<std::string> &otherKeys = {});
+
 /// The tuned.toml beside the kernel.toml, when there is one, into the
 /// specs of |kernel|: each source gets the values of the first entry
 /// without a `device` for its backend (`cuda` for a .cu, `vulkan` for

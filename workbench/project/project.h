@@ -50,6 +50,11 @@ struct DeclaredBench {
   /// with its values, in file order. `tune` measures every combination;
   /// everything else uses the first value of each.
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  /// `[bench] sweep`: the integer constants whose values the build sweeps,
+  /// each with its values, in [abi] order. `build` makes one benchmark per
+  /// combination (problem_sizes.h); `tune` measures each, as it does
+  /// |axes|. The kernel as loaded without a ProblemSize uses the first.
+  std::vector<std::pair<std::string, std::vector<std::string>>> sweep;
   /// 1 to 3 entries, each >= 1. (The workload per workgroup is the
   /// kernel's: [abi], KernelAbi::workloadPerWorkgroup.)
   std::vector<int64_t> workload;

@@ -11,6 +11,7 @@
 #include "workbench/report/strict_json.h"
 #include "workbench/support/json_fields.h"
 #include "workbench/support/resource_fields.h"
+#include "workbench/support/sweep_fields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -345,7 +346,10 @@ template <> struct JsonFields<Benchmark> {
     // Added within schema 1: absent = no paired comparison.
     KB_RETURN_IF_ERROR(io.field("paired", b.paired, Presence::MayBeAbsent));
     // Added within schema 1: written only under --sanitize.
-    return io.field("sanitizer", b.sanitizer, Presence::OmitWhenEmpty);
+    KB_RETURN_IF_ERROR(
+        io.field("sanitizer", b.sanitizer, Presence::OmitWhenEmpty));
+    // Added within schema 1: written only for a point of a `[bench] sweep`.
+    return io.field("sweep", b.sweep, Presence::OmitWhenEmpty);
   }
 };
 

@@ -315,6 +315,33 @@ TEST(BenchJson, MismatchMapsRoundTripAndAreChecked) {
             std::string::npos);
 }
 
+TEST(BenchJson, ASweepPointRoundTripsAndIsAbsentOtherwise) {
+  BenchReport original = fullReport();
+  original.benchmarks[0].sweep = {"copy", {{"n", 4096}, {"m", 2}}};
+  std::string text = render(original);
+  size_t at = text.find("\"sweep\": {");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.substr(at, 40).find("\"kernel\": \"copy\""), std::string::npos)
+      << text;
+  StatusOr<BenchReport> parsed = parseBenchJson(text, "bench.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const bench::SweepPoint &read = parsed->benchmarks[0].sweep;
+  EXPECT_EQ(read.kernel, "copy");
+  ASSERT_EQ(read.values.size(), 2u);
+  EXPECT_EQ(read.values[0], (std::pair<std::string, int64_t>{"n", 4096}));
+  EXPECT_EQ(read.values[1], (std::pair<std::string, int64_t>{"m", 2}));
+  // Not swept: no key, as in every report written before sweeps.
+  EXPECT_TRUE(parsed->benchmarks[1].sweep.empty());
+  EXPECT_EQ(render(fullReport()).find("\"sweep\""), std::string::npos);
+  // A value that is not an integer is refused, naming the field.
+  std::string bad = text;
+  bad.replace(bad.find("4096"), 4, "\"big\"");
+  StatusOr<BenchReport> refused = parseBenchJson(bad, "bench.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("sweep"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(BenchJson, RefusesDuplicateBenchmarkNames) {
   BenchReport r = fullReport();
   r.benchmarks[1].name = r.benchmarks[0].name;

@@ -15,6 +15,7 @@
 #ifndef KB_WORKBENCH_REPORT_BENCH_RESULTS_H_
 #define KB_WORKBENCH_REPORT_BENCH_RESULTS_H_
 
+#include "runtime/bench/declared.h"
 #include "runtime/bench/results.h"
 
 #include <cstdint>
@@ -176,6 +177,9 @@ struct Benchmark {
   /// `bench --sanitize`: the checking layer's findings (errors make the
   /// status Sanitizer). Empty otherwise.
   std::vector<SanitizerFinding> sanitizer;
+  /// The point of its kernel's `[bench] sweep` the benchmark measures
+  /// (from build.json); empty when the kernel is not swept.
+  bench::SweepPoint sweep;
 };
 
 /// The whole-program benchmark: the entry function end to end, once with

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "workbench/report/report_formats.h"
 #include "workbench/report/report_rows.h"
+#include "workbench/report/sweep_charts.h"
 
 #include <cstdio>
 #include <sstream>
@@ -53,7 +54,7 @@ std::string renderCsv(const BenchReport &report) {
          "min_ns,max_ns,mean_ns,stdev_ns,relative_stdev,bytes_moved,flops,"
          "gb_per_s,gflop_per_s,percent_of_peak,speedup_vs_reference,"
          "noise_target_met,stop_reason,device,registers,spill_store_bytes,"
-         "spill_load_bytes,stack_frame_bytes,shared_memory_bytes\r\n";
+         "spill_load_bytes,stack_frame_bytes,shared_memory_bytes,sweep\r\n";
   for (const ReportRow &row : reportRows(report)) {
     const Variant *v = row.variant;
     std::vector<std::string> f = {
@@ -89,6 +90,8 @@ std::string renderCsv(const BenchReport &report) {
                        r ? r->spillLoadBytes : 0u, r ? r->stackFrameBytes : 0u,
                        r ? r->sharedMemoryBytes : 0u})
       f.push_back(r ? std::to_string(x) : "");
+    // The point of a `[bench] sweep` (`n=4096`), to plot against.
+    f.push_back(sweepLabel(*row.benchmark));
     for (size_t i = 0; i < f.size(); ++i)
       out << (i ? "," : "") << csvField(f[i]);
     out << "\r\n";

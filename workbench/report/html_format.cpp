@@ -14,6 +14,7 @@
 #include "workbench/report/mismatch_maps.h"
 #include "workbench/report/roofline.h"
 #include "workbench/report/report_rows.h"
+#include "workbench/report/sweep_charts.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,8 +25,6 @@ namespace kb::report {
 namespace {
 
 constexpr size_t kMaxDistributions = 200;
-constexpr const char *kCandidateColor = "#2563eb";
-constexpr const char *kReferenceColor = "#9ca3af";
 
 std::string esc(const std::string &text) { return htmlEscape(text); }
 std::string num(double v) { return svgNumber(v); }
@@ -324,6 +323,42 @@ std::string summaryTable(const BenchReport &report,
   return s.str();
 }
 
+/// The charts below the table: time per benchmark, the sweeps against
+/// their size, % of peak, the roofline, and each row's sample
+/// distribution.
+std::string charts(const BenchReport &report,
+                   const std::vector<ReportRow> &rows) {
+  std::ostringstream out;
+  out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
+      << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"
+      << "<span style=\"background:" << kReferenceColor
+      << "\"></span>reference; whiskers Q1&ndash;Q3; each benchmark on its "
+         "own scale</p>\n<figure>"
+      << timeChart(report) << "</figure>\n";
+  out << sweepChartSection(rows);
+  out << "<h2>% of measured peak bandwidth</h2>\n<figure>" << peakChart(rows)
+      << "</figure>\n";
+  out << rooflineSection(report);
+  out << "<h2>Sample distributions</h2>\n";
+  size_t drawn = 0, timed = 0;
+  for (const ReportRow &row : rows) {
+    if (!row.timed())
+      continue;
+    ++timed;
+    if (drawn == kMaxDistributions)
+      continue;
+    ++drawn;
+    out << "<figure><figcaption>" << esc(row.id) << " ("
+        << row.timing->samples.size() << " samples)</figcaption>\n"
+        << distribution(row) << "</figure>\n";
+  }
+  if (timed > drawn)
+    out << "<p>" << (timed - drawn) << " more distributions not drawn (the "
+        << "page draws the first " << kMaxDistributions
+        << "); every sample is in bench.json.</p>\n";
+  return out.str();
+}
+
 /// The page's first lines: the device, when, and its measured peaks.
 std::string deviceParagraphs(const BenchReport &report) {
   std::ostringstream out;
@@ -388,32 +423,7 @@ std::string renderHtml(const BenchReport &report) {
   }
   out << summaryTable(report, rows);
   out << mismatchMapSection(report, 16);
-  out << "<h2>Median time, candidate vs reference</h2>\n<p class=\"legend\">"
-      << "<span style=\"background:" << kCandidateColor << "\"></span>candidate"
-      << "<span style=\"background:" << kReferenceColor
-      << "\"></span>reference; whiskers Q1&ndash;Q3; each benchmark on its "
-         "own scale</p>\n<figure>"
-      << timeChart(report) << "</figure>\n";
-  out << "<h2>% of measured peak bandwidth</h2>\n<figure>" << peakChart(rows)
-      << "</figure>\n";
-  out << rooflineSection(report);
-  out << "<h2>Sample distributions</h2>\n";
-  size_t drawn = 0, timed = 0;
-  for (const ReportRow &row : rows) {
-    if (!row.timed())
-      continue;
-    ++timed;
-    if (drawn == kMaxDistributions)
-      continue;
-    ++drawn;
-    out << "<figure><figcaption>" << esc(row.id) << " ("
-        << row.timing->samples.size() << " samples)</figcaption>\n"
-        << distribution(row) << "</figure>\n";
-  }
-  if (timed > drawn)
-    out << "<p>" << (timed - drawn) << " more distributions not drawn (the "
-        << "page draws the first " << kMaxDistributions
-        << "); every sample is in bench.json.</p>\n";
+  out << charts(report, rows);
   out << "</body>\n</html>\n";
   return out.str();
 }

@@ -53,6 +53,11 @@ inline std::string svgNumber(double v) {
   return buf;
 }
 
+/// The charts' colours: a candidate, and the reference it is measured
+/// against.
+inline constexpr const char *kCandidateColor = "#2563eb";
+inline constexpr const char *kReferenceColor = "#9ca3af";
+
 /// The pages' one style sheet.
 inline constexpr const char *kHtmlStyle =
     R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#111;background:#fff}

@@ -215,6 +215,94 @@ TEST(Html, ChartLabelsFitTheirGutter) {
 
 // The table has report.md's columns and words (`correct`, not `ok`), and
 // the terminal table's noise.
+/// A copy kernel swept over n = 1K..16K: one benchmark per point, the
+/// larger ones slower.
+BenchReport sweptReport() {
+  SyntheticSpec spec;
+  for (int64_t n = 1024; n <= 16384; n *= 2)
+    spec.benchmarks.push_back(
+        {"copy-n" + std::to_string(n) + "_" + std::to_string(n) + "x1x1",
+         double(n)});
+  spec.benchmarks.push_back({"saxpy_1024x1x1", 500});
+  BenchReport r = makeSyntheticReport(spec);
+  for (size_t i = 0; i + 1 < r.benchmarks.size(); ++i) {
+    r.benchmarks[i].sweep = {"copy", {{"n", int64_t(1024) << i}}};
+    for (Variant &v : r.benchmarks[i].variants)
+      for (Timing &t : v.timings)
+        t.derived.gbPerSecond =
+            8.0 * double(int64_t(1024) << i) / t.summary.median;
+  }
+  return r;
+}
+
+size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Html, ASweepIsDrawnAgainstItsSize) {
+  BenchReport report = sweptReport();
+  std::string html = render(report, ReportFormat::Html);
+  EXPECT_EQ(count(html, "<figure class=\"sweep-chart\""), 1u);
+  // One point per size per variant in time, GB/s and (FLOPs declared)
+  // GFLOP/s; the benchmark that is not swept is not drawn.
+  for (const char *variant : {"candidate", "reference"})
+    for (const char *metric : {"time", "gbps", "gflops"})
+      EXPECT_EQ(count(html, std::string("class=\"sweep-point\" "
+                                        "data-variant=\"") +
+                                variant + "\" data-metric=\"" + metric + "\""),
+                5u)
+          << variant << " " << metric;
+  EXPECT_EQ(count(html, "class=\"noise-band\""), 6u);
+  for (const char *x : {"1024", "2048", "4096", "8192", "16384"})
+    EXPECT_EQ(count(html, std::string("data-x=\"") + x + "\""), 6u) << x;
+  EXPECT_NE(html.find(">16K</text>"), std::string::npos);
+  EXPECT_NE(html.find("viewBox=\"0 0 640.0 240.0\""), std::string::npos);
+  // Without FLOPs, no GFLOP/s panel; without a sweep, no section.
+  for (Benchmark &b : report.benchmarks)
+    for (Variant &v : b.variants)
+      for (Timing &t : v.timings)
+        t.derived.gflopPerSecond.reset();
+  html = render(report, ReportFormat::Html);
+  EXPECT_EQ(count(html, "data-metric=\"gflops\""), 0u);
+  EXPECT_EQ(count(html, "data-metric=\"gbps\""), 11u); // 10 + the panel
+  EXPECT_EQ(render(mixedReport(), ReportFormat::Html).find("sweep-chart"),
+            std::string::npos);
+  // A point at 0 has no place on a log axis: left out, and said so.
+  report.benchmarks[0].sweep.values[0].second = 0;
+  html = render(report, ReportFormat::Html);
+  EXPECT_EQ(count(html, "class=\"sweep-point\" data-variant=\"candidate\" "
+                        "data-metric=\"time\""),
+            4u);
+  EXPECT_NE(html.find("2 point(s) at n &lt;= 0 left out (log axis)"),
+            std::string::npos);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
+}
+
+TEST(Html, TwoSweptConstantsAreOneFigurePerValueOfTheFirst) {
+  BenchReport report = sweptReport();
+  report.benchmarks.resize(4);
+  for (size_t i = 0; i < 4; ++i)
+    report.benchmarks[i].sweep = {
+        "mm", {{"m", i < 2 ? 64 : 128}, {"k", i % 2 ? 32 : 16}}};
+  std::string html = render(report, ReportFormat::Html);
+  EXPECT_EQ(count(html, "<figure class=\"sweep-chart\""), 2u);
+  EXPECT_NE(html.find("mm at m=64 against k"), std::string::npos);
+  EXPECT_NE(html.find("mm at m=128 against k"), std::string::npos);
+  EXPECT_EQ(count(html, "data-metric=\"time\" data-x=\"16\""), 4u);
+}
+
+TEST(Csv, ASweepPointIsItsLastColumn) {
+  std::vector<std::string> all =
+      lines(render(sweptReport(), ReportFormat::Csv));
+  EXPECT_NE(all[0].find(",shared_memory_bytes,sweep\r"), std::string::npos);
+  EXPECT_EQ(all[1].substr(all[1].size() - 8), ",n=1024\r") << all[1];
+  EXPECT_EQ(all.back().substr(all.back().size() - 2), ",\r") << all.back();
+}
+
 TEST(Html, TableHasReportMdsColumnsAndWords) {
   std::string html = render(mixedReport(), ReportFormat::Html);
   EXPECT_NE(html.find("<th>samples</th><th>noise</th><th>GFLOP/s</th>"

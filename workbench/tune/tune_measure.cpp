@@ -10,6 +10,7 @@
 #include "workbench/project/kernel_toml.h"
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/kernel_toml_tune.h"
+#include "workbench/project/problem_sizes.h"
 #include "workbench/support/exit_codes.h"
 #include "workbench/support/interrupt_forwarder.h"
 #include "workbench/tune/tune_bench.h"
@@ -147,24 +148,16 @@ TuneMeasurer::TuneMeasurer(TuneMeasureOptions options, TuneCache &cache)
   const DeclaredBench *bench = k.bench       ? &*k.bench
                                : k.tuneBench ? &*k.tuneBench
                                              : nullptr;
-  sizes_ = {ProblemSize()};
-  if (bench)
-    for (const auto &[name, values] : bench->axes) {
-      std::vector<ProblemSize> next;
-      for (const ProblemSize &size : sizes_)
-        for (const std::string &value : values) {
-          ProblemSize s = size;
-          s[name] = value;
-          next.push_back(std::move(s));
-        }
-      sizes_ = std::move(next);
-    }
-  for (const ProblemSize &size : sizes_) {
-    std::string label;
-    for (const auto &[name, value] : size)
-      label += (label.empty() ? "" : " ") + name + "=" + value;
-    sizeLabels_.push_back(label);
+  // The sweep's points are problem sizes too: the configuration that wins
+  // is the one that does over the sizes the kernel is measured at.
+  ProblemAxes axes;
+  if (bench) {
+    axes = bench->axes;
+    axes.insert(axes.end(), bench->sweep.begin(), bench->sweep.end());
   }
+  sizes_ = problemSizes(axes);
+  for (const ProblemSize &size : sizes_)
+    sizeLabels_.push_back(problemLabel(size));
 }
 
 std::string TuneMeasurer::kernelName(const TuneValues &values, size_t size) {
@@ -208,6 +201,9 @@ StatusOr<Kernel> TuneMeasurer::copyKernel(const Kernel &base,
   kernel.tunedSpecs.clear();
   if (!kernel.bench)
     kernel.bench = kernel.tuneBench;
+  // A copy is one size already: the build must not sweep it again.
+  kernel.bench->sweep.clear();
+  kernel.declared.sweep = {};
   for (toolchains::KernelSpec &spec : kernel.specs) {
     spec.name = copy.name;
     applyTuneValues(options_.kernel.tune, copy.values, spec);
