@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -119,6 +120,9 @@ struct KernelDeclared {
   /// evaluates them for each dispatch and sets |flops| / |bytesMoved|.
   std::string flopsExpression;
   std::string bytesMovedExpression;
+  /// The other names those expressions may use, with their build-time
+  /// values (the source's integer `defines`).
+  std::map<std::string, double> expressionNames;
   /// The sweep point this copy of a swept kernel measures; empty otherwise.
   SweepPoint sweep;
 

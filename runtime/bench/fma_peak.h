@@ -5,10 +5,11 @@
 // second, measured by a kernel (kernels/fma_peak.*: eight independent
 // chains of FMAs per thread, sixteen per chain per loop iteration, one store
 // per thread at the end; PTX and SPIR-V embedded at build time) over enough
-// workgroups to fill the device, timed with device timestamps, the median
-// of 9 samples after a warm-up. Two FLOPs per FMA, as vendors count their
-// peak. Cached per device identity and probe version beside the copy
-// bandwidth (peak_cache.h), so it runs once per device, driver and probe.
+// workgroups to fill the device, timed with device timestamps, the best of
+// 9 samples after 100 ms of warm-up (the clocks ramp up first; a ceiling is
+// what the device reaches). Two FLOPs per FMA, as vendors count their peak.
+// Cached per device identity and probe version beside the copy bandwidth
+// (peak_cache.h), so it runs once per device, driver and probe.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_BENCH_FMA_PEAK_H_

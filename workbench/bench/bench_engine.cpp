@@ -193,6 +193,23 @@ void adoptDevice(const report::BenchReport &first, report::BenchReport &run) {
   run.environment.warnings = std::move(warnings);
 }
 
+/// A worker's protocol line: its sampling progress and phase for the live
+/// line (|live|), the device it opened into |opened|.
+void onWorkerMessage(const std::string &message, bool live,
+                     const std::string &benchmark, BenchObserver &observer,
+                     std::string &opened) {
+  if (live && message.compare(0, 9, "progress ") == 0) {
+    observer.sampling(benchmark, progressText(message));
+  } else if (live && message.compare(0, 6, "stage ") == 0) {
+    // "stage WORK: correctness check": the phase.
+    size_t colon = message.rfind(": ");
+    observer.sampling(
+        benchmark, message.substr(colon == std::string::npos ? 6 : colon + 2));
+  } else if (message.rfind(kDeviceMessage, 0) == 0) {
+    opened = message.substr(std::string(kDeviceMessage).size());
+  }
+}
+
 /// Runs one benchmark in a fresh worker (with |baseline|, the same benchmark
 /// of the --baseline build, timed in lockstep) and adds its result (or an
 /// ERROR row) to |run|. Returns the worker's exit code.
@@ -209,16 +226,7 @@ int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
   worker.timeoutS = f.watchdogS;
   std::string opened;
   worker.onMessage = [&](const std::string &message) {
-    if (live && message.compare(0, 9, "progress ") == 0)
-      observer.sampling(p.displayName, progressText(message));
-    else if (live && message.compare(0, 6, "stage ") == 0)
-      // "stage WORK: correctness check": the phase, for the live line.
-      observer.sampling(p.displayName,
-                        message.substr(message.rfind(": ") == std::string::npos
-                                           ? 6
-                                           : message.rfind(": ") + 2));
-    else if (message.rfind(kDeviceMessage, 0) == 0)
-      opened = message.substr(std::string(kDeviceMessage).size());
+    onWorkerMessage(message, live, p.displayName, observer, opened);
   };
   auto spawned = runWorker(worker);
   if (!spawned.ok()) {

@@ -135,6 +135,8 @@ template <> struct JsonFields<bench::KernelDeclared> {
     KB_RETURN_IF_ERROR(io.field("bytes_moved_expression",
                                 d.bytesMovedExpression,
                                 Presence::OmitWhenEmpty));
+    KB_RETURN_IF_ERROR(io.field("expression_names", d.expressionNames,
+                                Presence::OmitWhenEmpty));
     // Written only for a copy of a swept kernel.
     return io.field("sweep", d.sweep, Presence::OmitWhenEmpty);
   }

@@ -218,15 +218,18 @@ Status readRooflineFigure(const TomlFile &file, const toml::node &node,
                           const std::string &key, const KernelAbi &abi,
                           const Kernel &kernel,
                           const std::map<std::string, double> &names,
-                          std::optional<double> &value,
-                          std::string &expression) {
+                          std::optional<double> &value, std::string &expression,
+                          std::map<std::string, double> &expressionNames) {
   const auto *text = node.as_string();
   if (text && !kernel.bench) {
+    // A stand-in for the dispatch's values that is not 1 (which would
+    // refuse `M*N/(K-1)`) and large enough for `2*n-4` to be a count.
+    constexpr double kStandIn = 4099;
     std::map<std::string, double> perDispatch = names;
     for (const Constant &c : abi.constants)
-      perDispatch.emplace(c.name, 1.0);
+      perDispatch.emplace(c.name, kStandIn);
     for (const char *axis : {"workload_x", "workload_y", "workload_z"})
-      perDispatch.emplace(axis, 1.0);
+      perDispatch.emplace(axis, kStandIn);
     std::string unknown;
     bool dispatchName =
         !evaluateExpression(text->get(), names, &unknown).ok() &&
@@ -235,6 +238,7 @@ Status readRooflineFigure(const TomlFile &file, const toml::node &node,
       // Checked here with every dispatch name at 1: errors stay located.
       KB_RETURN_IF_ERROR(readFigure(file, node, key, 0, perDispatch).status());
       expression = text->get();
+      expressionNames = names;
       return okStatus();
     }
   }
@@ -248,13 +252,13 @@ Status readRoofline(const TomlFile &file, const toml::table &roofline,
                     bench::KernelDeclared &declared) {
   KB_RETURN_IF_ERROR(file.checkKeys(roofline, "[roofline]", kRooflineKeys));
   if (const toml::node *node = roofline.get("flops"))
-    KB_RETURN_IF_ERROR(readRooflineFigure(file, *node, "flops", abi, kernel,
-                                          names, declared.flops,
-                                          declared.flopsExpression));
+    KB_RETURN_IF_ERROR(readRooflineFigure(
+        file, *node, "flops", abi, kernel, names, declared.flops,
+        declared.flopsExpression, declared.expressionNames));
   if (const toml::node *node = roofline.get("bytes_moved"))
-    KB_RETURN_IF_ERROR(readRooflineFigure(file, *node, "bytes_moved", abi,
-                                          kernel, names, declared.bytesMoved,
-                                          declared.bytesMovedExpression));
+    KB_RETURN_IF_ERROR(readRooflineFigure(
+        file, *node, "bytes_moved", abi, kernel, names, declared.bytesMoved,
+        declared.bytesMovedExpression, declared.expressionNames));
   return okStatus();
 }
 

@@ -215,7 +215,13 @@ template <> struct JsonFields<Derived> {
     // Added within schema 1: absent from reports written before it.
     KB_RETURN_IF_ERROR(io.field("percent_of_roofline", d.percentOfRoofline,
                                 Presence::MayBeAbsent));
-    return io.field("bound", d.bound, Presence::OmitWhenEmpty);
+    KB_RETURN_IF_ERROR(io.field("bound", d.bound, Presence::OmitWhenEmpty));
+    return io.check([&] {
+      return d.bound.empty() || d.bound == "memory" || d.bound == "compute"
+                 ? std::string()
+                 : "bound: expected \"memory\" or \"compute\", found \"" +
+                       d.bound + "\"";
+    });
   }
 };
 

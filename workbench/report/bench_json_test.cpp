@@ -429,7 +429,7 @@ TEST(Derived, TheRooflineSaysTheNearerCeilingAndHowClose) {
   EXPECT_EQ(v.timings[0].derived.bound, "compute");
   EXPECT_NEAR(*v.timings[0].derived.percentOfRoofline,
               100000 / median / 1000 * 100, 1e-9);
-  std::vector<std::string> lines = rooflineLines(r);
+  std::vector<std::string> lines = rooflineLines(r, 10);
   ASSERT_FALSE(lines.empty());
   EXPECT_NE(lines[0].find("100 FLOP/byte, compute-bound: "), std::string::npos)
       << lines[0];
@@ -440,6 +440,44 @@ TEST(Derived, TheRooflineSaysTheNearerCeilingAndHowClose) {
   EXPECT_TRUE(v.timings[0].derived.bound.empty());
   EXPECT_FALSE(v.timings[0].derived.percentOfRoofline);
   EXPECT_EQ(rooflineSection(r), "");
+}
+
+// No work (0 FLOPs) is no point; a report read back that holds hostile
+// figures (a zero or enormous peak, an unknown bound) draws nothing it
+// cannot place, and never hangs; a row above the compute ceiling is drawn
+// inside the chart.
+TEST(Derived, TheRooflineSurvivesZeroWorkAndHostileFigures) {
+  BenchReport r = fullReport();
+  Variant &v = r.benchmarks[0].variants[0];
+  v.bytesMoved = 1000;
+  v.flops = 0;
+  computeDerived(r);
+  EXPECT_TRUE(v.timings[0].derived.bound.empty());
+
+  v.flops = 1e9; // far above the 1000 GFLOP/s ceiling at any median
+  computeDerived(r);
+  ASSERT_EQ(v.timings[0].derived.bound, "compute");
+  std::string html = rooflineSection(r);
+  size_t cy = html.find("cy=\"");
+  ASSERT_NE(cy, std::string::npos);
+  EXPECT_GE(std::stod(html.substr(cy + 4)), 0.0) << html;
+
+  for (double peak : {0.0, -1.0, 1e308}) {
+    BenchReport hostile = r;
+    hostile.device.peakFmaGflops = peak;
+    std::string page = rooflineSection(hostile); // returns, whatever it holds
+    EXPECT_EQ(page.find("nan"), std::string::npos) << peak;
+    EXPECT_EQ(page.find("inf"), std::string::npos) << peak;
+  }
+  std::string text = render(r);
+  const std::string bound = "\"bound\": \"compute\"";
+  size_t at = text.find(bound);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, bound.size(), "\"bound\": \"<b>x</b>\"");
+  Status bad = parseError(text);
+  EXPECT_NE(bad.message().find("bound: expected \"memory\" or \"compute\""),
+            std::string::npos)
+      << bad.message();
 }
 
 } // namespace

@@ -61,9 +61,13 @@ void dropNonFinite(std::optional<double> &figure, const char *what,
 /// Where |d|'s achieved FLOP/s stand under the roofline of |device|.
 void deriveRoofline(Derived &d, const Variant &variant,
                     const DeviceInfo &device) {
-  if (!d.gflopPerSecond || !variant.bytesMoved || *variant.bytesMoved == 0 ||
-      !variant.flops || !device.peakCopyGBps || !device.peakFmaGflops ||
-      *device.peakCopyGBps <= 0 || *device.peakFmaGflops <= 0)
+  auto positive = [](std::optional<double> v) {
+    return v && std::isfinite(*v) && *v > 0;
+  };
+  // No work, or no ceiling, is no point under the roofline.
+  if (!positive(d.gflopPerSecond) || !variant.bytesMoved ||
+      *variant.bytesMoved == 0 || !positive(variant.flops) ||
+      !positive(device.peakCopyGBps) || !positive(device.peakFmaGflops))
     return;
   double intensity = *variant.flops / double(*variant.bytesMoved);
   double memoryCeiling = intensity * *device.peakCopyGBps; // GFLOP/s

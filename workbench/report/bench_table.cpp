@@ -157,7 +157,7 @@ std::string renderBenchTable(const BenchReport &report) {
     text += "sanitizer: " + line + "\n";
   for (const std::string &line : mismatchMapLines(report, 5))
     text += "wrong: " + line + "\n";
-  for (const std::string &line : rooflineLines(report))
+  for (const std::string &line : rooflineLines(report, 12))
     text += "roofline: " + line + "\n";
   for (const std::string &line : pairedLines(report))
     text += "paired: " + line + "\n";

@@ -95,7 +95,7 @@ std::vector<std::string> notes(const BenchReport &report,
     out.push_back("sanitizer: " + markdownText(line));
   for (const std::string &line : mismatchMapLines(report, 20))
     out.push_back("wrong: " + markdownText(line));
-  for (const std::string &line : rooflineLines(report))
+  for (const std::string &line : rooflineLines(report, 50))
     out.push_back("roofline: " + markdownText(line));
   for (const std::string &w : report.environment.warnings)
     out.push_back("warning: " + markdownText(w));

@@ -21,17 +21,26 @@ struct Point {
   std::string bound;
 };
 
+bool positive(double v) { return std::isfinite(v) && v > 0; }
+
+/// The rows with a bound whose figures a log axis can place (a report read
+/// back is not recomputed: its figures are checked here).
 std::vector<Point> points(const BenchReport &report) {
   std::vector<Point> out;
   for (const ReportRow &row : reportRows(report)) {
     if (!row.timed() || row.timing->derived.bound.empty() ||
-        !row.variant->flops || !row.variant->bytesMoved)
+        !row.variant->flops || !row.variant->bytesMoved ||
+        *row.variant->bytesMoved == 0)
       continue;
     const Derived &d = row.timing->derived;
-    out.push_back({row.id, row.variant->role == VariantRole::Reference,
-                   *row.variant->flops / double(*row.variant->bytesMoved),
-                   d.gflopPerSecond.value_or(0),
-                   d.percentOfRoofline.value_or(0), d.bound});
+    Point p{row.id,
+            row.variant->role == VariantRole::Reference,
+            *row.variant->flops / double(*row.variant->bytesMoved),
+            d.gflopPerSecond.value_or(0),
+            d.percentOfRoofline.value_or(0),
+            d.bound};
+    if (positive(p.intensity) && positive(p.gflops))
+      out.push_back(std::move(p));
   }
   return out;
 }
@@ -64,7 +73,9 @@ LogAxis axisAround(double lo, double hi, double x0, double length) {
 template <typename Place>
 void ticks(std::ostringstream &s, const LogAxis &a, bool horizontal,
            double other, Place place) {
-  for (double v = a.lo; v <= a.hi * 1.0001; v *= 10) {
+  // At most a few dozen decades: an axis from a hostile report is bounded.
+  int decades = 0;
+  for (double v = a.lo; v <= a.hi * 1.0001 && decades++ < 40; v *= 10) {
     double p = place(v);
     if (horizontal)
       s << "<text x=\"" << svgNumber(p) << "\" y=\"" << svgNumber(other + 14)
@@ -83,7 +94,8 @@ std::string chart(const std::vector<Point> &pts, double peakGBps,
   for (const Point &p : pts) {
     xlo = std::min(xlo, p.intensity);
     xhi = std::max(xhi, p.intensity);
-    ylo = std::min(ylo, std::max(p.gflops, 1e-9));
+    ylo = std::min(ylo, p.gflops);
+    yhi = std::max(yhi, p.gflops); // above the ceiling is still drawn
   }
   LogAxis x = axisAround(xlo, xhi, left, w);
   LogAxis yUp = axisAround(ylo, yhi, 0, h);
@@ -114,7 +126,7 @@ std::string chart(const std::vector<Point> &pts, double peakGBps,
       << svgNumber(y(std::max(p.gflops, yUp.lo))) << "\" r=\"4\" fill=\""
       << (p.reference ? "#9ca3af" : "#2563eb") << "\"><title>"
       << htmlEscape(p.id) << ": " << number(p.intensity) << " FLOP/byte, "
-      << number(p.gflops) << " GFLOP/s, " << p.bound << "-bound, "
+      << number(p.gflops) << " GFLOP/s, " << htmlEscape(p.bound) << "-bound, "
       << number(p.percent, "%.0f") << "% of the roofline</title></circle>\n";
   ticks(s, x, true, top + h, [&](double v) { return x.at(v); });
   ticks(s, yUp, false, left, y);
@@ -128,9 +140,17 @@ std::string chart(const std::vector<Point> &pts, double peakGBps,
 
 } // namespace
 
-std::vector<std::string> rooflineLines(const BenchReport &report) {
+std::vector<std::string> rooflineLines(const BenchReport &report,
+                                       size_t maxShown) {
   std::vector<std::string> lines;
-  for (const Point &p : points(report)) {
+  std::vector<Point> pts = points(report);
+  for (const Point &p : pts) {
+    if (lines.size() == maxShown) {
+      lines.push_back(std::to_string(pts.size() - maxShown) +
+                      " more rows (report.html draws them, bench.json has "
+                      "their figures)");
+      break;
+    }
     double ceiling = p.percent > 0 ? p.gflops / (p.percent / 100) : 0;
     lines.push_back(p.id + ": " + number(p.intensity) + " FLOP/byte, " +
                     p.bound + "-bound: " + number(p.percent, "%.0f") +
@@ -143,7 +163,8 @@ std::vector<std::string> rooflineLines(const BenchReport &report) {
 std::string rooflineSection(const BenchReport &report) {
   std::vector<Point> pts = points(report);
   if (pts.empty() || !report.device.peakCopyGBps ||
-      !report.device.peakFmaGflops)
+      !report.device.peakFmaGflops || !positive(*report.device.peakCopyGBps) ||
+      !positive(*report.device.peakFmaGflops))
     return "";
   std::ostringstream out;
   out << "<h2>Roofline</h2>\n<p class=\"legend\">Achieved GFLOP/s against "

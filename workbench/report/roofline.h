@@ -20,8 +20,10 @@
 namespace kb::report {
 
 /// "matmul_256x256x256/candidate/cold: 42.7 FLOP/byte, compute-bound: 31%
-/// of the roofline (12.4 of 40.1 GFLOP/s)", one per row with a bound.
-std::vector<std::string> rooflineLines(const BenchReport &report);
+/// of the roofline (12.4 of 40.1 GFLOP/s)", one per row with a bound, at
+/// most |maxShown| and then how many more.
+std::vector<std::string> rooflineLines(const BenchReport &report,
+                                       size_t maxShown);
 
 /// report.html's roofline section; empty when no row has a bound.
 std::string rooflineSection(const BenchReport &report);
