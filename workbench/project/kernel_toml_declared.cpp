@@ -235,7 +235,8 @@ Status readRooflineFigure(const TomlFile &file, const toml::node &node,
         !evaluateExpression(text->get(), names, &unknown).ok() &&
         !unknown.empty() && !names.count(unknown);
     if (dispatchName) {
-      // Checked here with every dispatch name at 1: errors stay located.
+      // Checked here with every dispatch name at the stand-in: errors stay
+      // located.
       KB_RETURN_IF_ERROR(readFigure(file, node, key, 0, perDispatch).status());
       expression = text->get();
       expressionNames = names;
