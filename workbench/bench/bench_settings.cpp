@@ -103,8 +103,9 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
   app.add_flag("--sanitize", s.sanitize,
                "Check each benchmark's kernels under the Vulkan validation "
                "layer (accesses outside a bound buffer, synchronization "
-               "hazards) and time nothing; a finding makes the row "
-               "SANITIZER (exit 1). Vulkan devices only");
+               "hazards) and with a guard band after every buffer (writes "
+               "a little past its end), and time nothing; a finding makes "
+               "the row SANITIZER (exit 1). Vulkan devices only");
 }
 
 std::vector<std::string> workerArgs(const BenchSettings &s) {

@@ -583,8 +583,9 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
   app.add_flag("--sanitize", flags.sanitize,
                "Check the kernels under the Khronos validation layer on a "
                "Vulkan device: out-of-bounds buffer accesses (GPU-assisted "
-               "validation) and synchronization hazards, each attributed to "
-               "its dispatch; any error fails the run (exit 1)");
+               "validation), synchronization hazards and, through a guard "
+               "band after every buffer, writes a little past its end, each "
+               "attributed to its dispatch; any error fails the run (exit 1)");
 }
 
 } // namespace
