@@ -65,9 +65,8 @@ Comparison compareElements(ElementType type,
       ++result.mismatchCount;
       if (result.firstMismatches.size() < maxReported)
         result.firstMismatches.push_back({i, rv, cv});
-      if (map) // a NaN or an infinity is wrong by no distance
-        map->add(i, std::isfinite(rv) && std::isfinite(cv) ? std::fabs(cv - rv)
-                                                           : -1);
+      if (map) // add() marks a NaN or an infinite distance as such
+        map->add(i, std::fabs(cv - rv));
     }
   }
   return result;

@@ -109,9 +109,8 @@ PreparedFunction::create(hal::Device &device, const Module &module,
 
   if (guardBytes)
     prepared->guardNote_ = prepared->lengthReader();
-  if (prepared->guardNote_.empty())
-    prepared->guardBytes_ = guardBytes;
-  KB_RETURN_IF_ERROR(prepared->allocateBuffers(where));
+  KB_RETURN_IF_ERROR(prepared->allocateBuffers(
+      prepared->guardNote_.empty() ? guardBytes : 0, where));
   KB_RETURN_IF_ERROR(prepared->initialize());
   return prepared;
 }
@@ -129,7 +128,8 @@ std::string PreparedFunction::lengthReader() const {
   return "";
 }
 
-Status PreparedFunction::allocateBuffers(const std::string &where) {
+Status PreparedFunction::allocateBuffers(uint64_t guardBytes,
+                                         const std::string &where) {
   const hal::DeviceLimits &limits = device_.properties().limits;
   buffers_.resize(function_.buffers.size());
   guardOf_.assign(function_.buffers.size(), 0);
@@ -140,7 +140,7 @@ Status PreparedFunction::allocateBuffers(const std::string &where) {
     const BufferDecl &decl = function_.buffers[op.buffer];
     uint64_t size = decl.byteSize();
     // A buffer that could not take its band still runs, unguarded.
-    uint64_t guard = guardBytes_;
+    uint64_t guard = guardBytes;
     if (limits.maxAllocationBytes &&
         guardStart(op.buffer) + guard > limits.maxAllocationBytes)
       guard = 0;

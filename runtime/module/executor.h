@@ -109,7 +109,6 @@ public:
   /// The guard bands changed since the last initialize() or check, each
   /// re-armed; no damage without guard bands.
   StatusOr<GuardCheck> checkGuards();
-  uint64_t guardBytes() const { return guardBytes_; }
   /// Why guard bands were asked for and not given ("" otherwise).
   const std::string &guardNote() const { return guardNote_; }
 
@@ -172,8 +171,9 @@ private:
       : device_(device), module_(module), function_(function) {}
   /// Why the function's kernels cannot have guard bands ("" when they can).
   std::string lengthReader() const;
-  /// Allocates every buffer, each with its guard band when it fits.
-  Status allocateBuffers(const std::string &where);
+  /// Allocates every buffer, each with a guard band of |guardBytes| when
+  /// it fits.
+  Status allocateBuffers(uint64_t guardBytes, const std::string &where);
   /// Where buffer |index|'s guard band starts: its bytes rounded up to 4.
   uint64_t guardStart(uint32_t index) const;
   /// Fills buffer |index|'s guard band with the canary.
@@ -192,7 +192,6 @@ private:
   std::map<uint32_t, const Variant *> variantOf_;
   std::vector<std::shared_ptr<hal::Buffer>> buffers_;
   FixedContents fixed_;
-  uint64_t guardBytes_ = 0;
   std::vector<uint64_t> guardOf_; // per buffer: 0 when it has none
   std::string guardNote_;
 };
