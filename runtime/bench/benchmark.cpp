@@ -1,5 +1,6 @@
 //===- runtime/bench/benchmark.cpp - The benchmark protocol ---------------===//
 #include "runtime/bench/benchmark.h"
+#include "runtime/bench/profiled_run.h"
 
 #include "common/sha256.h"
 #include "common/target.h"
@@ -164,21 +165,27 @@ Status load(hal::Device &device, const BenchmarkWork &work,
   return okStatus();
 }
 
+/// The prepared functions as subjects named after their variants.
+std::vector<Subject> subjectsOf(const Prepared &p,
+                                const std::vector<Variant> &variants) {
+  std::vector<Subject> subjects;
+  for (PreparedFunction *f :
+       {p.candidate.get(), p.baseline.get(), p.reference.get()})
+    if (f) // the variants were described in this order (load())
+      subjects.push_back({variants[subjects.size()].name,
+                          [f](hal::CommandBuffer &c) { return f->record(c); }});
+  return subjects;
+}
+
 /// Every subject timed interleaved in each mode; the timings go to the
 /// variants, in order.
 Status timeAll(Engine &engine, const Prepared &p,
                const BenchmarkOptions &options,
                std::vector<Variant> &variants) {
-  std::vector<Subject> subjects;
+  std::vector<Subject> subjects = subjectsOf(p, variants);
   std::vector<std::string> names;
-  for (PreparedFunction *f :
-       {p.candidate.get(), p.baseline.get(), p.reference.get()})
-    if (f) {
-      // The variants were described in this order (load()).
-      names.push_back(variants[names.size()].name);
-      subjects.push_back(
-          {names.back(), [f](hal::CommandBuffer &c) { return f->record(c); }});
-    }
+  for (const Subject &s : subjects)
+    names.push_back(s.name);
   for (TimingMode mode : options.modes) {
     announce(options, std::string(toString(mode)) + " samples");
     ProgressFn progress =
@@ -261,6 +268,13 @@ Status runBenchmark(hal::Device &device, Engine &engine,
     return okStatus();
   }
   if (options.checkOnly) {
+    describeVariants(checked, out.variants);
+    return okStatus();
+  }
+  if (!options.profileRange.empty()) {
+    announce(options, "profiled run");
+    KB_RETURN_IF_ERROR(
+        runProfiled(device, options.profileRange, subjectsOf(p, out.variants)));
     describeVariants(checked, out.variants);
     return okStatus();
   }

@@ -47,6 +47,10 @@ struct BenchmarkOptions {
   /// (PreparedFunction::create), checked after each run of the correctness
   /// check and told to correctness.afterRun; 0: none.
   uint64_t guardBytes = 0;
+  /// `bench --profile`: after the correctness check, each variant runs once
+  /// inside the labels |profileRange| / its name (profiled_run.h), nothing
+  /// timed. Empty: timed as usual.
+  std::string profileRange;
   std::vector<TimingMode> modes = {TimingMode::Cold};
   /// Told each stage as it starts ("correctness check"): what a watchdog
   /// reports when the benchmark hangs there. May be empty.

@@ -157,6 +157,10 @@ public:
     timed_ = true;
     return lines_.push_back("timestamp " + std::to_string(slot)), okStatus();
   }
+  Status beginLabel(const std::string &name) override {
+    return lines_.push_back("label " + name), okStatus();
+  }
+  Status endLabel() override { return lines_.push_back("end"), okStatus(); }
   Status submitAndWait() override {
     for (auto &[buffer, word] : fills_)
       buffer->word = word;

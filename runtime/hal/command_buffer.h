@@ -106,6 +106,18 @@ public:
   /// recorded commands have finished.
   virtual Status writeTimestamp(Timer &timer, uint32_t slot) = 0;
 
+  /// Opens a label named |name| around the commands recorded until the
+  /// matching endLabel() (labels nest), for profilers to find the work:
+  /// Vulkan records a VK_EXT_debug_utils label (RenderDoc, Nsight, nsys);
+  /// CUDA pushes an NVTX range on the host around each submission (`ncu
+  /// --nvtx-include`, nsys), so there a label must open before the first
+  /// command and close after the last. Unavailable when the device cannot
+  /// label (the driver was created without DriverOptions::debugLabels, the
+  /// Vulkan instance lacks the extension, no NVTX in this build).
+  virtual Status beginLabel(const std::string &name) = 0;
+  /// Closes the innermost open label; FailedPrecondition when none is open.
+  virtual Status endLabel() = 0;
+
   /// Runs the recorded commands and blocks until they finish. A kernel fault
   /// is an Internal error naming the dispatch(es) that were in flight
   /// (their labels); the device may be unusable afterwards (CUDA contexts

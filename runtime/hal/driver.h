@@ -33,6 +33,10 @@ struct DriverOptions {
   /// run it with GPU-assisted validation): a shader's debugPrintfEXT lines
   /// reach the messenger as information, verbose (with the invocation id).
   bool vulkanDebugPrintf = false;
+  /// Vulkan: enable VK_EXT_debug_utils (where the instance offers it) so
+  /// that command buffers can carry labels (CommandBuffer::beginLabel) for
+  /// profilers. CUDA labels (NVTX) need no option.
+  bool debugLabels = false;
   /// Where the layer's messages go instead of stderr (to be attributed by
   /// the caller); kept alive by the driver.
   std::shared_ptr<ValidationLog> validationLog;

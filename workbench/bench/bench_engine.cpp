@@ -485,8 +485,9 @@ bool anyPairedSlower(const report::BenchReport &run) {
 }
 
 bool anythingTimed(const report::BenchReport &run) {
-  // --sanitize times nothing by design: a benchmark checked is what counts.
-  if (run.settings.sanitize)
+  // --sanitize and --profile time nothing by design: a benchmark checked or
+  // run under its label is what counts.
+  if (run.settings.sanitize || run.settings.profile)
     return std::any_of(run.benchmarks.begin(), run.benchmarks.end(),
                        [](const report::Benchmark &b) {
                          return b.status == report::BenchStatus::Ok ||
@@ -514,7 +515,7 @@ StatusOr<BenchOutcome> runBench(const BenchRequest &request,
     f.watchdogS =
         4 * f.settings.timeoutS.value_or(bench::StoppingSettings().timeoutS) +
         60;
-  if (!f.settings.sanitize)
+  if (!f.settings.sanitize && !f.settings.profile)
     f.settings.peakCache = peakCacheFile();
 
   BenchOutcome outcome;

@@ -64,6 +64,7 @@ report::BenchSettings toReportSettings(const BenchSettings &s,
                     "required)";
   r.seeds = s.seeds;
   r.sanitize = s.sanitize;
+  r.profile = s.profile;
   return r;
 }
 

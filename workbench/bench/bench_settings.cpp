@@ -106,6 +106,14 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
                "hazards) and with a guard band after every buffer (writes "
                "a little past its end), and time nothing; a finding makes "
                "the row SANITIZER (exit 1). Vulkan devices only");
+  app.add_flag("--profile", s.profile,
+               "Run each benchmark's variants once after a warm-up and the "
+               "correctness check, each inside a profiler label "
+               "BENCHMARK/VARIANT (an NVTX range on CUDA, a "
+               "VK_EXT_debug_utils label on Vulkan), with no cache flush or "
+               "timer around it, and time nothing: for ncu --nvtx, nsys and "
+               "RenderDoc (docs/profiling.md)")
+      ->excludes("--sanitize");
 }
 
 std::vector<std::string> workerArgs(const BenchSettings &s) {
@@ -135,6 +143,8 @@ std::vector<std::string> workerArgs(const BenchSettings &s) {
     args.push_back("--quick");
   if (s.sanitize)
     args.push_back("--sanitize");
+  if (s.profile)
+    args.push_back("--profile");
   if (s.l2Bytes) {
     args.push_back("--l2-size");
     args.push_back(std::to_string(s.l2Bytes));

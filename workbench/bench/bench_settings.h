@@ -45,6 +45,10 @@ struct BenchSettings {
   /// and synchronization validation) and time nothing: its instrumented
   /// shaders run far slower than the kernel does.
   bool sanitize = false;
+  /// Run each benchmark's variants once, after a warm-up, inside profiler
+  /// labels named after the benchmark and the variant, and time nothing
+  /// (runtime/bench/profiled_run.h).
+  bool profile = false;
 };
 
 /// A positive, finite number (CLI11's own checks let "inf" and "nan" in).

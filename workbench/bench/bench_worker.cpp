@@ -225,6 +225,11 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
   options.correctness = correctnessSettings(job.settings);
   // --sanitize: the check alone, each run's findings attributed to it.
   options.checkOnly = findings != nullptr;
+  // --profile: one labeled run per variant, named as the report names the
+  // benchmark.
+  if (job.settings.profile)
+    options.profileRange =
+        job.benchmark.empty() ? target.function->name : job.benchmark;
   if (findings) {
     options.guardBytes = kGuardBytes;
     options.correctness.afterRun =
@@ -366,9 +371,11 @@ int printSkipped(const std::string &why, const hal::DeviceProperties &props,
 namespace {
 /// The driver options of the job's device: under --sanitize (|findings|),
 /// the validation layer with GPU-assisted and synchronization validation,
-/// reporting to |findings|' log.
-hal::DriverOptions driverOptionsFor(BenchFindings *findings) {
+/// reporting to |findings|' log; under --profile, labels.
+hal::DriverOptions driverOptionsFor(const BenchJob &job,
+                                    BenchFindings *findings) {
   hal::DriverOptions options;
+  options.debugLabels = job.settings.profile;
   if (findings) {
     options.vulkanGpuValidation = true;
     options.validationLog = findings->log();
@@ -383,10 +390,11 @@ int measureAndPrint(hal::Device &device, const module::Module &module,
                     const BenchJob &job, const bench::L2Size &l2,
                     BenchFindings *findings, report::BenchReport &report) {
   const hal::DeviceProperties &props = device.properties();
-  // Under --sanitize nothing is timed, so no copy peak is measured either.
-  report.device = toDeviceInfo(props, l2,
-                               findings ? DevicePeaks{}
-                                        : probePeaks(device, l2, job, report));
+  // Under --sanitize and --profile nothing is timed, so no peak is measured
+  // either.
+  bool timed = !findings && !job.settings.profile;
+  report.device = toDeviceInfo(
+      props, l2, timed ? probePeaks(device, l2, job, report) : DevicePeaks{});
   std::optional<bench::NvmlEnvironment> nvml =
       recordNvml(props, report.environment);
   bench::BenchmarkWork target{&module, work.function, work.dispatch};
@@ -432,7 +440,7 @@ int runBenchJob(const BenchJob &job) {
   // device, nor back.
   auto selected = hal::selectDevice(
       hal::builtinDrivers(), job.settings.device,
-      driverOptionsFor(findings ? &*findings : nullptr), {},
+      driverOptionsFor(job, findings ? &*findings : nullptr), {},
       [&](const hal::DeviceProperties &candidate) {
         return whyCannotRun(*module, *function, baseline, candidate);
       });

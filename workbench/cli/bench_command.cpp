@@ -74,7 +74,10 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
     line += "\nsanitize: every benchmark checked under the Vulkan "
             "validation layer (GPU-assisted and synchronization "
             "validation) with a guard band after every buffer, none timed";
-  if (run.settings.quick && !run.settings.sanitize)
+  if (run.settings.profile)
+    line += "\nprofile: each benchmark's variants run once after a warm-up, "
+            "each inside the label BENCHMARK/VARIANT, none timed";
+  if (run.settings.quick && !run.settings.sanitize && !run.settings.profile)
     line += "\nquick settings (" + run.settings.quickReason +
             "): the noise is reported, not required";
   return line;

@@ -382,8 +382,10 @@ template <> struct JsonFields<BenchSettings> {
     KB_RETURN_IF_ERROR(io.field("quick", s.quick));
     KB_RETURN_IF_ERROR(io.field("quick_reason", s.quickReason));
     KB_RETURN_IF_ERROR(io.field("seeds", s.seeds));
-    // Added within schema 1: written only under --sanitize.
-    return io.field("sanitize", s.sanitize, Presence::OmitWhenEmpty);
+    // Added within schema 1: written only under --sanitize, --profile.
+    KB_RETURN_IF_ERROR(
+        io.field("sanitize", s.sanitize, Presence::OmitWhenEmpty));
+    return io.field("profile", s.profile, Presence::OmitWhenEmpty);
   }
 };
 

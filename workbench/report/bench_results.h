@@ -80,6 +80,9 @@ struct BenchSettings {
   /// `bench --sanitize`: every benchmark checked under the checking layer,
   /// none timed.
   bool sanitize = false;
+  /// `bench --profile`: every benchmark's variants run once inside profiler
+  /// labels, none timed.
+  bool profile = false;
 };
 
 struct DeviceInfo {

@@ -114,6 +114,13 @@ std::string renderBenchTable(const BenchReport &report) {
                       b.sanitizer.empty() ? "clean" : "clean (warnings)"});
       continue;
     }
+    if (report.settings.profile && b.status == BenchStatus::Ok) {
+      // Run once per variant under its label, not timed.
+      for (const Variant &v : b.variants)
+        rows.push_back({b.name, v.name, "-", "-", "-", "-", "-", "-", "-", "-",
+                        "profiled (" + correctnessText(v) + ")"});
+      continue;
+    }
     if (b.status != BenchStatus::Ok) {
       rows.push_back({b.name, "-", "-", "-", "-", "-", "-", "-", "-", "-",
                       statusWord(b.status)});

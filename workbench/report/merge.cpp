@@ -29,19 +29,29 @@ std::string listSome(const std::vector<std::string> &items, size_t limit = 20) {
   return text;
 }
 
+/// What kind of run a report comes from, as merge's message names it.
+std::string runKind(const BenchReport &report) {
+  if (report.settings.sanitize)
+    return "a `bench --sanitize` report (checked, not timed)";
+  if (report.settings.profile)
+    return "a `bench --profile` report (run under profiler labels, not timed)";
+  return "a timed report";
+}
+
 Status checkSameOrigin(const std::vector<MergeInput> &inputs,
                        const MergeOptions &options) {
   const MergeInput &first = inputs.front();
   const MergeInput *withDevice = nullptr;
   for (const MergeInput &in : inputs) {
-    // A checked-only run (bench --sanitize) holds no timing: merged with
-    // timed shards it would read as benchmarks that were never timed.
-    if (in.report.settings.sanitize != first.report.settings.sanitize)
-      return failedPrecondition(
-          (in.report.settings.sanitize ? in.source : first.source) +
-          " is a `bench --sanitize` report (checked, not timed) and " +
-          (in.report.settings.sanitize ? first.source : in.source) +
-          " a timed one: merge the shards of one kind of run");
+    // A checked-only or profiled run (bench --sanitize, --profile) holds no
+    // timing: merged with timed shards it would read as benchmarks that
+    // were never timed.
+    if (std::string kind = runKind(in.report),
+        firstKind = runKind(first.report);
+        kind != firstKind)
+      return failedPrecondition(in.source + " is " + kind + " and " +
+                                first.source + " " + firstKind +
+                                ": merge the shards of one kind of run");
     if (!options.allowDifferentBuilds &&
         in.report.build.buildJsonSha256 != first.report.build.buildJsonSha256)
       return failedPrecondition(

@@ -131,6 +131,19 @@ TEST(MergeTest, DifferentBuildsAndDevicesAreRefusedUnlessAllowed) {
       mergeReports({shard(0, whole), shard(1, whole), gpu}, allowDevices).ok());
 }
 
+TEST(MergeTest, AProfileShardAndATimedOneAreRefused) {
+  BenchReport whole = wholeRun();
+  MergeInput profiled = shard(2, whole);
+  profiled.report.settings.profile = true;
+  auto merged = mergeReports({shard(0, whole), shard(1, whole), profiled}, {});
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find(
+                "shard2.json is a `bench --profile` report (run under "
+                "profiler labels, not timed) and shard0.json a timed report"),
+            std::string::npos)
+      << merged.status().message();
+}
+
 TEST(MergeTest, ASanitizeShardAndATimedOneAreRefused) {
   BenchReport whole = wholeRun();
   MergeInput checked = shard(1, whole);

@@ -20,6 +20,17 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <string>
+#include <vector>
+
+#if KB_HAVE_NVTX
+// This file defines the static injection's symbol itself (below); NVTX's
+// loader reads it instead of its own weak null.
+#include <cstdint>
+extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void *(*)(uint32_t));
+#define NVTX_STATIC_INJECTION_IMPL
+#include <nvtx3/nvToolsExt.h>
+#endif
 
 // Counts heap allocations while |gCounting| is set, to show that issuing
 // recorded dispatches does no per-dispatch string or vector work.
@@ -170,6 +181,129 @@ TEST_F(CudaCallOrderTest, HostTransfersGoToTheDeviceStreamAndAreWaitedFor) {
   EXPECT_EQ(fake_.calls[down].c, kStream);
   ASSERT_LT(down + 1, fake_.calls.size());
   EXPECT_STREQ(fake_.calls[down + 1].fn, "cuStreamSynchronize");
+}
+
+#if KB_HAVE_NVTX
+// A recording NVTX tool, injected statically (NVTX 3's documented weak
+// symbol): each range push and pop becomes a call in the fake's record, so
+// its place among the driver calls is checked as theirs are.
+testing::FakeCuda *gNvtxRecord = nullptr;
+std::vector<std::string> gNvtxNames;
+
+int recordPush(const char *message) {
+  if (gNvtxRecord)
+    gNvtxRecord->calls.push_back({"nvtxRangePushA"});
+  gNvtxNames.push_back(message);
+  return 0;
+}
+
+int recordPop() {
+  if (gNvtxRecord)
+    gNvtxRecord->calls.push_back({"nvtxRangePop"});
+  return 0;
+}
+
+int initializeRecordingTool(NvtxGetExportTableFunc_t getExportTable) {
+  auto *callbacks = static_cast<const NvtxExportTableCallbacks *>(
+      getExportTable(NVTX_ETID_CALLBACKS));
+  NvtxFunctionTable table = nullptr;
+  unsigned int size = 0;
+  if (!callbacks ||
+      !callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &table, &size) ||
+      size <= NVTX_CBID_CORE_RangePop)
+    return 0;
+  *table[NVTX_CBID_CORE_RangePushA] =
+      reinterpret_cast<NvtxFunctionPointer>(&recordPush);
+  *table[NVTX_CBID_CORE_RangePop] =
+      reinterpret_cast<NvtxFunctionPointer>(&recordPop);
+  return 1;
+}
+} // namespace
+} // namespace kb::hal::cuda
+
+extern "C" {
+NvtxInitializeInjectionNvtxFunc_t InitializeInjectionNvtx2_fnptr =
+    &kb::hal::cuda::initializeRecordingTool;
+}
+
+namespace kb::hal::cuda {
+namespace {
+
+TEST_F(CudaCallOrderTest, LabelsAreNvtxRangesAroundTheLaunchesAndTheWait) {
+  gNvtxRecord = &fake_;
+  auto exe = load();
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto b = buffer();
+  for (bool graph : {false, true}) {
+    SCOPED_TRACE(graph ? "graph" : "plain launches");
+    gNvtxNames.clear();
+    CommandBufferOptions options;
+    options.useGraph = graph;
+    auto cb = device_->createCommandBuffer(options);
+    ASSERT_TRUE(cb.ok());
+    ASSERT_TRUE((*cb)->beginLabel("saxpy_4096x1x1").ok());
+    ASSERT_TRUE((*cb)->beginLabel("candidate").ok());
+    ASSERT_TRUE((*cb)->dispatch(dispatchOf(**exe, *b, "op")).ok());
+    ASSERT_TRUE((*cb)->endLabel().ok());
+    ASSERT_TRUE((*cb)->endLabel().ok());
+    size_t from = fake_.calls.size();
+    Status s = (*cb)->submitAndWait();
+    ASSERT_TRUE(s.ok()) << s.message();
+    size_t push = fake_.find("nvtxRangePushA", from);
+    size_t launch =
+        fake_.find(graph ? "cuGraphLaunch" : "cuLaunchKernel", from);
+    size_t wait = fake_.find("cuStreamSynchronize", launch);
+    size_t pop = fake_.find("nvtxRangePop", from);
+    ASSERT_NE(pop, std::string::npos) << fake_.trace();
+    EXPECT_LT(push, launch) << fake_.trace();
+    EXPECT_EQ(fake_.find("nvtxRangePushA", push + 1), push + 1);
+    EXPECT_LT(wait, pop) << fake_.trace();
+    EXPECT_EQ(fake_.find("nvtxRangePop", pop + 1), pop + 1);
+    EXPECT_EQ(gNvtxNames,
+              (std::vector<std::string>{"saxpy_4096x1x1", "candidate"}));
+  }
+  gNvtxRecord = nullptr;
+}
+#endif
+
+TEST_F(CudaCallOrderTest, LabelsThatCannotCoverTheSubmissionAreRefused) {
+  auto exe = load();
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto b = buffer();
+  auto cb = device_->createCommandBuffer();
+  ASSERT_TRUE(cb.ok());
+#if !KB_HAVE_NVTX
+  Status none = (*cb)->beginLabel("saxpy");
+  EXPECT_EQ(none.code(), StatusCode::Unavailable);
+  EXPECT_NE(none.message().find("without the CUDA toolkit's NVTX headers"),
+            std::string::npos)
+      << none.message();
+  return;
+#endif
+  EXPECT_EQ((*cb)->endLabel().code(), StatusCode::FailedPrecondition);
+  // A range is pushed on the host around the whole submission: it cannot
+  // start after a command, and no command may follow its end.
+  ASSERT_TRUE((*cb)->dispatch(dispatchOf(**exe, *b, "op")).ok());
+  Status late = (*cb)->beginLabel("saxpy");
+  EXPECT_EQ(late.code(), StatusCode::FailedPrecondition);
+  EXPECT_NE(late.message().find("opens before the first command"),
+            std::string::npos)
+      << late.message();
+  ASSERT_TRUE((*cb)->reset().ok());
+  ASSERT_TRUE((*cb)->beginLabel("saxpy").ok());
+  ASSERT_TRUE((*cb)->dispatch(dispatchOf(**exe, *b, "op")).ok());
+  Status open = (*cb)->submitAndWait();
+  EXPECT_EQ(open.code(), StatusCode::FailedPrecondition);
+  EXPECT_NE(open.message().find("1 label(s) still open"), std::string::npos);
+  ASSERT_TRUE((*cb)->endLabel().ok());
+  ASSERT_TRUE((*cb)->dispatch(dispatchOf(**exe, *b, "op")).ok());
+  size_t launches = fake_.count("cuLaunchKernel");
+  Status after = (*cb)->submitAndWait();
+  EXPECT_EQ(after.code(), StatusCode::FailedPrecondition);
+  EXPECT_NE(after.message().find("recorded after a label closed"),
+            std::string::npos)
+      << after.message();
+  EXPECT_EQ(fake_.count("cuLaunchKernel"), launches) << "nothing launched";
 }
 
 TEST_F(CudaCallOrderTest, TimestampsInAGraphAreEventRecordNodes) {

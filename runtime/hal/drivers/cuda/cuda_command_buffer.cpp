@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/hal/drivers/cuda/cuda_driver.h"
+#include "runtime/hal/drivers/cuda/nvtx_range.h"
 
 #include <cstring>
 
@@ -316,12 +317,64 @@ Status CudaCommandBuffer::syncFailed(CUresult result) {
                        "; the CUDA context is unusable after this error");
 }
 
+void CudaCommandBuffer::clearRecording() {
+  commands_.clear();
+  labels_.clear();
+  openLabels_ = 0;
+  commandsAtFirstEnd_.reset();
+}
+
+Status CudaCommandBuffer::beginLabel(const std::string &name) {
+  if (submitted_)
+    return notRecording("beginLabel");
+  if (*nvtxMissing())
+    return unavailable("cannot label `" + name + "`: " + nvtxMissing());
+  if (!commands_.empty() || commandsAtFirstEnd_)
+    return failedPrecondition(
+        "beginLabel(`" + name +
+        "`): a CUDA label is an NVTX range pushed on the host around the "
+        "whole submission, so it opens before the first command");
+  labels_.push_back(name);
+  ++openLabels_;
+  return okStatus();
+}
+
+Status CudaCommandBuffer::endLabel() {
+  if (submitted_)
+    return notRecording("endLabel");
+  if (openLabels_ == 0)
+    return failedPrecondition("endLabel: no label is open");
+  --openLabels_;
+  if (!commandsAtFirstEnd_)
+    commandsAtFirstEnd_ = commands_.size();
+  return okStatus();
+}
+
+/// Whether the labels cover the whole submission (checked before any
+/// driver call).
+static Status checkLabelsClosed(size_t open, std::optional<size_t> atFirstEnd,
+                                size_t commands) {
+  if (open != 0)
+    return failedPrecondition("submitAndWait: " + std::to_string(open) +
+                              " label(s) still open; endLabel() each first");
+  if (atFirstEnd && *atFirstEnd != commands)
+    return failedPrecondition(
+        "submitAndWait: commands were recorded after a label closed; a CUDA "
+        "label (an NVTX range around the submission) covers every command");
+  return okStatus();
+}
+
 Status CudaCommandBuffer::submitAndWait() {
   if (abandoned_)
     return failedPrecondition(
         "this command buffer's earlier submission failed and may still be "
         "running on the device; it cannot be submitted again");
+  KB_RETURN_IF_ERROR(
+      checkLabelsClosed(openLabels_, commandsAtFirstEnd_, commands_.size()));
   submitted_ = true;
+  // The ranges enclose the launch and the wait: ncu matches the launch,
+  // nsys draws the range over the work.
+  NvtxRanges ranges(labels_);
   KB_RETURN_IF_ERROR(device_.makeCurrent());
   const CudaSymbols &s = device_.syms();
   CUstream stream = device_.stream();
@@ -358,13 +411,13 @@ Status CudaCommandBuffer::reset() {
   if (abandoned_) {
     // The abandoned work keeps its resources (leaked); recording starts
     // over with a clean slate.
-    commands_.clear();
+    clearRecording();
     abandoned_ = submitted_ = false;
     return okStatus();
   }
   destroyGraph();
   releaseRetained();
-  commands_.clear();
+  clearRecording();
   submitted_ = false;
   return okStatus();
 }

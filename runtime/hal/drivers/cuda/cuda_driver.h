@@ -18,6 +18,7 @@
 #include "runtime/hal/drivers/cuda/cuda_symbols.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,10 @@ public:
   Status copyBuffer(Buffer &source, uint64_t sourceOffset, Buffer &target,
                     uint64_t targetOffset, uint64_t length) override;
   Status writeTimestamp(Timer &timer, uint32_t slot) override;
+  /// NVTX ranges pushed on the host around each submission (nvtx_range.h):
+  /// a label opens before the first command and closes after the last.
+  Status beginLabel(const std::string &name) override;
+  Status endLabel() override;
   Status submitAndWait() override;
   Status reset() override;
   size_t dispatchCount() const override;
@@ -225,6 +230,8 @@ private:
   /// The labels of the launches among the first |count| commands.
   std::string describeLaunches(size_t count) const;
   void destroyGraph();
+  /// Drops the recorded commands and labels.
+  void clearRecording();
   /// The submitted work might still run (its completion could not be
   /// confirmed): nothing it uses may be freed.
   void abandon();
@@ -232,6 +239,12 @@ private:
   CudaDevice &device_;
   CommandBufferOptions options_;
   std::vector<Command> commands_;
+  /// The labels, outermost first; |openLabels_| of them not yet ended, and
+  /// how many commands there were when the first one ended (none may
+  /// follow: the ranges cover the whole submission).
+  std::vector<std::string> labels_;
+  size_t openLabels_ = 0;
+  std::optional<size_t> commandsAtFirstEnd_;
   CUgraphExec graphExec_ = nullptr;
   bool submitted_ = false;
   bool abandoned_ = false;

@@ -263,8 +263,34 @@ Status VulkanCommandBuffer::recordPrologue() {
   return okStatus();
 }
 
+Status VulkanCommandBuffer::beginLabel(const std::string &name) {
+  KB_RETURN_IF_ERROR(checkRecording("beginLabel"));
+  if (!device_.cmdBeginLabel())
+    return unavailable("cannot label `" + name +
+                       "`: " + device_.labelsMissing());
+  VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+  label.pLabelName = name.c_str(); // copied by the call
+  device_.cmdBeginLabel()(commandBuffer_, &label);
+  ++openLabels_;
+  return okStatus();
+}
+
+Status VulkanCommandBuffer::endLabel() {
+  KB_RETURN_IF_ERROR(checkRecording("endLabel"));
+  if (openLabels_ == 0)
+    return failedPrecondition("endLabel: no label is open");
+  device_.cmdEndLabel()(commandBuffer_);
+  --openLabels_;
+  return okStatus();
+}
+
 Status VulkanCommandBuffer::submitAndWait() {
   const DeviceSymbols &s = device_.syms();
+  // A label left open would close in some later command buffer: refuse it
+  // here, where the caller's mistake is still theirs.
+  if (!ended_ && openLabels_ != 0)
+    return failedPrecondition("submitAndWait: " + std::to_string(openLabels_) +
+                              " label(s) still open; endLabel() each first");
   if (!ended_) {
     if (!timedSlots_.empty())
       KB_RETURN_IF_ERROR(recordPrologue());
@@ -302,6 +328,7 @@ Status VulkanCommandBuffer::reset() {
   destroyPools();
   releaseRetained(); // nothing refers to them any more
   labels_.clear();
+  openLabels_ = 0;
   ended_ = false;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   KB_VK_RETURN_IF_ERROR(s.vkBeginCommandBuffer(commandBuffer_, &begin),

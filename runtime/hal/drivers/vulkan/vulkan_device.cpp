@@ -73,6 +73,10 @@ StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
   device->submitTimeoutNs_ = uint64_t(options.vulkanSubmitTimeoutMs) * 1000000;
   device->mapDeviceLocal_ = options.vulkanMapDeviceLocal;
   device->budget_.maxAllocations = properties.limits.maxAllocationCount;
+  device->cmdBeginLabel_ = instanceSyms.vkCmdBeginDebugUtilsLabelEXT;
+  device->cmdEndLabel_ = instanceSyms.vkCmdEndDebugUtilsLabelEXT;
+  if (!device->cmdBeginLabel_ || !device->cmdEndLabel_)
+    device->labelsMissing_ = instanceSyms.labelsMissing;
   instanceSyms.vkGetPhysicalDeviceMemoryProperties(physical, &device->memory_);
 
   float priority = 1.0f;

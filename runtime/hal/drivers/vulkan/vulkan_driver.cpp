@@ -306,6 +306,48 @@ Status enableValidation(InstanceSymbols &syms, const DriverOptions &options,
   return okStatus();
 }
 
+bool hasExtension(const std::vector<const char *> &extensions,
+                  const char *name) {
+  for (const char *e : extensions)
+    if (std::strcmp(e, name) == 0)
+      return true;
+  return false;
+}
+
+/// VK_EXT_debug_utils for command-buffer labels, added to |extensions|
+/// unless the validation layer brought it already; why not when the
+/// instance does not offer it (the loader usually does).
+std::string enableLabels(InstanceSymbols &syms,
+                         std::vector<const char *> &extensions) {
+  if (hasExtension(extensions, VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
+    return "";
+  uint32_t count = 0;
+  syms.vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> available(count);
+  syms.vkEnumerateInstanceExtensionProperties(nullptr, &count,
+                                              available.data());
+  for (const VkExtensionProperties &e : available)
+    if (std::strcmp(e.extensionName, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) == 0) {
+      extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+      return "";
+    }
+  return "the Vulkan instance does not offer VK_EXT_debug_utils, which "
+         "command-buffer labels need";
+}
+
+/// The label commands stay only where the instance has VK_EXT_debug_utils
+/// (a loader may resolve them either way).
+void keepLabelsIfEnabled(InstanceSymbols &syms,
+                         const std::vector<const char *> &extensions,
+                         const std::string &why) {
+  if (hasExtension(extensions, VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
+    return;
+  syms.vkCmdBeginDebugUtilsLabelEXT = nullptr;
+  syms.vkCmdEndDebugUtilsLabelEXT = nullptr;
+  if (!why.empty())
+    syms.labelsMissing = why;
+}
+
 /// The validation layer's messages to |log|, or to stderr without one.
 Status createMessenger(InstanceSymbols &syms, VkInstance instance,
                        ValidationLog *log, bool withInfo,
@@ -356,6 +398,8 @@ VulkanDriver::create(const DriverOptions &options) {
     KB_RETURN_IF_ERROR(
         enableValidation(syms, options, layers, extensions, features));
   driver->validationLog_ = options.validationLog;
+  std::string noLabels =
+      options.debugLabels ? enableLabels(syms, extensions) : std::string();
 
   driver->instanceApiVersion_ = apiVersion;
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -385,36 +429,42 @@ VulkanDriver::create(const DriverOptions &options) {
         "VK_DRIVER_FILES to the vendor's ICD json; tests/gpu/README.md)");
   KB_VK_RETURN_IF_ERROR(result, "vkCreateInstance");
   KB_RETURN_IF_ERROR(syms.loadInstance(driver->instance_));
+  keepLabelsIfEnabled(syms, extensions, noLabels);
 
   if (validation)
     KB_RETURN_IF_ERROR(
         createMessenger(syms, driver->instance_, driver->validationLog_.get(),
                         options.vulkanDebugPrintf, driver->messenger_));
 
+  KB_RETURN_IF_ERROR(driver->enumerateDevices());
+  return std::unique_ptr<Driver>(std::move(driver));
+}
+
+Status VulkanDriver::enumerateDevices() {
   uint32_t count = 0;
   KB_VK_RETURN_IF_ERROR(
-      syms.vkEnumeratePhysicalDevices(driver->instance_, &count, nullptr),
+      syms_.vkEnumeratePhysicalDevices(instance_, &count, nullptr),
       "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> physical(count);
-  KB_VK_RETURN_IF_ERROR(syms.vkEnumeratePhysicalDevices(
-                            driver->instance_, &count, physical.data()),
-                        "vkEnumeratePhysicalDevices");
+  KB_VK_RETURN_IF_ERROR(
+      syms_.vkEnumeratePhysicalDevices(instance_, &count, physical.data()),
+      "vkEnumeratePhysicalDevices");
   for (VkPhysicalDevice pd : physical) {
-    std::optional<uint32_t> family = computeQueueFamily(syms, pd);
+    std::optional<uint32_t> family = computeQueueFamily(syms_, pd);
     if (!family)
       continue; // a device without compute queues is of no use here
     DeviceProperties props =
-        describeDevice(syms, pd, apiVersion, *family,
-                       static_cast<uint32_t>(driver->physicalDevices_.size()));
-    driver->physicalDevices_.push_back(pd);
-    driver->queueFamilies_.push_back(*family);
-    driver->properties_.push_back(std::move(props));
+        describeDevice(syms_, pd, instanceApiVersion_, *family,
+                       static_cast<uint32_t>(physicalDevices_.size()));
+    physicalDevices_.push_back(pd);
+    queueFamilies_.push_back(*family);
+    properties_.push_back(std::move(props));
   }
-  if (driver->properties_.empty())
+  if (properties_.empty())
     return unavailable("the Vulkan loader found no device with a compute "
                        "queue (install mesa-vulkan-drivers for lavapipe, or a "
                        "GPU driver)");
-  return std::unique_ptr<Driver>(std::move(driver));
+  return okStatus();
 }
 
 VulkanDriver::~VulkanDriver() {

@@ -42,6 +42,8 @@ public:
 
 private:
   VulkanDriver() = default;
+  /// The physical devices with a compute queue, described.
+  Status enumerateDevices();
   InstanceSymbols syms_;
   /// Set by a device that was lost with work possibly still running: the
   /// instance is then leaked too (destroying it would free the device).
@@ -103,6 +105,13 @@ public:
   /// the shader and transfer accesses recorded after it in |cb|: a fence
   /// wait alone makes them available to the host, not visible to the device.
   void recordVisibilityBarrier(VkCommandBuffer cb) const;
+  /// The label commands (VK_EXT_debug_utils); null, with |labelsMissing|
+  /// saying why, when the driver did not enable the extension.
+  PFN_vkCmdBeginDebugUtilsLabelEXT cmdBeginLabel() const {
+    return cmdBeginLabel_;
+  }
+  PFN_vkCmdEndDebugUtilsLabelEXT cmdEndLabel() const { return cmdEndLabel_; }
+  const std::string &labelsMissing() const { return labelsMissing_; }
   /// Records |record| into a one-time command buffer, submits it and waits.
   Status runOnce(const std::function<void(VkCommandBuffer)> &record,
                  const std::string &what);
@@ -132,6 +141,9 @@ private:
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
   VkFence onceFence_ = VK_NULL_HANDLE;
+  PFN_vkCmdBeginDebugUtilsLabelEXT cmdBeginLabel_ = nullptr;
+  PFN_vkCmdEndDebugUtilsLabelEXT cmdEndLabel_ = nullptr;
+  std::string labelsMissing_;
 };
 
 /// Device memory backing one VkBuffer.
@@ -222,6 +234,8 @@ public:
   Status copyBuffer(Buffer &source, uint64_t sourceOffset, Buffer &target,
                     uint64_t targetOffset, uint64_t length) override;
   Status writeTimestamp(Timer &timer, uint32_t slot) override;
+  Status beginLabel(const std::string &name) override;
+  Status endLabel() override;
   Status submitAndWait() override;
   Status reset() override;
   size_t dispatchCount() const override { return labels_.size(); }
@@ -250,6 +264,7 @@ private:
   uint32_t descriptorsLeftInPool_ = 0;
   bool ended_ = false;
   std::vector<std::string> labels_; // one per dispatch, for fault messages
+  uint32_t openLabels_ = 0;         // beginLabel()s not yet ended
 };
 
 } // namespace kb::hal::vulkan

@@ -33,6 +33,12 @@ struct InstanceSymbols {
 #undef KB_VK_INSTANCE
 #undef KB_VK_DEVICE
 
+  /// Why the label commands are null (the instance was created without
+  /// VK_EXT_debug_utils, or does not offer it).
+  std::string labelsMissing =
+      "the Vulkan driver was created without labels (DriverOptions::"
+      "debugLabels)";
+
   /// dlopen + global commands. Unavailable when libvulkan.so.1 is missing.
   static StatusOr<InstanceSymbols> load();
   /// Resolves the instance-level commands for |instance|.
