@@ -266,6 +266,19 @@ TEST_F(BenchTest, NothingMeasuredIsNeverAPass) {
   for (const kb::report::Benchmark &bm : report.benchmarks)
     EXPECT_EQ(bm.status, kb::report::BenchStatus::Skipped) << bm.name;
 
+  // A device too small for every benchmark — lavapipe's heap shrinks with
+  // the process's address space, so 600 MB leaves no room for the 64 MiB
+  // flush buffer — is every row SKIPPED, and still not a pass.
+  Cli small = kb::test::runKernelBenchAt(
+      KB_KERNEL_BENCH,
+      {"bench", out_.string(), "--device", "vulkan", "--quick", "--cold", "-o",
+       (tmp_ / "small").string()},
+      {{"KB_CACHE_DIR", cache_.string()}}, std::chrono::seconds(600),
+      600'000'000);
+  EXPECT_EQ(small.exitCode, 5) << small.output;
+  EXPECT_THAT(small.output, HasSubstr("skipped: the device is too small"));
+  EXPECT_THAT(small.output, HasSubstr("every benchmark was SKIPPED"));
+
   // No worker ran, so the skipped run names no device: compare refuses it
   // as another device's (4) unless told otherwise; then nothing compares.
   Cli c = run({"compare", (tmp_ / "good/bench.json").string(),
