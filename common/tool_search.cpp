@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 
 bool isCudaTool(std::string_view executable) {
   return executable == "nvcc" || executable == "ptxas" ||
-         executable == "nvdisasm" || executable == "cuobjdump";
+         executable == "nvdisasm" || executable == "cuobjdump" ||
+         executable == "compute-sanitizer";
 }
 
 bool isExecutableFile(const fs::path &path) {

@@ -3,7 +3,8 @@
 // The one search rule for external tools, used by toolchains/ (kernel builds),
 // the compiler's cubin step (ptxas) and test-time kernel compilation:
 //
-//   CUDA tools (nvcc, ptxas, nvdisasm, cuobjdump): $CUDA_PATH/bin, then
+//   CUDA tools (nvcc, ptxas, nvdisasm, cuobjdump, compute-sanitizer):
+//   $CUDA_PATH/bin, then
 //   /usr/local/cuda/bin;
 //   then every tool: each directory of PATH, in order.
 //
@@ -31,8 +32,8 @@ struct ToolSearchPath {
   std::optional<std::string> path;
 };
 
-/// nvcc, ptxas, nvdisasm and cuobjdump come from the CUDA toolkit and are
-/// looked for there first.
+/// nvcc, ptxas, nvdisasm, cuobjdump and compute-sanitizer come from the
+/// CUDA toolkit and are looked for there first.
 bool isCudaTool(std::string_view executable);
 
 /// A regular file the current user may execute.

@@ -14,6 +14,7 @@
 #include "workbench/bench/bench_plan.h"
 #include "workbench/bench/bench_report_fill.h"
 #include "workbench/bench/bench_worker.h"
+#include "workbench/bench/compute_sanitizer.h"
 #include "runtime/bench/benchmark.h"
 #include "workbench/build/build_resources.h"
 #include "workbench/support/exit_codes.h"
@@ -211,17 +212,20 @@ void onWorkerMessage(const std::string &message, bool live,
 }
 
 /// Runs one benchmark in a fresh worker (with |baseline|, the same benchmark
-/// of the --baseline build, timed in lockstep) and adds its result (or an
-/// ERROR row) to |run|. Returns the worker's exit code.
+/// of the --baseline build, timed in lockstep; under |wrapper|, a program
+/// that runs the worker, when not empty) and adds its result (or an ERROR
+/// row) to |run|. Returns the worker's exit code.
 int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
            const BenchRequest &f, BenchObserver &observer,
-           report::BenchReport &run, RunState &state) {
+           report::BenchReport &run, RunState &state,
+           const std::vector<std::string> &wrapper = {}) {
   if (!p.loadError.empty()) {
     addFailure(run, p, report::BenchStatus::Error, p.loadError);
     return 0;
   }
   bool live = observer.wantsSampleProgress();
   WorkerOptions worker;
+  worker.wrapper = wrapper;
   worker.args = workerCommand(p, baseline, f, state, live);
   worker.timeoutS = f.watchdogS;
   std::string opened;
@@ -284,6 +288,33 @@ int runOne(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
   if (result->program)
     run.program = std::move(result->program);
   return exitCode;
+}
+
+/// runOne, or under --sanitize on a CUDA device once per compute-sanitizer
+/// tool (compute_sanitizer.h), the first pass making the row.
+int runOneChecked(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
+                  const BenchRequest &f, BenchObserver &observer,
+                  report::BenchReport &run, RunState &state) {
+  if (!f.settings.sanitize || f.settings.device.rfind("cuda", 0) != 0 ||
+      !p.loadError.empty())
+    return runOne(p, baseline, f, observer, run, state);
+  RunState passState = state; // the later passes' device is the first's
+  StatusOr<int> code = sanitizeBenchmarkOnCuda(
+      p.modulePath, run,
+      [&](const std::vector<std::string> &wrapper, report::BenchReport &into) {
+        return runOne(p, baseline, f, observer, into,
+                      &into == &run ? state : passState, wrapper);
+      });
+  if (code.ok())
+    return *code;
+  bool unavailable = code.status().isUnavailable();
+  if (unavailable)
+    state.unavailable = code.status().message();
+  addFailure(run, p,
+             unavailable ? report::BenchStatus::Skipped
+                         : report::BenchStatus::Error,
+             code.status().message());
+  return unavailable ? kExitUnavailable : 0;
 }
 
 /// ptxas's figures from BUILD/build.json for every variant whose object the
@@ -424,8 +455,8 @@ int runPlanned(const std::vector<PlannedBenchmark> &planned,
     report::DeviceInfo deviceBefore = run.device;
     report::BenchSettings settingsBefore = run.settings;
     auto base = baseline.byName.find(p.displayName);
-    runOne(p, base != baseline.byName.end() ? &base->second : nullptr, f,
-           observer, run, state);
+    runOneChecked(p, base != baseline.byName.end() ? &base->second : nullptr, f,
+                  observer, run, state);
     if (interrupt.signal()) {
       run.benchmarks.resize(benchmarksBefore);
       run.environment.warnings.resize(warningsBefore);
@@ -444,19 +475,17 @@ int runPlanned(const std::vector<PlannedBenchmark> &planned,
   return interrupt.signal();
 }
 
-/// --sanitize: the checking layer is Vulkan's, so `auto` means a Vulkan
-/// device and a CUDA one is a usage error; the whole program is left to
-/// `run --sanitize` (one dispatch per benchmark is what a finding names).
+/// --sanitize: `auto` means a Vulkan device (the Khronos layer ships with
+/// Debian; a CUDA device named explicitly runs under compute-sanitizer, from
+/// the full toolkit); the whole program is left to `run --sanitize` (one
+/// dispatch per benchmark is what a finding names).
 Status applySanitize(BenchRequest &f) {
   if (!f.settings.sanitize)
     return okStatus();
   if (f.settings.device == "auto")
     f.settings.device = "vulkan";
-  if (f.settings.device.rfind("cuda", 0) == 0)
-    return invalidArgument(
-        "--sanitize checks kernels with the Khronos validation layer, on a "
-        "Vulkan device; " +
-        f.settings.device + " is not one: pass --device vulkan (or vulkan:N)");
+  if (f.settings.device.rfind("cuda", 0) == 0) // once, not per benchmark
+    KB_RETURN_IF_ERROR(findComputeSanitizer().status());
   if (!f.baseline.empty())
     return invalidArgument("--sanitize times nothing, so it takes no "
                            "--baseline");

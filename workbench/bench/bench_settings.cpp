@@ -105,7 +105,9 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
                "layer (accesses outside a bound buffer, synchronization "
                "hazards) and with a guard band after every buffer (writes "
                "a little past its end), and time nothing; a finding makes "
-               "the row SANITIZER (exit 1). Vulkan devices only");
+               "the row SANITIZER (exit 1). On a Vulkan device (auto), or "
+               "with --device cuda under compute-sanitizer (memcheck, "
+               "racecheck, initcheck, synccheck)");
   app.add_flag("--profile", s.profile,
                "Run each benchmark's variants once after a warm-up and the "
                "correctness check, each inside a profiler label "

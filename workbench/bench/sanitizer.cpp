@@ -119,6 +119,7 @@ void BenchFindings::afterRun(const std::string &variant,
 
 void BenchFindings::applyTo(report::Benchmark &b) {
   afterRun("-", "after the checks");
+  findings_.insert(findings_.begin(), b.sanitizer.begin(), b.sanitizer.end());
   auto firstError =
       std::find_if(findings_.begin(), findings_.end(),
                    [](const report::SanitizerFinding &f) { return f.error; });
@@ -127,8 +128,11 @@ void BenchFindings::applyTo(report::Benchmark &b) {
         findings_.begin(), findings_.end(),
         [](const report::SanitizerFinding &f) { return f.error; });
     // What the row said before (INCORRECT, an ERROR of the device) stays.
+    // A row that is SANITIZER already (the worker's guard bands) is named
+    // again from all of them.
     std::string was =
-        b.status != report::BenchStatus::Ok
+        b.status != report::BenchStatus::Ok &&
+                b.status != report::BenchStatus::Sanitizer
             ? "; also " + report::statusWord(b.status) + ": " + b.reason
             : "";
     b.status = report::BenchStatus::Sanitizer;
@@ -258,10 +262,7 @@ bool Sanitizer::print(size_t maxShown) const {
               ": the run fails";
   else if (warnings)
     summary = std::to_string(warnings) + " warning(s), no errors";
-  std::printf("sanitizer: %s (Khronos validation layer: GPU-assisted "
-              "out-of-bounds checks and synchronization validation; a "
-              "guard band after every buffer)\n",
-              summary.c_str());
+  std::printf("sanitizer: %s (%s)\n", summary.c_str(), checkedBy_.c_str());
   return errors == 0;
 }
 

@@ -56,7 +56,13 @@ struct SanitizerFinding {
 
 class Sanitizer {
 public:
-  Sanitizer() : log_(std::make_shared<hal::ValidationLog>()) {}
+  /// |checkedBy| ends the summary line: what looked.
+  explicit Sanitizer(std::string checkedBy =
+                         "Khronos validation layer: GPU-assisted "
+                         "out-of-bounds checks and synchronization "
+                         "validation; a guard band after every buffer")
+      : log_(std::make_shared<hal::ValidationLog>()),
+        checkedBy_(std::move(checkedBy)) {}
 
   /// The log to give the driver (hal::DriverOptions::validationLog).
   std::shared_ptr<hal::ValidationLog> log() const { return log_; }
@@ -69,6 +75,10 @@ public:
   /// Messages not yet attributed (after a run failed, or at the end),
   /// attributed to |where|.
   void attribute(const std::string &where);
+  /// A finding of another tool (compute-sanitizer), already attributed.
+  void add(SanitizerFinding finding) {
+    findings_.push_back(std::move(finding));
+  }
 
   /// The first |maxShown| printed lines and the count of the rest.
   void printPrinted(size_t maxShown) const;
@@ -81,6 +91,7 @@ private:
   std::shared_ptr<hal::ValidationLog> log_;
   std::vector<SanitizerFinding> findings_;
   std::vector<PrintedLine> printed_;
+  std::string checkedBy_;
 };
 
 /// `bench --sanitize` for one benchmark: the layer's messages, drained after
@@ -97,10 +108,14 @@ public:
   /// attributed to |variant| run from |inputs|.
   void afterRun(const std::string &variant, const std::string &inputs,
                 const module::GuardCheck &guards = {});
-  /// Moves every finding into |b| (what is still in the log after the
-  /// checks is attributed to "after the checks"); an error makes its status
-  /// Sanitizer, naming the first, and keeps what the row said before (an
-  /// INCORRECT or ERROR reason) after it.
+  /// A finding of another tool (compute-sanitizer's, read by the parent).
+  void add(report::SanitizerFinding finding) {
+    findings_.push_back(std::move(finding));
+  }
+  /// Moves every finding into |b| after those it has (what is still in the
+  /// log after the checks is attributed to "after the checks"); an error
+  /// makes its status Sanitizer, naming the first, and keeps what the row
+  /// said before (an INCORRECT or ERROR reason) after it.
   void applyTo(report::Benchmark &b);
 
 private:

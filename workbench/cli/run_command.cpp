@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/bench/bench_settings.h"
+#include "workbench/bench/compute_sanitizer.h"
 #include "workbench/cli/command.h"
 #include "workbench/bench/device_option.h"
 #include "workbench/bench/run_declared.h"
@@ -42,6 +43,7 @@
 #include "workbench/support/interrupt_forwarder.h"
 #include "workbench/support/worker.h"
 
+#include "common/file_util.h"
 #include "common/terminal_text.h"
 #include "runtime/hal/drivers/registration.h"
 #include "runtime/module/compare.h"
@@ -455,15 +457,25 @@ void runPrintfPass(const std::string &path, const module::Module &module,
   sanitizer.printPrinted(/*maxShown=*/50);
 }
 
+/// BUILD's module file and the module in it.
+struct BuildModule {
+  std::string path;
+  module::Module module;
+};
+StatusOr<BuildModule> loadBuildModule(const std::string &build) {
+  KB_ASSIGN_OR_RETURN(std::string path, modulePath(build));
+  KB_ASSIGN_OR_RETURN(module::Module module, module::loadModuleFile(path));
+  return BuildModule{std::move(path), std::move(module)};
+}
+
 /// Loads the module, picks the function and the device, then
 /// runAndCompare.
 int runProgram(const RunFlags &flags) {
-  StatusOr<std::string> path = modulePath(flags.build);
-  if (!path.ok())
-    return fail(path.status());
-  auto module = module::loadModuleFile(*path);
-  if (!module.ok())
-    return fail(module.status());
+  StatusOr<BuildModule> loaded = loadBuildModule(flags.build);
+  if (!loaded.ok())
+    return fail(loaded.status());
+  const std::string *path = &loaded->path;
+  module::Module *module = &loaded->module;
   StatusOr<const module::Function *> chosen =
       chooseFunction(*module, *path, flags.function);
   if (!chosen.ok())
@@ -519,10 +531,9 @@ int runProgram(const RunFlags &flags) {
   return clean ? code : std::max<int>(code, kExitUserError);
 }
 
-/// The parent side: the same flags to a worker, its stdout relayed as it
-/// arrives, its death turned into an error.
-int runInWorker(const RunFlags &flags) {
-  InterruptForwarder interrupt;
+/// The worker running |flags| (under --sanitize only when |sanitize|), its
+/// stdout relayed as it arrives.
+WorkerOptions runWorkerOptions(const RunFlags &flags, bool sanitize) {
   WorkerOptions worker;
   worker.args = {
       "run",        flags.build,        "--device",
@@ -531,7 +542,7 @@ int runInWorker(const RunFlags &flags) {
     worker.args.insert(worker.args.end(), {"--function", flags.function});
   if (flags.vkValidation)
     worker.args.push_back("--vk-validation");
-  if (flags.sanitize)
+  if (sanitize)
     worker.args.push_back("--sanitize");
   worker.timeoutS = flags.timeoutS;
   worker.onStdout = [](std::string_view chunk) {
@@ -541,7 +552,13 @@ int runInWorker(const RunFlags &flags) {
   worker.onDiagnostic = [](const std::string &line) {
     std::fprintf(stderr, "%s\n", line.c_str());
   };
-  auto run = runWorker(worker);
+  return worker;
+}
+
+/// The worker's end as run's exit code: its own, or an error naming how it
+/// died (or the signal that interrupted us).
+int workerExit(const StatusOr<WorkerRun> &run, const RunFlags &flags,
+               const InterruptForwarder &interrupt) {
   if (!run.ok())
     return fail(run.status());
   if (interrupt.signal() != 0) {
@@ -565,6 +582,54 @@ int runInWorker(const RunFlags &flags) {
   return kExitUserError;
 }
 
+/// `run --sanitize` on a CUDA device: the worker runs the program (as a
+/// plain run) once under each compute-sanitizer tool; the first pass's
+/// output is the run's, every pass's report becomes findings.
+int runUnderComputeSanitizer(const RunFlags &flags) {
+  namespace fs = std::filesystem;
+  StatusOr<fs::path> tool = findComputeSanitizer();
+  if (!tool.ok())
+    return fail(tool.status());
+  StatusOr<BuildModule> loaded = loadBuildModule(flags.build);
+  if (!loaded.ok())
+    return fail(loaded.status());
+  StatusOr<TempDir> logs =
+      TempDir::create(fs::temp_directory_path(), "kb-compute-sanitizer.");
+  if (!logs.ok())
+    return fail(logs.status());
+  Sanitizer found("compute-sanitizer: memcheck, racecheck, initcheck and "
+                  "synccheck, each a run of its own");
+  InterruptForwarder interrupt;
+  int code = kExitOk;
+  for (CudaCheck check : kCudaChecks) {
+    fs::path log = logs->path() / (std::string(toolName(check)) + ".log");
+    WorkerOptions worker = runWorkerOptions(flags, /*sanitize=*/false);
+    worker.wrapper = computeSanitizerArgv(*tool, check, log, {});
+    if (check != CudaCheck::Memcheck)
+      worker.onStdout = nullptr; // the same run again: its report once
+    int passCode = workerExit(runWorker(worker), flags, interrupt);
+    if (interrupt.signal() != 0)
+      return passCode;
+    for (SanitizerFinding &f : cudaFindings(check, log, loaded->module))
+      found.add(std::move(f));
+    code = std::max(code, passCode);
+    if (passCode == kExitUnavailable)
+      break; // no CUDA device: the other tools would not run either
+  }
+  bool clean = found.print(/*maxShown=*/20);
+  return clean ? code : std::max<int>(code, kExitUserError);
+}
+
+/// The parent side: the same flags to a worker, its death turned into an
+/// error; --sanitize on a CUDA device under compute-sanitizer.
+int runInWorker(const RunFlags &flags) {
+  if (flags.sanitize && flags.device.rfind("cuda", 0) == 0)
+    return runUnderComputeSanitizer(flags);
+  InterruptForwarder interrupt;
+  return workerExit(runWorker(runWorkerOptions(flags, flags.sanitize)), flags,
+                    interrupt);
+}
+
 void addRunFlags(CLI::App &app, RunFlags &flags) {
   app.add_option("BUILD", flags.build,
                  "Build directory holding program.kbm, or a .kbm file "
@@ -585,7 +650,10 @@ void addRunFlags(CLI::App &app, RunFlags &flags) {
                "Vulkan device: out-of-bounds buffer accesses (GPU-assisted "
                "validation), synchronization hazards and, through a guard "
                "band after every buffer, writes a little past its end, each "
-               "attributed to its dispatch; any error fails the run (exit 1)");
+               "attributed to its dispatch; with --device cuda, under "
+               "compute-sanitizer (memcheck, racecheck, initcheck, "
+               "synccheck), each finding attributed to its kernel; any error "
+               "fails the run (exit 1)");
 }
 
 } // namespace

@@ -81,10 +81,15 @@ StatusOr<WorkerRun> runWorker(const WorkerOptions &options) {
   WorkerRun run;
   LineSplitter splitter(options, run);
   kb::ProcessOptions process;
-  process.argv = {selfExecutable(), "__worker"};
+  process.argv = options.wrapper;
+  process.argv.insert(process.argv.end(), {selfExecutable(), "__worker"});
   process.argv.insert(process.argv.end(), options.args.begin(),
                       options.args.end());
-  process.env = {{kParentVariable, std::to_string(::getpid())}};
+  // The worker checks that its parent is still us; under a wrapper its
+  // parent is the wrapper, which dies with us (the process group's kill).
+  process.env = {{kParentVariable, options.wrapper.empty()
+                                       ? std::to_string(::getpid())
+                                       : std::string()}};
   process.privateTmpDir = false;
   process.killGrace = std::chrono::milliseconds(200);
   if (options.timeoutS > 0)
@@ -101,7 +106,7 @@ void becomeWorker() {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The parent may have died between spawning us and the prctl above.
   const char *parent = std::getenv(kParentVariable);
-  if (parent && std::to_string(::getppid()) != parent)
+  if (parent && *parent && std::to_string(::getppid()) != parent)
     ::_exit(1);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::setvbuf(stderr, nullptr, _IONBF, 0);

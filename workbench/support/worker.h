@@ -37,6 +37,9 @@ constexpr const char *kWorkerLinePrefix = "kb-worker: ";
 struct WorkerOptions {
   /// Arguments after `kernel-bench __worker`.
   std::vector<std::string> args;
+  /// A program that runs the worker as its command, and its arguments
+  /// before the command (compute-sanitizer and its options); empty: none.
+  std::vector<std::string> wrapper;
   /// Watchdog: the worker's process group is killed after this long.
   double timeoutS = 0;
   /// Each protocol line (without the prefix) as it arrives.

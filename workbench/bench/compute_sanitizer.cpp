@@ -1,0 +1,356 @@
+//===- workbench/bench/compute_sanitizer.cpp - CUDA's checking tool -------===//
+#include "workbench/bench/compute_sanitizer.h"
+
+#include "common/file_util.h"
+#include "common/tool_search.h"
+#include "workbench/support/exit_codes.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+namespace kb::workbench {
+
+namespace fs = std::filesystem;
+
+const char *toolName(CudaCheck check) {
+  switch (check) {
+  case CudaCheck::Memcheck:
+    return "memcheck";
+  case CudaCheck::Racecheck:
+    return "racecheck";
+  case CudaCheck::Initcheck:
+    return "initcheck";
+  case CudaCheck::Synccheck:
+    return "synccheck";
+  }
+  return "memcheck";
+}
+
+StatusOr<fs::path> findComputeSanitizer() {
+  return searchTool("compute-sanitizer", {},
+                    "compute-sanitizer comes with the full CUDA toolkit "
+                    "(it is not in the driver): --sanitize on a CUDA device "
+                    "needs it on the GPU host");
+}
+
+std::vector<std::string>
+computeSanitizerArgv(const fs::path &tool, CudaCheck check,
+                     const fs::path &logFile,
+                     const std::vector<std::string> &command) {
+  std::vector<std::string> argv = {
+      tool.string(), "--tool", toolName(check), "--log-file", logFile.string(),
+      // Every record: the findings are counted and capped by us.
+      "--print-limit", "0",
+      // Nothing of the tool's decides the command's exit status.
+      "--error-exitcode", "0"};
+  if (check == CudaCheck::Memcheck)
+    argv.insert(argv.end(), {"--leak-check", "no"});
+  if (check == CudaCheck::Racecheck)
+    argv.insert(argv.end(), {"--racecheck-report", "analysis"});
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+namespace {
+
+constexpr std::string_view kPrefix = "=========";
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+/// "saxpy(int, float *)+0x1f0" or "void tile<32>(float*)" -> the name
+/// without its parameters, offset and return type.
+std::string kernelName(std::string_view symbol) {
+  if (size_t plus = symbol.rfind("+0x"); plus != std::string_view::npos)
+    symbol = symbol.substr(0, plus);
+  // The parameter list is the last top-level parenthesis group.
+  if (!symbol.empty() && symbol.back() == ')') {
+    int depth = 0;
+    for (size_t i = symbol.size(); i-- > 0;) {
+      depth += symbol[i] == ')' ? 1 : symbol[i] == '(' ? -1 : 0;
+      if (depth == 0) {
+        symbol = symbol.substr(0, i);
+        break;
+      }
+    }
+  }
+  // A return type before the name ("void saxpy") is separated by a space
+  // outside template brackets.
+  int angle = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < symbol.size(); ++i) {
+    angle += symbol[i] == '<' ? 1 : symbol[i] == '>' ? -1 : 0;
+    if (symbol[i] == ' ' && angle == 0)
+      start = i + 1;
+  }
+  return std::string(trimmed(symbol.substr(start)));
+}
+
+/// |at| starts with "at ": "at saxpy(int)+0x1f0 in saxpy.cu:12" (CUDA 12.3
+/// and later; " in file:line" only with line information) or "at 0x1a0 in
+/// /src/k.cu:25:tile(float*)" (before).
+void readLocation(std::string_view at, CudaFinding &f) {
+  std::string_view rest = trimmed(at.substr(3));
+  size_t in = rest.find(" in ");
+  std::string_view symbol =
+      in == std::string_view::npos ? rest : rest.substr(0, in);
+  std::string_view where =
+      in == std::string_view::npos ? "" : trimmed(rest.substr(in + 4));
+  if (!startsWith(symbol, "0x")) {
+    f.kernel = kernelName(symbol);
+  } else if (size_t colon = where.find(':'); colon != std::string_view::npos) {
+    // file:line:kernel(params)
+    size_t second = where.find(':', colon + 1);
+    if (second != std::string_view::npos) {
+      f.kernel = kernelName(where.substr(second + 1));
+      where = where.substr(0, second);
+    }
+  }
+  if (where.find(':') != std::string_view::npos)
+    f.line = fs::path(std::string(where)).filename().string();
+}
+
+/// Adds one indented line of the record being read.
+void addDetail(std::string_view detail, CudaFinding &f) {
+  if (startsWith(detail, "at ")) { // the record's own location
+    if (f.kernel.empty())
+      readLocation(detail, f);
+    return;
+  }
+  if (startsWith(detail, "by thread ")) {
+    f.thread = std::string(detail.substr(3));
+    return;
+  }
+  // racecheck's other accesses: "and Read access at ...", "Write Thread
+  // (23,0,0) at ..." (the hazard report).
+  size_t at = detail.find(" at ");
+  if (f.kernel.empty() && at != std::string_view::npos &&
+      (startsWith(detail, "and ") ||
+       detail.find("Thread (") != std::string_view::npos))
+    readLocation(detail.substr(at + 1), f);
+  f.message += "; " + std::string(detail);
+}
+
+/// A new record from its first line; racecheck's names its first access
+/// there ("Error: Race reported between Write access at k()+0xf0 in ...").
+CudaFinding startRecord(std::string_view content) {
+  CudaFinding f;
+  // An API error is the program's (our runtime checks every driver call
+  // and reports it); a kernel fault also has a record of its own.
+  f.error = !startsWith(content, "Warning") && !startsWith(content, "WARN") &&
+            !startsWith(content, "Program hit ");
+  f.message = std::string(content);
+  if (size_t access = content.find(" access at ");
+      access != std::string_view::npos)
+    readLocation(content.substr(access + 8), f);
+  return f;
+}
+
+/// The count in "ERROR SUMMARY: 3 errors" (memcheck, initcheck, synccheck;
+/// only the first such line: a second counts the unprinted ones) or
+/// "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)".
+bool readSummary(std::string_view line, CudaSanitizerLog &log) {
+  if (startsWith(line, "ERROR SUMMARY:")) {
+    if (log.errorSummary < 0)
+      log.errorSummary =
+          std::strtol(std::string(line.substr(14)).c_str(), nullptr, 10);
+    return true;
+  }
+  if (startsWith(line, "RACECHECK SUMMARY:")) {
+    size_t open = line.find('(');
+    if (open != std::string_view::npos && log.errorSummary < 0)
+      log.errorSummary =
+          std::strtol(std::string(line.substr(open + 1)).c_str(), nullptr, 10);
+    return true;
+  }
+  return startsWith(line, "COMPUTE-SANITIZER") ||
+         startsWith(line, "LEAK SUMMARY:") ||
+         startsWith(line, "Target application returned") ||
+         startsWith(line, "Error: process didn't terminate");
+}
+
+} // namespace
+
+CudaSanitizerLog parseComputeSanitizerLog(std::string_view text) {
+  CudaSanitizerLog log;
+  bool inBacktrace = false;
+  std::istringstream in{std::string(text)};
+  for (std::string raw; std::getline(in, raw);) {
+    std::string_view line = raw;
+    if (!startsWith(line, kPrefix))
+      continue; // the program's own output
+    line.remove_prefix(kPrefix.size());
+    std::string_view content = trimmed(line);
+    bool detail = startsWith(line, "  "); // indented under its record
+    if (content.empty() || readSummary(content, log)) {
+      inBacktrace = false; // "=========" alone ends a record
+      continue;
+    }
+    if (!detail) {
+      inBacktrace = false;
+      log.findings.push_back(startRecord(content));
+      continue;
+    }
+    // Host and device frames say where the launch came from, not what the
+    // kernel did: the record's own "at" line has that.
+    if (startsWith(content, "Saved host backtrace") ||
+        startsWith(content, "Host Frame") ||
+        startsWith(content, "Device Frame"))
+      inBacktrace = true;
+    if (inBacktrace || log.findings.empty())
+      continue;
+    addDetail(content, log.findings.back());
+  }
+  return log;
+}
+
+namespace {
+
+/// |entry| demangled ("_Z5saxpyiPf" -> "saxpy"), as kernelName reduces it.
+std::string demangledName(const std::string &entry) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void *)> demangled(
+      abi::__cxa_demangle(entry.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && demangled ? kernelName(demangled.get()) : entry;
+}
+
+} // namespace
+
+std::optional<CudaKernelOwner> findCudaKernel(const module::Module &module,
+                                              const std::string &kernel) {
+  for (const module::Executable &exe : module.executables)
+    for (const module::Variant &v : exe.variants) {
+      if (v.format != hal::ExecutableFormat::Ptx)
+        continue;
+      for (size_t i = 0; i < v.exports.size(); ++i)
+        if (v.exports[i].entry == kernel ||
+            demangledName(v.exports[i].entry) == kernel)
+          return CudaKernelOwner{exe.name, i, v.role};
+    }
+  return std::nullopt;
+}
+
+std::string attributeCudaKernel(const module::Module &module,
+                                const std::string &kernel) {
+  if (std::optional<CudaKernelOwner> owner = findCudaKernel(module, kernel))
+    return "`" + owner->executable + "` export " +
+           std::to_string(owner->exportIndex) +
+           (owner->role == module::VariantRole::Candidate
+                ? ", the handwritten kernel"
+                : ", the reference kernel");
+  return kernel.empty() ? std::string("no kernel named")
+                        : "kernel `" + kernel + "`";
+}
+
+namespace {
+
+/// The log's records, and a record of its own for a log that is missing,
+/// unfinished or short of what its summary counts.
+std::vector<CudaFinding> readCudaLog(CudaCheck check, const fs::path &log) {
+  StatusOr<std::string> text = readFile(log);
+  if (!text.ok())
+    return {{true, "", "", "",
+             "compute-sanitizer wrote no report (" + text.status().message() +
+                 "): the pass did not run"}};
+  CudaSanitizerLog parsed = parseComputeSanitizerLog(*text);
+  long errors = 0;
+  for (const CudaFinding &f : parsed.findings)
+    errors += f.error;
+  if (parsed.errorSummary < 0)
+    parsed.findings.push_back(
+        {true, "", "", "",
+         "the report has no ERROR SUMMARY: the tool or the program under it "
+         "did not finish (" +
+             log.filename().string() + ")"});
+  else if (parsed.errorSummary > errors)
+    parsed.findings.push_back(
+        {true, "", "", "",
+         "the tool counted " + std::to_string(parsed.errorSummary) +
+             " error(s), " + std::to_string(errors) +
+             " of them in records read here; run compute-sanitizer --tool " +
+             toolName(check) + " on the worker to see the rest"});
+  return parsed.findings;
+}
+
+/// ", copy.cu:7, thread (0,0,0) in block (1,0,0)" as far as |f| says.
+std::string lineAndThread(const CudaFinding &f) {
+  return (f.line.empty() ? "" : ", " + f.line) +
+         (f.thread.empty() ? "" : ", " + f.thread);
+}
+
+} // namespace
+
+std::vector<SanitizerFinding> cudaFindings(CudaCheck check, const fs::path &log,
+                                           const module::Module &module) {
+  std::vector<SanitizerFinding> findings;
+  for (const CudaFinding &f : readCudaLog(check, log)) {
+    std::string where = toolName(check);
+    if (!f.kernel.empty())
+      where += ", " + attributeCudaKernel(module, f.kernel);
+    findings.push_back({where + lineAndThread(f), f.error, f.message});
+  }
+  return findings;
+}
+
+std::vector<report::SanitizerFinding>
+cudaBenchFindings(CudaCheck check, const fs::path &log,
+                  const module::Module &module) {
+  std::vector<report::SanitizerFinding> findings;
+  for (const CudaFinding &f : readCudaLog(check, log)) {
+    std::optional<CudaKernelOwner> owner = findCudaKernel(module, f.kernel);
+    std::string variant = !owner ? "-"
+                          : owner->role == module::VariantRole::Candidate
+                              ? "candidate"
+                              : "reference";
+    std::string where = toolName(check);
+    if (!owner && !f.kernel.empty())
+      where += ", kernel `" + f.kernel + "`";
+    findings.push_back({variant, "every input set", f.error,
+                        where + lineAndThread(f) + ": " + f.message});
+  }
+  return findings;
+}
+
+StatusOr<int> sanitizeBenchmarkOnCuda(const std::string &modulePath,
+                                      report::BenchReport &run,
+                                      const SanitizerPass &runPass) {
+  KB_ASSIGN_OR_RETURN(fs::path tool, findComputeSanitizer());
+  KB_ASSIGN_OR_RETURN(module::Module module,
+                      module::loadModuleFile(modulePath));
+  KB_ASSIGN_OR_RETURN(TempDir logs, TempDir::create(fs::temp_directory_path(),
+                                                    "kb-compute-sanitizer."));
+  BenchFindings found;
+  size_t rowsBefore = run.benchmarks.size();
+  int code = 0;
+  for (CudaCheck check : kCudaChecks) {
+    fs::path log = logs.path() / (std::string(toolName(check)) + ".log");
+    std::vector<std::string> wrapper =
+        computeSanitizerArgv(tool, check, log, {});
+    report::BenchReport scratch; // the same check again: its row once
+    int passCode =
+        runPass(wrapper, check == CudaCheck::Memcheck ? run : scratch);
+    if (check == CudaCheck::Memcheck)
+      code = passCode;
+    for (report::SanitizerFinding &f : cudaBenchFindings(check, log, module))
+      found.add(std::move(f));
+    if (passCode == kExitUnavailable)
+      break; // no CUDA device: the other tools would not run either
+  }
+  if (run.benchmarks.size() > rowsBefore)
+    found.applyTo(run.benchmarks.back());
+  return code;
+}
+
+} // namespace kb::workbench
