@@ -424,19 +424,24 @@ const SpirvEntryPoint *resolveSpirvEntry(const SpirvModule &spirv,
   return entry;
 }
 
-// Bindings: set 0, binding i, storage buffer; nothing else bound.
+// Bindings: set 0, binding i, storage buffer; nothing else bound but the
+// uniform block of constants.
 void checkSpirvBindings(const SpirvModule &spirv, const KernelAbi &abi,
                         std::vector<AbiMismatch> &out,
                         std::vector<AbiMismatch> *notes) {
+  // Uniform buffers hold constants: checkSpirvUniformBlocks judges them.
+  auto isUniform = [](const SpirvResource &r) {
+    return r.kind == SpirvResource::Kind::UniformBuffer;
+  };
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     std::vector<const SpirvResource *> declared;
     for (const SpirvResource &r : spirv.resources)
-      if (r.set == 0 && r.binding == i)
+      if (r.set == 0 && r.binding == i && !isUniform(r))
         declared.push_back(&r);
     checkBinding(declared, abi, i, out, notes);
   }
   for (const SpirvResource &r : spirv.resources) {
-    if (r.set == 0 && r.binding < abi.bindings.size())
+    if ((r.set == 0 && r.binding < abi.bindings.size()) || isUniform(r))
       continue;
     out.push_back(
         {"unexpected resource at set " + std::to_string(r.set) + " binding " +
@@ -452,8 +457,7 @@ void checkSpirvBindings(const SpirvModule &spirv, const KernelAbi &abi,
 // One push-constant member against constant `i` of the ABI: offset, size and
 // scalar kind must match; a signedness difference alone is only a note, since
 // the bits read the same.
-void checkPushConstantMember(const SpirvPushConstantBlock &pc,
-                             const KernelAbi &abi,
+void checkPushConstantMember(const SpirvBlockLayout &pc, const KernelAbi &abi,
                              const std::vector<ParamSlot> &layout, size_t i,
                              std::vector<AbiMismatch> &out,
                              std::vector<AbiMismatch> *notes) {
@@ -483,8 +487,7 @@ void checkPushConstantMember(const SpirvPushConstantBlock &pc,
 }
 
 // The ABI's constants against a push-constant block the module declares.
-void checkPushConstantBlock(const SpirvPushConstantBlock &pc,
-                            const KernelAbi &abi,
+void checkPushConstantBlock(const SpirvBlockLayout &pc, const KernelAbi &abi,
                             const std::vector<ParamSlot> &layout,
                             std::vector<AbiMismatch> &out,
                             std::vector<AbiMismatch> *notes) {
@@ -523,6 +526,172 @@ void checkSpirvPushConstants(const SpirvModule &spirv, const KernelAbi &abi,
   } else if (!layout.empty()) {
     checkPushConstantBlock(*spirv.pushConstants, abi, layout, out, notes);
   }
+}
+
+// The uniform buffers |spirv| declares, in module order.
+std::vector<const SpirvResource *> uniformBlocks(const SpirvModule &spirv) {
+  std::vector<const SpirvResource *> blocks;
+  for (const SpirvResource &r : spirv.resources)
+    if (r.kind == SpirvResource::Kind::UniformBuffer)
+      blocks.push_back(&r);
+  return blocks;
+}
+
+// "uniform block `Params` at set 0 binding 2".
+std::string describeUniformBlock(const SpirvResource &r) {
+  std::string name = !r.blockName.empty() ? r.blockName : r.name;
+  return "uniform block" + (name.empty() ? "" : " `" + name + "`") +
+         " at set " + std::to_string(r.set) + " binding " +
+         std::to_string(r.binding);
+}
+
+// "`float alpha; uint n;`": the members a uniform block of |abi|'s
+// constants declares, for the fix in a message.
+std::string glslMembers(const KernelAbi &abi) {
+  std::string text;
+  for (size_t i = 0; i < abi.constants.size(); ++i) {
+    static const char *kGlsl[] = {"int",     "uint",     "float",
+                                  "int64_t", "uint64_t", "double"};
+    const Constant &c = abi.constants[i];
+    text += std::string(i ? " " : "") + kGlsl[static_cast<int>(c.type)] + " " +
+            (c.name.empty() ? "c" + std::to_string(i) : c.name) + ";";
+  }
+  return "`" + text + "`";
+}
+
+// Where the block may sit: set 0, not an array, a binding after the
+// storage buffers (binding i is always storage buffer i: the runtime binds
+// one there even where the shader leaves a gap). False when it may not.
+bool checkUniformBlockPlace(const SpirvResource &ubo, const KernelAbi &abi,
+                            std::vector<AbiMismatch> &out) {
+  std::string where = describeUniformBlock(ubo);
+  std::string after = std::to_string(abi.bindings.size());
+  if (ubo.set != 0)
+    out.push_back({where +
+                   ": expected set 0, the ABI's only descriptor set, "
+                   "found set " +
+                   std::to_string(ubo.set) +
+                   "; declare it `layout(set = 0, binding = " + after + ")`"});
+  else if (ubo.binding < abi.bindings.size())
+    out.push_back(
+        {where + ": expected a binding after the storage buffers (" + after +
+         " or higher), found " + describeBinding(abi, ubo.binding) +
+         "'s binding; declare the block `layout(set = 0, binding = " + after +
+         ")` (or, if it holds that binding's data, declare "
+         "it `buffer`, not `uniform`)"});
+  else if (!ubo.uniformBlock)
+    out.push_back({where + ": expected one block of constants, found an "
+                           "array of blocks; declare a single block"});
+  else
+    return true;
+  return false;
+}
+
+// Member |i| of uniform block |ubo| against constant |i|: a scalar of the
+// constant's size and kind (signedness alone is a note), at the offset the
+// module's layout records when it records one.
+void checkUniformMember(const SpirvResource &ubo, const KernelAbi &abi,
+                        size_t i, std::vector<AbiMismatch> &out,
+                        std::vector<AbiMismatch> *notes) {
+  const SpirvBlockLayout &block = *ubo.uniformBlock;
+  std::string member =
+      describeUniformBlock(ubo) + ", member " + std::to_string(i) +
+      (block.memberNames[i].empty() ? "" : " (`" + block.memberNames[i] + "`)");
+  ScalarType want = abi.constants[i].type;
+  std::string constant = describeConstant(abi, i);
+  if (!block.memberShapes[i].empty()) {
+    out.push_back({member + ": expected a scalar for " + constant + ", found " +
+                   block.memberShapes[i] +
+                   "; the ABI fills one scalar member per constant: declare "
+                   "the block as " +
+                   glslMembers(abi)});
+    return;
+  }
+  const std::string &found = block.memberTypes[i];
+  if (block.memberSizes[i] != byteSize(want) ||
+      (found[0] == 'f') != isFloat(want)) {
+    out.push_back({member + ": expected " + toString(want) + " (" +
+                   std::to_string(byteSize(want)) + " bytes) for " + constant +
+                   ", found " + found});
+    return;
+  }
+  if (notes && !isFloat(want) && found[0] != toString(want)[0])
+    notes->push_back({member + ": signedness differs: expected " +
+                      toString(want) + " for " + constant + ", found " +
+                      found});
+  const UniformConstants *layout =
+      abi.uniformConstants ? &*abi.uniformConstants : nullptr;
+  if (layout && i < layout->offsets.size() &&
+      layout->offsets[i] != block.memberOffsets[i])
+    out.push_back({member + ": the module's layout packs " + constant +
+                   " at offset " + std::to_string(layout->offsets[i]) +
+                   ", but the block has it at offset " +
+                   std::to_string(block.memberOffsets[i])});
+}
+
+// The one uniform block against the constants: one scalar member per
+// constant, in order; the layout the module records (binding, size) agrees.
+void checkUniformBlock(const SpirvResource &ubo, const KernelAbi &abi,
+                       std::vector<AbiMismatch> &out,
+                       std::vector<AbiMismatch> *notes) {
+  if (!checkUniformBlockPlace(ubo, abi, out))
+    return;
+  const SpirvBlockLayout &block = *ubo.uniformBlock;
+  std::string where = describeUniformBlock(ubo);
+  size_t members = block.memberOffsets.size();
+  if (members != abi.constants.size())
+    out.push_back({where + ": expected " +
+                   std::to_string(abi.constants.size()) +
+                   " members, one per constant (" + glslMembers(abi) +
+                   "), found " + std::to_string(members)});
+  for (size_t i = 0; i < std::min(members, abi.constants.size()); ++i)
+    checkUniformMember(ubo, abi, i, out, notes);
+  const UniformConstants *layout =
+      abi.uniformConstants ? &*abi.uniformConstants : nullptr;
+  if (!layout)
+    out.push_back({where + ": the module's layout passes the constants as "
+                           "push constants, but the kernel declares them in "
+                           "this uniform block; rebuild the module with this "
+                           "kernel-bench, which records the block"});
+  else if (layout->binding != ubo.binding || layout->size != block.size)
+    out.push_back({where + " (" + std::to_string(block.size) +
+                   " bytes): the module's layout expects the block at "
+                   "binding " +
+                   std::to_string(layout->binding) + " (" +
+                   std::to_string(layout->size) + " bytes)"});
+}
+
+// Constants in a uniform block: exactly one block of scalars, and no
+// push-constant block beside it.
+void checkSpirvUniformBlocks(const SpirvModule &spirv, const KernelAbi &abi,
+                             std::vector<AbiMismatch> &out,
+                             std::vector<AbiMismatch> *notes) {
+  std::vector<const SpirvResource *> blocks = uniformBlocks(spirv);
+  if (blocks.empty()) {
+    out.push_back({"constants: the module's layout expects a " +
+                   describeUniformConstants(abi) + ", found no uniform block"});
+    return;
+  }
+  if (blocks.size() > 1) {
+    std::string found;
+    for (const SpirvResource *r : blocks)
+      found += (found.empty() ? "" : ", ") + describeUniformBlock(*r);
+    out.push_back({"constants: expected at most one uniform block, which "
+                   "holds the constants, found " +
+                   std::to_string(blocks.size()) + " (" + found +
+                   "); declare every constant in one block, and data that "
+                   "is not a constant as a `buffer` binding"});
+    return;
+  }
+  if (spirv.pushConstants && !spirv.pushConstants->memberOffsets.empty()) {
+    out.push_back({describeUniformBlock(*blocks[0]) +
+                   ": expected the constants in one block, found this "
+                   "uniform block and a push-constant block of " +
+                   std::to_string(spirv.pushConstants->size) +
+                   " bytes; declare every constant in one of them"});
+    return;
+  }
+  checkUniformBlock(*blocks[0], abi, out, notes);
 }
 
 // Names the workgroup-size dimensions that come from specialization
@@ -573,9 +742,20 @@ std::vector<AbiMismatch> checkSpirvAbi(const SpirvModule &spirv,
   if (!entry)
     return out;
   checkSpirvBindings(spirv, abi, out, notes);
-  checkSpirvPushConstants(spirv, abi, out, notes);
+  if (uniformBlocks(spirv).empty() && !abi.uniformConstants)
+    checkSpirvPushConstants(spirv, abi, out, notes);
+  else
+    checkSpirvUniformBlocks(spirv, abi, out, notes);
   checkSpirvWorkgroupSize(*entry, abi, out);
   return out;
+}
+
+std::optional<UniformConstants> uniformConstantsOf(const SpirvModule &spirv) {
+  std::vector<const SpirvResource *> blocks = uniformBlocks(spirv);
+  if (blocks.size() != 1 || !blocks[0]->uniformBlock)
+    return std::nullopt;
+  const SpirvBlockLayout &block = *blocks[0]->uniformBlock;
+  return UniformConstants{blocks[0]->binding, block.memberOffsets, block.size};
 }
 
 std::string formatMismatches(const std::vector<AbiMismatch> &mismatches) {

@@ -12,6 +12,7 @@
 #include "common/ptx_reader.h"
 #include "common/spirv_reader.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,9 +79,25 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
 /// against the constants, workgroup size. Empty = fits. Differences that
 /// fit but deserve a word (signedness: `int` for a u32) go to |notes| when
 /// given.
+///
+/// Constants come in a push-constant block, or, when |abi| has
+/// uniformConstants, in one uniform block of scalars (std140): set 0, a
+/// binding after the storage buffers, one scalar member per constant in
+/// order, at the offsets and binding |abi| records. A uniform block the
+/// ABI cannot fill (a vector, matrix, array or struct member, several
+/// blocks, a block beside push constants, a binding of a storage buffer)
+/// is a mismatch that says what to declare instead.
 std::vector<AbiMismatch>
 checkSpirvAbi(const SpirvModule &spirv, const KernelAbi &abi,
               std::vector<AbiMismatch> *notes = nullptr);
+
+/// The uniform block |spirv| declares its constants in: the binding and
+/// the members' offsets and size, as KernelAbi::uniformConstants records
+/// them; nullopt when it declares no uniform buffer, or more than one, or
+/// an array of blocks (checkSpirvAbi says what is wrong then). Whoever makes
+/// a variant of a SPIR-V kernel sets its ABI's uniformConstants from this
+/// before checkSpirvAbi: the block is the kernel's choice, not kernel.toml's.
+std::optional<UniformConstants> uniformConstantsOf(const SpirvModule &spirv);
 
 /// Joins mismatches one per line, for Status messages.
 std::string formatMismatches(const std::vector<AbiMismatch> &mismatches);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace kb {
 namespace {
@@ -362,16 +363,198 @@ TEST(SpirvAbi, MixedWidthPushConstantsAndAUniformBuffer) {
                    {"d", ScalarType::F64}};
   abi.workgroupSize = {8, 4, 2};
   EXPECT_EQ(pushConstantSize(abi), 24u);
+  // The uniform block beside the push constants is refused as such.
   EXPECT_EQ(
       messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi)),
-      Messages{"unexpected resource at set 1 binding 2: the ABI declares "
-               "1 bindings, at set 0 bindings 0..0"});
+      Messages{"uniform block `Params` at set 1 binding 2: expected the "
+               "constants in one block, found this uniform block and a "
+               "push-constant block of 24 bytes; declare every constant in "
+               "one of them"});
+  SpirvModule withoutBlock = spirvFixture("push_constants_vk12.spv");
+  withoutBlock.resources.pop_back();
+  EXPECT_EQ(messages(checkSpirvAbi(withoutBlock, abi)), Messages{});
   abi.constants[3].type = ScalarType::I64;
-  EXPECT_EQ(
-      messages(checkSpirvAbi(spirvFixture("push_constants_vk12.spv"), abi))
-          .at(1),
-      "constant 3 (`d`) (push-constant member 3): scalar-kind mismatch: "
-      "expected offset 16, 8 bytes i64, found offset 16, 8 bytes f64");
+  EXPECT_EQ(messages(checkSpirvAbi(withoutBlock, abi)),
+            Messages{"constant 3 (`d`) (push-constant member 3): "
+                     "scalar-kind mismatch: expected offset 16, 8 bytes i64, "
+                     "found offset 16, 8 bytes f64"});
+}
+
+/// The ABI of uniform_params.comp: one storage buffer, then i32, f32, i64
+/// and f64 constants in a uniform block at binding 2.
+KernelAbi uniformParamsAbi() {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"r", ElementType::F64, Access::WriteOnly}};
+  abi.constants = {{"i", ScalarType::I32},
+                   {"f", ScalarType::F32},
+                   {"l", ScalarType::I64},
+                   {"d", ScalarType::F64}};
+  abi.workgroupSize = {64, 1, 1};
+  return abi;
+}
+
+// A uniform block of scalars is the constants: its binding, std140 offsets
+// (an explicit offset included) and size come from the SPIR-V, and the
+// members are checked against the constants like push-constant members.
+TEST(SpirvAbi, AUniformBlockOfScalarsHoldsTheConstants) {
+  SpirvModule spirv = spirvFixture("uniform_params_vk12.spv");
+  std::optional<UniformConstants> block = uniformConstantsOf(spirv);
+  ASSERT_TRUE(block);
+  EXPECT_EQ(block->binding, 2u);
+  EXPECT_EQ(block->offsets, (std::vector<uint32_t>{0, 16, 24, 32}));
+  EXPECT_EQ(block->size, 40u);
+  KernelAbi abi = uniformParamsAbi();
+  abi.uniformConstants = block;
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)), Messages{});
+  // Binding 1, between the storage buffer and the block, is free; a
+  // second storage buffer there still fits.
+  abi.bindings.push_back({"unused", ElementType::F32, Access::ReadOnly});
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)), Messages{});
+
+  abi = uniformParamsAbi();
+  abi.uniformConstants = block;
+  abi.constants[1].type = ScalarType::I32;
+  abi.constants[3].type = ScalarType::F32;
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            (Messages{"uniform block `Params` at set 0 binding 2, member 1 "
+                      "(`f`): expected i32 (4 bytes) for constant 1 (`f`), "
+                      "found f32",
+                      "uniform block `Params` at set 0 binding 2, member 3 "
+                      "(`d`): expected f32 (4 bytes) for constant 3 (`d`), "
+                      "found f64"}));
+  abi = uniformParamsAbi();
+  abi.uniformConstants = block;
+  abi.constants[0].type = ScalarType::U32;
+  std::vector<AbiMismatch> notes;
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi, &notes)), Messages{});
+  EXPECT_EQ(messages(notes),
+            Messages{"uniform block `Params` at set 0 binding 2, member 0 "
+                     "(`i`): signedness differs: expected u32 for constant 0 "
+                     "(`i`), found i32"});
+  abi.constants.pop_back();
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            Messages{"uniform block `Params` at set 0 binding 2: expected 3 "
+                     "members, one per constant (`uint i; float f; int64_t "
+                     "l;`), found 4"});
+}
+
+// The block may not take a storage buffer's binding: binding i is always
+// storage buffer i, which the runtime binds even where the shader leaves a
+// gap.
+TEST(SpirvAbi, AUniformBlockAtAStorageBuffersBindingIsRefused) {
+  SpirvModule spirv = spirvFixture("uniform_params_vk12.spv");
+  KernelAbi abi = uniformParamsAbi();
+  abi.uniformConstants = uniformConstantsOf(spirv);
+  abi.bindings.push_back({"a", ElementType::F32, Access::ReadOnly});
+  abi.bindings.push_back({"b", ElementType::F32, Access::ReadOnly});
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            Messages{"uniform block `Params` at set 0 binding 2: expected a "
+                     "binding after the storage buffers (3 or higher), found "
+                     "binding 2 (`b`)'s binding; declare the block "
+                     "`layout(set = 0, binding = 3)` (or, if it holds that "
+                     "binding's data, declare it `buffer`, not `uniform`)"});
+  // Outside set 0 (push_constants.comp's block, push constants removed).
+  SpirvModule other = spirvFixture("push_constants_vk12.spv");
+  other.pushConstants.reset();
+  abi = uniformParamsAbi();
+  abi.uniformConstants = uniformConstantsOf(other);
+  EXPECT_EQ(messages(checkSpirvAbi(other, abi)).at(0),
+            "uniform block `Params` at set 1 binding 2: expected set 0, the "
+            "ABI's only descriptor set, found set 1; declare it "
+            "`layout(set = 0, binding = 1)`");
+}
+
+// Each member that is not a scalar is refused with the block the ABI
+// would fill.
+TEST(SpirvAbi, AUniformBlockWithAggregateMembersIsRefused) {
+  SpirvModule spirv = spirvFixture("uniform_aggregates_vk12.spv");
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"r", ElementType::F32, Access::WriteOnly}};
+  abi.constants = {{"scale", ScalarType::F32},
+                   {"angle", ScalarType::F32},
+                   {"weight", ScalarType::F32},
+                   {"n", ScalarType::U32}};
+  abi.workgroupSize = {64, 1, 1};
+  abi.uniformConstants = uniformConstantsOf(spirv);
+  ASSERT_TRUE(abi.uniformConstants);
+  const std::string fix = "; the ABI fills one scalar member per constant: "
+                          "declare the block as `float scale; float angle; "
+                          "float weight; uint n;`";
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            (Messages{"uniform block `Params` at set 0 binding 1, member 0 "
+                      "(`scale`): expected a scalar for constant 0 "
+                      "(`scale`), found a vector" +
+                          fix,
+                      "uniform block `Params` at set 0 binding 1, member 1 "
+                      "(`rotation`): expected a scalar for constant 1 "
+                      "(`angle`), found a matrix" +
+                          fix,
+                      "uniform block `Params` at set 0 binding 1, member 2 "
+                      "(`weights`): expected a scalar for constant 2 "
+                      "(`weight`), found an array" +
+                          fix,
+                      "uniform block `Params` at set 0 binding 1, member 3 "
+                      "(`range`): expected a scalar for constant 3 (`n`), "
+                      "found a struct" +
+                          fix}));
+}
+
+TEST(SpirvAbi, TwoUniformBlocksOrABlockBesidePushConstantsAreRefused) {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"r", ElementType::F32, Access::WriteOnly}};
+  abi.constants = {{"scale", ScalarType::F32}, {"bias", ScalarType::F32}};
+  abi.workgroupSize = {64, 1, 1};
+  SpirvModule two = spirvFixture("uniform_two_blocks_vk12.spv");
+  EXPECT_FALSE(uniformConstantsOf(two)); // which one would it be?
+  EXPECT_EQ(messages(checkSpirvAbi(two, abi)),
+            Messages{"constants: expected at most one uniform block, which "
+                     "holds the constants, found 2 (uniform block `Scale` at "
+                     "set 0 binding 1, uniform block `Bias` at set 0 binding "
+                     "2); declare every constant in one block, and data that "
+                     "is not a constant as a `buffer` binding"});
+  abi.constants[1].type = ScalarType::U32;
+  SpirvModule both = spirvFixture("uniform_and_push_vk12.spv");
+  abi.uniformConstants = uniformConstantsOf(both);
+  EXPECT_EQ(messages(checkSpirvAbi(both, abi)),
+            Messages{"uniform block `Scale` at set 0 binding 1: expected the "
+                     "constants in one block, found this uniform block and a "
+                     "push-constant block of 4 bytes; declare every constant "
+                     "in one of them"});
+}
+
+// The runtime checks a module against the layout its .kbm records: a
+// block the layout does not record (push constants), or records elsewhere,
+// is refused before any pipeline exists.
+TEST(SpirvAbi, TheRecordedLayoutMustMatchTheBlock) {
+  SpirvModule spirv = spirvFixture("uniform_params_vk12.spv");
+  KernelAbi abi = uniformParamsAbi();
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            Messages{"uniform block `Params` at set 0 binding 2: the "
+                     "module's layout passes the constants as push "
+                     "constants, but the kernel declares them in this "
+                     "uniform block; rebuild the module with this "
+                     "kernel-bench, which records the block"});
+  abi.uniformConstants = uniformConstantsOf(spirv);
+  abi.uniformConstants->binding = 3;
+  abi.uniformConstants->offsets[1] = 4;
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            (Messages{"uniform block `Params` at set 0 binding 2, member 1 "
+                      "(`f`): the module's layout packs constant 1 (`f`) at "
+                      "offset 4, but the block has it at offset 16",
+                      "uniform block `Params` at set 0 binding 2 (40 bytes): "
+                      "the module's layout expects the block at binding 3 "
+                      "(40 bytes)"}));
+  // A layout with a block the module does not declare.
+  SpirvModule pushOnly = spirvFixture("saxpy_vk11.spv");
+  KernelAbi saxpy = saxpyAbi({64, 1, 1});
+  saxpy.uniformConstants = UniformConstants{2, {0, 4}, 8};
+  EXPECT_EQ(messages(checkSpirvAbi(pushOnly, saxpy)),
+            Messages{"constants: the module's layout expects a uniform "
+                     "buffer at set 0 binding 2 (std140 offsets 0, 4; 8 "
+                     "bytes), found no uniform block"});
 }
 
 TEST(SpirvAbi, WorkgroupSizeNamesItsEncoding) {

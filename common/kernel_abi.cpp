@@ -1,6 +1,8 @@
 //===- common/kernel_abi.cpp - The kernel ABI model -----------------------===//
 #include "common/kernel_abi.h"
 
+#include <algorithm>
+
 namespace kb {
 namespace {
 struct ElementName {
@@ -158,6 +160,38 @@ uint32_t pushConstantSize(const KernelAbi &abi) {
   if (slots.empty())
     return 0;
   return slots.back().offset + slots.back().size;
+}
+
+std::vector<uint8_t> packUniformConstants(const KernelAbi &abi,
+                                          const std::vector<uint8_t> &packed) {
+  if (!abi.uniformConstants || packed.size() != pushConstantSize(abi))
+    return {};
+  const UniformConstants &block = *abi.uniformConstants;
+  std::vector<ParamSlot> from = pushConstantLayout(abi);
+  if (block.offsets.size() != from.size())
+    return {};
+  // A zero-sized range cannot be bound: an empty block still gets a word.
+  std::vector<uint8_t> bytes(std::max<uint32_t>(block.size, 4), 0);
+  for (size_t i = 0; i < from.size(); ++i) {
+    uint64_t end = uint64_t{block.offsets[i]} + from[i].size;
+    if (end > bytes.size())
+      return {};
+    std::copy_n(packed.begin() + from[i].offset, from[i].size,
+                bytes.begin() + block.offsets[i]);
+  }
+  return bytes;
+}
+
+std::string describeUniformConstants(const KernelAbi &abi) {
+  if (!abi.uniformConstants)
+    return "";
+  const UniformConstants &block = *abi.uniformConstants;
+  std::string offsets;
+  for (uint32_t offset : block.offsets)
+    offsets += (offsets.empty() ? "" : ", ") + std::to_string(offset);
+  return "uniform buffer at set 0 binding " + std::to_string(block.binding) +
+         " (std140 offsets " + (offsets.empty() ? "none" : offsets) + "; " +
+         std::to_string(block.size) + " bytes)";
 }
 
 std::optional<std::array<uint32_t, 3>>

@@ -9,7 +9,8 @@
 //    Vulkan: descriptor set 0, binding i, storage buffer.
 //  * Constants: ordered scalars after the bindings; 32-bit (i32/u32/f32, as in
 //    IREE) and 64-bit (i64/u64/f64) naturally aligned.
-//    CUDA: the next kernel parameters. Vulkan: one push-constant block.
+//    CUDA: the next kernel parameters. Vulkan: one push-constant block, or
+//    (a handwritten kernel's choice) one uniform block of scalars.
 //  * Workgroup size: CUDA block dims; SPIR-V LocalSize/LocalSizeId/builtin.
 //  * Dynamic shared memory in bytes.
 //  * A required subgroup size and SPIR-V specialization constants.
@@ -89,6 +90,27 @@ struct SpecializationValue {
   uint64_t bits = 0;
 };
 
+/// Vulkan: constants a kernel takes from a uniform buffer instead of push
+/// constants (GLSL `layout(set = 0, binding = K) uniform Params { float
+/// deltaT; uint n; }`, as most Vulkan samples pass parameters). The block is
+/// the module's own, so these numbers come from its SPIR-V: |binding| K
+/// (after the storage buffers, never one of theirs), one std140 |offsets|
+/// entry per constant (the members' Offset decorations, in constant order)
+/// and |size|, the bytes the block spans. The runtime packs a dispatch's
+/// constants at these offsets into a small host-visible buffer bound there.
+struct UniformConstants {
+  uint32_t binding = 0;
+  std::vector<uint32_t> offsets;
+  uint32_t size = 0;
+  bool operator==(const UniformConstants &other) const {
+    return binding == other.binding && offsets == other.offsets &&
+           size == other.size;
+  }
+  bool operator!=(const UniformConstants &other) const {
+    return !(*this == other);
+  }
+};
+
 /// The declared interface of one kernel entry point.
 struct KernelAbi {
   std::string entry;
@@ -114,6 +136,10 @@ struct KernelAbi {
   /// whose bindings are (in, out). Empty: the bindings, then the constants.
   /// Vulkan binds by binding number and push-constant offset, not order.
   std::vector<uint32_t> parameterOrder;
+  /// Vulkan: the constants come in a uniform buffer (a handwritten GLSL
+  /// kernel's choice, read from its SPIR-V); absent: one push-constant block
+  /// (kb::pushConstantLayout), which generated kernels always use.
+  std::optional<UniformConstants> uniformConstants;
 };
 
 /// The ABI slot of each kernel parameter, in parameter order: |abi|'s
@@ -153,6 +179,19 @@ std::vector<ParamSlot> pushConstantLayout(const KernelAbi &abi);
 
 /// Total size of the push-constant block in bytes (0 when no constants).
 uint32_t pushConstantSize(const KernelAbi &abi);
+
+/// The bytes of |abi|'s uniform block (abi.uniformConstants->size, at
+/// least 4) holding the constants of |packed|, a constant block packed per
+/// kb::pushConstantLayout (what every dispatch carries): each constant moved
+/// to its std140 offset, the rest zero. Empty when |abi| takes no uniform
+/// constants or |packed| is not pushConstantSize(abi) bytes, or an offset
+/// lies outside the block (the loader refuses such a module before).
+std::vector<uint8_t> packUniformConstants(const KernelAbi &abi,
+                                          const std::vector<uint8_t> &packed);
+
+/// "uniform buffer at set 0 binding 2 (std140 offsets 0, 4, 8; 12 bytes)"
+/// for listings and messages; empty when |abi| takes push constants.
+std::string describeUniformConstants(const KernelAbi &abi);
 
 /// "binding 1 (`y`)" / "constant 0 (`n`)" for messages.
 std::string describeBinding(const KernelAbi &abi, size_t index);

@@ -108,6 +108,48 @@ TEST(KernelAbi, PushConstantLayoutNaturalAlignment) {
   EXPECT_EQ(pushConstantSize(noConstants), 0u);
 }
 
+// A uniform block's constants at the block's std140 offsets (here spread
+// out, as `layout(offset = ...)` or vec4-aligned members leave them), from
+// the push-constant packing every dispatch carries.
+TEST(KernelAbi, PackUniformConstantsMovesEachConstantToItsStd140Offset) {
+  KernelAbi abi = mixedAbi(); // n: u32 @0, scale: f64 @8, m: i32 @16
+  std::vector<uint8_t> packed(pushConstantSize(abi));
+  for (size_t i = 0; i < packed.size(); ++i)
+    packed[i] = static_cast<uint8_t>(i + 1);
+  EXPECT_TRUE(packUniformConstants(abi, packed).empty()); // push constants
+  abi.uniformConstants = UniformConstants{3, {0, 16, 32}, 36};
+  std::vector<uint8_t> block = packUniformConstants(abi, packed);
+  ASSERT_EQ(block.size(), 36u);
+  std::vector<uint8_t> expected(36, 0);
+  for (int b = 0; b < 4; ++b)
+    expected[b] = static_cast<uint8_t>(b + 1); // n
+  for (int b = 0; b < 8; ++b)
+    expected[16 + b] = static_cast<uint8_t>(9 + b); // scale
+  for (int b = 0; b < 4; ++b)
+    expected[32 + b] = static_cast<uint8_t>(17 + b); // m
+  EXPECT_EQ(block, expected);
+
+  // Not the dispatch's block size, or an offset past the block: nothing.
+  packed.pop_back();
+  EXPECT_TRUE(packUniformConstants(abi, packed).empty());
+  packed.push_back(0);
+  abi.uniformConstants->offsets[2] = 34;
+  EXPECT_TRUE(packUniformConstants(abi, packed).empty());
+  // No constants: one zero word, a range Vulkan can bind.
+  abi.constants.clear();
+  abi.uniformConstants = UniformConstants{2, {}, 0};
+  EXPECT_EQ(packUniformConstants(abi, {}), std::vector<uint8_t>(4, 0));
+}
+
+TEST(KernelAbi, DescribeUniformConstants) {
+  KernelAbi abi = mixedAbi();
+  EXPECT_EQ(describeUniformConstants(abi), "");
+  abi.uniformConstants = UniformConstants{2, {0, 8, 16}, 20};
+  EXPECT_EQ(describeUniformConstants(abi),
+            "uniform buffer at set 0 binding 2 (std140 offsets 0, 8, 16; 20 "
+            "bytes)");
+}
+
 TEST(KernelAbi, Descriptions) {
   KernelAbi abi = mixedAbi();
   EXPECT_EQ(describeBinding(abi, 1), "binding 1 (`y`)");

@@ -869,7 +869,7 @@ private:
                                  idRef(var.id) +
                                  "); the kernel ABI has exactly one");
         KB_ASSIGN_OR_RETURN(module.pushConstants,
-                            pushConstantBlock(var, pointee));
+                            blockLayout(var, pointee, "push-constant"));
         continue;
       }
       if (var.storageClass != kStorageUniformConstant &&
@@ -890,30 +890,9 @@ private:
       res.binding = *dec.binding;
       uint32_t elementId = 0;
       const TypeDef *element = unwrapArrays(pointee, elementId);
-      Decorations elementDec;
-      if (auto it = decorations_.find(elementId); it != decorations_.end())
-        elementDec = it->second;
       if (element && element->opcode == OpTypeStruct) {
-        if (var.storageClass == kStorageStorageBuffer ||
-            (var.storageClass == kStorageUniform && elementDec.bufferBlock))
-          res.kind = SpirvResource::Kind::StorageBuffer;
-        else if (var.storageClass == kStorageUniform && elementDec.block)
-          res.kind = SpirvResource::Kind::UniformBuffer;
-        bool noWrites = !element->operands.empty();
-        bool noReads = noWrites;
-        for (uint32_t m = 0; m < element->operands.size(); ++m) {
-          const MemberDecorations *md = memberDecoration(elementId, m);
-          noWrites = noWrites && md && md->nonWritable;
-          noReads = noReads && md && md->nonReadable;
-        }
-        res.nonWritable = dec.nonWritable || noWrites;
-        res.nonReadable = dec.nonReadable || noReads;
-        res.blockName = variableName(elementId);
-        if (!element->operands.empty())
-          res.lastMemberName =
-              memberName(elementId, element->operands.size() - 1);
-        if (res.kind == SpirvResource::Kind::StorageBuffer)
-          storageElement(elementId, res);
+        KB_RETURN_IF_ERROR(
+            blockResource(var, pointee, elementId, *element, dec, res));
       } else {
         if (element && (element->opcode == OpTypeImage ||
                         element->opcode == OpTypeSampledImage))
@@ -928,34 +907,97 @@ private:
     return okStatus();
   }
 
-  StatusOr<SpirvPushConstantBlock> pushConstantBlock(const VariableDef &var,
-                                                     uint32_t structId) const {
+  /// A resource whose (element) type is the struct |elementId|: a storage
+  /// or uniform buffer, with its access, names and element or members.
+  /// |pointee| is the variable's type (an array of blocks differs from it).
+  Status blockResource(const VariableDef &var, uint32_t pointee,
+                       uint32_t elementId, const TypeDef &element,
+                       const Decorations &dec, SpirvResource &res) const {
+    Decorations elementDec;
+    if (auto it = decorations_.find(elementId); it != decorations_.end())
+      elementDec = it->second;
+    if (var.storageClass == kStorageStorageBuffer ||
+        (var.storageClass == kStorageUniform && elementDec.bufferBlock))
+      res.kind = SpirvResource::Kind::StorageBuffer;
+    else if (var.storageClass == kStorageUniform && elementDec.block)
+      res.kind = SpirvResource::Kind::UniformBuffer;
+    bool noWrites = !element.operands.empty();
+    bool noReads = noWrites;
+    for (uint32_t m = 0; m < element.operands.size(); ++m) {
+      const MemberDecorations *md = memberDecoration(elementId, m);
+      noWrites = noWrites && md && md->nonWritable;
+      noReads = noReads && md && md->nonReadable;
+    }
+    res.nonWritable = dec.nonWritable || noWrites;
+    res.nonReadable = dec.nonReadable || noReads;
+    res.blockName = variableName(elementId);
+    if (!element.operands.empty())
+      res.lastMemberName = memberName(elementId, element.operands.size() - 1);
+    if (res.kind == SpirvResource::Kind::StorageBuffer)
+      storageElement(elementId, res);
+    // One block, not an array of them: the constants may live there.
+    if (res.kind == SpirvResource::Kind::UniformBuffer &&
+        elementId == pointee) {
+      KB_ASSIGN_OR_RETURN(res.uniformBlock,
+                          blockLayout(var, pointee, "uniform-block"));
+    }
+    return okStatus();
+  }
+
+  /// "a vector", "a matrix", ... for a non-scalar member; "" for a scalar.
+  static std::string shapeName(const TypeDef *t) {
+    if (!t)
+      return "another type";
+    switch (t->opcode) {
+    case OpTypeInt:
+    case OpTypeFloat:
+      return "";
+    case OpTypeVector:
+      return "a vector";
+    case OpTypeMatrix:
+      return "a matrix";
+    case OpTypeArray:
+    case OpTypeRuntimeArray:
+      return "an array";
+    case OpTypeStruct:
+      return "a struct";
+    default:
+      return "another type";
+    }
+  }
+
+  /// The members of the block |structId| of |var| (a push-constant or
+  /// uniform block, |what| in messages): Offset decorations, sizes, types.
+  StatusOr<SpirvBlockLayout> blockLayout(const VariableDef &var,
+                                         uint32_t structId,
+                                         const std::string &what) const {
     const TypeDef *block = type(structId);
     if (!block || block->opcode != OpTypeStruct)
-      return invalidArgument("SPIR-V: push-constant variable " + idRef(var.id) +
+      return invalidArgument("SPIR-V: " + what + " variable " + idRef(var.id) +
                              " does not point to a struct");
-    SpirvPushConstantBlock pc;
+    SpirvBlockLayout layout;
     uint64_t size = 0;
     for (uint32_t m = 0; m < block->operands.size(); ++m) {
       const MemberDecorations *md = memberDecoration(structId, m);
       if (!md || !md->offset)
-        return invalidArgument("SPIR-V: push-constant member " +
+        return invalidArgument("SPIR-V: " + what + " member " +
                                std::to_string(m) + " has no Offset decoration");
       KB_ASSIGN_OR_RETURN(uint64_t memberSize,
                           typeSize(block->operands[m], md, 0));
       uint64_t end = uint64_t{*md->offset} + memberSize;
       if (end > std::numeric_limits<uint32_t>::max())
-        return invalidArgument("SPIR-V: push-constant member " +
+        return invalidArgument("SPIR-V: " + what + " member " +
                                std::to_string(m) + " ends past 4 GiB");
       size = std::max(size, end);
-      pc.memberOffsets.push_back(*md->offset);
-      pc.memberSizes.push_back(static_cast<uint32_t>(memberSize));
+      layout.memberOffsets.push_back(*md->offset);
+      layout.memberSizes.push_back(static_cast<uint32_t>(memberSize));
       const TypeDef *memberType = type(block->operands[m]);
-      pc.memberTypes.push_back(memberType ? scalarName(*memberType) : "");
-      pc.memberNames.push_back(memberName(structId, m));
+      layout.memberTypes.push_back(memberType ? scalarName(*memberType) : "");
+      layout.memberShapes.push_back(shapeName(memberType));
+      layout.memberNames.push_back(memberName(structId, m));
     }
-    pc.size = static_cast<uint32_t>(size);
-    return pc;
+    layout.size = static_cast<uint32_t>(size);
+    return layout;
   }
 
   uint32_t bound_ = 0;

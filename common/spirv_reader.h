@@ -5,7 +5,8 @@
 // (LocalSize, LocalSizeId and the WorkgroupSize builtin, which overrides
 // both), descriptor set/binding of every resource with its storage class and
 // NonWritable, the element type of every storage buffer's array, the
-// push-constant block's size and member offsets, and the static workgroup
+// members of the push-constant block and of each uniform block (offsets,
+// sizes, scalar types), and the static workgroup
 // (shared) memory the module declares, and its specialization constants.
 // Input is untrusted: bounds are checked on every word.
 //
@@ -37,6 +38,22 @@ struct SpirvEntryPoint {
   std::string workgroupSizeSource;
 };
 
+/// The members of a block (a push-constant or uniform block) as the SPIR-V
+/// lays them out: Offset decorations, sizes, scalar types.
+struct SpirvBlockLayout {
+  uint32_t size = 0; // bytes: last member offset + its size
+  std::vector<uint32_t> memberOffsets;
+  std::vector<uint32_t> memberSizes;
+  /// Scalar members as "i32", "u32", "f32", "i64", "u64", "f64" (also 8- and
+  /// 16-bit widths: "i16", "f16", ...); "" for vectors, arrays and structs.
+  std::vector<std::string> memberTypes;
+  /// What each non-scalar member is, for messages: "a vector", "a matrix",
+  /// "an array", "a struct", "another type"; "" for scalars.
+  std::vector<std::string> memberShapes;
+  /// OpMemberName of each member ("" when the module carries none).
+  std::vector<std::string> memberNames;
+};
+
 struct SpirvResource {
   enum class Kind { StorageBuffer, UniformBuffer, Image, Sampler, Other };
   uint32_t set = 0;
@@ -58,17 +75,10 @@ struct SpirvResource {
   /// Empty for anything else (arrays of structs, blocks of scalars).
   std::string elementType;
   uint32_t elementVectorSize = 0;
-};
-
-struct SpirvPushConstantBlock {
-  uint32_t size = 0; // bytes: last member offset + its size
-  std::vector<uint32_t> memberOffsets;
-  std::vector<uint32_t> memberSizes;
-  /// Scalar members as "i32", "u32", "f32", "i64", "u64", "f64" (also 8- and
-  /// 16-bit widths: "i16", "f16", ...); "" for vectors, arrays and structs.
-  std::vector<std::string> memberTypes;
-  /// OpMemberName of each member ("" when the module carries none).
-  std::vector<std::string> memberNames;
+  /// A uniform buffer that is one block (not an array of blocks): its
+  /// members (std140 offsets from the Offset decorations). What a kernel
+  /// that takes its constants from a uniform buffer declares them in.
+  std::optional<SpirvBlockLayout> uniformBlock;
 };
 
 /// A scalar specialization constant (OpSpecConstant, OpSpecConstantTrue/
@@ -86,7 +96,7 @@ struct SpirvModule {
   uint32_t version = 0; // 0x00010500 for SPIR-V 1.5
   std::vector<SpirvEntryPoint> entryPoints;
   std::vector<SpirvResource> resources;
-  std::optional<SpirvPushConstantBlock> pushConstants;
+  std::optional<SpirvBlockLayout> pushConstants;
   /// Bytes of every Workgroup-storage variable of the module (GLSL
   /// `shared`), laid out at natural alignment; array lengths that are
   /// specialization constants count at their default. What one workgroup of

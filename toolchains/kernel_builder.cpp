@@ -571,6 +571,9 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
                                           : spec_.manifest.string()) +
                       ": " + values.status().message());
     abi.specialization = std::move(*values);
+    // Constants in a uniform block instead of push constants: the kernel's
+    // own choice, read from its SPIR-V.
+    abi.uniformConstants = uniformConstantsOf(*spirv);
     mismatches = checkSpirvAbi(*spirv, abi, &notes);
     what = "the SPIR-V module";
   }

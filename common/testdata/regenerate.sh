@@ -15,3 +15,7 @@ glslc -fshader-stage=compute --target-env=vulkan1.2 push_constants.comp -o push_
 glslc -fshader-stage=compute --target-env=vulkan1.2 push_aggregates.comp -o push_aggregates_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.1 element_types.comp -o element_types_vk11.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 aliased_gap.comp -o aliased_gap_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_params.comp -o uniform_params_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_aggregates.comp -o uniform_aggregates_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_two_blocks.comp -o uniform_two_blocks_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 -DWITH_PUSH uniform_two_blocks.comp -o uniform_and_push_vk12.spv

@@ -55,7 +55,9 @@ struct BindingRef {
 /// One dispatch. |constants| is the constant block packed per
 /// kb::pushConstantLayout (natural alignment, offsets from 0); its size must
 /// be kb::pushConstantSize of the export. The CUDA driver repacks it into
-/// kernel parameters per kb::cudaParamLayout.
+/// kernel parameters per kb::cudaParamLayout; the Vulkan driver, for an
+/// export that takes its constants in a uniform block, into that block
+/// (kb::packUniformConstants) in a host-visible buffer it binds there.
 struct DispatchParams {
   const Executable *executable = nullptr;
   uint32_t exportIndex = 0;

@@ -4,8 +4,10 @@
 // SPIR-V) loaded on a device, with its exports ready to dispatch.
 // CUDA: a CUmodule plus one CUfunction per export. Vulkan: a VkShaderModule
 // plus, per export, a descriptor set layout (set 0, binding i = storage
-// buffer i), a pipeline layout with one push-constant range
-// (kb::pushConstantLayout) and a compute pipeline.
+// buffer i, and a uniform buffer at its own binding for an export that takes
+// its constants so: KernelAbi::uniformConstants), a pipeline layout with one
+// push-constant range (kb::pushConstantLayout) otherwise, and a compute
+// pipeline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_EXECUTABLE_H_

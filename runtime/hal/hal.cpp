@@ -146,7 +146,9 @@ Status checkExportFitsDevice(std::string_view executableName,
                            " bytes of dynamic shared memory exceed the device "
                            "limit of " +
                            std::to_string(limits.maxSharedMemoryBytes));
-  uint32_t constantBytes = pushConstantSize(abi);
+  // Constants in a uniform block take no push-constant space (the module
+  // loader bounds the block itself).
+  uint32_t constantBytes = abi.uniformConstants ? 0 : pushConstantSize(abi);
   if (constantBytes > limits.maxConstantBytes)
     return invalidArgument(where + ": " + std::to_string(constantBytes) +
                            " bytes of constants exceed the device limit of " +

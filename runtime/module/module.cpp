@@ -96,6 +96,11 @@ bool structVectorAligned(const flatbuffers::Vector<const T *> *v) {
   return !v || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
 }
 
+/// The largest uniform block of constants a module may record: Vulkan
+/// guarantees maxUniformBufferRange >= 16384, and a block of scalars for a
+/// few dozen constants needs a few hundred bytes.
+constexpr uint32_t kMaxUniformConstantBytes = 16384;
+
 template <typename E> bool enumInRange(E value, E last) {
   return static_cast<uint32_t>(value) <= static_cast<uint32_t>(last);
 }
@@ -163,7 +168,47 @@ public:
         abi.specialization.push_back(
             {c->id(), str(c->name()), c->size(), c->bits()});
       }
+    KB_RETURN_IF_ERROR(parseUniformConstants(e, where, abi));
     return parseParameterOrder(e, where, abi);
+  }
+
+  /// Constants in a uniform buffer: one offset per constant, each inside
+  /// the block, at a binding past the storage buffers (binding i is storage
+  /// buffer i), or the packing would write past the block or the
+  /// descriptor set would bind two buffers at one binding.
+  Status parseUniformConstants(const kbm::Export *e, const std::string &where,
+                               KernelAbi &abi) {
+    const kbm::UniformConstants *u = e->uniform_constants();
+    if (!u)
+      return okStatus();
+    std::string what = "uniform constants";
+    UniformConstants block{u->binding(), {}, u->size()};
+    if (u->offsets())
+      block.offsets.assign(u->offsets()->begin(), u->offsets()->end());
+    if (block.binding < abi.bindings.size())
+      return fail(where, what + " at binding " + std::to_string(block.binding) +
+                             ", which is " +
+                             describeBinding(abi, block.binding) +
+                             "'s; the block must follow the storage buffers");
+    if (block.offsets.size() != abi.constants.size())
+      return fail(where,
+                  what + " give " + std::to_string(block.offsets.size()) +
+                      " offsets for " + std::to_string(abi.constants.size()) +
+                      " constants");
+    if (block.size > kMaxUniformConstantBytes)
+      return fail(where, what + " of " + std::to_string(block.size) +
+                             " bytes; at most " +
+                             std::to_string(kMaxUniformConstantBytes));
+    for (size_t i = 0; i < block.offsets.size(); ++i)
+      if (uint64_t{block.offsets[i]} + byteSize(abi.constants[i].type) >
+          block.size)
+        return fail(where, what + ": " + describeConstant(abi, i) +
+                               " at offset " +
+                               std::to_string(block.offsets[i]) +
+                               " ends past the block's " +
+                               std::to_string(block.size) + " bytes");
+    abi.uniformConstants = std::move(block);
+    return okStatus();
   }
 
   /// The kernel's own parameter order, after the bindings and constants it
@@ -218,9 +263,12 @@ public:
         return fail(vwhere, "no exports");
       for (uint32_t x = 0; x < var->exports()->size(); ++x) {
         KernelAbi abi;
-        KB_RETURN_IF_ERROR(parseExport(var->exports()->Get(x),
-                                       vwhere + " export " + std::to_string(x),
-                                       abi));
+        std::string xwhere = vwhere + " export " + std::to_string(x);
+        KB_RETURN_IF_ERROR(parseExport(var->exports()->Get(x), xwhere, abi));
+        if (abi.uniformConstants && out.format != hal::ExecutableFormat::Spirv)
+          return fail(xwhere, "uniform constants are a Vulkan (SPIR-V) "
+                              "layout; a CUDA kernel takes its constants as "
+                              "parameters");
         out.exports.push_back(std::move(abi));
       }
       // Dispatches index exports without knowing the variant, so every

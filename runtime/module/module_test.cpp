@@ -193,6 +193,47 @@ TEST(ModuleTest, AVariantKeepsItsParameterOrder) {
       << twice.status().message();
 }
 
+// A Vulkan kernel that takes its constants in a uniform block: its
+// binding and std140 offsets are read back per variant (the other keeps
+// push constants); a block at a storage buffer's binding, with an offset
+// per constant missing, or a constant past its end is refused at load.
+TEST(ModuleTest, AVariantKeepsItsUniformConstants) {
+  REQUIRE_SAMPLE();
+  Module m = *sample();
+  ASSERT_EQ(m.executables[0].variants[1].format, hal::ExecutableFormat::Spirv);
+  KernelAbi &own = m.executables[0].variants[1].exports[0];
+  ASSERT_GE(own.constants.size(), 1u);
+  uint32_t after = static_cast<uint32_t>(own.bindings.size());
+  UniformConstants block{after + 1, {}, 0};
+  for (size_t i = 0; i < own.constants.size(); ++i)
+    block.offsets.push_back(static_cast<uint32_t>(16 * i));
+  block.size = static_cast<uint32_t>(16 * own.constants.size());
+  own.uniformConstants = block;
+  auto parsed = parseModule(writeModule(m), "uniform.kbm");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->executables[0].variants[1].exports[0].uniformConstants,
+            block);
+  EXPECT_FALSE(parsed->executables[0].variants[0].exports[0].uniformConstants);
+
+  auto refused = [&](UniformConstants bad, const std::string &message) {
+    own.uniformConstants = bad;
+    auto wrong = parseModule(writeModule(m), "bad.kbm");
+    ASSERT_FALSE(wrong.ok()) << message;
+    EXPECT_NE(wrong.status().message().find(message), std::string::npos)
+        << wrong.status().message();
+  };
+  UniformConstants bad = block;
+  bad.binding = 0;
+  refused(bad, "uniform constants at binding 0, which is binding 0");
+  bad = block;
+  bad.offsets.pop_back();
+  refused(bad,
+          "offsets for " + std::to_string(own.constants.size()) + " constants");
+  bad = block;
+  bad.offsets.back() = bad.size;
+  refused(bad, "ends past the block's");
+}
+
 TEST(ModuleTest, ADeviceWithoutTheRequiredSubgroupSizeCannotRunIt) {
   REQUIRE_SAMPLE();
   Module m = *sample();

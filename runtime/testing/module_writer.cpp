@@ -34,13 +34,18 @@ fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b,
         b, v.id, v.name.empty() ? 0 : b.CreateString(v.name), v.size, v.bits));
   const auto &per = abi.workloadPerWorkgroup;
   kbm::Dim3 perWorkgroup(per[0], per[1], per[2]);
+  fb::Offset<kbm::UniformConstants> uniform = 0;
+  if (const auto &u = abi.uniformConstants)
+    uniform = kbm::CreateUniformConstants(b, u->binding,
+                                          b.CreateVector(u->offsets), u->size);
   return kbm::CreateExport(
       b, b.CreateString(abi.entry), b.CreateVector(bindings),
       b.CreateVector(constants), &wg, abi.dynamicSharedMemoryBytes,
       abi.subgroupSize, abi.fullSubgroups,
       specialization.empty() ? 0 : b.CreateVector(specialization),
       per[0] ? &perWorkgroup : nullptr,
-      abi.parameterOrder.empty() ? 0 : b.CreateVector(abi.parameterOrder));
+      abi.parameterOrder.empty() ? 0 : b.CreateVector(abi.parameterOrder),
+      uniform);
 }
 
 fb::Offset<kbm::Op> writeOp(fb::FlatBufferBuilder &b, const Op &op,

@@ -9,7 +9,8 @@
 // whose placeholders are filled builds — so what import wrote is what the
 // build's own ABI check accepts. Then the refusals: an existing kernel.toml
 // (untouched without --force), a source of no known language, a binding
-// gap, a uniform buffer, a kernel that does not compile, an extern "C"
+// gap, two uniform buffers, a uniform block with a vector member, a kernel
+// that does not compile, an extern "C"
 // kernel's unknowable pointer types.
 //
 //===----------------------------------------------------------------------===//
@@ -197,8 +198,16 @@ TEST_F(ImportCliTest, InterfacesOutsideTheAbiAreRefusedWithTheReason) {
        "#version 450\nlayout(local_size_x = 64) in;\n"
        "layout(binding = 0) buffer A { float a[]; };\n"
        "layout(binding = 1) uniform P { float scale; } p;\n"
-       "void main() { a[0] *= p.scale; }\n",
+       "layout(binding = 2) uniform Q { float bias; } q;\n"
+       "void main() { a[0] = a[0] * p.scale + q.bias; }\n",
        "binding 1 (`p`) is a uniform buffer, not a storage buffer"},
+      {"ubo_vector.comp",
+       "#version 450\nlayout(local_size_x = 64) in;\n"
+       "layout(binding = 0) buffer A { float a[]; };\n"
+       "layout(binding = 1) uniform P { vec2 scaleBias; } p;\n"
+       "void main() { a[0] = a[0] * p.scaleBias.x + p.scaleBias.y; }\n",
+       "uniform-block member 0 (`scaleBias`) is a vector; kernel ABI "
+       "constants are scalars"},
       {"broken.comp", "#version 450\nvoid main() { undefined_thing(); }\n",
        "does not build for vulkan:1.2"},
   };
@@ -226,6 +235,27 @@ TEST_F(ImportCliTest, InterfacesOutsideTheAbiAreRefusedWithTheReason) {
 // ggml's interface: a binding left out keeps its number as an unused slot,
 // a buffer declared twice (f16 and f16vec2) is one binding of f16, and the
 // kernel.toml import writes builds against the same shader.
+// computeparticles' way: the parameters in a uniform block after the
+// storage buffers are the kernel's constants, not a binding.
+TEST_F(ImportCliTest, AUniformBlockOfScalarsImportsAsTheConstants) {
+  REQUIRE_TOOL("glslc");
+  fs::path dir = tmp_ / "particles";
+  fs::copy_file(fs::path(KB_SOURCE_DIR) /
+                    "tests/corpus/uniform_params/particle_step/"
+                    "particle_step.comp",
+                tmp_ / "particle_step.comp");
+  kb::test::CliRun r = run(
+      {"import", (tmp_ / "particle_step.comp").string(), "-o", dir.string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("4 binding(s), 4 constant(s)"));
+  std::string toml = kb::test::readFile(dir / "kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("{ name = \"velOut\", type = \"f32\", access "
+                              "= \"writeonly\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"deltaT\", type = \"f32\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"particleCount\", type = \"i32\" }"));
+  EXPECT_THAT(toml, Not(HasSubstr("unused4")));
+}
+
 TEST_F(ImportCliTest, GapsAndAliasedBindingsImportAsTheShaderBindsThem) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");

@@ -151,7 +151,8 @@ TEST_F(NewKernelCliTest, AbiOfOneExecutableIsWhatAKernelWrites) {
            "    index  name  type  access     CUDA param offset\n",
            "    0      x     f32   readonly   0\n",
            "    1      y     f32   readwrite  8\n",
-           "one push-constant block of 8 bytes):\n",
+           "one push-constant block of 8 bytes, or one uniform block of "
+           "scalars at set 0 binding 2 or later, std140):\n",
            "    0      a     f32   4      16                 0\n",
            "    1      n     u32   4      20                 4\n",
            "  dispatched (the sizes a kernel is launched with):\n"

@@ -69,14 +69,27 @@ std::string describeOwnLaunch(const OwnLaunch &l) {
          ") workgroups";
 }
 
+/// Whether |l| brings a launch shape of its own (not only its constants).
+bool ownShape(const OwnLaunch &l) { return l.abi.workloadPerWorkgroup[0]; }
+
+/// "uniform buffer at set 0 binding 2 on vulkan:1.2 (std140 offsets 0, 4;
+/// 8 bytes)": where a handwritten kernel takes its constants instead of
+/// push constants.
+std::string describeOwnConstants(const OwnLaunch &l) {
+  std::string block = describeUniformConstants(l.abi);
+  size_t paren = block.find(" (");
+  return block.substr(0, paren) + " on " + targetText(l) + block.substr(paren);
+}
+
 /// What each own launch runs at |site|: "; handwritten (vulkan:1.2):
 /// 79x1x1 workgroups of 128x1x1".
 std::string ownSiteText(const std::vector<const OwnLaunch *> &launches,
                         const DispatchSite &site) {
   std::string text;
   for (const OwnLaunch *l : launches) {
-    auto count = site.workload ? workgroupCountFor(l->abi, *site.workload)
-                               : std::nullopt;
+    auto count = site.workload && ownShape(*l)
+                     ? workgroupCountFor(l->abi, *site.workload)
+                     : std::nullopt;
     if (count)
       text += "; handwritten (" + targetText(*l) + "): " + dims(*count) +
               " workgroups of " + dims(l->abi.workgroupSize);
@@ -90,14 +103,18 @@ std::string renderExport(const KernelAbi &abi,
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   std::string text = "export `" + abi.entry + "`\n";
+  bool shaped = std::any_of(launches.begin(), launches.end(),
+                            [](const OwnLaunch *l) { return ownShape(*l); });
   std::vector<std::vector<std::string>> head = {
       {"workgroup size:",
-       dims(abi.workgroupSize) + (launches.empty() ? ""
-                                                   : " (the generated "
-                                                     "kernel's)")}};
-  // The handwritten kernel's own launch: what actually runs for it.
-  for (const OwnLaunch *l : launches)
-    head.push_back({"handwritten kernel:", describeOwnLaunch(*l)});
+       dims(abi.workgroupSize) + (shaped ? " (the generated kernel's)" : "")}};
+  // The handwritten kernel's own launch and constants: what actually runs.
+  for (const OwnLaunch *l : launches) {
+    if (ownShape(*l))
+      head.push_back({"handwritten kernel:", describeOwnLaunch(*l)});
+    if (l->abi.uniformConstants)
+      head.push_back({"handwritten constants:", describeOwnConstants(*l)});
+  }
   head.push_back({"dynamic shared memory:",
                   std::to_string(abi.dynamicSharedMemoryBytes) + " bytes"});
   text += alignColumns(head, "  ");
@@ -113,7 +130,9 @@ std::string renderExport(const KernelAbi &abi,
   text += abi.bindings.empty() ? "    (none)\n" : alignColumns(rows, "    ");
   text += "  constants (CUDA: scalar parameters after the bindings; Vulkan: "
           "one push-constant block of " +
-          std::to_string(pushConstantSize(abi)) + " bytes):\n";
+          std::to_string(pushConstantSize(abi)) +
+          " bytes, or one uniform block of scalars at set 0 binding " +
+          std::to_string(abi.bindings.size()) + " or later, std140):\n";
   rows = {{"index", "name", "type", "bytes", "CUDA param offset",
            "push-constant offset"}};
   for (size_t i = 0; i < abi.constants.size(); ++i)
@@ -151,11 +170,16 @@ json ownLaunchJson(const OwnLaunch &l,
                                 : std::nullopt;
     counts.push_back(count ? json(*count) : json(nullptr));
   }
+  json uniform = nullptr;
+  if (const auto &u = l.abi.uniformConstants)
+    uniform = {
+        {"binding", u->binding}, {"offsets", u->offsets}, {"size", u->size}};
   return {{"target", l.target ? json(l.target->toString()) : json(nullptr)},
           {"device", l.device.empty() ? json(nullptr) : json(l.device)},
           {"workgroup_size", l.abi.workgroupSize},
           {"workload_per_workgroup", l.abi.workloadPerWorkgroup},
-          {"workgroup_counts", counts}};
+          {"workgroup_counts", counts},
+          {"uniform_constants", uniform}};
 }
 
 json exportJson(const KernelAbi &abi,
@@ -239,7 +263,7 @@ std::string renderExecutableList(const ProgramAbi &program) {
       std::set<std::string> sizes;
       std::string own;
       for (const OwnLaunch *l : exportLaunches(exe, i))
-        if (sizes.insert(dims(l->abi.workgroupSize)).second)
+        if (ownShape(*l) && sizes.insert(dims(l->abi.workgroupSize)).second)
           own += (own.empty() ? "" : ", ") + dims(l->abi.workgroupSize);
       if (!own.empty())
         wg += " (handwritten: " + own + ")";

@@ -355,7 +355,11 @@ std::string glslInterface(const KernelAbi &abi, bool withComments) {
     text += "// The constants: one push-constant block of " +
             std::to_string(pushConstantSize(abi)) +
             " bytes, each member at its\n// natural alignment "
-            "(kb::pushConstantLayout).\n";
+            "(kb::pushConstantLayout). Or, as most Vulkan samples pass\n"
+            "// parameters, one uniform block of the same scalars in this "
+            "order after the\n// storage buffers: layout(set = 0, binding = " +
+            std::to_string(abi.bindings.size()) +
+            ") uniform Params { ... } pc;\n";
   text += "layout(push_constant) uniform Constants {\n";
   std::vector<std::string> members;
   size_t width = 0;

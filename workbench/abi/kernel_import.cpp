@@ -120,9 +120,11 @@ Status checkImportable(const SpirvResource &r, const fs::path &source) {
                        : r.kind == SpirvResource::Kind::Image   ? "an image"
                        : r.kind == SpirvResource::Kind::Sampler ? "a sampler"
                                                                 : "no buffer";
-    return invalidArgument(what + " is " + kind +
-                           ", not a storage buffer; the kernel ABI binds "
-                           "storage buffers only (docs/kernel-abi.md)");
+    return invalidArgument(
+        what + " is " + kind +
+        ", not a storage buffer; the kernel ABI binds storage buffers, and "
+        "takes its constants from one push-constant block or one uniform "
+        "block of scalars in set 0 (docs/kernel-abi.md)");
   }
   if (r.elementType.empty())
     return invalidArgument(
@@ -166,10 +168,30 @@ ImportedSlot importedBinding(const std::vector<const SpirvResource *> &all) {
   return slot;
 }
 
+/// The uniform block that holds the kernel's constants: the module's only
+/// uniform buffer, one block, with no push-constant block beside it (the
+/// ABI check refuses anything else, saying why).
+const SpirvResource *constantsBlock(const SpirvModule &spirv) {
+  if (spirv.pushConstants && !spirv.pushConstants->memberOffsets.empty())
+    return nullptr;
+  const SpirvResource *block = nullptr;
+  for (const SpirvResource &r : spirv.resources) {
+    if (r.kind != SpirvResource::Kind::UniformBuffer)
+      continue;
+    if (block)
+      return nullptr;
+    block = &r;
+  }
+  return block && block->set == 0 && block->uniformBlock ? block : nullptr;
+}
+
 Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
                      ImportedKernel &out) {
   std::map<uint32_t, std::vector<const SpirvResource *>> byBinding;
+  const SpirvResource *constants = constantsBlock(spirv);
   for (const SpirvResource &r : spirv.resources) {
+    if (&r == constants)
+      continue; // the constants, not a binding
     KB_RETURN_IF_ERROR(checkImportable(r, source));
     byBinding[r.binding].push_back(&r);
   }
@@ -189,23 +211,30 @@ Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
   return okStatus();
 }
 
+/// The constants: the push-constant block's members, or those of the one
+/// uniform block that holds them (as Vulkan samples pass parameters).
 Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
                       ImportedKernel &out) {
-  if (!spirv.pushConstants)
+  const SpirvResource *uniform = constantsBlock(spirv);
+  if (!spirv.pushConstants && !uniform)
     return okStatus();
-  const SpirvPushConstantBlock &pc = *spirv.pushConstants;
+  const SpirvBlockLayout &pc =
+      uniform ? *uniform->uniformBlock : *spirv.pushConstants;
+  std::string member = uniform ? "uniform-block member "
+                               : "push-constant "
+                                 "member ";
   static const std::set<std::string> scalars = {"i32", "u32", "f32",
                                                 "i64", "u64", "f64"};
   for (size_t m = 0; m < pc.memberOffsets.size(); ++m) {
     std::string name = m < pc.memberNames.size() ? pc.memberNames[m] : "";
     if (!scalars.count(pc.memberTypes[m]))
       return invalidArgument(
-          displayPath(source) + ": push-constant member " + std::to_string(m) +
+          displayPath(source) + ": " + member + std::to_string(m) +
           (name.empty() ? "" : " (`" + name + "`)") + " is " +
-          (pc.memberTypes[m].empty() ? std::string("a vector, array or struct")
+          (pc.memberTypes[m].empty() ? pc.memberShapes[m]
                                      : "of type " + pc.memberTypes[m]) +
           "; kernel ABI constants are scalars of i32, u32, f32, i64, u64 or "
-          "f64");
+          "f64, one member each");
     out.constants.push_back({name, pc.memberTypes[m], "", "", ""});
   }
   return okStatus();

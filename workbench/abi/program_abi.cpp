@@ -63,7 +63,8 @@ ExecutableAbi executableAbi(const module::Executable &exe) {
       abi.substitutedTargets.push_back(*target);
     if (v.role == module::VariantRole::Candidate && haveReference)
       for (uint32_t i = 0; i < v.exports.size(); ++i)
-        if (v.exports[i].workloadPerWorkgroup[0])
+        if (v.exports[i].workloadPerWorkgroup[0] ||
+            v.exports[i].uniformConstants)
           abi.ownLaunches.push_back({target, v.device, i, v.exports[i]});
     if (v.role != source)
       continue;
@@ -113,7 +114,9 @@ void addDispatchSites(const module::Module &module, ProgramAbi &program) {
 }
 
 /// Drops the own launches that run what the export runs (its workgroup
-/// size and, at every site, its count): nothing to tell apart.
+/// size and, at every site, its count): nothing to tell apart. One that
+/// takes its constants in a uniform block stays for that, without a shape
+/// of its own (workloadPerWorkgroup cleared).
 void dropExportLaunches(ExecutableAbi &exe) {
   auto same = [&](const OwnLaunch &l) {
     if (l.abi.workgroupSize != exe.exports[l.exportIndex].workgroupSize)
@@ -128,8 +131,14 @@ void dropExportLaunches(ExecutableAbi &exe) {
     }
     return true;
   };
+  for (OwnLaunch &l : exe.ownLaunches)
+    if (l.abi.uniformConstants && same(l))
+      l.abi.workloadPerWorkgroup = {0, 0, 0};
   exe.ownLaunches.erase(
-      std::remove_if(exe.ownLaunches.begin(), exe.ownLaunches.end(), same),
+      std::remove_if(exe.ownLaunches.begin(), exe.ownLaunches.end(),
+                     [&](const OwnLaunch &l) {
+                       return !l.abi.uniformConstants && same(l);
+                     }),
       exe.ownLaunches.end());
 }
 

@@ -40,8 +40,10 @@ struct DispatchSite {
 
 /// The launch a handwritten kernel brings instead of the export's: its own
 /// workgroup size and count rule (kernel.toml `workload_per_workgroup`, or
-/// a standalone kernel's workgroup size), stored on its variant. The
-/// generated kernel keeps the export's.
+/// a standalone kernel's workgroup size; all 0 when only its constants are
+/// its own), and its constants in a uniform block instead of push
+/// constants, stored on its variant. The generated kernel keeps the
+/// export's.
 struct OwnLaunch {
   std::optional<Target> target;
   /// The device model a tuned variant runs on; empty: any device.

@@ -211,6 +211,18 @@ template <typename T> json array(const std::vector<T> &values) {
   return out;
 }
 
+/// Where a substituted object takes its constants: null for push
+/// constants (the export's way), else {"uniform_buffer": {binding, offsets,
+/// size}}.
+json constantsJson(const SubstitutionEntry &s) {
+  if (!s.uniformConstants)
+    return nullptr;
+  const UniformConstants &u = *s.uniformConstants;
+  json block = {
+      {"binding", u.binding}, {"offsets", u.offsets}, {"size", u.size}};
+  return {{"uniform_buffer", std::move(block)}};
+}
+
 /// Adds what one compile was asked and produced to |out|.
 void addCompiled(const CompiledModule &m, json &out) {
   json targets = json::array();
@@ -236,7 +248,8 @@ void addCompiled(const CompiledModule &m, json &out) {
           s.workgroupSize.empty()
               ? json(nullptr)
               : json{{"workgroup_size", s.workgroupSize},
-                     {"workload_per_workgroup", s.workloadPerWorkgroup}}}});
+                     {"workload_per_workgroup", s.workloadPerWorkgroup}}},
+         {"constants", constantsJson(s)}});
   out["substitutions"] = std::move(substitutions);
   json benchmarks = json::array();
   for (const driver::BenchmarkRecord &b : m.benchmarks)

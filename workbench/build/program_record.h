@@ -41,6 +41,9 @@ struct SubstitutionEntry {
   /// workloadPerWorkgroup); empty: the export's.
   std::vector<long long> workgroupSize;
   std::vector<long long> workloadPerWorkgroup;
+  /// A SPIR-V object that takes its constants in a uniform block (read
+  /// from the object); nullopt: push constants, as the export's kernel.
+  std::optional<UniformConstants> uniformConstants;
 };
 
 /// What one compile was asked and what it produced.

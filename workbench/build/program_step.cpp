@@ -64,6 +64,20 @@ std::string programCompilerUnavailableReason() {
 
 namespace {
 
+/// The uniform block of constants of the SPIR-V object at |file|, which the
+/// compiler read the same way when it made the object's variant; nullopt
+/// for other objects, push constants, and a file that cannot be read
+/// (build.json then shows push constants, the export's way).
+std::optional<UniformConstants> objectUniformConstants(const fs::path &file) {
+  if (file.extension() != ".spv")
+    return std::nullopt;
+  StatusOr<std::string> bytes = readFile(file);
+  if (!bytes.ok())
+    return std::nullopt;
+  StatusOr<SpirvModule> spirv = readSpirvBytes(*bytes);
+  return spirv.ok() ? uniformConstantsOf(*spirv) : std::nullopt;
+}
+
 /// |path| relative to |base| when it lies below it, else as given.
 std::string relativeTo(const fs::path &path, const fs::path &base) {
   std::error_code ec;
@@ -150,6 +164,7 @@ void recordResult(const driver::CompileResult &result,
       entry.workgroupSize = r->workgroupSize;
       entry.workloadPerWorkgroup = r->workloadPerWorkgroup;
     }
+    entry.uniformConstants = objectUniformConstants(s.file);
     compiled.substitutions.push_back(std::move(entry));
   }
   compiled.benchmarks = result.benchmarks;

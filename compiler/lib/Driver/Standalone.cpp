@@ -298,6 +298,8 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
     if (!values.ok())
       return where + ": " + values.status().message();
     abi.specialization = std::move(*values);
+    // Constants in a uniform block: the kernel's choice, kept on its variant.
+    abi.uniformConstants = ::kb::uniformConstantsOf(*spirv);
     mismatches = ::kb::checkSpirvAbi(*spirv, abi);
   }
   if (!mismatches.empty())

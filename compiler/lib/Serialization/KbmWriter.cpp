@@ -175,13 +175,25 @@ public:
       auto parameterOrder = pipeline.parameterOrder.empty()
                                 ? 0
                                 : fbb.CreateVector(pipeline.parameterOrder);
+      auto uniformConstants = writeUniformConstants(pipeline);
       exports.push_back(kbm::CreateExport(
           fbb, entryName, bindingVector, constantVector, &workgroupSize,
           static_cast<uint32_t>(getSharedMemoryBytes(variant, exportOp)),
           pipeline.subgroupSize, pipeline.fullSubgroups, specializationVector,
-          &workloadPerWorkgroup, parameterOrder));
+          &workloadPerWorkgroup, parameterOrder, uniformConstants));
     }
     return fbb.CreateVector(exports);
+  }
+
+  /// A handwritten SPIR-V kernel's uniform block of constants; none (push
+  /// constants) for everything else.
+  fb::Offset<kbm::UniformConstants>
+  writeUniformConstants(const ::kb::KernelAbi &pipeline) {
+    if (!pipeline.uniformConstants)
+      return 0;
+    const ::kb::UniformConstants &block = *pipeline.uniformConstants;
+    auto offsets = fbb.CreateVector(block.offsets);
+    return kbm::CreateUniformConstants(fbb, block.binding, offsets, block.size);
   }
 
   fb::Offset<kbm::ExecutableVariant>

@@ -1,8 +1,10 @@
 //===- runtime/hal/drivers/vulkan/vulkan_command_buffer.cpp ---------------===//
 //
 // Records straight into a VkCommandBuffer. Each dispatch gets its own
-// descriptor set (set 0, binding i = storage buffer i) from pools owned by
-// the command buffer, so re-submission replays exactly what was recorded.
+// descriptor set (set 0, binding i = storage buffer i, and the uniform block
+// of constants where the kernel takes them so, in a slice of a host-visible
+// buffer written at record time) from pools owned by the command buffer, so
+// re-submission replays exactly what was recorded.
 // The timestamp queries it writes are reset by a second command buffer, the
 // prologue, submitted just before it in the same batch on every submission:
 // query commands on one queue run in submission order, so each reset lands
@@ -18,6 +20,11 @@ namespace kb::hal::vulkan {
 namespace {
 constexpr uint32_t kSetsPerPool = 64;
 constexpr uint32_t kDescriptorsPerPool = 512;
+// Dispatch constants in uniform buffers: slices of chunks this large, each
+// slice at an offset aligned to 256 bytes, the largest
+// minUniformBufferOffsetAlignment Vulkan allows (so any device accepts it).
+constexpr uint64_t kUniformChunkBytes = 64 << 10;
+constexpr uint64_t kUniformSliceAlignment = 256;
 constexpr VkPipelineStageFlags kStages =
     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 } // namespace
@@ -53,6 +60,8 @@ VulkanCommandBuffer::~VulkanCommandBuffer() {
     // The submission may still be executing: its command buffer, fence,
     // descriptor sets and every buffer and pipeline it uses stay.
     leakRetained();
+    for (std::unique_ptr<VulkanBuffer> &chunk : uniformChunks_)
+      (void)chunk.release();
     return;
   }
   const DeviceSymbols &s = device_.syms();
@@ -87,20 +96,23 @@ VulkanCommandBuffer::allocateSet(VkDescriptorSetLayout layout,
                                  uint32_t bindings) {
   const DeviceSymbols &s = device_.syms();
   if (setsLeftInPool_ == 0 || descriptorsLeftInPool_ < bindings) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              std::max(kDescriptorsPerPool, bindings)};
+    // A set holds at most one uniform buffer (the constants): one per set.
+    VkDescriptorPoolSize sizes[] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         std::max(kDescriptorsPerPool, bindings)},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
     VkDescriptorPoolCreateInfo info{
         VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.maxSets = kSetsPerPool;
-    info.poolSizeCount = 1;
-    info.pPoolSizes = &size;
+    info.poolSizeCount = 2;
+    info.pPoolSizes = sizes;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     KB_VK_RETURN_IF_ERROR(
         s.vkCreateDescriptorPool(device_.handle(), &info, nullptr, &pool),
         "vkCreateDescriptorPool");
     pools_.push_back(pool);
     setsLeftInPool_ = kSetsPerPool;
-    descriptorsLeftInPool_ = size.descriptorCount;
+    descriptorsLeftInPool_ = sizes[0].descriptorCount;
   }
   VkDescriptorSetAllocateInfo alloc{
       VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -136,25 +148,10 @@ Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
   const DeviceSymbols &s = device_.syms();
   uint32_t bindingCount = static_cast<uint32_t>(params.bindings.size());
 
-  if (bindingCount) {
+  if (bindingCount || p.uniformBinding) {
     KB_ASSIGN_OR_RETURN(VkDescriptorSet set,
                         allocateSet(p.setLayout, bindingCount));
-    std::vector<VkDescriptorBufferInfo> infos(bindingCount);
-    std::vector<VkWriteDescriptorSet> writes(bindingCount);
-    for (uint32_t i = 0; i < bindingCount; ++i) {
-      const BindingRef &ref = params.bindings[i];
-      const auto *buffer = static_cast<const VulkanBuffer *>(ref.buffer);
-      infos[i] = {buffer->handle(), ref.offset,
-                  ref.length ? ref.length : VK_WHOLE_SIZE};
-      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[i].dstSet = set;
-      writes[i].dstBinding = i;
-      writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
-    }
-    s.vkUpdateDescriptorSets(device_.handle(), bindingCount, writes.data(), 0,
-                             nullptr);
+    KB_RETURN_IF_ERROR(writeDescriptors(params, p, set));
     s.vkCmdBindDescriptorSets(commandBuffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
                               p.layout, 0, 1, &set, 0, nullptr);
   }
@@ -169,6 +166,68 @@ Status VulkanCommandBuffer::dispatch(const DispatchParams &params) {
   s.vkCmdDispatch(commandBuffer_, params.workgroupCount[0],
                   params.workgroupCount[1], params.workgroupCount[2]);
   labels_.push_back(describeDispatch(params));
+  return okStatus();
+}
+
+StatusOr<VkDescriptorBufferInfo>
+VulkanCommandBuffer::uniformSlice(const DispatchParams &params) {
+  const KernelAbi &abi = params.executable->exportAbi(params.exportIndex);
+  std::vector<uint8_t> bytes = packUniformConstants(abi, params.constants);
+  if (bytes.empty())
+    return invalidArgument(describeDispatch(params) +
+                           ": its constants do not fit the kernel's uniform "
+                           "block (" +
+                           describeUniformConstants(abi) + ")");
+  uint64_t offset = (uniformChunkUsed_ + kUniformSliceAlignment - 1) /
+                    kUniformSliceAlignment * kUniformSliceAlignment;
+  if (uniformChunks_.empty() || offset + bytes.size() > kUniformChunkBytes) {
+    KB_ASSIGN_OR_RETURN(
+        std::unique_ptr<VulkanBuffer> chunk,
+        VulkanBuffer::create(
+            device_, std::max<uint64_t>(kUniformChunkBytes, bytes.size()),
+            MemoryType::HostVisible, MemoryUse::Upload));
+    uniformChunks_.push_back(std::move(chunk));
+    offset = 0;
+  }
+  VulkanBuffer &chunk = *uniformChunks_.back();
+  KB_RETURN_IF_ERROR(chunk.upload(offset, bytes.data(), bytes.size()));
+  uniformChunkUsed_ = offset + bytes.size();
+  return VkDescriptorBufferInfo{chunk.handle(), offset, bytes.size()};
+}
+
+Status
+VulkanCommandBuffer::writeDescriptors(const DispatchParams &params,
+                                      const VulkanExecutable::ExportPipeline &p,
+                                      VkDescriptorSet set) {
+  uint32_t bindingCount = static_cast<uint32_t>(params.bindings.size());
+  std::vector<VkDescriptorBufferInfo> infos(bindingCount);
+  std::vector<VkWriteDescriptorSet> writes(bindingCount);
+  for (uint32_t i = 0; i < bindingCount; ++i) {
+    const BindingRef &ref = params.bindings[i];
+    const auto *buffer = static_cast<const VulkanBuffer *>(ref.buffer);
+    infos[i] = {buffer->handle(), ref.offset,
+                ref.length ? ref.length : VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  VkDescriptorBufferInfo uniform{};
+  if (p.uniformBinding) {
+    KB_ASSIGN_OR_RETURN(uniform, uniformSlice(params));
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.dstBinding = *p.uniformBinding;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    write.pBufferInfo = &uniform;
+    writes.push_back(write);
+  }
+  device_.syms().vkUpdateDescriptorSets(device_.handle(),
+                                        static_cast<uint32_t>(writes.size()),
+                                        writes.data(), 0, nullptr);
   return okStatus();
 }
 
@@ -326,6 +385,8 @@ Status VulkanCommandBuffer::reset() {
                         "vkResetCommandBuffer (timestamp reset prologue)");
   timedSlots_.clear();
   destroyPools();
+  uniformChunks_.clear();
+  uniformChunkUsed_ = 0;
   releaseRetained(); // nothing refers to them any more
   labels_.clear();
   openLabels_ = 0;

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -193,6 +194,9 @@ public:
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     uint32_t pushConstantBytes = 0; // range size (multiple of 4)
+    /// Constants in a uniform buffer (KernelAbi::uniformConstants): the
+    /// binding it is bound at; nullopt when they are push constants.
+    std::optional<uint32_t> uniformBinding;
   };
   const ExportPipeline &pipeline(size_t exportIndex) const {
     return pipelines_[exportIndex];
@@ -246,6 +250,14 @@ private:
   StatusOr<VkDescriptorSet> allocateSet(VkDescriptorSetLayout layout,
                                         uint32_t bindings);
   void destroyPools();
+  /// The dispatch's constants packed at their uniform-block offsets in a
+  /// slice of a host-visible buffer this command buffer owns until reset().
+  StatusOr<VkDescriptorBufferInfo> uniformSlice(const DispatchParams &params);
+  /// Writes |set| (storage buffers, and the uniform block of constants
+  /// when the export takes them so) for |params|.
+  Status writeDescriptors(const DispatchParams &params,
+                          const VulkanExecutable::ExportPipeline &p,
+                          VkDescriptorSet set);
   /// Records the resets of every timestamp slot written into |prologue_|.
   Status recordPrologue();
 
@@ -262,6 +274,10 @@ private:
   std::vector<VkDescriptorPool> pools_;
   uint32_t setsLeftInPool_ = 0;
   uint32_t descriptorsLeftInPool_ = 0;
+  /// Uniform buffers holding the dispatches' constants of exports that take
+  /// them so, filled slice by slice (uniformSlice); freed on reset().
+  std::vector<std::unique_ptr<VulkanBuffer>> uniformChunks_;
+  uint64_t uniformChunkUsed_ = 0;
   bool ended_ = false;
   std::vector<std::string> labels_; // one per dispatch, for fault messages
   uint32_t openLabels_ = 0;         // beginLabel()s not yet ended

@@ -64,6 +64,29 @@ struct ComputeStage {
 };
 } // namespace
 
+/// Set 0 of |abi|'s pipeline: storage buffer i at binding i, and the
+/// uniform block of constants at its own binding (after them) when the
+/// kernel takes its constants so.
+static std::vector<VkDescriptorSetLayoutBinding>
+setLayoutBindings(const KernelAbi &abi) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings(abi.bindings.size());
+  for (uint32_t b = 0; b < bindings.size(); ++b) {
+    bindings[b].binding = b;
+    bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[b].descriptorCount = 1;
+    bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  if (abi.uniformConstants) {
+    VkDescriptorSetLayoutBinding uniform{};
+    uniform.binding = abi.uniformConstants->binding;
+    uniform.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    uniform.descriptorCount = 1;
+    uniform.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    bindings.push_back(uniform);
+  }
+  return bindings;
+}
+
 /// Everything checked before any Vulkan call: untrusted input some drivers
 /// crash on, and what drivers need not refuse (workgroup memory over the
 /// limit, missing capabilities, another subgroup size).
@@ -127,6 +150,14 @@ static Status checkBeforeTheDriver(VulkanDevice &device,
                              abi.entry + "`");
     KB_RETURN_IF_ERROR(
         checkExportFitsDevice(spec.name, i, abi, device.properties().limits));
+    // Two descriptors at one binding make an invalid set layout.
+    if (abi.uniformConstants &&
+        abi.uniformConstants->binding < abi.bindings.size())
+      return invalidArgument(
+          where + " export " + std::to_string(i) + " (`" + abi.entry +
+          "`): its uniform block of constants is at binding " +
+          std::to_string(abi.uniformConstants->binding) +
+          ", a storage buffer's; it must follow them");
     // A kernel written for another subgroup size computes a wrong answer,
     // not an error: refused here, before any pipeline exists.
     KB_RETURN_IF_ERROR(
@@ -158,13 +189,7 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
   for (size_t i = 0; i < spec.exports.size(); ++i) {
     const KernelAbi &abi = spec.exports[i];
     ExportPipeline pipeline;
-    std::vector<VkDescriptorSetLayoutBinding> bindings(abi.bindings.size());
-    for (uint32_t b = 0; b < bindings.size(); ++b) {
-      bindings[b].binding = b;
-      bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      bindings[b].descriptorCount = 1;
-      bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    }
+    std::vector<VkDescriptorSetLayoutBinding> bindings = setLayoutBindings(abi);
     VkDescriptorSetLayoutCreateInfo setInfo{
         VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     setInfo.bindingCount = static_cast<uint32_t>(bindings.size());
@@ -175,8 +200,12 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
                                                         nullptr, &p.setLayout),
                           "vkCreateDescriptorSetLayout");
 
-    // Push-constant ranges are sized in whole words.
-    p.pushConstantBytes = (pushConstantSize(abi) + 3) & ~3u;
+    // Push-constant ranges are sized in whole words; a kernel that takes
+    // its constants from a uniform block has none.
+    if (abi.uniformConstants)
+      p.uniformBinding = abi.uniformConstants->binding;
+    else
+      p.pushConstantBytes = (pushConstantSize(abi) + 3) & ~3u;
     VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0,
                               p.pushConstantBytes};
     VkPipelineLayoutCreateInfo layoutInfo{

@@ -162,6 +162,35 @@ SmallVector<int64_t, 3> mlir::kb::getWorkloadPerWorkgroup(VariantOp variant,
   return result;
 }
 
+/// The dictionary kVariantUniformConstantsAttrName holds for |block|.
+static DictionaryAttr
+uniformConstantsAttr(Builder &b, const ::kb::UniformConstants &block) {
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("binding", b.getI64IntegerAttr(block.binding)),
+       b.getNamedAttr("offsets",
+                      b.getDenseI64ArrayAttr(SmallVector<int64_t>(
+                          block.offsets.begin(), block.offsets.end()))),
+       b.getNamedAttr("size", b.getI64IntegerAttr(block.size))});
+}
+
+/// The uniform constants |variant| records, if any.
+static std::optional<::kb::UniformConstants>
+getUniformConstants(VariantOp variant) {
+  auto dict =
+      variant->getAttrOfType<DictionaryAttr>(kVariantUniformConstantsAttrName);
+  if (!dict)
+    return std::nullopt;
+  ::kb::UniformConstants block;
+  if (auto binding = dict.getAs<IntegerAttr>("binding"))
+    block.binding = static_cast<uint32_t>(binding.getInt());
+  if (auto offsets = dict.getAs<DenseI64ArrayAttr>("offsets"))
+    for (int64_t offset : offsets.asArrayRef())
+      block.offsets.push_back(static_cast<uint32_t>(offset));
+  if (auto size = dict.getAs<IntegerAttr>("size"))
+    block.size = static_cast<uint32_t>(size.getInt());
+  return block;
+}
+
 void mlir::kb::setVariantPipeline(VariantOp variant,
                                   const ::kb::KernelAbi &abi) {
   Builder b(variant.getContext());
@@ -181,6 +210,11 @@ void mlir::kb::setVariantPipeline(VariantOp variant,
         kVariantParameterOrderAttrName,
         b.getDenseI64ArrayAttr(SmallVector<int64_t>(abi.parameterOrder.begin(),
                                                     abi.parameterOrder.end())));
+  if (abi.uniformConstants)
+    variant->setAttr(kVariantUniformConstantsAttrName,
+                     uniformConstantsAttr(b, *abi.uniformConstants));
+  else
+    variant->removeAttr(kVariantUniformConstantsAttrName);
   SmallVector<Attribute> values;
   for (const ::kb::SpecializationValue &v : abi.specialization)
     values.push_back(b.getDictionaryAttr(
@@ -204,6 +238,7 @@ void mlir::kb::getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi) {
           kVariantParameterOrderAttrName))
     for (int64_t slot : order.asArrayRef())
       abi.parameterOrder.push_back(static_cast<uint32_t>(slot));
+  abi.uniformConstants = getUniformConstants(variant);
   auto values =
       variant->getAttrOfType<ArrayAttr>(kVariantSpecializationAttrName);
   if (!values)

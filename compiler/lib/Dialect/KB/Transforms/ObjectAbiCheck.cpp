@@ -203,8 +203,12 @@ checkSpirvObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
       return exportOp.emitError()
              << "object '" << path << "': " << values.status().message();
     pipeline.specialization = std::move(*values);
+    // A uniform block of constants is the object's own choice: the
+    // dispatch's constants go there instead of into push constants.
+    pipeline.uniformConstants = ::kb::uniformConstantsOf(*spirv);
     ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
     abi.specialization = pipeline.specialization;
+    abi.uniformConstants = pipeline.uniformConstants;
     reportMismatches(exportOp, abi, ::kb::checkSpirvAbi(*spirv, abi));
   }
   for (VariantOp variant : targets) {

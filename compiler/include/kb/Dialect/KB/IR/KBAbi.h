@@ -82,11 +82,17 @@ inline constexpr llvm::StringLiteral kVariantSpecializationAttrName =
     "kb.specialization";
 inline constexpr llvm::StringLiteral kVariantParameterOrderAttrName =
     "kb.parameter_order";
+/// A dictionary {binding, offsets, size} on a kb.variant whose SPIR-V
+/// object takes its constants in a uniform block
+/// (::kb::KernelAbi::uniformConstants, read from the object); absent: push
+/// constants.
+inline constexpr llvm::StringLiteral kVariantUniformConstantsAttrName =
+    "kb.uniform_constants";
 /// Sets those attributes of |variant| from |abi| (removes what |abi| does
 /// not set).
 void setVariantPipeline(VariantOp variant, const ::kb::KernelAbi &abi);
 /// Copies |variant|'s subgroup size, full subgroups, specialization
-/// constants and parameter order into |abi|.
+/// constants, parameter order and uniform constants into |abi|.
 void getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi);
 
 /// True when an MLIR type stands for |type| in a buffer or memref: same
