@@ -114,8 +114,9 @@ public:
   /// CUDA pushes an NVTX range on the host around each submission (`ncu
   /// --nvtx-include`, nsys), so there a label must open before the first
   /// command and close after the last. Unavailable when the device cannot
-  /// label (the driver was created without DriverOptions::debugLabels, the
-  /// Vulkan instance lacks the extension, no NVTX in this build).
+  /// label (a Vulkan instance without VK_EXT_debug_utils: the driver enables
+  /// it for DriverOptions::debugLabels and the validation layer; no NVTX in
+  /// this build).
   virtual Status beginLabel(const std::string &name) = 0;
   /// Closes the innermost open label; FailedPrecondition when none is open.
   virtual Status endLabel() = 0;

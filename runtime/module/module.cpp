@@ -100,6 +100,10 @@ bool structVectorAligned(const flatbuffers::Vector<const T *> *v) {
 /// guarantees maxUniformBufferRange >= 16384, and a block of scalars for a
 /// few dozen constants needs a few hundred bytes.
 constexpr uint32_t kMaxUniformConstantBytes = 16384;
+/// How far past the storage buffers the block's binding may be: drivers
+/// size a descriptor set layout by its largest binding, so a hostile binding
+/// number (2^32 - 1 wraps that size to 0) must never reach one.
+constexpr uint32_t kMaxUniformBindingGap = 64;
 
 template <typename E> bool enumInRange(E value, E last) {
   return static_cast<uint32_t>(value) <= static_cast<uint32_t>(last);
@@ -190,6 +194,12 @@ public:
                              ", which is " +
                              describeBinding(abi, block.binding) +
                              "'s; the block must follow the storage buffers");
+    if (block.binding - abi.bindings.size() > kMaxUniformBindingGap)
+      return fail(where, what + " at binding " + std::to_string(block.binding) +
+                             ": at most " +
+                             std::to_string(kMaxUniformBindingGap) +
+                             " bindings past the last storage buffer (" +
+                             std::to_string(abi.bindings.size()) + ")");
     if (block.offsets.size() != abi.constants.size())
       return fail(where,
                   what + " give " + std::to_string(block.offsets.size()) +

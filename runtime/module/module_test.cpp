@@ -232,6 +232,11 @@ TEST(ModuleTest, AVariantKeepsItsUniformConstants) {
   bad = block;
   bad.offsets.back() = bad.size;
   refused(bad, "ends past the block's");
+  // A binding no descriptor set layout should be sized by.
+  bad = block;
+  bad.binding = 0xFFFFFFFFu;
+  refused(bad, "uniform constants at binding 4294967295: at most 64 bindings "
+               "past the last storage buffer");
 }
 
 TEST(ModuleTest, ADeviceWithoutTheRequiredSubgroupSizeCannotRunIt) {

@@ -64,7 +64,7 @@ TEST_F(CudaSanitizeTest, EachToolRunsTheWorkerAndItsRecordsNameTheKernel) {
   // Each pass: its tool, its own log file, every record, the command's exit
   // status, then the worker itself.
   EXPECT_THAT(passes[0], HasSubstr("--tool\tmemcheck\t--log-file\t"));
-  EXPECT_THAT(passes[0], HasSubstr("memcheck.log\t--print-limit\t0\t"
+  EXPECT_THAT(passes[0], HasSubstr("memcheck.log\t--print-limit\t1000\t"
                                    "--error-exitcode\t0\t--leak-check\tno\t"));
   EXPECT_THAT(passes[0], HasSubstr("\t__worker\trun\t"));
   EXPECT_THAT(r.output,

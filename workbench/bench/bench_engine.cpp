@@ -299,10 +299,12 @@ int runOneChecked(const PlannedBenchmark &p, const PlannedBenchmark *baseline,
       !p.loadError.empty())
     return runOne(p, baseline, f, observer, run, state);
   RunState passState = state; // the later passes' device is the first's
+  BenchRequest slower = f;    // the tools slow the kernels down
+  slower.watchdogS *= kSanitizerSlowdown;
   StatusOr<int> code = sanitizeBenchmarkOnCuda(
       p.modulePath, run,
       [&](const std::vector<std::string> &wrapper, report::BenchReport &into) {
-        return runOne(p, baseline, f, observer, into,
+        return runOne(p, baseline, slower, observer, into,
                       &into == &run ? state : passState, wrapper);
       });
   if (code.ok())

@@ -9,6 +9,7 @@
 #include "workbench/bench/bench_progress.h"
 #include "workbench/bench/bench_report_fill.h"
 #include "workbench/bench/sanitizer.h"
+#include "workbench/support/kernel_output.h"
 #include "workbench/support/exit_codes.h"
 #include "workbench/bench/dispatch_figures.h"
 #include "workbench/build/declared_figures.h"
@@ -228,16 +229,20 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
   // --profile: one labeled run per variant, named as the report names the
   // benchmark.
   if (job.settings.profile)
-    options.profileRange =
-        job.benchmark.empty() ? target.function->name : job.benchmark;
-  if (findings) {
+    options.profileRange = job.benchmark.empty()
+                               ? "program " + target.function->name
+                               : job.benchmark;
+  if (findings)
     options.guardBytes = kGuardBytes;
-    options.correctness.afterRun =
-        [findings](const std::string &variant, const std::string &inputs,
-                   const module::GuardCheck &guards) {
-          findings->afterRun(variant, inputs, guards);
-        };
-  }
+  // After each run of a variant: what the checking layer saw, what the
+  // kernels printed (CUDA printf), attributed to that run.
+  options.correctness.afterRun = [findings](const std::string &variant,
+                                            const std::string &inputs,
+                                            const module::GuardCheck &guards) {
+    if (findings)
+      findings->afterRun(variant, inputs, guards);
+    KernelOutput::collect(variant + ", inputs " + inputs);
+  };
   options.modes.clear();
   if (job.settings.cold)
     options.modes.push_back(bench::TimingMode::Cold);
@@ -296,10 +301,16 @@ measure(hal::Device &device, const bench::BenchmarkWork &work,
         "no SM clock per sample, so throttled samples cannot be discarded: " +
         (*engine)->clockError());
   DeclaredByObject declarations = readDeclarations(job, work.dispatch, report);
+  bench::BenchmarkOptions options =
+      protocolOptions(job, declarations, work, what, findings);
+  // Under compute-sanitizer (CUDA), memcheck sees every access outside an
+  // allocation; a guard band would put reads a little past the end inside
+  // one, where it cannot.
+  if (device.properties().driver == "cuda")
+    options.guardBytes = 0;
   if (status.ok())
-    status = bench::runBenchmark(
-        device, **engine, work, baseline,
-        protocolOptions(job, declarations, work, what, findings), measured);
+    status = bench::runBenchmark(device, **engine, work, baseline, options,
+                                 measured);
   if (status.ok())
     return measured;
   // A device too small for the benchmark's buffers is refused before any
@@ -319,7 +330,34 @@ measure(hal::Device &device, const bench::BenchmarkWork &work,
   return measured;
 }
 
-int print(const report::BenchReport &report, int exitCode) {
+/// What the kernels printed as report warnings, one per run that printed
+/// (the first |maxRuns|, |linesPerRun| lines each): "saxpy_4096x1x1: the
+/// kernels printed to stdout (CUDA printf) during candidate, inputs seed +0:
+/// `i = 3` | ...".
+void addPrintedWarnings(report::BenchReport &report, size_t maxRuns,
+                        size_t linesPerRun) {
+  std::string benchmark =
+      report.benchmarks.empty() ? "" : report.benchmarks.back().name + ": ";
+  std::vector<KernelOutput::Printed> printed =
+      KernelOutput::finish("the timed runs and the checks after them");
+  for (size_t i = 0; i < printed.size() && i < maxRuns; ++i) {
+    std::string joined;
+    for (const std::string &line : printedLines(printed[i].text, linesPerRun))
+      joined += (joined.empty() ? "`" : " | `") + line + "`";
+    report.environment.warnings.push_back(
+        benchmark + "the kernels printed to stdout (CUDA printf) during " +
+        printed[i].when + ": " + joined);
+  }
+  if (printed.size() > maxRuns)
+    report.environment.warnings.push_back(
+        benchmark + "the kernels printed during " +
+        std::to_string(printed.size() - maxRuns) + " more run(s)");
+}
+
+int print(report::BenchReport &report, int exitCode) {
+  // Descriptor 1 carries the report: what kernels printed there is shown as
+  // warnings, and the report goes to the real stdout.
+  addPrintedWarnings(report, /*maxRuns=*/12, /*linesPerRun=*/5);
   auto text = report::renderBenchJson(report);
   if (!text.ok()) {
     std::fprintf(stderr, "error: %s\n", text.status().message().c_str());
@@ -416,6 +454,10 @@ int measureAndPrint(hal::Device &device, const module::Module &module,
 
 int runBenchJob(const BenchJob &job) {
   report::BenchReport report;
+  if (Status captured = KernelOutput::start(); !captured.ok())
+    report.environment.warnings.push_back(
+        "what kernels print (CUDA printf) may corrupt this report: " +
+        captured.message());
   auto module = module::loadModuleFile(job.modulePath);
   if (!module.ok()) {
     std::fprintf(stderr, "error: %s\n", module.status().message().c_str());

@@ -7,6 +7,8 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -42,8 +44,10 @@ computeSanitizerArgv(const fs::path &tool, CudaCheck check,
                      const std::vector<std::string> &command) {
   std::vector<std::string> argv = {
       tool.string(), "--tool", toolName(check), "--log-file", logFile.string(),
-      // Every record: the findings are counted and capped by us.
-      "--print-limit", "0",
+      // One record per faulting thread: an off-by-one over a million
+      // threads would be a log of hundreds of MB. The summary still counts
+      // every error; the findings say how many were not printed.
+      "--print-limit", "1000",
       // Nothing of the tool's decides the command's exit status.
       "--error-exitcode", "0"};
   if (check == CudaCheck::Memcheck)
@@ -177,8 +181,7 @@ bool readSummary(std::string_view line, CudaSanitizerLog &log) {
   }
   return startsWith(line, "COMPUTE-SANITIZER") ||
          startsWith(line, "LEAK SUMMARY:") ||
-         startsWith(line, "Target application returned") ||
-         startsWith(line, "Error: process didn't terminate");
+         startsWith(line, "Target application returned");
 }
 
 } // namespace
@@ -228,8 +231,9 @@ std::string demangledName(const std::string &entry) {
 
 } // namespace
 
-std::optional<CudaKernelOwner> findCudaKernel(const module::Module &module,
-                                              const std::string &kernel) {
+std::vector<CudaKernelOwner> findCudaKernels(const module::Module &module,
+                                             const std::string &kernel) {
+  std::vector<CudaKernelOwner> owners;
   for (const module::Executable &exe : module.executables)
     for (const module::Variant &v : exe.variants) {
       if (v.format != hal::ExecutableFormat::Ptx)
@@ -237,27 +241,103 @@ std::optional<CudaKernelOwner> findCudaKernel(const module::Module &module,
       for (size_t i = 0; i < v.exports.size(); ++i)
         if (v.exports[i].entry == kernel ||
             demangledName(v.exports[i].entry) == kernel)
-          return CudaKernelOwner{exe.name, i, v.role};
+          owners.push_back({exe.name, i, v.role});
     }
-  return std::nullopt;
+  return owners;
+}
+
+namespace {
+bool anyRole(const std::vector<CudaKernelOwner> &owners,
+             module::VariantRole role) {
+  return std::any_of(owners.begin(), owners.end(),
+                     [role](const auto &o) { return o.role == role; });
+}
+
+bool hasCudaCandidate(const module::Module &module) {
+  for (const module::Executable &exe : module.executables)
+    for (const module::Variant &v : exe.variants)
+      if (v.format == hal::ExecutableFormat::Ptx &&
+          v.role == module::VariantRole::Candidate)
+        return true;
+  return false;
+}
+} // namespace
+
+std::string cudaVariantName(const module::Module &module,
+                            const std::string &kernel) {
+  std::vector<CudaKernelOwner> owners = findCudaKernels(module, kernel);
+  bool candidate = anyRole(owners, module::VariantRole::Candidate);
+  bool reference = anyRole(owners, module::VariantRole::Reference);
+  if (candidate && reference)
+    return "candidate or reference";
+  if (candidate)
+    return "candidate";
+  if (reference) // the row's name for it (benchmark.cpp)
+    return hasCudaCandidate(module) ? "reference" : "generated";
+  return "-";
 }
 
 std::string attributeCudaKernel(const module::Module &module,
                                 const std::string &kernel) {
-  if (std::optional<CudaKernelOwner> owner = findCudaKernel(module, kernel))
-    return "`" + owner->executable + "` export " +
-           std::to_string(owner->exportIndex) +
-           (owner->role == module::VariantRole::Candidate
-                ? ", the handwritten kernel"
-                : ", the reference kernel");
-  return kernel.empty() ? std::string("no kernel named")
-                        : "kernel `" + kernel + "`";
+  std::vector<CudaKernelOwner> owners = findCudaKernels(module, kernel);
+  if (owners.empty())
+    return kernel.empty() ? std::string("no kernel named")
+                          : "kernel `" + kernel + "`";
+  bool candidate = anyRole(owners, module::VariantRole::Candidate);
+  bool reference = anyRole(owners, module::VariantRole::Reference);
+  return "`" + owners.front().executable + "` export " +
+         std::to_string(owners.front().exportIndex) +
+         (candidate && reference
+              ? ", the handwritten or the reference kernel (both are named `" +
+                    kernel + "`)"
+          : candidate ? ", the handwritten kernel"
+                      : ", the reference kernel");
 }
 
 namespace {
 
-/// The log's records, and a record of its own for a log that is missing,
-/// unfinished or short of what its summary counts.
+/// The runtime's own probes of the driver that fail by design (a
+/// parameter index past the last, an attribute an older driver lacks): the
+/// tool reports each as an API error; they say nothing of the kernel.
+bool isRuntimeProbe(const CudaFinding &f) {
+  return startsWith(f.message, "Program hit ") &&
+         (f.message.find("cuFuncGetParamInfo") != std::string::npos ||
+          f.message.find("cuDeviceGetAttribute") != std::string::npos);
+}
+
+/// Records of one site (kernel, line, what happened) as one, counting the
+/// threads it was seen from; at most |maxSites|.
+std::vector<CudaFinding> bySite(std::vector<CudaFinding> records,
+                                size_t maxSites) {
+  std::vector<CudaFinding> sites;
+  std::vector<size_t> seen;
+  size_t dropped = 0;
+  for (CudaFinding &r : records) {
+    std::string first = r.message.substr(0, r.message.find("; "));
+    auto same = std::find_if(sites.begin(), sites.end(), [&](const auto &s) {
+      return s.kernel == r.kernel && s.line == r.line && s.error == r.error &&
+             s.message.compare(0, first.size(), first) == 0;
+    });
+    if (same != sites.end())
+      ++seen[same - sites.begin()];
+    else if (sites.size() < maxSites)
+      sites.push_back(std::move(r)), seen.push_back(1);
+    else
+      ++dropped;
+  }
+  for (size_t i = 0; i < sites.size(); ++i)
+    if (seen[i] > 1)
+      sites[i].message +=
+          "; the same from " + std::to_string(seen[i] - 1) + " more thread(s)";
+  if (dropped)
+    sites.push_back({true, "", "", "",
+                     std::to_string(dropped) +
+                         " more record(s) at other sites, not listed"});
+  return sites;
+}
+
+/// The log's records by site, and a record of its own for a log that is
+/// missing, unfinished or short of what its summary counts.
 std::vector<CudaFinding> readCudaLog(CudaCheck check, const fs::path &log) {
   StatusOr<std::string> text = readFile(log);
   if (!text.ok())
@@ -265,23 +345,29 @@ std::vector<CudaFinding> readCudaLog(CudaCheck check, const fs::path &log) {
              "compute-sanitizer wrote no report (" + text.status().message() +
                  "): the pass did not run"}};
   CudaSanitizerLog parsed = parseComputeSanitizerLog(*text);
-  long errors = 0;
+  // memcheck's summary counts every record, API errors too; racecheck's
+  // counts its errors only.
+  long counted = 0;
   for (const CudaFinding &f : parsed.findings)
-    errors += f.error;
+    counted += check == CudaCheck::Racecheck ? f.error : 1;
+  std::vector<CudaFinding> records;
+  for (CudaFinding &f : parsed.findings)
+    if (!isRuntimeProbe(f))
+      records.push_back(std::move(f));
+  records = bySite(std::move(records), /*maxSites=*/50);
   if (parsed.errorSummary < 0)
-    parsed.findings.push_back(
-        {true, "", "", "",
-         "the report has no ERROR SUMMARY: the tool or the program under it "
-         "did not finish (" +
-             log.filename().string() + ")"});
-  else if (parsed.errorSummary > errors)
-    parsed.findings.push_back(
-        {true, "", "", "",
-         "the tool counted " + std::to_string(parsed.errorSummary) +
-             " error(s), " + std::to_string(errors) +
-             " of them in records read here; run compute-sanitizer --tool " +
-             toolName(check) + " on the worker to see the rest"});
-  return parsed.findings;
+    records.push_back({true, "", "", "",
+                       "the report has no summary: the tool or the program "
+                       "under it did not finish (" +
+                           log.filename().string() + ")"});
+  else if (parsed.errorSummary > counted)
+    records.push_back({true, "", "", "",
+                       "the tool counted " +
+                           std::to_string(parsed.errorSummary) +
+                           " error(s) and printed " + std::to_string(counted) +
+                           " (--print-limit); run compute-sanitizer --tool " +
+                           toolName(check) + " on the worker to see the rest"});
+  return records;
 }
 
 /// ", copy.cu:7, thread (0,0,0) in block (1,0,0)" as far as |f| says.
@@ -309,13 +395,9 @@ cudaBenchFindings(CudaCheck check, const fs::path &log,
                   const module::Module &module) {
   std::vector<report::SanitizerFinding> findings;
   for (const CudaFinding &f : readCudaLog(check, log)) {
-    std::optional<CudaKernelOwner> owner = findCudaKernel(module, f.kernel);
-    std::string variant = !owner ? "-"
-                          : owner->role == module::VariantRole::Candidate
-                              ? "candidate"
-                              : "reference";
+    std::string variant = cudaVariantName(module, f.kernel);
     std::string where = toolName(check);
-    if (!owner && !f.kernel.empty())
+    if (variant == "-" && !f.kernel.empty())
       where += ", kernel `" + f.kernel + "`";
     findings.push_back({variant, "every input set", f.error,
                         where + lineAndThread(f) + ": " + f.message});

@@ -22,7 +22,6 @@
 #include <array>
 #include <filesystem>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +32,10 @@ enum class CudaCheck { Memcheck, Racecheck, Initcheck, Synccheck };
 inline constexpr std::array<CudaCheck, 4> kCudaChecks = {
     CudaCheck::Memcheck, CudaCheck::Racecheck, CudaCheck::Initcheck,
     CudaCheck::Synccheck};
+
+/// How much longer a worker may take under a tool than its watchdog allows
+/// a plain run: the tools slow kernels down ten- to a hundredfold.
+constexpr double kSanitizerSlowdown = 10;
 
 /// "memcheck", ... as `--tool` names it.
 const char *toolName(CudaCheck check);
@@ -76,17 +79,27 @@ struct CudaSanitizerLog {
 /// else is ignored).
 CudaSanitizerLog parseComputeSanitizerLog(std::string_view text);
 
-/// The module's kernel a record names: its executable, export and variant.
+/// The module's kernels a record names: their executable, export and
+/// variant. A handwritten kernel and the generated one often share their
+/// name (the export's symbol), so there may be several.
 struct CudaKernelOwner {
   std::string executable;
   size_t exportIndex = 0;
   module::VariantRole role = module::VariantRole::Reference;
 };
-std::optional<CudaKernelOwner> findCudaKernel(const module::Module &module,
-                                              const std::string &kernel);
+std::vector<CudaKernelOwner> findCudaKernels(const module::Module &module,
+                                             const std::string &kernel);
+
+/// The variant name bench gives the kernels named |kernel|: "candidate",
+/// "reference" ("generated" where the module has no handwritten CUDA
+/// kernel), "candidate or reference" when both share the name, "-" when
+/// none matches.
+std::string cudaVariantName(const module::Module &module,
+                            const std::string &kernel);
 
 /// Which of |module|'s kernels the tool named: "`saxpy` export 0, the
-/// handwritten kernel" (or "the reference kernel"), matched by the PTX entry
+/// handwritten kernel" (or "the reference kernel", or "the handwritten or
+/// the reference kernel" when both have that name), matched by the PTX entry
 /// name (demangled where it is mangled); the tool's name when no entry
 /// matches.
 std::string attributeCudaKernel(const module::Module &module,

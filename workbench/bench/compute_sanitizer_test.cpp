@@ -176,12 +176,12 @@ TEST(ComputeSanitizerArgv, EachToolReportsToItsLogAndKeepsTheExitStatus) {
                            "/tmp/r.log", {"kernel-bench", "__worker", "run"});
   EXPECT_THAT(argv,
               ElementsAre("/cuda/bin/compute-sanitizer", "--tool", "racecheck",
-                          "--log-file", "/tmp/r.log", "--print-limit", "0",
+                          "--log-file", "/tmp/r.log", "--print-limit", "1000",
                           "--error-exitcode", "0", "--racecheck-report",
                           "analysis", "kernel-bench", "__worker", "run"));
   EXPECT_THAT(computeSanitizerArgv("cs", CudaCheck::Memcheck, "m.log", {}),
               ElementsAre("cs", "--tool", "memcheck", "--log-file", "m.log",
-                          "--print-limit", "0", "--error-exitcode", "0",
+                          "--print-limit", "1000", "--error-exitcode", "0",
                           "--leak-check", "no"));
 }
 
@@ -238,12 +238,76 @@ TEST(ComputeSanitizerFindings, NothingTheToolSawIsDropped) {
   EXPECT_EQ(f[0].where, "memcheck, `copy` export 0, the handwritten kernel, "
                         "copy_scalar.cu:7, thread (0,0,0) in block (256,0,0)");
   EXPECT_TRUE(f[0].error);
-  EXPECT_THAT(f[1].message, HasSubstr("counted 3 error(s), 1 of them"));
+  EXPECT_THAT(f[1].message,
+              HasSubstr("counted 3 error(s) and printed 1 (--print-limit)"));
 
   ASSERT_TRUE(writeFileAtomic(log, "========= COMPUTE-SANITIZER\n").ok());
   f = cudaFindings(CudaCheck::Memcheck, log, m);
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_THAT(f[0].message, HasSubstr("has no ERROR SUMMARY"));
+  EXPECT_THAT(f[0].message, HasSubstr("has no summary"));
+
+  // A program that died under the tool is an error, not a clean pass.
+  ASSERT_TRUE(writeFileAtomic(log, "========= COMPUTE-SANITIZER\n"
+                                   "========= Error: process didn't "
+                                   "terminate successfully\n"
+                                   "========= ERROR SUMMARY: 0 errors\n")
+                  .ok());
+  f = cudaFindings(CudaCheck::Memcheck, log, m);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_TRUE(f[0].error);
+  EXPECT_THAT(f[0].message, HasSubstr("didn't terminate successfully"));
+}
+
+TEST(ComputeSanitizerFindings, ApiErrorsAreWarningsAndTheSummaryCountsThem) {
+  // The summary counts the API error too: no "not printed" finding.
+  auto dir = TempDir::create(fs::temp_directory_path(), "kb_cs_test.");
+  ASSERT_TRUE(dir.ok());
+  fs::path log = dir->path() / "memcheck.log";
+  ASSERT_TRUE(writeFileAtomic(log, kMemcheck).ok());
+  std::vector<SanitizerFinding> f =
+      cudaFindings(CudaCheck::Memcheck, log, ptxModule());
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_TRUE(f[0].error);
+  EXPECT_FALSE(f[1].error);
+  EXPECT_THAT(f[1].message, HasSubstr("cudaErrorLaunchFailure"));
+}
+
+TEST(ComputeSanitizerFindings, OneSiteFromManyThreadsIsOneFinding) {
+  auto dir = TempDir::create(fs::temp_directory_path(), "kb_cs_test.");
+  ASSERT_TRUE(dir.ok());
+  fs::path log = dir->path() / "memcheck.log";
+  std::string text = "========= COMPUTE-SANITIZER\n";
+  for (int t = 0; t < 40; ++t)
+    text += "========= Invalid __global__ write of size 4 bytes\n"
+            "=========     at copy_scalar+0x90 in copy_scalar.cu:7\n"
+            "=========     by thread (" +
+            std::to_string(t) +
+            ",0,0) in block (256,0,0)\n"
+            "=========     Address 0x" +
+            std::to_string(1000 + 4 * t) + " is out of bounds\n=========\n";
+  // The runtime's own probe of the driver, failing by design: left out.
+  text += "========= Program hit CUDA_ERROR_INVALID_VALUE (error 1) due to "
+          "\"invalid argument\" on CUDA API call to cuFuncGetParamInfo.\n"
+          "========= ERROR SUMMARY: 41 errors\n";
+  ASSERT_TRUE(writeFileAtomic(log, text).ok());
+  std::vector<SanitizerFinding> f =
+      cudaFindings(CudaCheck::Memcheck, log, ptxModule());
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_THAT(f[0].where, HasSubstr("thread (0,0,0) in block (256,0,0)"));
+  EXPECT_THAT(f[0].message, HasSubstr("the same from 39 more thread(s)"));
+}
+
+TEST(ComputeSanitizerAttribution, AKernelNamedLikeItsReferenceNamesBoth) {
+  module::Module m = ptxModule();
+  m.executables[0].variants[1].exports[0].entry = "copy_scalar";
+  EXPECT_EQ(attributeCudaKernel(m, "copy_scalar"),
+            "`copy` export 0, the handwritten or the reference kernel (both "
+            "are named `copy_scalar`)");
+  EXPECT_EQ(cudaVariantName(m, "copy_scalar"), "candidate or reference");
+  // With no handwritten CUDA kernel the row calls the reference generated.
+  m.executables[0].variants.erase(m.executables[0].variants.begin());
+  EXPECT_EQ(cudaVariantName(m, "copy_scalar"), "generated");
+  EXPECT_EQ(cudaVariantName(m, "other"), "-");
 }
 
 } // namespace

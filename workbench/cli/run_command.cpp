@@ -605,6 +605,7 @@ int runUnderComputeSanitizer(const RunFlags &flags) {
     fs::path log = logs->path() / (std::string(toolName(check)) + ".log");
     WorkerOptions worker = runWorkerOptions(flags, /*sanitize=*/false);
     worker.wrapper = computeSanitizerArgv(*tool, check, log, {});
+    worker.timeoutS *= kSanitizerSlowdown;
     if (check != CudaCheck::Memcheck)
       worker.onStdout = nullptr; // the same run again: its report once
     int passCode = workerExit(runWorker(worker), flags, interrupt);

@@ -1,9 +1,12 @@
 //===- workbench/support/worker.cpp - Device work in a child process ------===//
 #include "workbench/support/worker.h"
 
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -13,6 +16,19 @@ namespace kb::workbench {
 
 namespace {
 constexpr const char *kParentVariable = "KB_WORKER_PARENT";
+constexpr const char *kWrappedVariable = "KB_WORKER_WRAPPED";
+
+/// Under a wrapper the parent-death signal is tied to the wrapper, not to
+/// kernel-bench: a thread watches kernel-bench's pid and ends the worker
+/// when it is gone (a kill -9 of kernel-bench must not leave a worker on
+/// the GPU).
+void watchParent(pid_t parent) {
+  std::thread([parent] {
+    while (::kill(parent, 0) == 0 || errno == EPERM)
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    ::_exit(1);
+  }).detach();
+}
 
 std::string selfExecutable() {
   char path[PATH_MAX];
@@ -85,11 +101,10 @@ StatusOr<WorkerRun> runWorker(const WorkerOptions &options) {
   process.argv.insert(process.argv.end(), {selfExecutable(), "__worker"});
   process.argv.insert(process.argv.end(), options.args.begin(),
                       options.args.end());
-  // The worker checks that its parent is still us; under a wrapper its
-  // parent is the wrapper, which dies with us (the process group's kill).
-  process.env = {{kParentVariable, options.wrapper.empty()
-                                       ? std::to_string(::getpid())
-                                       : std::string()}};
+  // The worker checks that we are still there: as its parent, or under a
+  // wrapper (whose own death signal, if any, is not ours) by watching us.
+  process.env = {{kParentVariable, std::to_string(::getpid())},
+                 {kWrappedVariable, options.wrapper.empty() ? "" : "1"}};
   process.privateTmpDir = false;
   process.killGrace = std::chrono::milliseconds(200);
   if (options.timeoutS > 0)
@@ -106,7 +121,10 @@ void becomeWorker() {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The parent may have died between spawning us and the prctl above.
   const char *parent = std::getenv(kParentVariable);
-  if (parent && *parent && std::to_string(::getppid()) != parent)
+  const char *wrapped = std::getenv(kWrappedVariable);
+  if (parent && *parent && wrapped && *wrapped)
+    watchParent(static_cast<pid_t>(std::strtol(parent, nullptr, 10)));
+  else if (parent && *parent && std::to_string(::getppid()) != parent)
     ::_exit(1);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::setvbuf(stderr, nullptr, _IONBF, 0);

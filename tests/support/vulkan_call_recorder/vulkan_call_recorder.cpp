@@ -3,8 +3,8 @@
 // Test-only: an explicit Vulkan layer (VK_LAYER_KB_record_calls,
 // enabled by the test through VK_LAYER_PATH and VK_INSTANCE_LAYERS) that
 // keeps, per command buffer, the commands recorded into it that a test
-// checks — labels, dispatches, fills, timestamps — and appends them to the
-// file named by KB_VK_RECORD_CALLS each time the command buffer is
+// checks — labels, dispatches, fills, copies, timestamps — and appends them to
+// the file named by KB_VK_RECORD_CALLS each time the command buffer is
 // submitted. So the file says what each submission ran, in order, as the
 // driver saw it; e.g. that `bench --profile` ran one dispatch inside its
 // labels and no cache flush or timestamp there.
@@ -16,7 +16,11 @@
 //   end
 //   end
 //
-// Every call is passed on to the next layer or the driver unchanged.
+// Every call is passed on to the next layer or the driver unchanged. With
+// KB_VK_PRINT_ON_SUBMIT set, each submission also writes that text and a
+// newline to the process's stdout, as CUDA's driver writes what a kernel
+// printed when the host synchronizes: a test of what a worker whose stdout
+// carries its report does with a driver that prints.
 //
 //===----------------------------------------------------------------------===//
 #define VK_NO_PROTOTYPES
@@ -41,6 +45,7 @@ struct Next {
   PFN_vkGetDeviceProcAddr getDeviceProcAddr = nullptr;
   PFN_vkCmdDispatch cmdDispatch = nullptr;
   PFN_vkCmdFillBuffer cmdFillBuffer = nullptr;
+  PFN_vkCmdCopyBuffer cmdCopyBuffer = nullptr;
   PFN_vkCmdWriteTimestamp cmdWriteTimestamp = nullptr;
   PFN_vkCmdBeginDebugUtilsLabelEXT cmdBeginLabel = nullptr;
   PFN_vkCmdEndDebugUtilsLabelEXT cmdEndLabel = nullptr;
@@ -93,6 +98,13 @@ VKAPI_ATTR void VKAPI_CALL CmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer,
   deviceOf(cb).cmdFillBuffer(cb, buffer, offset, size, data);
 }
 
+VKAPI_ATTR void VKAPI_CALL CmdCopyBuffer(VkCommandBuffer cb, VkBuffer source,
+                                         VkBuffer target, uint32_t count,
+                                         const VkBufferCopy *regions) {
+  note(cb, "copy");
+  deviceOf(cb).cmdCopyBuffer(cb, source, target, count, regions);
+}
+
 VKAPI_ATTR void VKAPI_CALL CmdWriteTimestamp(VkCommandBuffer cb,
                                              VkPipelineStageFlagBits stage,
                                              VkQueryPool pool, uint32_t slot) {
@@ -136,6 +148,11 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count,
       }
   }
   appendToLog(text);
+  if (const char *print = std::getenv("KB_VK_PRINT_ON_SUBMIT")) {
+    std::string line = std::string(print) + "\n";
+    ssize_t ignored = ::write(STDOUT_FILENO, line.data(), line.size());
+    (void)ignored;
+  }
   return deviceOf(queue).queueSubmit(queue, count, submits, fence);
 }
 
@@ -193,6 +210,8 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical,
   next.cmdDispatch = resolve<PFN_vkCmdDispatch>(next, *device, "vkCmdDispatch");
   next.cmdFillBuffer =
       resolve<PFN_vkCmdFillBuffer>(next, *device, "vkCmdFillBuffer");
+  next.cmdCopyBuffer =
+      resolve<PFN_vkCmdCopyBuffer>(next, *device, "vkCmdCopyBuffer");
   next.cmdWriteTimestamp =
       resolve<PFN_vkCmdWriteTimestamp>(next, *device, "vkCmdWriteTimestamp");
   next.cmdBeginLabel = resolve<PFN_vkCmdBeginDebugUtilsLabelEXT>(
@@ -212,6 +231,7 @@ PFN_vkVoidFunction ownDeviceCommand(const char *name) {
   static const std::map<std::string, PFN_vkVoidFunction> own = {
       {"vkCmdDispatch", reinterpret_cast<PFN_vkVoidFunction>(CmdDispatch)},
       {"vkCmdFillBuffer", reinterpret_cast<PFN_vkVoidFunction>(CmdFillBuffer)},
+      {"vkCmdCopyBuffer", reinterpret_cast<PFN_vkVoidFunction>(CmdCopyBuffer)},
       {"vkCmdWriteTimestamp",
        reinterpret_cast<PFN_vkVoidFunction>(CmdWriteTimestamp)},
       {"vkCmdBeginDebugUtilsLabelEXT",

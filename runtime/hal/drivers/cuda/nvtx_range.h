@@ -5,7 +5,10 @@
 // against the launches made inside them. NVTX is the CUDA toolkit's
 // header-only nvtx3: with no profiler attached (no NVTX_INJECTION64_PATH)
 // each call is a test of one pointer. A build without the toolkit's headers
-// has no ranges, and says so.
+// has no ranges, and says so. NVTX's own loader dlopens the tool a profiler
+// names in NVTX_INJECTION64_PATH: that is NVTX's documented protocol with
+// the profiler, not a library of ours, so it does not go through
+// kb::DynamicLibrary.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_HAL_DRIVERS_CUDA_NVTX_RANGE_H_

@@ -44,9 +44,9 @@ VulkanBuffer::create(VulkanDevice &device, uint64_t size, MemoryType type,
   buffer->allocatedSize_ = (size + 3) & ~uint64_t(3);
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = buffer->allocatedSize_;
-  // Upload buffers also carry a dispatch's constants for a kernel that
-  // reads them from a uniform block (VulkanCommandBuffer::uniformSlice).
-  info.usage = use == MemoryUse::Upload
+  // A dispatch's constants for a kernel that reads them from a uniform
+  // block (VulkanCommandBuffer::uniformSlice).
+  info.usage = use == MemoryUse::Uniform
                    ? kUsage | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
                    : kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;

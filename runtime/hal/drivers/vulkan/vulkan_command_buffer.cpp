@@ -185,7 +185,7 @@ VulkanCommandBuffer::uniformSlice(const DispatchParams &params) {
         std::unique_ptr<VulkanBuffer> chunk,
         VulkanBuffer::create(
             device_, std::max<uint64_t>(kUniformChunkBytes, bytes.size()),
-            MemoryType::HostVisible, MemoryUse::Upload));
+            MemoryType::DeviceLocal, MemoryUse::Uniform));
     uniformChunks_.push_back(std::move(chunk));
     offset = 0;
   }

@@ -24,6 +24,8 @@ const char *useName(MemoryUse use) {
     return "host-visible";
   case MemoryUse::Upload:
     return "upload staging";
+  case MemoryUse::Uniform:
+    return "uniform constants";
   }
   return "";
 }
@@ -57,6 +59,11 @@ int rank(VkMemoryPropertyFlags flags, bool onLargestDeviceHeap, MemoryUse use,
       return -1;
     *mapped = true;
     return 2 * bool(flags & kCoherent) + !(flags & kDeviceLocal);
+  case MemoryUse::Uniform:
+    *mapped = visible;
+    if (flags & kDeviceLocal)
+      return visible ? 4 + bool(flags & kCoherent) : 3;
+    return visible ? 1 + bool(flags & kCoherent) : -1;
   }
   return -1;
 }

@@ -36,6 +36,11 @@ enum class MemoryUse {
   DeviceLocal, // storage buffers the kernels use
   Readback,    // host-visible buffers: the host reads them (and writes)
   Upload,      // staging for uploads: the host writes, the device reads
+  /// A dispatch's constants for a kernel that reads them from a uniform
+  /// block: written once by the host, read by every invocation of every
+  /// dispatch, so device-local where the host can map it (resizable BAR,
+  /// unified memory), else staged into device-local, host memory last.
+  Uniform,
 };
 
 struct MemoryChoice {

@@ -114,6 +114,24 @@ TEST(VulkanMemory, UploadStagingUsesSystemMemory) {
   EXPECT_TRUE(c.mapped);
 }
 
+TEST(VulkanMemory, UniformConstantsLiveInMappableVramFirst) {
+  // Read by every invocation of every dispatch: VRAM the host can write
+  // (the BAR window, resizable BAR), then VRAM through staging, host memory
+  // only where nothing else exists.
+  MemoryChoice c = choose(nvidia(), MemoryUse::Uniform);
+  EXPECT_EQ(c.typeIndex, 4u);
+  EXPECT_TRUE(c.mapped);
+  EXPECT_EQ(choose(resizableBar(), MemoryUse::Uniform).typeIndex, 2u);
+  c = choose(
+      layout({{8 * GiB, true}, {16 * GiB, false}}, {{0, DL}, {1, HV | HC}}),
+      MemoryUse::Uniform);
+  EXPECT_EQ(c.typeIndex, 0u);
+  EXPECT_FALSE(c.mapped) << "staged into VRAM";
+  c = choose(lavapipe(), MemoryUse::Uniform);
+  EXPECT_EQ(c.typeIndex, 0u);
+  EXPECT_TRUE(c.mapped);
+}
+
 TEST(VulkanMemory, MappableVramIsStillSecondToPlainVram) {
   // With resizable BAR plain DEVICE_LOCAL is there: it wins, unmapped.
   MemoryChoice c = choose(resizableBar(), MemoryUse::DeviceLocal);
