@@ -55,6 +55,13 @@ struct KernelSpec {
   /// CUDA: the extern "C" (or uniquely resolvable) entry name. GLSL: "main".
   std::string entry;
   std::vector<std::pair<std::string, std::string>> defines; // NAME, VALUE
+  /// CUDA only: a function template instance the build instantiates itself,
+  /// its arguments integers ("MatrixMulCUDA<32>"). nvcc then compiles a
+  /// generated file that includes the source and takes the instance's
+  /// address, which makes nvcc emit its `.entry`; |entry| and |abi.entry|
+  /// name the instance too (resolvePtxEntry finds it by its demangled
+  /// name). Empty: the source's own entries are built.
+  std::string templateInstance;
   std::vector<std::filesystem::path> includeDirs;
   /// Extra flags per tool: keys "nvcc", "ptxas", "glslc", "spirv-val",
   /// "spirv-opt".
