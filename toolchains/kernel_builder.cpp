@@ -299,8 +299,11 @@ Status Job::findTools() {
 
 std::vector<Step> Job::planSteps() const {
   std::vector<std::string> defines, includes;
+  const std::vector<std::string> &arguments = spec_.templateArgumentNames;
   for (const auto &[name, value] : spec_.defines)
-    defines.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+    if (!instantiates() ||
+        std::find(arguments.begin(), arguments.end(), name) == arguments.end())
+      defines.push_back("-D" + name + (value.empty() ? "" : "=" + value));
   // The source's own directory first: where its quote-includes resolved
   // before it was staged.
   includes.push_back(std::string("-I") + kStagedSourceDir);

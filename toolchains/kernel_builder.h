@@ -62,6 +62,11 @@ struct KernelSpec {
   /// name the instance too (resolvePtxEntry finds it by its demangled
   /// name). Empty: the source's own entries are built.
   std::string templateInstance;
+  /// The names of |defines| that are |templateInstance|'s arguments: they
+  /// reach the kernel as those arguments only, not as -D, since a macro of
+  /// the name would replace a template parameter so named (cuda-samples'
+  /// `template <int BLOCK_SIZE>` tuned as BLOCK_SIZE).
+  std::vector<std::string> templateArgumentNames;
   std::vector<std::filesystem::path> includeDirs;
   /// Extra flags per tool: keys "nvcc", "ptxas", "glslc", "spirv-val",
   /// "spirv-opt".

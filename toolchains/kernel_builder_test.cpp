@@ -239,6 +239,19 @@ TEST_F(KernelBuilderTest, CudaTemplateInstanceIsInstantiatedAndResolved) {
   for (const Diagnostic &d : result.diagnostics)
     EXPECT_NE(d.severity, Severity::Error) << formatDiagnostic(d, false);
 
+  // A define that is a template argument is not passed with -D: a macro
+  // would replace the template parameter of its name.
+  KernelSpec named = spec;
+  named.defines = {{"BLOCK", "256"}, {"KB_SCALE", "2.0f"}};
+  named.templateArgumentNames = {"BLOCK"};
+  BuildJobResult macros = build(named, "cuda:sm_90");
+  ASSERT_TRUE(macros.status.ok()) << describe(macros);
+  std::string nvcc;
+  for (const std::string &arg : macros.commands.at(0).argv)
+    nvcc += arg + " ";
+  EXPECT_EQ(nvcc.find("-DBLOCK"), std::string::npos) << nvcc;
+  EXPECT_NE(nvcc.find("-DKB_SCALE=2.0f"), std::string::npos) << nvcc;
+
   // Another instance is another build, not a cache hit of this one.
   KernelSpec other = templateSpec(spec, "saxpyT<128>");
   other.abi.workgroupSize = {128, 1, 1};

@@ -122,9 +122,11 @@ Status instantiateEntry(const Kernel &kernel, toolchains::KernelSpec &spec) {
     return invalidArgument(displayPath(kernel.manifest) + ": `entry` = \"" +
                            kernel.entry + "\" is not a template instance");
   std::string instance = entry->name + "<";
+  spec.templateArgumentNames.clear();
   for (size_t i = 0; i < entry->arguments.size(); ++i) {
     std::string value = entry->arguments[i];
     if (isName(value)) {
+      spec.templateArgumentNames.push_back(value);
       // Tuned values are applied as defines, so the defines hold them all.
       auto it = std::find_if(spec.defines.begin(), spec.defines.end(),
                              [&](const auto &d) { return d.first == value; });

@@ -72,6 +72,9 @@ TEST_F(TemplateEntryTest, EachCudaSpecNamesTheInstanceOfItsValues) {
   EXPECT_EQ(cuda.templateInstance, "MatrixMulCUDA<16, 2, 4>");
   EXPECT_EQ(cuda.entry, "MatrixMulCUDA<16, 2, 4>");
   EXPECT_EQ(cuda.abi.entry, "MatrixMulCUDA<16, 2, 4>");
+  // Arguments, not macros that would replace template parameters so named.
+  EXPECT_EQ(cuda.templateArgumentNames,
+            (std::vector<std::string>{"B", "WIDE"}));
   // GLSL's entry is `main`, whatever `entry` says.
   EXPECT_EQ(kernel.specs[1].templateInstance, "");
   EXPECT_EQ(kernel.specs[1].entry, "main");
