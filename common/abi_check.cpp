@@ -1,6 +1,7 @@
 //===- common/abi_check.cpp - Check a PTX / SPIR-V object against an ABI -===//
 #include "common/abi_check.h"
 
+#include "common/cuda_signature.h"
 #include "common/specialization.h"
 
 #include <algorithm>
@@ -15,6 +16,14 @@ std::string join(const std::vector<std::string> &items) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i)
     out += (i ? ", " : "") + ("`" + items[i] + "`");
+  return out;
+}
+
+/// |items| separated by commas, as they are.
+std::string list(const std::vector<std::string> &items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i ? ", " : "") + items[i];
   return out;
 }
 
@@ -257,6 +266,15 @@ bool fits(const PtxParam &p, const ExpectedParam &e) {
   return e.cls == ExpectedParam::Class::Integer; // u, s
 }
 
+/// The demangled instance of a mangled entry (`MatrixMulCUDA<32>`), empty
+/// for an extern "C" one.
+std::string instanceName(const std::string &entry) {
+  if (!isMangledName(entry))
+    return "";
+  StatusOr<CudaSignature> signature = demangleCudaKernel(entry);
+  return signature.ok() ? signature->instance : "";
+}
+
 } // namespace
 
 std::string readableEntryName(std::string_view entry) {
@@ -268,11 +286,20 @@ const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
                                 std::string *error) {
   if (const PtxEntry *entry = ptx.findEntry(name))
     return entry;
+  // `MatrixMulCUDA<32>` names one instance of a template by its arguments;
+  // `MatrixMulCUDA` names the template's one instance, or a function.
+  bool instance = name.find('<') != std::string_view::npos;
   std::vector<std::string> present, matches;
   const PtxEntry *match = nullptr;
   for (const PtxEntry &e : ptx.entries) {
-    present.push_back(e.name);
-    if (demangledBaseName(e.name) == name) {
+    std::string spelled = instanceName(e.name);
+    // A template instance is shown with its arguments, so that a wrong one
+    // is seen at once.
+    present.push_back(spelled.find('<') == std::string::npos
+                          ? "`" + e.name + "`"
+                          : "`" + e.name + "` (" + spelled + ")");
+    if (instance ? !spelled.empty() && sameTemplateInstance(name, spelled)
+                 : demangledBaseName(e.name) == name) {
       matches.push_back(e.name);
       match = &e;
     }
@@ -289,7 +316,7 @@ const PtxEntry *resolvePtxEntry(const PtxModule &ptx, std::string_view name,
   else
     *error = quoted + " not found in the PTX; " +
              (present.empty() ? std::string("the module has no .entry")
-                              : "entries present: " + join(present)) +
+                              : "entries present: " + list(present)) +
              " (declare the kernel extern \"C\" or fix `entry`)";
   return nullptr;
 }

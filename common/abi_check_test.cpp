@@ -233,6 +233,34 @@ TEST(ResolvePtxEntry, ExactThenUniqueMangledName) {
   EXPECT_EQ(error, ""); // untouched on success
 }
 
+// A template instance by its arguments: the one entry of several instances
+// of one template whose demangled name is it.
+TEST(PtxAbi, TemplateInstancesResolveByTheirArguments) {
+  StatusOr<PtxModule> m = readPtx(
+      ".version 9.0\n.target sm_90\n"
+      ".visible .entry _Z13MatrixMulCUDAILi16EEvPfS0_S0_ii()\n{ ret; }\n"
+      ".visible .entry _Z13MatrixMulCUDAILi32EEvPfS0_S0_ii()\n{ ret; }\n"
+      ".visible .entry _Z1kILj8EEvPf()\n{ ret; }\n");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto resolved = [&](std::string_view name) {
+    const PtxEntry *entry = resolvePtxEntry(*m, name);
+    return entry ? entry->name : std::string("(none)");
+  };
+  EXPECT_EQ(resolved("MatrixMulCUDA<32>"),
+            "_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii");
+  EXPECT_EQ(resolved("MatrixMulCUDA< 16 >"),
+            "_Z13MatrixMulCUDAILi16EEvPfS0_S0_ii");
+  EXPECT_EQ(resolved("k<8>"), "_Z1kILj8EEvPf");
+  EXPECT_EQ(resolved("MatrixMulCUDA"), "(none)"); // two instances
+  std::string error;
+  EXPECT_EQ(resolvePtxEntry(*m, "MatrixMulCUDA<64>", &error), nullptr);
+  EXPECT_NE(error.find("entry `MatrixMulCUDA<64>` not found in the PTX; "
+                       "entries present: `_Z13MatrixMulCUDAILi16EEvPfS0_S0_ii` "
+                       "(MatrixMulCUDA<16>)"),
+            std::string::npos)
+      << error;
+}
+
 TEST(PtxAbi, ByteArrayParametersFitBySizeAndAlignment) {
   StatusOr<PtxModule> m =
       readPtx(".version 9.0\n.target sm_90\n"

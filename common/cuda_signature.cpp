@@ -114,7 +114,49 @@ CudaParameter parseParameter(const std::string &spelled) {
   return p;
 }
 
+/// "void ns::k<3, 4>" -> "ns::k<3, 4>": the text after the last space
+/// outside template brackets (a function template's name spells its return
+/// type; a plain function's does not).
+std::string withoutReturnType(const std::string &head) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (head[i] == '<')
+      ++depth;
+    else if (head[i] == '>' && depth > 0)
+      --depth;
+    else if (head[i] == ' ' && depth == 0)
+      start = i + 1;
+  }
+  return head.substr(start);
+}
+
+/// |text| without spaces and without the u/l suffixes of integer literals.
+std::string canonicalInstance(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (std::isspace(static_cast<unsigned char>(c)))
+      continue;
+    bool suffix = (c == 'u' || c == 'l' || c == 'U' || c == 'L') &&
+                  !out.empty() &&
+                  std::isdigit(static_cast<unsigned char>(out.back()));
+    // Only a literal's suffix: `1u` inside an identifier (`k1u`) stays.
+    size_t start = out.find_last_not_of("0123456789");
+    bool literal = start == std::string::npos || out[start] == '<' ||
+                   out[start] == ',' || out[start] == '-' || out[start] == '(';
+    if (suffix && literal)
+      continue;
+    out += c;
+  }
+  return out;
+}
+
 } // namespace
+
+bool sameTemplateInstance(std::string_view written, std::string_view instance) {
+  return canonicalInstance(written) == canonicalInstance(instance);
+}
 
 bool isMangledName(std::string_view name) {
   return name.size() > 2 && name.substr(0, 2) == "_Z";
@@ -148,6 +190,7 @@ StatusOr<CudaSignature> demangleCudaKernel(std::string_view mangled) {
     return invalidArgument("`" + sig.demangled + "` (from `" +
                            std::string(mangled) + "`) has no parameter list");
   std::string head = d.substr(0, open);
+  sig.instance = withoutReturnType(head);
   if (size_t lt = head.find('<'); lt != std::string::npos)
     head.resize(lt);
   size_t space = head.rfind(' ');

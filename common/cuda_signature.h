@@ -35,12 +35,22 @@ struct CudaParameter {
 struct CudaSignature {
   std::string demangled; // "void reduce<256u, true>(float const*, ...)"
   std::string function;  // "reduce"
+  /// The qualified name with its template arguments as the demangler
+  /// spells them, without return type and parameters: "reduce<256u, true>",
+  /// "ns::tile" (no template). What `entry = "reduce<256, true>"` names.
+  std::string instance;
   std::vector<CudaParameter> parameters;
 };
 
 /// The signature of a mangled (`_Z...`) kernel name. InvalidArgument when
 /// |mangled| is not an Itanium-mangled function name.
 StatusOr<CudaSignature> demangleCudaKernel(std::string_view mangled);
+
+/// Whether |written| (a kernel.toml `entry` such as "MatrixMulCUDA<32>")
+/// names the template instance |instance| (CudaSignature::instance): equal
+/// but for spaces and the integer suffixes the demangler adds to unsigned
+/// and long arguments (`256u`, `32ul`).
+bool sameTemplateInstance(std::string_view written, std::string_view instance);
 
 /// Whether |name| is a mangled C++ name (not an `extern "C"` one).
 bool isMangledName(std::string_view name);

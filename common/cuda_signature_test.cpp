@@ -44,6 +44,29 @@ TEST(CudaSignature, TypesOutsideTheAbiAreEmpty) {
   EXPECT_EQ(sig->parameters[2].type, ""); // bool
 }
 
+// `entry = "MatrixMulCUDA<32>"` names the instance as the demangler spells
+// it, less the return type and parameters; spaces and the suffixes of an
+// unsigned or long argument are the demangler's, not the user's.
+TEST(CudaSignature, TemplateInstanceIsTheNameWithItsArguments) {
+  StatusOr<CudaSignature> sig =
+      demangleCudaKernel("_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii");
+  ASSERT_TRUE(sig.ok()) << sig.status().message();
+  EXPECT_EQ(sig->instance, "MatrixMulCUDA<32>");
+  EXPECT_EQ(demangleCudaKernel("_ZN2ns1kILi3ELi4EEEvPf")->instance,
+            "ns::k<3, 4>");
+  EXPECT_EQ(demangleCudaKernel("_Z4tickv")->instance, "tick");
+  EXPECT_EQ(demangleCudaKernel("_Z6reduceILj256ELb1EEvPKfPfj")->instance,
+            "reduce<256u, true>");
+
+  EXPECT_TRUE(sameTemplateInstance("ns::k<3,4>", "ns::k<3, 4>"));
+  EXPECT_TRUE(sameTemplateInstance("reduce<256, true>", "reduce<256u, true>"));
+  EXPECT_TRUE(sameTemplateInstance("k<32>", "k<32ul>"));
+  EXPECT_TRUE(sameTemplateInstance("k<-1>", "k<-1>"));
+  EXPECT_FALSE(sameTemplateInstance("k<32>", "k<320>"));
+  EXPECT_FALSE(sameTemplateInstance("k<3>", "ns::k<3>"));
+  EXPECT_FALSE(sameTemplateInstance("k<16>", "k<32>"));
+}
+
 TEST(CudaSignature, ExternCNamesAreRefused) {
   EXPECT_FALSE(isMangledName("saxpy"));
   EXPECT_TRUE(isMangledName("_Z5saxpyPKfPffj"));

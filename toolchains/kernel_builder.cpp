@@ -54,6 +54,7 @@
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <regex>
 
 namespace kb::toolchains {
 
@@ -112,6 +113,9 @@ constexpr const char kKeyVersion[] = "kernel-bench-build-v2";
 constexpr const char kStagedSourceDir[] = "src";
 constexpr const char kStagedIncludePrefix[] = "inc";
 constexpr const char kStagedTmp[] = "tmp";
+// The generated file that instantiates KernelSpec::templateInstance; nvcc
+// compiles it instead of the staged source, which it includes.
+constexpr const char kStagedInstance[] = "instance.cu";
 
 /// A tool step: the argv, run in the job's private directory.
 struct Step {
@@ -212,6 +216,15 @@ private:
   std::string stagedSourceName() const {
     return target_.isCuda() ? "kernel.cu" : "kernel.comp";
   }
+  /// What the compiler compiles: the staged source, or the file that
+  /// instantiates the template instance from it.
+  std::string compiledSourceName() const {
+    return instantiates() ? kStagedInstance : stagedSourceName();
+  }
+  bool instantiates() const {
+    return target_.isCuda() && !spec_.templateInstance.empty();
+  }
+  std::string instanceError(const std::vector<Diagnostic> &parsed) const;
   fs::path userPath(const std::string &staged) const;
   std::vector<std::string>
   rerunnable(const std::vector<std::string> &argv) const;
@@ -286,15 +299,18 @@ Status Job::findTools() {
 
 std::vector<Step> Job::planSteps() const {
   std::vector<std::string> defines, includes;
+  const std::vector<std::string> &arguments = spec_.templateArgumentNames;
   for (const auto &[name, value] : spec_.defines)
-    defines.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+    if (!instantiates() ||
+        std::find(arguments.begin(), arguments.end(), name) == arguments.end())
+      defines.push_back("-D" + name + (value.empty() ? "" : "=" + value));
   // The source's own directory first: where its quote-includes resolved
   // before it was staged.
   includes.push_back(std::string("-I") + kStagedSourceDir);
   for (size_t i = 0; i < spec_.includeDirs.size(); ++i)
     includes.push_back("-I" + std::string(kStagedIncludePrefix) +
                        std::to_string(i));
-  std::string sourceName = stagedSourceName();
+  std::string sourceName = compiledSourceName();
   std::vector<Step> steps;
 
   if (target_.isCuda()) {
@@ -368,6 +384,10 @@ std::string Job::compileKey(const std::vector<Step> &steps,
   key.add(kKeyVersion);
   key.add("target", target_.toString());
   key.add("language", toString(spec_.language));
+  // The generated file is not a dependency nvcc reports; its one variable
+  // part is the instance.
+  if (instantiates())
+    key.add("instance", spec_.templateInstance);
   for (const auto &[name, tool] : tools_) {
     key.add("tool", name);
     key.add(tool.path.string());
@@ -393,7 +413,15 @@ std::string Job::compileKey(const std::vector<Step> &steps,
 
 void Job::addDiagnostics(std::vector<Diagnostic> diagnostics) {
   for (Diagnostic &d : diagnostics) {
-    if (d.tool == "ptxas" && fs::path(d.file).extension() == ".ptx") {
+    if (instantiates() && fs::path(d.file).filename() == kStagedInstance) {
+      // The generated file is one line the user never wrote: point at the
+      // source, and say which instance it was.
+      d.message = "instantiating `" + spec_.templateInstance +
+                  "` (`entry`): " + d.message;
+      d.file = spec_.source.string();
+      d.line = 0;
+      d.column = 0;
+    } else if (d.tool == "ptxas" && fs::path(d.file).extension() == ".ptx") {
       // A PTX file of ours is a temporary the user never sees: point at the
       // kernel and keep the PTX line in the message.
       if (d.line > 0)
@@ -449,6 +477,8 @@ Status Job::runStep(const Step &step, std::string *stderrOut) {
   size_t before = result_.diagnostics.size();
   std::vector<Diagnostic> parsed = parseDiagnostics(step.tool, output);
   rawDiagnostics_.insert(rawDiagnostics_.end(), parsed.begin(), parsed.end());
+  std::string instance =
+      step.tool == "nvcc" && instantiates() ? instanceError(parsed) : "";
   addDiagnostics(std::move(parsed));
   if (stderrOut)
     *stderrOut = r.stderrText;
@@ -462,6 +492,8 @@ Status Job::runStep(const Step &step, std::string *stderrOut) {
                     "; raise [build] timeout in workbench.toml if the kernel "
                     "needs longer");
   std::string why = step.tool + " failed (" + r.describe() + ")";
+  if (!instance.empty())
+    return fail(StatusCode::InvalidArgument, why + ": " + instance);
   for (size_t i = before; i < result_.diagnostics.size(); ++i) {
     const Diagnostic &d = result_.diagnostics[i];
     if (d.severity == Severity::Error || d.severity == Severity::Fatal)
@@ -660,6 +692,15 @@ Status Job::checkSource() {
     return fail(StatusCode::InvalidArgument,
                 "source path `" + spec_.source.string() +
                     "` must be absolute (resolve it against the kernel.toml)");
+  // The instance is pasted into the generated file: a name and integers,
+  // nothing that could end the line or the declaration.
+  static const std::regex instance(
+      R"(^[A-Za-z_][A-Za-z0-9_:]*<\s*-?[0-9]+(\s*,\s*-?[0-9]+)*\s*>$)");
+  if (instantiates() && !std::regex_match(spec_.templateInstance, instance))
+    return fail(StatusCode::InvalidArgument,
+                "template instance `" + spec_.templateInstance +
+                    "`: expected a function template's name and integer "
+                    "arguments, e.g. `my_kernel<32>`");
   std::error_code ec;
   if (!fs::is_regular_file(spec_.source, ec)) {
     Diagnostic d;
@@ -823,6 +864,37 @@ Status Job::checkShellInputs() const {
   return okStatus();
 }
 
+/// Why nvcc could not build the instance, from the first error it printed
+/// (|parsed|, paths as staged): the template is not defined, nvcc cannot
+/// form the instance from the generated line, or the instance does not
+/// compile (an error in the user's file). Empty without an error.
+std::string Job::instanceError(const std::vector<Diagnostic> &parsed) const {
+  const std::string &instance = spec_.templateInstance;
+  std::string name = instance.substr(0, instance.find('<'));
+  std::string last = name.substr(name.rfind(':') + 1);
+  for (const Diagnostic &d : parsed) {
+    if (d.severity != Severity::Error && d.severity != Severity::Fatal)
+      continue;
+    if (fs::path(d.file).filename() != kStagedInstance)
+      return "instantiating `" + instance +
+             "` (`entry`): " + formatDiagnostic(d, false);
+    std::string quoted = "\"" + last + "\"";
+    if (d.message.find(quoted) != std::string::npos &&
+        (d.message.find("is undefined") != std::string::npos ||
+         d.message.find("has no member") != std::string::npos))
+      return "`entry` names the template `" + name + "`, which " +
+             spec_.source.string() +
+             " does not define (nor any header it includes); name a "
+             "__global__ function template of the source, e.g. `entry = \"" +
+             "my_kernel<BLOCK>\"`";
+    return "nvcc cannot instantiate `" + instance +
+           "` (`entry`): " + d.message +
+           " (`entry` names a __global__ function template, not overloaded, "
+           "and integer arguments for its template parameters)";
+  }
+  return "";
+}
+
 Status Job::stageInputs(const std::string &source) {
   KB_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::create());
   scratch_.emplace(std::move(scratch));
@@ -838,6 +910,18 @@ Status Job::stageInputs(const std::string &source) {
   if (ec)
     return fail(StatusCode::Internal, "cannot stage the inputs in `" +
                                           dir.string() + "`: " + ec.message());
+  if (instantiates()) {
+    // Taking the instance's address instantiates it without its signature;
+    // nvcc emits the .entry of every __global__ instance so used.
+    std::string instance =
+        "// Generated by kernel-bench: instantiates `entry`.\n"
+        "#include \"" +
+        stagedSourceName() +
+        "\"\n"
+        "static auto *const kb_instance __attribute__((unused)) = &" +
+        spec_.templateInstance + ";\n";
+    KB_RETURN_IF_ERROR(writeFileAtomic(dir / kStagedInstance, instance));
+  }
   return writeFileAtomic(dir / stagedSourceName(), source);
 }
 
@@ -858,7 +942,8 @@ fs::path Job::userPath(const std::string &staged) const {
   fs::path rest;
   for (++it; it != path.end(); ++it)
     rest /= *it;
-  if (first == stagedSourceName() && rest.empty())
+  if ((first == stagedSourceName() || first == compiledSourceName()) &&
+      rest.empty())
     return spec_.source;
   if (first == kStagedSourceDir)
     return (sourceDir_ / rest).lexically_normal();
@@ -924,6 +1009,7 @@ Status Job::unstageLineInfo(const fs::path &ptxPath) const {
   std::string dir = scratch_->path().string() + "/";
   std::vector<std::pair<std::string, fs::path>> mapping = {
       {dir + stagedSourceName() + "\"", spec_.source},
+      {dir + compiledSourceName() + "\"", spec_.source},
       {dir + kStagedSourceDir + "/", sourceDir_}};
   for (size_t i = 0; i < spec_.includeDirs.size(); ++i)
     mapping.push_back({dir + kStagedIncludePrefix + std::to_string(i) + "/",

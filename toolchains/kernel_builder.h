@@ -55,6 +55,18 @@ struct KernelSpec {
   /// CUDA: the extern "C" (or uniquely resolvable) entry name. GLSL: "main".
   std::string entry;
   std::vector<std::pair<std::string, std::string>> defines; // NAME, VALUE
+  /// CUDA only: a function template instance the build instantiates itself,
+  /// its arguments integers ("MatrixMulCUDA<32>"). nvcc then compiles a
+  /// generated file that includes the source and takes the instance's
+  /// address, which makes nvcc emit its `.entry`; |entry| and |abi.entry|
+  /// name the instance too (resolvePtxEntry finds it by its demangled
+  /// name). Empty: the source's own entries are built.
+  std::string templateInstance;
+  /// The names of |defines| that are |templateInstance|'s arguments: they
+  /// reach the kernel as those arguments only, not as -D, since a macro of
+  /// the name would replace a template parameter so named (cuda-samples'
+  /// `template <int BLOCK_SIZE>` tuned as BLOCK_SIZE).
+  std::vector<std::string> templateArgumentNames;
   std::vector<std::filesystem::path> includeDirs;
   /// Extra flags per tool: keys "nvcc", "ptxas", "glslc", "spirv-val",
   /// "spirv-opt".

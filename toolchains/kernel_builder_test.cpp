@@ -212,6 +212,112 @@ TEST_F(KernelBuilderTest, CudaWithoutLaunchBoundsGetsANote) {
   EXPECT_EQ(noteCount(bounded), 0) << describe(bounded);
 }
 
+/// template_saxpy.cu's instance |instance| as the entry.
+KernelSpec templateSpec(KernelSpec spec, const std::string &instance) {
+  spec.templateInstance = instance;
+  spec.entry = instance;
+  spec.abi.entry = instance;
+  return spec;
+}
+
+// A template the source never instantiates: the build instantiates the one
+// `entry` names, and finds its mangled .entry by the demangled name.
+TEST_F(KernelBuilderTest, CudaTemplateInstanceIsInstantiatedAndResolved) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec spec = templateSpec(cudaSpec("template_saxpy.cu"), "saxpyT<256>");
+  BuildJobResult result = build(spec, "cuda:sm_90", cache_.get());
+  ASSERT_TRUE(result.status.ok()) << describe(result);
+  auto ptx = readFile(out() / "kernels/saxpy/sm_90.ptx");
+  ASSERT_TRUE(ptx.ok());
+  EXPECT_NE(ptx->find(".entry _Z6saxpyTILi256EEvPKfPffj("), std::string::npos)
+      << *ptx;
+  EXPECT_EQ(ptx->find("ILi128E"), std::string::npos);
+  // ptxas's report is the instance's (resolved like the ABI check).
+  ASSERT_TRUE(result.resources.has_value());
+  EXPECT_GT(result.resources->registers, 0u);
+  // __launch_bounds__(BLOCK) checked the workgroup size: no note.
+  for (const Diagnostic &d : result.diagnostics)
+    EXPECT_NE(d.severity, Severity::Error) << formatDiagnostic(d, false);
+
+  // A define that is a template argument is not passed with -D: a macro
+  // would replace the template parameter of its name.
+  KernelSpec named = spec;
+  named.defines = {{"BLOCK", "256"}, {"KB_SCALE", "2.0f"}};
+  named.templateArgumentNames = {"BLOCK"};
+  BuildJobResult macros = build(named, "cuda:sm_90");
+  ASSERT_TRUE(macros.status.ok()) << describe(macros);
+  std::string nvcc;
+  for (const std::string &arg : macros.commands.at(0).argv)
+    nvcc += arg + " ";
+  EXPECT_EQ(nvcc.find("-DBLOCK"), std::string::npos) << nvcc;
+  EXPECT_NE(nvcc.find("-DKB_SCALE=2.0f"), std::string::npos) << nvcc;
+
+  // Another instance is another build, not a cache hit of this one.
+  KernelSpec other = templateSpec(spec, "saxpyT<128>");
+  other.abi.workgroupSize = {128, 1, 1};
+  BuildJobResult second = build(other, "cuda:sm_90", cache_.get());
+  ASSERT_TRUE(second.status.ok()) << describe(second);
+  EXPECT_FALSE(second.cacheHit);
+  ptx = readFile(out() / "kernels/saxpy/sm_90.ptx");
+  EXPECT_NE(ptx->find(".entry _Z6saxpyTILi128EEvPKfPffj("), std::string::npos);
+  BuildJobResult again = build(spec, "cuda:sm_90", cache_.get());
+  ASSERT_TRUE(again.status.ok()) << describe(again);
+  EXPECT_TRUE(again.cacheHit);
+
+  // The workgroup size is checked against the instance's .maxntid.
+  KernelSpec tooBig = spec;
+  tooBig.abi.workgroupSize = {512, 1, 1};
+  BuildJobResult mismatch = build(tooBig, "cuda:sm_90");
+  EXPECT_FALSE(mismatch.status.ok());
+  EXPECT_NE(mismatch.status.message().find(".maxntid 256x1x1"),
+            std::string::npos)
+      << describe(mismatch);
+}
+
+TEST_F(KernelBuilderTest, CudaTemplateTheSourceDoesNotDefineIsNamed) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec spec = templateSpec(cudaSpec("template_saxpy.cu"), "saxpy<256>");
+  BuildJobResult result = build(spec, "cuda:sm_90", cache_.get());
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(result.status.message().find(
+                "`entry` names the template `saxpy`, which " +
+                spec.source.string() +
+                " does not define (nor any header it includes)"),
+            std::string::npos)
+      << describe(result);
+  const Diagnostic *d = findDiagnostic(result, "testdata/template_saxpy.cu");
+  ASSERT_NE(d, nullptr) << describe(result);
+  EXPECT_EQ(d->line, 0); // the generated file's line means nothing here
+  expectNothingPublished(result);
+  EXPECT_EQ(cacheFileCount(), 0u);
+}
+
+// nvcc's own error, at the line of the user's file it is about.
+TEST_F(KernelBuilderTest, CudaInstanceNvccRejectsPointsIntoTheSource) {
+  NEED("nvcc", "ptxas", "host-cxx");
+  KernelSpec spec = templateSpec(cudaSpec("template_saxpy.cu"), "saxpyT<100>");
+  BuildJobResult result = build(spec, "cuda:sm_90");
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(result.status.message().find("instantiating `saxpyT<100>`"),
+            std::string::npos)
+      << describe(result);
+  const Diagnostic *d = findDiagnostic(result, "testdata/template_saxpy.cu");
+  ASSERT_NE(d, nullptr) << describe(result);
+  EXPECT_EQ(d->line, 7);
+  EXPECT_NE(d->message.find("BLOCK must be a multiple of a warp"),
+            std::string::npos);
+  expectNothingPublished(result);
+
+  // Arguments the template does not take: nvcc cannot form the instance.
+  spec = templateSpec(spec, "saxpyT<256, 2>");
+  result = build(spec, "cuda:sm_90");
+  EXPECT_EQ(result.status.code(), StatusCode::InvalidArgument);
+  EXPECT_NE(result.status.message().find("cannot instantiate `saxpyT<256, 2>`"),
+            std::string::npos)
+      << describe(result);
+  expectNothingPublished(result);
+}
+
 TEST_F(KernelBuilderTest, CudaCacheHitsUntilAnIncludedHeaderChanges) {
   NEED("nvcc", "ptxas", "host-cxx");
   fs::path src = root() / "src";

@@ -3,7 +3,9 @@
 
 #include "workbench/project/declared_expression.h"
 
+#include "workbench/project/hardcoded_define.h"
 #include "workbench/project/kernel_toml_declared.h"
+#include "workbench/project/kernel_toml_entry.h"
 #include "workbench/project/kernel_toml_fixed.h"
 #include "workbench/project/kernel_toml_launch.h"
 #include "workbench/project/kernel_toml_pipeline.h"
@@ -11,6 +13,7 @@
 #include "workbench/project/problem_sizes.h"
 #include "workbench/project/toml_file.h"
 
+#include "common/file_util.h"
 #include "common/paths.h"
 
 #include <charconv>
@@ -820,6 +823,40 @@ StatusOr<NamedNodes> readSourceNames(const TomlFile &file,
   return sources;
 }
 
+/// A `defines` name a source #defines itself, unguarded, is not set by the
+/// -D: nvcc warns of the redefinition and builds the source's value, so the
+/// kernel built is not the one declared (and a launch shape computed from
+/// the define does not match it). The sources are scanned as text
+/// (hardcoded_define.h) when the kernel.toml is read, before any build:
+/// nvcc's warning would come only after a compile, per target, and glslang
+/// makes it an error of its own wording.
+Status checkDefinesSettable(const TomlFile &file, const toml::table &kt,
+                            const Kernel &kernel) {
+  const toml::node *table = kt.get("defines");
+  if (!table || !table->is_table())
+    return okStatus();
+  for (auto &&[key, value] : *table->as_table())
+    for (const KernelSpec &spec : kernel.specs) {
+      std::string name(key.str());
+      StatusOr<std::string> text = readFile(spec.source);
+      std::optional<size_t> line =
+          text.ok() ? unguardedDefineLine(*text, name) : std::nullopt;
+      if (!line)
+        continue;
+      return invalidArgument(
+          file.where(key.source()) + ": `defines`: `" + name +
+          "` cannot be set: " + displayPath(spec.source) + ":" +
+          std::to_string(*line) + " #defines it itself, which overrides -D" +
+          name +
+          " (nvcc only warns of the redefinition), so the kernel built would "
+          "not be the one declared; make that line a default a define can "
+          "replace: `#ifndef " +
+          name + "` / `#define " + name + " ...` / `#endif`, or remove `" +
+          name + "` from `defines`");
+    }
+  return okStatus();
+}
+
 /// `[kernel.defines]`: macro name -> string or integer value.
 StatusOr<std::vector<std::pair<std::string, std::string>>>
 readDefines(const TomlFile &file, const toml::table &kt) {
@@ -1040,7 +1077,9 @@ Status readBench(const TomlFile &file, const toml::table &root,
                           "benchmarks; remove one of the two (with [tune], "
                           "[bench] is what `kernel-bench tune` measures)");
   DeclaredBench bench;
-  bench.exportName = entry.value_or(kernel.name);
+  // A template entry is benchmarked under its template's name; the
+  // instance it names differs per configuration.
+  bench.exportName = entryExportName(entry.value_or(kernel.name));
   std::map<std::string, int64_t> specialization;
   for (const KernelSpec &spec : kernel.specs)
     for (const SpecializationSetting &s : spec.specialization) {
@@ -1114,8 +1153,10 @@ Status makeReferenceSpecs(Kernel &kernel) {
     twin.name = kernel.name + "@reference";
     twin.source = source;
     twin.tunedFor.clear();
-    if (language == Language::Cuda && !kernel.bench->referenceEntry.empty())
+    if (language == Language::Cuda && !kernel.bench->referenceEntry.empty()) {
       twin.entry = twin.abi.entry = kernel.bench->referenceEntry;
+      twin.templateInstance.clear();
+    }
     kernel.referenceSpecs.push_back(std::move(twin));
   }
   for (const KernelSpec &spec : kernel.specs)
@@ -1169,6 +1210,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   kernel.targets = declared ? *declared : defaultTargets;
 
   KB_RETURN_IF_ERROR(addSources(file, sources, common, entry, kernel));
+  KB_RETURN_IF_ERROR(checkDefinesSettable(file, *kt, kernel));
   KB_RETURN_IF_ERROR(checkParametersHaveCuda(file, *abiTable, kernel));
   KB_ASSIGN_OR_RETURN(const toml::table *benchTable, file.table(root, "bench"));
   KB_RETURN_IF_ERROR(readLaunch(file, *abiTable, benchTable, kernel));
@@ -1176,6 +1218,8 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
     KB_RETURN_IF_ERROR(checkDeclaredTargets(file, *kt, *declared, kernel));
   KB_RETURN_IF_ERROR(readPipelineSettings(file, root, *kt, *abiTable, kernel));
   KB_RETURN_IF_ERROR(readTune(file, root, *kt, kernel));
+  if (const toml::node *entryNode = kt->get("entry"))
+    KB_RETURN_IF_ERROR(checkTemplateEntry(file, *entryNode, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
   KB_RETURN_IF_ERROR(checkLaunchCoversWorkload(kernel));
   KB_RETURN_IF_ERROR(

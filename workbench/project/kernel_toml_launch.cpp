@@ -2,6 +2,7 @@
 #include "workbench/project/kernel_toml_launch.h"
 
 #include "workbench/project/declared_expression.h"
+#include "workbench/project/kernel_toml_entry.h"
 
 #include <charconv>
 #include <cmath>
@@ -285,7 +286,11 @@ Status checkLaunchCoversWorkload(const Kernel &kernel) {
 }
 
 Status resolveSpecLaunch(const Kernel &kernel, KernelSpec &spec) {
+  // The values that shape the launch also name a template entry's
+  // instance: both follow every change of them.
   Status status = resolveSpec(kernel, spec);
+  if (status.ok())
+    status = instantiateEntry(kernel, spec);
   if (!status.ok())
     return invalidArgument(status.message() + valuesNote(kernel, spec));
   return okStatus();

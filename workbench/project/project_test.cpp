@@ -367,6 +367,24 @@ TEST_F(LaunchShapeTest, ADefineTheSourceHardCodesIsNotTunable) {
   EXPECT_TRUE(kernelWith(space, "").ok());
 }
 
+// The same for a `defines` name: the source's own #define would win over
+// -DBLOCK=..., so the kernel built would not be the one declared.
+TEST_F(ProjectTest, ADefineTheSourceHardCodesCannotBeSet) {
+  writeValidProject();
+  write("kernels/saxpy/saxpy.cu", "// cuda\n\n#define BLOCK 128\n");
+  std::string message = loadError();
+  EXPECT_THAT(message, HasSubstr("kernel.toml:5:13: `defines`: `BLOCK` cannot "
+                                 "be set: "));
+  EXPECT_THAT(message, HasSubstr("saxpy/saxpy.cu:3 #defines it itself, which "
+                                 "overrides -DBLOCK"));
+  EXPECT_THAT(message, HasSubstr("`#ifndef BLOCK` / `#define BLOCK ...` / "
+                                 "`#endif`, or remove `BLOCK` from `defines`"));
+
+  write("kernels/saxpy/saxpy.cu",
+        "// cuda\n#ifndef BLOCK\n#define BLOCK 128\n#endif\n");
+  EXPECT_TRUE(loadEveryKernel(root_).ok());
+}
+
 TEST_F(LaunchShapeTest, FollowsTunedValuesPerSource) {
   StatusOr<Project> project = kernelWith(space, "");
   ASSERT_TRUE(project.ok()) << project.status().message();

@@ -284,11 +284,17 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
            std::to_string(object.subgroupSize) + ", but CUDA warps are 32 wide";
   std::vector<::kb::AbiMismatch> mismatches;
   std::string data = (*bytes)->getBuffer().str();
+  // What the runtime launches: the .entry itself, as object substitution
+  // resolves it (a plain C++ name or a template instance such as
+  // `MatrixMulCUDA<16>` names a mangled one).
+  std::string entry = object.entry;
   if (extension == ".ptx") {
     auto ptx = ::kb::readPtx(data);
     if (!ptx.ok())
       return where + ": " + ptx.status().message();
     mismatches = ::kb::checkPtxAbi(*ptx, abi);
+    if (const ::kb::PtxEntry *resolved = ::kb::resolvePtxEntry(*ptx, abi.entry))
+      entry = resolved->name;
   } else if (extension == ".spv") {
     auto spirv = ::kb::readSpirvBytes(data);
     if (!spirv.ok())
@@ -308,9 +314,9 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   auto objectAttr = kbir::ObjectAttr::get(
       context, llvm::sys::path::filename(object.file), (*bytes)->getBuffer());
   DictionaryAttr entryPoints;
-  if (!object.entry.empty() && object.entry != kernel.entry)
+  if (!entry.empty() && entry != kernel.entry)
     entryPoints = b.getDictionaryAttr(
-        {b.getNamedAttr(kernel.entry, b.getStringAttr(object.entry))});
+        {b.getNamedAttr(kernel.entry, b.getStringAttr(entry))});
   OpBuilder inner = OpBuilder::atBlockEnd(&executable.getBlock());
   // A twin reference sits beside the candidate of its target.
   std::string name =
