@@ -40,7 +40,8 @@ expect_row() { # regex
 have_cuda=0
 "$kb" devices 2>/dev/null | grep -q '^cuda' && have_cuda=1
 for r in "HAL CTS \(vulkan\)" "measure: bench \(vulkan\)" "run ok \(vulkan\)" \
-         "run wrong \(vulkan\)" "quickstart run \(vulkan\)" "quickstart bench \(vulkan\)"; do
+         "run wrong \(vulkan\)" "quickstart run \(vulkan\)" "quickstart bench \(vulkan\)" \
+         "quickstart profile \(vulkan\)"; do
   expect_row "^$r +[0-9]+ +[0-9.]+  PASS"
 done
 if [ $have_cuda = 0 ]; then

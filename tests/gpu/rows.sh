@@ -84,8 +84,24 @@ for example in quickstart mlp; do
   for driver in cuda vulkan; do
     row "$example run ($driver)"   4  60 -- expect_output 0 'outputs agree' -- "$kb" run "$stage/$example" --device $driver
     row "$example bench ($driver)" 12 120 -- "$kb" bench "$stage/$example" --device $driver --quick -o "$work/$example-$driver"
+    # Each variant once inside its NVTX range / debug-utils label, for ncu
+    # and nsys (docs/profiling.md).
+    [ $example = quickstart ] &&
+      row "$example profile ($driver)" 3 60 -- expect_output 0 'profiled \(correct\)' -- \
+        "$kb" bench "$stage/$example" --device $driver --profile --filter saxpy -o "$work/$example-$driver-profile"
   done
 done
+# The quickstart under compute-sanitizer's four tools: its kernels are
+# clean, so no finding (the tool comes with the full CUDA toolkit only).
+if [ -f "$stage/quickstart/program.kbm" ]; then
+  if command -v compute-sanitizer >/dev/null || [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/compute-sanitizer" ] ||
+     [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    row "quickstart sanitize (cuda)" 60 400 -- expect_output 0 'sanitizer: no findings' -- \
+      "$kb" run "$stage/quickstart" --device cuda --sanitize
+  else
+    skip "quickstart sanitize (cuda)" "no compute-sanitizer (the full CUDA toolkit) on this host"
+  fi
+fi
 if [ -f "$stage/tuned/program.kbm" ]; then
   # The matmul carries a variant tuned for "NVIDIA H200" on each backend: the
   # runtime must pick it on an H200 (the line names the model it saw) and

@@ -201,14 +201,31 @@ bool usesDebugPrintf(const module::Module &module) {
   return false;
 }
 
-void Sanitizer::printPrinted(size_t maxShown) const {
-  for (size_t i = 0; i < printed_.size() && i < maxShown; ++i)
-    std::printf("printf: %s%s%s: %s\n", printed_[i].where.c_str(),
-                printed_[i].invocation.empty() ? "" : ", invocation ",
-                printed_[i].invocation.c_str(), printed_[i].text.c_str());
-  if (printed_.size() > maxShown)
+void printPrintedLines(const std::vector<PrintedLine> &printed,
+                       size_t maxShown) {
+  for (size_t i = 0; i < printed.size() && i < maxShown; ++i)
+    std::printf("printf: %s%s%s: %s\n", printed[i].where.c_str(),
+                printed[i].invocation.empty() ? "" : ", invocation ",
+                printed[i].invocation.c_str(), printed[i].text.c_str());
+  if (printed.size() > maxShown)
     std::printf("printf: ... and %zu more line(s)\n",
-                printed_.size() - maxShown);
+                printed.size() - maxShown);
+}
+
+void Sanitizer::printPrinted(size_t maxShown) const {
+  printPrintedLines(printed_, maxShown);
+}
+
+std::string describeRunDispatch(const std::string &run,
+                                const module::Module &module,
+                                const module::Function &function,
+                                bool substituted, size_t op) {
+  const module::Op &o = function.ops[op];
+  const module::Executable &exe = module.executables[o.executable];
+  return run + ", op " + std::to_string(op) + " (`" + exe.name + "` export " +
+         std::to_string(o.exportIndex) + ", the " +
+         (substituted && hasCandidate(exe) ? "handwritten" : "generated") +
+         " kernel)";
 }
 
 module::RunHooks Sanitizer::hooks(const std::string &run,
@@ -220,12 +237,7 @@ module::RunHooks Sanitizer::hooks(const std::string &run,
     attribute(run + ", loading its executables");
   };
   auto where = [run, &module, &function, substituted](size_t op) {
-    const module::Op &o = function.ops[op];
-    const module::Executable &exe = module.executables[o.executable];
-    return run + ", op " + std::to_string(op) + " (`" + exe.name + "` export " +
-           std::to_string(o.exportIndex) + ", the " +
-           (substituted && hasCandidate(exe) ? "handwritten" : "generated") +
-           " kernel)";
+    return describeRunDispatch(run, module, function, substituted, op);
   };
   hooks.afterDispatch = [this, where](size_t op) { attribute(where(op)); };
   hooks.guardBytes = kGuardBytes;

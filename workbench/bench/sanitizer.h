@@ -123,6 +123,19 @@ private:
   std::vector<report::SanitizerFinding> findings_;
 };
 
+/// Prints |printed| as `run` shows shader and kernel printf: "printf: WHERE,
+/// invocation (37, 0, 0): TEXT", the first |maxShown| and the count of the
+/// rest.
+void printPrintedLines(const std::vector<PrintedLine> &printed,
+                       size_t maxShown);
+
+/// "run with substitutions, op 2 (`saxpy` export 0, the handwritten
+/// kernel)": how `run` names a dispatch of |function|.
+std::string describeRunDispatch(const std::string &run,
+                                const module::Module &module,
+                                const module::Function &function,
+                                bool substituted, size_t op);
+
 /// Whether a module's SPIR-V calls debugPrintfEXT (imports
 /// NonSemantic.DebugPrintf): only then does --sanitize run the printf pass.
 bool usesDebugPrintf(const module::Module &module);

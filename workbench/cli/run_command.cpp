@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 #include "workbench/bench/bench_settings.h"
 #include "workbench/bench/compute_sanitizer.h"
+#include "workbench/bench/cuda_printf.h"
 #include "workbench/cli/command.h"
 #include "workbench/bench/device_option.h"
 #include "workbench/bench/run_declared.h"
@@ -339,13 +340,34 @@ void printFirstDifference(hal::Device &device, const module::Module &module,
                 m.candidate, m.candidate - m.reference);
 }
 
-/// The hooks that attribute the checking layer's messages to |run|'s
-/// dispatches under --sanitize; none otherwise.
-module::RunHooks hooksFor(Sanitizer *sanitizer, const std::string &run,
-                          const module::Module &module,
+/// The hooks that attribute the checking layer's messages (--sanitize) and
+/// what CUDA kernels print (|printed|) to |run|'s dispatches; none
+/// otherwise.
+module::RunHooks hooksFor(Sanitizer *sanitizer, CudaPrintf *printed,
+                          const std::string &run, const module::Module &module,
                           const module::Function &function, bool substituted) {
-  return sanitizer ? sanitizer->hooks(run, module, function, substituted)
-                   : module::RunHooks{};
+  module::RunHooks hooks =
+      sanitizer ? sanitizer->hooks(run, module, function, substituted)
+                : module::RunHooks{};
+  if (printed)
+    printed->addTo(hooks, run, module, function, substituted);
+  return hooks;
+}
+
+/// runFunction with hooksFor's hooks; what the kernels printed is read back
+/// whether the run failed or not.
+StatusOr<module::FunctionResult>
+runHooked(hal::Device &device, const module::Module &module,
+          const module::Function &function, module::VariantChoice choice,
+          const module::FixedContents &fixed, Sanitizer *sanitizer,
+          CudaPrintf *printed, const std::string &run) {
+  bool substituted = choice != module::VariantChoice::ReferenceOnly;
+  auto result = module::runFunction(
+      device, module, function, choice, fixed,
+      hooksFor(sanitizer, printed, run, module, function, substituted));
+  if (printed)
+    printed->stop(run);
+  return result;
 }
 
 /// Runs the function with substitutions, then (when every dispatched
@@ -354,7 +376,7 @@ module::RunHooks hooksFor(Sanitizer *sanitizer, const std::string &run,
 int runAndCompare(hal::Device &device, const std::string &path,
                   const module::Module &module,
                   const module::Function &function, const RunFlags &flags,
-                  Sanitizer *sanitizer) {
+                  Sanitizer *sanitizer, CudaPrintf *printed) {
   auto declared = declaredForRun(path, module, function, device.properties());
   if (!declared.ok())
     return fail(declared.status());
@@ -365,9 +387,9 @@ int runAndCompare(hal::Device &device, const std::string &path,
   const std::string dispatches = describeDispatches(module, function);
   announceStage(path + ": function `" + function.name +
                 "` with substitutions; dispatches " + dispatches);
-  auto candidate = module::runFunction(
-      device, module, function, module::VariantChoice::PreferCandidate, fixed,
-      hooksFor(sanitizer, "run with substitutions", module, function, true));
+  auto candidate = runHooked(device, module, function,
+                             module::VariantChoice::PreferCandidate, fixed,
+                             sanitizer, printed, "run with substitutions");
   if (!candidate.ok())
     return fail(candidate.status().withContext("run with substitutions"));
   if (kernel && !kernel->fixed.expected.empty())
@@ -388,10 +410,9 @@ int runAndCompare(hal::Device &device, const std::string &path,
   }
   announceStage(path + ": function `" + function.name +
                 "` with generated kernels only; dispatches " + dispatches);
-  auto reference = module::runFunction(
-      device, module, function, module::VariantChoice::ReferenceOnly, fixed,
-      hooksFor(sanitizer, "run with generated kernels only", module, function,
-               false));
+  auto reference =
+      runHooked(device, module, function, module::VariantChoice::ReferenceOnly,
+                fixed, sanitizer, printed, "run with generated kernels only");
   if (!reference.ok())
     return fail(
         reference.status().withContext("run with generated kernels only"));
@@ -519,8 +540,15 @@ int runProgram(const RunFlags &flags) {
   std::printf("device: %s\n", selected->reason.c_str());
   std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
               function.name.c_str(), function.ops.size());
+  // A CUDA kernel's printf reaches stdout: attributed to its dispatch.
+  std::optional<CudaPrintf> printed;
+  if (device.properties().driver == "cuda" && callsCudaPrintf(*module))
+    printed.emplace();
   int code = runAndCompare(device, *path, *module, function, flags,
-                           sanitizer ? &*sanitizer : nullptr);
+                           sanitizer ? &*sanitizer : nullptr,
+                           printed ? &*printed : nullptr);
+  if (printed)
+    printed->print(/*maxShown=*/50);
   if (!sanitizer)
     return code;
   sanitizer->attribute("after the runs (the dispatch-by-dispatch "

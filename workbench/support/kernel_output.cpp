@@ -63,6 +63,7 @@ Status KernelOutput::start() {
   gSavedStdout = saved;
   gCapture = fd;
   gTaken = 0;
+  gPrinted.clear();
   return okStatus();
 }
 
