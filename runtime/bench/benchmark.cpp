@@ -243,7 +243,7 @@ void fail(BenchmarkResult &out, BenchStatus status, std::string reason) {
 
 } // namespace
 
-Status runBenchmark(hal::Device &device, Engine &engine,
+Status runBenchmark(hal::Device &device, Engine *engine,
                     const BenchmarkWork &work, const BenchmarkWork *baseline,
                     const BenchmarkOptions &options, BenchmarkResult &out) {
   Prepared p;
@@ -278,7 +278,9 @@ Status runBenchmark(hal::Device &device, Engine &engine,
     describeVariants(checked, out.variants);
     return okStatus();
   }
-  KB_RETURN_IF_ERROR(timeAll(engine, p, options, out.variants));
+  if (!engine)
+    return failedPrecondition("runBenchmark: timing needs an Engine");
+  KB_RETURN_IF_ERROR(timeAll(*engine, p, options, out.variants));
   announce(options, "correctness re-check after timing");
   KB_ASSIGN_OR_RETURN(
       checked, checkAfterTiming(device, *p.candidate, checked, correctness));

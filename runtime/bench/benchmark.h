@@ -82,8 +82,10 @@ struct BenchmarkResult {
 /// Runs the protocol for |work| (and |baseline|, timed in lockstep with the
 /// candidate when |engine|'s settings say so) into |out|. An error status
 /// for a failure of the device or the module, not of the kernel: an
-/// incorrect kernel is a result (status Incorrect).
-Status runBenchmark(hal::Device &device, Engine &engine,
+/// incorrect kernel is a result (status Incorrect). |engine| may be null
+/// when nothing is timed (options.checkOnly, options.profileRange): its
+/// flush buffer is then never allocated.
+Status runBenchmark(hal::Device &device, Engine *engine,
                     const BenchmarkWork &work, const BenchmarkWork *baseline,
                     const BenchmarkOptions &options, BenchmarkResult &out);
 

@@ -278,6 +278,16 @@ TEST_F(BenchTest, NothingMeasuredIsNeverAPass) {
   EXPECT_EQ(small.exitCode, 5) << small.output;
   EXPECT_THAT(small.output, HasSubstr("skipped: the device is too small"));
   EXPECT_THAT(small.output, HasSubstr("every benchmark was SKIPPED"));
+  // --profile times nothing, so it allocates no flush buffer: the same
+  // small device profiles every benchmark.
+  Cli profiled = kb::test::runKernelBenchAt(
+      KB_KERNEL_BENCH,
+      {"bench", out_.string(), "--device", "vulkan", "--profile", "-o",
+       (tmp_ / "small-profile").string()},
+      {{"KB_CACHE_DIR", cache_.string()}}, std::chrono::seconds(600),
+      600'000'000);
+  EXPECT_EQ(profiled.exitCode, 0) << profiled.output;
+  EXPECT_THAT(profiled.output, HasSubstr("profiled (correct)"));
 
   // No worker ran, so the skipped run names no device: compare refuses it
   // as another device's (4) unless told otherwise; then nothing compares.
