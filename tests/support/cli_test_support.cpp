@@ -48,10 +48,8 @@ CliRun runKernelBench(const std::vector<std::string> &args, EnvVars env,
 
 CliRun runKernelBenchAt(const fs::path &binary,
                         const std::vector<std::string> &args, EnvVars env,
-                        std::chrono::seconds timeout,
-                        uint64_t memoryLimitBytes) {
+                        std::chrono::seconds timeout) {
   kb::ProcessOptions options;
-  options.memoryLimitBytes = memoryLimitBytes;
   options.argv = {binary.string()};
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   options.workingDirectory = KB_SOURCE_DIR;

@@ -82,13 +82,11 @@ TerminalRun runKernelBenchOnTerminal(const std::vector<std::string> &args,
 std::string kernelBenchBinary();
 
 /// The same with another kernel-bench binary (e.g. a copy without the
-/// compiler library next to it), and optionally under an address-space
-/// limit (RLIMIT_AS, bytes; 0 = none) that its workers inherit.
+/// compiler library next to it).
 CliRun
 runKernelBenchAt(const std::filesystem::path &binary,
                  const std::vector<std::string> &args, EnvVars env = {},
-                 std::chrono::seconds timeout = std::chrono::seconds(600),
-                 uint64_t memoryLimitBytes = 0);
+                 std::chrono::seconds timeout = std::chrono::seconds(600));
 
 /// For a command that needs a Vulkan device and exited |exitCode|: when it
 /// is kExitUnavailable (77), skips the calling test if the environment lists

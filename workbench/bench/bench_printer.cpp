@@ -61,10 +61,18 @@ void PrintingBenchObserver::sampling(const std::string &benchmark,
 void PrintingBenchObserver::finished(const std::string &benchmark,
                                      const report::Benchmark *failed) {
   ++finished_;
-  progress_->jobFinished(failed ? terminalLine(benchmark) + ": " +
-                                      report::toString(failed->status) + ": " +
-                                      terminalText(failed->reason) + "\n"
-                                : "");
+  if (!failed) {
+    progress_->jobFinished("");
+    return;
+  }
+  // A worker's reason may name the status already ("skipped: the device is
+  // too small: ..."): said once.
+  std::string status = report::toString(failed->status);
+  std::string reason = failed->reason;
+  if (reason.rfind(status + ": ", 0) == 0)
+    reason.erase(0, status.size() + 2);
+  progress_->jobFinished(terminalLine(benchmark) + ": " + status + ": " +
+                         terminalText(reason) + "\n");
 }
 
 void PrintingBenchObserver::allFinished() {
