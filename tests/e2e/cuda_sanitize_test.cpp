@@ -41,25 +41,40 @@ protected:
     ASSERT_EQ(built.exitCode, 0) << built.output;
   }
 
-  /// `run --sanitize --device cuda` on the copy kernel, with |cudaPath| as
-  /// CUDA_PATH (searched first for CUDA tools).
-  kb::test::CliRun sanitize(const fs::path &cudaPath) {
-    return run({"run", (out_ / "standalone" / "copy_scalar").string(),
-                "--sanitize", "--device", "cuda"},
+  /// kernel-bench |args| with |cudaPath| as CUDA_PATH (searched first for
+  /// CUDA tools) and the stand-in's record in the scratch directory.
+  kb::test::CliRun withCudaPath(std::vector<std::string> args,
+                                const fs::path &cudaPath) {
+    return run(std::move(args),
                {{"CUDA_PATH", cudaPath.string()},
                 {"KB_FAKE_SANITIZER_RECORD", (tmp_ / "record.txt").string()}});
+  }
+  /// `run --sanitize --device cuda` on the copy kernel.
+  kb::test::CliRun sanitize(const fs::path &cudaPath) {
+    return withCudaPath({"run", (out_ / "standalone" / "copy_scalar").string(),
+                         "--sanitize", "--device", "cuda"},
+                        cudaPath);
+  }
+  /// A CUDA_PATH whose bin/ holds the stand-in compute-sanitizer.
+  fs::path fakeToolkit() {
+    fs::create_directories(tmp_ / "cuda/bin");
+    fs::create_symlink(kFake / "compute-sanitizer",
+                       tmp_ / "cuda/bin/compute-sanitizer");
+    return tmp_ / "cuda";
+  }
+  /// The stand-in's argument lists, one per pass it ran.
+  std::vector<std::string> recordedPasses() {
+    std::istringstream record(kb::test::readFile(tmp_ / "record.txt"));
+    std::vector<std::string> passes;
+    for (std::string line; std::getline(record, line);)
+      passes.push_back(line);
+    return passes;
   }
 };
 
 TEST_F(CudaSanitizeTest, EachToolRunsTheWorkerAndItsRecordsNameTheKernel) {
-  fs::create_directories(tmp_ / "cuda/bin");
-  fs::create_symlink(kFake / "compute-sanitizer",
-                     tmp_ / "cuda/bin/compute-sanitizer");
-  kb::test::CliRun r = sanitize(tmp_ / "cuda");
-  std::istringstream record(kb::test::readFile(tmp_ / "record.txt"));
-  std::vector<std::string> passes;
-  for (std::string line; std::getline(record, line);)
-    passes.push_back(line);
+  kb::test::CliRun r = sanitize(fakeToolkit());
+  std::vector<std::string> passes = recordedPasses();
   ASSERT_FALSE(passes.empty()) << r.output;
   // Each pass: its tool, its own log file, every record, the command's exit
   // status, then the worker itself.
@@ -96,18 +111,11 @@ TEST_F(CudaSanitizeTest, EachToolRunsTheWorkerAndItsRecordsNameTheKernel) {
 }
 
 TEST_F(CudaSanitizeTest, BenchRowsCarryEveryToolsFindings) {
-  fs::create_directories(tmp_ / "cuda/bin");
-  fs::create_symlink(kFake / "compute-sanitizer",
-                     tmp_ / "cuda/bin/compute-sanitizer");
   kb::test::CliRun r =
-      run({"bench", out_.string(), "--sanitize", "--device", "cuda", "-o",
-           (tmp_ / "results").string()},
-          {{"CUDA_PATH", (tmp_ / "cuda").string()},
-           {"KB_FAKE_SANITIZER_RECORD", (tmp_ / "record.txt").string()}});
-  std::istringstream record(kb::test::readFile(tmp_ / "record.txt"));
-  std::vector<std::string> passes;
-  for (std::string line; std::getline(record, line);)
-    passes.push_back(line);
+      withCudaPath({"bench", out_.string(), "--sanitize", "--device", "cuda",
+                    "-o", (tmp_ / "results").string()},
+                   fakeToolkit());
+  std::vector<std::string> passes = recordedPasses();
   ASSERT_FALSE(passes.empty()) << r.output;
   EXPECT_THAT(passes[0], HasSubstr("--tool\tmemcheck\t"));
   EXPECT_THAT(passes[0], HasSubstr("\t__worker\tbench\t"));

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/testing/device_environment.h"
 #include "tests/support/cli_test_support.h"
+#include "tests/support/vulkan_call_recorder/recording_layer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -43,9 +44,8 @@ TEST_F(KernelPrintfTest, TheReportStaysWholeAndThePrintedLinesAreShownPerRun) {
   kb::test::CliRun r =
       run({"bench", out_.string(), "--device", "vulkan", "--quick", "--cold",
            "-o", (tmp_ / "results").string()},
-          {{"VK_LAYER_PATH", KB_VULKAN_CALL_RECORDER_DIR},
-           {"VK_INSTANCE_LAYERS", "VK_LAYER_KB_record_calls"},
-           {"KB_VK_PRINT_ON_SUBMIT", "thread 3 says hello"}});
+          kb::test::withRecordingLayer(
+              {{"KB_VK_PRINT_ON_SUBMIT", "thread 3 says hello"}}));
   SKIP_WITHOUT_VULKAN(r);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   nlohmann::json report = kb::test::readJsonFile(tmp_ / "results/bench.json");

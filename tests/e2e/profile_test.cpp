@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/testing/device_environment.h"
 #include "tests/support/cli_test_support.h"
+#include "tests/support/vulkan_call_recorder/recording_layer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -63,12 +64,10 @@ protected:
   /// `bench --profile` under the recording layer; its submissions.
   kb::test::CliRun profile(std::vector<Submission> &submissions) {
     fs::path log = tmp_ / "calls.txt";
-    kb::test::CliRun r =
-        run({"bench", out_.string(), "--profile", "--device", "vulkan", "-o",
-             (tmp_ / "results").string()},
-            {{"VK_LAYER_PATH", KB_VULKAN_CALL_RECORDER_DIR},
-             {"VK_INSTANCE_LAYERS", "VK_LAYER_KB_record_calls"},
-             {"KB_VK_RECORD_CALLS", log.string()}});
+    kb::test::CliRun r = run(
+        {"bench", out_.string(), "--profile", "--device", "vulkan", "-o",
+         (tmp_ / "results").string()},
+        kb::test::withRecordingLayer({{"KB_VK_RECORD_CALLS", log.string()}}));
     submissions = readSubmissions(log);
     return r;
   }

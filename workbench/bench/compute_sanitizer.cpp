@@ -1,16 +1,14 @@
 //===- workbench/bench/compute_sanitizer.cpp - CUDA's checking tool -------===//
 #include "workbench/bench/compute_sanitizer.h"
 
+#include "common/cuda_signature.h"
 #include "common/file_util.h"
 #include "common/tool_search.h"
 #include "workbench/support/exit_codes.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 
 #include <cstdlib>
-#include <memory>
 #include <sstream>
 
 namespace kb::workbench {
@@ -221,12 +219,13 @@ CudaSanitizerLog parseComputeSanitizerLog(std::string_view text) {
 
 namespace {
 
-/// |entry| demangled ("_Z5saxpyiPf" -> "saxpy"), as kernelName reduces it.
+/// |entry| as the tool names it: demangled without return type and
+/// parameters ("_Z5saxpyiPf" -> "saxpy"); an `extern "C"` name as it is.
 std::string demangledName(const std::string &entry) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void *)> demangled(
-      abi::__cxa_demangle(entry.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && demangled ? kernelName(demangled.get()) : entry;
+  if (!isMangledName(entry))
+    return entry;
+  StatusOr<CudaSignature> signature = demangleCudaKernel(entry);
+  return signature.ok() ? signature->instance : entry;
 }
 
 } // namespace

@@ -171,13 +171,13 @@ TEST(ComputeSanitizerLog, HazardInitcheckAndSynccheckRecords) {
 }
 
 TEST(ComputeSanitizerArgv, EachToolReportsToItsLogAndKeepsTheExitStatus) {
-  std::vector<std::string> argv =
-      computeSanitizerArgv("/cuda/bin/compute-sanitizer", CudaCheck::Racecheck,
-                           "/tmp/r.log", {"kernel-bench", "__worker", "run"});
+  std::vector<std::string> argv = computeSanitizerArgv(
+      "/cuda/bin/compute-sanitizer", CudaCheck::Racecheck, "logs/racecheck.log",
+      {"kernel-bench", "__worker", "run"});
   EXPECT_THAT(argv,
               ElementsAre("/cuda/bin/compute-sanitizer", "--tool", "racecheck",
-                          "--log-file", "/tmp/r.log", "--print-limit", "1000",
-                          "--error-exitcode", "0", "--racecheck-report",
+                          "--log-file", "logs/racecheck.log", "--print-limit",
+                          "1000", "--error-exitcode", "0", "--racecheck-report",
                           "analysis", "kernel-bench", "__worker", "run"));
   EXPECT_THAT(computeSanitizerArgv("cs", CudaCheck::Memcheck, "m.log", {}),
               ElementsAre("cs", "--tool", "memcheck", "--log-file", "m.log",

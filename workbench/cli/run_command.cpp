@@ -495,10 +495,10 @@ int runProgram(const RunFlags &flags) {
   StatusOr<BuildModule> loaded = loadBuildModule(flags.build);
   if (!loaded.ok())
     return fail(loaded.status());
-  const std::string *path = &loaded->path;
-  module::Module *module = &loaded->module;
+  const std::string &path = loaded->path;
+  const module::Module &program = loaded->module;
   StatusOr<const module::Function *> chosen =
-      chooseFunction(*module, *path, flags.function);
+      chooseFunction(program, path, flags.function);
   if (!chosen.ok())
     return fail(chosen.status());
   const module::Function &function = **chosen;
@@ -517,7 +517,7 @@ int runProgram(const RunFlags &flags) {
   auto selected = hal::selectDevice(
       hal::builtinDrivers(), wanted, driverOptions, {},
       [&](const hal::DeviceProperties &device) {
-        return module::whyDeviceCannotRun(*module, function, device);
+        return module::whyDeviceCannotRun(program, function, device);
       });
   if (!selected.ok())
     return fail(selected.status());
@@ -534,17 +534,17 @@ int runProgram(const RunFlags &flags) {
   // without the subgroup size a kernel requires, skips the run here, before
   // anything is dispatched.
   if (std::string why =
-          module::whyDeviceCannotRun(*module, function, device.properties());
+          module::whyDeviceCannotRun(program, function, device.properties());
       !why.empty())
     return fail(unavailable(why));
   std::printf("device: %s\n", selected->reason.c_str());
-  std::printf("module: %s, function `%s` (%zu ops)\n", path->c_str(),
+  std::printf("module: %s, function `%s` (%zu ops)\n", path.c_str(),
               function.name.c_str(), function.ops.size());
   // A CUDA kernel's printf reaches stdout: attributed to its dispatch.
   std::optional<CudaPrintf> printed;
-  if (device.properties().driver == "cuda" && callsCudaPrintf(*module))
+  if (device.properties().driver == "cuda" && callsCudaPrintf(program))
     printed.emplace();
-  int code = runAndCompare(device, *path, *module, function, flags,
+  int code = runAndCompare(device, path, program, function, flags,
                            sanitizer ? &*sanitizer : nullptr,
                            printed ? &*printed : nullptr);
   if (printed)
@@ -553,8 +553,8 @@ int runProgram(const RunFlags &flags) {
     return code;
   sanitizer->attribute("after the runs (the dispatch-by-dispatch "
                        "replay, or device teardown)");
-  if (usesDebugPrintf(*module))
-    runPrintfPass(*path, *module, function, device.properties(), *sanitizer);
+  if (usesDebugPrintf(program))
+    runPrintfPass(path, program, function, device.properties(), *sanitizer);
   bool clean = sanitizer->print(/*maxShown=*/20);
   return clean ? code : std::max<int>(code, kExitUserError);
 }

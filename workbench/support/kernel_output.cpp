@@ -1,6 +1,8 @@
 //===- workbench/support/kernel_output.cpp - What kernels print -----------===//
 #include "workbench/support/kernel_output.h"
 
+#include "common/terminal_text.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -93,10 +95,8 @@ std::vector<std::string> printedLines(const std::string &text,
   size_t more = 0;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    std::string clean;
-    for (char c : line)
-      if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)
-        clean += c;
+    // A kernel's bytes: shown, never obeyed, by a terminal.
+    std::string clean = terminalLine(line);
     if (clean.empty())
       continue;
     if (lines.size() == maxLines) {

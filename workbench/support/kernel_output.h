@@ -39,7 +39,8 @@ public:
 };
 
 /// |text|'s lines as report lines: the first |maxLines| (each cut at 200
-/// characters, control characters removed) and "... and N more line(s)".
+/// characters, control characters shown as terminalLine shows them) and
+/// "... and N more line(s)".
 std::vector<std::string> printedLines(const std::string &text, size_t maxLines);
 
 } // namespace kb::workbench
