@@ -10,10 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/bench/clock_stamp.h"
+#include "runtime/bench/counted_run.h"
 #include "runtime/bench/measure.h"
 
 #include "runtime/hal/drivers/cuda/cuda_driver.h"
 #include "runtime/hal/drivers/cuda/cuda_fake_symbols.h"
+#if KB_HAVE_CUPTI_FAKE
+#include "runtime/hal/drivers/cuda/cupti_fake.h"
+#endif
 #include "runtime/hal/drivers/registration.h"
 
 #include <gtest/gtest.h>
@@ -45,7 +49,7 @@ protected:
   void open() {
     device_.reset();
     driver_.reset();
-    auto driver = hal::cuda::CudaDriver::create({}, fake_.symbols());
+    auto driver = hal::cuda::CudaDriver::create({}, fake_.symbols(), cupti_);
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
     auto device = driver_->createDevice(0);
@@ -117,6 +121,8 @@ protected:
   }
 
   FakeCuda fake_;
+  /// CUPTI for the counter tests (null: the real one, never asked).
+  std::shared_ptr<const hal::cuda::CuptiSymbols> cupti_;
   std::unique_ptr<hal::Driver> driver_;
   std::unique_ptr<hal::Device> device_;
   std::shared_ptr<hal::Executable> exe_;
@@ -308,6 +314,117 @@ TEST(BenchCudaDeviceTest, EverySampleCarriesTheSmClock) {
                 r.discarded);
   }
 }
+
+#if KB_HAVE_CUPTI_FAKE
+class BenchCountersTest : public BenchCudaProtocolTest {
+protected:
+  void SetUp() override {
+    cupti.metricValues = {
+        {"dram__bytes_read.sum", 8e6},
+        {"dram__bytes_write.sum", 4e6},
+        {"sm__warps_active.avg.pct_of_peak_sustained_active", 50},
+        {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 25},
+    };
+    // CUPTI's calls and the driver's in one log, in the order they happened.
+    cupti.onCall = [this](const char *fn) { fake_.calls.push_back({fn}); };
+    cupti_ = cupti.symbols();
+    BenchCudaProtocolTest::SetUp();
+    auto flush = device_->allocateBuffer(1024, hal::MemoryType::DeviceLocal);
+    ASSERT_TRUE(flush.ok());
+    flush_ = std::move(*flush);
+  }
+  void TearDown() override {
+    flush_.reset();
+    BenchCudaProtocolTest::TearDown();
+  }
+  std::vector<Subject> subjects() {
+    Subject candidate = subject(2), reference = subject(1);
+    candidate.name = "candidate";
+    reference.name = "reference";
+    return {candidate, reference};
+  }
+  hal::cuda::testing::FakeCupti cupti;
+  /// The flush before each pass (null: none).
+  std::shared_ptr<hal::Buffer> flush_;
+};
+
+// --counters: each variant's work runs once untimed, then once per pass the
+// counters need, each pass after an L2 flush of its own and its launches
+// (and nothing of another variant) between its range's push and pop.
+TEST_F(BenchCountersTest, EachVariantIsReplayedInsideItsOwnRangePerPass) {
+  cupti.passes = 2;
+  std::vector<Variant> variants(2);
+  size_t before = fake_.calls.size();
+  ASSERT_TRUE(
+      countVariants(*device_, flush_.get(), "saxpy", subjects(), variants)
+          .ok());
+  for (const Variant &v : variants) {
+    ASSERT_TRUE(v.counters) << v.countersNote << "\n" << cupti.trace();
+    EXPECT_EQ(v.counters->dramBytesRead, 8e6);
+    EXPECT_EQ(v.counters->smThroughputPct, 25);
+    EXPECT_EQ(v.counters->passes, 2u);
+    EXPECT_TRUE(v.countersNote.empty());
+  }
+  EXPECT_EQ(cupti.count("cuptiRangeProfilerPushRange saxpy/candidate"), 2u);
+  EXPECT_EQ(cupti.count("cuptiRangeProfilerPushRange saxpy/reference"), 2u);
+  // Launches inside each push..pop, and outside every range.
+  std::vector<int> inside;
+  int outside = 0, flushes = 0;
+  bool open = false;
+  for (size_t i = before; i < fake_.calls.size(); ++i) {
+    std::string_view fn = fake_.calls[i].fn;
+    if (fn == "cuptiRangeProfilerPushRange") {
+      open = true;
+      inside.push_back(0);
+    } else if (fn == "cuptiRangeProfilerPopRange") {
+      open = false;
+    } else if (fn == "cuLaunchKernel") {
+      ++(open ? inside.back() : outside);
+    } else if (fn == "cuMemsetD32Async") {
+      EXPECT_FALSE(open) << "the flush is outside the range";
+      ++flushes;
+    }
+  }
+  EXPECT_EQ(flushes, 4) << "the L2 flushed before every pass";
+  EXPECT_EQ(inside, (std::vector<int>{2, 2, 1, 1})) << fake_.trace();
+  EXPECT_EQ(outside, 3) << "one warm-up per variant, before its session";
+}
+
+// A host that keeps counters from this user: every variant says why, from
+// one refusal; nothing fails, and the second variant does not ask again.
+TEST_F(BenchCountersTest, ARefusingHostSkipsEveryVariantWithOneReason) {
+  cupti.refuse = "cuptiRangeProfilerStart";
+  std::vector<Variant> variants(2);
+  ASSERT_TRUE(
+      countVariants(*device_, flush_.get(), "saxpy", subjects(), variants)
+          .ok());
+  for (const Variant &v : variants) {
+    EXPECT_FALSE(v.counters);
+    EXPECT_EQ(v.countersNote.rfind("skipped: ", 0), 0u) << v.countersNote;
+    EXPECT_NE(v.countersNote.find("NVreg_RestrictProfilingToAdminUsers"),
+              std::string::npos)
+        << v.countersNote;
+  }
+  EXPECT_EQ(cupti.count("cuptiProfilerInitialize"), 1u) << cupti.trace();
+  EXPECT_EQ(cupti.count("cuptiProfilerDeInitialize"), 1u);
+}
+
+// A session that fails on its own (not the host's refusal) fails that
+// variant's counters only.
+TEST_F(BenchCountersTest, ASessionErrorFailsThatVariantsCountersOnly) {
+  cupti.passes = 1;
+  cupti.metricValues.erase("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+  std::vector<Variant> variants(2);
+  ASSERT_TRUE(
+      countVariants(*device_, flush_.get(), "saxpy", subjects(), variants)
+          .ok());
+  for (const Variant &v : variants) {
+    EXPECT_FALSE(v.counters);
+    EXPECT_EQ(v.countersNote.rfind("failed: ", 0), 0u) << v.countersNote;
+  }
+  EXPECT_EQ(cupti.count("cuptiProfilerInitialize"), 2u) << "asked again";
+}
+#endif // KB_HAVE_CUPTI_FAKE
 
 } // namespace
 } // namespace kb::bench

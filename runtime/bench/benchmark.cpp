@@ -1,5 +1,6 @@
 //===- runtime/bench/benchmark.cpp - The benchmark protocol ---------------===//
 #include "runtime/bench/benchmark.h"
+#include "runtime/bench/counted_run.h"
 #include "runtime/bench/profiled_run.h"
 
 #include "common/sha256.h"
@@ -296,7 +297,11 @@ Status runBenchmark(hal::Device &device, Engine *engine,
              v.name + " " + toString(t.mode) + ": no accepted sample");
         return okStatus();
       }
-  return okStatus();
+  if (options.countersRange.empty())
+    return okStatus();
+  announce(options, "hardware counters");
+  return countVariants(device, engine->flushBuffer(), options.countersRange,
+                       subjectsOf(p, out.variants), out.variants);
 }
 
 Correctness describeCorrectness(const CorrectnessResult &result) {

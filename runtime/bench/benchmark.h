@@ -51,6 +51,10 @@ struct BenchmarkOptions {
   /// inside the labels |profileRange| / its name (profiled_run.h), nothing
   /// timed. Empty: timed as usual.
   std::string profileRange;
+  /// `bench --counters`: after timing and the re-check, each variant's
+  /// hardware counters, in ranges |countersRange| / its name
+  /// (counted_run.h). Empty: none.
+  std::string countersRange;
   std::vector<TimingMode> modes = {TimingMode::Cold};
   /// Told each stage as it starts ("correctness check"): what a watchdog
   /// reports when the benchmark hangs there. May be empty.

@@ -91,6 +91,9 @@ public:
   /// Why samples carry no SM clock on a device that should have one (the
   /// clock-stamp kernel did not load); empty otherwise.
   const std::string &clockError() const { return clockError_; }
+  /// The buffer a cold sample's flush fills (cache_flush.h); null when the
+  /// device left no room for one.
+  hal::Buffer *flushBuffer() const { return flush_.get(); }
 
 private:
   Engine(hal::Device &device, const MeasureSettings &settings)

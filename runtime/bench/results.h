@@ -15,6 +15,7 @@
 
 #include "common/resource_usage.h"
 #include "runtime/bench/statistics.h"
+#include "runtime/hal/counters.h"
 #include "runtime/module/mismatch_map.h"
 
 #include <cstdint>
@@ -125,6 +126,11 @@ struct Variant {
   std::optional<uint64_t> bytesMoved;
   std::optional<double> flops;
   std::vector<Timing> timings;
+  /// `bench --counters`: the hardware counters of one run of the variant's
+  /// work (counted_run.h), or why there are none ("skipped: ...",
+  /// "failed: ...").
+  std::optional<hal::KernelCounters> counters;
+  std::string countersNote;
 };
 
 // The spellings of bench.json and of every renderer.

@@ -4,6 +4,7 @@
 
 #include "runtime/hal/buffer.h"
 #include "runtime/hal/command_buffer.h"
+#include "runtime/hal/counters.h"
 #include "runtime/hal/device.h"
 #include "runtime/hal/driver.h"
 #include "runtime/hal/driver_registry.h"

@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "runtime/hal/buffer.h"
+#include "runtime/hal/counters.h"
 #include "runtime/hal/command_buffer.h"
 #include "runtime/hal/executable.h"
 #include "runtime/hal/timer.h"
@@ -178,6 +179,17 @@ public:
   /// Whether this driver loads |format| at all (PTX/cubin: CUDA; SPIR-V:
   /// Vulkan).
   virtual bool supportsFormat(ExecutableFormat format) const = 0;
+
+  /// A session that counts the GPU's performance counters over a range of
+  /// work (counters.h). Unavailable, with the reason, where the driver or
+  /// the host cannot count: a driver without counters (this default), no
+  /// profiler library, or a host that restricts counters to administrators.
+  virtual StatusOr<std::unique_ptr<CounterSession>> createCounterSession() {
+    return unavailable(
+        "hardware counters need the CUDA driver and NVIDIA's CUPTI; " +
+        properties().driver +
+        " has none here (run with --profile and the vendor's profiler)");
+  }
 
 protected:
   Device() = default;

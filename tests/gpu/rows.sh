@@ -91,6 +91,14 @@ for example in quickstart mlp; do
         "$kb" bench "$stage/$example" --device $driver --profile --filter saxpy -o "$work/$example-$driver-profile"
   done
 done
+# Hardware counters through CUPTI's range profiler (bench --counters): each
+# variant's DRAM bytes, achieved occupancy and SM throughput after its
+# timing; a driver that keeps counters from this user, or no libcupti, is a
+# SKIP that says so.
+if [ -f "$stage/quickstart/program.kbm" ]; then
+  row "quickstart counters (cuda)" 6 90 -- expect_counters -- \
+    "$kb" bench "$stage/quickstart" --device cuda --counters --quick --filter saxpy -o "$work/quickstart-cuda-counters"
+fi
 # The quickstart under compute-sanitizer's four tools: its kernels are
 # clean, so no finding (the tool comes with the full CUDA toolkit only).
 if [ -f "$stage/quickstart/program.kbm" ]; then

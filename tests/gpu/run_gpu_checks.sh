@@ -125,6 +125,9 @@ verdict() { # rc log limit
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "FAIL (cut at its ${limit}s limit)"
   elif [ "$rc" -eq 77 ] && [ $gpu_host = 1 ]; then echo "FAIL (no device on a GPU host: $(tail -1 "$log" | cut -c1-80))"
   elif [ "$rc" -eq 77 ]; then echo "SKIP"
+  # A row's own skip: the host refuses what the row needs, on any host (the
+  # helper's last line says what; e.g. counters kept from non-administrators).
+  elif [ "$rc" -eq 75 ]; then echo "SKIP ($(tail -1 "$log" | cut -c1-100))"
   elif [ "$rc" -ne 0 ]; then echo "FAIL (exit $rc)"
   elif [ "$skipped" -gt 0 ] && [ "$passed" -eq 0 ] && [ $gpu_host = 1 ]; then echo "FAIL (all $skipped skipped on a GPU host)"
   elif [ "$skipped" -gt 0 ] && [ "$passed" -eq 0 ]; then echo "SKIP (all $skipped skipped)"
@@ -151,6 +154,18 @@ expect_output() { # rc pattern -- command...
   [ $rc -eq 77 ] && return 77
   [ $rc -eq "$want" ] && grep -qE "$pattern" <<<"$out"
 }
+expect_counters() { # -- command...  (bench --counters: counters, or the host's refusal as 75)
+  shift
+  local out; out=$("$@" 2>&1); local rc=$?
+  echo "$out"
+  [ $rc -eq 77 ] && return 77
+  [ $rc -eq 0 ] || return $rc
+  grep -qE '^counters: .*/candidate: DRAM [0-9.e+]+ MB read' <<<"$out" && return 0
+  local why; why=$(grep -m1 -E '^counters: skipped: ' <<<"$out")
+  [ -n "$why" ] || return 1
+  echo "${why#counters: }"
+  return 75
+}
 keep() { # file name-in-$OUT
   [ -n "${OUT:-}" ] && [ -f "$1" ] && cp "$1" "$OUT/$2"
   return 0
@@ -158,7 +173,7 @@ keep() { # file name-in-$OUT
 
 export bin=$stage/bin mods=$stage/modules kb=$stage/bin/kernel-bench
 export root stage work logs gpu_host
-export -f gtest expect_rc expect_output
+export -f gtest expect_rc expect_output expect_counters
 if [ -n "${KB_GPU_HANG_ROW:-}" ]; then
   row "hang (limit test)"          1 "$KB_GPU_HANG_ROW" -- sleep 100000
 fi

@@ -65,6 +65,7 @@ report::BenchSettings toReportSettings(const BenchSettings &s,
   r.seeds = s.seeds;
   r.sanitize = s.sanitize;
   r.profile = s.profile;
+  r.counters = s.counters;
   return r;
 }
 

@@ -116,6 +116,15 @@ void addMeasurementFlags(CLI::App &app, BenchSettings &s) {
                "timer around it, and time nothing: for ncu --nvtx, nsys and "
                "RenderDoc (docs/profiling.md)")
       ->excludes("--sanitize");
+  app.add_flag("--counters", s.counters,
+               "After each benchmark is timed, read each variant's hardware "
+               "counters over one more run of its work (DRAM bytes read and "
+               "written, achieved occupancy, SM throughput), replayed as "
+               "many times as the counters need. CUDA with NVIDIA's CUPTI; "
+               "elsewhere, or where the driver keeps counters from this "
+               "user, the rows say why they have none")
+      ->excludes("--sanitize")
+      ->excludes("--profile");
 }
 
 std::vector<std::string> workerArgs(const BenchSettings &s) {
@@ -147,6 +156,8 @@ std::vector<std::string> workerArgs(const BenchSettings &s) {
     args.push_back("--sanitize");
   if (s.profile)
     args.push_back("--profile");
+  if (s.counters)
+    args.push_back("--counters");
   if (s.l2Bytes) {
     args.push_back("--l2-size");
     args.push_back(std::to_string(s.l2Bytes));

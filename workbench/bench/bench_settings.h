@@ -49,6 +49,10 @@ struct BenchSettings {
   /// labels named after the benchmark and the variant, and time nothing
   /// (runtime/bench/profiled_run.h).
   bool profile = false;
+  /// After each benchmark is timed, read each variant's hardware counters
+  /// (DRAM bytes, achieved occupancy, SM throughput) through the device's
+  /// counter session (runtime/bench/counted_run.h).
+  bool counters = false;
 };
 
 /// A positive, finite number (CLI11's own checks let "inf" and "nan" in).

@@ -77,6 +77,9 @@ std::string summaryLine(const report::BenchReport &run, double seconds,
   if (run.settings.profile)
     line += "\nprofile: each benchmark's variants run once after a warm-up, "
             "each inside the label BENCHMARK/VARIANT, none timed";
+  if (run.settings.counters)
+    line += "\ncounters: each variant's hardware counters read after its "
+            "benchmark was timed, over runs of their own";
   if (run.settings.quick && !run.settings.sanitize && !run.settings.profile)
     line += "\nquick settings (" + run.settings.quickReason +
             "): the noise is reported, not required";

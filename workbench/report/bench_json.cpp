@@ -300,6 +300,17 @@ template <> struct JsonFields<Correctness> {
   }
 };
 
+template <> struct JsonFields<hal::KernelCounters> {
+  template <typename IO, typename S> static Status map(IO &io, S &c) {
+    KB_RETURN_IF_ERROR(io.field("dram_bytes_read", c.dramBytesRead));
+    KB_RETURN_IF_ERROR(io.field("dram_bytes_written", c.dramBytesWritten));
+    KB_RETURN_IF_ERROR(
+        io.field("achieved_occupancy_pct", c.achievedOccupancyPct));
+    KB_RETURN_IF_ERROR(io.field("sm_throughput_pct", c.smThroughputPct));
+    return io.field("passes", c.passes);
+  }
+};
+
 template <> struct JsonFields<Variant> {
   template <typename IO, typename S> static Status map(IO &io, S &v) {
     KB_RETURN_IF_ERROR(io.field("name", v.name));
@@ -311,7 +322,11 @@ template <> struct JsonFields<Variant> {
     KB_RETURN_IF_ERROR(io.field("correctness", v.correctness));
     KB_RETURN_IF_ERROR(io.field("bytes_moved", v.bytesMoved));
     KB_RETURN_IF_ERROR(io.field("flops", v.flops));
-    return io.field("timings", v.timings);
+    KB_RETURN_IF_ERROR(io.field("timings", v.timings));
+    // Added within schema 1: written only under --counters.
+    KB_RETURN_IF_ERROR(
+        io.field("counters", v.counters, Presence::OmitWhenEmpty));
+    return io.field("counters_note", v.countersNote, Presence::OmitWhenEmpty);
   }
 };
 
@@ -385,7 +400,8 @@ template <> struct JsonFields<BenchSettings> {
     // Added within schema 1: written only under --sanitize, --profile.
     KB_RETURN_IF_ERROR(
         io.field("sanitize", s.sanitize, Presence::OmitWhenEmpty));
-    return io.field("profile", s.profile, Presence::OmitWhenEmpty);
+    KB_RETURN_IF_ERROR(io.field("profile", s.profile, Presence::OmitWhenEmpty));
+    return io.field("counters", s.counters, Presence::OmitWhenEmpty);
   }
 };
 

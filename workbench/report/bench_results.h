@@ -83,6 +83,9 @@ struct BenchSettings {
   /// `bench --profile`: every benchmark's variants run once inside profiler
   /// labels, none timed.
   bool profile = false;
+  /// `bench --counters`: every variant's hardware counters read after its
+  /// benchmark was timed.
+  bool counters = false;
 };
 
 struct DeviceInfo {

@@ -164,6 +164,8 @@ std::string renderBenchTable(const BenchReport &report) {
     text += "sanitizer: " + line + "\n";
   for (const std::string &line : mismatchMapLines(report, 5))
     text += "wrong: " + line + "\n";
+  for (const std::string &line : counterLines(report))
+    text += "counters: " + line + "\n";
   for (const std::string &line : rooflineLines(report, 12))
     text += "roofline: " + line + "\n";
   for (const std::string &line : pairedLines(report))

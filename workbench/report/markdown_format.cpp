@@ -148,6 +148,12 @@ std::string renderMarkdown(const BenchReport &report) {
     for (const std::string &line : resources)
       out << "- " << markdownText(line) << "\n";
   }
+  std::vector<std::string> counters = counterLines(report);
+  if (!counters.empty()) {
+    out << "\nHardware counters (`--counters`, one run of each variant):\n\n";
+    for (const std::string &line : counters)
+      out << "- " << markdownText(line) << "\n";
+  }
   if (report.device.peakCopyGBps)
     out << "\n% peak: of the measured copy bandwidth, "
         << formatNumber(report.device.peakCopyGBps, 1) << " GB/s.\n";

@@ -4,6 +4,7 @@
 #include "runtime/bench/stopping_rule.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 namespace kb::report {
@@ -111,6 +112,30 @@ std::vector<std::string> resourceLines(const BenchReport &report) {
       if (v.resources)
         lines.push_back(b.name + "/" + v.name + " (" + v.target +
                         "): " + describeResources(*v.resources));
+  return lines;
+}
+
+std::vector<std::string> counterLines(const BenchReport &report) {
+  std::vector<std::string> lines, notes;
+  for (const Benchmark &b : report.benchmarks)
+    for (const Variant &v : b.variants) {
+      if (v.counters) {
+        const hal::KernelCounters &c = *v.counters;
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      ": DRAM %.3g MB read, %.3g MB written; achieved "
+                      "occupancy %.1f%%; SM throughput %.1f%% (%u pass%s)",
+                      c.dramBytesRead / 1e6, c.dramBytesWritten / 1e6,
+                      c.achievedOccupancyPct, c.smThroughputPct, c.passes,
+                      c.passes == 1 ? "" : "es");
+        lines.push_back(b.name + "/" + v.name + text);
+      } else if (!v.countersNote.empty() &&
+                 std::find(notes.begin(), notes.end(), v.countersNote) ==
+                     notes.end()) {
+        notes.push_back(v.countersNote);
+      }
+    }
+  lines.insert(lines.end(), notes.begin(), notes.end());
   return lines;
 }
 

@@ -70,6 +70,11 @@ std::string describeResources(const ResourceUsage &resources);
 /// One line per variant whose resources are known, in report order:
 /// "saxpy/candidate (cuda:sm_90): 40 registers, ...".
 std::vector<std::string> resourceLines(const BenchReport &report);
+/// `bench --counters`: one line per variant with counters, "saxpy/candidate:
+/// DRAM 4.19 MB read, 4.19 MB written; achieved occupancy 87.5%; SM
+/// throughput 12.3% (3 passes)", and each distinct reason for none once
+/// ("skipped: ..." for every variant of a host that refuses counters).
+std::vector<std::string> counterLines(const BenchReport &report);
 /// Why |t| has fewer samples than a verdict needs (kMinSamplesForVerdict):
 /// "3 samples < 10: stopped at the time limit (--timeout, 10 s per
 /// benchmark with --quick, shared by its modes)"; empty when it has enough.

@@ -97,4 +97,13 @@ StatusOr<std::shared_ptr<Timer>> CudaDevice::createTimer(uint32_t slotCount) {
   return CudaTimer::create(*this, slotCount);
 }
 
+StatusOr<std::unique_ptr<CounterSession>> CudaDevice::createCounterSession() {
+  KB_ASSIGN_OR_RETURN(const CuptiSymbols *cupti, cupti_.get());
+  CuptiTarget target;
+  target.context = context_;
+  target.deviceIndex = properties_.index;
+  target.makeCurrent = [this] { return makeCurrent(); };
+  return createCuptiSession(*cupti, std::move(target));
+}
+
 } // namespace kb::hal::cuda

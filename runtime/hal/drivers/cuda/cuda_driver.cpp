@@ -99,10 +99,12 @@ queryDeviceProperties(const CudaSymbols &s, CUdevice dev, int i, int version) {
 
 } // namespace
 
-StatusOr<std::unique_ptr<Driver>> CudaDriver::create(const DriverOptions &,
-                                                     CudaSymbols syms) {
+StatusOr<std::unique_ptr<Driver>>
+CudaDriver::create(const DriverOptions &, CudaSymbols syms,
+                   std::shared_ptr<const CuptiSymbols> cupti) {
   std::unique_ptr<CudaDriver> driver(new CudaDriver());
   driver->syms_ = std::move(syms);
+  driver->cupti_ = std::make_unique<CuptiLibrary>(std::move(cupti));
   const CudaSymbols &s = driver->syms_;
   CUresult init = s.cuInit(0);
   if (init != CUDA_SUCCESS)
@@ -133,7 +135,7 @@ CudaDriver::createDevice(uint32_t index, const DeviceOptions &) {
                       " does not exist; the driver has " +
                       std::to_string(handles_.size()) + " device(s)");
   auto device = std::make_unique<CudaDevice>(
-      syms_, handles_[index], driverVersion_, properties_[index]);
+      syms_, *cupti_, handles_[index], driverVersion_, properties_[index]);
   KB_RETURN_IF_ERROR(device->init());
   return std::unique_ptr<Device>(std::move(device));
 }

@@ -16,6 +16,7 @@
 
 #include "runtime/hal/driver.h"
 #include "runtime/hal/drivers/cuda/cuda_symbols.h"
+#include "runtime/hal/drivers/cuda/cupti_session.h"
 
 #include <memory>
 #include <optional>
@@ -29,9 +30,12 @@ StatusOr<std::unique_ptr<Driver>> createCudaDriver(const DriverOptions &);
 class CudaDriver final : public Driver {
 public:
   static StatusOr<std::unique_ptr<Driver>> create(const DriverOptions &options);
-  /// Same over an already resolved table (the real one, or a test's fake).
-  static StatusOr<std::unique_ptr<Driver>> create(const DriverOptions &options,
-                                                  CudaSymbols syms);
+  /// Same over an already resolved table (the real one, or a test's fake),
+  /// and CUPTI's (a test's fake; null: libcupti when a counter session
+  /// first asks for it).
+  static StatusOr<std::unique_ptr<Driver>>
+  create(const DriverOptions &options, CudaSymbols syms,
+         std::shared_ptr<const CuptiSymbols> cupti = nullptr);
   const char *name() const override { return "cuda"; }
   const std::vector<DeviceProperties> &devices() const override {
     return properties_;
@@ -43,17 +47,18 @@ public:
 private:
   CudaDriver() = default;
   CudaSymbols syms_;
-  int driverVersion_ = 0; // cuDriverGetVersion: 13000 = CUDA 13.0
+  std::unique_ptr<CuptiLibrary> cupti_; // shared by the devices
+  int driverVersion_ = 0;               // cuDriverGetVersion: 13000 = CUDA 13.0
   std::vector<CUdevice> handles_;
   std::vector<DeviceProperties> properties_;
 };
 
 class CudaDevice final : public Device {
 public:
-  CudaDevice(const CudaSymbols &syms, CUdevice device, int driverVersion,
-             DeviceProperties properties)
-      : syms_(syms), device_(device), driverVersion_(driverVersion),
-        properties_(std::move(properties)) {}
+  CudaDevice(const CudaSymbols &syms, CuptiLibrary &cupti, CUdevice device,
+             int driverVersion, DeviceProperties properties)
+      : syms_(syms), cupti_(cupti), device_(device),
+        driverVersion_(driverVersion), properties_(std::move(properties)) {}
   ~CudaDevice() override;
   Status init();
 
@@ -68,6 +73,8 @@ public:
   bool supportsFormat(ExecutableFormat format) const override {
     return format == ExecutableFormat::Ptx || format == ExecutableFormat::Cubin;
   }
+  /// CUPTI's range profiler on this device's context (cupti_session.h).
+  StatusOr<std::unique_ptr<CounterSession>> createCounterSession() override;
 
   const CudaSymbols &syms() const { return syms_; }
   CUstream stream() const { return stream_; }
@@ -92,6 +99,7 @@ public:
 
 private:
   const CudaSymbols &syms_;
+  CuptiLibrary &cupti_;
   std::string lost_; // why the context is unusable; empty while it is fine
   CUdevice device_;
   int driverVersion_;
