@@ -9,10 +9,16 @@
 //   reference_differential [--seeds N] [--first S]   run seeds S .. S+N-1
 //   reference_differential --dump SEED               print that body's MLIR
 //                                                    and its buffers
+//   reference_differential --models [--seeds N] [--first S]
+//                                  the same for seeded front-end models
+//                                  (kb/Testing/ModelGenerator.h): every
+//                                  dispatch the front end forms from each
+//   reference_differential --dump-model SEED         print that model
 //
 //===----------------------------------------------------------------------===//
 #include "kb/Testing/Differential.h"
 #include "kb/Testing/KernelGenerator.h"
+#include "kb/Testing/ModelGenerator.h"
 
 #include "common/kernel_abi.h"
 
@@ -24,48 +30,98 @@
 
 using namespace kb::differential;
 
-int main(int argc, char **argv) {
-  uint64_t first = 0, seeds = 20000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--seeds"))
-      seeds = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--first"))
-      first = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--dump")) {
-      GeneratedKernel kernel =
-          generateKernel(std::strtoull(argv[i + 1], nullptr, 10));
-      std::printf("%s\n// %s\n", kernel.mlir.c_str(),
-                  describeKernel(kernel).c_str());
-      return 0;
-    } else {
-      std::fprintf(stderr, "usage: %s [--seeds N] [--first S] | --dump SEED\n",
-                   argv[0]);
-      return 2;
-    }
-  }
-  std::unique_ptr<Runner> runner = Runner::create();
-  std::printf("devices: %s\n", runner->describeDevices().c_str());
-  auto start = std::chrono::steady_clock::now();
+namespace {
+
+struct Tally {
   uint64_t ran = 0, disagreeing = 0, errors = 0;
-  for (uint64_t seed = first; seed < first + seeds; ++seed) {
-    kb::StatusOr<Outcome> outcome = runner->run(generatedCase(seed));
+  /// Runs |c| and prints what disagreed or failed.
+  void run(Runner &runner, const Case &c) {
+    kb::StatusOr<Outcome> outcome = runner.run(c);
     if (!outcome.ok()) {
       ++errors;
       std::printf("ERROR %s\n", outcome.status().message().c_str());
-      continue;
+      return;
     }
     ++ran;
     disagreeing += outcome->agree() ? 0 : 1;
     for (const std::string &line : outcome->disagreements)
       std::printf("DISAGREE %s\n", line.c_str());
   }
+};
+
+/// Every dispatch the front end forms from model |seed|.
+void runModel(Runner &runner, uint64_t seed, Tally &tally) {
+  GeneratedModel model = generateModel(seed);
+  std::string name =
+      "model seed=" + std::to_string(seed) + " (" + model.opClass + ")";
+  kb::StatusOr<std::vector<Case>> cases = casesFromModel(name, model.mlir);
+  if (!cases.ok()) {
+    ++tally.errors;
+    std::printf("ERROR %s\n", cases.status().message().c_str());
+    return;
+  }
+  for (const Case &c : *cases)
+    tally.run(runner, c);
+}
+
+int usage(const char *argv0) {
+  std::fprintf(stderr,
+               "usage: %s [--models] [--seeds N] [--first S] | --dump SEED | "
+               "--dump-model SEED\n",
+               argv0);
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  uint64_t first = 0, seeds = 20000;
+  bool models = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--models") {
+      models = true;
+      continue;
+    }
+    if (i + 1 >= argc)
+      return usage(argv[0]);
+    uint64_t value = std::strtoull(argv[++i], nullptr, 10);
+    if (flag == "--seeds")
+      seeds = value;
+    else if (flag == "--first")
+      first = value;
+    else if (flag == "--dump") {
+      GeneratedKernel kernel = generateKernel(value);
+      std::printf("%s\n// %s\n", kernel.mlir.c_str(),
+                  describeKernel(kernel).c_str());
+      return 0;
+    } else if (flag == "--dump-model") {
+      GeneratedModel model = generateModel(value);
+      std::printf("// %s\n%s", model.opClass.c_str(), model.mlir.c_str());
+      return 0;
+    } else {
+      return usage(argv[0]);
+    }
+  }
+  std::unique_ptr<Runner> runner = Runner::create();
+  std::printf("devices: %s\n", runner->describeDevices().c_str());
+  auto start = std::chrono::steady_clock::now();
+  Tally tally;
+  for (uint64_t seed = first; seed < first + seeds; ++seed) {
+    if (models)
+      runModel(*runner, seed, tally);
+    else
+      tally.run(*runner, generatedCase(seed));
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  std::printf("%llu bodies ran (seeds %llu..%llu) in %.1f s: %llu disagree, "
-              "%llu errors\n",
-              (unsigned long long)ran, (unsigned long long)first,
-              (unsigned long long)(first + seeds - 1), seconds,
-              (unsigned long long)disagreeing, (unsigned long long)errors);
-  return disagreeing || errors ? 1 : 0;
+  std::printf(
+      "%llu %s ran (seeds %llu..%llu) in %.1f s: %llu disagree, "
+      "%llu errors\n",
+      (unsigned long long)tally.ran, models ? "front-end dispatches" : "bodies",
+      (unsigned long long)first, (unsigned long long)(first + seeds - 1),
+      seconds, (unsigned long long)tally.disagreeing,
+      (unsigned long long)tally.errors);
+  return tally.disagreeing || tally.errors ? 1 : 0;
 }

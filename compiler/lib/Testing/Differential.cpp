@@ -411,8 +411,10 @@ static std::optional<Case> benchmarkCase(const std::string &name,
   return c;
 }
 
-StatusOr<std::vector<Case>> casesFromProgram(const std::string &name,
-                                             const std::string &mlir) {
+/// One case per benchmark of |mlir|, a program, or with |model| a model
+/// the front end first lowers and splits into dispatches.
+static StatusOr<std::vector<Case>>
+casesFrom(const std::string &name, const std::string &mlir, bool model) {
   DialectRegistry registry;
   mlir::kb::registerPipelineInputDialects(registry);
   MLIRContext context(registry);
@@ -420,6 +422,19 @@ StatusOr<std::vector<Case>> casesFromProgram(const std::string &name,
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(mlir, &context);
   if (!module)
     return invalidArgument(name + ": does not parse: " + diagnostics.text);
+  // A case carries its program as text: for a model, the dispatches the
+  // front end made.
+  std::string program = mlir;
+  if (model) {
+    PassManager frontEnd(&context);
+    frontEnd.addPass(mlir::kb::createLowerModelPass());
+    frontEnd.addPass(mlir::kb::createFormDispatchesPass());
+    if (failed(frontEnd.run(*module)))
+      return invalidArgument(name + ": " + diagnostics.text);
+    program.clear();
+    llvm::raw_string_ostream os(program);
+    module->print(os);
+  }
   PassManager passes(&context);
   passes.addPass(mlir::kb::createGenerateBenchmarksPass());
   if (failed(passes.run(*module)))
@@ -430,9 +445,19 @@ StatusOr<std::vector<Case>> casesFromProgram(const std::string &name,
     return cases;
   for (Attribute benchmark : benchmarks)
     if (std::optional<Case> c =
-            benchmarkCase(name, mlir, benchmark.cast<DictionaryAttr>()))
+            benchmarkCase(name, program, benchmark.cast<DictionaryAttr>()))
       cases.push_back(std::move(*c));
   return cases;
+}
+
+StatusOr<std::vector<Case>> casesFromProgram(const std::string &name,
+                                             const std::string &mlir) {
+  return casesFrom(name, mlir, /*model=*/false);
+}
+
+StatusOr<std::vector<Case>> casesFromModel(const std::string &name,
+                                           const std::string &mlir) {
+  return casesFrom(name, mlir, /*model=*/true);
 }
 
 } // namespace kb::differential

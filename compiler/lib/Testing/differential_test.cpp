@@ -1,16 +1,20 @@
 //===- differential_test.cpp - references executed three ways -------------===//
 //
-// Every reference body the tree holds, and a few hundred generated ones,
-// run on the CPU (64- and 32-bit index), through the SPIR-V codegen on the
+// Every reference body the tree holds, the dispatches the front end forms
+// from its op classes, and a few hundred generated bodies and models, run
+// on the CPU (64- and 32-bit index), through the SPIR-V codegen on the
 // Vulkan device (lavapipe here) and through the CUDA codegen on a GPU where
 // there is one; the outputs must agree. A disagreement names the case (a
-// program's benchmark, or `seed=N` of the generator: `bench/
-// reference_differential` reruns one seed and writes its MLIR out).
-// KB_DIFFERENTIAL_SEEDS sets how many generated bodies run (default 300).
+// program's benchmark, `seed=N` of the body generator or `model seed=N` of
+// the model generator: `bench/reference_differential` reruns one seed and
+// writes its MLIR out). KB_DIFFERENTIAL_SEEDS sets how many generated
+// bodies run (default 300), KB_DIFFERENTIAL_MODEL_SEEDS how many models
+// (default 40).
 //
 //===----------------------------------------------------------------------===//
 #include "kb/Testing/Differential.h"
 #include "kb/Testing/KernelGenerator.h"
+#include "kb/Testing/ModelGenerator.h"
 
 #include "common/kernel_abi.h"
 
@@ -18,6 +22,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace {
@@ -75,6 +80,54 @@ TEST(DifferentialTest, ProgramReferencesAgreeEverywhere) {
   std::printf("%d program benchmarks agree, %d not covered (barriers or "
               "workgroup memory); devices: %s\n",
               covered, uncovered, runner().describeDevices().c_str());
+}
+
+// The front end's op classes (convolution, pooling, transpose, broadcast and
+// map, reduce, batch matmul, a TOSA MLP layer with a softmax) and the
+// bundled MLP model: the dispatches the front end forms from them, each
+// executed the three ways.
+TEST(DifferentialTest, FrontEndDispatchesAgreeEverywhere) {
+  int covered = 0, uncovered = 0;
+  for (const char *model :
+       {"compiler/test/kb-compile/Inputs/front_end_ops.mlir",
+        "examples/mlp/model.mlir"}) {
+    std::ifstream file(std::string(KB_SOURCE_DIR) + "/" + model);
+    std::stringstream text;
+    text << file.rdbuf();
+    kb::StatusOr<std::vector<Case>> cases = casesFromModel(model, text.str());
+    ASSERT_TRUE(cases.ok()) << cases.status().message();
+    EXPECT_FALSE(cases->empty()) << model;
+    for (const Case &c : *cases)
+      expectAgreement(c, covered, uncovered);
+  }
+  std::printf("%d front-end dispatches agree, %d not covered (barriers or "
+              "workgroup memory); devices: %s\n",
+              covered, uncovered, runner().describeDevices().c_str());
+  EXPECT_GE(covered, 6);
+}
+
+// Seeded models of every front-end op class with shapes no tile divides
+// by luck; KB_DIFFERENTIAL_MODEL_SEEDS sets how many (default 40).
+TEST(DifferentialTest, GeneratedModelsAgreeEverywhere) {
+  int seeds = 40;
+  if (const char *env = std::getenv("KB_DIFFERENTIAL_MODEL_SEEDS"))
+    seeds = std::atoi(env);
+  int covered = 0, uncovered = 0;
+  std::set<std::string> classes;
+  for (int seed = 0; seed < seeds; ++seed) {
+    GeneratedModel model = generateModel(seed);
+    classes.insert(model.opClass);
+    std::string name =
+        "model seed=" + std::to_string(seed) + " (" + model.opClass + ")";
+    kb::StatusOr<std::vector<Case>> cases = casesFromModel(name, model.mlir);
+    ASSERT_TRUE(cases.ok()) << cases.status().message() << "\n" << model.mlir;
+    EXPECT_FALSE(cases->empty()) << name << "\n" << model.mlir;
+    for (const Case &c : *cases)
+      expectAgreement(c, covered, uncovered);
+  }
+  EXPECT_EQ(classes.size(), 8u) << "every op class drawn";
+  std::printf("%d models, %d dispatches agree, %d not covered; devices: %s\n",
+              seeds, covered, uncovered, runner().describeDevices().c_str());
 }
 
 } // namespace

@@ -54,6 +54,13 @@ void fillBuffers(Case &c, uint64_t seed);
 StatusOr<std::vector<Case>> casesFromProgram(const std::string &name,
                                              const std::string &mlir);
 
+/// The same for a model (tensor functions of TOSA and linalg ops, what
+/// `kernel-bench import` and a model project hand the front end): lowered
+/// and split into dispatches first (kb-lower-model, kb-form-dispatches),
+/// then one case per benchmark of the program that makes.
+StatusOr<std::vector<Case>> casesFromModel(const std::string &name,
+                                           const std::string &mlir);
+
 /// The case of generated body |seed| (kb/Testing/KernelGenerator.h), its
 /// inputs filled from the seed; named "seed=N".
 Case generatedCase(uint64_t seed);
