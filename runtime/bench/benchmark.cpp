@@ -297,11 +297,17 @@ Status runBenchmark(hal::Device &device, Engine *engine,
              v.name + " " + toString(t.mode) + ": no accepted sample");
         return okStatus();
       }
-  if (options.countersRange.empty())
+  if (!options.counters)
     return okStatus();
   announce(options, "hardware counters");
-  return countVariants(device, engine->flushBuffer(), options.countersRange,
-                       subjectsOf(p, out.variants), out.variants);
+  // The timings stand whatever happens to the counting.
+  if (Status counted = countVariants(device, engine->flushBuffer(),
+                                     subjectsOf(p, out.variants), out.variants);
+      !counted.ok())
+    for (Variant &v : out.variants)
+      if (!v.counters && v.countersNote.empty())
+        v.countersNote = "failed: " + counted.message();
+  return okStatus();
 }
 
 Correctness describeCorrectness(const CorrectnessResult &result) {

@@ -52,9 +52,9 @@ struct BenchmarkOptions {
   /// timed. Empty: timed as usual.
   std::string profileRange;
   /// `bench --counters`: after timing and the re-check, each variant's
-  /// hardware counters, in ranges |countersRange| / its name
-  /// (counted_run.h). Empty: none.
-  std::string countersRange;
+  /// hardware counters (counted_run.h). A failure to count keeps the
+  /// timings and says why in the variants' countersNote.
+  bool counters = false;
   std::vector<TimingMode> modes = {TimingMode::Cold};
   /// Told each stage as it starts ("correctness check"): what a watchdog
   /// reports when the benchmark hangs there. May be empty.

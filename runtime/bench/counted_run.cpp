@@ -4,16 +4,15 @@
 namespace kb::bench {
 namespace {
 
-/// The passes of one session, each submitting |flush| (when not null),
-/// then |commands| inside the range. The session's own failures (not the
-/// device's) come back in |sessionError|.
-Status countPasses(hal::CounterSession &session, const std::string &name,
-                   hal::CommandBuffer *flush, hal::CommandBuffer &commands,
-                   Status &sessionError) {
+/// The passes of one session, each submitting |flush| (when not null)
+/// outside the pass, then |commands| inside it. The session's own failures (not
+/// the device's) come back in |sessionError|.
+Status countPasses(hal::CounterSession &session, hal::CommandBuffer *flush,
+                   hal::CommandBuffer &commands, Status &sessionError) {
   for (unsigned pass = 0; pass < kMaxCounterPasses; ++pass) {
     if (flush)
       KB_RETURN_IF_ERROR(flush->submitAndWait());
-    if (Status begun = session.beginPass(name); !begun.ok()) {
+    if (Status begun = session.beginPass(); !begun.ok()) {
       sessionError = begun;
       return okStatus();
     }
@@ -35,7 +34,6 @@ Status countPasses(hal::CounterSession &session, const std::string &name,
 } // namespace
 
 Status countVariants(hal::Device &device, hal::Buffer *flush,
-                     const std::string &range,
                      const std::vector<Subject> &subjects,
                      std::vector<Variant> &variants) {
   std::unique_ptr<hal::CommandBuffer> flushing;
@@ -59,8 +57,8 @@ Status countVariants(hal::Device &device, hal::Buffer *flush,
         device.createCounterSession();
     Status sessionError = session.status();
     if (session.ok())
-      KB_RETURN_IF_ERROR(countPasses(**session, range + "/" + subjects[i].name,
-                                     flushing.get(), *commands, sessionError));
+      KB_RETURN_IF_ERROR(
+          countPasses(**session, flushing.get(), *commands, sessionError));
     if (session.ok() && sessionError.ok()) {
       StatusOr<hal::KernelCounters> values = (*session)->values();
       if (values.ok())

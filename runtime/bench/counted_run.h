@@ -1,11 +1,10 @@
 //===- runtime/bench/counted_run.h - Hardware counters per variant --------===//
 //
 // `bench --counters`: after a benchmark is timed and checked again, each
-// variant's work runs once untimed (warm caches and a loaded module, as in
-// its warm timings), then once per pass of the device's counter session
-// (runtime/hal/counters.h) inside a range named after the benchmark and the
-// variant, until the session has every pass. Each pass starts with the L2
-// flushed in a submission of its own (outside the range), as Nsight
+// variant's work runs once untimed (a loaded module, as in its timings),
+// then once per pass of the device's counter session
+// (runtime/hal/counters.h), until the session has every pass. Each pass starts
+// with the L2 flushed in a submission of its own (outside the range), as Nsight
 // Compute's default cache control does: the counters are a cold run's, and
 // every pass sees the same caches. The counters are read after the timings
 // on purpose: a profiler hooked into the context must never share it with a
@@ -37,7 +36,6 @@ inline constexpr unsigned kMaxCounterPasses = 64;
 /// failure of the device running the work.
 /// |flush|: the buffer a flush fills (Engine::flushBuffer); null: none.
 Status countVariants(hal::Device &device, hal::Buffer *flush,
-                     const std::string &range,
                      const std::vector<Subject> &subjects,
                      std::vector<Variant> &variants);
 

@@ -90,14 +90,19 @@ TEST_F(CountersTest, OnCudaEveryVariantHasItsCountersOrTheHostSaysWhy) {
       if (!v.contains("counters")) {
         std::string note = v["counters_note"];
         ASSERT_EQ(note.rfind("skipped: ", 0), 0u) << note;
+        // A toolkit with nvcc has CUPTI's headers: a build without them is
+        // ours to fix, not the host's refusal.
+        ASSERT_EQ(note.find("built without CUPTI"), std::string::npos) << note;
         GTEST_SKIP() << note;
       }
       const nlohmann::json &c = v["counters"];
-      // A copy of 1<<20 floats or more reads at least its input from DRAM
-      // once, and keeps SMs occupied.
-      EXPECT_GT(c["dram_bytes_read"].get<double>(), 0) << c.dump();
+      // Each copy reads its 65536 floats once, from a cold L2.
+      EXPECT_GT(c["dram_bytes_read"].get<double>(), 0.8 * 65536 * 4)
+          << c.dump();
       EXPECT_GT(c["achieved_occupancy_pct"].get<double>(), 0) << c.dump();
       EXPECT_LE(c["achieved_occupancy_pct"].get<double>(), 100) << c.dump();
+      EXPECT_GT(c["gpu_time_ns"].get<double>(), 0) << c.dump();
+      EXPECT_EQ(c["kernels"], 1) << c.dump();
       EXPECT_GE(c["passes"].get<int>(), 1) << c.dump();
     }
   EXPECT_THAT(r.output, HasSubstr("counters: "));

@@ -228,14 +228,13 @@ bench::BenchmarkOptions protocolOptions(const BenchJob &job,
   options.checkOnly = findings != nullptr;
   // --profile: one labeled run per variant, named as the report names the
   // benchmark.
-  std::string range = job.benchmark.empty() ? "program " + target.function->name
-                                            : job.benchmark;
   if (job.settings.profile)
-    options.profileRange = range;
-  // --counters: each variant's counters in a range named the same way. The
-  // program's end-to-end timing has no variants to hold them.
-  if (job.settings.counters && !job.benchmark.empty())
-    options.countersRange = range;
+    options.profileRange = job.benchmark.empty()
+                               ? "program " + target.function->name
+                               : job.benchmark;
+  // --counters: per variant; the program's end-to-end timing has no
+  // variants to hold them.
+  options.counters = job.settings.counters && !job.benchmark.empty();
   if (findings)
     options.guardBytes = kGuardBytes;
   // After each run of a variant: what the checking layer saw, what the

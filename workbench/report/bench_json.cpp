@@ -307,6 +307,8 @@ template <> struct JsonFields<hal::KernelCounters> {
     KB_RETURN_IF_ERROR(
         io.field("achieved_occupancy_pct", c.achievedOccupancyPct));
     KB_RETURN_IF_ERROR(io.field("sm_throughput_pct", c.smThroughputPct));
+    KB_RETURN_IF_ERROR(io.field("gpu_time_ns", c.gpuTimeNs));
+    KB_RETURN_IF_ERROR(io.field("kernels", c.kernels));
     return io.field("passes", c.passes);
   }
 };

@@ -342,6 +342,47 @@ TEST(BenchJson, ASweepPointRoundTripsAndIsAbsentOtherwise) {
       << refused.status().message();
 }
 
+TEST(BenchJson, CountersRoundTripAndAreAbsentOtherwise) {
+  BenchReport original = fullReport();
+  original.settings.counters = true;
+  hal::KernelCounters c;
+  c.dramBytesRead = 8388608;
+  c.dramBytesWritten = 4194304;
+  c.achievedOccupancyPct = 87.5;
+  c.smThroughputPct = 12.25;
+  c.gpuTimeNs = 9100;
+  c.kernels = 1;
+  c.passes = 8;
+  original.benchmarks[0].variants[0].counters = c;
+  original.benchmarks[0].variants[1].countersNote = "failed: CUPTI said no";
+  std::string text = render(original);
+  StatusOr<BenchReport> parsed = parseBenchJson(text, "bench.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_TRUE(parsed->settings.counters);
+  const Variant &counted = parsed->benchmarks[0].variants[0];
+  ASSERT_TRUE(counted.counters);
+  EXPECT_EQ(counted.counters->dramBytesRead, 8388608);
+  EXPECT_EQ(counted.counters->dramBytesWritten, 4194304);
+  EXPECT_EQ(counted.counters->achievedOccupancyPct, 87.5);
+  EXPECT_EQ(counted.counters->smThroughputPct, 12.25);
+  EXPECT_EQ(counted.counters->gpuTimeNs, 9100);
+  EXPECT_EQ(counted.counters->kernels, 1u);
+  EXPECT_EQ(counted.counters->passes, 8u);
+  EXPECT_EQ(parsed->benchmarks[0].variants[1].countersNote,
+            "failed: CUPTI said no");
+  // Without --counters: no key, as in every report written before it.
+  std::string plain = render(fullReport());
+  EXPECT_EQ(plain.find("\"counters"), std::string::npos);
+  // A counter of the wrong type is refused, naming the field.
+  std::string bad = text;
+  bad.replace(bad.find("87.5"), 4, "\"high\"");
+  StatusOr<BenchReport> refused = parseBenchJson(bad, "bench.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("achieved_occupancy_pct"),
+            std::string::npos)
+      << refused.status().message();
+}
+
 TEST(BenchJson, RefusesDuplicateBenchmarkNames) {
   BenchReport r = fullReport();
   r.benchmarks[1].name = r.benchmarks[0].name;

@@ -115,27 +115,47 @@ std::vector<std::string> resourceLines(const BenchReport &report) {
   return lines;
 }
 
+namespace {
+/// "8.39 MB", "12.1 GB".
+std::string decimalBytes(double bytes) {
+  char text[32];
+  if (bytes >= 1e9)
+    std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  else
+    std::snprintf(text, sizeof text, "%.3g MB", bytes / 1e6);
+  return text;
+}
+
+std::string describeCounters(const hal::KernelCounters &c) {
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "; achieved occupancy %.1f%%; SM throughput %.1f%%; %u "
+                "kernel%s, %.3g us (%u pass%s)",
+                c.achievedOccupancyPct, c.smThroughputPct, c.kernels,
+                c.kernels == 1 ? "" : "s", c.gpuTimeNs / 1e3, c.passes,
+                c.passes == 1 ? "" : "es");
+  return "DRAM " + decimalBytes(c.dramBytesRead) + " read, " +
+         decimalBytes(c.dramBytesWritten) + " written" + text;
+}
+} // namespace
+
 std::vector<std::string> counterLines(const BenchReport &report) {
-  std::vector<std::string> lines, notes;
+  std::vector<std::string> lines, skipped;
   for (const Benchmark &b : report.benchmarks)
     for (const Variant &v : b.variants) {
-      if (v.counters) {
-        const hal::KernelCounters &c = *v.counters;
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      ": DRAM %.3g MB read, %.3g MB written; achieved "
-                      "occupancy %.1f%%; SM throughput %.1f%% (%u pass%s)",
-                      c.dramBytesRead / 1e6, c.dramBytesWritten / 1e6,
-                      c.achievedOccupancyPct, c.smThroughputPct, c.passes,
-                      c.passes == 1 ? "" : "es");
-        lines.push_back(b.name + "/" + v.name + text);
-      } else if (!v.countersNote.empty() &&
-                 std::find(notes.begin(), notes.end(), v.countersNote) ==
-                     notes.end()) {
-        notes.push_back(v.countersNote);
+      std::string id = b.name + "/" + v.name;
+      if (v.counters)
+        lines.push_back(id + ": " + describeCounters(*v.counters));
+      else if (v.countersNote.rfind("skipped: ", 0) == 0) {
+        // The device's or the host's reason, the same for every variant.
+        if (std::find(skipped.begin(), skipped.end(), v.countersNote) ==
+            skipped.end())
+          skipped.push_back(v.countersNote);
+      } else if (!v.countersNote.empty()) {
+        lines.push_back(id + ": " + v.countersNote);
       }
     }
-  lines.insert(lines.end(), notes.begin(), notes.end());
+  lines.insert(lines.end(), skipped.begin(), skipped.end());
   return lines;
 }
 

@@ -71,9 +71,10 @@ std::string describeResources(const ResourceUsage &resources);
 /// "saxpy/candidate (cuda:sm_90): 40 registers, ...".
 std::vector<std::string> resourceLines(const BenchReport &report);
 /// `bench --counters`: one line per variant with counters, "saxpy/candidate:
-/// DRAM 4.19 MB read, 4.19 MB written; achieved occupancy 87.5%; SM
-/// throughput 12.3% (3 passes)", and each distinct reason for none once
-/// ("skipped: ..." for every variant of a host that refuses counters).
+/// DRAM 8.39 MB read, 4.19 MB written; achieved occupancy 87.5%; SM
+/// throughput 12.3%; 1 kernel, 9.1 us (8 passes)", one per variant whose
+/// counting failed ("saxpy/reference: failed: ..."), and each distinct
+/// "skipped: ..." reason once (a host that refuses counters refuses all).
 std::vector<std::string> counterLines(const BenchReport &report);
 /// Why |t| has fewer samples than a verdict needs (kMinSamplesForVerdict):
 /// "3 samples < 10: stopped at the time limit (--timeout, 10 s per

@@ -88,12 +88,15 @@ CUptiResult configImage(CUpti_Profiler_Host_GetConfigImage_Params *p) {
   return CUPTI_SUCCESS;
 }
 CUptiResult evaluate(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p) {
-  KB_FAKE_CALL("cuptiProfilerHostEvaluateToGpuValues");
-  if (p->rangeIndex != 0 || p->counterDataImageSize != kCounterDataBytes)
+  KB_FAKE_CALL("cuptiProfilerHostEvaluateToGpuValues",
+               std::to_string(p->rangeIndex));
+  if (p->rangeIndex >= gFake->kernels.size() ||
+      p->counterDataImageSize != kCounterDataBytes)
     return CUPTI_ERROR_INVALID_PARAMETER;
+  const std::map<std::string, double> &kernel = gFake->kernels[p->rangeIndex];
   for (size_t i = 0; i < p->numMetrics; ++i) {
-    auto it = gFake->metricValues.find(p->ppMetricNames[i]);
-    if (it == gFake->metricValues.end())
+    auto it = kernel.find(p->ppMetricNames[i]);
+    if (it == kernel.end())
       return CUPTI_ERROR_INVALID_METRIC_NAME;
     p->pMetricValues[i] = it->second;
   }
@@ -126,11 +129,11 @@ dataInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p) {
 CUptiResult setConfig(CUpti_RangeProfiler_SetConfig_Params *p) {
   KB_FAKE_CALL("cuptiRangeProfilerSetConfig");
   gFake->stops = 0; // a configuration starts its passes from the first
-  bool valid = p->pRangeProfilerObject == kRanges &&
-               p->configSize == kConfigBytes &&
-               p->counterDataImageSize == kCounterDataBytes &&
-               p->range == CUPTI_UserRange &&
-               p->replayMode == CUPTI_UserReplay && p->maxRangesPerPass >= 1;
+  bool valid =
+      p->pRangeProfilerObject == kRanges && p->configSize == kConfigBytes &&
+      p->counterDataImageSize == kCounterDataBytes &&
+      p->range == CUPTI_AutoRange && p->replayMode == CUPTI_UserReplay &&
+      p->maxRangesPerPass >= gFake->kernels.size();
   return valid ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 CUptiResult start(CUpti_RangeProfiler_Start_Params *) {
@@ -148,13 +151,6 @@ CUptiResult stop(CUpti_RangeProfiler_Stop_Params *p) {
   p->isAllPassSubmitted = ++gFake->stops >= gFake->passes;
   return CUPTI_SUCCESS;
 }
-CUptiResult push(CUpti_RangeProfiler_PushRange_Params *p) {
-  return call("cuptiRangeProfilerPushRange",
-              p->pRangeName ? p->pRangeName : "(null)");
-}
-CUptiResult pop(CUpti_RangeProfiler_PopRange_Params *) {
-  return call("cuptiRangeProfilerPopRange");
-}
 CUptiResult decode(CUpti_RangeProfiler_DecodeData_Params *p) {
   KB_FAKE_CALL("cuptiRangeProfilerDecodeData");
   p->numOfRangeDropped = 0;
@@ -163,7 +159,7 @@ CUptiResult decode(CUpti_RangeProfiler_DecodeData_Params *p) {
 }
 CUptiResult dataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p) {
   KB_FAKE_CALL("cuptiRangeProfilerGetCounterDataInfo");
-  p->numTotalRanges = 1;
+  p->numTotalRanges = gFake->kernels.size();
   return CUPTI_SUCCESS;
 }
 
@@ -193,8 +189,6 @@ std::shared_ptr<const CuptiSymbols> FakeCupti::symbols() const {
   s->cuptiRangeProfilerSetConfig = setConfig;
   s->cuptiRangeProfilerStart = start;
   s->cuptiRangeProfilerStop = stop;
-  s->cuptiRangeProfilerPushRange = push;
-  s->cuptiRangeProfilerPopRange = pop;
   s->cuptiRangeProfilerDecodeData = decode;
   s->cuptiRangeProfilerGetCounterDataInfo = dataInfo;
   return s;

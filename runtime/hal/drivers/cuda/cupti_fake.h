@@ -3,8 +3,8 @@
 // A test double of the CUPTI entry points the counter sessions use
 // (cupti_symbols.h), as FakeCuda is of the driver: each call answers from a
 // script and is recorded, so the session's protocol (initialize, the host's
-// configuration, enable, one Start/Push/Pop/Stop per pass until every pass
-// is submitted, decode, evaluate, and the teardown on every path) is
+// configuration, enable, one Start/Stop per pass until every pass is
+// submitted, decode, evaluate each kernel, and the teardown on every path) is
 // checked where no GPU or libcupti exists. It keeps no CUPTI type in this
 // header, so a test can include it beside FakeCuda's.
 //
@@ -45,14 +45,16 @@ public:
   /// CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, as on a host that restricts
   /// counters to administrators; empty: none.
   std::string refuse;
-  /// What EvaluateToGpuValues gives per metric; a metric missing here fails
-  /// with CUPTI_ERROR_INVALID_METRIC_NAME.
-  std::map<std::string, double> metricValues;
+  /// The kernels each pass counts (one range each, as in auto-range mode),
+  /// and what EvaluateToGpuValues gives for each metric of each; a metric
+  /// missing here fails with CUPTI_ERROR_INVALID_METRIC_NAME.
+  std::vector<std::map<std::string, double>> kernels;
   /// Told every call's name, in order (to interleave with FakeCuda's log).
   std::function<void(const char *fn)> onCall;
 
   // What happened.
-  /// Every call: its name, and for PushRange the range's name after a space.
+  /// Every call: its name, and for EvaluateToGpuValues the range's index
+  /// after a space.
   std::vector<std::string> calls;
   /// The metrics ConfigAddMetrics was given.
   std::vector<std::string> configuredMetrics;

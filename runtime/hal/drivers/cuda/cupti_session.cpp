@@ -4,6 +4,7 @@
 #if KB_HAVE_CUPTI
 #include "runtime/hal/drivers/cuda/cupti_symbols.h"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 #endif
@@ -62,11 +63,24 @@ Status cuptiStatus(const CuptiSymbols &s, CUptiResult result,
         "default; run as root, or load the nvidia module with "
         "NVreg_RestrictProfilingToAdminUsers=0 "
         "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)");
-  if (result == CUPTI_ERROR_NOT_SUPPORTED ||
+  if (result == CUPTI_ERROR_HARDWARE_BUSY ||
+      result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
+      result == CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED)
+    return unavailable(
+        "another profiler holds this GPU's counters (" + text +
+        "): a running ncu or nsys, or DCGM's profiling metrics (pause them "
+        "with `dcgmi profile --pause`)");
+  if (result == CUPTI_ERROR_NOT_COMPATIBLE)
+    return unavailable("this libcupti does not work with the installed "
+                       "NVIDIA driver (" +
+                       text + "): use the CUPTI of the driver's CUDA version");
+  if (result == CUPTI_ERROR_NOT_SUPPORTED || result == CUPTI_ERROR_DISABLED ||
       result == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED ||
       result == CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED ||
       result == CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED ||
-      result == CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED)
+      result == CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED ||
+      result == CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED ||
+      result == CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED)
     return unavailable("CUPTI cannot count on this GPU (" + text + ")");
   return internalError(text);
 }
@@ -88,7 +102,7 @@ public:
   ~CuptiSession() override;
 
   Status open();
-  Status beginPass(const std::string &name) override;
+  Status beginPass() override;
   StatusOr<bool> endPass() override;
   StatusOr<KernelCounters> values() override;
 
@@ -96,6 +110,8 @@ private:
   Status initializeHost();
   Status buildConfigImage();
   Status enableRanges();
+  /// The metrics of kernel |range|, in kCounterMetrics' order.
+  Status evaluate(size_t range, double (&values)[kMetricCount]);
 
   const CuptiSymbols &s_;
   CuptiTarget target_;
@@ -178,8 +194,9 @@ Status CuptiSession::buildConfigImage() {
   return okStatus();
 }
 
-/// Range profiling on the context, a counter-data image for one range, and
-/// the configuration: ranges the caller names, passes the caller replays.
+/// Range profiling on the context, a counter-data image for the kernels of
+/// one pass, and the configuration: a range per kernel, passes the caller
+/// replays.
 Status CuptiSession::enableRanges() {
   KB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
   enable.ctx = static_cast<CUcontext>(target_.context);
@@ -190,8 +207,8 @@ Status CuptiSession::enableRanges() {
   size.pRangeProfilerObject = ranges_;
   size.pMetricNames = metrics_.data();
   size.numMetrics = metrics_.size();
-  size.maxNumOfRanges = 1;
-  size.maxNumRangeTreeNodes = 1;
+  size.maxNumOfRanges = kMaxCountedKernels;
+  size.maxNumRangeTreeNodes = kMaxCountedKernels;
   KB_CUPTI_RETURN_IF_ERROR(s_, s_.cuptiRangeProfilerGetCounterDataSize(&size),
                            "cuptiRangeProfilerGetCounterDataSize");
   counterData_.assign(size.counterDataSize, 0);
@@ -208,9 +225,9 @@ Status CuptiSession::enableRanges() {
   config.pConfig = config_.data();
   config.counterDataImageSize = counterData_.size();
   config.pCounterDataImage = counterData_.data();
-  config.range = CUPTI_UserRange;
+  config.range = CUPTI_AutoRange;
   config.replayMode = CUPTI_UserReplay;
-  config.maxRangesPerPass = 1;
+  config.maxRangesPerPass = kMaxCountedKernels;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
   config.targetNestingLevel = 1;
@@ -230,7 +247,7 @@ Status CuptiSession::open() {
   return enableRanges();
 }
 
-Status CuptiSession::beginPass(const std::string &name) {
+Status CuptiSession::beginPass() {
   if (inPass_ || allSubmitted_)
     return failedPrecondition(
         inPass_ ? "beginPass: the previous pass was not ended"
@@ -240,16 +257,6 @@ Status CuptiSession::beginPass(const std::string &name) {
   start.pRangeProfilerObject = ranges_;
   KB_CUPTI_RETURN_IF_ERROR(s_, s_.cuptiRangeProfilerStart(&start),
                            "cuptiRangeProfilerStart");
-  KB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params, push);
-  push.pRangeProfilerObject = ranges_;
-  push.pRangeName = name.c_str();
-  CUptiResult pushed = s_.cuptiRangeProfilerPushRange(&push);
-  if (pushed != CUPTI_SUCCESS) {
-    KB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
-    stop.pRangeProfilerObject = ranges_;
-    (void)s_.cuptiRangeProfilerStop(&stop);
-    return cuptiStatus(s_, pushed, "cuptiRangeProfilerPushRange");
-  }
   inPass_ = true;
   return okStatus();
 }
@@ -259,17 +266,33 @@ StatusOr<bool> CuptiSession::endPass() {
     return failedPrecondition("endPass: no pass was begun");
   inPass_ = false;
   KB_RETURN_IF_ERROR(target_.makeCurrent());
-  KB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params, pop);
-  pop.pRangeProfilerObject = ranges_;
-  CUptiResult popped = s_.cuptiRangeProfilerPopRange(&pop);
   KB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
   stop.pRangeProfilerObject = ranges_;
-  CUptiResult stopped = s_.cuptiRangeProfilerStop(&stop);
-  KB_CUPTI_RETURN_IF_ERROR(s_, popped, "cuptiRangeProfilerPopRange");
-  KB_CUPTI_RETURN_IF_ERROR(s_, stopped, "cuptiRangeProfilerStop");
+  KB_CUPTI_RETURN_IF_ERROR(s_, s_.cuptiRangeProfilerStop(&stop),
+                           "cuptiRangeProfilerStop");
   ++passes_;
   allSubmitted_ = stop.isAllPassSubmitted != 0;
   return allSubmitted_;
+}
+
+Status CuptiSession::evaluate(size_t range, double (&values)[kMetricCount]) {
+  KB_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, eval);
+  eval.pHostObject = host_;
+  eval.pCounterDataImage = counterData_.data();
+  eval.counterDataImageSize = counterData_.size();
+  eval.rangeIndex = range;
+  eval.ppMetricNames = metrics_.data();
+  eval.numMetrics = metrics_.size();
+  eval.pMetricValues = values;
+  KB_CUPTI_RETURN_IF_ERROR(s_, s_.cuptiProfilerHostEvaluateToGpuValues(&eval),
+                           "cuptiProfilerHostEvaluateToGpuValues");
+  // A value the report could not hold (a ratio over no active cycles).
+  for (size_t i = 0; i < kMetricCount; ++i)
+    if (!std::isfinite(values[i]) || values[i] < 0)
+      return internalError(
+          std::string("CUPTI evaluated ") + kCounterMetrics[i] + " of kernel " +
+          std::to_string(range) + " to " + std::to_string(values[i]));
+  return okStatus();
 }
 
 StatusOr<KernelCounters> CuptiSession::values() {
@@ -285,23 +308,30 @@ StatusOr<KernelCounters> CuptiSession::values() {
   info.counterDataImageSize = counterData_.size();
   KB_CUPTI_RETURN_IF_ERROR(s_, s_.cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
-  if (info.numTotalRanges != 1 || decode.numOfRangeDropped != 0)
-    return internalError("CUPTI decoded " +
-                         std::to_string(info.numTotalRanges) + " range(s), " +
-                         std::to_string(decode.numOfRangeDropped) +
-                         " dropped, where one range was pushed per pass");
-  double v[kMetricCount] = {};
-  KB_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, eval);
-  eval.pHostObject = host_;
-  eval.pCounterDataImage = counterData_.data();
-  eval.counterDataImageSize = counterData_.size();
-  eval.rangeIndex = 0;
-  eval.ppMetricNames = metrics_.data();
-  eval.numMetrics = metrics_.size();
-  eval.pMetricValues = v;
-  KB_CUPTI_RETURN_IF_ERROR(s_, s_.cuptiProfilerHostEvaluateToGpuValues(&eval),
-                           "cuptiProfilerHostEvaluateToGpuValues");
-  return KernelCounters{v[0], v[1], v[2], v[3], passes_};
+  if (info.numTotalRanges == 0 || decode.numOfRangeDropped != 0)
+    return internalError(
+        "CUPTI counted " + std::to_string(info.numTotalRanges) +
+        " kernel(s) and dropped " + std::to_string(decode.numOfRangeDropped) +
+        " (at most " + std::to_string(kMaxCountedKernels) + " per pass)");
+  // Sums over the kernels; percentages weighted by each kernel's GPU time.
+  KernelCounters c;
+  double occupancy = 0, throughput = 0;
+  for (size_t range = 0; range < info.numTotalRanges; ++range) {
+    double v[kMetricCount] = {};
+    KB_RETURN_IF_ERROR(evaluate(range, v));
+    c.dramBytesRead += v[0];
+    c.dramBytesWritten += v[1];
+    occupancy += v[2] * v[4];
+    throughput += v[3] * v[4];
+    c.gpuTimeNs += v[4];
+  }
+  if (c.gpuTimeNs > 0) {
+    c.achievedOccupancyPct = occupancy / c.gpuTimeNs;
+    c.smThroughputPct = throughput / c.gpuTimeNs;
+  }
+  c.kernels = static_cast<uint32_t>(info.numTotalRanges);
+  c.passes = passes_;
+  return c;
 }
 
 /// Resolves every entry point of |library|, found as |path|.
@@ -328,7 +358,9 @@ StatusOr<std::shared_ptr<const CuptiSymbols>> loadCupti() {
   static const char *const kCandidates[] = {
       "libcupti.so.13",
       "libcupti.so",
+      "/usr/local/cuda/lib64/libcupti.so.13",
       "/usr/local/cuda/lib64/libcupti.so",
+      "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
       "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
   };
   std::string tried;

@@ -1,10 +1,11 @@
 //===- runtime/hal/drivers/cuda/cupti_session.h - Counters by CUPTI -------===//
 //
 // The CUDA driver's counter sessions (runtime/hal/counters.h) are CUPTI's
-// range profiler in user-range, user-replay mode, as nvbench's CUPTI
-// measurement does: one named range per session, pushed and popped around
-// the caller's submission on every pass, decoded once every pass has run,
-// and evaluated on the host into the four metrics of KernelCounters.
+// range profiler in auto-range, user-replay mode: every kernel launched
+// between Start and Stop is a range of its own (as Nsight Compute counts
+// kernel by kernel, so the host's launch and wait are in none), the caller
+// replays its work once per pass, and once every pass has run the ranges
+// are decoded, evaluated on the host and summed into KernelCounters.
 //
 // This header names no CUPTI type, so the driver's files that see the CUDA
 // declarations of cuda_headers.h never meet the toolkit's cuda.h: the two
@@ -32,7 +33,11 @@ inline constexpr const char *kCounterMetrics[] = {
     "dram__bytes_write.sum",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__time_duration.sum",
 };
+/// Kernels one pass may launch: the counter-data image holds this many
+/// ranges (a dispatch benchmark launches one or a few).
+inline constexpr size_t kMaxCountedKernels = 64;
 
 /// NVIDIA's CUPTI for one driver: loaded by the first session that asks
 /// (nothing is loaded for a run without --counters) and kept, or why it

@@ -2,11 +2,11 @@
 //
 // The CUDA driver's counter sessions over recording fakes of the driver API
 // and of CUPTI: the order CUPTI's range profiler needs (initialize, the
-// host's configuration, enable, set the configuration once, a
-// Start/Push/Pop/Stop per pass until every pass is submitted, decode,
-// evaluate), the teardown on every path, and a host that restricts counters
-// to administrators as an Unavailable status that says what to do. On a GPU
-// host the same sessions run against libcupti (bench --counters in
+// host's configuration, enable, set the configuration once, a Start/Stop per
+// pass until every pass is submitted, decode, evaluate each kernel), the sums
+// over kernels, the teardown on every path, and a host that restricts
+// counters to administrators as an Unavailable status that says what to do. On
+// a GPU host the same sessions run against libcupti (bench --counters in
 // tests/gpu).
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,13 +29,15 @@ using testing::FakeCupti;
 
 class CuptiSessionTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    cupti_.metricValues = {
-        {"dram__bytes_read.sum", 4194304},
-        {"dram__bytes_write.sum", 2097152},
-        {"sm__warps_active.avg.pct_of_peak_sustained_active", 87.5},
-        {"sm__throughput.avg.pct_of_peak_sustained_elapsed", 12.25},
-    };
+  void SetUp() override { cupti_.kernels = {kernel(4194304, 87.5, 1000)}; }
+  /// A kernel's metrics: |read| bytes read, half that written.
+  static std::map<std::string, double> kernel(double read, double occupancy,
+                                              double ns) {
+    return {{"dram__bytes_read.sum", read},
+            {"dram__bytes_write.sum", read / 2},
+            {"sm__warps_active.avg.pct_of_peak_sustained_active", occupancy},
+            {"sm__throughput.avg.pct_of_peak_sustained_elapsed", occupancy / 2},
+            {"gpu__time_duration.sum", ns}};
   }
   /// A device of a driver over both fakes.
   std::unique_ptr<Device> device() {
@@ -44,7 +48,7 @@ protected:
     EXPECT_TRUE(device.ok()) << device.status().message();
     return std::move(*device);
   }
-  /// The calls from |first| on, without the Push's range name.
+  /// The calls from |first| on, without their details.
   std::vector<std::string> callsFrom(const std::string &first) const {
     std::vector<std::string> out;
     bool on = false;
@@ -61,8 +65,10 @@ protected:
   std::unique_ptr<Driver> driver_;
 };
 
-TEST_F(CuptiSessionTest, CountsOneRangeOverEveryPassTheCountersNeed) {
+TEST_F(CuptiSessionTest, CountsEveryKernelOverEveryPassTheCountersNeed) {
   cupti_.passes = 3;
+  // Two kernels in the work: sums, and percentages by GPU time.
+  cupti_.kernels = {kernel(4194304, 20, 1000), kernel(2097152, 60, 3000)};
   auto dev = device();
   auto session = dev->createCounterSession();
   ASSERT_TRUE(session.ok()) << session.status().message();
@@ -73,17 +79,19 @@ TEST_F(CuptiSessionTest, CountsOneRangeOverEveryPassTheCountersNeed) {
             std::vector<std::string>(std::begin(kCounterMetrics),
                                      std::end(kCounterMetrics)));
   for (int pass = 0; pass < 3; ++pass) {
-    ASSERT_TRUE((*session)->beginPass("saxpy/candidate").ok());
+    ASSERT_TRUE((*session)->beginPass().ok());
     StatusOr<bool> done = (*session)->endPass();
     ASSERT_TRUE(done.ok()) << done.status().message();
     EXPECT_EQ(*done, pass == 2) << "pass " << pass;
   }
   StatusOr<KernelCounters> values = (*session)->values();
   ASSERT_TRUE(values.ok()) << values.status().message();
-  EXPECT_EQ(values->dramBytesRead, 4194304);
-  EXPECT_EQ(values->dramBytesWritten, 2097152);
-  EXPECT_EQ(values->achievedOccupancyPct, 87.5);
-  EXPECT_EQ(values->smThroughputPct, 12.25);
+  EXPECT_EQ(values->dramBytesRead, 6291456);
+  EXPECT_EQ(values->dramBytesWritten, 3145728);
+  EXPECT_EQ(values->achievedOccupancyPct, 50); // (20 x 1 + 60 x 3) / 4
+  EXPECT_EQ(values->smThroughputPct, 25);
+  EXPECT_EQ(values->gpuTimeNs, 4000);
+  EXPECT_EQ(values->kernels, 2u);
   EXPECT_EQ(values->passes, 3u);
   session->reset();
 
@@ -101,17 +109,16 @@ TEST_F(CuptiSessionTest, CountsOneRangeOverEveryPassTheCountersNeed) {
       "cuptiRangeProfilerCounterDataImageInitialize",
       "cuptiRangeProfilerSetConfig"};
   for (int pass = 0; pass < 3; ++pass)
-    for (const char *fn :
-         {"cuptiRangeProfilerStart", "cuptiRangeProfilerPushRange",
-          "cuptiRangeProfilerPopRange", "cuptiRangeProfilerStop"})
+    for (const char *fn : {"cuptiRangeProfilerStart", "cuptiRangeProfilerStop"})
       expected.push_back(fn);
   for (const char *fn :
        {"cuptiRangeProfilerDecodeData", "cuptiRangeProfilerGetCounterDataInfo",
+        "cuptiProfilerHostEvaluateToGpuValues",
         "cuptiProfilerHostEvaluateToGpuValues", "cuptiRangeProfilerDisable",
         "cuptiProfilerHostDeinitialize", "cuptiProfilerDeInitialize"})
     expected.push_back(fn);
   EXPECT_EQ(callsFrom("cuptiProfilerInitialize"), expected) << cupti_.trace();
-  EXPECT_EQ(cupti_.count("cuptiRangeProfilerPushRange saxpy/candidate"), 3u);
+  EXPECT_EQ(cupti_.count("cuptiProfilerHostEvaluateToGpuValues 1"), 1u);
 }
 
 TEST_F(CuptiSessionTest, AHostThatRestrictsCountersIsUnavailableWithTheFix) {
@@ -137,9 +144,8 @@ TEST_F(CuptiSessionTest, ARefusedStartEndsThePassAndTheSession) {
   auto dev = device();
   auto session = dev->createCounterSession();
   ASSERT_TRUE(session.ok()) << session.status().message();
-  Status begun = (*session)->beginPass("saxpy/candidate");
+  Status begun = (*session)->beginPass();
   EXPECT_EQ(begun.code(), StatusCode::Unavailable) << begun.message();
-  EXPECT_EQ(cupti_.count("cuptiRangeProfilerPushRange"), 0u);
   session->reset();
   EXPECT_EQ(callsFrom("cuptiRangeProfilerDisable"),
             (std::vector<std::string>{"cuptiRangeProfilerDisable",
@@ -156,25 +162,56 @@ TEST_F(CuptiSessionTest, PassesOutOfOrderAreRefusedBeforeCupti) {
   CounterSession &s = **session;
   EXPECT_EQ(s.endPass().status().code(), StatusCode::FailedPrecondition);
   EXPECT_EQ(s.values().status().code(), StatusCode::FailedPrecondition);
-  ASSERT_TRUE(s.beginPass("r").ok());
-  EXPECT_EQ(s.beginPass("r").code(), StatusCode::FailedPrecondition);
+  ASSERT_TRUE(s.beginPass().ok());
+  EXPECT_EQ(s.beginPass().code(), StatusCode::FailedPrecondition);
   ASSERT_TRUE(*s.endPass());
-  EXPECT_EQ(s.beginPass("r").code(), StatusCode::FailedPrecondition);
+  EXPECT_EQ(s.beginPass().code(), StatusCode::FailedPrecondition);
   EXPECT_EQ(cupti_.count("cuptiRangeProfilerStart"), 1u) << cupti_.trace();
 }
 
 TEST_F(CuptiSessionTest, AMetricTheHostCannotEvaluateIsAnError) {
   cupti_.passes = 1;
-  cupti_.metricValues.erase("dram__bytes_write.sum");
+  cupti_.kernels[0].erase("dram__bytes_write.sum");
   auto dev = device();
   auto session = dev->createCounterSession();
   ASSERT_TRUE(session.ok()) << session.status().message();
-  ASSERT_TRUE((*session)->beginPass("r").ok());
+  ASSERT_TRUE((*session)->beginPass().ok());
   ASSERT_TRUE(*(*session)->endPass());
   Status failed = (*session)->values().status();
   EXPECT_EQ(failed.code(), StatusCode::Internal);
   EXPECT_NE(failed.message().find("cuptiProfilerHostEvaluateToGpuValues"),
             std::string::npos)
+      << failed.message();
+}
+
+// A value bench.json could not hold (a ratio over no active cycles) is the
+// session's error, not a report that cannot be written.
+TEST_F(CuptiSessionTest, ANonFiniteValueIsAnErrorNamingTheMetric) {
+  cupti_.passes = 1;
+  cupti_.kernels[0]["sm__warps_active.avg.pct_of_peak_sustained_active"] =
+      std::numeric_limits<double>::quiet_NaN();
+  auto dev = device();
+  auto session = dev->createCounterSession();
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  ASSERT_TRUE((*session)->beginPass().ok());
+  ASSERT_TRUE(*(*session)->endPass());
+  Status failed = (*session)->values().status();
+  EXPECT_EQ(failed.code(), StatusCode::Internal);
+  EXPECT_NE(failed.message().find("sm__warps_active"), std::string::npos)
+      << failed.message();
+}
+
+TEST_F(CuptiSessionTest, NoKernelInThePassIsAnError) {
+  cupti_.passes = 1;
+  cupti_.kernels.clear();
+  auto dev = device();
+  auto session = dev->createCounterSession();
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  ASSERT_TRUE((*session)->beginPass().ok());
+  ASSERT_TRUE(*(*session)->endPass());
+  Status failed = (*session)->values().status();
+  EXPECT_EQ(failed.code(), StatusCode::Internal);
+  EXPECT_NE(failed.message().find("counted 0 kernel(s)"), std::string::npos)
       << failed.message();
 }
 

@@ -41,8 +41,6 @@
   X(cuptiRangeProfilerSetConfig)                                               \
   X(cuptiRangeProfilerStart)                                                   \
   X(cuptiRangeProfilerStop)                                                    \
-  X(cuptiRangeProfilerPushRange)                                               \
-  X(cuptiRangeProfilerPopRange)                                                \
   X(cuptiRangeProfilerDecodeData)                                              \
   X(cuptiRangeProfilerGetCounterDataInfo)
 
