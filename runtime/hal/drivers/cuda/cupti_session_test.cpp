@@ -48,6 +48,19 @@ protected:
     EXPECT_TRUE(device.ok()) << device.status().message();
     return std::move(*device);
   }
+  /// A session's values after one pass (cupti_.passes = 1).
+  Status valuesOfOnePass() {
+    auto dev = device();
+    auto session = dev->createCounterSession();
+    if (!session.ok())
+      return session.status();
+    if (Status begun = (*session)->beginPass(); !begun.ok())
+      return begun;
+    StatusOr<bool> done = (*session)->endPass();
+    if (!done.ok() || !*done)
+      return internalError("one pass did not do");
+    return (*session)->values().status();
+  }
   /// The calls from |first| on, without their details.
   std::vector<std::string> callsFrom(const std::string &first) const {
     std::vector<std::string> out;
@@ -172,12 +185,7 @@ TEST_F(CuptiSessionTest, PassesOutOfOrderAreRefusedBeforeCupti) {
 TEST_F(CuptiSessionTest, AMetricTheHostCannotEvaluateIsAnError) {
   cupti_.passes = 1;
   cupti_.kernels[0].erase("dram__bytes_write.sum");
-  auto dev = device();
-  auto session = dev->createCounterSession();
-  ASSERT_TRUE(session.ok()) << session.status().message();
-  ASSERT_TRUE((*session)->beginPass().ok());
-  ASSERT_TRUE(*(*session)->endPass());
-  Status failed = (*session)->values().status();
+  Status failed = valuesOfOnePass();
   EXPECT_EQ(failed.code(), StatusCode::Internal);
   EXPECT_NE(failed.message().find("cuptiProfilerHostEvaluateToGpuValues"),
             std::string::npos)
@@ -190,12 +198,7 @@ TEST_F(CuptiSessionTest, ANonFiniteValueIsAnErrorNamingTheMetric) {
   cupti_.passes = 1;
   cupti_.kernels[0]["sm__warps_active.avg.pct_of_peak_sustained_active"] =
       std::numeric_limits<double>::quiet_NaN();
-  auto dev = device();
-  auto session = dev->createCounterSession();
-  ASSERT_TRUE(session.ok()) << session.status().message();
-  ASSERT_TRUE((*session)->beginPass().ok());
-  ASSERT_TRUE(*(*session)->endPass());
-  Status failed = (*session)->values().status();
+  Status failed = valuesOfOnePass();
   EXPECT_EQ(failed.code(), StatusCode::Internal);
   EXPECT_NE(failed.message().find("sm__warps_active"), std::string::npos)
       << failed.message();
@@ -204,12 +207,7 @@ TEST_F(CuptiSessionTest, ANonFiniteValueIsAnErrorNamingTheMetric) {
 TEST_F(CuptiSessionTest, NoKernelInThePassIsAnError) {
   cupti_.passes = 1;
   cupti_.kernels.clear();
-  auto dev = device();
-  auto session = dev->createCounterSession();
-  ASSERT_TRUE(session.ok()) << session.status().message();
-  ASSERT_TRUE((*session)->beginPass().ok());
-  ASSERT_TRUE(*(*session)->endPass());
-  Status failed = (*session)->values().status();
+  Status failed = valuesOfOnePass();
   EXPECT_EQ(failed.code(), StatusCode::Internal);
   EXPECT_NE(failed.message().find("counted 0 kernel(s)"), std::string::npos)
       << failed.message();
