@@ -132,6 +132,10 @@ struct DeviceOptions {
   /// device-local buffer through a staging copy, as on a discrete GPU
   /// without resizable BAR (tests use it to run that path on lavapipe).
   bool vulkanMapDeviceLocal = true;
+  /// Vulkan: enable VK_KHR_pipeline_executable_properties where the device
+  /// has it, so that executables created with captureStatistics report the
+  /// driver's statistics (`kernel-bench inspect`).
+  bool pipelineStatistics = false;
 };
 
 /// Unavailable when |device| cannot run export |exportIndex| of

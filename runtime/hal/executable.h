@@ -47,6 +47,30 @@ struct ExecutableSpec {
   std::string_view data;
   /// One per export, in dispatch-index order.
   std::vector<KernelAbi> exports;
+  /// Keep the driver's statistics of each compiled export
+  /// (Executable::driverStatistics); for inspection, never for timing.
+  bool captureStatistics = false;
+};
+
+/// One figure a driver reports about the code it compiled (Vulkan's
+/// VK_KHR_pipeline_executable_properties: registers, spills, instruction
+/// counts, by the driver's own names).
+struct DriverStatistic {
+  std::string name;
+  std::string description;
+  /// As the driver typed it: "64", "true", "1.5".
+  std::string value;
+  /// The same as a number (a boolean is 0 or 1), for comparisons.
+  double number = 0;
+};
+
+/// One executable the driver made of an export (a compute pipeline has
+/// one; a driver may report more, e.g. per compilation stage).
+struct DriverExecutable {
+  std::string name;
+  std::string description;
+  uint32_t subgroupSize = 0;
+  std::vector<DriverStatistic> statistics;
 };
 
 /// Checks |abi| (export |exportIndex| of executable |executableName|) against
@@ -83,6 +107,17 @@ public:
   /// checked"), for reports and `--verbose` output. Empty when everything
   /// was checked.
   const std::vector<std::string> &loadNotes() const { return loadNotes_; }
+  /// What the driver reports about the code it compiled for export
+  /// |exportIndex|, when the executable was created with
+  /// captureStatistics. Unavailable, with the reason, where the driver
+  /// reports nothing (this default; a Vulkan driver without
+  /// VK_KHR_pipeline_executable_properties).
+  virtual StatusOr<std::vector<DriverExecutable>>
+  driverStatistics(size_t exportIndex) const {
+    (void)exportIndex;
+    return unavailable(std::string(toString(format_)) +
+                       " executables carry no driver statistics");
+  }
 
 protected:
   Executable(const ExecutableSpec &spec)

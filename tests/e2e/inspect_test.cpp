@@ -9,9 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/cli_test_support.h"
+#include "tests/support/vulkan_statistics_layer/statistics_layer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -131,6 +133,63 @@ TEST_F(InspectTest, SassFromTheDisassemblerOfTheCubinPtxasWrote) {
   EXPECT_THAT(kb::test::readFile(dir / "sm_90.candidate.sass"),
               HasSubstr("LDG.E.128"));
   EXPECT_TRUE(fs::exists(dir / "sm_90.candidate.sass.diff"));
+}
+
+// The Vulkan driver's own statistics of each variant's pipeline. lavapipe
+// has no VK_KHR_pipeline_executable_properties, so the statistics layer
+// (tests/support/vulkan_statistics_layer) stands in for a driver that has
+// it; without it the note says why there are none.
+TEST_F(InspectTest, VulkanDriverStatisticsSitBesideTheSpirvMix) {
+  REQUIRE_TOOL("glslc");
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
+  ASSERT_NO_FATAL_FAILURE(buildQuickstart({"vulkan:1.2"}));
+  kb::test::CliRun r = run({"inspect", out_.string(), kSaxpy, "--json"},
+                           kb::test::withStatisticsLayer({}));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  nlohmann::json report = nlohmann::json::parse(r.output);
+  EXPECT_FALSE(report["statistics_device"].is_null());
+  const nlohmann::json &variants =
+      report["benchmarks"][0]["targets"][0]["variants"];
+  ASSERT_EQ(variants.size(), 2u) << r.output;
+  std::vector<double> words;
+  for (const nlohmann::json &v : variants) {
+    SCOPED_TRACE(v["label"].get<std::string>());
+    ASSERT_EQ(v["driver_statistics"].size(), 1u) << v.dump();
+    const nlohmann::json &stats = v["driver_statistics"][0]["statistics"];
+    ASSERT_GE(stats.size(), 1u);
+    EXPECT_EQ(stats[0]["name"], "SPIR-V words");
+    words.push_back(stats[0]["number"].get<double>());
+  }
+  // The candidate's module and the generated one differ in size: the
+  // statistic is each pipeline's own.
+  EXPECT_GT(words[0], 0);
+  EXPECT_NE(words[0], words[1]);
+
+  kb::test::CliRun text = run({"inspect", out_.string(), kSaxpy},
+                              kb::test::withStatisticsLayer({}));
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("driver: SPIR-V words"));
+  EXPECT_THAT(text.output, HasSubstr("driver statistics from "));
+}
+
+TEST_F(InspectTest, ADriverWithoutStatisticsIsANoteAndNoneAsksForNone) {
+  REQUIRE_TOOL("glslc");
+  KB_SKIP_WITHOUT_VULKAN_DEVICE();
+  ASSERT_NO_FATAL_FAILURE(buildQuickstart({"vulkan:1.2"}));
+  kb::test::CliRun r = run({"inspect", out_.string(), kSaxpy});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("note: driver statistics: the driver does "
+                                  "not offer "
+                                  "VK_KHR_pipeline_executable_properties"));
+  kb::test::CliRun none =
+      run({"inspect", out_.string(), kSaxpy, "--device", "none"});
+  ASSERT_EQ(none.exitCode, 0) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("note: driver statistics: not asked for"));
+  EXPECT_THAT(none.output, Not(HasSubstr("driver statistics from")));
+  kb::test::CliRun cuda =
+      run({"inspect", out_.string(), kSaxpy, "--device", "cuda"});
+  EXPECT_EQ(cuda.exitCode, 2) << cuda.output;
+  EXPECT_THAT(cuda.output, HasSubstr("driver statistics come from Vulkan"));
 }
 
 TEST_F(InspectTest, MissingBuildDirectoryIsNamed) {

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "workbench/cli/command.h"
+#include "runtime/hal/driver_registry.h"
 #include "workbench/inspect/inspect_engine.h"
 #include "workbench/inspect/inspect_json.h"
 #include "workbench/inspect/inspect_render.h"
@@ -63,6 +64,23 @@ CommandRegistration addInspectCommand(CLI::App &root) {
       ->type_name("NAME");
   app->add_flag("--json", args->json,
                 "Print JSON (schema in docs/cli.md) instead of text");
+  app->add_option("--device", args->request.device,
+                  "Where the Vulkan driver's own statistics of each SPIR-V "
+                  "variant come from (VK_KHR_pipeline_executable_properties: "
+                  "registers, spills, instructions by the driver's names): "
+                  "auto (a Vulkan GPU, else any Vulkan device), vulkan, "
+                  "vulkan:N, or none (default auto)")
+      ->type_name("D")
+      ->check([](const std::string &spec) -> std::string {
+        if (spec == "none" || spec == "auto")
+          return "";
+        StatusOr<hal::DeviceSpec> parsed = hal::parseDeviceSpec(spec);
+        if (parsed.ok() && parsed->driver == "vulkan")
+          return "";
+        return "expected auto, vulkan, vulkan:N or none (driver statistics "
+               "come from Vulkan), found `" +
+               spec + "`";
+      });
   return {app, [args]() { return runInspectCommand(*args); }};
 }
 

@@ -39,19 +39,37 @@ void explain(TargetInspection &target) {
     target.why = explainDifferences(candidate, *reference);
 }
 
+/// The driver's statistics of a SPIR-V variant into |v|, or why none.
+void addDriverStatistics(DriverStatisticsSource &statistics,
+                         const module::Executable &exe,
+                         const module::Variant &variant, uint32_t exportIndex,
+                         VariantInspection &v) {
+  if (variant.format != hal::ExecutableFormat::Spirv)
+    return;
+  StatusOr<std::vector<hal::DriverExecutable>> found =
+      statistics.statisticsOf(exe.name, variant, exportIndex);
+  if (found.ok())
+    v.driverStatistics = std::move(*found);
+  else
+    v.notes.push_back("driver statistics: " + found.status().message());
+}
+
 } // namespace
 
 BenchmarkInspection inspectBenchmark(const LoadedBenchmark &benchmark,
-                                     const InspectTools &tools) {
+                                     const InspectTools &tools,
+                                     DriverStatisticsSource *statistics) {
   BenchmarkInspection out;
   out.name = benchmark.name;
   out.modulePath = benchmark.modulePath;
   const module::Executable &exe = benchmark.dispatched();
   out.executable = exe.name;
-  for (const module::Variant &variant : exe.variants)
-    targetFor(out.targets, variant.target)
-        .variants.push_back(
-            inspectVariant(variant, benchmark.exportIndex, tools));
+  for (const module::Variant &variant : exe.variants) {
+    VariantInspection v = inspectVariant(variant, benchmark.exportIndex, tools);
+    if (statistics)
+      addDriverStatistics(*statistics, exe, variant, benchmark.exportIndex, v);
+    targetFor(out.targets, variant.target).variants.push_back(std::move(v));
+  }
   for (TargetInspection &target : out.targets)
     explain(target);
   return out;
@@ -61,10 +79,12 @@ StatusOr<InspectReport> runInspect(const InspectRequest &request) {
   KB_ASSIGN_OR_RETURN(std::vector<LoadedBenchmark> benchmarks,
                       loadBenchmarks(request.buildDir, request.benchmark));
   InspectTools tools = findInspectTools();
+  DriverStatisticsSource statistics(request.device);
   InspectReport report;
   report.buildDir = request.buildDir;
   for (const LoadedBenchmark &b : benchmarks)
-    report.benchmarks.push_back(inspectBenchmark(b, tools));
+    report.benchmarks.push_back(inspectBenchmark(b, tools, &statistics));
+  report.statisticsDevice = statistics.deviceName();
   KB_RETURN_IF_ERROR(writeInspection(tools, report));
   return report;
 }

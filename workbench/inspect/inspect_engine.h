@@ -11,6 +11,7 @@
 #define KB_WORKBENCH_INSPECT_INSPECT_ENGINE_H_
 
 #include "common/status.h"
+#include "workbench/inspect/driver_statistics.h"
 #include "workbench/inspect/inspect_benchmarks.h"
 #include "workbench/inspect/inspect_report.h"
 #include "workbench/inspect/inspect_tools.h"
@@ -18,9 +19,12 @@
 namespace kb::workbench {
 
 /// One benchmark's variants by target (in the module's order, candidates
-/// before the reference) with the why lines; nothing written.
-BenchmarkInspection inspectBenchmark(const LoadedBenchmark &benchmark,
-                                     const InspectTools &tools);
+/// before the reference) with the why lines; nothing written. With
+/// |statistics|, each SPIR-V variant also gets the Vulkan driver's own
+/// statistics (or a note saying why not).
+BenchmarkInspection
+inspectBenchmark(const LoadedBenchmark &benchmark, const InspectTools &tools,
+                 DriverStatisticsSource *statistics = nullptr);
 
 /// The whole command: errors are loadBenchmarks's and writeInspection's;
 /// on an error nothing under BUILD/inspect/ has changed.

@@ -37,6 +37,23 @@ Json orNull(const std::optional<T> &value, F toJson) {
   return value ? toJson(*value) : Json(nullptr);
 }
 
+Json driverStatisticsJson(const std::vector<hal::DriverExecutable> &found) {
+  Json executables = Json::array();
+  for (const hal::DriverExecutable &e : found) {
+    Json statistics = Json::array();
+    for (const hal::DriverStatistic &s : e.statistics)
+      statistics.push_back(Json{{"name", s.name},
+                                {"description", s.description},
+                                {"value", s.value},
+                                {"number", s.number}});
+    executables.push_back(Json{{"name", e.name},
+                               {"description", e.description},
+                               {"subgroup_size", e.subgroupSize},
+                               {"statistics", statistics}});
+  }
+  return executables;
+}
+
 Json variantJson(const VariantInspection &v) {
   return Json{
       {"label", v.label},
@@ -55,6 +72,7 @@ Json variantJson(const VariantInspection &v) {
                                     {"opcodes", m.opcodes}};
                       })},
       {"spirv", orNull(v.spirv, spirvJson)},
+      {"driver_statistics", driverStatisticsJson(v.driverStatistics)},
       {"notes", v.notes}};
 }
 
@@ -81,6 +99,9 @@ Json inspectJson(const InspectReport &report) {
     benchmarks.push_back(benchmarkJson(b));
   return Json{{"schema_version", kInspectJsonSchemaVersion},
               {"build", report.buildDir},
+              {"statistics_device", report.statisticsDevice.empty()
+                                        ? Json(nullptr)
+                                        : Json(report.statisticsDevice)},
               {"benchmarks", benchmarks}};
 }
 

@@ -106,6 +106,37 @@ cudaRows(const std::vector<VariantInspection> &variants) {
   return rows;
 }
 
+/// The row name of a driver statistic: "driver: Register Count", with the
+/// executable's name where the driver reports several.
+std::string driverRowName(const hal::DriverExecutable &executable,
+                          const hal::DriverStatistic &statistic, bool several) {
+  return "driver: " + (several ? executable.name + " " : std::string()) +
+         statistic.name;
+}
+
+/// One row per statistic any variant's driver reported, in the order they
+/// came, each variant's value or "-".
+void addDriverRows(const std::vector<VariantInspection> &variants,
+                   std::vector<std::pair<std::string, Cell>> &rows) {
+  std::vector<std::string> names;
+  for (const VariantInspection &v : variants)
+    for (const hal::DriverExecutable &e : v.driverStatistics)
+      for (const hal::DriverStatistic &s : e.statistics) {
+        std::string name = driverRowName(e, s, v.driverStatistics.size() > 1);
+        if (std::find(names.begin(), names.end(), name) == names.end())
+          names.push_back(name);
+      }
+  for (const std::string &name : names)
+    rows.push_back(
+        {name, [name](const VariantInspection &v) {
+           for (const hal::DriverExecutable &e : v.driverStatistics)
+             for (const hal::DriverStatistic &s : e.statistics)
+               if (driverRowName(e, s, v.driverStatistics.size() > 1) == name)
+                 return terminalLine(s.value);
+           return std::string("-");
+         }});
+}
+
 std::vector<std::pair<std::string, Cell>>
 vulkanRows(const std::vector<VariantInspection> &variants) {
   std::vector<std::pair<std::string, Cell>> rows;
@@ -136,6 +167,7 @@ vulkanRows(const std::vector<VariantInspection> &variants) {
       {"cooperative-matrix ops", spv([](auto &m) { return m.matrixOps; })});
   rows.push_back({"branches", spv([](auto &m) { return m.branches; })});
   rows.push_back({"barriers", spv([](auto &m) { return m.barriers; })});
+  addDriverRows(variants, rows);
   return rows;
 }
 
@@ -211,6 +243,9 @@ std::string renderInspectText(const InspectReport &report) {
   std::string out;
   for (const BenchmarkInspection &b : report.benchmarks)
     out += (out.empty() ? "" : "\n") + renderBenchmark(b);
+  if (!report.statisticsDevice.empty())
+    out += "driver statistics from " + terminalLine(report.statisticsDevice) +
+           "\n";
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "common/resource_usage.h"
 #include "common/sass_mix.h"
 #include "common/spirv_mix.h"
+#include "runtime/hal/executable.h"
 
 #include <array>
 #include <optional>
@@ -29,6 +30,9 @@ struct InspectRequest {
   std::string buildDir;
   /// One benchmark's name (`saxpy_1048576x1x1`); empty: every benchmark.
   std::string benchmark;
+  /// Where the Vulkan driver's own statistics come from
+  /// (driver_statistics.h): "auto", "vulkan[:N]", or "none".
+  std::string device = "auto";
 };
 
 /// One variant of the benchmarked executable for one target.
@@ -48,8 +52,11 @@ struct VariantInspection {
   std::optional<ResourceUsage> resources;
   std::optional<double> occupancy;
   std::optional<SassInstructionMix> sass;
-  /// Vulkan: the SPIR-V mix.
+  /// Vulkan: the SPIR-V mix, and the driver's own statistics of the
+  /// pipeline it compiled (driver_statistics.h; empty, with a note, where
+  /// the driver reports none).
   std::optional<SpirvInstructionMix> spirv;
+  std::vector<hal::DriverExecutable> driverStatistics;
   /// The code as text (PTX; spirv-dis's listing; SASS), by file extension:
   /// {"ptx", text}, {"sass", text}, {"spvasm", text}.
   std::vector<std::pair<std::string, std::string>> listings;
@@ -82,6 +89,8 @@ struct BenchmarkInspection {
 struct InspectReport {
   std::string buildDir;
   std::vector<BenchmarkInspection> benchmarks;
+  /// The device the Vulkan driver statistics came from; empty: none.
+  std::string statisticsDevice;
 };
 
 } // namespace kb::workbench

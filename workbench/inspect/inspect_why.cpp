@@ -143,6 +143,31 @@ const VariantInspection *referenceFor(const TargetInspection &target,
   return any;
 }
 
+/// The driver's statistics that differ by a quarter or more between the
+/// two pipelines (by the driver's own names), at most three: "driver:
+/// Register Count 64 where the reference has 32".
+void compareDriverStatistics(const VariantInspection &cand,
+                             const VariantInspection &ref,
+                             std::vector<std::string> &why) {
+  if (cand.driverStatistics.empty() || ref.driverStatistics.empty())
+    return;
+  const hal::DriverExecutable &c = cand.driverStatistics.front();
+  const hal::DriverExecutable &r = ref.driverStatistics.front();
+  int said = 0;
+  for (const hal::DriverStatistic &cs : c.statistics)
+    for (const hal::DriverStatistic &rs : r.statistics) {
+      if (cs.name != rs.name || said == 3)
+        continue;
+      double high = std::max(cs.number, rs.number);
+      double low = std::min(cs.number, rs.number);
+      if (high <= 0 || low >= 0.75 * high)
+        continue;
+      why.push_back("driver: " + cs.name + " " + cs.value +
+                    " where the reference has " + rs.value);
+      ++said;
+    }
+}
+
 std::vector<std::string> explainDifferences(const VariantInspection &cand,
                                             const VariantInspection &ref) {
   std::vector<std::string> why;
@@ -152,6 +177,7 @@ std::vector<std::string> explainDifferences(const VariantInspection &cand,
     compareWidths("stores", *c->stores, *r->stores, *c, why);
   }
   compareResources(cand, ref, why);
+  compareDriverStatistics(cand, ref, why);
   if (c && r) {
     compareCount(c->tensorOps, r->tensorOps, c->tensorName, why);
     compareCount(c->barriers, r->barriers, "barriers", why);
@@ -161,8 +187,8 @@ std::vector<std::string> explainDifferences(const VariantInspection &cand,
   }
   if (why.empty())
     why.push_back("no difference in the figures compared (access widths, "
-                  "spills, occupancy, tensor ops, barriers, shared memory, "
-                  "FMAs, instruction count)");
+                  "spills, occupancy, the driver's statistics, tensor ops, "
+                  "barriers, shared memory, FMAs, instruction count)");
   return why;
 }
 

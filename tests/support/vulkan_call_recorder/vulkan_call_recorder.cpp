@@ -27,6 +27,8 @@
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
+#include "tests/support/vulkan_layer_link.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -59,11 +61,12 @@ std::mutex mutex;
 std::map<void *, Next> instances, devices;
 std::map<VkCommandBuffer, std::vector<std::string>> recorded;
 
-void *key(const void *handle) { return *static_cast<void *const *>(handle); }
+using kb::test::vulkan_layer::dispatchKey;
+namespace vulkan_layer = kb::test::vulkan_layer;
 
 Next &deviceOf(const void *handle) {
   std::lock_guard<std::mutex> lock(mutex);
-  return devices[key(handle)];
+  return devices[dispatchKey(handle)];
 }
 
 void note(VkCommandBuffer cb, std::string line) {
@@ -156,31 +159,18 @@ VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count,
   return deviceOf(queue).queueSubmit(queue, count, submits, fence);
 }
 
-/// Where the loader put the next layer's entry points in a create info.
-template <typename Info>
-Info *linkInfo(const void *pNext, VkStructureType type) {
-  auto *info = static_cast<Info *>(const_cast<void *>(pNext));
-  while (info && !(info->sType == type && info->function == VK_LAYER_LINK_INFO))
-    info = static_cast<Info *>(const_cast<void *>(info->pNext));
-  return info;
-}
-
 VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo *ci,
                                               const VkAllocationCallbacks *a,
                                               VkInstance *instance) {
-  auto *link = linkInfo<VkLayerInstanceCreateInfo>(
-      ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
-  if (!link)
+  PFN_vkGetInstanceProcAddr gipa = vulkan_layer::nextInstanceLink(ci);
+  if (!gipa)
     return VK_ERROR_INITIALIZATION_FAILED;
-  PFN_vkGetInstanceProcAddr gipa =
-      link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
   auto create = reinterpret_cast<PFN_vkCreateInstance>(
       gipa(VK_NULL_HANDLE, "vkCreateInstance"));
   VkResult result = create(ci, a, instance);
   if (result == VK_SUCCESS) {
     std::lock_guard<std::mutex> lock(mutex);
-    instances[key(*instance)].getInstanceProcAddr = gipa;
+    instances[dispatchKey(*instance)].getInstanceProcAddr = gipa;
   }
   return result;
 }
@@ -194,14 +184,12 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical,
                                             const VkDeviceCreateInfo *ci,
                                             const VkAllocationCallbacks *a,
                                             VkDevice *device) {
-  auto *link = linkInfo<VkLayerDeviceCreateInfo>(
-      ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
-  if (!link)
+  vulkan_layer::DeviceLink link = vulkan_layer::nextDeviceLink(ci);
+  if (!link.getInstanceProcAddr)
     return VK_ERROR_INITIALIZATION_FAILED;
   Next next;
-  next.getInstanceProcAddr = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
-  next.getDeviceProcAddr = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
-  link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+  next.getInstanceProcAddr = link.getInstanceProcAddr;
+  next.getDeviceProcAddr = link.getDeviceProcAddr;
   auto create = reinterpret_cast<PFN_vkCreateDevice>(
       next.getInstanceProcAddr(VK_NULL_HANDLE, "vkCreateDevice"));
   VkResult result = create(physical, ci, a, device);
@@ -222,7 +210,7 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical,
       resolve<PFN_vkBeginCommandBuffer>(next, *device, "vkBeginCommandBuffer");
   next.queueSubmit = resolve<PFN_vkQueueSubmit>(next, *device, "vkQueueSubmit");
   std::lock_guard<std::mutex> lock(mutex);
-  devices[key(*device)] = next;
+  devices[dispatchKey(*device)] = next;
   return result;
 }
 
@@ -266,7 +254,7 @@ GetInstanceProcAddr(VkInstance instance, const char *name) {
   PFN_vkGetInstanceProcAddr next;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    next = instances[key(instance)].getInstanceProcAddr;
+    next = instances[dispatchKey(instance)].getInstanceProcAddr;
   }
   return next ? next(instance, name) : nullptr;
 }

@@ -2,6 +2,8 @@
 #include "runtime/hal/drivers/vulkan/vulkan_driver.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 namespace kb::hal::vulkan {
 
@@ -60,6 +62,45 @@ void queryComputeSubgroupOperations(const InstanceSymbols &instanceSyms,
     enabled.computeSubgroupOperations = subgroup.supportedOperations;
 }
 
+/// VK_KHR_pipeline_executable_properties with its feature, chained into
+/// |info| (|names| and |feature| must outlive vkCreateDevice), where the
+/// device has both; otherwise why not.
+std::string enableStatistics(
+    const InstanceSymbols &instanceSyms, VkPhysicalDevice physical,
+    std::vector<const char *> &names,
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR &feature,
+    VkDeviceCreateInfo &info) {
+  const char *extension = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  uint32_t count = 0;
+  instanceSyms.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count,
+                                                    nullptr);
+  std::vector<VkExtensionProperties> available(count);
+  instanceSyms.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count,
+                                                    available.data());
+  available.resize(count);
+  bool listed = std::any_of(
+      available.begin(), available.end(), [&](const VkExtensionProperties &e) {
+        return std::strcmp(e.extensionName, extension) == 0;
+      });
+  if (!listed || !instanceSyms.vkGetPhysicalDeviceFeatures2)
+    return std::string("the driver does not offer ") + extension +
+           ", through which Vulkan drivers report their statistics";
+  feature = {
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  query.pNext = &feature;
+  instanceSyms.vkGetPhysicalDeviceFeatures2(physical, &query);
+  if (!feature.pipelineExecutableInfo)
+    return std::string("the driver offers ") + extension +
+           " without its pipelineExecutableInfo feature";
+  feature.pNext = const_cast<void *>(info.pNext);
+  info.pNext = &feature;
+  names.push_back(extension);
+  info.enabledExtensionCount = static_cast<uint32_t>(names.size());
+  info.ppEnabledExtensionNames = names.data();
+  return "";
+}
+
 } // namespace
 
 StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
@@ -93,6 +134,11 @@ StatusOr<std::unique_ptr<Device>> VulkanDevice::create(
   enableAllFeatures(instanceSyms, physical, instanceApiVersion, enabled,
                     features, info);
   queryComputeSubgroupOperations(instanceSyms, physical, enabled);
+  std::vector<const char *> extensions;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR statistics{};
+  if (options.pipelineStatistics)
+    device->statisticsMissing_ =
+        enableStatistics(instanceSyms, physical, extensions, statistics, info);
   KB_VK_RETURN_IF_ERROR(
       instanceSyms.vkCreateDevice(physical, &info, nullptr, &device->device_),
       "vkCreateDevice for " + properties.name);

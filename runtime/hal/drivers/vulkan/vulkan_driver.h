@@ -113,6 +113,10 @@ public:
   }
   PFN_vkCmdEndDebugUtilsLabelEXT cmdEndLabel() const { return cmdEndLabel_; }
   const std::string &labelsMissing() const { return labelsMissing_; }
+  /// Why pipelines cannot report the driver's statistics (no
+  /// VK_KHR_pipeline_executable_properties, or not asked for); empty when
+  /// they can (DeviceOptions::pipelineStatistics).
+  const std::string &statisticsMissing() const { return statisticsMissing_; }
   /// Records |record| into a one-time command buffer, submits it and waits.
   Status runOnce(const std::function<void(VkCommandBuffer)> &record,
                  const std::string &what);
@@ -135,6 +139,8 @@ private:
   uint64_t submitTimeoutNs_ = 0;
   bool mapDeviceLocal_ = true;
   std::string lost_; // why the device is unusable; empty while it is fine
+  std::string statisticsMissing_ =
+      "the device was opened without pipeline statistics";
   std::shared_ptr<std::atomic<bool>> driverLost_;
   EnabledFeatures features_;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -201,11 +207,18 @@ public:
   const ExportPipeline &pipeline(size_t exportIndex) const {
     return pipelines_[exportIndex];
   }
+  /// VK_KHR_pipeline_executable_properties of the export's pipeline.
+  StatusOr<std::vector<DriverExecutable>>
+  driverStatistics(size_t exportIndex) const override;
 
 private:
   VulkanExecutable(VulkanDevice &device, const ExecutableSpec &spec)
-      : Executable(spec), device_(device) {}
+      : Executable(spec), device_(device),
+        captured_(spec.captureStatistics &&
+                  device.statisticsMissing().empty()) {}
   VulkanDevice &device_;
+  /// Pipelines were created with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT.
+  bool captured_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   std::vector<ExportPipeline> pipelines_;
 };

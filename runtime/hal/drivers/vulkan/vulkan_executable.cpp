@@ -3,6 +3,7 @@
 
 #include "common/spirv_reader.h"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -223,6 +224,8 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
     ComputeStage stage(exe->module_, abi);
     pipelineInfo.stage = stage.info;
     pipelineInfo.layout = p.layout;
+    if (exe->captured_)
+      pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     result = s.vkCreateComputePipelines(vkDevice, device.pipelineCache(), 1,
                                         &pipelineInfo, nullptr, &p.pipeline);
     if (result != VK_SUCCESS)
@@ -233,6 +236,91 @@ VulkanExecutable::create(VulkanDevice &device, const ExecutableSpec &spec) {
                              vkResultName(result));
   }
   return std::shared_ptr<Executable>(std::move(exe));
+}
+
+namespace {
+
+/// A statistic as the driver typed it, and as a number.
+DriverStatistic
+describeStatistic(const VkPipelineExecutableStatisticKHR &statistic) {
+  DriverStatistic out{statistic.name, statistic.description, "", 0};
+  const VkPipelineExecutableStatisticValueKHR &v = statistic.value;
+  switch (statistic.format) {
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+    out.number = v.b32 ? 1 : 0;
+    out.value = v.b32 ? "true" : "false";
+    break;
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+    out.number = static_cast<double>(v.i64);
+    out.value = std::to_string(v.i64);
+    break;
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+    out.number = static_cast<double>(v.u64);
+    out.value = std::to_string(v.u64);
+    break;
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: {
+    out.number = v.f64;
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v.f64);
+    out.value = text;
+    break;
+  }
+  default:
+    out.value = "?";
+  }
+  return out;
+}
+
+} // namespace
+
+StatusOr<std::vector<DriverExecutable>>
+VulkanExecutable::driverStatistics(size_t exportIndex) const {
+  if (!captured_)
+    return unavailable(device_.statisticsMissing().empty()
+                           ? "the executable was created without "
+                             "captureStatistics"
+                           : device_.statisticsMissing());
+  if (exportIndex >= pipelines_.size())
+    return outOfRange("export " + std::to_string(exportIndex));
+  const DeviceSymbols &s = device_.syms();
+  if (!s.vkGetPipelineExecutablePropertiesKHR ||
+      !s.vkGetPipelineExecutableStatisticsKHR)
+    return unavailable("the driver does not resolve the "
+                       "VK_KHR_pipeline_executable_properties commands");
+  VkPipelineInfoKHR pipeline{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pipeline.pipeline = pipelines_[exportIndex].pipeline;
+  uint32_t count = 0;
+  KB_VK_RETURN_IF_ERROR(s.vkGetPipelineExecutablePropertiesKHR(
+                            device_.handle(), &pipeline, &count, nullptr),
+                        "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<VkPipelineExecutablePropertiesKHR> properties(
+      count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  KB_VK_RETURN_IF_ERROR(
+      s.vkGetPipelineExecutablePropertiesKHR(device_.handle(), &pipeline,
+                                             &count, properties.data()),
+      "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<DriverExecutable> out;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkPipelineExecutablePropertiesKHR &p = properties[i];
+    DriverExecutable executable{p.name, p.description, p.subgroupSize, {}};
+    VkPipelineExecutableInfoKHR info{
+        VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    info.pipeline = pipeline.pipeline;
+    info.executableIndex = i;
+    uint32_t n = 0;
+    KB_VK_RETURN_IF_ERROR(s.vkGetPipelineExecutableStatisticsKHR(
+                              device_.handle(), &info, &n, nullptr),
+                          "vkGetPipelineExecutableStatisticsKHR");
+    std::vector<VkPipelineExecutableStatisticKHR> statistics(
+        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    KB_VK_RETURN_IF_ERROR(s.vkGetPipelineExecutableStatisticsKHR(
+                              device_.handle(), &info, &n, statistics.data()),
+                          "vkGetPipelineExecutableStatisticsKHR");
+    for (uint32_t j = 0; j < n; ++j)
+      executable.statistics.push_back(describeStatistic(statistics[j]));
+    out.push_back(std::move(executable));
+  }
+  return out;
 }
 
 VulkanExecutable::~VulkanExecutable() {
