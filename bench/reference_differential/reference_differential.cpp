@@ -26,7 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 using namespace kb::differential;
 
@@ -64,10 +67,31 @@ void runModel(Runner &runner, uint64_t seed, Tally &tally) {
     tally.run(runner, c);
 }
 
+/// Every benchmark of the program in |path| (a program.mlir, or the one a
+/// build synthesized for a standalone kernel).
+void runProgram(Runner &runner, const std::string &path, Tally &tally) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  if (!file) {
+    ++tally.errors;
+    std::printf("ERROR %s: cannot be read\n", path.c_str());
+    return;
+  }
+  kb::StatusOr<std::vector<Case>> cases = casesFromProgram(path, text.str());
+  if (!cases.ok()) {
+    ++tally.errors;
+    std::printf("ERROR %s\n", cases.status().message().c_str());
+    return;
+  }
+  for (const Case &c : *cases)
+    tally.run(runner, c);
+}
+
 int usage(const char *argv0) {
   std::fprintf(stderr,
                "usage: %s [--models] [--seeds N] [--first S] | --dump SEED | "
-               "--dump-model SEED\n",
+               "--dump-model SEED | --program FILE...\n",
                argv0);
   return 2;
 }
@@ -77,10 +101,15 @@ int usage(const char *argv0) {
 int main(int argc, char **argv) {
   uint64_t first = 0, seeds = 20000;
   bool models = false;
+  std::vector<std::string> programs;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--models") {
       models = true;
+      continue;
+    }
+    if (flag == "--program" && i + 1 < argc) {
+      programs.push_back(argv[++i]);
       continue;
     }
     if (i + 1 >= argc)
@@ -107,7 +136,10 @@ int main(int argc, char **argv) {
   std::printf("devices: %s\n", runner->describeDevices().c_str());
   auto start = std::chrono::steady_clock::now();
   Tally tally;
-  for (uint64_t seed = first; seed < first + seeds; ++seed) {
+  for (const std::string &program : programs)
+    runProgram(*runner, program, tally);
+  for (uint64_t seed = first; programs.empty() && seed < first + seeds;
+       ++seed) {
     if (models)
       runModel(*runner, seed, tally);
     else
@@ -116,12 +148,20 @@ int main(int argc, char **argv) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  std::printf(
-      "%llu %s ran (seeds %llu..%llu) in %.1f s: %llu disagree, "
-      "%llu errors\n",
-      (unsigned long long)tally.ran, models ? "front-end dispatches" : "bodies",
-      (unsigned long long)first, (unsigned long long)(first + seeds - 1),
-      seconds, (unsigned long long)tally.disagreeing,
-      (unsigned long long)tally.errors);
+  if (!programs.empty())
+    std::printf("%llu program benchmarks ran in %.1f s: %llu disagree, %llu "
+                "errors\n",
+                (unsigned long long)tally.ran, seconds,
+                (unsigned long long)tally.disagreeing,
+                (unsigned long long)tally.errors);
+  else
+    std::printf("%llu %s ran (seeds %llu..%llu) in %.1f s: %llu disagree, "
+                "%llu errors\n",
+                (unsigned long long)tally.ran,
+                models ? "front-end dispatches" : "bodies",
+                (unsigned long long)first,
+                (unsigned long long)(first + seeds - 1), seconds,
+                (unsigned long long)tally.disagreeing,
+                (unsigned long long)tally.errors);
   return tally.disagreeing || tally.errors ? 1 : 0;
 }

@@ -17,10 +17,14 @@
 #include "kb/Testing/ModelGenerator.h"
 
 #include "common/kernel_abi.h"
+#include "common/process.h"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -32,6 +36,14 @@ using namespace kb::differential;
 Runner &runner() {
   static std::unique_ptr<Runner> instance = Runner::create();
   return *instance;
+}
+
+/// The text of |path|.
+std::string readText(const std::filesystem::path &path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 /// Runs |c|; a disagreement or an error is a failure, a body the CPU
@@ -66,11 +78,8 @@ TEST(DifferentialTest, ProgramReferencesAgreeEverywhere) {
   for (const char *program :
        {"examples/quickstart/program.mlir", "tests/corpus/program.mlir",
         "tests/e2e/fixtures/bf16_program/program.mlir"}) {
-    std::ifstream file(std::string(KB_SOURCE_DIR) + "/" + program);
-    std::stringstream text;
-    text << file.rdbuf();
-    kb::StatusOr<std::vector<Case>> cases =
-        casesFromProgram(program, text.str());
+    kb::StatusOr<std::vector<Case>> cases = casesFromProgram(
+        program, readText(std::string(KB_SOURCE_DIR) + "/" + program));
     ASSERT_TRUE(cases.ok()) << cases.status().message();
     EXPECT_FALSE(cases->empty()) << program;
     for (const Case &c : *cases)
@@ -79,6 +88,49 @@ TEST(DifferentialTest, ProgramReferencesAgreeEverywhere) {
   EXPECT_GE(covered, 5);
   std::printf("%d program benchmarks agree, %d not covered (barriers or "
               "workgroup memory); devices: %s\n",
+              covered, uncovered, runner().describeDevices().c_str());
+}
+
+// The references of the corpus's standalone kernels (kernel.toml [bench]
+// reference), each in the program `kernel-bench build` synthesizes for its
+// kernel: the real build, for Vulkan only (glslc, no nvcc needed).
+TEST(DifferentialTest, StandaloneReferencesAgreeEverywhere) {
+  std::filesystem::path out =
+      std::filesystem::temp_directory_path() /
+      ("kb_differential_test_" + std::to_string(::getpid()));
+  kb::ProcessOptions build;
+  build.argv = {KB_BINARY_DIR "/workbench/kernel-bench",
+                "build",
+                KB_SOURCE_DIR "/tests/corpus",
+                "--target",
+                "vulkan:1.2",
+                "-o",
+                (out / "build").string()};
+  build.env = {{"KB_CACHE_DIR", (out / "cache").string()}};
+  kb::StatusOr<kb::ProcessResult> built = kb::runProcess(build);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  if (!built->succeeded() &&
+      built->stderrText.find("glslc") != std::string::npos &&
+      built->stderrText.find("not found") != std::string::npos) {
+    std::filesystem::remove_all(out);
+    GTEST_SKIP() << built->stderrText;
+  }
+  ASSERT_TRUE(built->succeeded()) << built->stderrText;
+  int covered = 0, uncovered = 0, programs = 0;
+  for (const auto &entry :
+       std::filesystem::directory_iterator(out / "build" / "standalone")) {
+    std::filesystem::path program = entry.path() / "program.mlir";
+    kb::StatusOr<std::vector<Case>> cases =
+        casesFromProgram(program.string(), readText(program));
+    ASSERT_TRUE(cases.ok()) << cases.status().message();
+    ++programs;
+    for (const Case &c : *cases)
+      expectAgreement(c, covered, uncovered);
+  }
+  std::filesystem::remove_all(out);
+  EXPECT_GE(programs, 5);
+  EXPECT_GE(covered, 4);
+  std::printf("%d standalone references agree, %d not covered; devices: %s\n",
               covered, uncovered, runner().describeDevices().c_str());
 }
 
@@ -91,10 +143,8 @@ TEST(DifferentialTest, FrontEndDispatchesAgreeEverywhere) {
   for (const char *model :
        {"compiler/test/kb-compile/Inputs/front_end_ops.mlir",
         "examples/mlp/model.mlir"}) {
-    std::ifstream file(std::string(KB_SOURCE_DIR) + "/" + model);
-    std::stringstream text;
-    text << file.rdbuf();
-    kb::StatusOr<std::vector<Case>> cases = casesFromModel(model, text.str());
+    kb::StatusOr<std::vector<Case>> cases = casesFromModel(
+        model, readText(std::string(KB_SOURCE_DIR) + "/" + model));
     ASSERT_TRUE(cases.ok()) << cases.status().message();
     EXPECT_FALSE(cases->empty()) << model;
     for (const Case &c : *cases)
