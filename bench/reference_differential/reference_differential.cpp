@@ -50,6 +50,16 @@ struct Tally {
     for (const std::string &line : outcome->disagreements)
       std::printf("DISAGREE %s\n", line.c_str());
   }
+  /// Runs every case of |cases|, or counts and prints why there are none.
+  void runAll(Runner &runner, const kb::StatusOr<std::vector<Case>> &cases) {
+    if (!cases.ok()) {
+      ++errors;
+      std::printf("ERROR %s\n", cases.status().message().c_str());
+      return;
+    }
+    for (const Case &c : *cases)
+      run(runner, c);
+  }
 };
 
 /// Every dispatch the front end forms from model |seed|.
@@ -57,14 +67,7 @@ void runModel(Runner &runner, uint64_t seed, Tally &tally) {
   GeneratedModel model = generateModel(seed);
   std::string name =
       "model seed=" + std::to_string(seed) + " (" + model.opClass + ")";
-  kb::StatusOr<std::vector<Case>> cases = casesFromModel(name, model.mlir);
-  if (!cases.ok()) {
-    ++tally.errors;
-    std::printf("ERROR %s\n", cases.status().message().c_str());
-    return;
-  }
-  for (const Case &c : *cases)
-    tally.run(runner, c);
+  tally.runAll(runner, casesFromModel(name, model.mlir));
 }
 
 /// Every benchmark of the program in |path| (a program.mlir, or the one a
@@ -73,19 +76,9 @@ void runProgram(Runner &runner, const std::string &path, Tally &tally) {
   std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();
-  if (!file) {
-    ++tally.errors;
-    std::printf("ERROR %s: cannot be read\n", path.c_str());
-    return;
-  }
-  kb::StatusOr<std::vector<Case>> cases = casesFromProgram(path, text.str());
-  if (!cases.ok()) {
-    ++tally.errors;
-    std::printf("ERROR %s\n", cases.status().message().c_str());
-    return;
-  }
-  for (const Case &c : *cases)
-    tally.run(runner, c);
+  tally.runAll(runner, file ? casesFromProgram(path, text.str())
+                            : kb::StatusOr<std::vector<Case>>(
+                                  kb::notFound(path + ": cannot be read")));
 }
 
 int usage(const char *argv0) {
