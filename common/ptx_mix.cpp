@@ -139,7 +139,11 @@ void classify(std::string_view opcode, PtxInstructionMix &mix) {
   if ((shared && (op == "ld" || op == "st" || op == "atom" || op == "red")) ||
       startsWith(opcode, "cp.async"))
     ++mix.sharedOps;
-  if (op == "fma" || op == "mad")
+  // Floating-point multiply-adds only: mad.lo.s32 and mad.wide.u32 are the
+  // address arithmetic of nearly every kernel, not its math.
+  std::string_view type = parts.back();
+  if ((op == "fma" || op == "mad") &&
+      (startsWith(type, "f") || startsWith(type, "bf")))
     ++mix.fma;
   if (op == "mma" || startsWith(opcode, "wmma.mma") ||
       startsWith(opcode, "wgmma.mma_async"))

@@ -30,7 +30,7 @@ struct PtxInstructionMix {
   std::map<std::string, uint64_t> globalLoads;
   std::map<std::string, uint64_t> globalStores;
   uint64_t sharedOps = 0; // ld/st/atom/red on .shared, cp.async
-  uint64_t fma = 0;       // fma.*, mad.*
+  uint64_t fma = 0;       // fma.*, mad.f* (floating point only)
   uint64_t tensorOps = 0; // mma, wmma.mma, wgmma.mma_async
   uint64_t branches = 0;  // bra, brx
   uint64_t barriers = 0;  // bar.*, barrier.*

@@ -76,13 +76,15 @@ TEST(PtxMixTest, SharedFmaAndTensorClasses) {
       "ld.shared.f32 %f1, [%r1];\n st.shared::cta.v2.f32 [%r2], {%f1, %f2};\n"
       "cp.async.ca.shared.global [%r3], [%rd1], 16;\n"
       "atom.shared.add.u32 %r4, [%r1], 1;\n fma.rn.f32 %f3, %f1, %f2, %f3;\n"
-      "mad.lo.s32 %r5, %r1, %r2, %r3;\n"
+      "mad.lo.s32 %r5, %r1, %r2, %r3;\n mad.wide.u32 %rd2, %r1, 4, %rd1;\n"
+      "mad.rn.f64 %fd1, %fd2, %fd3, %fd1;\n fma.rn.f16x2 %r6, %r1, %r2, %r3;\n"
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1}, "
       "{%r2}, {%f2};\n wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f1}, "
       "{%r1}, {%r2}, {%f1};\n wmma.load.a.sync.aligned.row.m16n16k16.f16 "
       "{%r1}, [%rd1];\n");
   EXPECT_EQ(mix.sharedOps, 4u);
-  EXPECT_EQ(mix.fma, 2u);
+  // fma.rn.f32, mad.rn.f64, fma.rn.f16x2; not the integer mad.lo / mad.wide.
+  EXPECT_EQ(mix.fma, 3u);
   EXPECT_EQ(mix.tensorOps, 2u);
   EXPECT_TRUE(mix.globalLoads.empty());
 }

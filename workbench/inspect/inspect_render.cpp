@@ -91,7 +91,7 @@ cudaRows(const std::vector<VariantInspection> &variants) {
       rows);
   rows.push_back(
       {"shared-memory ops", ptx([](auto &m) { return m.sharedOps; })});
-  rows.push_back({"fma/mad", ptx([](auto &m) { return m.fma; })});
+  rows.push_back({"fma/mad (float)", ptx([](auto &m) { return m.fma; })});
   rows.push_back({"tensor-core ops", ptx([](auto &m) { return m.tensorOps; })});
   rows.push_back({"branches", ptx([](auto &m) { return m.branches; })});
   rows.push_back({"barriers", ptx([](auto &m) { return m.barriers; })});
