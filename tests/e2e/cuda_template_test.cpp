@@ -75,6 +75,15 @@ TEST_F(CudaTemplateTest, EachConfigurationBuildsAndLaunchesItsInstance) {
   // BLOCK_SIZE is the template's argument, not a macro that would replace
   // the template parameter of that name.
   EXPECT_THAT(job.at("commands").dump(), ::testing::Not(HasSubstr("-DBLOCK")));
+  // The rerunnable nvcc command compiles a published instance file that
+  // includes the user's source, not the private directory's copy.
+  fs::path instance = out_ / "kernels/matrix_mul/sm_90.instance.cu";
+  EXPECT_THAT(job.at("commands")[0].at("rerun").get<std::string>(),
+              HasSubstr(instance.string()));
+  EXPECT_THAT(
+      kb::test::readFile(instance),
+      HasSubstr("#include \"" + (kernel_ / "matrix_mul.cu").string() + "\"\n"));
+  EXPECT_THAT(kb::test::readFile(instance), HasSubstr("&MatrixMulCUDA<16>;"));
   // No __launch_bounds__: the workgroup size is said to be unchecked.
   EXPECT_THAT(job.at("diagnostics").dump(),
               HasSubstr("the workgroup size 16x16x1 cannot be checked against "
