@@ -64,10 +64,13 @@ def parse_args():
                    "directory again; measure nothing")
     p.add_argument("--paired", action="store_true",
                    help="measure bench --baseline's paired verdicts instead")
-    p.add_argument("--anchor", choices=("reference", "none"),
+    p.add_argument("--anchor", choices=("reference", "medians", "none"),
                    default="reference",
                    help="compare's --anchor (default reference, compare's "
-                   "default; none: raw ratios, as before anchoring)")
+                        "default: pair by pair where the rounds pair up; "
+                        "medians: anchored on medians only, the rule before "
+                        "paired anchoring; none: raw ratios, as before "
+                        "anchoring)")
     p.add_argument("--min-samples", type=int,
                    help="passed to bench (a smoke run below compare's minimum)")
     p.add_argument("--check", action="store_true",

@@ -105,7 +105,8 @@ int runCompare(const CompareArgs &args) {
   }
   options.resamples = args.resamples;
   options.allowDifferentDevices = args.allowDifferentDevices;
-  options.anchors = args.anchor == "reference";
+  options.anchors = args.anchor != "none";
+  options.pairedAnchors = args.anchor == "reference";
   std::vector<report::BenchReport> reports;
   for (const std::string &path : args.reports) {
     StatusOr<report::BenchReport> r = report::readBenchJson(path);
@@ -179,8 +180,10 @@ CommandRegistration addCompareCommand(CLI::App &root) {
                   "reference: judge a benchmark's rows on their change "
                   "relative to its reference kernel's when that is the same "
                   "object in both reports (it measures the drift between "
-                  "the runs; default); none: raw ratios")
-      ->check(CLI::IsMember({"reference", "none"}));
+                  "the runs), round by round where the samples pair up "
+                  "(default); medians: the same on medians only; none: raw "
+                  "ratios")
+      ->check(CLI::IsMember({"reference", "medians", "none"}));
   app->add_flag("--json", args->json,
                 "Print the comparison as one JSON document (options, rows, "
                 "uncomparable rows, totals) instead of the Markdown summary; "

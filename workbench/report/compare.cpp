@@ -117,7 +117,12 @@ std::optional<double> runToRunNoise(const std::vector<double> &medians) {
 /// term set it (compare.h).
 void setBand(RowComparison &rc, const CompareOptions &options) {
   rc.threshold = options.threshold;
-  double k = rc.drift ? options.anchoredNoiseFactor : options.noiseFactor;
+  // Paired rows: k_paired x the spread of their per-round ratios (which
+  // the load a run's rounds did not share widens); median-anchored rows,
+  // k_anchored; the rest, k.
+  double k = rc.paired  ? options.pairedNoiseFactor
+             : rc.drift ? options.anchoredNoiseFactor
+                        : options.noiseFactor;
   if (double noiseBand = k * rc.noise; noiseBand > rc.threshold) {
     rc.threshold = noiseBand;
     rc.bandFrom = "noise";
@@ -269,13 +274,45 @@ RatioInterval twoStageInterval(const IntervalDraw &draw, double band,
 /// own are (reference_anchor.h); otherwise it is |base|.
 struct RowSamples {
   std::vector<double> base, fresh, anchoredBase;
+  /// Paired anchoring: the per-round ratios row / anchor, the base's pooled
+  /// over its reports, NEW's; sorted. Empty when a report's pairs are not
+  /// intact.
+  std::vector<double> pairedBase, pairedFresh;
   const std::vector<double> &judged() const {
     return anchoredBase.empty() ? base : anchoredBase;
   }
 };
 
+/// candidate_i / reference_i for the rounds both were sampled in, into
+/// |out|; false when a discarded sample (either side) leaves the rounds
+/// unknown.
+bool roundRatios(const Timing &row, const Timing *anchor,
+                 std::vector<double> &out) {
+  if (!anchor || row.discarded != 0 || anchor->discarded != 0)
+    return false;
+  size_t n = std::min(row.samples.size(), anchor->samples.size());
+  for (size_t i = 0; i < n; ++i)
+    out.push_back(row.samples[i].gpuNs / anchor->samples[i].gpuNs);
+  return n > 0;
+}
+
+/// The paired-anchoring ratios of |s| (RowSamples), or none.
+void pairWithAnchor(const ReportRow &row, const std::vector<BaseRun> &runs,
+                    const ReferenceAnchor &anchor, RowSamples &s) {
+  std::vector<double> base, fresh;
+  for (const BaseRun &r : runs)
+    if (!roundRatios(*r.row->timing, anchor.baseTimings[r.report], base))
+      return;
+  if (!roundRatios(*row.timing, anchor.freshTiming, fresh))
+    return;
+  std::sort(base.begin(), base.end());
+  std::sort(fresh.begin(), fresh.end());
+  s.pairedBase = std::move(base);
+  s.pairedFresh = std::move(fresh);
+}
+
 RowSamples pooledSamples(const ReportRow &row, const std::vector<BaseRun> &runs,
-                         const ReferenceAnchor *anchor) {
+                         const ReferenceAnchor *anchor, bool pairs) {
   RowSamples s;
   for (const BaseRun &r : runs) {
     std::optional<double> scale;
@@ -290,6 +327,8 @@ RowSamples pooledSamples(const ReportRow &row, const std::vector<BaseRun> &runs,
   s.fresh = gpuTimes(*row.timing);
   for (std::vector<double> *v : {&s.base, &s.fresh, &s.anchoredBase})
     std::sort(v->begin(), v->end());
+  if (anchor && pairs)
+    pairWithAnchor(row, runs, *anchor, s);
   return s;
 }
 
@@ -318,7 +357,7 @@ RowComparison judgeRow(const ReportRow &row, const std::vector<BaseRun> &runs,
                        const ReferenceAnchor *anchor,
                        const CompareOptions &options,
                        MedianRatioBootstrap &bootstrap) {
-  RowSamples s = pooledSamples(row, runs, anchor);
+  RowSamples s = pooledSamples(row, runs, anchor, options.pairedAnchors);
   RowComparison rc;
   rc.id = row.id;
   rc.baseSamples = s.base.size();
@@ -334,9 +373,15 @@ RowComparison judgeRow(const ReportRow &row, const std::vector<BaseRun> &runs,
   rc.runToRunNoise = runToRunNoise(medians);
   if (anchor)
     applyAnchor(rc, *anchor, runs);
+  rc.paired = !s.pairedFresh.empty();
+  if (rc.paired)
+    rc.noise = std::max(robustRelativeSpread(s.pairedBase),
+                        robustRelativeSpread(s.pairedFresh));
   setBand(rc, options);
   uint64_t seed = options.seed ^ fnv1a(row.id);
   IntervalDraw draw = [&](uint32_t n) {
+    if (rc.paired)
+      return bootstrap.intervalOfSorted(s.pairedBase, s.pairedFresh, seed, n);
     if (anchor)
       return bootstrap.anchoredIntervalOfSorted(
           {&s.judged(), &s.fresh, &anchor->base, &anchor->fresh}, seed, n);
@@ -593,6 +638,11 @@ void writeHeader(std::ostringstream &out, const Comparison &c) {
       std::snprintf(k, sizeof k, "%g", c.options.anchoredNoiseFactor);
       out << "; an anchored row's: " << k << " \u00d7";
     }
+    if (std::any_of(c.rows.begin(), c.rows.end(),
+                    [](const RowComparison &r) { return r.paired; })) {
+      std::snprintf(k, sizeof k, "%g", c.options.pairedNoiseFactor);
+      out << "; a paired row's: " << k << " \u00d7 its pairs' spread";
+    }
     out << ")";
   }
   out << ", " << int(c.options.confidence * 100 + 0.5)
@@ -615,7 +665,12 @@ void writeDrift(std::ostringstream &out, const Comparison &c) {
       << " ANCHOR row(s): a benchmark's reference kernel, the same object in "
          "both reports, timed beside its candidate). Rows with an anchor are "
          "judged on the anchored change, (new/base) / the anchor's "
-         "(new/base); the change column is the raw one.\n\n";
+         "(new/base)"
+      << (c.options.pairedAnchors
+              ? ", pair by pair where every report's rounds are intact (the "
+                "median of candidate_i / reference_i per round)"
+              : "")
+      << "; the change column is the raw one.\n\n";
 }
 
 std::string verdictCell(const RowComparison &r) {

@@ -42,6 +42,19 @@
 // without a reference, reports without object identities) keep the rule
 // above; CompareOptions::anchors = false turns anchoring off.
 //
+// Paired anchoring. A run's candidate and reference are sampled round by
+// round (runtime/bench/measure.h): sample i of each comes from the same
+// round, a few milliseconds apart, and load that changes within a run (a
+// shared CPU's other jobs, lavapipe's threads) moves both. Where every
+// report of the row has those pairs intact — no sample discarded on either
+// side (a discarded sample shifts the rounds) — the row is judged on the
+// per-round ratios candidate_i / reference_i instead: their median in NEW
+// over their median in the base (pooled over its reports), its CI from
+// resampling each side's ratios, its band max(δ, k_paired × the ratios'
+// robust spread, 2 × spread). It measures the same drift-corrected change
+// with the within-run drift divided out too; bench/verdict_rates measured
+// both rules on the same runs (bench/README.md).
+//
 //===----------------------------------------------------------------------===//
 #ifndef KB_WORKBENCH_REPORT_COMPARE_H_
 #define KB_WORKBENCH_REPORT_COMPARE_H_
@@ -67,6 +80,11 @@ inline constexpr double kNoiseFactor = 2.0;
 /// the same runs (bench/README.md): 2 gave up most detections for no fewer
 /// false alarms.
 inline constexpr double kAnchoredNoiseFactor = 0.0;
+/// k for rows anchored pair by pair, times the robust spread of their
+/// per-round ratios: rounds a load hit unevenly (a shared CPU under heavy
+/// load) spread the ratios, and the band widens with them. Measured with
+/// bench/verdict_rates at 0, 1 and 2 (bench/README.md).
+inline constexpr double kPairedNoiseFactor = 1.0;
 
 /// The robust relative spread of |sorted| (non-empty, ascending, positive):
 /// IQR / (1.349 × median), 0 for a zero median. One stray sample moves it
@@ -80,6 +98,8 @@ struct CompareOptions {
   double noiseFactor = kNoiseFactor;
   /// k for rows judged on an anchored ratio.
   double anchoredNoiseFactor = kAnchoredNoiseFactor;
+  /// k for rows anchored pair by pair.
+  double pairedNoiseFactor = kPairedNoiseFactor;
   uint32_t resamples = 2000;
   /// A first, smaller bootstrap: a row whose interval lies far from its
   /// band's edges (by a quarter of its width) is decided on it; the rest
@@ -96,6 +116,9 @@ struct CompareOptions {
   /// kernel when it is the same object on both sides (`--anchor
   /// reference`, the default); false: raw ratios (`--anchor none`).
   bool anchors = true;
+  /// Anchored rows with intact pairs are judged pair by pair (paired
+  /// anchoring, the default); false: on medians only (`--anchor medians`).
+  bool pairedAnchors = true;
 };
 
 struct RowComparison {
@@ -112,8 +135,11 @@ struct RowComparison {
   double threshold = 0;                // the band used for this row
   std::optional<double> runToRunNoise; // from history (>= 2 base reports)
   /// The larger of the two sides' robust relative spread; anchored: that
-  /// and the anchor's in quadrature.
+  /// and the anchor's in quadrature, or, paired, the spread of the pairs'
+  /// ratios.
   double noise = 0;
+  /// Anchored sample by sample (paired anchoring) rather than by medians.
+  bool paired = false;
   /// Which term set the band: "threshold" (δ), "noise" or "history".
   std::string bandFrom = "threshold";
   double baseMedianNs = 0, newMedianNs = 0;

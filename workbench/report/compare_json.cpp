@@ -34,6 +34,8 @@ template <> struct JsonFields<RowComparison> {
     KB_RETURN_IF_ERROR(io.field("raw_ratio", r.rawRatio));
     KB_RETURN_IF_ERROR(io.field("drift", r.drift));
     KB_RETURN_IF_ERROR(io.field("anchor", r.anchor, Presence::OmitWhenEmpty));
+    // Added within schema 1: written only for a row anchored pair by pair.
+    KB_RETURN_IF_ERROR(io.field("paired", r.paired, Presence::OmitWhenEmpty));
     KB_RETURN_IF_ERROR(io.field("band", r.threshold));
     KB_RETURN_IF_ERROR(io.field("band_from", r.bandFrom));
     KB_RETURN_IF_ERROR(io.field("noise", r.noise));
@@ -62,6 +64,9 @@ template <> struct JsonFields<CompareSettings> {
     KB_RETURN_IF_ERROR(io.field("noise_factor", o.noiseFactor));
     KB_RETURN_IF_ERROR(
         io.field("anchored_noise_factor", o.anchoredNoiseFactor));
+    // Added within schema 1.
+    KB_RETURN_IF_ERROR(io.field("paired_noise_factor", o.pairedNoiseFactor,
+                                Presence::MayBeAbsent));
     KB_RETURN_IF_ERROR(io.field("confidence", o.confidence));
     KB_RETURN_IF_ERROR(io.field("resamples", o.resamples));
     KB_RETURN_IF_ERROR(io.field("min_samples", o.minSamples));
@@ -113,9 +118,12 @@ CompareSettings settingsOf(const CompareOptions &options, std::string failOn) {
   CompareSettings s;
   s.threshold = options.threshold;
   s.failOn = std::move(failOn);
-  s.anchor = options.anchors ? "reference" : "none";
+  s.anchor = !options.anchors        ? "none"
+             : options.pairedAnchors ? "reference"
+                                     : "medians";
   s.noiseFactor = options.noiseFactor;
   s.anchoredNoiseFactor = options.anchoredNoiseFactor;
+  s.pairedNoiseFactor = options.pairedNoiseFactor;
   s.confidence = options.confidence;
   s.resamples = options.resamples;
   s.minSamples = options.minSamples;

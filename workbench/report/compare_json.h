@@ -32,9 +32,10 @@ inline constexpr int kCompareSchemaVersion = 1;
 struct CompareSettings {
   double threshold = 0;             // δ, relative (0.02)
   std::string failOn = "slower";    // slower | inconclusive | never
-  std::string anchor = "reference"; // reference | none
+  std::string anchor = "reference"; // reference | medians | none
   double noiseFactor = 0;           // k
   double anchoredNoiseFactor = 0;   // k for anchored rows
+  double pairedNoiseFactor = 0;     // k for rows anchored pair by pair
   double confidence = 0;            // 0.95
   uint32_t resamples = 0;           // bootstrap resamples per row
   uint32_t minSamples = 0;          // fewer: INCONCLUSIVE

@@ -466,6 +466,68 @@ TEST(CompareAnchored, ASlowdownHiddenByDriftIsSlower) {
             Verdict::Faster);
 }
 
+/// Multiplies round i of every timing of |report| (candidate and reference
+/// alike) by a load factor drawn in [0.6, 1.6) from |seed|: load that
+/// changes within a run, as a shared CPU's other jobs do.
+void loadWithinRun(BenchReport &report, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<double> factors(64);
+  for (double &f : factors)
+    f = 0.6 + double(random() % 1000) / 1000.0;
+  for (Benchmark &b : report.benchmarks)
+    for (Variant &v : b.variants)
+      for (Timing &t : v.timings)
+        for (size_t i = 0; i < t.samples.size(); ++i)
+          t.samples[i].gpuNs *= factors[i % factors.size()];
+}
+
+// Load that changes within each run hides a 20 % slowdown from the medians
+// (their spread is the load's), not from the per-round ratios candidate_i /
+// reference_i, which the load divides out.
+TEST(CompareAnchored, PairsSeeASlowdownThatLoadWithinARunHides) {
+  BenchReport base = anchoredReport(2000, 3000, 1, 12);
+  BenchReport fresh = anchoredReport(2000 * 1.2, 3000, 2, 12);
+  loadWithinRun(base, 11);
+  loadWithinRun(fresh, 12);
+  Comparison c = compare(base, fresh);
+  const RowComparison &cand = row(c, "saxpy/candidate/cold");
+  EXPECT_TRUE(cand.paired);
+  EXPECT_EQ(cand.verdict, Verdict::Slower);
+  EXPECT_NEAR(cand.ratio, 1.2, 0.03);
+  EXPECT_NE(renderComparisonMarkdown(c).find("pair by pair"),
+            std::string::npos);
+  // On medians only, the load's spread leaves it undecided.
+  CompareOptions medians;
+  medians.pairedAnchors = false;
+  const RowComparison &m =
+      row(compare(base, fresh, medians), "saxpy/candidate/cold");
+  EXPECT_FALSE(m.paired);
+  EXPECT_EQ(m.verdict, Verdict::Inconclusive);
+  // And an identical build under the same load is no change: SAME, or
+  // INCONCLUSIVE where 12 pairs cannot show it within ±2 %.
+  BenchReport again = anchoredReport(2000, 3000, 3, 12);
+  loadWithinRun(again, 13);
+  Comparison aa = compare(base, again);
+  const RowComparison &same = row(aa, "saxpy/candidate/cold");
+  EXPECT_TRUE(same.paired);
+  EXPECT_NEAR(same.ratio, 1.0, 0.02);
+  EXPECT_FALSE(aa.hasRegression());
+  EXPECT_NE(same.verdict, Verdict::Faster);
+}
+
+// A discarded sample (a throttled round on CUDA) shifts the rounds of one
+// side against the other: no pairs there, the medians rule.
+TEST(CompareAnchored, ADiscardedSampleLeavesTheMediansRule) {
+  BenchReport base = anchoredReport(2000, 3000, 1, 12);
+  BenchReport fresh = anchoredReport(2000 * 1.2, 3000, 2, 12);
+  for (Variant &v : fresh.benchmarks[0].variants)
+    if (v.name == "candidate")
+      v.timings[0].discarded = 1;
+  const RowComparison &cand = row(compare(base, fresh), "saxpy/candidate/cold");
+  EXPECT_FALSE(cand.paired);
+  EXPECT_EQ(cand.verdict, Verdict::Slower); // no load here: medians suffice
+}
+
 // A reference that changed (another compiler, other code) measures the
 // change as well as the drift: no anchor, today's rule, and the reference
 // row gets its own verdict.

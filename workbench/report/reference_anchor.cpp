@@ -44,7 +44,9 @@ anchorFor(const std::vector<BenchmarkIndex> &bases, const Benchmark &fresh,
   ReferenceAnchor a;
   a.id = fresh.name + "/" + ref.name + "/" + toString(t.mode);
   a.fresh = gpuTimes(t);
+  a.freshTiming = &t;
   a.baseRunMedians.resize(bases.size());
+  a.baseTimings.resize(bases.size());
   std::vector<double> raw;
   for (size_t i = 0; i < bases.size(); ++i) {
     auto it = bases[i].find(fresh.name);
@@ -58,6 +60,7 @@ anchorFor(const std::vector<BenchmarkIndex> &bases, const Benchmark &fresh,
     std::sort(times.begin(), times.end());
     double median = quantileOfSorted(times, 0.5);
     a.baseRunMedians[i] = median;
+    a.baseTimings[i] = bt;
     raw.insert(raw.end(), times.begin(), times.end());
     for (double x : times)
       a.base.push_back(x / median);

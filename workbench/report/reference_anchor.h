@@ -45,6 +45,12 @@ struct ReferenceAnchor {
   /// The median of the base's GPU times pooled as they are: with NEW's,
   /// the drift.
   double baseMedianNs = 0;
+  /// The anchor's timings as sampled, in NEW and in each base report (by
+  /// report index; null where a report does not have it): a row of the
+  /// same benchmark and mode was sampled round by round with them, so the
+  /// two pair sample for sample (compare.h, "paired anchoring").
+  const Timing *freshTiming = nullptr;
+  std::vector<const Timing *> baseTimings;
 };
 
 /// The anchors of |candidate| against |bases|, by "benchmark/mode" (see
