@@ -83,12 +83,18 @@ SamplesAsColumns::store(const std::vector<Sample> &samples) const {
 /// when it is one.
 std::string badTime(const char *name, size_t i, double time) {
   // A corrupt or forged report, whose rows would otherwise get confident
-  // verdicts (a negative time is "faster").
-  if (std::isfinite(time) && time > 0)
+  // verdicts (a negative time is "faster") or overflow compare's ratios (a
+  // denormal time). No clock measures below a picosecond, and no sample
+  // lasts a week: the bench worker's watchdog ends it long before.
+  constexpr double kShortestNs = 1e-3, kLongestNs = 6.048e14;
+  if (std::isfinite(time) && time >= kShortestNs && time <= kLongestNs)
     return "";
   return "." + std::string(name) + "[" + std::to_string(i) +
-         "]: expected a positive time in ns, found " + json(time).dump() +
-         "; the report is corrupt (samples are never zero or negative)";
+         "]: expected a time in ns from 0.001 (a picosecond) to 6.048e14 (a "
+         "week), found " +
+         json(time).dump() +
+         "; the report is corrupt (samples are never zero, negative, or "
+         "beyond what a clock measures)";
 }
 
 std::string SamplesAsColumns::load(const SampleColumns &columns,
