@@ -184,6 +184,15 @@ public:
   /// Vulkan).
   virtual bool supportsFormat(ExecutableFormat format) const = 0;
 
+  /// Why executables created with captureStatistics report no driver
+  /// statistics on this device; empty when they do (a Vulkan device opened
+  /// with pipelineStatistics whose driver has
+  /// VK_KHR_pipeline_executable_properties).
+  virtual std::string driverStatisticsMissing() const {
+    return "the " + properties().driver +
+           " driver reports no statistics of its own";
+  }
+
   /// A session that counts the GPU's performance counters over a range of
   /// work (counters.h). Unavailable, with the reason, where the driver or
   /// the host cannot count: a driver without counters (this default), no

@@ -15,22 +15,24 @@ Status DriverStatisticsSource::open() {
   hal::DeviceOptions options;
   options.pipelineStatistics = true;
   options.pipelineCache = false; // a cached pipeline may skip compilation
-  // Only Vulkan drivers report statistics of their own: `auto` looks among
-  // the Vulkan devices, GPUs first.
-  auto vulkanOnly = [](const hal::DeviceProperties &p) -> std::string {
-    return p.driver == "vulkan" ? "" : "driver statistics come from Vulkan";
-  };
-  StatusOr<hal::SelectedDevice> selected = hal::selectDevice(
-      hal::builtinDrivers(), device_, {}, options, vulkanOnly);
+  // Only Vulkan drivers report statistics of their own: no other driver is
+  // even loaded, and `auto` picks among the Vulkan devices, GPUs first.
+  hal::DriverRegistry vulkan;
+  (void)vulkan.add("vulkan", [](const hal::DriverOptions &o) {
+    return hal::builtinDrivers().create("vulkan", o);
+  });
+  StatusOr<hal::SelectedDevice> selected =
+      hal::selectDevice(vulkan, device_, {}, options);
   if (!selected.ok())
     return *(failure_ = unavailable("no Vulkan device (" +
                                     selected.status().message() + ")"));
-  if (selected->device->properties().driver != "vulkan")
-    return *(failure_ = unavailable(
-                 "only Vulkan drivers report statistics of their own; " +
-                 device_ + " is " + selected->device->properties().driver));
+  // A driver without the extension: said once, and no pipeline is
+  // compiled for nothing.
+  if (std::string missing = selected->device->driverStatisticsMissing();
+      !missing.empty())
+    return *(failure_ = unavailable(missing + " (" +
+                                    selected->device->properties().name + ")"));
   selected_ = std::move(*selected);
-  deviceName_ = selected_.device->properties().name;
   return okStatus();
 }
 
@@ -48,7 +50,11 @@ DriverStatisticsSource::statisticsOf(const std::string &executableName,
   spec.captureStatistics = true;
   KB_ASSIGN_OR_RETURN(std::shared_ptr<hal::Executable> loaded,
                       selected_.device->createExecutable(spec));
-  return loaded->driverStatistics(exportIndex);
+  StatusOr<std::vector<hal::DriverExecutable>> found =
+      loaded->driverStatistics(exportIndex);
+  if (found.ok())
+    deviceName_ = selected_.device->properties().name;
+  return found;
 }
 
 } // namespace kb::workbench

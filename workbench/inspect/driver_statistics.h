@@ -36,13 +36,15 @@ public:
   statisticsOf(const std::string &executableName,
                const module::Variant &variant, uint32_t exportIndex);
 
-  /// The device the statistics come from ("llvmpipe (...)"); empty before
-  /// one was opened.
+  /// The device the statistics came from ("NVIDIA H200"); empty until one
+  /// statistic was read from it.
   const std::string &deviceName() const { return deviceName_; }
 
-private:
+  /// Opens the device (once); Unavailable, with the reason, where there is
+  /// none or its driver reports no statistics.
   Status open();
 
+private:
   std::string device_;
   std::string deviceName_;
   std::optional<Status> failure_; // why no device, once known

@@ -80,6 +80,12 @@ StatusOr<InspectReport> runInspect(const InspectRequest &request) {
                       loadBenchmarks(request.buildDir, request.benchmark));
   InspectTools tools = findInspectTools();
   DriverStatisticsSource statistics(request.device);
+  // A device the user named must be there; `auto` takes what it finds.
+  if (request.device != "auto" && request.device != "none")
+    if (Status opened = statistics.open();
+        !opened.ok() && opened.message().rfind("no Vulkan device", 0) == 0)
+      return failedPrecondition("--device " + request.device + ": " +
+                                opened.message());
   InspectReport report;
   report.buildDir = request.buildDir;
   for (const LoadedBenchmark &b : benchmarks)

@@ -291,8 +291,13 @@ bool roundRatios(const Timing &row, const Timing *anchor,
   if (!anchor || row.discarded != 0 || anchor->discarded != 0)
     return false;
   size_t n = std::min(row.samples.size(), anchor->samples.size());
-  for (size_t i = 0; i < n; ++i)
-    out.push_back(row.samples[i].gpuNs / anchor->samples[i].gpuNs);
+  for (size_t i = 0; i < n; ++i) {
+    double ratio = row.samples[i].gpuNs / anchor->samples[i].gpuNs;
+    // Reports from the reader hold positive times; a caller's own may not.
+    if (!std::isfinite(ratio) || !(ratio > 0))
+      return false;
+    out.push_back(ratio);
+  }
   return n > 0;
 }
 

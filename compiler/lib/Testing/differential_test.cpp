@@ -95,15 +95,26 @@ TEST(DifferentialTest, ProgramReferencesAgreeEverywhere) {
 // reference), each in the program `kernel-bench build` synthesizes for its
 // kernel: the real build, for Vulkan only (glslc, no nvcc needed).
 TEST(DifferentialTest, StandaloneReferencesAgreeEverywhere) {
-  std::filesystem::path out =
-      std::filesystem::temp_directory_path() /
-      ("kb_differential_test_" + std::to_string(::getpid()));
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "kb_differential_XXXXXX")
+          .string();
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  // Removed however the test ends.
+  struct Scratch {
+    std::filesystem::path path;
+    ~Scratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } scratch{pattern};
+  const std::filesystem::path &out = scratch.path;
   kb::ProcessOptions build;
   build.argv = {KB_BINARY_DIR "/workbench/kernel-bench",
                 "build",
                 KB_SOURCE_DIR "/tests/corpus",
                 "--target",
                 "vulkan:1.2",
+                "--no-remote-cache",
                 "-o",
                 (out / "build").string()};
   build.env = {{"KB_CACHE_DIR", (out / "cache").string()}};
@@ -111,14 +122,13 @@ TEST(DifferentialTest, StandaloneReferencesAgreeEverywhere) {
   ASSERT_TRUE(built.ok()) << built.status().message();
   if (!built->succeeded() &&
       built->stderrText.find("glslc") != std::string::npos &&
-      built->stderrText.find("not found") != std::string::npos) {
-    std::filesystem::remove_all(out);
+      built->stderrText.find("not found") != std::string::npos)
     GTEST_SKIP() << built->stderrText;
-  }
   ASSERT_TRUE(built->succeeded()) << built->stderrText;
   int covered = 0, uncovered = 0, programs = 0;
-  for (const auto &entry :
-       std::filesystem::directory_iterator(out / "build" / "standalone")) {
+  std::error_code listed;
+  for (const auto &entry : std::filesystem::directory_iterator(
+           out / "build" / "standalone", listed)) {
     std::filesystem::path program = entry.path() / "program.mlir";
     kb::StatusOr<std::vector<Case>> cases =
         casesFromProgram(program.string(), readText(program));
@@ -127,7 +137,7 @@ TEST(DifferentialTest, StandaloneReferencesAgreeEverywhere) {
     for (const Case &c : *cases)
       expectAgreement(c, covered, uncovered);
   }
-  std::filesystem::remove_all(out);
+  EXPECT_FALSE(listed) << listed.message();
   EXPECT_GE(programs, 5);
   EXPECT_GE(covered, 4);
   std::printf("%d standalone references agree, %d not covered; devices: %s\n",
@@ -175,7 +185,8 @@ TEST(DifferentialTest, GeneratedModelsAgreeEverywhere) {
     for (const Case &c : *cases)
       expectAgreement(c, covered, uncovered);
   }
-  EXPECT_EQ(classes.size(), 8u) << "every op class drawn";
+  if (seeds >= 40)
+    EXPECT_EQ(classes.size(), 8u) << "every op class drawn";
   std::printf("%d models, %d dispatches agree, %d not covered; devices: %s\n",
               seeds, covered, uncovered, runner().describeDevices().c_str());
 }

@@ -117,6 +117,9 @@ public:
   /// VK_KHR_pipeline_executable_properties, or not asked for); empty when
   /// they can (DeviceOptions::pipelineStatistics).
   const std::string &statisticsMissing() const { return statisticsMissing_; }
+  std::string driverStatisticsMissing() const override {
+    return statisticsMissing_;
+  }
   /// Records |record| into a one-time command buffer, submits it and waits.
   Status runOnce(const std::function<void(VkCommandBuffer)> &record,
                  const std::string &what);
