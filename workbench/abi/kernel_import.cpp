@@ -126,11 +126,15 @@ Status checkImportable(const SpirvResource &r, const fs::path &source) {
         "takes its constants from one push-constant block or one uniform "
         "block of scalars in set 0 (docs/kernel-abi.md)");
   }
-  if (r.elementType.empty())
+  if (!r.elementStructError.empty())
+    return invalidArgument(what +
+                           " holds an array of structs the kernel "
+                           "ABI cannot lay out: " +
+                           r.elementStructError);
+  if (r.elementType.empty() && !r.elementStruct)
     return invalidArgument(
-        what + " does not end in an array of scalars or vectors (an array "
-               "of structs, or a block of scalars); the kernel ABI's "
-               "bindings are arrays of one scalar type");
+        what + " does not end in an array of scalars, vectors or structs (a "
+               "block of scalars); the kernel ABI's bindings are arrays");
   return okStatus();
 }
 
@@ -145,6 +149,12 @@ ImportedSlot importedBinding(const std::vector<const SpirvResource *> &all) {
   ImportedSlot slot;
   slot.name = bindingName(*scalar);
   slot.type = scalar->elementType;
+  if (scalar->elementStruct) {
+    // Laid out by the SPIR-V at every build; the comment shows how.
+    slot.type = "struct";
+    slot.comment = describeStructLayout(*scalar->elementStruct) +
+                   "; element counts are in structs (standalone only)";
+  }
   bool writable = false, readable = false;
   for (const SpirvResource *r : all) {
     writable |= !r->nonWritable;

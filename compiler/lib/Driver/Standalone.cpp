@@ -251,13 +251,57 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
   return OwningOpRef<Operation *>(clone);
 }
 
+/// The struct layout of each binding, as the kernel's SPIR-V objects lay
+/// it out (nullopt for a binding of scalars); every object must agree.
+using StructLayouts = std::vector<std::optional<::kb::StructLayout>>;
+
+/// Marks |kernel|'s struct bindings in |abi| (their layouts are read from
+/// the object next); an error when the object (|extension|) is not SPIR-V.
+static std::string declareStructs(const StandaloneKernel &kernel,
+                                  StringRef extension, ::kb::KernelAbi &abi) {
+  for (auto [i, binding] : llvm::enumerate(kernel.bindings)) {
+    if (!binding.isStruct || i >= abi.bindings.size())
+      continue;
+    if (extension != ".spv")
+      return describe("binding", i, binding.name) +
+             " holds structs, whose layout is read from a SPIR-V kernel; "
+             "a " +
+             extension.str() +
+             " object has none (declare CUDA bindings with a scalar type)";
+    abi.bindings[i].structLayout = ::kb::StructLayout{};
+  }
+  return "";
+}
+
+/// Records |abi|'s struct layouts in |layouts|, or says how |object| lays
+/// a binding out differently from an object before it: the buffer is
+/// sized and filled once for all of them.
+static std::string agreeOnStructs(const ::kb::KernelAbi &abi,
+                                  const StandaloneObject &object,
+                                  StructLayouts &layouts) {
+  layouts.resize(abi.bindings.size());
+  for (auto [i, binding] : llvm::enumerate(abi.bindings)) {
+    if (!binding.structLayout)
+      continue;
+    if (layouts[i] && layouts[i]->stride != binding.structLayout->stride)
+      return "object '" + object.file + "': " + ::kb::describeBinding(abi, i) +
+             " holds " + ::kb::describeStructLayout(*binding.structLayout) +
+             ", but an object before it holds " +
+             ::kb::describeStructLayout(*layouts[i]) +
+             "; every variant must lay the struct out alike";
+    layouts[i] = binding.structLayout;
+  }
+  return "";
+}
+
 /// Checks |object| against the export of |executable| (the same ABI check
 /// object substitution does; a cubin has no reflection and is checked by
 /// the runtime's limits only) and adds it as a variant, with what it
 /// assumes of its pipeline. Returns an error message, empty on success.
 static std::string addObjectVariant(kbir::ExecutableOp executable,
                                     const StandaloneKernel &kernel,
-                                    const StandaloneObject &object) {
+                                    const StandaloneObject &object,
+                                    StructLayouts &layouts) {
   MLIRContext *context = executable.getContext();
   Builder b(context);
   std::string where = "object '" + object.file + "'";
@@ -272,6 +316,8 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   abi.subgroupSize = object.subgroupSize;
   abi.fullSubgroups = object.fullSubgroups;
   abi.parameterOrder = object.parameterOrder;
+  if (std::string why = declareStructs(kernel, extension, abi); !why.empty())
+    return where + ": " + why;
   if (extension == ".spv" && !abi.parameterOrder.empty())
     return where + ": a parameter order is CUDA only (SPIR-V binds by "
                    "binding number and push-constant offset)";
@@ -306,11 +352,15 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
     abi.specialization = std::move(*values);
     // Constants in a uniform block: the kernel's choice, kept on its variant.
     abi.uniformConstants = ::kb::uniformConstantsOf(*spirv);
+    // Struct elements likewise: their layout is the kernel's.
+    ::kb::setStructLayouts(*spirv, abi);
     mismatches = ::kb::checkSpirvAbi(*spirv, abi);
   }
   if (!mismatches.empty())
     return where + " does not match the declared ABI:\n" +
            ::kb::formatMismatches(mismatches);
+  if (std::string why = agreeOnStructs(abi, object, layouts); !why.empty())
+    return why;
   auto objectAttr = kbir::ObjectAttr::get(
       context, llvm::sys::path::filename(object.file), (*bytes)->getBuffer());
   DictionaryAttr entryPoints;
@@ -330,12 +380,29 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   return "";
 }
 
+/// The elements of binding |i|'s buffer: its count, or for a struct
+/// binding the bytes of that many structs; failure when no object laid
+/// the struct out or the size overflows.
+static FailureOr<int64_t> bufferElements(const StandaloneKernel &kernel,
+                                         const StructLayouts &structs,
+                                         size_t i) {
+  unsigned long long count = kernel.bindings[i].elementCount;
+  if (!kernel.bindings[i].isStruct)
+    return static_cast<int64_t>(count);
+  if (i >= structs.size() || !structs[i] || !structs[i]->stride)
+    return failure();
+  if (count > (1ull << 62) / structs[i]->stride)
+    return failure();
+  return static_cast<int64_t>(count * structs[i]->stride);
+}
+
 /// The host function `main`: one buffer per binding (with its declared
 /// init), the constants, one dispatch of the kernel. An empty string, or
 /// what is wrong with a declared value.
 static std::string buildHostFunction(OpBuilder &builder,
                                      const StandaloneKernel &kernel,
-                                     kbir::LayoutAttr layout) {
+                                     kbir::LayoutAttr layout,
+                                     const StructLayouts &structs) {
   MLIRContext &context = *builder.getContext();
   Builder b(&context);
   Location loc = builder.getUnknownLoc();
@@ -346,8 +413,14 @@ static std::string buildHostFunction(OpBuilder &builder,
   for (long long w : kernel.workload)
     workload.push_back(host.create<arith::ConstantIndexOp>(loc, w));
   for (auto [i, binding] : llvm::enumerate(layout.getBindings())) {
+    FailureOr<int64_t> count = bufferElements(kernel, structs, i);
+    if (failed(count))
+      return describe("binding", i, kernel.bindings[i].name) +
+             " holds structs, but no SPIR-V object lays them out (or " +
+             std::to_string(kernel.bindings[i].elementCount) +
+             " of them pass 2^62 bytes)";
     auto type = kbir::BufferType::get(
-        &context, {static_cast<int64_t>(kernel.bindings[i].elementCount)},
+        &context, {*count},
         getMlirElementType(&context, binding.getElementType()));
     auto alloc = host.create<kbir::AllocOp>(loc, type, ValueRange{});
     const StandaloneBinding &declared = kernel.bindings[i];
@@ -407,7 +480,8 @@ static std::string checkKernelShape(const StandaloneKernel &kernel) {
 /// empty string.
 static std::string buildObjectExecutable(OpBuilder &builder,
                                          const StandaloneKernel &kernel,
-                                         kbir::LayoutAttr layout) {
+                                         kbir::LayoutAttr layout,
+                                         StructLayouts &structs) {
   Builder b(builder.getContext());
   Location loc = builder.getUnknownLoc();
   auto executable = builder.create<kbir::ExecutableOp>(loc, kernel.name);
@@ -424,7 +498,7 @@ static std::string buildObjectExecutable(OpBuilder &builder,
       kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
                                : IntegerAttr());
   for (const StandaloneObject &object : kernel.objects)
-    if (std::string why = addObjectVariant(executable, kernel, object);
+    if (std::string why = addObjectVariant(executable, kernel, object, structs);
         !why.empty())
       return why;
   return "";
@@ -460,6 +534,19 @@ static std::string verifyAndPrint(ModuleOp module,
   return "";
 }
 
+/// Why |kernel| cannot have an MLIR reference: a struct binding, which a
+/// kb.executable's layout (arrays of scalars) cannot spell. Empty if none.
+static std::string refuseStructReference(const StandaloneKernel &kernel) {
+  for (auto [i, binding] : llvm::enumerate(kernel.bindings))
+    if (binding.isStruct)
+      return describe("binding", i, binding.name) +
+             " holds structs, but the reference '" +
+             kernel.referenceExecutable +
+             "' is a kb.executable, whose bindings are arrays of scalars; "
+             "benchmark the kernel without a reference";
+  return "";
+}
+
 /// The synthesized program of |kernel| in |context|; null with |error|.
 static OwningOpRef<ModuleOp> buildProgram(MLIRContext &context,
                                           const StandaloneKernel &kernel,
@@ -469,17 +556,21 @@ static OwningOpRef<ModuleOp> buildProgram(MLIRContext &context,
     return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  StructLayouts structs;
   if (!kernel.referenceExecutable.empty()) {
+    error = refuseStructReference(kernel);
+    if (!error.empty())
+      return nullptr;
     OwningOpRef<Operation *> reference =
         loadReference(&context, kernel, layout, error);
     if (!reference)
       return nullptr;
     builder.insert(reference.release());
   } else {
-    error = buildObjectExecutable(builder, kernel, layout);
+    error = buildObjectExecutable(builder, kernel, layout, structs);
   }
   if (error.empty())
-    error = buildHostFunction(builder, kernel, layout);
+    error = buildHostFunction(builder, kernel, layout, structs);
   if (!error.empty())
     return nullptr;
   return module;
