@@ -589,9 +589,9 @@ std::vector<PushScalar> pushScalars(const SpirvBlockLayout &pc) {
   std::vector<PushScalar> out;
   for (const StructMember &m : pc.leaves)
     for (uint32_t k = 0; k < m.count; ++k)
-      out.push_back({m.count == 1 ? m.name
-                                  : m.name + "[" + std::to_string(k) + "]",
-                     m.offset + k * m.arrayStride, m.type, m.components});
+      out.push_back(
+          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]",
+           m.offset + k * m.arrayStride, m.type, m.components});
   return out;
 }
 
@@ -609,8 +609,8 @@ bool hasAggregateMembers(const SpirvBlockLayout &pc) {
 std::string pushScalarMismatch(const PushScalar &found, const KernelAbi &abi,
                                size_t i, const ParamSlot &slot) {
   ScalarType type = abi.constants[i].type;
-  std::string label = describeConstant(abi, i) + " (push constant `" +
-                      found.name + "`): ";
+  std::string label =
+      describeConstant(abi, i) + " (push constant `" + found.name + "`): ";
   if (abi.constants[i].name != found.name)
     return label +
            "an array or struct member of the push-constant block, matched to "
@@ -652,8 +652,7 @@ void checkAggregatePushConstants(const SpirvBlockLayout &pc,
   for (const PushScalar &p : scalars)
     names += (names.empty() ? "" : ", ") + p.name;
   if (scalars.size() != layout.size()) {
-    out.push_back({"push constants: expected " +
-                   std::to_string(layout.size()) +
+    out.push_back({"push constants: expected " + std::to_string(layout.size()) +
                    " scalars, found " + std::to_string(scalars.size()) +
                    " once the block's arrays and structs are flattened (" +
                    names + ")"});

@@ -114,8 +114,8 @@ TEST_F(StructCorpusTest, BuildsShowsTheLayoutRunsAndBenchmarks) {
   EXPECT_THAT(nbodyAbi.output, HasSubstr("step.maxSpeed"));
 
   for (const char *kernel : {"particles", "nbody_drift"}) {
-    kb::test::CliRun ran = run({"run", (out_ / "standalone" / kernel).string(),
-                                "--device", "vulkan"});
+    kb::test::CliRun ran = run(
+        {"run", (out_ / "standalone" / kernel).string(), "--device", "vulkan"});
     SKIP_WITHOUT_VULKAN(ran);
     EXPECT_EQ(ran.exitCode, 0) << kernel << ": " << ran.output;
     EXPECT_THAT(ran.output, HasSubstr("no reference")) << ran.output;

@@ -221,6 +221,36 @@ Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
   return okStatus();
 }
 
+/// A push-constant block with array or struct members, flattened as a
+/// standalone kernel declares it: one constant per array entry
+/// ("damping[0]"), struct members by dotted names ("step.deltaT").
+Status flattenedPushConstants(const SpirvBlockLayout &pc,
+                              const fs::path &source, ImportedKernel &out) {
+  std::string where = displayPath(source) + ": push constants: ";
+  if (!pc.leavesError.empty())
+    return invalidArgument(where + pc.leavesError);
+  static const std::set<std::string> scalars = {"i32", "u32", "f32",
+                                                "i64", "u64", "f64"};
+  for (const StructMember &m : pc.leaves) {
+    std::string type = toString(m.type);
+    if (m.components != 1 || !scalars.count(type))
+      return invalidArgument(where + "`" + m.name + "` is " +
+                             structMemberTypeName(m) +
+                             "; kernel ABI constants are scalars of i32, "
+                             "u32, f32, i64, u64 or f64");
+    for (uint32_t k = 0; k < m.count; ++k)
+      out.constants.push_back(
+          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]", type,
+           "",
+           k == 0 && m.count > 1 ? "an array: [bench] gives `" + m.name +
+                                       " = [...]`; standalone "
+                                       "only"
+                                 : "",
+           ""});
+  }
+  return okStatus();
+}
+
 /// The constants: the push-constant block's members, or those of the one
 /// uniform block that holds them (as Vulkan samples pass parameters).
 Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
@@ -228,6 +258,13 @@ Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
   const SpirvResource *uniform = constantsBlock(spirv);
   if (!spirv.pushConstants && !uniform)
     return okStatus();
+  if (!uniform && std::any_of(spirv.pushConstants->memberShapes.begin(),
+                              spirv.pushConstants->memberShapes.end(),
+                              [](const std::string &shape) {
+                                return shape == "an array" ||
+                                       shape == "a struct";
+                              }))
+    return flattenedPushConstants(*spirv.pushConstants, source, out);
   const SpirvBlockLayout &pc =
       uniform ? *uniform->uniformBlock : *spirv.pushConstants;
   std::string member = uniform ? "uniform-block member "

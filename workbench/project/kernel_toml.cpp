@@ -467,8 +467,8 @@ const toml::node *constantNode(const toml::table &constants,
       if (close == std::string::npos || !array)
         return nullptr;
       size_t index = 0;
-      auto [end, ec] = std::from_chars(name.data() + at + 1,
-                                       name.data() + close, index);
+      auto [end, ec] =
+          std::from_chars(name.data() + at + 1, name.data() + close, index);
       if (ec != std::errc() || end != name.data() + close)
         return nullptr;
       node = array->get(index);
@@ -512,9 +512,9 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
       integerValues[c.name] = value; // sweepValues' text of an int64_t
       continue;
     }
-    const toml::node *node =
-        constants && !c.name.empty() ? constantNode(*constants, c.name)
-                                     : nullptr;
+    const toml::node *node = constants && !c.name.empty()
+                                 ? constantNode(*constants, c.name)
+                                 : nullptr;
     // Part of an array or struct: `coeffs = [...]`, `inner = { id = 1 }`.
     const bool part = constantKey(c.name) != c.name;
     if (!node)
@@ -1380,8 +1380,7 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
     KB_RETURN_IF_ERROR(checkTemplateEntry(file, *entryNode, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
   KB_RETURN_IF_ERROR(checkStructBindings(file, *abiTable, common.abi, kernel));
-  KB_RETURN_IF_ERROR(
-      checkAggregateConstants(file, *abiTable, kernel));
+  KB_RETURN_IF_ERROR(checkAggregateConstants(file, *abiTable, kernel));
   KB_RETURN_IF_ERROR(checkLaunchCoversWorkload(kernel));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));

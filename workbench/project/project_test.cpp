@@ -299,9 +299,8 @@ TEST_F(ProjectTest, ArrayAndStructConstantsAreDeclaredFlattened) {
                                     values + "\n"));
     return loadEveryKernel(root_);
   };
-  for (const char *values :
-       {"{ coeffs = [0.5, 1, 2.5], step = { n = 7 } }",
-        "{ coeffs = [0.5, 1, 2.5], step.n = 7 }"}) {
+  for (const char *values : {"{ coeffs = [0.5, 1, 2.5], step = { n = 7 } }",
+                             "{ coeffs = [0.5, 1, 2.5], step.n = 7 }"}) {
     SCOPED_TRACE(values);
     StatusOr<Project> ok = kernelWith("", values);
     ASSERT_TRUE(ok.ok()) << ok.status().message();
@@ -318,8 +317,7 @@ TEST_F(ProjectTest, ArrayAndStructConstantsAreDeclaredFlattened) {
   EXPECT_THAT(short_.status().message(),
               HasSubstr("no value for constant 1 `coeffs[1]` (f32); give "
                         "every [abi] constant a value (an array takes a list"));
-  StatusOr<Project> substitutes =
-      kernelWith("substitutes = \"step\"\n", "");
+  StatusOr<Project> substitutes = kernelWith("substitutes = \"step\"\n", "");
   ASSERT_FALSE(substitutes.ok());
   EXPECT_THAT(substitutes.status().message(),
               HasSubstr("`constants[0]` is an array or a struct member, and "

@@ -294,6 +294,28 @@ static std::string agreeOnStructs(const ::kb::KernelAbi &abi,
   return "";
 }
 
+/// What |object| (an |extension| file) assumes of its pipeline that its
+/// kind cannot give, as text to follow its name; empty when nothing. Marks
+/// |kernel|'s struct bindings in |abi|.
+static std::string checkObjectSettings(const StandaloneKernel &kernel,
+                                       const StandaloneObject &object,
+                                       StringRef extension,
+                                       ::kb::KernelAbi &abi) {
+  if (std::string why = declareStructs(kernel, extension, abi); !why.empty())
+    return ": " + why;
+  if (extension == ".spv" && !abi.parameterOrder.empty())
+    return ": a parameter order is CUDA only (SPIR-V binds by binding number "
+           "and push-constant offset)";
+  if (std::string wrong = ::kb::checkParameterOrder(abi); !wrong.empty())
+    return ": parameter order: " + wrong;
+  if (extension != ".spv" && !object.specialization.empty())
+    return ": specialization constants are SPIR-V only";
+  if (extension != ".spv" && object.subgroupSize && object.subgroupSize != 32)
+    return " requires subgroup size " + std::to_string(object.subgroupSize) +
+           ", but CUDA warps are 32 wide";
+  return "";
+}
+
 /// Checks |object| against the export of |executable| (the same ABI check
 /// object substitution does; a cubin has no reflection and is checked by
 /// the runtime's limits only) and adds it as a variant, with what it
@@ -316,18 +338,9 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   abi.subgroupSize = object.subgroupSize;
   abi.fullSubgroups = object.fullSubgroups;
   abi.parameterOrder = object.parameterOrder;
-  if (std::string why = declareStructs(kernel, extension, abi); !why.empty())
-    return where + ": " + why;
-  if (extension == ".spv" && !abi.parameterOrder.empty())
-    return where + ": a parameter order is CUDA only (SPIR-V binds by "
-                   "binding number and push-constant offset)";
-  if (std::string wrong = ::kb::checkParameterOrder(abi); !wrong.empty())
-    return where + ": parameter order: " + wrong;
-  if (extension != ".spv" && !object.specialization.empty())
-    return where + ": specialization constants are SPIR-V only";
-  if (extension != ".spv" && object.subgroupSize && object.subgroupSize != 32)
-    return where + " requires subgroup size " +
-           std::to_string(object.subgroupSize) + ", but CUDA warps are 32 wide";
+  if (std::string why = checkObjectSettings(kernel, object, extension, abi);
+      !why.empty())
+    return where + why;
   std::vector<::kb::AbiMismatch> mismatches;
   std::string data = (*bytes)->getBuffer().str();
   // What the runtime launches: the .entry itself, as object substitution
