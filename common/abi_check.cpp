@@ -613,12 +613,14 @@ std::string pushScalarMismatch(const PushScalar &found, const KernelAbi &abi,
       describeConstant(abi, i) + " (push constant `" + found.name + "`): ";
   if (abi.constants[i].name != found.name)
     return label +
-           "an array or struct member of the push-constant block, matched to "
-           "the constants by name, is not this one; a program dispatch's "
-           "constants are its export's scalars, which an array or struct "
-           "member cannot take, so such a block is for a standalone kernel "
-           "([bench]) that declares its flattened constants (`{ name = "
-           "\"coeffs\", type = \"f32\", count = 4 }`, `inner.id`)";
+           "the block's arrays and structs are matched to the constants by "
+           "name, and this constant is not named `" +
+           found.name +
+           "`; a program dispatch's constants are its export's scalars, "
+           "which an array or struct member cannot take, so such a block is "
+           "for a standalone kernel ([bench]) that declares its flattened "
+           "constants (`{ name = \"coeffs\", type = \"f32\", count = 4 }`, "
+           "`inner.id`)";
   if (found.components != 1)
     return label + "a vector; declare its components as scalars";
   bool floatFound = found.type == ElementType::F16 ||

@@ -190,16 +190,18 @@ Status parseConstants(const TomlFile &file, const toml::table &abiTable,
     // An array member of a push-constant block (`float coeffs[4]`): one
     // scalar per entry, "coeffs[0]" .. "coeffs[3]", the names the ABI
     // check matches the block's flattened members by.
-    KB_ASSIGN_OR_RETURN(auto count, file.integer(t, "count"));
+    KB_ASSIGN_OR_RETURN(auto count,
+                        file.integer(t, "count", 1, kMaxConstantCount,
+                                     "an array's length, 1 to " +
+                                         std::to_string(kMaxConstantCount)));
     if (!count) {
       abi.constants.push_back(std::move(constant));
       continue;
     }
-    if (*count < 1 || *count > kMaxConstantCount || constant.name.empty())
+    if (constant.name.empty())
       return file.expected(*t.get("count"), key + ".count",
-                           "a count from 1 to " +
-                               std::to_string(kMaxConstantCount) +
-                               " of a named constant (an array's length)");
+                           "a count on a named constant (its entries are "
+                           "named after it)");
     for (int64_t k = 0; k < *count; ++k)
       abi.constants.push_back(
           {constant.name + "[" + std::to_string(k) + "]", constant.type});

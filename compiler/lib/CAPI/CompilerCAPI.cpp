@@ -146,12 +146,12 @@ std::vector<StandaloneBinding> bindings(const kbCompilerStandaloneKernel &c,
     std::string field = "binding " + std::to_string(i);
     // A struct binding's buffer is bytes; its layout comes from the SPIR-V.
     bool isStruct = str(b.elementType) == "struct";
-    out.push_back(
-        {str(b.name),
-         isStruct ? ElementType::U8 : read.elementType(b.elementType, field),
-         read.access(b.access, field), b.elementCount, str(b.initDistribution),
-         b.initLow, b.initHigh, b.initMean, b.initStddev, b.initStart,
-         b.initStep, isStruct});
+    out.push_back({str(b.name),
+                   isStruct ? kb::ElementType::U8
+                            : read.elementType(b.elementType, field),
+                   read.access(b.access, field), b.elementCount,
+                   str(b.initDistribution), b.initLow, b.initHigh, b.initMean,
+                   b.initStddev, b.initStart, b.initStep, isStruct});
   }
   return out;
 }
