@@ -139,13 +139,22 @@ TEST_F(StructCorpusTest, BuildsShowsTheLayoutRunsAndBenchmarks) {
 TEST_F(StructCorpusTest, AScalarTypeForTheStructBufferIsANoteNamingIt) {
   fs::path copy = tmp_ / "project";
   fs::copy(kProject, copy, fs::copy_options::recursive);
-  kb::test::replaceInFile(copy / "particles/kernel.toml", "type = \"struct\"",
-                          "type = \"f32\"");
+  kb::test::replaceInFile(copy / "particles/kernel.toml",
+                          "name = \"particles\", type = \"struct\"",
+                          "name = \"particles\", type = \"f32\"");
   kb::test::CliRun built = buildProject(copy);
-  EXPECT_THAT(built.output,
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  std::string notes;
+  json report = buildJson();
+  for (const json &job : report.at("jobs"))
+    for (const json &d : job.at("diagnostics"))
+      notes += d.at("message").get<std::string>() + "\n";
+  EXPECT_THAT(notes,
               HasSubstr("binding 0 (`particles`): holds structs (Particle, "
                         "32 bytes: pos vec2 at 0, vel vec2 at 8, gradientPos "
-                        "vec4 at 16) read as f32 elements"));
+                        "vec4 at 16) read as f32 elements; its element count "
+                        "counts f32 values"))
+      << report.at("jobs").dump(2);
 }
 
 } // namespace
