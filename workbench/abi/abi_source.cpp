@@ -299,15 +299,28 @@ std::string cudaIncludes(const KernelAbi &abi) {
   return text;
 }
 
+/// What storing |t| needs of GLSL: 8- or 16-bit storage, f16, int64.
+static void addElementNeeds(ElementType t, bool &bits8, bool &bits16, bool &f16,
+                            bool &int64) {
+  bits8 |= t == ElementType::I8 || t == ElementType::U8;
+  bits16 |=
+      t == ElementType::I16 || t == ElementType::U16 || t == ElementType::BF16;
+  f16 |= t == ElementType::F16;
+  int64 |= t == ElementType::I64 || t == ElementType::U64;
+}
+
 std::string glslExtensions(const KernelAbi &abi) {
   bool bits8 = false, bits16 = false, f16 = false, int64 = false;
   for (const Binding &b : abi.bindings) {
-    ElementType t = b.elementType;
-    bits8 |= t == ElementType::I8 || t == ElementType::U8;
-    bits16 |= t == ElementType::I16 || t == ElementType::U16 ||
-              t == ElementType::BF16;
-    f16 |= t == ElementType::F16;
-    int64 |= t == ElementType::I64 || t == ElementType::U64;
+    // A struct binding's bytes are the struct's members' types.
+    std::vector<ElementType> types = {b.elementType};
+    if (b.structLayout) {
+      types.clear();
+      for (const StructMember &m : b.structLayout->members)
+        types.push_back(m.type);
+    }
+    for (ElementType t : types)
+      addElementNeeds(t, bits8, bits16, f16, int64);
   }
   for (const Constant &c : abi.constants)
     int64 |= c.type == ScalarType::I64 || c.type == ScalarType::U64;
