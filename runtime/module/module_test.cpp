@@ -673,6 +673,46 @@ TEST(CompareTest, ReductionLengthScalesFloatTolerances) {
   EXPECT_EQ(layered.ulp, 2u);
 }
 
+// A struct output compares member by member, each with its own type's
+// tolerance (an integer member exactly), padding ignored; a struct with
+// several wrong members counts once.
+TEST(CompareTest, StructsCompareMemberByMember) {
+  StructLayout layout{"P",
+                      16,
+                      {{"pos", ElementType::F32, 0, 2, 1, 0},
+                       {"id", ElementType::U32, 8, 1, 1, 0}}};
+  std::vector<uint8_t> ref(32, 0), cand;
+  float pos[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  uint32_t ids[2] = {7, 8};
+  for (int e = 0; e < 2; ++e) {
+    std::memcpy(ref.data() + 16 * e, pos + 2 * e, 8);
+    std::memcpy(ref.data() + 16 * e + 8, ids + e, 4);
+  }
+  cand = ref;
+  cand[12] = 0xff; // padding
+  float close = 2.0f + 1e-6f;
+  std::memcpy(cand.data() + 4, &close, 4); // within f32's tolerance
+  Comparison same = compareStructs(layout, ref, cand, {});
+  EXPECT_TRUE(same.ok());
+  EXPECT_EQ(same.elementCount, 2u);
+  float far = 3.5f;
+  uint32_t id = 9;
+  std::memcpy(cand.data() + 16, &far, 4);
+  std::memcpy(cand.data() + 24, &id, 4);
+  Comparison wrong = compareStructs(layout, ref, cand, {});
+  EXPECT_EQ(wrong.mismatchCount, 1u);
+  ASSERT_EQ(wrong.firstMismatches.size(), 2u);
+  EXPECT_EQ(wrong.firstMismatches[0].index, 1u);
+  EXPECT_EQ(wrong.firstMismatches[0].member, "pos[0]");
+  EXPECT_EQ(wrong.firstMismatches[0].candidate, 3.5);
+  EXPECT_EQ(wrong.firstMismatches[1].member, "id");
+  // A declared tolerance reaches every member, as it does every element.
+  ToleranceOverride loose;
+  loose.abs = 0.6;
+  EXPECT_EQ(compareStructs(layout, ref, cand, {&loose}).firstMismatches.size(),
+            1u);
+}
+
 TEST(CompareTest, UlpToleranceInTheElementsOwnType) {
   float one = 1.0f, next = std::nextafter(std::nextafter(1.0f, 2.0f), 2.0f);
   std::vector<uint8_t> r(4), c(4);

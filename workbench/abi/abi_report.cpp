@@ -119,10 +119,8 @@ std::string structLayoutLines(const KernelAbi &abi) {
                             text;
 }
 
-/// A struct binding's layout for JSON: null for a binding of scalars.
+/// A struct binding's layout for JSON: {name, stride, members}.
 json structJson(const Binding &b) {
-  if (!b.structLayout)
-    return nullptr;
   json members = json::array();
   for (const StructMember &m : b.structLayout->members)
     members.push_back({{"name", m.name},
@@ -229,15 +227,19 @@ json exportJson(const KernelAbi &abi,
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   json bindings = json::array();
-  for (size_t i = 0; i < abi.bindings.size(); ++i)
-    bindings.push_back({{"index", i},
-                        {"name", abi.bindings[i].name},
-                        {"type", abi.bindings[i].structLayout
-                                     ? std::string("struct")
-                                     : toString(abi.bindings[i].elementType)},
-                        {"struct", structJson(abi.bindings[i])},
-                        {"access", toString(abi.bindings[i].access)},
-                        {"cuda_param_offset", cuda[i].offset}});
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    json binding = {{"index", i},
+                    {"name", abi.bindings[i].name},
+                    {"type", abi.bindings[i].structLayout
+                                 ? std::string("struct")
+                                 : toString(abi.bindings[i].elementType)},
+                    {"access", toString(abi.bindings[i].access)},
+                    {"cuda_param_offset", cuda[i].offset}};
+    // Only a binding of structs says how they are laid out.
+    if (abi.bindings[i].structLayout)
+      binding["struct"] = structJson(abi.bindings[i]);
+    bindings.push_back(std::move(binding));
+  }
   json constants = json::array();
   for (size_t i = 0; i < abi.constants.size(); ++i)
     constants.push_back(

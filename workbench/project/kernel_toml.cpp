@@ -1143,7 +1143,8 @@ void nameSweepPoint(const KernelAbi &abi, const DeclaredBench &bench,
 /// it asks to be, at the first such binding's `type`: one that substitutes
 /// a program dispatch (whose bindings are arrays of scalars), a CUDA
 /// source (the layout is read from SPIR-V), or a standalone kernel with a
-/// reference (every kind compares arrays of scalars) or a fixed input.
+/// reference other than a GLSL twin (the others hold arrays of scalars) or
+/// a fixed input.
 Status checkStructBindings(const TomlFile &file, const toml::table &abiTable,
                            const KernelAbi &abi, const Kernel &kernel) {
   size_t i = 0;
@@ -1170,14 +1171,15 @@ Status checkStructBindings(const TomlFile &file, const toml::table &abiTable,
                                    " is CUDA, which takes a pointer to "
                                    "scalars (declare a scalar type)");
   const DeclaredBench *bench = kernel.bench ? &*kernel.bench : nullptr;
-  if (bench && (!bench->reference.empty() || !bench->referenceSources.empty() ||
-                !bench->hostReference.empty() ||
+  if (bench && (!bench->reference.empty() || !bench->hostReference.empty() ||
                 !kernel.declared.expectedOutputs.empty()))
-    return file.error(where, label + ", and a struct-element kernel is run "
-                                     "and timed without a reference: every "
-                                     "reference (MLIR, twin, C/C++, .npy) "
-                                     "compares arrays of scalars; remove "
-                                     "[bench] `reference`");
+    return file.error(where, label + ", and its reference would hold arrays "
+                                     "of scalars (an MLIR kb.executable, a "
+                                     "C/C++ function's pointers, .npy "
+                                     "arrays); give a GLSL twin with the "
+                                     "same struct (`reference = "
+                                     "\"naive.comp\"`), compared member by "
+                                     "member, or none (run and timed)");
   for (const bench::FixedArray &a : kernel.declared.fixedInputs)
     if (a.binding == i)
       return file.error(where, label + ": its input cannot come from a .npy "

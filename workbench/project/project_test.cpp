@@ -270,8 +270,14 @@ TEST_F(ProjectTest, StructBindingsAreStandaloneGlslOnly) {
       kernelWith("k.comp", "", bench + "reference = \"ref.cpp\"\n");
   ASSERT_FALSE(reference.ok());
   EXPECT_THAT(reference.status().message(),
-              HasSubstr("a struct-element kernel is run and timed without a "
-                        "reference"));
+              HasSubstr("and its reference would hold arrays of scalars (an "
+                        "MLIR kb.executable, a C/C++ function's pointers, "
+                        ".npy arrays); give a GLSL twin with the same struct"));
+  // A GLSL twin holds the same structs: it is compared member by member.
+  write("k/naive.comp", "// glsl\n");
+  StatusOr<Project> twin =
+      kernelWith("k.comp", "", bench + "reference = \"naive.comp\"\n");
+  ASSERT_TRUE(twin.ok()) << twin.status().message();
   // Built and checked only, without [bench]: nothing to refuse.
   StatusOr<Project> built = kernelWith("k.comp", "", "");
   ASSERT_TRUE(built.ok()) << built.status().message();

@@ -273,6 +273,21 @@ static std::string declareStructs(const StandaloneKernel &kernel,
   return "";
 }
 
+/// Whether two layouts place the same members at the same bytes (names
+/// aside: a twin may name them differently): the buffer is filled, and a
+/// twin's outputs compared, by one of them.
+static bool sameBytes(const ::kb::StructLayout &a,
+                      const ::kb::StructLayout &b) {
+  if (a.stride != b.stride || a.members.size() != b.members.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a.members, b.members))
+    if (x.type != y.type || x.offset != y.offset ||
+        x.components != y.components || x.count != y.count ||
+        x.arrayStride != y.arrayStride)
+      return false;
+  return true;
+}
+
 /// Records |abi|'s struct layouts in |layouts|, or says how |object| lays
 /// a binding out differently from an object before it: the buffer is
 /// sized and filled once for all of them.
@@ -283,7 +298,7 @@ static std::string agreeOnStructs(const ::kb::KernelAbi &abi,
   for (auto [i, binding] : llvm::enumerate(abi.bindings)) {
     if (!binding.structLayout)
       continue;
-    if (layouts[i] && layouts[i]->stride != binding.structLayout->stride)
+    if (layouts[i] && !sameBytes(*layouts[i], *binding.structLayout))
       return "object '" + object.file + "': " + ::kb::describeBinding(abi, i) +
              " holds " + ::kb::describeStructLayout(*binding.structLayout) +
              ", but an object before it holds " +
