@@ -168,4 +168,28 @@ TEST_F(StructCorpusTest, AScalarTypeForTheStructBufferIsANoteNamingIt) {
       << report.at("jobs").dump(2);
 }
 
+// A kernel that substitutes a program dispatch sees the dispatch's arrays
+// of scalars: one that reads structs there (scale_shift's x as `Sample {
+// float v; }`) is refused by the compiler, the struct described and why.
+TEST_F(StructCorpusTest, SubstitutingAStructKernelIsRefusedSayingWhy) {
+  fs::path copy = tmp_ / "uniform_params";
+  fs::copy(fs::path(KB_SOURCE_DIR) / "tests/corpus/uniform_params", copy,
+           fs::copy_options::recursive);
+  fs::path shader = copy / "scale_shift/scale_shift.comp";
+  kb::test::replaceInFile(shader, "buffer X { float x[]; };",
+                          "buffer X { Sample x[]; };");
+  kb::test::replaceInFile(shader, "layout(set = 0, binding = 0)",
+                          "struct Sample { float v; };\n"
+                          "layout(set = 0, binding = 0)");
+  kb::test::replaceInFile(shader, "x[i] + params.beta", "x[i].v + params.beta");
+  kb::test::CliRun built = buildProject(copy);
+  EXPECT_EQ(built.exitCode, 1) << built.output;
+  EXPECT_THAT(built.output,
+              HasSubstr("binding 0 (`x`) holds a struct (Sample, 4 bytes: v "
+                        "float at 0); a program dispatch's bindings are "
+                        "arrays of scalars, so a struct-element kernel can "
+                        "only be benchmarked standalone ([bench], the binding "
+                        "declared `type = \"struct\"`)"));
+}
+
 } // namespace
