@@ -6,10 +6,14 @@
 // stride 4), basis 24 (mat2, columns 8 apart); 40 bytes), binding 2 a
 // struct of a bool, which SPIR-V stores as a uint. The push constants hold
 // an array and a nested struct (coeffs 0, stride 4; inner.id 16,
-// inner.weight 20; n 24).
+// inner.weight 20; n 24). With -DOTHER_LAYOUT, Particle begins with a
+// float: 48 bytes, pos at 8 (a twin laid out differently).
 layout(local_size_x = 64) in;
 
 struct Particle {
+#ifdef OTHER_LAYOUT
+  float mass; // struct_elements_other: everything after it 16 bytes later
+#endif
   vec2 pos;
   vec2 vel;
   vec4 gradientPos;

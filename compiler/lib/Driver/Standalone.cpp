@@ -251,8 +251,8 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
   return OwningOpRef<Operation *>(clone);
 }
 
-/// The struct layout of each binding, as the kernel's SPIR-V objects lay
-/// it out (nullopt for a binding of scalars); every object must agree.
+/// The struct layout of each binding, as the kernel's first SPIR-V object
+/// lays it out (nullopt for a binding of scalars); the others must agree.
 using StructLayouts = std::vector<std::optional<::kb::StructLayout>>;
 
 /// Marks |kernel|'s struct bindings in |abi| (their layouts are read from
@@ -273,40 +273,13 @@ static std::string declareStructs(const StandaloneKernel &kernel,
   return "";
 }
 
-/// Whether two layouts place the same members at the same bytes (names
-/// aside: a twin may name them differently): the buffer is filled, and a
-/// twin's outputs compared, by one of them.
-static bool sameBytes(const ::kb::StructLayout &a,
-                      const ::kb::StructLayout &b) {
-  if (a.stride != b.stride || a.members.size() != b.members.size())
-    return false;
-  for (auto [x, y] : llvm::zip(a.members, b.members))
-    if (x.type != y.type || x.offset != y.offset ||
-        x.components != y.components || x.count != y.count ||
-        x.arrayStride != y.arrayStride)
-      return false;
-  return true;
-}
-
-/// Records |abi|'s struct layouts in |layouts|, or says how |object| lays
-/// a binding out differently from an object before it: the buffer is
-/// sized and filled once for all of them.
-static std::string agreeOnStructs(const ::kb::KernelAbi &abi,
-                                  const StandaloneObject &object,
-                                  StructLayouts &layouts) {
+/// Records |abi|'s struct layouts in |layouts| (the first object's; a
+/// later one was checked against them).
+static void recordStructs(const ::kb::KernelAbi &abi, StructLayouts &layouts) {
   layouts.resize(abi.bindings.size());
-  for (auto [i, binding] : llvm::enumerate(abi.bindings)) {
-    if (!binding.structLayout)
-      continue;
-    if (layouts[i] && !sameBytes(*layouts[i], *binding.structLayout))
-      return "object '" + object.file + "': " + ::kb::describeBinding(abi, i) +
-             " holds " + ::kb::describeStructLayout(*binding.structLayout) +
-             ", but an object before it holds " +
-             ::kb::describeStructLayout(*layouts[i]) +
-             "; every variant must lay the struct out alike";
-    layouts[i] = binding.structLayout;
-  }
-  return "";
+  for (auto [i, binding] : llvm::enumerate(abi.bindings))
+    if (binding.structLayout && !layouts[i])
+      layouts[i] = binding.structLayout;
 }
 
 /// What |object| (an |extension| file) assumes of its pipeline that its
@@ -380,15 +353,19 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
     abi.specialization = std::move(*values);
     // Constants in a uniform block: the kernel's choice, kept on its variant.
     abi.uniformConstants = ::kb::uniformConstantsOf(*spirv);
-    // Struct elements likewise: their layout is the kernel's.
+    // Struct elements likewise: their layout is the kernel's. Every
+    // object (a twin, another target's) must lay them out as the first:
+    // the buffer is filled, and outputs compared, by one layout.
     ::kb::setStructLayouts(*spirv, abi);
+    for (size_t i = 0; i < layouts.size() && i < abi.bindings.size(); ++i)
+      if (layouts[i] && abi.bindings[i].structLayout)
+        abi.bindings[i].structLayout = layouts[i];
     mismatches = ::kb::checkSpirvAbi(*spirv, abi);
   }
   if (!mismatches.empty())
     return where + " does not match the declared ABI:\n" +
            ::kb::formatMismatches(mismatches);
-  if (std::string why = agreeOnStructs(abi, object, layouts); !why.empty())
-    return why;
+  recordStructs(abi, layouts);
   auto objectAttr = kbir::ObjectAttr::get(
       context, llvm::sys::path::filename(object.file), (*bytes)->getBuffer());
   DictionaryAttr entryPoints;

@@ -273,4 +273,27 @@ TEST(StandaloneTest, AStructKernelRefusesAnMlirReference) {
       << error;
 }
 
+// Every object of a struct kernel (here a twin reference) must lay the
+// struct out as the first: the buffer is filled, and the outputs compared,
+// by one layout.
+TEST(StandaloneTest, ATwinLaidOutDifferentlyIsRefusedNamingBoth) {
+  kb::driver::StandaloneKernel kernel = structKernel();
+  kb::driver::StandaloneObject twin = kernel.objects.front();
+  twin.file = std::string(KB_SOURCE_DIR) +
+              "/common/testdata/struct_elements_other_vk12.spv";
+  twin.reference = true;
+  kernel.objects.push_back(twin);
+  std::string error;
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, scratch("twin_refused.mlir"), error));
+  EXPECT_NE(error.find("struct_elements_other_vk12.spv' does not match the "
+                       "declared ABI:\nbinding 0 (`particles`): expected "
+                       "struct elements laid out as Particle, 32 bytes: pos "
+                       "vec2 at 0, vel vec2 at 8, gradientPos vec4 at 16, "
+                       "found Particle, 48 bytes: mass float at 0, pos vec2 "
+                       "at 8"),
+            std::string::npos)
+      << error;
+}
+
 } // namespace
