@@ -69,11 +69,73 @@ std::string kindName(char kind) {
                        : "unsigned integer";
 }
 
+/// Whether two struct layouts lay out the same bytes (names aside: a
+/// module renamed but otherwise the same still fits).
+bool sameBytes(const StructLayout &a, const StructLayout &b) {
+  if (a.stride != b.stride || a.members.size() != b.members.size())
+    return false;
+  for (size_t m = 0; m < a.members.size(); ++m) {
+    StructMember x = a.members[m], y = b.members[m];
+    x.name = y.name;
+    if (x != y)
+      return false;
+  }
+  return true;
+}
+
+/// A struct binding (type = "struct") against storage buffer |res|: an
+/// array of structs laid out as the ABI records it.
+void checkStructElement(const SpirvResource &res, const KernelAbi &abi,
+                        size_t i, std::vector<AbiMismatch> &out) {
+  const StructLayout &want = *abi.bindings[i].structLayout;
+  std::string label = describeBinding(abi, i);
+  if (!res.elementStructError.empty()) {
+    out.push_back({label +
+                   ": holds a struct whose layout cannot be filled "
+                   "and compared: " +
+                   res.elementStructError});
+    return;
+  }
+  if (!res.elementStruct) {
+    std::string found =
+        res.elementType.empty()
+            ? std::string("a block that does not end in an array")
+            : "an array of " +
+                  (res.elementVectorSize > 1
+                       ? std::to_string(res.elementVectorSize) + "-vectors of "
+                       : std::string()) +
+                  res.elementType;
+    out.push_back({label + ": declared type = \"struct\", found " + found +
+                   " (declare the buffer's last member an array of structs, "
+                   "`Particle particles[]`, or the binding's scalar type)"});
+    return;
+  }
+  // A layout still empty was declared but never read from this module.
+  if (want.stride != 0 && !sameBytes(want, *res.elementStruct))
+    out.push_back({label + ": expected struct elements laid out as " +
+                   describeStructLayout(want) + ", found " +
+                   describeStructLayout(*res.elementStruct)});
+}
+
 /// Compares the element of storage buffer |res| with binding |i|; adds an
 /// error to |out| or a note to |notes|.
 void checkElementType(const SpirvResource &res, const KernelAbi &abi, size_t i,
                       std::vector<AbiMismatch> &out,
                       std::vector<AbiMismatch> *notes) {
+  if (abi.bindings[i].structLayout)
+    return checkStructElement(res, abi, i, out);
+  if (res.elementStruct && notes)
+    // The bytes under the kernel's own struct (ggml's quantized blocks
+    // over a u8 buffer): legal, but a count in scalars is easy to get
+    // wrong, and only a struct binding is filled member by member.
+    notes->push_back({describeBinding(abi, i) + ": holds structs (" +
+                      describeStructLayout(*res.elementStruct) + ") read as " +
+                      toString(abi.bindings[i].elementType) +
+                      " elements; its element count counts " +
+                      toString(abi.bindings[i].elementType) +
+                      " values (a standalone kernel may declare it "
+                      "`type = \"struct\"` to count structs and have them "
+                      "filled member by member)"});
   if (res.elementType.size() < 2)
     return; // arrays of structs, blocks of scalars: nothing to compare
   ElementType want = abi.bindings[i].elementType;
@@ -513,11 +575,107 @@ void checkPushConstantMember(const SpirvBlockLayout &pc, const KernelAbi &abi,
                    toString(type) + ", found " + found});
 }
 
+/// One scalar of a push-constant block whose arrays and structs are
+/// flattened: "coeffs[2]" at offset 8, "inner.id" at 16.
+struct PushScalar {
+  std::string name;
+  uint32_t offset = 0;
+  ElementType type = ElementType::F32;
+  uint32_t components = 1;
+};
+
+/// The scalars of |pc|'s leaves, every array entry on its own.
+std::vector<PushScalar> pushScalars(const SpirvBlockLayout &pc) {
+  std::vector<PushScalar> out;
+  for (const StructMember &m : pc.leaves)
+    for (uint32_t k = 0; k < m.count; ++k)
+      out.push_back(
+          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]",
+           m.offset + k * m.arrayStride, m.type, m.components});
+  return out;
+}
+
+bool hasAggregateMembers(const SpirvBlockLayout &pc) {
+  return std::any_of(pc.memberShapes.begin(), pc.memberShapes.end(),
+                     [](const std::string &shape) {
+                       return shape == "an array" || shape == "a struct";
+                     });
+}
+
+/// The mismatch of scalar |found| with constant |i| (laid out at |slot|):
+/// its name (an array entry or struct member is matched by name, which is
+/// what keeps a program dispatch's scalars out), offset or kind; empty
+/// when it fits.
+std::string pushScalarMismatch(const PushScalar &found, const KernelAbi &abi,
+                               size_t i, const ParamSlot &slot) {
+  ScalarType type = abi.constants[i].type;
+  std::string label =
+      describeConstant(abi, i) + " (push constant `" + found.name + "`): ";
+  if (abi.constants[i].name != found.name)
+    return label +
+           "the block's arrays and structs are matched to the constants by "
+           "name, and this constant is not named `" +
+           found.name +
+           "`; a program dispatch's constants are its export's scalars, "
+           "which an array or struct member cannot take, so such a block is "
+           "for a standalone kernel ([bench]) that declares its flattened "
+           "constants (`{ name = \"coeffs\", type = \"f32\", count = 4 }`, "
+           "`inner.id`)";
+  if (found.components != 1)
+    return label + "a vector; declare its components as scalars";
+  bool floatFound = found.type == ElementType::F16 ||
+                    found.type == ElementType::F32 ||
+                    found.type == ElementType::F64;
+  if (floatFound != isFloat(type) || byteSize(found.type) != slot.size ||
+      found.offset != slot.offset)
+    return label + "expected offset " + std::to_string(slot.offset) + ", " +
+           std::to_string(slot.size) + " bytes " + toString(type) +
+           " (natural alignment), found offset " +
+           std::to_string(found.offset) + ", " +
+           std::to_string(byteSize(found.type)) + " bytes " +
+           toString(found.type);
+  return "";
+}
+
+/// A push-constant block with array or struct members (`float coeffs[4];
+/// Params inner;`) against the ABI's constants, one flattened scalar each.
+void checkAggregatePushConstants(const SpirvBlockLayout &pc,
+                                 const KernelAbi &abi,
+                                 const std::vector<ParamSlot> &layout,
+                                 std::vector<AbiMismatch> &out) {
+  if (!pc.leavesError.empty()) {
+    out.push_back({"push constants: the block cannot be laid out as "
+                   "scalars: " +
+                   pc.leavesError});
+    return;
+  }
+  std::vector<PushScalar> scalars = pushScalars(pc);
+  std::string names;
+  for (const PushScalar &p : scalars)
+    names += (names.empty() ? "" : ", ") + p.name;
+  if (scalars.size() != layout.size()) {
+    out.push_back({"push constants: expected " + std::to_string(layout.size()) +
+                   " scalars, found " + std::to_string(scalars.size()) +
+                   " once the block's arrays and structs are flattened (" +
+                   names + ")"});
+    return;
+  }
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    std::string wrong = pushScalarMismatch(scalars[i], abi, i, layout[i]);
+    if (!wrong.empty()) {
+      out.push_back({wrong});
+      return; // the rest would only repeat it
+    }
+  }
+}
+
 // The ABI's constants against a push-constant block the module declares.
 void checkPushConstantBlock(const SpirvBlockLayout &pc, const KernelAbi &abi,
                             const std::vector<ParamSlot> &layout,
                             std::vector<AbiMismatch> &out,
                             std::vector<AbiMismatch> *notes) {
+  if (hasAggregateMembers(pc))
+    return checkAggregatePushConstants(pc, abi, layout, out);
   if (pc.memberOffsets.size() != layout.size())
     out.push_back({"push constants: expected " + std::to_string(layout.size()) +
                    " members, found " +
@@ -783,6 +941,19 @@ std::optional<UniformConstants> uniformConstantsOf(const SpirvModule &spirv) {
     return std::nullopt;
   const SpirvBlockLayout &block = *blocks[0]->uniformBlock;
   return UniformConstants{blocks[0]->binding, block.memberOffsets, block.size};
+}
+
+void setStructLayouts(const SpirvModule &spirv, KernelAbi &abi) {
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    if (!abi.bindings[i].structLayout)
+      continue;
+    for (const SpirvResource &r : spirv.resources)
+      if (r.set == 0 && r.binding == i && r.elementStruct &&
+          r.kind == SpirvResource::Kind::StorageBuffer) {
+        abi.bindings[i].structLayout = *r.elementStruct;
+        break;
+      }
+  }
 }
 
 std::string formatMismatches(const std::vector<AbiMismatch> &mismatches) {

@@ -80,6 +80,12 @@ std::vector<AbiMismatch> checkPtxAbi(const PtxModule &ptx,
 /// fit but deserve a word (signedness: `int` for a u32) go to |notes| when
 /// given.
 ///
+/// A struct binding (Binding::structLayout) must hold an array of structs
+/// with exactly that layout (stride, member offsets, types, names aside);
+/// a struct element where |abi| declares a scalar type is a mismatch that
+/// describes the struct and says why only a standalone kernel can take it
+/// (a program dispatch's bindings are arrays of scalars).
+///
 /// Constants come in a push-constant block, or, when |abi| has
 /// uniformConstants, in one uniform block of scalars (std140): set 0, a
 /// binding after the storage buffers, one scalar member per constant in
@@ -98,6 +104,15 @@ checkSpirvAbi(const SpirvModule &spirv, const KernelAbi &abi,
 /// a variant of a SPIR-V kernel sets its ABI's uniformConstants from this
 /// before checkSpirvAbi: the block is the kernel's choice, not kernel.toml's.
 std::optional<UniformConstants> uniformConstantsOf(const SpirvModule &spirv);
+
+/// Sets the layout of every struct binding of |abi| (Binding::structLayout
+/// engaged, as kernel.toml `type = "struct"` declares it) to the struct
+/// element |spirv| declares at set 0 binding i, the kernel's own layout;
+/// a binding whose storage buffer holds no struct keeps its declared empty
+/// layout, which checkSpirvAbi then refuses saying what it found. Whoever
+/// checks a SPIR-V kernel with struct bindings calls it before
+/// checkSpirvAbi, as uniformConstantsOf for its constants.
+void setStructLayouts(const SpirvModule &spirv, KernelAbi &abi);
 
 /// Joins mismatches one per line, for Status messages.
 std::string formatMismatches(const std::vector<AbiMismatch> &mismatches);

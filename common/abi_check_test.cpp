@@ -699,6 +699,138 @@ TEST(SpirvAbi, SignednessDifferencesAreNotes) {
                "0, 4 bytes i32"});
 }
 
+/// The ABI of struct_elements.comp's bindings: Particle and Body structs
+/// (declared `type = "struct"`, layout not read yet) and a u32 flag array.
+KernelAbi structAbi() {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"particles", ElementType::U8, Access::ReadWrite},
+                  {"bodies", ElementType::U8, Access::ReadOnly},
+                  {"flags", ElementType::U32, Access::ReadWrite}};
+  abi.bindings[0].structLayout = StructLayout{};
+  abi.bindings[1].structLayout = StructLayout{};
+  abi.workgroupSize = {64, 1, 1};
+  return abi;
+}
+
+/// The mismatches about bindings (the fixture's push constants are the
+/// subject of other tests).
+Messages bindingMessages(const std::vector<AbiMismatch> &ms) {
+  Messages out;
+  for (const std::string &m : messages(ms))
+    if (m.rfind("binding", 0) == 0)
+      out.push_back(m);
+  return out;
+}
+
+TEST(SpirvAbi, StructBindingsTakeTheirLayoutFromTheModule) {
+  SpirvModule spirv = spirvFixture("struct_elements_vk12.spv");
+  KernelAbi abi = structAbi();
+  // Declared but not read yet: any array of structs fits.
+  EXPECT_EQ(bindingMessages(checkSpirvAbi(spirv, abi)), Messages{});
+  setStructLayouts(spirv, abi);
+  ASSERT_TRUE(abi.bindings[0].structLayout);
+  EXPECT_EQ(abi.bindings[0].structLayout->stride, 32u);
+  EXPECT_EQ(abi.bindings[1].structLayout->stride, 40u);
+  EXPECT_FALSE(abi.bindings[2].structLayout); // a u32 binding stays one
+  EXPECT_EQ(bindingMessages(checkSpirvAbi(spirv, abi)), Messages{});
+  EXPECT_EQ(elementByteSize(abi.bindings[0]), 32u);
+  EXPECT_EQ(formatSignature(abi),
+            "main(particles: struct Particle readwrite, bodies: struct Body "
+            "readonly, flags: u32 readwrite)");
+}
+
+TEST(SpirvAbi, ARecordedStructLayoutMustMatchTheModule) {
+  SpirvModule spirv = spirvFixture("struct_elements_vk12.spv");
+  KernelAbi abi = structAbi();
+  setStructLayouts(spirv, abi);
+  // What a module built from another version of the shader would record.
+  abi.bindings[0].structLayout->stride = 48;
+  abi.bindings[0].structLayout->members[2].offset = 32;
+  EXPECT_EQ(bindingMessages(checkSpirvAbi(spirv, abi)),
+            (Messages{"binding 0 (`particles`): expected struct elements "
+                      "laid out as Particle, 48 bytes: pos vec2 at 0, vel "
+                      "vec2 at 8, gradientPos vec4 at 32, found Particle, 32 "
+                      "bytes: pos vec2 at 0, vel vec2 at 8, gradientPos vec4 "
+                      "at 16"}));
+}
+
+TEST(SpirvAbi, AStructDeclaredWhereTheShaderHasScalarsIsRefused) {
+  KernelAbi abi = saxpyAbi({64, 1, 1});
+  abi.bindings[1].structLayout = StructLayout{};
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("saxpy_vk11.spv"), abi)),
+            (Messages{"binding 1 (`y`): declared type = \"struct\", found an "
+                      "array of f32 (declare the buffer's last member an "
+                      "array of structs, `Particle particles[]`, or the "
+                      "binding's scalar type)"}));
+}
+
+TEST(SpirvAbi, StructsReadAsScalarsAreANoteThatNamesTheLayout) {
+  SpirvModule spirv = spirvFixture("struct_elements_vk12.spv");
+  KernelAbi abi = structAbi();
+  abi.bindings[0].structLayout.reset(); // bytes, as ggml reads its blocks
+  std::vector<AbiMismatch> notes;
+  EXPECT_EQ(bindingMessages(checkSpirvAbi(spirv, abi, &notes)), Messages{});
+  ASSERT_EQ(notes.size(), 2u); // flags (a struct of a uint) says so too
+  EXPECT_EQ(
+      messages(notes)[0],
+      (std::string{"binding 0 (`particles`): holds structs (Particle, 32 "
+                   "bytes: pos vec2 at 0, vel vec2 at 8, gradientPos vec4 "
+                   "at 16) read as u8 elements; its element count counts "
+                   "u8 values (a standalone kernel may declare it `type = "
+                   "\"struct\"` to count structs and have them filled "
+                   "member by member)"}));
+}
+
+/// struct_elements.comp's push constants flattened, as a standalone
+/// kernel.toml declares them (`count = 4`, dotted names).
+std::vector<Constant> flattenedConstants() {
+  return {{"coeffs[0]", ScalarType::F32}, {"coeffs[1]", ScalarType::F32},
+          {"coeffs[2]", ScalarType::F32}, {"coeffs[3]", ScalarType::F32},
+          {"inner.id", ScalarType::U32},  {"inner.weight", ScalarType::F32},
+          {"n", ScalarType::U32}};
+}
+
+TEST(SpirvAbi, PushConstantArraysAndStructsFitTheirFlattenedConstants) {
+  SpirvModule spirv = spirvFixture("struct_elements_vk12.spv");
+  KernelAbi abi = structAbi();
+  abi.constants = flattenedConstants();
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)), Messages{});
+  // A kind or an offset off is named at its scalar.
+  abi.constants[4].type = ScalarType::F32;
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            (Messages{"constant 4 (`inner.id`) (push constant `inner.id`): "
+                      "expected offset 16, 4 bytes f32 (natural alignment), "
+                      "found offset 16, 4 bytes u32"}));
+  abi.constants = flattenedConstants();
+  abi.constants.pop_back();
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            (Messages{"push constants: expected 6 scalars, found 7 once the "
+                      "block's arrays and structs are flattened (coeffs[0], "
+                      "coeffs[1], coeffs[2], coeffs[3], inner.id, "
+                      "inner.weight, n)"}));
+}
+
+TEST(SpirvAbi, PushConstantArraysCannotTakeADispatchsScalars) {
+  SpirvModule spirv = spirvFixture("struct_elements_vk12.spv");
+  KernelAbi abi = structAbi();
+  // What a program dispatch's export passes: scalars of its own names.
+  abi.constants = flattenedConstants();
+  for (size_t i = 0; i < abi.constants.size(); ++i)
+    abi.constants[i].name = "c" + std::to_string(i);
+  EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
+            (Messages{"constant 0 (`c0`) (push constant `coeffs[0]`): the "
+                      "block's arrays and structs are matched to the "
+                      "constants by name, and this constant is not named "
+                      "`coeffs[0]`; a program dispatch's constants are its "
+                      "export's "
+                      "scalars, which an array or struct member cannot take, "
+                      "so such a block is for a standalone kernel ([bench]) "
+                      "that declares its flattened constants (`{ name = "
+                      "\"coeffs\", type = \"f32\", count = 4 }`, "
+                      "`inner.id`)"}));
+}
+
 TEST(AbiCheck, FormatMismatchesOnePerLine) {
   EXPECT_EQ(formatMismatches({}), "");
   EXPECT_EQ(formatMismatches({{"a"}, {"b"}}), "a\nb");

@@ -210,6 +210,102 @@ workgroupCountFor(const KernelAbi &abi,
   return count;
 }
 
+std::string structMemberTypeName(const StructMember &member) {
+  // GLSL's spelling, which is how the kernel author wrote the struct.
+  const char *scalar = "?";
+  const char *vector = "?";
+  switch (member.type) {
+  case ElementType::F32:
+    scalar = "float", vector = "vec";
+    break;
+  case ElementType::F64:
+    scalar = "double", vector = "dvec";
+    break;
+  case ElementType::I32:
+    scalar = "int", vector = "ivec";
+    break;
+  case ElementType::U32:
+    scalar = "uint", vector = "uvec";
+    break;
+  case ElementType::F16:
+    scalar = "float16_t", vector = "f16vec";
+    break;
+  case ElementType::I64:
+    scalar = "int64_t", vector = "i64vec";
+    break;
+  case ElementType::U64:
+    scalar = "uint64_t", vector = "u64vec";
+    break;
+  case ElementType::I16:
+    scalar = "int16_t", vector = "i16vec";
+    break;
+  case ElementType::U16:
+    scalar = "uint16_t", vector = "u16vec";
+    break;
+  case ElementType::I8:
+    scalar = "int8_t", vector = "i8vec";
+    break;
+  case ElementType::U8:
+    scalar = "uint8_t", vector = "u8vec";
+    break;
+  case ElementType::BF16:
+    scalar = "bfloat16_t", vector = "bf16vec";
+    break;
+  }
+  std::string text = member.components == 1
+                         ? std::string(scalar)
+                         : vector + std::to_string(member.components);
+  if (member.count != 1)
+    text += "[" + std::to_string(member.count) + "]";
+  return text;
+}
+
+std::string describeStructLayout(const StructLayout &layout) {
+  std::string text = (layout.name.empty() ? "a struct" : layout.name) + ", " +
+                     std::to_string(layout.stride) + " bytes:";
+  for (size_t i = 0; i < layout.members.size(); ++i) {
+    const StructMember &m = layout.members[i];
+    text += (i ? ", " : " ") +
+            (m.name.empty() ? "member " + std::to_string(i) : m.name) + " " +
+            structMemberTypeName(m) + " at " + std::to_string(m.offset);
+  }
+  if (layout.members.empty())
+    text += " no members";
+  return text;
+}
+
+uint32_t elementByteSize(const Binding &binding) {
+  return binding.structLayout ? binding.structLayout->stride
+                              : byteSize(binding.elementType);
+}
+
+std::string checkStructLayout(const StructLayout &layout) {
+  // Large enough for any struct a shader declares, small enough that a
+  // hostile module cannot make the fill loop's arithmetic overflow.
+  constexpr uint32_t kMaxStride = 1u << 20;
+  if (layout.stride == 0 || layout.stride > kMaxStride)
+    return "stride " + std::to_string(layout.stride) +
+           " bytes is not between 1 and " + std::to_string(kMaxStride);
+  for (size_t i = 0; i < layout.members.size(); ++i) {
+    const StructMember &m = layout.members[i];
+    std::string which = "member " + std::to_string(i) +
+                        (m.name.empty() ? "" : " (`" + m.name + "`)");
+    uint64_t entry = uint64_t{byteSize(m.type)} * m.components;
+    if (m.components < 1 || m.components > 4)
+      return which + " has " + std::to_string(m.components) +
+             " components; a vector has 1 to 4";
+    if (m.count < 1 || (m.count > 1 && m.arrayStride < entry))
+      return which + " is an array of " + std::to_string(m.count) +
+             " entries " + std::to_string(m.arrayStride) +
+             " bytes apart, each " + std::to_string(entry) + " bytes";
+    uint64_t end = m.offset + uint64_t{m.count - 1} * m.arrayStride + entry;
+    if (end > layout.stride)
+      return which + " ends at byte " + std::to_string(end) +
+             ", past the stride of " + std::to_string(layout.stride) + " bytes";
+  }
+  return "";
+}
+
 std::string describeBinding(const KernelAbi &abi, size_t index) {
   std::string s = "binding " + std::to_string(index);
   if (index < abi.bindings.size() && !abi.bindings[index].name.empty())
@@ -233,8 +329,13 @@ std::string formatSignature(const KernelAbi &abi) {
   std::string text = abi.entry + "(";
   for (size_t i = 0; i < abi.bindings.size(); ++i) {
     const Binding &b = abi.bindings[i];
-    text += (i ? ", " : "") + (b.name.empty() ? "" : b.name + ": ") +
-            toString(b.elementType) + " " + toString(b.access);
+    std::string type = b.structLayout
+                           ? "struct" + (b.structLayout->name.empty()
+                                             ? std::string()
+                                             : " " + b.structLayout->name)
+                           : std::string(toString(b.elementType));
+    text += (i ? ", " : "") + (b.name.empty() ? "" : b.name + ": ") + type +
+            " " + toString(b.access);
   }
   if (!abi.constants.empty() && !abi.bindings.empty())
     text += "; ";

@@ -6,7 +6,8 @@
 //
 //  * Bindings: ordered storage buffers with an element type and an access.
 //    CUDA: the first kernel parameters, one 64-bit pointer each.
-//    Vulkan: descriptor set 0, binding i, storage buffer.
+//    Vulkan: descriptor set 0, binding i, storage buffer. A standalone
+//    Vulkan kernel's element may be a struct, laid out as its SPIR-V says.
 //  * Constants: ordered scalars after the bindings; 32-bit (i32/u32/f32, as in
 //    IREE) and 64-bit (i64/u64/f64) naturally aligned.
 //    CUDA: the next kernel parameters. Vulkan: one push-constant block, or
@@ -68,10 +69,53 @@ const char *validAccesses();
 uint32_t byteSize(ElementType type);
 uint32_t byteSize(ScalarType type);
 
+/// One member of a struct element of a binding (GLSL `struct Particle {
+/// vec2 pos; vec2 vel; }` in `buffer Pos { Particle particles[]; }`): a
+/// scalar, a vector, or an array of them. A nested struct is flattened into
+/// its members ("inner.mass"), a matrix into its columns (an array of
+/// vectors with the MatrixStride as |arrayStride|), so the leaves are all a
+/// benchmark fills and compares.
+struct StructMember {
+  std::string name; // "pos", "inner.mass"; "" when the module names none
+  ElementType type = ElementType::F32; // of each component
+  uint32_t offset = 0;                 // bytes from the element's start
+  uint32_t components = 1;             // vector width: vec4 is 4
+  uint32_t count = 1;                  // array length; 1: not an array
+  uint32_t arrayStride = 0; // bytes between array entries (count > 1)
+  bool operator==(const StructMember &other) const {
+    return name == other.name && type == other.type && offset == other.offset &&
+           components == other.components && count == other.count &&
+           arrayStride == other.arrayStride;
+  }
+  bool operator!=(const StructMember &other) const { return !(*this == other); }
+};
+
+/// The byte layout of a struct element, as its SPIR-V declares it: the
+/// array's ArrayStride and each member's Offset decoration. The kernel's
+/// own (GLSL std430/std140 rules, explicit offsets), so it is read from the
+/// module, never written by hand.
+struct StructLayout {
+  std::string name;    // the struct's type name ("Particle"), or ""
+  uint32_t stride = 0; // bytes per element, padding included
+  std::vector<StructMember> members; // in offset order
+  bool operator==(const StructLayout &other) const {
+    return name == other.name && stride == other.stride &&
+           members == other.members;
+  }
+  bool operator!=(const StructLayout &other) const { return !(*this == other); }
+};
+
 struct Binding {
   std::string name; // Optional; used in messages ("binding 1 (`y`)").
   ElementType elementType = ElementType::F32;
   Access access = Access::ReadWrite;
+  /// Set when each element is a struct (kernel.toml `type = "struct"`):
+  /// the buffer is then bytes (|elementType| U8) holding count x stride of
+  /// them. Declared with stride 0 and no members until the layout is read
+  /// from the kernel's SPIR-V (setStructLayouts in common/abi_check.h).
+  /// Vulkan and standalone kernels only: a program dispatch's bindings are
+  /// arrays of scalars.
+  std::optional<StructLayout> structLayout;
 };
 
 struct Constant {
@@ -193,6 +237,26 @@ std::vector<uint8_t> packUniformConstants(const KernelAbi &abi,
 /// for listings and messages; empty when |abi| takes push constants.
 std::string describeUniformConstants(const KernelAbi &abi);
 
+/// GLSL's name of |member|'s type: "float", "vec2", "uint", "ivec4",
+/// "float16_t", "f16vec2", ...; an array adds its length ("vec4[3]").
+std::string structMemberTypeName(const StructMember &member);
+
+/// "Particle, 32 bytes: pos vec2 at 0, vel vec2 at 8, gradientPos vec4 at
+/// 16" for listings and messages.
+std::string describeStructLayout(const StructLayout &layout);
+
+/// The bytes of one element of |binding|: its struct's stride, else the
+/// size of its element type.
+uint32_t elementByteSize(const Binding &binding);
+
+/// Empty when |layout| can be filled and compared member by member: a
+/// stride of 1 byte to 1 MiB, and every member's components (1 to 4),
+/// count (at least 1, stride between entries no smaller than an entry)
+/// and last byte inside the stride; else what is wrong ("member 2
+/// (`vel`) ends at byte 40, past the stride of 32 bytes"). A module's
+/// layout is untrusted input to the runtime.
+std::string checkStructLayout(const StructLayout &layout);
+
 /// "binding 1 (`y`)" / "constant 0 (`n`)" for messages.
 std::string describeBinding(const KernelAbi &abi, size_t index);
 std::string describeConstant(const KernelAbi &abi, size_t index);
@@ -200,7 +264,8 @@ std::string describeConstant(const KernelAbi &abi, size_t index);
 std::string describeSlot(const KernelAbi &abi, size_t slot);
 
 /// "saxpy(x: f32 readonly, y: f32 readwrite; a: f32, n: u32)": the entry,
-/// its bindings, then its constants, for listings and messages.
+/// its bindings (a struct one as "p: struct Particle readwrite"), then its
+/// constants, for listings and messages.
 std::string formatSignature(const KernelAbi &abi);
 
 } // namespace kb

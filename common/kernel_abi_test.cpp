@@ -186,5 +186,42 @@ TEST(KernelAbi, WorkgroupCountForDeclaredWorkloadPerWorkgroup) {
   EXPECT_EQ(workgroupCountFor(abi, {uint64_t(1) << 33, 1, 1}), std::nullopt);
 }
 
+TEST(StructLayout, CheckRefusesMembersOutsideTheStride) {
+  StructLayout layout{"Particle",
+                      32,
+                      {{"pos", ElementType::F32, 0, 2, 1, 0},
+                       {"vel", ElementType::F32, 8, 2, 1, 0}}};
+  EXPECT_EQ(checkStructLayout(layout), "");
+  layout.members[1].offset = 28;
+  EXPECT_EQ(checkStructLayout(layout),
+            "member 1 (`vel`) ends at byte 36, past the stride of 32 bytes");
+  layout.members[1] = {"taps", ElementType::I32, 0, 1, 3, 2};
+  EXPECT_EQ(checkStructLayout(layout),
+            "member 1 (`taps`) is an array of 3 entries 2 bytes apart, each 4 "
+            "bytes");
+  layout.members[1] = {"v", ElementType::F32, 0, 5, 1, 0};
+  EXPECT_EQ(checkStructLayout(layout),
+            "member 1 (`v`) has 5 components; a vector has 1 to 4");
+  layout.stride = 0;
+  EXPECT_EQ(checkStructLayout(layout),
+            "stride 0 bytes is not between 1 and 1048576");
+}
+
+TEST(StructLayout, DescribedInGlslTerms) {
+  StructLayout layout{"Body",
+                      40,
+                      {{"mass", ElementType::F32, 0, 1, 1, 0},
+                       {"inner.id", ElementType::U32, 4, 1, 1, 0},
+                       {"taps", ElementType::I32, 12, 1, 3, 4},
+                       {"basis", ElementType::F32, 24, 2, 2, 8}}};
+  EXPECT_EQ(describeStructLayout(layout),
+            "Body, 40 bytes: mass float at 0, inner.id uint at 4, taps int[3] "
+            "at 12, basis vec2[2] at 24");
+  Binding binding{"bodies", ElementType::U8, Access::ReadOnly, layout};
+  EXPECT_EQ(elementByteSize(binding), 40u);
+  binding.structLayout.reset();
+  EXPECT_EQ(elementByteSize(binding), 1u);
+}
+
 } // namespace
 } // namespace kb

@@ -812,6 +812,157 @@ private:
       return;
     res.elementType = scalarName(*element);
     res.elementVectorSize = res.elementType.empty() ? 0 : vectorSize;
+    if (element->opcode == OpTypeStruct) {
+      auto layout = structElement(block->operands.back(), last->operands[0]);
+      if (layout.ok())
+        res.elementStruct = std::move(*layout);
+      else
+        res.elementStructError = layout.status().message();
+    }
+  }
+
+  /// A bound on what one struct element may expand to: garbage could make
+  /// a small module describe millions of members.
+  static constexpr size_t kMaxMembers = 1024;
+
+  /// The layout of the struct |structId|, the element of the array type
+  /// |arrayId| that ends a storage block: its ArrayStride and its members
+  /// flattened (flattenMember).
+  StatusOr<StructLayout> structElement(uint32_t arrayId,
+                                       uint32_t structId) const {
+    auto dec = decorations_.find(arrayId);
+    if (dec == decorations_.end() || !dec->second.arrayStride)
+      return invalidArgument("the array of structs " + idRef(arrayId) +
+                             " has no ArrayStride decoration");
+    StructLayout layout;
+    layout.name = variableName(structId);
+    layout.stride = *dec->second.arrayStride;
+    KB_RETURN_IF_ERROR(flattenStruct(structId, 0, "", 0, layout));
+    std::stable_sort(layout.members.begin(), layout.members.end(),
+                     [](const StructMember &a, const StructMember &b) {
+                       return a.offset < b.offset;
+                     });
+    std::string wrong = checkStructLayout(layout);
+    if (!wrong.empty())
+      return invalidArgument(
+          "struct " + (layout.name.empty() ? idRef(structId) : layout.name) +
+          ": " + wrong);
+    return layout;
+  }
+
+  /// Appends the members of struct |structId| at byte |base| to |layout|,
+  /// each named |prefix| + its OpMemberName.
+  Status flattenStruct(uint32_t structId, uint64_t base,
+                       const std::string &prefix, int depth,
+                       StructLayout &layout) const {
+    const TypeDef *t = type(structId);
+    if (!t || t->opcode != OpTypeStruct)
+      return invalidArgument(idRef(structId) + " is not a struct");
+    if (depth > kMaxTypeDepth)
+      return invalidArgument("struct " + idRef(structId) +
+                             " is nested too deeply");
+    for (uint32_t m = 0; m < t->operands.size(); ++m) {
+      std::string name = memberName(structId, m);
+      if (name.empty())
+        name = std::to_string(m);
+      const MemberDecorations *md = memberDecoration(structId, m);
+      if (!md || !md->offset)
+        return invalidArgument("member `" + prefix + name + "` of struct " +
+                               idRef(structId) + " has no Offset decoration");
+      KB_RETURN_IF_ERROR(flattenMember(t->operands[m], md, base + *md->offset,
+                                       prefix + name, depth + 1, layout));
+    }
+    return okStatus();
+  }
+
+  /// Appends the member |name| of type |typeId| at byte |offset|: a scalar
+  /// or vector as itself, an array of them with its ArrayStride, a matrix
+  /// as its columns (MatrixStride apart), a struct as its members.
+  Status flattenMember(uint32_t typeId, const MemberDecorations *md,
+                       uint64_t offset, const std::string &name, int depth,
+                       StructLayout &layout) const {
+    if (layout.members.size() >= kMaxMembers || offset > UINT32_MAX)
+      return invalidArgument("member `" + name + "` is past " +
+                             std::to_string(kMaxMembers) + " members or 4 GiB");
+    const TypeDef *t = type(typeId);
+    if (t && t->opcode == OpTypeStruct)
+      return flattenStruct(typeId, offset, name + ".", depth, layout);
+    StructMember member;
+    member.name = name;
+    member.offset = static_cast<uint32_t>(offset);
+    uint32_t leafId = typeId;
+    if (t && t->opcode == OpTypeArray) {
+      KB_RETURN_IF_ERROR(arrayMember(typeId, *t, name, member));
+      leafId = t->operands[0];
+      const TypeDef *entry = type(leafId);
+      if (entry && entry->opcode == OpTypeStruct)
+        return flattenStructArray(leafId, member, depth, layout);
+    } else if (t && t->opcode == OpTypeMatrix) {
+      // Its columns are its vectors; a row-major one would need a
+      // transposed walk the fill and compare do not make.
+      if (!md || !md->matrixStride || md->rowMajor)
+        return invalidArgument("matrix member `" + name +
+                               "` is not column-major with a MatrixStride; "
+                               "declare it column_major");
+      member.count = t->operands[1];
+      member.arrayStride = *md->matrixStride;
+      leafId = t->operands[0];
+    }
+    KB_RETURN_IF_ERROR(leafMember(leafId, name, member));
+    layout.members.push_back(std::move(member));
+    return okStatus();
+  }
+
+  /// The length and ArrayStride of the array member |name| into |member|.
+  Status arrayMember(uint32_t typeId, const TypeDef &t, const std::string &name,
+                     StructMember &member) const {
+    std::optional<uint32_t> specId;
+    KB_RETURN_IF_ERROR(scalarConstant(
+        t.operands[1], "the length of array member `" + name + "`",
+        member.count, specId));
+    auto dec = decorations_.find(typeId);
+    if (dec == decorations_.end() || !dec->second.arrayStride)
+      return invalidArgument("array member `" + name +
+                             "` has no ArrayStride decoration");
+    member.arrayStride = *dec->second.arrayStride;
+    return okStatus();
+  }
+
+  /// An array of |array.count| structs |structId|: each entry's members,
+  /// named "name[k].member".
+  Status flattenStructArray(uint32_t structId, const StructMember &array,
+                            int depth, StructLayout &layout) const {
+    if (array.count > kMaxMembers)
+      return invalidArgument("member `" + array.name + "` is an array of " +
+                             std::to_string(array.count) + " structs");
+    for (uint32_t k = 0; k < array.count; ++k)
+      KB_RETURN_IF_ERROR(flattenStruct(
+          structId, array.offset + uint64_t{k} * array.arrayStride,
+          array.name + "[" + std::to_string(k) + "].", depth, layout));
+    return okStatus();
+  }
+
+  /// The scalar or vector |typeId| of member |name| into |member|'s type
+  /// and components; anything else (bool, a nested array, a pointer) has
+  /// no byte layout a benchmark can fill.
+  Status leafMember(uint32_t typeId, const std::string &name,
+                    StructMember &member) const {
+    const TypeDef *t = type(typeId);
+    if (t && t->opcode == OpTypeVector && t->operands.size() >= 2) {
+      member.components = t->operands[1];
+      t = type(t->operands[0]);
+    }
+    std::optional<ElementType> scalar;
+    if (t)
+      scalar = parseElementType(scalarName(*t));
+    if (!scalar)
+      return invalidArgument(
+          "member `" + name + "` is " +
+          (t ? std::string(opName(t->opcode)) : "an undefined type") +
+          "; a struct element's members must be numbers, vectors, arrays "
+          "of them or structs");
+    member.type = *scalar;
+    return okStatus();
   }
 
   Status workgroupMemory(uint32_t pointee, SpirvModule &module) {
@@ -997,6 +1148,12 @@ private:
       layout.memberNames.push_back(memberName(structId, m));
     }
     layout.size = static_cast<uint32_t>(size);
+    StructLayout leaves;
+    Status flattened = flattenStruct(structId, 0, "", 0, leaves);
+    if (flattened.ok())
+      layout.leaves = std::move(leaves.members);
+    else
+      layout.leavesError = flattened.message();
     return layout;
   }
 

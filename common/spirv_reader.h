@@ -4,7 +4,8 @@
 // the runtime need: entry points and execution models, the workgroup size
 // (LocalSize, LocalSizeId and the WorkgroupSize builtin, which overrides
 // both), descriptor set/binding of every resource with its storage class and
-// NonWritable, the element type of every storage buffer's array, the
+// NonWritable, the element type of every storage buffer's array (the
+// byte layout of a struct element), the
 // members of the push-constant block and of each uniform block (offsets,
 // sizes, scalar types), and the static workgroup
 // (shared) memory the module declares, and its specialization constants.
@@ -14,6 +15,7 @@
 #ifndef KB_COMMON_SPIRV_READER_H_
 #define KB_COMMON_SPIRV_READER_H_
 
+#include "common/kernel_abi.h"
 #include "common/status.h"
 
 #include <array>
@@ -52,6 +54,13 @@ struct SpirvBlockLayout {
   std::vector<std::string> memberShapes;
   /// OpMemberName of each member ("" when the module carries none).
   std::vector<std::string> memberNames;
+  /// The members flattened as a struct element's are (StructLayout's
+  /// members: nested structs as "inner.mass", arrays with their stride),
+  /// offsets from the block's start: what a block with array or struct
+  /// members holds. Empty, with |leavesError| saying why, when a member
+  /// has no such layout.
+  std::vector<StructMember> leaves;
+  std::string leavesError;
 };
 
 struct SpirvResource {
@@ -75,6 +84,14 @@ struct SpirvResource {
   /// Empty for anything else (arrays of structs, blocks of scalars).
   std::string elementType;
   uint32_t elementVectorSize = 0;
+  /// Storage buffers whose block ends in an array of structs (`Particle
+  /// particles[]`): the struct's layout (the array's ArrayStride, each
+  /// member's Offset, nested structs and matrices flattened). When it
+  /// cannot be laid out (no ArrayStride, a member without an Offset, a
+  /// bool or pointer member, a runtime array inside), |elementStruct| is
+  /// empty and |elementStructError| says why; the module stays readable.
+  std::optional<StructLayout> elementStruct;
+  std::string elementStructError;
   /// A uniform buffer that is one block (not an array of blocks): its
   /// members (std140 offsets from the Offset decorations). What a kernel
   /// that takes its constants from a uniform buffer declares them in.

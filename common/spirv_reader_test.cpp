@@ -200,6 +200,89 @@ TEST(SpirvReader, PushConstantAggregateSizes) {
   EXPECT_EQ(m.pushConstants->size, 48u);
 }
 
+StructMember member(const char *name, ElementType type, uint32_t offset,
+                    uint32_t components = 1, uint32_t count = 1,
+                    uint32_t arrayStride = 0) {
+  return {name, type, offset, components, count, arrayStride};
+}
+
+TEST(SpirvReader, StructElementLayoutFromArrayStrideAndOffsets) {
+  SpirvModule m = readFixture("struct_elements_vk12.spv");
+  const SpirvResource *particles = findResource(m, 0, 0);
+  ASSERT_NE(particles, nullptr);
+  ASSERT_TRUE(particles->elementStruct.has_value())
+      << particles->elementStructError;
+  EXPECT_EQ(particles->elementType, "");
+  const StructLayout &p = *particles->elementStruct;
+  EXPECT_EQ(p.name, "Particle");
+  EXPECT_EQ(p.stride, 32u);
+  EXPECT_EQ(p.members, (std::vector<StructMember>{
+                           member("pos", ElementType::F32, 0, 2),
+                           member("vel", ElementType::F32, 8, 2),
+                           member("gradientPos", ElementType::F32, 16, 4)}));
+  EXPECT_EQ(describeStructLayout(p), "Particle, 32 bytes: pos vec2 at 0, vel "
+                                     "vec2 at 8, gradientPos vec4 at 16");
+}
+
+TEST(SpirvReader, StructElementFlattensNestedStructsArraysAndMatrices) {
+  SpirvModule m = readFixture("struct_elements_vk12.spv");
+  const SpirvResource *bodies = findResource(m, 0, 1);
+  ASSERT_NE(bodies, nullptr);
+  ASSERT_TRUE(bodies->elementStruct.has_value()) << bodies->elementStructError;
+  EXPECT_TRUE(bodies->nonWritable);
+  const StructLayout &b = *bodies->elementStruct;
+  EXPECT_EQ(b.name, "Body");
+  EXPECT_EQ(b.stride, 40u);
+  // The nested struct by dotted names, the int[3] with its ArrayStride,
+  // the mat2 as two column vec2s MatrixStride apart.
+  EXPECT_EQ(b.members, (std::vector<StructMember>{
+                           member("mass", ElementType::F32, 0),
+                           member("inner.id", ElementType::U32, 4),
+                           member("inner.weight", ElementType::F32, 8),
+                           member("taps", ElementType::I32, 12, 1, 3, 4),
+                           member("basis", ElementType::F32, 24, 2, 2, 8)}));
+  EXPECT_EQ(structMemberTypeName(b.members[3]), "int[3]");
+  EXPECT_EQ(structMemberTypeName(b.members[4]), "vec2[2]");
+  // A bool member: SPIR-V stores it as a uint.
+  const SpirvResource *flags = findResource(m, 0, 2);
+  ASSERT_NE(flags, nullptr);
+  ASSERT_TRUE(flags->elementStruct.has_value());
+  EXPECT_EQ(flags->elementStruct->members,
+            (std::vector<StructMember>{member("on", ElementType::U32, 0)}));
+}
+
+TEST(SpirvReader, PushConstantBlockLeavesFlattenArraysAndStructs) {
+  SpirvModule m = readFixture("struct_elements_vk12.spv");
+  ASSERT_TRUE(m.pushConstants.has_value());
+  EXPECT_EQ(m.pushConstants->memberShapes,
+            (std::vector<std::string>{"an array", "a struct", ""}));
+  EXPECT_EQ(
+      m.pushConstants->leaves,
+      (std::vector<StructMember>{member("coeffs", ElementType::F32, 0, 1, 4, 4),
+                                 member("inner.id", ElementType::U32, 16),
+                                 member("inner.weight", ElementType::F32, 20),
+                                 member("n", ElementType::U32, 24)}));
+  EXPECT_EQ(m.pushConstants->size, 28u);
+}
+
+TEST(SpirvReader, StructElementWithoutArrayStrideIsExplainedNotFatal) {
+  std::vector<uint32_t> words =
+      toWords(fixtureBytes("struct_elements_vk12.spv"));
+  // Turn every ArrayStride decoration into a harmless one (RelaxedPrecision
+  // takes no literal, so the word after it is an ignored extra operand).
+  for (size_t i = 5; i + 2 < words.size(); ++i)
+    if ((words[i] & 0xffff) == 71 && words[i + 2] == 6)
+      words[i + 2] = 0;
+  StatusOr<SpirvModule> m = readSpirv(words.data(), words.size());
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const SpirvResource *particles = findResource(*m, 0, 0);
+  ASSERT_NE(particles, nullptr);
+  EXPECT_FALSE(particles->elementStruct.has_value());
+  EXPECT_NE(particles->elementStructError.find("has no ArrayStride"),
+            std::string::npos)
+      << particles->elementStructError;
+}
+
 TEST(SpirvReader, ByteSwappedModuleReadsTheSame) {
   std::vector<uint32_t> words = toWords(fixtureBytes("saxpy_vk11.spv"));
   for (uint32_t &w : words)
@@ -340,7 +423,8 @@ const char *const kFixtures[] = {
     "saxpy_vk10.spv",           "saxpy_vk11.spv",
     "wg_spec_vk11.spv",         "wg_spec_vk12.spv",
     "wg_spec_vk13.spv",         "push_constants_vk12.spv",
-    "push_aggregates_vk12.spv", "element_types_vk11.spv"};
+    "push_aggregates_vk12.spv", "element_types_vk11.spv",
+    "struct_elements_vk12.spv"};
 
 TEST(SpirvReader, EveryPrefixOfEveryFixtureIsHandled) {
   for (const char *name : kFixtures) {

@@ -613,6 +613,8 @@ Status Job::checkAbi(const std::map<std::string, std::string> &outputs) {
     // Constants in a uniform block instead of push constants: the kernel's
     // own choice, read from its SPIR-V.
     abi.uniformConstants = uniformConstantsOf(*spirv);
+    // Struct elements (type = "struct") likewise: laid out as it declares.
+    setStructLayouts(*spirv, abi);
     mismatches = checkSpirvAbi(*spirv, abi, &notes);
     what = "the SPIR-V module";
   }

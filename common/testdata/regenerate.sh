@@ -19,3 +19,5 @@ glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_params.comp -o unifo
 glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_aggregates.comp -o uniform_aggregates_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_two_blocks.comp -o uniform_two_blocks_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 -DWITH_PUSH uniform_two_blocks.comp -o uniform_and_push_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 struct_elements.comp -o struct_elements_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 -DOTHER_LAYOUT struct_elements.comp -o struct_elements_other_vk12.spv

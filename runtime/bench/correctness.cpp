@@ -129,23 +129,30 @@ void compareOutputs(const PreparedFunction &candidate,
     const module::Output &out = function.outputs[j];
     module::ToleranceOverride fromModule = out.tolerance();
     auto declared = settings.outputTolerances.find(out.buffer);
-    module::Tolerance tol = module::resolveTolerance(
-        reference[i].elementType,
-        {&fromModule, &settings.kernelTolerance,
-         declared == settings.outputTolerances.end() ? nullptr
-                                                     : &declared->second});
+    std::initializer_list<const module::ToleranceOverride *> layers = {
+        &fromModule, &settings.kernelTolerance,
+        declared == settings.outputTolerances.end() ? nullptr
+                                                    : &declared->second};
+    module::Tolerance tol =
+        module::resolveTolerance(reference[i].elementType, layers);
     tol.abs *= absScale(set, reference[i], result.referenceOutputs, i);
+    const std::optional<StructLayout> &layout = reference[i].structLayout;
     OutputMismatch m;
     auto shape = settings.outputShapes.find(out.buffer);
     m.map = module::MismatchMap::create(
         std::min(reference[i].bytes.size(), actual[j].bytes.size()) /
-            byteSize(reference[i].elementType),
+            (layout ? layout->stride : byteSize(reference[i].elementType)),
         shape == settings.outputShapes.end() ? std::vector<uint64_t>()
                                              : shape->second,
         &m.mapNote);
-    module::Comparison cmp = module::compareElements(
-        reference[i].elementType, reference[i].bytes, actual[j].bytes, tol,
-        settings.maxMismatches, &m.map);
+    // A struct output: each member with its own type's tolerance.
+    module::Comparison cmp =
+        layout ? module::compareStructs(*layout, reference[i].bytes,
+                                        actual[j].bytes, layers,
+                                        settings.maxMismatches, &m.map)
+               : module::compareElements(reference[i].elementType,
+                                         reference[i].bytes, actual[j].bytes,
+                                         tol, settings.maxMismatches, &m.map);
     if (cmp.ok())
       continue;
     m.inputs = inputs;
@@ -167,10 +174,14 @@ std::string describeMismatch(const OutputMismatch &m, bool expectedArrays) {
                      " element(s) (inputs " + m.inputs + ")";
   if (!m.first.empty()) {
     char buf[160];
+    const module::Mismatch &first = m.first.front();
     std::snprintf(buf, sizeof buf,
-                  "; first at index %llu: expected %.9g, got %.9g",
-                  static_cast<unsigned long long>(m.first.front().index),
-                  m.first.front().reference, m.first.front().candidate);
+                  "; first at index %llu%s: expected %.9g, "
+                  "got %.9g",
+                  static_cast<unsigned long long>(first.index),
+                  first.member.empty() ? ""
+                                       : (" (" + first.member + ")").c_str(),
+                  first.reference, first.candidate);
     text += buf;
   }
   return text;

@@ -10,7 +10,8 @@
 //   f16 abs 1e-3  rel 1e-2     bf16 abs 1e-2 rel 2e-2    integers: exact
 //
 // (float tolerances allow for FMA contraction and reassociation between a
-// handwritten kernel and the compiler's; tighten them per output.)
+// handwritten kernel and the compiler's; tighten them per output.) Outputs
+// of structs compare member by member, each with its member type's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KB_RUNTIME_MODULE_COMPARE_H_
@@ -30,6 +31,9 @@ struct Mismatch {
   uint64_t index = 0;
   double reference = 0;
   double candidate = 0;
+  /// A struct output's member ("vel[1]": component 1 of `vel`); empty for
+  /// arrays of scalars. |index| is then the struct element's.
+  std::string member;
 };
 
 struct Comparison {
@@ -47,6 +51,17 @@ Comparison compareElements(ElementType type,
                            const std::vector<uint8_t> &candidate,
                            Tolerance tolerance, size_t maxReported = 8,
                            MismatchMap *map = nullptr);
+
+/// Compares two equally sized arrays of |layout| structs member by member:
+/// each component as its member's type, within the tolerance |layers|
+/// resolve for that type (resolveTolerance), padding not compared. With
+/// |map| (of the struct count), marks each wrong struct once.
+Comparison
+compareStructs(const StructLayout &layout,
+               const std::vector<uint8_t> &reference,
+               const std::vector<uint8_t> &candidate,
+               std::initializer_list<const ToleranceOverride *> layers,
+               size_t maxReported = 8, MismatchMap *map = nullptr);
 
 } // namespace kb::module
 

@@ -440,6 +440,7 @@ StatusOr<std::vector<OutputData>> PreparedFunction::readOutputs() const {
     data.buffer = out.buffer;
     data.name = decl.name;
     data.elementType = decl.elementType;
+    data.structLayout = decl.structLayout;
     KB_ASSIGN_OR_RETURN(data.bytes, readBuffer(out.buffer));
     outputs.push_back(std::move(data));
   }

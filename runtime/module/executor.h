@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct OutputData {
   std::string name;
   ElementType elementType = ElementType::F32;
   std::vector<uint8_t> bytes;
+  /// A buffer of structs (BufferDecl::structLayout): compared member by
+  /// member (compareStructs).
+  std::optional<StructLayout> structLayout;
 };
 
 struct FunctionResult {

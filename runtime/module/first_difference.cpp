@@ -40,8 +40,12 @@ compareDispatch(hal::Device &device, PreparedFunction &reference,
     KB_ASSIGN_OR_RETURN(auto expected, reference.readBuffer(buffer));
     KB_ASSIGN_OR_RETURN(auto actual, candidate.readBuffer(buffer));
     ElementType type = function.buffers[buffer].elementType;
-    Comparison cmp = compareElements(type, expected, actual,
-                                     resolveTolerance(type, {}), maxReported);
+    const std::optional<StructLayout> &layout =
+        function.buffers[buffer].structLayout;
+    Comparison cmp =
+        layout ? compareStructs(*layout, expected, actual, {}, maxReported)
+               : compareElements(type, expected, actual,
+                                 resolveTolerance(type, {}), maxReported);
     if (!cmp.ok())
       return std::optional<DispatchDifference>(DispatchDifference{
           opIndex, op.executable, op.exportIndex, b, buffer, type, cmp});

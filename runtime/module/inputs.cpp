@@ -19,6 +19,45 @@ struct SplitMix64 {
   /// Uniform in [0, 1).
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 };
+
+/// The |i|th value of |init|'s distribution, drawing from |rng|.
+double draw(const InitSpec &init, uint64_t i, SplitMix64 &rng) {
+  const double kTwoPi = 6.283185307179586;
+  switch (init.distribution) {
+  case Distribution::Zero:
+    return 0;
+  case Distribution::Uniform:
+    return init.low + (init.high - init.low) * rng.unit();
+  case Distribution::Normal: {
+    double u1 = 1.0 - rng.unit(); // (0, 1]: log() stays finite
+    double u2 = rng.unit();
+    return init.mean +
+           init.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+  }
+  case Distribution::Range:
+    return init.start + static_cast<double>(i) * init.step;
+  }
+  return 0;
+}
+
+/// |buffer|'s struct elements member by member: every component of every
+/// member drawn in turn as the member's type (a Range counts components,
+/// so consecutive values stay distinct), the padding between them zero.
+void generateStructs(const BufferDecl &buffer, const StructLayout &layout,
+                     std::vector<uint8_t> &bytes) {
+  SplitMix64 rng{buffer.init.seed};
+  uint64_t count = bytes.size() / layout.stride, drawn = 0;
+  for (uint64_t e = 0; e < count; ++e) {
+    uint8_t *element = bytes.data() + e * layout.stride;
+    for (const StructMember &m : layout.members) {
+      uint32_t size = byteSize(m.type);
+      for (uint32_t k = 0; k < m.count; ++k)
+        for (uint32_t c = 0; c < m.components; ++c)
+          writeElement(m.type, draw(buffer.init, drawn++, rng),
+                       element + m.offset + k * m.arrayStride + c * size);
+    }
+  }
+}
 } // namespace
 
 std::vector<uint8_t> generateContents(const BufferDecl &buffer) {
@@ -26,30 +65,15 @@ std::vector<uint8_t> generateContents(const BufferDecl &buffer) {
   const InitSpec &init = buffer.init;
   if (init.distribution == Distribution::Zero)
     return bytes;
+  if (buffer.structLayout && buffer.structLayout->stride) {
+    generateStructs(buffer, *buffer.structLayout, bytes);
+    return bytes;
+  }
   uint32_t size = byteSize(buffer.elementType);
   SplitMix64 rng{init.seed};
-  const double kTwoPi = 6.283185307179586;
-  for (uint64_t i = 0; i < buffer.elementCount; ++i) {
-    double v = 0;
-    switch (init.distribution) {
-    case Distribution::Zero:
-      break;
-    case Distribution::Uniform:
-      v = init.low + (init.high - init.low) * rng.unit();
-      break;
-    case Distribution::Normal: {
-      double u1 = 1.0 - rng.unit(); // (0, 1]: log() stays finite
-      double u2 = rng.unit();
-      v = init.mean +
-          init.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
-      break;
-    }
-    case Distribution::Range:
-      v = init.start + static_cast<double>(i) * init.step;
-      break;
-    }
-    writeElement(buffer.elementType, v, bytes.data() + i * size);
-  }
+  for (uint64_t i = 0; i < buffer.elementCount; ++i)
+    writeElement(buffer.elementType, draw(init, i, rng),
+                 bytes.data() + i * size);
   return bytes;
 }
 

@@ -17,7 +17,9 @@
 
 namespace kb::module {
 
-/// The initial bytes of |buffer| (byteSize() of them).
+/// The initial bytes of |buffer| (byteSize() of them). A buffer of struct
+/// elements (structLayout) is drawn member by member, each component as its
+/// member's type under the buffer's InitSpec, padding left zero.
 std::vector<uint8_t> generateContents(const BufferDecl &buffer);
 
 /// Special values the correctness check puts into the float inputs, on top

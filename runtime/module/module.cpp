@@ -129,9 +129,11 @@ public:
             !enumInRange(b->access(), kbm::Access::ReadWrite))
           return fail(where, "binding " + std::to_string(i) +
                                  " has an unknown element type or access");
-        abi.bindings.push_back({str(b->name()),
-                                static_cast<ElementType>(b->element_type()),
-                                static_cast<Access>(b->access())});
+        abi.bindings.push_back(
+            {str(b->name()), static_cast<ElementType>(b->element_type()),
+             static_cast<Access>(b->access()), std::nullopt});
+        KB_RETURN_IF_ERROR(parseStructLayout(b->struct_layout(), where, i,
+                                             abi.bindings.back()));
       }
     if (e->constants())
       for (uint32_t i = 0; i < e->constants()->size(); ++i) {
@@ -174,6 +176,37 @@ public:
       }
     KB_RETURN_IF_ERROR(parseUniformConstants(e, where, abi));
     return parseParameterOrder(e, where, abi);
+  }
+
+  /// A binding's struct layout, when it has one: bytes (u8) holding
+  /// members that are each inside the stride, or the fill and the compare
+  /// would read past an element.
+  Status parseStructLayout(const kbm::StructLayout *l, const std::string &where,
+                           uint32_t index, Binding &binding) {
+    if (!l)
+      return okStatus();
+    std::string what = "binding " + std::to_string(index) + "'s struct layout";
+    if (binding.elementType != ElementType::U8)
+      return fail(where, what + " on " + toString(binding.elementType) +
+                             " elements; a struct binding's buffer is bytes "
+                             "(u8)");
+    StructLayout layout{str(l->name()), l->stride(), {}};
+    if (l->members())
+      for (uint32_t m = 0; m < l->members()->size(); ++m) {
+        const kbm::StructMember *member = l->members()->Get(m);
+        if (!enumInRange(member->type(), kbm::ElementType::F64))
+          return fail(where, what + ": member " + std::to_string(m) +
+                                 " has an unknown element type");
+        layout.members.push_back({str(member->name()),
+                                  static_cast<ElementType>(member->type()),
+                                  member->offset(), member->components(),
+                                  member->count(), member->array_stride()});
+      }
+    std::string wrong = checkStructLayout(layout);
+    if (!wrong.empty())
+      return fail(where, what + ": " + wrong);
+    binding.structLayout = std::move(layout);
+    return okStatus();
   }
 
   /// Constants in a uniform buffer: one offset per constant, each inside
@@ -279,6 +312,10 @@ public:
           return fail(xwhere, "uniform constants are a Vulkan (SPIR-V) "
                               "layout; a CUDA kernel takes its constants as "
                               "parameters");
+        for (const Binding &b : abi.bindings)
+          if (b.structLayout && out.format != hal::ExecutableFormat::Spirv)
+            return fail(xwhere, "a struct binding is a Vulkan (SPIR-V) "
+                                "layout, read from the kernel's SPIR-V");
         out.exports.push_back(std::move(abi));
       }
       // Dispatches index exports without knowing the variant, so every
@@ -295,7 +332,9 @@ public:
                       a.constants.size() == b.constants.size();
           for (size_t i = 0; same && i < a.bindings.size(); ++i)
             same = a.bindings[i].elementType == b.bindings[i].elementType &&
-                   a.bindings[i].access == b.bindings[i].access;
+                   a.bindings[i].access == b.bindings[i].access &&
+                   elementByteSize(a.bindings[i]) ==
+                       elementByteSize(b.bindings[i]);
           for (size_t i = 0; same && i < a.constants.size(); ++i)
             same = a.constants[i].type == b.constants[i].type;
           if (!same)
@@ -487,7 +526,8 @@ public:
                                 " elements but buffer " +
                                 std::to_string(ref.buffer) + " holds " +
                                 toString(buf.elementType));
-      uint32_t elem = kb::byteSize(buf.elementType);
+      // Whole elements: a struct binding's range holds whole structs.
+      uint32_t elem = elementByteSize(abi.bindings[i]);
       if (ref.offset % elem || length % elem)
         return fail(bwhere, "offset and length must be multiples of the "
                             "element size " +
@@ -571,6 +611,27 @@ public:
     return okStatus();
   }
 
+  /// Gives each buffer a dispatch binds to a struct binding that binding's
+  /// layout (the first such dispatch's, every variant agreeing on the
+  /// stride), so that it is filled member by member. A buffer of bytes
+  /// bound elsewhere as bytes stays bytes there: the layout only shapes
+  /// its contents.
+  static void assignStructLayouts(const std::vector<Executable> &executables,
+                                  Function &fn) {
+    for (const Op &op : fn.ops) {
+      if (op.kind != Op::Kind::Dispatch)
+        continue;
+      const Variant &variant = executables[op.executable].variants.front();
+      const KernelAbi &abi = variant.exports[op.exportIndex];
+      for (size_t b = 0; b < op.bindings.size() && b < abi.bindings.size();
+           ++b) {
+        BufferDecl &buffer = fn.buffers[op.bindings[b].buffer];
+        if (abi.bindings[b].structLayout && !buffer.structLayout)
+          buffer.structLayout = abi.bindings[b].structLayout;
+      }
+    }
+  }
+
   Status parseFunction(const kbm::Function *f, size_t index,
                        const std::vector<Executable> &executables,
                        Function &fn) {
@@ -604,6 +665,7 @@ public:
                                    where + " op " + std::to_string(i), op));
         fn.ops.push_back(std::move(op));
       }
+    assignStructLayouts(executables, fn);
     if (f->outputs())
       for (uint32_t i = 0; i < f->outputs()->size(); ++i) {
         const kbm::Output *o = f->outputs()->Get(i);

@@ -66,6 +66,12 @@ struct BufferDecl {
   ElementType elementType = ElementType::F32;
   uint64_t elementCount = 0;
   InitSpec init;
+  /// A buffer of struct elements (|elementType| U8, |elementCount| bytes):
+  /// the layout of the struct binding a dispatch binds it to, so that it is
+  /// filled member by member (each member drawn as its own type, padding
+  /// zero). Not in the .kbm's Buffer: parseModule takes it from the
+  /// binding's layout, where the kernel's SPIR-V recorded it.
+  std::optional<StructLayout> structLayout;
   uint64_t byteSize() const { return elementCount * kb::byteSize(elementType); }
 };
 

@@ -356,6 +356,96 @@ TEST(ModuleTest, StructuralErrorsNameTheOffendingElement) {
   expectError(m, "op 1 of `main` is not a dispatch");
 }
 
+/// One dispatch of a SPIR-V kernel whose binding 0 holds 64 structs of
+/// 32 bytes: two vec2 and a uint, 12 bytes of padding (no SPIR-V is read
+/// at load, so its object is a stand-in).
+Module structModule() {
+  Module m;
+  m.schemaVersion = kSchemaVersion;
+  m.name = "structs";
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.bindings = {{"particles", ElementType::U8, Access::ReadWrite}};
+  abi.bindings[0].structLayout =
+      StructLayout{"Particle",
+                   32,
+                   {{"pos", ElementType::F32, 0, 2, 1, 0},
+                    {"vel", ElementType::F32, 8, 2, 1, 0},
+                    {"id", ElementType::U32, 16, 1, 1, 0}}};
+  abi.workgroupSize = {64, 1, 1};
+  Variant variant;
+  variant.format = hal::ExecutableFormat::Spirv;
+  variant.target = "vulkan1.2";
+  variant.role = VariantRole::Candidate;
+  variant.data = std::string("\x03\x02\x23\x07", 4);
+  variant.exports = {abi};
+  m.executables = {{"particles", {variant}}};
+  Function fn;
+  fn.name = "main";
+  fn.buffers = {{"particles", ElementType::U8, 64 * 32, {}}};
+  fn.buffers[0].init.distribution = Distribution::Range;
+  fn.buffers[0].init.start = 1;
+  Op alloc;
+  alloc.kind = Op::Kind::Alloc;
+  Op dispatch;
+  dispatch.kind = Op::Kind::Dispatch;
+  dispatch.bindings = {{0, 0, 0}};
+  fn.ops = {alloc, dispatch};
+  m.functions = {fn};
+  m.entryFunction = "main";
+  return m;
+}
+
+// A binding of structs keeps its layout through the .kbm; the buffer it
+// binds takes it and is filled member by member, padding left zero.
+TEST(ModuleTest, AStructBindingLaysOutAndFillsItsBuffer) {
+  Module m = structModule();
+  auto parsed = parseModule(writeModule(m), "structs.kbm");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const StructLayout &layout =
+      *m.executables[0].variants[0].exports[0].bindings[0].structLayout;
+  EXPECT_EQ(
+      parsed->executables[0].variants[0].exports[0].bindings[0].structLayout,
+      layout);
+  const BufferDecl &buffer = parsed->functions[0].buffers[0];
+  ASSERT_EQ(buffer.structLayout, layout);
+  std::vector<uint8_t> bytes = generateContents(buffer);
+  ASSERT_EQ(bytes.size(), 64u * 32u);
+  // A range counts components: element 1's pos.x is the 6th value drawn.
+  float pos[2];
+  uint32_t id = 0;
+  std::memcpy(pos, bytes.data() + 32, 8);
+  std::memcpy(&id, bytes.data() + 32 + 16, 4);
+  EXPECT_EQ(pos[0], 6.0f);
+  EXPECT_EQ(pos[1], 7.0f);
+  EXPECT_EQ(id, 10u);
+  for (size_t e = 0; e < 64; ++e)
+    for (size_t b = 20; b < 32; ++b)
+      ASSERT_EQ(bytes[e * 32 + b], 0) << "padding of element " << e;
+}
+
+TEST(ModuleTest, ABadStructLayoutIsRefusedAtLoad) {
+  Module m = structModule();
+  StructLayout &layout =
+      *m.executables[0].variants[0].exports[0].bindings[0].structLayout;
+  layout.members[2].offset = 30;
+  expectError(m, "binding 0's struct layout: member 2 (`id`) ends at byte "
+                 "34, past the stride of 32 bytes");
+  m = structModule();
+  m.executables[0].variants[0].exports[0].bindings[0].elementType =
+      ElementType::F32;
+  m.functions[0].buffers[0].elementType = ElementType::F32;
+  expectError(m, "binding 0's struct layout on f32 elements; a struct "
+                 "binding's buffer is bytes (u8)");
+  m = structModule();
+  m.executables[0].variants[0].format = hal::ExecutableFormat::Ptx;
+  m.executables[0].variants[0].target = "sm_90";
+  expectError(m, "a struct binding is a Vulkan (SPIR-V) layout");
+  m = structModule();
+  m.functions[0].ops[1].bindings[0].offset = 16;
+  expectError(m, "offset and length must be multiples of the element size 32");
+}
+
 TEST(ModuleTest, DeviceChecksRunBeforeAnyDriverCall) {
   REQUIRE_SAMPLE();
   hal::DeviceProperties props = fakeVulkan();
@@ -581,6 +671,46 @@ TEST(CompareTest, ReductionLengthScalesFloatTolerances) {
   EXPECT_DOUBLE_EQ(layered.abs, 0.5 * 2);
   EXPECT_DOUBLE_EQ(layered.rel, 0.25 * 2);
   EXPECT_EQ(layered.ulp, 2u);
+}
+
+// A struct output compares member by member, each with its own type's
+// tolerance (an integer member exactly), padding ignored; a struct with
+// several wrong members counts once.
+TEST(CompareTest, StructsCompareMemberByMember) {
+  StructLayout layout{"P",
+                      16,
+                      {{"pos", ElementType::F32, 0, 2, 1, 0},
+                       {"id", ElementType::U32, 8, 1, 1, 0}}};
+  std::vector<uint8_t> ref(32, 0), cand;
+  float pos[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  uint32_t ids[2] = {7, 8};
+  for (int e = 0; e < 2; ++e) {
+    std::memcpy(ref.data() + 16 * e, pos + 2 * e, 8);
+    std::memcpy(ref.data() + 16 * e + 8, ids + e, 4);
+  }
+  cand = ref;
+  cand[12] = 0xff; // padding
+  float close = 2.0f + 1e-6f;
+  std::memcpy(cand.data() + 4, &close, 4); // within f32's tolerance
+  Comparison same = compareStructs(layout, ref, cand, {});
+  EXPECT_TRUE(same.ok());
+  EXPECT_EQ(same.elementCount, 2u);
+  float far = 3.5f;
+  uint32_t id = 9;
+  std::memcpy(cand.data() + 16, &far, 4);
+  std::memcpy(cand.data() + 24, &id, 4);
+  Comparison wrong = compareStructs(layout, ref, cand, {});
+  EXPECT_EQ(wrong.mismatchCount, 1u);
+  ASSERT_EQ(wrong.firstMismatches.size(), 2u);
+  EXPECT_EQ(wrong.firstMismatches[0].index, 1u);
+  EXPECT_EQ(wrong.firstMismatches[0].member, "pos[0]");
+  EXPECT_EQ(wrong.firstMismatches[0].candidate, 3.5);
+  EXPECT_EQ(wrong.firstMismatches[1].member, "id");
+  // A declared tolerance reaches every member, as it does every element.
+  ToleranceOverride loose;
+  loose.abs = 0.6;
+  EXPECT_EQ(compareStructs(layout, ref, cand, {&loose}).firstMismatches.size(),
+            1u);
 }
 
 TEST(CompareTest, UlpToleranceInTheElementsOwnType) {

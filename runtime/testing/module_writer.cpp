@@ -16,11 +16,26 @@ namespace {
 fb::Offset<kbm::Export> writeExport(fb::FlatBufferBuilder &b,
                                     const KernelAbi &abi) {
   std::vector<fb::Offset<kbm::BindingLayout>> bindings;
-  for (const Binding &x : abi.bindings)
-    bindings.push_back(
-        kbm::CreateBindingLayout(b, x.name.empty() ? 0 : b.CreateString(x.name),
-                                 static_cast<kbm::ElementType>(x.elementType),
-                                 static_cast<kbm::Access>(x.access)));
+  for (const Binding &x : abi.bindings) {
+    auto name = x.name.empty() ? 0 : b.CreateString(x.name);
+    fb::Offset<kbm::StructLayout> layout = 0;
+    if (x.structLayout) {
+      std::vector<fb::Offset<kbm::StructMember>> members;
+      for (const StructMember &m : x.structLayout->members) {
+        auto memberName = b.CreateString(m.name);
+        members.push_back(kbm::CreateStructMember(
+            b, memberName, static_cast<kbm::ElementType>(m.type), m.offset,
+            m.components, m.count, m.arrayStride));
+      }
+      auto layoutName = b.CreateString(x.structLayout->name);
+      auto memberVector = b.CreateVector(members);
+      layout = kbm::CreateStructLayout(b, layoutName, x.structLayout->stride,
+                                       memberVector);
+    }
+    bindings.push_back(kbm::CreateBindingLayout(
+        b, name, static_cast<kbm::ElementType>(x.elementType),
+        static_cast<kbm::Access>(x.access), layout));
+  }
   std::vector<fb::Offset<kbm::ConstantLayout>> constants;
   for (const Constant &x : abi.constants)
     constants.push_back(kbm::CreateConstantLayout(

@@ -256,6 +256,32 @@ TEST_F(ImportCliTest, AUniformBlockOfScalarsImportsAsTheConstants) {
   EXPECT_THAT(toml, Not(HasSubstr("unused4")));
 }
 
+// computeparticles' and computenbody's storage buffers of structs import
+// as `type = "struct"` bindings with their layout, push constants holding
+// an array and a struct as their flattened scalars.
+TEST_F(ImportCliTest, StructBuffersAndAggregatePushConstantsImport) {
+  REQUIRE_TOOL("glslc");
+  fs::path corpus = fs::path(KB_SOURCE_DIR) / "tests/corpus/particles";
+  fs::copy_file(corpus / "particles/particles.comp", tmp_ / "particles.comp");
+  kb::test::CliRun r = run({"import", (tmp_ / "particles.comp").string(), "-o",
+                            (tmp_ / "p").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string toml = kb::test::readFile(tmp_ / "p/kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("{ name = \"particles\", type = \"struct\", "
+                              "access = \"readwrite\" }"));
+  EXPECT_THAT(toml, HasSubstr("Particle, 32 bytes: pos vec2 at 0, vel vec2 "
+                              "at 8, gradientPos vec4 at 16"));
+  fs::copy_file(corpus / "nbody_drift/nbody_drift.comp",
+                tmp_ / "nbody_drift.comp");
+  r = run({"import", (tmp_ / "nbody_drift.comp").string(), "-o",
+           (tmp_ / "n").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  toml = kb::test::readFile(tmp_ / "n/kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("{ name = \"damping[2]\", type = \"f32\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"step.maxSpeed\", type = \"f32\" }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"bodyCount\", type = \"u32\" }"));
+}
+
 TEST_F(ImportCliTest, GapsAndAliasedBindingsImportAsTheShaderBindsThem) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");

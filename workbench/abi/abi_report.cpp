@@ -97,6 +97,44 @@ std::string ownSiteText(const std::vector<const OwnLaunch *> &launches,
   return text;
 }
 
+/// "f32", or "struct Particle" for a binding of structs.
+std::string bindingTypeText(const Binding &b) {
+  if (!b.structLayout)
+    return toString(b.elementType);
+  return "struct" +
+         (b.structLayout->name.empty() ? "" : " " + b.structLayout->name);
+}
+
+/// One line per struct binding: its layout as the kernel's SPIR-V declares
+/// it ("binding 0 (`particles`): Particle, 32 bytes: pos vec2 at 0, ...").
+std::string structLayoutLines(const KernelAbi &abi) {
+  std::string text;
+  for (size_t i = 0; i < abi.bindings.size(); ++i)
+    if (abi.bindings[i].structLayout)
+      text += "    " + describeBinding(abi, i) + ": " +
+              describeStructLayout(*abi.bindings[i].structLayout) + "\n";
+  return text.empty() ? text
+                      : "  struct elements (standalone only; the buffer "
+                        "holds count x stride bytes):\n" +
+                            text;
+}
+
+/// A struct binding's layout for JSON: {name, stride, members}.
+json structJson(const Binding &b) {
+  json members = json::array();
+  for (const StructMember &m : b.structLayout->members)
+    members.push_back({{"name", m.name},
+                       {"type", toString(m.type)},
+                       {"glsl", structMemberTypeName(m)},
+                       {"offset", m.offset},
+                       {"components", m.components},
+                       {"count", m.count},
+                       {"array_stride", m.arrayStride}});
+  return {{"name", b.structLayout->name},
+          {"stride", b.structLayout->stride},
+          {"members", std::move(members)}};
+}
+
 std::string renderExport(const KernelAbi &abi,
                          const std::vector<const DispatchSite *> &sites,
                          const std::vector<const OwnLaunch *> &launches) {
@@ -124,10 +162,11 @@ std::string renderExport(const KernelAbi &abi,
       {"index", "name", "type", "access", "CUDA param offset"}};
   for (size_t i = 0; i < abi.bindings.size(); ++i)
     rows.push_back({std::to_string(i), orDash(abi.bindings[i].name),
-                    toString(abi.bindings[i].elementType),
+                    bindingTypeText(abi.bindings[i]),
                     toString(abi.bindings[i].access),
                     std::to_string(cuda[i].offset)});
   text += abi.bindings.empty() ? "    (none)\n" : alignColumns(rows, "    ");
+  text += structLayoutLines(abi);
   text += "  constants (CUDA: scalar parameters after the bindings; Vulkan: "
           "one push-constant block of " +
           std::to_string(pushConstantSize(abi)) +
@@ -188,12 +227,19 @@ json exportJson(const KernelAbi &abi,
   std::vector<ParamSlot> cuda = cudaParamLayout(abi);
   std::vector<ParamSlot> push = pushConstantLayout(abi);
   json bindings = json::array();
-  for (size_t i = 0; i < abi.bindings.size(); ++i)
-    bindings.push_back({{"index", i},
-                        {"name", abi.bindings[i].name},
-                        {"type", toString(abi.bindings[i].elementType)},
-                        {"access", toString(abi.bindings[i].access)},
-                        {"cuda_param_offset", cuda[i].offset}});
+  for (size_t i = 0; i < abi.bindings.size(); ++i) {
+    json binding = {{"index", i},
+                    {"name", abi.bindings[i].name},
+                    {"type", abi.bindings[i].structLayout
+                                 ? std::string("struct")
+                                 : toString(abi.bindings[i].elementType)},
+                    {"access", toString(abi.bindings[i].access)},
+                    {"cuda_param_offset", cuda[i].offset}};
+    // Only a binding of structs says how they are laid out.
+    if (abi.bindings[i].structLayout)
+      binding["struct"] = structJson(abi.bindings[i]);
+    bindings.push_back(std::move(binding));
+  }
   json constants = json::array();
   for (size_t i = 0; i < abi.constants.size(); ++i)
     constants.push_back(

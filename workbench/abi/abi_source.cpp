@@ -299,15 +299,28 @@ std::string cudaIncludes(const KernelAbi &abi) {
   return text;
 }
 
+/// What storing |t| needs of GLSL: 8- or 16-bit storage, f16, int64.
+static void addElementNeeds(ElementType t, bool &bits8, bool &bits16, bool &f16,
+                            bool &int64) {
+  bits8 |= t == ElementType::I8 || t == ElementType::U8;
+  bits16 |=
+      t == ElementType::I16 || t == ElementType::U16 || t == ElementType::BF16;
+  f16 |= t == ElementType::F16;
+  int64 |= t == ElementType::I64 || t == ElementType::U64;
+}
+
 std::string glslExtensions(const KernelAbi &abi) {
   bool bits8 = false, bits16 = false, f16 = false, int64 = false;
   for (const Binding &b : abi.bindings) {
-    ElementType t = b.elementType;
-    bits8 |= t == ElementType::I8 || t == ElementType::U8;
-    bits16 |= t == ElementType::I16 || t == ElementType::U16 ||
-              t == ElementType::BF16;
-    f16 |= t == ElementType::F16;
-    int64 |= t == ElementType::I64 || t == ElementType::U64;
+    // A struct binding's bytes are the struct's members' types.
+    std::vector<ElementType> types = {b.elementType};
+    if (b.structLayout) {
+      types.clear();
+      for (const StructMember &m : b.structLayout->members)
+        types.push_back(m.type);
+    }
+    for (ElementType t : types)
+      addElementNeeds(t, bits8, bits16, f16, int64);
   }
   for (const Constant &c : abi.constants)
     int64 |= c.type == ScalarType::I64 || c.type == ScalarType::U64;
@@ -330,6 +343,27 @@ std::string glslExtensions(const KernelAbi &abi) {
   return text;
 }
 
+/// The GLSL declaration of a binding's struct element: `struct Particle {
+/// vec2 pos; ... };` with each member's offset, or, where members came
+/// from a nested struct (dotted names), the layout as a comment. |name| is
+/// the struct's name in the declaration.
+static std::string glslStruct(const StructLayout &layout,
+                              const std::string &name) {
+  std::string text = "struct " + name + " { // " +
+                     std::to_string(layout.stride) +
+                     " bytes, as the kernel's SPIR-V lays it out\n";
+  for (const StructMember &m : layout.members) {
+    if (m.name.find_first_of(".[") != std::string::npos)
+      return "// " + describeStructLayout(layout) + "\n";
+    StructMember entry = m;
+    entry.count = 1;
+    text += "  " + structMemberTypeName(entry) + " " + m.name +
+            (m.count > 1 ? "[" + std::to_string(m.count) + "]" : "") +
+            "; // offset " + std::to_string(m.offset) + "\n";
+  }
+  return text + "};\n";
+}
+
 std::string glslInterface(const KernelAbi &abi, bool withComments) {
   SourceNames names = sourceNames(abi);
   const auto &wg = abi.workgroupSize;
@@ -343,10 +377,15 @@ std::string glslInterface(const KernelAbi &abi, bool withComments) {
                                                             : "";
     if (withComments)
       text += "// " + describeBindingSlot(abi, i) + "\n";
+    std::string element = glslElementType(b.elementType);
+    if (b.structLayout) {
+      element = b.structLayout->name.empty() ? "Element" + std::to_string(i)
+                                             : b.structLayout->name;
+      text += glslStruct(*b.structLayout, element);
+    }
     text += "layout(set = 0, binding = " + std::to_string(i) + ") " +
-            qualifier + "buffer Binding" + std::to_string(i) + " { " +
-            glslElementType(b.elementType) + " " + names.bindings[i] +
-            "[]; };\n";
+            qualifier + "buffer Binding" + std::to_string(i) + " { " + element +
+            " " + names.bindings[i] + "[]; };\n";
   }
   if (abi.constants.empty())
     return text;

@@ -126,11 +126,15 @@ Status checkImportable(const SpirvResource &r, const fs::path &source) {
         "takes its constants from one push-constant block or one uniform "
         "block of scalars in set 0 (docs/kernel-abi.md)");
   }
-  if (r.elementType.empty())
+  if (!r.elementStructError.empty())
+    return invalidArgument(what +
+                           " holds an array of structs the kernel "
+                           "ABI cannot lay out: " +
+                           r.elementStructError);
+  if (r.elementType.empty() && !r.elementStruct)
     return invalidArgument(
-        what + " does not end in an array of scalars or vectors (an array "
-               "of structs, or a block of scalars); the kernel ABI's "
-               "bindings are arrays of one scalar type");
+        what + " does not end in an array of scalars, vectors or structs (a "
+               "block of scalars); the kernel ABI's bindings are arrays");
   return okStatus();
 }
 
@@ -145,6 +149,12 @@ ImportedSlot importedBinding(const std::vector<const SpirvResource *> &all) {
   ImportedSlot slot;
   slot.name = bindingName(*scalar);
   slot.type = scalar->elementType;
+  if (scalar->elementStruct) {
+    // Laid out by the SPIR-V at every build; the comment shows how.
+    slot.type = "struct";
+    slot.comment = describeStructLayout(*scalar->elementStruct) +
+                   "; element counts are in structs (standalone only)";
+  }
   bool writable = false, readable = false;
   for (const SpirvResource *r : all) {
     writable |= !r->nonWritable;
@@ -211,6 +221,36 @@ Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
   return okStatus();
 }
 
+/// A push-constant block with array or struct members, flattened as a
+/// standalone kernel declares it: one constant per array entry
+/// ("damping[0]"), struct members by dotted names ("step.deltaT").
+Status flattenedPushConstants(const SpirvBlockLayout &pc,
+                              const fs::path &source, ImportedKernel &out) {
+  std::string where = displayPath(source) + ": push constants: ";
+  if (!pc.leavesError.empty())
+    return invalidArgument(where + pc.leavesError);
+  static const std::set<std::string> scalars = {"i32", "u32", "f32",
+                                                "i64", "u64", "f64"};
+  for (const StructMember &m : pc.leaves) {
+    std::string type = toString(m.type);
+    if (m.components != 1 || !scalars.count(type))
+      return invalidArgument(where + "`" + m.name + "` is " +
+                             structMemberTypeName(m) +
+                             "; kernel ABI constants are scalars of i32, "
+                             "u32, f32, i64, u64 or f64");
+    for (uint32_t k = 0; k < m.count; ++k)
+      out.constants.push_back(
+          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]", type,
+           "",
+           k == 0 && m.count > 1 ? "an array: [bench] gives `" + m.name +
+                                       " = [...]`; standalone "
+                                       "only"
+                                 : "",
+           ""});
+  }
+  return okStatus();
+}
+
 /// The constants: the push-constant block's members, or those of the one
 /// uniform block that holds them (as Vulkan samples pass parameters).
 Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
@@ -218,6 +258,13 @@ Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
   const SpirvResource *uniform = constantsBlock(spirv);
   if (!spirv.pushConstants && !uniform)
     return okStatus();
+  if (!uniform && std::any_of(spirv.pushConstants->memberShapes.begin(),
+                              spirv.pushConstants->memberShapes.end(),
+                              [](const std::string &shape) {
+                                return shape == "an array" ||
+                                       shape == "a struct";
+                              }))
+    return flattenedPushConstants(*spirv.pushConstants, source, out);
   const SpirvBlockLayout &pc =
       uniform ? *uniform->uniformBlock : *spirv.pushConstants;
   std::string member = uniform ? "uniform-block member "

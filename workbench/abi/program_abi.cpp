@@ -191,6 +191,12 @@ std::string describeSite(const KernelAbi &abi, const DispatchSite &site) {
     text += (b ? ", " : "; elements: ") +
             (name.empty() ? "binding " + std::to_string(b) : name) + " " +
             std::to_string(site.bindingElements[b]);
+    // A binding of structs counts bytes: say how many structs they hold.
+    if (const auto &layout = abi.bindings[b].structLayout;
+        layout && layout->stride)
+      text += " bytes (" +
+              std::to_string(site.bindingElements[b] / layout->stride) + " " +
+              (layout->name.empty() ? "structs" : layout->name) + ")";
   }
   return text;
 }

@@ -279,6 +279,30 @@ void addCompiled(const CompiledModule &m, json &out) {
   out["codegen"] = std::move(codegen);
 }
 
+/// A standalone kernel's struct bindings: each binding's struct as its
+/// SPIR-V lays it out (stride, and every member's type, GLSL spelling,
+/// offset, components, count and array stride).
+json structBindingsJson(const std::vector<StructBindingRecord> &records) {
+  json out = json::array();
+  for (const StructBindingRecord &r : records) {
+    json members = json::array();
+    for (const StructMember &m : r.layout.members)
+      members.push_back({{"name", m.name},
+                         {"type", toString(m.type)},
+                         {"glsl", structMemberTypeName(m)},
+                         {"offset", m.offset},
+                         {"components", m.components},
+                         {"count", m.count},
+                         {"array_stride", m.arrayStride}});
+    out.push_back({{"binding", r.binding},
+                   {"name", r.name},
+                   {"struct", r.layout.name},
+                   {"stride", r.layout.stride},
+                   {"members", std::move(members)}});
+  }
+  return out;
+}
+
 json standaloneJson(const StandaloneRecord &r) {
   json out = {{"kernel", r.kernel},
               {"manifest", r.manifest},
@@ -300,6 +324,8 @@ json standaloneJson(const StandaloneRecord &r) {
                              {"cache", h->cache},
                              {"seconds", finite(h->seconds)},
                              {"command", h->command}};
+  if (!r.structBindings.empty())
+    out["struct_bindings"] = structBindingsJson(r.structBindings);
   // The status is the record's, whatever the compile said.
   out["status"] = toString(r.status);
   return out;
@@ -377,6 +403,47 @@ bool read(const json &j, const char *key, std::vector<T> &out) {
       return false;
     }
     out.push_back(v.get<T>());
+  }
+  return true;
+}
+
+bool read(const json &j, const char *key, uint32_t &out) {
+  if (!j.contains(key) || !j[key].is_number_unsigned() ||
+      j[key].get<uint64_t>() > UINT32_MAX)
+    return false;
+  out = j[key].get<uint32_t>();
+  return true;
+}
+
+/// One member of a "struct_bindings" entry.
+bool readStructMember(const json &j, StructMember &m) {
+  std::string type;
+  if (!j.is_object() || !read(j, "name", m.name) || !read(j, "type", type) ||
+      !read(j, "offset", m.offset) || !read(j, "components", m.components) ||
+      !read(j, "count", m.count) || !read(j, "array_stride", m.arrayStride))
+    return false;
+  std::optional<ElementType> parsed = parseElementType(type);
+  m.type = parsed.value_or(ElementType::U8);
+  return parsed.has_value();
+}
+
+/// "struct_bindings": absent (none) or what structBindingsJson wrote.
+bool readStructBindings(const json &s, std::vector<StructBindingRecord> &out) {
+  if (!s.contains("struct_bindings"))
+    return true;
+  if (!s["struct_bindings"].is_array())
+    return false;
+  for (const json &b : s["struct_bindings"]) {
+    StructBindingRecord r;
+    if (!b.is_object() || !read(b, "binding", r.binding) ||
+        !read(b, "name", r.name) || !read(b, "struct", r.layout.name) ||
+        !read(b, "stride", r.layout.stride) || !b.contains("members") ||
+        !b["members"].is_array())
+      return false;
+    for (const json &m : b["members"])
+      if (!readStructMember(m, r.layout.members.emplace_back()))
+        return false;
+    out.push_back(std::move(r));
   }
   return true;
 }
@@ -484,7 +551,8 @@ std::optional<ProgramRecord> readProgramRecord(const json &j) {
           !readCompiled(s, e.compiled))
         return std::nullopt;
       if ((s.contains("reason") && !read(s, "reason", e.reason)) ||
-          (s.contains("error") && !read(s, "error", e.error)))
+          (s.contains("error") && !read(s, "error", e.error)) ||
+          !readStructBindings(s, e.structBindings))
         return std::nullopt;
       if (s.contains("program")) {
         std::string program;

@@ -243,7 +243,8 @@ CompilerLibrary::writeStandaloneProgram(const driver::StandaloneKernel &kernel,
   CStorage storage;
   std::vector<kbCompilerStandaloneBinding> bindings;
   for (const driver::StandaloneBinding &b : kernel.bindings)
-    bindings.push_back({b.name.c_str(), toString(b.elementType),
+    bindings.push_back({b.name.c_str(),
+                        b.isStruct ? "struct" : toString(b.elementType),
                         toString(b.access), b.elementCount,
                         b.initDistribution.c_str(), b.initLow, b.initHigh,
                         b.initMean, b.initStddev, b.initStart, b.initStep});

@@ -74,6 +74,13 @@ struct HostReferenceRecord {
   std::string command; // the compile, as a shell would write it
 };
 
+/// A binding of struct elements as the kernel's SPIR-V lays it out.
+struct StructBindingRecord {
+  uint32_t binding = 0;
+  std::string name; // the [abi] binding's
+  StructLayout layout;
+};
+
 /// The one-dispatch program of a standalone kernel (`[bench]`).
 struct StandaloneRecord {
   std::string kernel;
@@ -87,6 +94,9 @@ struct StandaloneRecord {
   std::optional<CompiledModule> compiled;
   /// Its host reference, once built.
   std::optional<HostReferenceRecord> hostReference;
+  /// Its struct bindings (build.json "struct_bindings"), read from its
+  /// SPIR-V object once synthesized; empty without any.
+  std::vector<StructBindingRecord> structBindings;
 };
 
 struct ProgramRecord {

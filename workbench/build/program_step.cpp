@@ -78,6 +78,34 @@ std::optional<UniformConstants> objectUniformConstants(const fs::path &file) {
   return spirv.ok() ? uniformConstantsOf(*spirv) : std::nullopt;
 }
 
+/// The struct bindings of |kernel| as its first SPIR-V object lays them
+/// out, which the compiler read the same way (and checked every other
+/// object against) when it synthesized the program; empty without any.
+std::vector<StructBindingRecord>
+structBindingsOf(const driver::StandaloneKernel &kernel) {
+  std::vector<StructBindingRecord> records;
+  for (const driver::StandaloneObject &object : kernel.objects) {
+    if (fs::path(object.file).extension() != ".spv")
+      continue;
+    StatusOr<std::string> bytes = readFile(object.file);
+    StatusOr<SpirvModule> spirv = bytes.ok()
+                                      ? readSpirvBytes(*bytes)
+                                      : StatusOr<SpirvModule>(bytes.status());
+    if (!spirv.ok())
+      continue;
+    for (size_t i = 0; i < kernel.bindings.size(); ++i)
+      for (const SpirvResource &r : spirv->resources)
+        if (kernel.bindings[i].isStruct && r.set == 0 && r.binding == i &&
+            r.elementStruct) {
+          records.push_back({static_cast<uint32_t>(i), kernel.bindings[i].name,
+                             *r.elementStruct});
+          break;
+        }
+    return records;
+  }
+  return records;
+}
+
 /// |path| relative to |base| when it lies below it, else as given.
 std::string relativeTo(const fs::path &path, const fs::path &base) {
   std::error_code ec;
@@ -273,7 +301,8 @@ driver::StandaloneKernel describeStandaloneKernel(const Kernel &kernel) {
     standalone.bindings.push_back(
         {abi.bindings[i].name, abi.bindings[i].elementType,
          abi.bindings[i].access, bench.elementCounts[i], init.distribution,
-         init.low, init.high, init.mean, init.stddev, init.start, init.step});
+         init.low, init.high, init.mean, init.stddev, init.start, init.step,
+         abi.bindings[i].structLayout.has_value()});
   }
   for (size_t i = 0; i < abi.constants.size(); ++i)
     standalone.constants.push_back({abi.constants[i].name,
@@ -448,6 +477,7 @@ Status compileStandalone(const StandalonePlan &plan, const fs::path &outputDir,
   }
   outputs.wrote(options.programPath);
   record.program = prefix + "program.mlir";
+  record.structBindings = structBindingsOf(plan.standalone);
 
   driver::CompileResult result = runCompiler(options);
   recordWritten(outputs, result.writtenFiles);
@@ -805,7 +835,7 @@ std::string programStepKey(const MainPlan *main,
     key.add("bindings", std::to_string(k.bindings.size()));
     for (const driver::StandaloneBinding &b : k.bindings) {
       key.add(b.name)
-          .add(toString(b.elementType))
+          .add(b.isStruct ? "struct" : toString(b.elementType))
           .add(toString(b.access))
           .add(std::to_string(b.elementCount))
           .add(b.initDistribution);

@@ -175,6 +175,23 @@ std::string outputName(const module::OutputData &data) {
                            : data.name;
 }
 
+/// What one element of |out| is: "f32", or "struct Particle" for an
+/// output of structs.
+std::string elementText(const module::OutputData &out) {
+  if (!out.structLayout)
+    return toString(out.elementType);
+  return "struct" +
+         (out.structLayout->name.empty() ? "" : " " + out.structLayout->name);
+}
+
+/// The elements |out| holds (structs for an output of structs).
+unsigned long long elementCount(const module::OutputData &out) {
+  uint32_t size = out.structLayout && out.structLayout->stride
+                      ? out.structLayout->stride
+                      : byteSize(out.elementType);
+  return out.bytes.size() / size;
+}
+
 /// The one run of kernels without a reference: outputs listed, not compared.
 void printUncompared(const module::FunctionResult &candidate,
                      const std::vector<std::string> &noReference) {
@@ -185,9 +202,8 @@ void printUncompared(const module::FunctionResult &candidate,
   for (size_t i = 0; i < candidate.outputs.size(); ++i) {
     const module::OutputData &out = candidate.outputs[i];
     std::printf("output %zu %s (%s x %llu): not compared\n", i,
-                outputName(out).c_str(), toString(out.elementType),
-                static_cast<unsigned long long>(out.bytes.size() /
-                                                byteSize(out.elementType)));
+                outputName(out).c_str(), elementText(out).c_str(),
+                elementCount(out));
   }
   std::printf("result: no reference for %s: ran the handwritten kernel%s "
               "once; nothing to compare (give the kernel a `reference` "
@@ -208,39 +224,46 @@ bool compareOutput(size_t i, const module::Output &out,
     if (it != declared->outputTolerances.end())
       perOutput = &it->second;
   }
-  module::Tolerance tol = module::resolveTolerance(
-      ref.elementType,
-      {&fromModule, declared ? &declared->tolerance : nullptr, perOutput});
+  std::initializer_list<const module::ToleranceOverride *> layers = {
+      &fromModule, declared ? &declared->tolerance : nullptr, perOutput};
+  module::Tolerance tol = module::resolveTolerance(ref.elementType, layers);
   std::vector<uint64_t> shape;
   if (declared)
     if (auto it = declared->outputShapes.find(out.buffer);
         it != declared->outputShapes.end())
       shape = it->second;
   std::string mapNote;
+  const std::optional<StructLayout> &layout = ref.structLayout;
   module::MismatchMap map = module::MismatchMap::create(
-      std::min(ref.bytes.size(), cand.bytes.size()) / byteSize(ref.elementType),
+      std::min(ref.bytes.size(), cand.bytes.size()) /
+          (layout ? layout->stride : byteSize(ref.elementType)),
       shape, &mapNote);
-  module::Comparison cmp = module::compareElements(
-      ref.elementType, ref.bytes, cand.bytes, tol, maxMismatches, &map);
+  // A struct output: each member with its own type's tolerance.
+  module::Comparison cmp =
+      layout ? module::compareStructs(*layout, ref.bytes, cand.bytes, layers,
+                                      maxMismatches, &map)
+             : module::compareElements(ref.elementType, ref.bytes, cand.bytes,
+                                       tol, maxMismatches, &map);
   std::string name = outputName(ref);
   if (cmp.ok()) {
     std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
                 "tolerance abs %g + rel %g)\n",
-                i, name.c_str(), toString(ref.elementType),
+                i, name.c_str(), elementText(ref).c_str(),
                 static_cast<unsigned long long>(cmp.elementCount),
                 cmp.maxAbsError, tol.abs, tol.rel);
     return true;
   }
   std::printf("output %zu %s (%s x %llu): MISMATCH in %llu element(s) "
               "(tolerance abs %g + rel %g); first:\n",
-              i, name.c_str(), toString(ref.elementType),
+              i, name.c_str(), elementText(ref).c_str(),
               static_cast<unsigned long long>(cmp.elementCount),
               static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
               tol.rel);
   for (const module::Mismatch &m : cmp.firstMismatches)
-    std::printf("    index %llu: %s %.9g, substituted %.9g (diff %.3g)\n",
-                static_cast<unsigned long long>(m.index), refLabel, m.reference,
-                m.candidate, m.candidate - m.reference);
+    std::printf("    index %llu%s: %s %.9g, substituted %.9g (diff %.3g)\n",
+                static_cast<unsigned long long>(m.index),
+                m.member.empty() ? "" : (" " + m.member).c_str(), refLabel,
+                m.reference, m.candidate, m.candidate - m.reference);
   std::printf("    where: %s%s\n",
               terminalText(report::whereWrong(map)).c_str(),
               mapNote.empty() ? "" : (" (" + mapNote + ")").c_str());
@@ -267,9 +290,8 @@ int compareAgainst(const module::Function &function,
     if (match == expected.end())
       std::printf("output %zu %s (%s x %llu): not compared (no expected "
                   "array)\n",
-                  i, outputName(out).c_str(), toString(out.elementType),
-                  static_cast<unsigned long long>(out.bytes.size() /
-                                                  byteSize(out.elementType)));
+                  i, outputName(out).c_str(), elementText(out).c_str(),
+                  elementCount(out));
     else
       allAgree &= compareOutput(i, function.outputs[i], *match, out,
                                 maxMismatches, &declared, "expected");

@@ -94,7 +94,11 @@ const std::vector<std::string> kAbiKeys = {"workgroup_size",
 // entries may name [bench] constants, read after the bindings.
 const std::vector<std::string> kBindingKeys = {"name", "type", "access",
                                                "shape"};
-const std::vector<std::string> kConstantKeys = {"name", "type"};
+const std::vector<std::string> kConstantKeys = {"name", "type", "count"};
+
+/// Entries one `count` may declare: a push-constant block is small (128
+/// bytes is Vulkan's guaranteed minimum).
+constexpr int64_t kMaxConstantCount = 64;
 
 /// `[abi] key = [{...}, ...]`: an array of tables, or null when absent.
 StatusOr<const toml::array *> tableArray(const TomlFile &file,
@@ -133,6 +137,9 @@ readSpelling(const TomlFile &file, const toml::table &table,
   return *value;
 }
 
+/// What `type` takes: the element types, or a struct.
+const std::string kBindingTypes = std::string(validElementTypes()) + ", struct";
+
 Status parseBindings(const TomlFile &file, const toml::table &abiTable,
                      KernelAbi &abi) {
   KB_ASSIGN_OR_RETURN(const toml::array *bindings,
@@ -145,9 +152,18 @@ Status parseBindings(const TomlFile &file, const toml::table &abiTable,
     Binding binding;
     KB_ASSIGN_OR_RETURN(auto name, file.string(t, "name"));
     binding.name = name.value_or("");
-    KB_ASSIGN_OR_RETURN(binding.elementType,
-                        readSpelling(file, t, entry, key, "type",
-                                     &parseElementType, validElementTypes()));
+    // "struct": each element a struct, laid out by the kernel's SPIR-V
+    // once built; until then, bytes of an unknown stride.
+    const toml::node *type = t.get("type");
+    if (type && type->is_string() && type->as_string()->get() == "struct") {
+      binding.elementType = ElementType::U8;
+      binding.structLayout = StructLayout{};
+    } else {
+      KB_ASSIGN_OR_RETURN(binding.elementType,
+                          readSpelling(file, t, entry, key, "type",
+                                       &parseElementType,
+                                       kBindingTypes.c_str()));
+    }
     KB_ASSIGN_OR_RETURN(binding.access,
                         readSpelling(file, t, entry, key, "access",
                                      &parseAccess, validAccesses()));
@@ -171,7 +187,24 @@ Status parseConstants(const TomlFile &file, const toml::table &abiTable,
     KB_ASSIGN_OR_RETURN(constant.type,
                         readSpelling(file, t, entry, key, "type",
                                      &parseScalarType, validScalarTypes()));
-    abi.constants.push_back(std::move(constant));
+    // An array member of a push-constant block (`float coeffs[4]`): one
+    // scalar per entry, "coeffs[0]" .. "coeffs[3]", the names the ABI
+    // check matches the block's flattened members by.
+    KB_ASSIGN_OR_RETURN(auto count,
+                        file.integer(t, "count", 1, kMaxConstantCount,
+                                     "an array's length, 1 to " +
+                                         std::to_string(kMaxConstantCount)));
+    if (!count) {
+      abi.constants.push_back(std::move(constant));
+      continue;
+    }
+    if (constant.name.empty())
+      return file.expected(*t.get("count"), key + ".count",
+                           "a count on a named constant (its entries are "
+                           "named after it)");
+    for (int64_t k = 0; k < *count; ++k)
+      abi.constants.push_back(
+          {constant.name + "[" + std::to_string(k) + "]", constant.type});
   }
   return okStatus();
 }
@@ -415,6 +448,45 @@ parseBenchSweep(const TomlFile &file, const toml::table &table,
   return picked;
 }
 
+/// The top-level key of constant |name| in `[bench] constants`: "coeffs"
+/// for an array entry "coeffs[2]", "inner" for a struct member
+/// "inner.id" (which TOML reads the same as `inner = { id = ... }`).
+std::string constantKey(const std::string &name) {
+  return name.substr(0, name.find_first_of("[."));
+}
+
+/// The node of constant |name| in |constants|: itself, or the entry of an
+/// array (`coeffs[2]`) or the member of a table (`inner.id`) its name
+/// walks to; null when there is none.
+const toml::node *constantNode(const toml::table &constants,
+                               const std::string &name) {
+  const toml::node *node = &constants;
+  size_t at = 0;
+  while (node && at < name.size()) {
+    if (name[at] == '[') {
+      size_t close = name.find(']', at);
+      const toml::array *array = node->as_array();
+      if (close == std::string::npos || !array)
+        return nullptr;
+      size_t index = 0;
+      auto [end, ec] =
+          std::from_chars(name.data() + at + 1, name.data() + close, index);
+      if (ec != std::errc() || end != name.data() + close)
+        return nullptr;
+      node = array->get(index);
+      at = close + 1;
+      continue;
+    }
+    if (name[at] == '.')
+      ++at;
+    size_t end = name.find_first_of("[.", at);
+    const toml::table *table = node->as_table();
+    node = table ? table->get(name.substr(at, end - at)) : nullptr;
+    at = end == std::string::npos ? name.size() : end;
+  }
+  return node;
+}
+
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
@@ -425,7 +497,7 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
                       file.table(table, "constants"));
   std::vector<std::string> constantNames;
   for (const Constant &c : abi.constants)
-    constantNames.push_back(c.name);
+    constantNames.push_back(constantKey(c.name));
   if (constants)
     KB_RETURN_IF_ERROR(
         file.checkKeys(*constants, "[bench] constants", constantNames));
@@ -442,15 +514,22 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
       integerValues[c.name] = value; // sweepValues' text of an int64_t
       continue;
     }
-    const toml::node *node =
-        constants && !c.name.empty() ? constants->get(c.name) : nullptr;
+    const toml::node *node = constants && !c.name.empty()
+                                 ? constantNode(*constants, c.name)
+                                 : nullptr;
+    // Part of an array or struct: `coeffs = [...]`, `inner = { id = 1 }`.
+    const bool part = constantKey(c.name) != c.name;
     if (!node)
       return file.error(constants ? static_cast<const toml::node &>(*constants)
                                   : static_cast<const toml::node &>(table),
                         "[bench] constants: no value for constant " +
                             std::to_string(i) + " `" + c.name + "` (" +
                             toString(c.type) +
-                            "); give every [abi] constant a value");
+                            "); give every [abi] constant a value" +
+                            (part ? " (an array takes a list, `coeffs = "
+                                    "[1.0, 2.0]`, a struct a table, `inner "
+                                    "= { id = 1 }` or `inner.id = 1`)"
+                                  : ""));
     std::string key = "constants." + c.name;
     if (c.type == ScalarType::F32 || c.type == ScalarType::F64) {
       double value = 0;
@@ -465,7 +544,7 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
       bench.constantValues.push_back(buffer);
       continue;
     }
-    if (const toml::array *list = node->as_array()) {
+    if (const toml::array *list = node->as_array(); list && !part) {
       KB_ASSIGN_OR_RETURN(node, axisValue(file, *list, c, key, bench, problem));
     }
     std::optional<std::string> value = integerConstantText(*node, c.type);
@@ -533,7 +612,8 @@ StatusOr<std::vector<double>> parseInitNumbers(const TomlFile &file,
                                                const std::string &key,
                                                const std::string &name,
                                                const Binding &b) {
-  const bool integer = holdsIntegers(b.elementType);
+  // A struct's members draw as their own types: any numbers apply.
+  const bool integer = holdsIntegers(b.elementType) && !b.structLayout;
   auto number = [&](const toml::node &n) -> StatusOr<double> {
     if (const auto *f = n.as_floating_point()) {
       if (integer)
@@ -1059,6 +1139,88 @@ void nameSweepPoint(const KernelAbi &abi, const DeclaredBench &bench,
     spec.name = kernel.name;
 }
 
+/// Why a kernel with struct bindings (`type = "struct"`) cannot be what
+/// it asks to be, at the first such binding's `type`: one that substitutes
+/// a program dispatch (whose bindings are arrays of scalars), a CUDA
+/// source (the layout is read from SPIR-V), or a standalone kernel with a
+/// reference other than a GLSL twin (the others hold arrays of scalars) or
+/// a fixed input.
+Status checkStructBindings(const TomlFile &file, const toml::table &abiTable,
+                           const KernelAbi &abi, const Kernel &kernel) {
+  size_t i = 0;
+  while (i < abi.bindings.size() && !abi.bindings[i].structLayout)
+    ++i;
+  if (i == abi.bindings.size())
+    return okStatus();
+  const toml::node &where =
+      *abiTable.get("bindings")->as_array()->get(i)->as_table()->get("type");
+  std::string label = describeBinding(abi, i) + " is type = \"struct\"";
+  if (!kernel.substitutes.empty())
+    return file.error(
+        where, label + " and the kernel `substitutes` `" + kernel.substitutes +
+                   "`: a program dispatch's bindings are arrays of scalars, "
+                   "so a struct-element kernel can only be benchmarked "
+                   "standalone ([bench]); remove `substitutes` or declare "
+                   "the binding's scalar type");
+  for (const KernelSpec &spec : kernel.specs)
+    if (spec.language == Language::Cuda)
+      return file.error(where, label +
+                                   ", whose layout is read from a GLSL "
+                                   "kernel's SPIR-V; " +
+                                   displayPath(spec.source) +
+                                   " is CUDA, which takes a pointer to "
+                                   "scalars (declare a scalar type)");
+  const DeclaredBench *bench = kernel.bench ? &*kernel.bench : nullptr;
+  if (bench && (!bench->reference.empty() || !bench->hostReference.empty() ||
+                !kernel.declared.expectedOutputs.empty()))
+    return file.error(where, label + ", and its reference would hold arrays "
+                                     "of scalars (an MLIR kb.executable, a "
+                                     "C/C++ function's pointers, .npy "
+                                     "arrays); give a GLSL twin with the "
+                                     "same struct (`reference = "
+                                     "\"naive.comp\"`), compared member by "
+                                     "member, or none (run and timed)");
+  for (const bench::FixedArray &a : kernel.declared.fixedInputs)
+    if (a.binding == i)
+      return file.error(where, label + ": its input cannot come from a .npy "
+                                       "file, which holds an array of "
+                                       "scalars; use `uniform`, `normal`, "
+                                       "`constant` or `range`");
+  return okStatus();
+}
+
+/// Why a kernel that `substitutes` a program dispatch cannot declare
+/// constants that are array entries (`count`) or struct members (a dotted
+/// name), at the first such constant.
+Status checkAggregateConstants(const TomlFile &file,
+                               const toml::table &abiTable,
+                               const Kernel &kernel) {
+  if (kernel.substitutes.empty())
+    return okStatus();
+  const toml::array *declared = abiTable.get("constants")
+                                    ? abiTable.get("constants")->as_array()
+                                    : nullptr;
+  for (size_t i = 0; declared && i < declared->size(); ++i) {
+    const toml::table *t = declared->get(i)->as_table();
+    const toml::node *name = t ? t->get("name") : nullptr;
+    bool dotted = name && name->is_string() &&
+                  name->as_string()->get().find('.') != std::string::npos;
+    if (!t || (!t->get("count") && !dotted))
+      continue;
+    return file.error(*(t->get("count") ? t->get("count") : name),
+                      "`constants[" + std::to_string(i) +
+                          "]` is an array or a struct member, and the kernel "
+                          "`substitutes` `" +
+                          kernel.substitutes +
+                          "`: a program dispatch's constants are its "
+                          "export's scalars (`kernel-bench abi` lists them), "
+                          "so a push-constant block of arrays or structs "
+                          "can only be benchmarked standalone ([bench]); "
+                          "declare the export's scalars");
+  }
+  return okStatus();
+}
+
 /// `[bench]`, only for a standalone kernel.
 Status readBench(const TomlFile &file, const toml::table &root,
                  const std::optional<std::string> &entry, const KernelAbi &abi,
@@ -1221,6 +1383,8 @@ StatusOr<Kernel> loadKernel(const fs::path &manifestIn,
   if (const toml::node *entryNode = kt->get("entry"))
     KB_RETURN_IF_ERROR(checkTemplateEntry(file, *entryNode, kernel));
   KB_RETURN_IF_ERROR(readBench(file, root, entry, common.abi, kernel, problem));
+  KB_RETURN_IF_ERROR(checkStructBindings(file, *abiTable, common.abi, kernel));
+  KB_RETURN_IF_ERROR(checkAggregateConstants(file, *abiTable, kernel));
   KB_RETURN_IF_ERROR(checkLaunchCoversWorkload(kernel));
   KB_RETURN_IF_ERROR(
       readDeclared(file, root, common.abi, common.defines, kernel));

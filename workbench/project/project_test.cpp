@@ -218,6 +218,119 @@ TEST_F(ProjectTest, BenchConstantsOfEveryTypeAndTheStringForm) {
   }
 }
 
+// A binding of structs (`type = "struct"`): bytes until the build reads the
+// layout from the SPIR-V; standalone GLSL kernels without a reference only,
+// each other use refused at the binding's type, saying why.
+TEST_F(ProjectTest, StructBindingsAreStandaloneGlslOnly) {
+  auto kernelWith = [&](const std::string &source, const std::string &extra,
+                        const std::string &bench) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/k.cu", "// cuda\n");
+    write("k/ref.cpp", "// c++\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsource = \"" + source + "\"\n" + extra +
+              "[abi]\nworkgroup_size = [64, 1, 1]\n"
+              "bindings = [{ name = \"particles\", type = \"struct\", "
+              "access = \"readwrite\" }]\n"
+              "constants = [{ name = \"n\", type = \"u32\" }]\n" +
+              bench);
+    return loadEveryKernel(root_);
+  };
+  const std::string bench =
+      "[bench]\nworkload = [\"n\"]\nconstants = { n = 64 }\n"
+      "elements = { particles = \"n\" }\n"
+      "init = { particles = { uniform = [-1, 1] } }\n";
+  StatusOr<Project> ok = kernelWith("k.comp", "", bench);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  const Binding &binding = ok->kernels[0].specs[0].abi.bindings[0];
+  ASSERT_TRUE(binding.structLayout);
+  EXPECT_EQ(binding.structLayout->stride, 0u); // read at build
+  EXPECT_EQ(binding.elementType, ElementType::U8);
+  EXPECT_EQ(ok->kernels[0].bench->elementCounts[0], 64u);
+
+  StatusOr<Project> substitutes =
+      kernelWith("k.comp", "substitutes = \"step\"\n", "");
+  ASSERT_FALSE(substitutes.ok());
+  EXPECT_THAT(substitutes.status().message(), HasSubstr("kernel.toml:7:"));
+  EXPECT_THAT(substitutes.status().message(),
+              HasSubstr("binding 0 (`particles`) is type = "
+                        "\"struct\" and the kernel `substitutes` `step`: a "
+                        "program dispatch's bindings are arrays of scalars, "
+                        "so a struct-element kernel can only be benchmarked "
+                        "standalone ([bench]); remove `substitutes` or "
+                        "declare the binding's scalar type"));
+  StatusOr<Project> cuda = kernelWith("k.cu", "", bench);
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_THAT(cuda.status().message(),
+              HasSubstr("binding 0 (`particles`) is type = \"struct\", whose "
+                        "layout is read from a GLSL kernel's SPIR-V;"));
+  StatusOr<Project> reference =
+      kernelWith("k.comp", "", bench + "reference = \"ref.cpp\"\n");
+  ASSERT_FALSE(reference.ok());
+  EXPECT_THAT(reference.status().message(),
+              HasSubstr("and its reference would hold arrays of scalars (an "
+                        "MLIR kb.executable, a C/C++ function's pointers, "
+                        ".npy arrays); give a GLSL twin with the same struct"));
+  // A GLSL twin holds the same structs: it is compared member by member.
+  write("k/naive.comp", "// glsl\n");
+  StatusOr<Project> twin =
+      kernelWith("k.comp", "", bench + "reference = \"naive.comp\"\n");
+  ASSERT_TRUE(twin.ok()) << twin.status().message();
+  // Built and checked only, without [bench]: nothing to refuse.
+  StatusOr<Project> built = kernelWith("k.comp", "", "");
+  ASSERT_TRUE(built.ok()) << built.status().message();
+}
+
+// Push constants holding an array and a struct, declared flattened: an
+// array by its `count` (one constant per entry), a struct's members by
+// dotted names; [bench] gives the array a list and the struct a table.
+TEST_F(ProjectTest, ArrayAndStructConstantsAreDeclaredFlattened) {
+  auto kernelWith = [&](const std::string &extra, const std::string &values) {
+    write("workbench.toml", "[project]\nkernels = [\"k\"]\n"
+                            "targets = [\"vulkan:1.2\"]\n");
+    write("k/k.comp", "// glsl\n");
+    write("k/kernel.toml",
+          "[kernel]\nname = \"k\"\nsource = \"k.comp\"\n" + extra +
+              "[abi]\nworkgroup_size = [64, 1, 1]\n"
+              "bindings = [{ name = \"x\", type = \"f32\", "
+              "access = \"readwrite\" }]\n"
+              "constants = [{ name = \"coeffs\", type = \"f32\", count = 3 "
+              "},\n  { name = \"step.n\", type = \"u32\" }]\n" +
+              (values.empty() ? ""
+                              : "[bench]\nworkload = [64]\n"
+                                "elements = { x = 64 }\n"
+                                "constants = " +
+                                    values + "\n"));
+    return loadEveryKernel(root_);
+  };
+  for (const char *values : {"{ coeffs = [0.5, 1, 2.5], step = { n = 7 } }",
+                             "{ coeffs = [0.5, 1, 2.5], step.n = 7 }"}) {
+    SCOPED_TRACE(values);
+    StatusOr<Project> ok = kernelWith("", values);
+    ASSERT_TRUE(ok.ok()) << ok.status().message();
+    std::vector<std::string> names;
+    for (const Constant &c : ok->kernels[0].specs[0].abi.constants)
+      names.push_back(c.name);
+    EXPECT_THAT(names, ::testing::ElementsAre("coeffs[0]", "coeffs[1]",
+                                              "coeffs[2]", "step.n"));
+    EXPECT_THAT(ok->kernels[0].bench->constantValues,
+                ::testing::ElementsAre("0.5", "1", "2.5", "7"));
+  }
+  StatusOr<Project> short_ = kernelWith("", "{ coeffs = [0.5], step.n = 7 }");
+  ASSERT_FALSE(short_.ok());
+  EXPECT_THAT(short_.status().message(),
+              HasSubstr("no value for constant 1 `coeffs[1]` (f32); give "
+                        "every [abi] constant a value (an array takes a list"));
+  StatusOr<Project> substitutes = kernelWith("substitutes = \"step\"\n", "");
+  ASSERT_FALSE(substitutes.ok());
+  EXPECT_THAT(substitutes.status().message(),
+              HasSubstr("`constants[0]` is an array or a struct member, and "
+                        "the kernel `substitutes` `step`: a program "
+                        "dispatch's constants are its export's scalars"));
+}
+
 // [bench] sizes are expressions (+ - * / and parentheses) of integer
 // [bench] constants and integer [specialization] values; one that is not a
 // positive whole number is refused where it is written.

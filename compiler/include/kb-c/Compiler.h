@@ -159,7 +159,8 @@ typedef struct kbCompilerResult {
 
 typedef struct kbCompilerStandaloneBinding {
   const char *name;
-  const char *elementType; /* kernel.toml spelling: "f32", "u32", ... */
+  const char *elementType; /* kernel.toml spelling: "f32", "u32", ...;
+                              "struct": structs laid out by the SPIR-V */
   const char *access;      /* "readonly", "writeonly", "readwrite" */
   uint64_t elementCount;
   /* [bench] init: "" (default), "uniform", "normal" or "range", with its

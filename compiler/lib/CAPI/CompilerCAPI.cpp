@@ -144,10 +144,14 @@ std::vector<StandaloneBinding> bindings(const kbCompilerStandaloneKernel &c,
   for (size_t i = 0; i < c.bindingCount; ++i) {
     const kbCompilerStandaloneBinding &b = c.bindings[i];
     std::string field = "binding " + std::to_string(i);
-    out.push_back({str(b.name), read.elementType(b.elementType, field),
+    // A struct binding's buffer is bytes; its layout comes from the SPIR-V.
+    bool isStruct = str(b.elementType) == "struct";
+    out.push_back({str(b.name),
+                   isStruct ? kb::ElementType::U8
+                            : read.elementType(b.elementType, field),
                    read.access(b.access, field), b.elementCount,
                    str(b.initDistribution), b.initLow, b.initHigh, b.initMean,
-                   b.initStddev, b.initStart, b.initStep});
+                   b.initStddev, b.initStart, b.initStep, isStruct});
   }
   return out;
 }

@@ -251,13 +251,67 @@ static OwningOpRef<Operation *> loadReference(MLIRContext *context,
   return OwningOpRef<Operation *>(clone);
 }
 
+/// The struct layout of each binding, as the kernel's first SPIR-V object
+/// lays it out (nullopt for a binding of scalars); the others must agree.
+using StructLayouts = std::vector<std::optional<::kb::StructLayout>>;
+
+/// Marks |kernel|'s struct bindings in |abi| (their layouts are read from
+/// the object next); an error when the object (|extension|) is not SPIR-V.
+static std::string declareStructs(const StandaloneKernel &kernel,
+                                  StringRef extension, ::kb::KernelAbi &abi) {
+  for (auto [i, binding] : llvm::enumerate(kernel.bindings)) {
+    if (!binding.isStruct || i >= abi.bindings.size())
+      continue;
+    if (extension != ".spv")
+      return describe("binding", i, binding.name) +
+             " holds structs, whose layout is read from a SPIR-V kernel; "
+             "a " +
+             extension.str() +
+             " object has none (declare CUDA bindings with a scalar type)";
+    abi.bindings[i].structLayout = ::kb::StructLayout{};
+  }
+  return "";
+}
+
+/// Records |abi|'s struct layouts in |layouts| (the first object's; a
+/// later one was checked against them).
+static void recordStructs(const ::kb::KernelAbi &abi, StructLayouts &layouts) {
+  layouts.resize(abi.bindings.size());
+  for (auto [i, binding] : llvm::enumerate(abi.bindings))
+    if (binding.structLayout && !layouts[i])
+      layouts[i] = binding.structLayout;
+}
+
+/// What |object| (an |extension| file) assumes of its pipeline that its
+/// kind cannot give, as text to follow its name; empty when nothing. Marks
+/// |kernel|'s struct bindings in |abi|.
+static std::string checkObjectSettings(const StandaloneKernel &kernel,
+                                       const StandaloneObject &object,
+                                       StringRef extension,
+                                       ::kb::KernelAbi &abi) {
+  if (std::string why = declareStructs(kernel, extension, abi); !why.empty())
+    return ": " + why;
+  if (extension == ".spv" && !abi.parameterOrder.empty())
+    return ": a parameter order is CUDA only (SPIR-V binds by binding number "
+           "and push-constant offset)";
+  if (std::string wrong = ::kb::checkParameterOrder(abi); !wrong.empty())
+    return ": parameter order: " + wrong;
+  if (extension != ".spv" && !object.specialization.empty())
+    return ": specialization constants are SPIR-V only";
+  if (extension != ".spv" && object.subgroupSize && object.subgroupSize != 32)
+    return " requires subgroup size " + std::to_string(object.subgroupSize) +
+           ", but CUDA warps are 32 wide";
+  return "";
+}
+
 /// Checks |object| against the export of |executable| (the same ABI check
 /// object substitution does; a cubin has no reflection and is checked by
 /// the runtime's limits only) and adds it as a variant, with what it
 /// assumes of its pipeline. Returns an error message, empty on success.
 static std::string addObjectVariant(kbir::ExecutableOp executable,
                                     const StandaloneKernel &kernel,
-                                    const StandaloneObject &object) {
+                                    const StandaloneObject &object,
+                                    StructLayouts &layouts) {
   MLIRContext *context = executable.getContext();
   Builder b(context);
   std::string where = "object '" + object.file + "'";
@@ -272,16 +326,9 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   abi.subgroupSize = object.subgroupSize;
   abi.fullSubgroups = object.fullSubgroups;
   abi.parameterOrder = object.parameterOrder;
-  if (extension == ".spv" && !abi.parameterOrder.empty())
-    return where + ": a parameter order is CUDA only (SPIR-V binds by "
-                   "binding number and push-constant offset)";
-  if (std::string wrong = ::kb::checkParameterOrder(abi); !wrong.empty())
-    return where + ": parameter order: " + wrong;
-  if (extension != ".spv" && !object.specialization.empty())
-    return where + ": specialization constants are SPIR-V only";
-  if (extension != ".spv" && object.subgroupSize && object.subgroupSize != 32)
-    return where + " requires subgroup size " +
-           std::to_string(object.subgroupSize) + ", but CUDA warps are 32 wide";
+  if (std::string why = checkObjectSettings(kernel, object, extension, abi);
+      !why.empty())
+    return where + why;
   std::vector<::kb::AbiMismatch> mismatches;
   std::string data = (*bytes)->getBuffer().str();
   // What the runtime launches: the .entry itself, as object substitution
@@ -306,11 +353,19 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
     abi.specialization = std::move(*values);
     // Constants in a uniform block: the kernel's choice, kept on its variant.
     abi.uniformConstants = ::kb::uniformConstantsOf(*spirv);
+    // Struct elements likewise: their layout is the kernel's. Every
+    // object (a twin, another target's) must lay them out as the first:
+    // the buffer is filled, and outputs compared, by one layout.
+    ::kb::setStructLayouts(*spirv, abi);
+    for (size_t i = 0; i < layouts.size() && i < abi.bindings.size(); ++i)
+      if (layouts[i] && abi.bindings[i].structLayout)
+        abi.bindings[i].structLayout = layouts[i];
     mismatches = ::kb::checkSpirvAbi(*spirv, abi);
   }
   if (!mismatches.empty())
     return where + " does not match the declared ABI:\n" +
            ::kb::formatMismatches(mismatches);
+  recordStructs(abi, layouts);
   auto objectAttr = kbir::ObjectAttr::get(
       context, llvm::sys::path::filename(object.file), (*bytes)->getBuffer());
   DictionaryAttr entryPoints;
@@ -330,12 +385,29 @@ static std::string addObjectVariant(kbir::ExecutableOp executable,
   return "";
 }
 
+/// The elements of binding |i|'s buffer: its count, or for a struct
+/// binding the bytes of that many structs; failure when no object laid
+/// the struct out or the size overflows.
+static FailureOr<int64_t> bufferElements(const StandaloneKernel &kernel,
+                                         const StructLayouts &structs,
+                                         size_t i) {
+  unsigned long long count = kernel.bindings[i].elementCount;
+  if (!kernel.bindings[i].isStruct)
+    return static_cast<int64_t>(count);
+  if (i >= structs.size() || !structs[i] || !structs[i]->stride)
+    return failure();
+  if (count > (1ull << 62) / structs[i]->stride)
+    return failure();
+  return static_cast<int64_t>(count * structs[i]->stride);
+}
+
 /// The host function `main`: one buffer per binding (with its declared
 /// init), the constants, one dispatch of the kernel. An empty string, or
 /// what is wrong with a declared value.
 static std::string buildHostFunction(OpBuilder &builder,
                                      const StandaloneKernel &kernel,
-                                     kbir::LayoutAttr layout) {
+                                     kbir::LayoutAttr layout,
+                                     const StructLayouts &structs) {
   MLIRContext &context = *builder.getContext();
   Builder b(&context);
   Location loc = builder.getUnknownLoc();
@@ -346,8 +418,14 @@ static std::string buildHostFunction(OpBuilder &builder,
   for (long long w : kernel.workload)
     workload.push_back(host.create<arith::ConstantIndexOp>(loc, w));
   for (auto [i, binding] : llvm::enumerate(layout.getBindings())) {
+    FailureOr<int64_t> count = bufferElements(kernel, structs, i);
+    if (failed(count))
+      return describe("binding", i, kernel.bindings[i].name) +
+             " holds structs, but no SPIR-V object lays them out (or " +
+             std::to_string(kernel.bindings[i].elementCount) +
+             " of them pass 2^62 bytes)";
     auto type = kbir::BufferType::get(
-        &context, {static_cast<int64_t>(kernel.bindings[i].elementCount)},
+        &context, {*count},
         getMlirElementType(&context, binding.getElementType()));
     auto alloc = host.create<kbir::AllocOp>(loc, type, ValueRange{});
     const StandaloneBinding &declared = kernel.bindings[i];
@@ -407,7 +485,8 @@ static std::string checkKernelShape(const StandaloneKernel &kernel) {
 /// empty string.
 static std::string buildObjectExecutable(OpBuilder &builder,
                                          const StandaloneKernel &kernel,
-                                         kbir::LayoutAttr layout) {
+                                         kbir::LayoutAttr layout,
+                                         StructLayouts &structs) {
   Builder b(builder.getContext());
   Location loc = builder.getUnknownLoc();
   auto executable = builder.create<kbir::ExecutableOp>(loc, kernel.name);
@@ -424,7 +503,7 @@ static std::string buildObjectExecutable(OpBuilder &builder,
       kernel.sharedMemoryBytes ? b.getI64IntegerAttr(kernel.sharedMemoryBytes)
                                : IntegerAttr());
   for (const StandaloneObject &object : kernel.objects)
-    if (std::string why = addObjectVariant(executable, kernel, object);
+    if (std::string why = addObjectVariant(executable, kernel, object, structs);
         !why.empty())
       return why;
   return "";
@@ -460,6 +539,19 @@ static std::string verifyAndPrint(ModuleOp module,
   return "";
 }
 
+/// Why |kernel| cannot have an MLIR reference: a struct binding, which a
+/// kb.executable's layout (arrays of scalars) cannot spell. Empty if none.
+static std::string refuseStructReference(const StandaloneKernel &kernel) {
+  for (auto [i, binding] : llvm::enumerate(kernel.bindings))
+    if (binding.isStruct)
+      return describe("binding", i, binding.name) +
+             " holds structs, but the reference '" +
+             kernel.referenceExecutable +
+             "' is a kb.executable, whose bindings are arrays of scalars; "
+             "benchmark the kernel without a reference";
+  return "";
+}
+
 /// The synthesized program of |kernel| in |context|; null with |error|.
 static OwningOpRef<ModuleOp> buildProgram(MLIRContext &context,
                                           const StandaloneKernel &kernel,
@@ -469,17 +561,21 @@ static OwningOpRef<ModuleOp> buildProgram(MLIRContext &context,
     return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+  StructLayouts structs;
   if (!kernel.referenceExecutable.empty()) {
+    error = refuseStructReference(kernel);
+    if (!error.empty())
+      return nullptr;
     OwningOpRef<Operation *> reference =
         loadReference(&context, kernel, layout, error);
     if (!reference)
       return nullptr;
     builder.insert(reference.release());
   } else {
-    error = buildObjectExecutable(builder, kernel, layout);
+    error = buildObjectExecutable(builder, kernel, layout, structs);
   }
   if (error.empty())
-    error = buildHostFunction(builder, kernel, layout);
+    error = buildHostFunction(builder, kernel, layout, structs);
   if (!error.empty())
     return nullptr;
   return module;

@@ -3,6 +3,7 @@
 // used to become -8 and -7), and a value the declared type
 // cannot hold is refused with the type named.
 #include "common/file_util.h"
+#include "common/target.h"
 #include "kb/Driver/Driver.h"
 
 #include <gtest/gtest.h>
@@ -206,6 +207,91 @@ TEST(StandaloneTest, ReferenceExportMayUseThePlainName) {
   EXPECT_FALSE(kb::driver::writeStandaloneProgram(kernel, path, error));
   EXPECT_NE(error.find("has no export @_Z5otherPf (the kernel's entry) or "
                        "@other"),
+            std::string::npos)
+      << error;
+}
+
+/// A standalone kernel of struct_elements.comp (common/testdata): two
+/// bindings of structs, a u32 one, push constants of an array and a
+/// struct declared flattened; |reference| an MLIR reference, if any.
+kb::driver::StandaloneKernel structKernel(const std::string &reference = "") {
+  kb::driver::StandaloneKernel kernel;
+  kernel.name = "structs";
+  kernel.entry = "structs";
+  kernel.bindings = {
+      {"particles", kb::ElementType::U8, kb::Access::ReadWrite, 64},
+      {"bodies", kb::ElementType::U8, kb::Access::ReadOnly, 64},
+      {"flags", kb::ElementType::U32, kb::Access::ReadWrite, 64}};
+  kernel.bindings[0].isStruct = kernel.bindings[1].isStruct = true;
+  kernel.constants = {{"coeffs[0]", kb::ScalarType::F32, "1"},
+                      {"coeffs[1]", kb::ScalarType::F32, "2"},
+                      {"coeffs[2]", kb::ScalarType::F32, "3"},
+                      {"coeffs[3]", kb::ScalarType::F32, "4"},
+                      {"inner.id", kb::ScalarType::U32, "5"},
+                      {"inner.weight", kb::ScalarType::F32, "0.5"},
+                      {"n", kb::ScalarType::U32, "64"}};
+  kernel.workgroupSize = {64, 1, 1};
+  kernel.workload = {64};
+  kernel.referenceExecutable = reference;
+  kb::driver::StandaloneObject object;
+  object.target = *kb::Target::parse("vulkan:1.2");
+  object.file =
+      std::string(KB_SOURCE_DIR) + "/common/testdata/struct_elements_vk12.spv";
+  object.entry = "main";
+  kernel.objects = {object};
+  return kernel;
+}
+
+// A struct binding's buffer is count x stride bytes (the stride read from
+// the SPIR-V object), and its variant records the layout.
+TEST(StandaloneTest, StructBindingsAreSizedAndRecordedFromTheSpirv) {
+  std::string path = scratch("program_structs.mlir"), error;
+  ASSERT_TRUE(kb::driver::writeStandaloneProgram(structKernel(), path, error))
+      << error;
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("!kb.buffer<2048xi8>"), std::string::npos) << text;
+  EXPECT_NE(text.find("!kb.buffer<2560xi8>"), std::string::npos) << text;
+  EXPECT_NE(text.find("!kb.buffer<64xi32>"), std::string::npos) << text;
+  EXPECT_NE(text.find("kb.struct_bindings"), std::string::npos) << text;
+  EXPECT_NE(text.find("name = \"Particle\""), std::string::npos) << text;
+  EXPECT_NE(text.find("name = \"inner.weight\""), std::string::npos) << text;
+}
+
+// An MLIR reference's bindings are arrays of scalars: it cannot take the
+// place of a struct kernel.
+TEST(StandaloneTest, AStructKernelRefusesAnMlirReference) {
+  std::string error;
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      structKernel(writeReference("f32")), scratch("refused.mlir"), error));
+  EXPECT_NE(error.find("binding 0 (`particles`) holds structs, but the "
+                       "reference"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("whose bindings are arrays of scalars"),
+            std::string::npos)
+      << error;
+}
+
+// Every object of a struct kernel (here a twin reference) must lay the
+// struct out as the first: the buffer is filled, and the outputs compared,
+// by one layout.
+TEST(StandaloneTest, ATwinLaidOutDifferentlyIsRefusedNamingBoth) {
+  kb::driver::StandaloneKernel kernel = structKernel();
+  kb::driver::StandaloneObject twin = kernel.objects.front();
+  twin.file = std::string(KB_SOURCE_DIR) +
+              "/common/testdata/struct_elements_other_vk12.spv";
+  twin.reference = true;
+  kernel.objects.push_back(twin);
+  std::string error;
+  EXPECT_FALSE(kb::driver::writeStandaloneProgram(
+      kernel, scratch("twin_refused.mlir"), error));
+  EXPECT_NE(error.find("struct_elements_other_vk12.spv' does not match the "
+                       "declared ABI:\nbinding 0 (`particles`): expected "
+                       "struct elements laid out as Particle, 32 bytes: pos "
+                       "vec2 at 0, vel vec2 at 8, gradientPos vec4 at 16, "
+                       "found Particle, 48 bytes: mass float at 0, pos vec2 "
+                       "at 8"),
             std::string::npos)
       << error;
 }

@@ -145,11 +145,12 @@ public:
     std::vector<fb::Offset<kbm::Export>> exports;
     for (ExportOp exportOp : executable.getExportOps()) {
       LayoutAttr layout = exportOp.getLayout();
-      std::vector<fb::Offset<kbm::BindingLayout>> bindings;
-      for (BindingAttr b : layout.getBindings())
-        bindings.push_back(kbm::CreateBindingLayout(
-            fbb, b.getName() ? fbb.CreateString(b.getName().str()) : 0,
-            toKbm(b.getElementType()), toKbm(b.getAccess())));
+      ::kb::KernelAbi pipeline;
+      // Sized so that the variant's struct layouts find their bindings.
+      pipeline.bindings.resize(layout.getBindings().size());
+      getVariantPipeline(variant, pipeline);
+      std::vector<fb::Offset<kbm::BindingLayout>> bindings =
+          writeBindings(layout, pipeline);
       std::vector<fb::Offset<kbm::ConstantLayout>> constants;
       for (ConstantAttr c : layout.getConstants())
         constants.push_back(kbm::CreateConstantLayout(
@@ -161,8 +162,6 @@ public:
       kbm::Dim3 workloadPerWorkgroup(per[0], per[1], per[2]);
       std::string entry =
           variant.getEntryPointName(exportOp.getSymName()).str();
-      ::kb::KernelAbi pipeline;
-      getVariantPipeline(variant, pipeline);
       std::vector<fb::Offset<kbm::SpecializationConstant>> specialization;
       for (const ::kb::SpecializationValue &v : pipeline.specialization)
         specialization.push_back(kbm::CreateSpecializationConstant(
@@ -183,6 +182,37 @@ public:
           &workloadPerWorkgroup, parameterOrder, uniformConstants));
     }
     return fbb.CreateVector(exports);
+  }
+
+  /// The bindings of |layout|, each with the struct layout |pipeline|
+  /// (the variant's) records for it.
+  std::vector<fb::Offset<kbm::BindingLayout>>
+  writeBindings(LayoutAttr layout, const ::kb::KernelAbi &pipeline) {
+    std::vector<fb::Offset<kbm::BindingLayout>> bindings;
+    for (auto [i, b] : llvm::enumerate(layout.getBindings())) {
+      auto name = b.getName() ? fbb.CreateString(b.getName().str()) : 0;
+      fb::Offset<kbm::StructLayout> structLayout = 0;
+      if (i < pipeline.bindings.size() && pipeline.bindings[i].structLayout)
+        structLayout = writeStructLayout(*pipeline.bindings[i].structLayout);
+      bindings.push_back(
+          kbm::CreateBindingLayout(fbb, name, toKbm(b.getElementType()),
+                                   toKbm(b.getAccess()), structLayout));
+    }
+    return bindings;
+  }
+
+  fb::Offset<kbm::StructLayout>
+  writeStructLayout(const ::kb::StructLayout &layout) {
+    std::vector<fb::Offset<kbm::StructMember>> members;
+    for (const ::kb::StructMember &m : layout.members) {
+      auto name = fbb.CreateString(m.name);
+      members.push_back(kbm::CreateStructMember(
+          fbb, name, static_cast<kbm::ElementType>(m.type), m.offset,
+          m.components, m.count, m.arrayStride));
+    }
+    auto name = fbb.CreateString(layout.name);
+    auto memberVector = fbb.CreateVector(members);
+    return kbm::CreateStructLayout(fbb, name, layout.stride, memberVector);
   }
 
   /// A handwritten SPIR-V kernel's uniform block of constants; none (push

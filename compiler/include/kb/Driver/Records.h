@@ -225,6 +225,11 @@ struct StandaloneBinding {
   std::string initDistribution;
   double initLow = 0, initHigh = 1, initMean = 0, initStddev = 1, initStart = 0,
          initStep = 0;
+  /// Each element is a struct (kernel.toml `type = "struct"`; the C API
+  /// spells it "struct"): its layout is read from the kernel's SPIR-V,
+  /// |elementCount| counts structs and the buffer holds count x stride
+  /// bytes (|elementType| U8).
+  bool isStruct = false;
 };
 struct StandaloneConstant {
   std::string name; // optional

@@ -191,8 +191,88 @@ getUniformConstants(VariantOp variant) {
   return block;
 }
 
+/// The dictionary kVariantStructBindingsAttrName holds for struct binding
+/// |index| of |binding|.
+static DictionaryAttr structBindingAttr(Builder &b, size_t index,
+                                        const ::kb::Binding &binding) {
+  const ::kb::StructLayout &layout = *binding.structLayout;
+  SmallVector<Attribute> members;
+  for (const ::kb::StructMember &m : layout.members)
+    members.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("name", b.getStringAttr(m.name)),
+         b.getNamedAttr("type", b.getStringAttr(::kb::toString(m.type))),
+         b.getNamedAttr("offset", b.getI64IntegerAttr(m.offset)),
+         b.getNamedAttr("components", b.getI64IntegerAttr(m.components)),
+         b.getNamedAttr("count", b.getI64IntegerAttr(m.count)),
+         b.getNamedAttr("array_stride", b.getI64IntegerAttr(m.arrayStride))}));
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("binding", b.getI64IntegerAttr(index)),
+       b.getNamedAttr("name", b.getStringAttr(layout.name)),
+       b.getNamedAttr("stride", b.getI64IntegerAttr(layout.stride)),
+       b.getNamedAttr("members", b.getArrayAttr(members))});
+}
+
+/// One uint32 field of a dictionary attribute; 0 when absent.
+static uint32_t u32Field(DictionaryAttr dict, StringRef name) {
+  auto value = dict.getAs<IntegerAttr>(name);
+  return value ? static_cast<uint32_t>(value.getInt()) : 0;
+}
+
+/// The struct layout of one kVariantStructBindingsAttrName entry.
+static ::kb::StructLayout getStructLayout(DictionaryAttr dict) {
+  ::kb::StructLayout layout;
+  if (auto name = dict.getAs<StringAttr>("name"))
+    layout.name = name.str();
+  layout.stride = u32Field(dict, "stride");
+  auto members = dict.getAs<ArrayAttr>("members");
+  if (!members)
+    return layout;
+  for (auto m : members.getAsRange<DictionaryAttr>()) {
+    ::kb::StructMember member;
+    if (auto name = m.getAs<StringAttr>("name"))
+      member.name = name.str();
+    if (auto type = m.getAs<StringAttr>("type"))
+      member.type = ::kb::parseElementType(type.getValue().str())
+                        .value_or(::kb::ElementType::U8);
+    member.offset = u32Field(m, "offset");
+    member.components = u32Field(m, "components");
+    member.count = u32Field(m, "count");
+    member.arrayStride = u32Field(m, "array_stride");
+    layout.members.push_back(std::move(member));
+  }
+  return layout;
+}
+
+/// Records |abi|'s struct bindings on |variant| (removes the attribute
+/// when it has none).
+static void setStructBindings(VariantOp variant, const ::kb::KernelAbi &abi) {
+  Builder b(variant.getContext());
+  SmallVector<Attribute> structs;
+  for (auto [i, binding] : llvm::enumerate(abi.bindings))
+    if (binding.structLayout)
+      structs.push_back(structBindingAttr(b, i, binding));
+  if (structs.empty())
+    variant->removeAttr(kVariantStructBindingsAttrName);
+  else
+    variant->setAttr(kVariantStructBindingsAttrName, b.getArrayAttr(structs));
+}
+
+/// Sets the struct layout of every binding |variant| records one for.
+static void getStructBindings(VariantOp variant, ::kb::KernelAbi &abi) {
+  auto structs =
+      variant->getAttrOfType<ArrayAttr>(kVariantStructBindingsAttrName);
+  if (!structs)
+    return;
+  for (auto dict : structs.getAsRange<DictionaryAttr>()) {
+    uint32_t index = u32Field(dict, "binding");
+    if (index < abi.bindings.size())
+      abi.bindings[index].structLayout = getStructLayout(dict);
+  }
+}
+
 void mlir::kb::setVariantPipeline(VariantOp variant,
                                   const ::kb::KernelAbi &abi) {
+  setStructBindings(variant, abi);
   Builder b(variant.getContext());
   if (abi.subgroupSize)
     variant->setAttr(kVariantSubgroupSizeAttrName,
@@ -239,6 +319,7 @@ void mlir::kb::getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi) {
     for (int64_t slot : order.asArrayRef())
       abi.parameterOrder.push_back(static_cast<uint32_t>(slot));
   abi.uniformConstants = getUniformConstants(variant);
+  getStructBindings(variant, abi);
   auto values =
       variant->getAttrOfType<ArrayAttr>(kVariantSpecializationAttrName);
   if (!values)

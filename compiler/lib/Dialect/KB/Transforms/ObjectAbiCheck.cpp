@@ -163,6 +163,25 @@ static LogicalResult checkRequest(ExecutableOp executable, StringRef format,
   return success();
 }
 
+/// Adds a mismatch for each binding of |abi| whose storage buffer in
+/// |spirv| holds structs: the ABI check takes them as the bytes under the
+/// kernel's own type, which a standalone kernel may declare as such, but a
+/// program dispatch's buffers are arrays of scalars that the program's
+/// other kernels read as scalars.
+static void refuseStructElements(const ::kb::SpirvModule &spirv,
+                                 const ::kb::KernelAbi &abi,
+                                 std::vector<::kb::AbiMismatch> &mismatches) {
+  for (const ::kb::SpirvResource &r : spirv.resources)
+    if (r.set == 0 && r.binding < abi.bindings.size() && r.elementStruct &&
+        r.kind == ::kb::SpirvResource::Kind::StorageBuffer)
+      mismatches.push_back(
+          {::kb::describeBinding(abi, r.binding) + " holds a struct (" +
+           ::kb::describeStructLayout(*r.elementStruct) +
+           "); a program dispatch's bindings are arrays of scalars, so a "
+           "struct-element kernel can only be benchmarked standalone "
+           "([bench], the binding declared `type = \"struct\"`)"});
+}
+
 /// The SPIR-V half of checkObject: each export's entry point (a GLSL
 /// `main` serves a single export), its specialization and interface, and
 /// the module's version against each variant's environment.
@@ -209,7 +228,10 @@ checkSpirvObject(ExecutableOp executable, ArrayRef<VariantOp> targets,
     ::kb::KernelAbi abi = expectedAbi(exportOp, entry, request);
     abi.specialization = pipeline.specialization;
     abi.uniformConstants = pipeline.uniformConstants;
-    reportMismatches(exportOp, abi, ::kb::checkSpirvAbi(*spirv, abi));
+    std::vector<::kb::AbiMismatch> mismatches =
+        ::kb::checkSpirvAbi(*spirv, abi);
+    refuseStructElements(*spirv, abi, mismatches);
+    reportMismatches(exportOp, abi, mismatches);
   }
   for (VariantOp variant : targets) {
     uint32_t max = getTarget(variant)->spirvEnvironment().version;

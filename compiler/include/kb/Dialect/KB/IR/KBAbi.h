@@ -88,11 +88,19 @@ inline constexpr llvm::StringLiteral kVariantParameterOrderAttrName =
 /// constants.
 inline constexpr llvm::StringLiteral kVariantUniformConstantsAttrName =
     "kb.uniform_constants";
+/// An array of {binding, name, stride, members} dictionaries on a
+/// kb.variant whose SPIR-V object holds structs in some bindings
+/// (::kb::Binding::structLayout, read from the object; each member
+/// {name, type, offset, components, count, array_stride}); the export's
+/// layout spells such a binding as bytes (u8). Standalone kernels only.
+inline constexpr llvm::StringLiteral kVariantStructBindingsAttrName =
+    "kb.struct_bindings";
 /// Sets those attributes of |variant| from |abi| (removes what |abi| does
 /// not set).
 void setVariantPipeline(VariantOp variant, const ::kb::KernelAbi &abi);
 /// Copies |variant|'s subgroup size, full subgroups, specialization
-/// constants, parameter order and uniform constants into |abi|.
+/// constants, parameter order, uniform constants and struct layouts into
+/// |abi|.
 void getVariantPipeline(VariantOp variant, ::kb::KernelAbi &abi);
 
 /// True when an MLIR type stands for |type| in a buffer or memref: same
