@@ -286,6 +286,7 @@ std::string checkStructLayout(const StructLayout &layout) {
   if (layout.stride == 0 || layout.stride > kMaxStride)
     return "stride " + std::to_string(layout.stride) +
            " bytes is not between 1 and " + std::to_string(kMaxStride);
+  uint64_t previousEnd = 0; // members come in offset order, apart
   for (size_t i = 0; i < layout.members.size(); ++i) {
     const StructMember &m = layout.members[i];
     std::string which = "member " + std::to_string(i) +
@@ -298,10 +299,17 @@ std::string checkStructLayout(const StructLayout &layout) {
       return which + " is an array of " + std::to_string(m.count) +
              " entries " + std::to_string(m.arrayStride) +
              " bytes apart, each " + std::to_string(entry) + " bytes";
+    // Overlapping members would make the fill and the compare touch each
+    // byte many times over (a hostile layout's 1024 members on 1 MiB).
+    if (m.offset < previousEnd)
+      return which + " starts at byte " + std::to_string(m.offset) +
+             ", inside the member before it (which ends at byte " +
+             std::to_string(previousEnd) + ")";
     uint64_t end = m.offset + uint64_t{m.count - 1} * m.arrayStride + entry;
     if (end > layout.stride)
       return which + " ends at byte " + std::to_string(end) +
              ", past the stride of " + std::to_string(layout.stride) + " bytes";
+    previousEnd = end;
   }
   return "";
 }

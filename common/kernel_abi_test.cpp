@@ -202,6 +202,11 @@ TEST(StructLayout, CheckRefusesMembersOutsideTheStride) {
   layout.members[1] = {"v", ElementType::F32, 0, 5, 1, 0};
   EXPECT_EQ(checkStructLayout(layout),
             "member 1 (`v`) has 5 components; a vector has 1 to 4");
+  // Overlapping members: each byte would be filled and compared again.
+  layout.members[1] = {"vel", ElementType::F32, 4, 2, 1, 0};
+  EXPECT_EQ(checkStructLayout(layout),
+            "member 1 (`vel`) starts at byte 4, inside the member before it "
+            "(which ends at byte 8)");
   layout.stride = 0;
   EXPECT_EQ(checkStructLayout(layout),
             "stride 0 bytes is not between 1 and 1048576");

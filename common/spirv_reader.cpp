@@ -861,6 +861,11 @@ private:
     if (depth > kMaxTypeDepth)
       return invalidArgument("struct " + idRef(structId) +
                              " is nested too deeply");
+    // A struct with no members adds no member to count against
+    // kMaxMembers, so arrays of arrays of them would be walked without end.
+    if (t->operands.empty())
+      return invalidArgument("struct " + idRef(structId) +
+                             " has no members: nothing a benchmark can fill");
     for (uint32_t m = 0; m < t->operands.size(); ++m) {
       std::string name = memberName(structId, m);
       if (name.empty())
@@ -1151,10 +1156,36 @@ private:
     StructLayout leaves;
     Status flattened = flattenStruct(structId, 0, "", 0, leaves);
     if (flattened.ok())
+      flattened = checkBlockScalars(leaves, what);
+    if (flattened.ok())
       layout.leaves = std::move(leaves.members);
     else
       layout.leavesError = flattened.message();
     return layout;
+  }
+
+  /// A block's scalars one by one are what a dispatch passes: at most
+  /// kMaxBlockScalars (4 KiB of 32-bit values, past any device's
+  /// push-constant limit), each array's entries apart.
+  static Status checkBlockScalars(const StructLayout &leaves,
+                                  const std::string &what) {
+    constexpr uint64_t kMaxBlockScalars = 1024;
+    uint64_t scalars = 0;
+    for (const StructMember &m : leaves.members) {
+      uint64_t entry = uint64_t{byteSize(m.type)} * m.components;
+      if (m.count > 1 && m.arrayStride < entry)
+        return invalidArgument(
+            "array member `" + m.name + "` of the " + what +
+            " block has entries " + std::to_string(m.arrayStride) +
+            " bytes apart, each " + std::to_string(entry) + " bytes");
+      scalars += uint64_t{m.count} * m.components;
+    }
+    if (scalars > kMaxBlockScalars)
+      return invalidArgument("the " + what + " block holds " +
+                             std::to_string(scalars) + " scalars; at most " +
+                             std::to_string(kMaxBlockScalars) +
+                             " (4 KiB, past any device's push-constant limit)");
+    return okStatus();
   }
 
   uint32_t bound_ = 0;

@@ -206,6 +206,30 @@ StructMember member(const char *name, ElementType type, uint32_t offset,
   return {name, type, offset, components, count, arrayStride};
 }
 
+// Hostile modules that glslc, spirv-as and spirv-val accept: arrays of
+// arrays of empty structs (1024^4 walks before the reader refused empty
+// structs), and a push-constant array of 10^8 floats (which the ABI check
+// once expanded entry by entry into gigabytes).
+TEST(SpirvReader, EmptyStructsAreRefusedAtOnce) {
+  SpirvModule m = readFixture("hostile_empty_structs.spv");
+  const SpirvResource *r = findResource(m, 0, 0);
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->elementStruct.has_value());
+  EXPECT_NE(r->elementStructError.find("has no members"), std::string::npos)
+      << r->elementStructError;
+}
+
+TEST(SpirvReader, AHugePushConstantArrayIsRefusedNotExpanded) {
+  SpirvModule m = readFixture("push_huge_array_vk12.spv");
+  ASSERT_TRUE(m.pushConstants.has_value());
+  EXPECT_TRUE(m.pushConstants->leaves.empty());
+  EXPECT_NE(
+      m.pushConstants->leavesError.find(
+          "the push-constant block holds 100000001 scalars; at most 1024"),
+      std::string::npos)
+      << m.pushConstants->leavesError;
+}
+
 TEST(SpirvReader, StructElementLayoutFromArrayStrideAndOffsets) {
   SpirvModule m = readFixture("struct_elements_vk12.spv");
   const SpirvResource *particles = findResource(m, 0, 0);

@@ -21,3 +21,5 @@ glslc -fshader-stage=compute --target-env=vulkan1.2 uniform_two_blocks.comp -o u
 glslc -fshader-stage=compute --target-env=vulkan1.2 -DWITH_PUSH uniform_two_blocks.comp -o uniform_and_push_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 struct_elements.comp -o struct_elements_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 -DOTHER_LAYOUT struct_elements.comp -o struct_elements_other_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 push_huge_array.comp -o push_huge_array_vk12.spv
+spirv-as --target-env vulkan1.2 hostile_empty_structs.spvasm -o hostile_empty_structs.spv

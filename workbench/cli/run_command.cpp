@@ -245,20 +245,26 @@ bool compareOutput(size_t i, const module::Output &out,
              : module::compareElements(ref.elementType, ref.bytes, cand.bytes,
                                        tol, maxMismatches, &map);
   std::string name = outputName(ref);
+  // A struct's members each have their own type's tolerance.
+  char tolerance[64];
+  if (layout)
+    std::snprintf(tolerance, sizeof tolerance, "each member's type's");
+  else
+    std::snprintf(tolerance, sizeof tolerance, "abs %g + rel %g", tol.abs,
+                  tol.rel);
   if (cmp.ok()) {
     std::printf("output %zu %s (%s x %llu): OK (max abs error %.3g; "
-                "tolerance abs %g + rel %g)\n",
+                "tolerance %s)\n",
                 i, name.c_str(), elementText(ref).c_str(),
                 static_cast<unsigned long long>(cmp.elementCount),
-                cmp.maxAbsError, tol.abs, tol.rel);
+                cmp.maxAbsError, tolerance);
     return true;
   }
   std::printf("output %zu %s (%s x %llu): MISMATCH in %llu element(s) "
-              "(tolerance abs %g + rel %g); first:\n",
+              "(tolerance %s); first:\n",
               i, name.c_str(), elementText(ref).c_str(),
               static_cast<unsigned long long>(cmp.elementCount),
-              static_cast<unsigned long long>(cmp.mismatchCount), tol.abs,
-              tol.rel);
+              static_cast<unsigned long long>(cmp.mismatchCount), tolerance);
   for (const module::Mismatch &m : cmp.firstMismatches)
     std::printf("    index %llu%s: %s %.9g, substituted %.9g (diff %.3g)\n",
                 static_cast<unsigned long long>(m.index),

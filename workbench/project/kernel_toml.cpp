@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -487,6 +488,51 @@ const toml::node *constantNode(const toml::table &constants,
   return node;
 }
 
+/// A value under |path| in `[bench] constants` that names no [abi]
+/// constant: an array entry past the declared count, a struct member the
+/// block does not have (`damping = [1, 2, 3, 4]` for `count = 3`).
+Status checkNoExtraValues(const TomlFile &file, const toml::node &node,
+                          const std::string &path,
+                          const std::set<std::string> &declared) {
+  if (declared.count(path))
+    return okStatus();
+  if (const toml::array *array = node.as_array()) {
+    for (size_t i = 0; i < array->size(); ++i)
+      KB_RETURN_IF_ERROR(
+          checkNoExtraValues(file, *array->get(i),
+                             path + "[" + std::to_string(i) + "]", declared));
+    return okStatus();
+  }
+  if (const toml::table *table = node.as_table()) {
+    for (const auto &[key, value] : *table)
+      KB_RETURN_IF_ERROR(checkNoExtraValues(
+          file, value, path + "." + std::string(key.str()), declared));
+    return okStatus();
+  }
+  return file.error(node, "[bench] constants: `" + path +
+                              "` is no constant of [abi] (an array entry "
+                              "past its count, or a member the block does "
+                              "not have); remove it");
+}
+
+/// Every key and every nested value of `[bench] constants` is some [abi]
+/// constant's: a value nothing takes is a typo the user should hear about.
+Status checkConstantKeys(const TomlFile &file, const toml::table &constants,
+                         const KernelAbi &abi) {
+  std::vector<std::string> constantNames;
+  std::set<std::string> declared;
+  for (const Constant &c : abi.constants) {
+    constantNames.push_back(constantKey(c.name));
+    declared.insert(c.name);
+  }
+  KB_RETURN_IF_ERROR(
+      file.checkKeys(constants, "[bench] constants", constantNames));
+  for (const auto &[key, value] : constants)
+    KB_RETURN_IF_ERROR(
+        checkNoExtraValues(file, value, std::string(key.str()), declared));
+  return okStatus();
+}
+
 /// `[bench] constants`: one value per [abi] constant, rendered as a literal;
 /// the integer ones also go to |integerValues| for the sizes to name.
 Status parseBenchConstants(const TomlFile &file, const toml::table &table,
@@ -495,12 +541,8 @@ Status parseBenchConstants(const TomlFile &file, const toml::table &table,
                            const ProblemSize *problem) {
   KB_ASSIGN_OR_RETURN(const toml::table *constants,
                       file.table(table, "constants"));
-  std::vector<std::string> constantNames;
-  for (const Constant &c : abi.constants)
-    constantNames.push_back(constantKey(c.name));
   if (constants)
-    KB_RETURN_IF_ERROR(
-        file.checkKeys(*constants, "[bench] constants", constantNames));
+    KB_RETURN_IF_ERROR(checkConstantKeys(file, *constants, abi));
   KB_ASSIGN_OR_RETURN(
       ProblemSize swept,
       parseBenchSweep(file, table, abi, constants, bench, problem));

@@ -323,6 +323,18 @@ TEST_F(ProjectTest, ArrayAndStructConstantsAreDeclaredFlattened) {
   EXPECT_THAT(short_.status().message(),
               HasSubstr("no value for constant 1 `coeffs[1]` (f32); give "
                         "every [abi] constant a value (an array takes a list"));
+  // A value no [abi] constant takes is refused, not ignored.
+  for (const char *extra : {"{ coeffs = [0.5, 1, 2.5, 7.0], step.n = 7 }",
+                            "{ coeffs = [0.5, 1, 2.5], step = { n = 7, m = 3 } "
+                            "}"}) {
+    SCOPED_TRACE(extra);
+    StatusOr<Project> refused = kernelWith("", extra);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_THAT(refused.status().message(),
+                HasSubstr("is no constant of [abi] (an array entry past its "
+                          "count, or a member the block does not have)"));
+    EXPECT_THAT(refused.status().message(), HasSubstr("kernel.toml:"));
+  }
   StatusOr<Project> substitutes = kernelWith("substitutes = \"step\"\n", "");
   ASSERT_FALSE(substitutes.ok());
   EXPECT_THAT(substitutes.status().message(),
