@@ -11,7 +11,9 @@
 #include "common/paths.h"
 #include "workbench/abi/toml_text.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace kb::workbench {
 
@@ -89,6 +91,8 @@ std::string renderSlots(const char *key, const std::vector<ImportedSlot> &slots,
             ", type = " + (s.type.empty() ? todo(s.todo) : tomlString(s.type));
     if (bindings)
       text += ", access = " + tomlString(s.access);
+    if (s.count > 1)
+      text += ", count = " + std::to_string(s.count);
     text += " }," + comment(s.comment);
   }
   return text + (slots.empty() ? "]\n" : "\n]\n");
@@ -127,6 +131,94 @@ std::string renderSpecialization(const ImportedKernel &k) {
   return text;
 }
 
+/// A [bench] constants value being assembled from flattened constant names
+/// ("damping[2]", "step.deltaT"): a placeholder, a list or a table, in the
+/// shape `kernel-bench build` reads them back (kernel_toml.cpp).
+struct ValueTree {
+  std::string leaf;
+  std::vector<ValueTree> entries;
+  std::vector<std::pair<std::string, ValueTree>> members;
+};
+
+// A push-constant block holds at most 1024 scalars (spirv_reader.cpp).
+constexpr size_t kMaxImportedEntries = 1024;
+
+ValueTree &memberOf(ValueTree &node, const std::string &key) {
+  for (auto &[name, child] : node.members)
+    if (name == key)
+      return child;
+  return node.members.emplace_back(key, ValueTree{}).second;
+}
+
+/// Walks |name| ("lights[1].pos", "step.deltaT") from |root|, making what
+/// is missing, and returns the node it names.
+ValueTree &walk(ValueTree &root, const std::string &name) {
+  ValueTree *node = &root;
+  size_t at = 0;
+  while (at < name.size()) {
+    size_t close = name[at] == '[' ? name.find(']', at) : std::string::npos;
+    size_t index = 0;
+    // A module names its members as it likes: text that is no small index
+    // ("a[", "b[x]") stays part of a key, which the build then names.
+    if (close != std::string::npos &&
+        std::from_chars(name.data() + at + 1, name.data() + close, index).ptr ==
+            name.data() + close &&
+        index < kMaxImportedEntries) {
+      if (node->entries.size() <= index)
+        node->entries.resize(index + 1);
+      node = &node->entries[index];
+      at = close + 1;
+      continue;
+    }
+    if (name[at] == '.')
+      ++at;
+    size_t end = std::min(name.find_first_of("[.", at + 1), name.size());
+    node = &memberOf(*node, name.substr(at, end - at));
+    at = end;
+  }
+  return *node;
+}
+
+std::string renderValue(const ValueTree &node) {
+  if (!node.entries.empty()) {
+    std::string text = "[";
+    for (size_t i = 0; i < node.entries.size(); ++i)
+      text += (i ? ", " : "") + renderValue(node.entries[i]);
+    return text + "]";
+  }
+  if (!node.members.empty()) {
+    std::string text = "{";
+    for (size_t i = 0; i < node.members.size(); ++i)
+      text += (i ? ", " : " ") + tomlKey(node.members[i].first) + " = " +
+              renderValue(node.members[i].second);
+    return text + " }";
+  }
+  return node.leaf;
+}
+
+/// One line per top-level constant: a scalar's placeholder, an array's list
+/// of them, a struct's inline table.
+std::string renderConstantValues(const std::vector<ImportedSlot> &constants) {
+  ValueTree root;
+  for (const ImportedSlot &c : constants) {
+    ValueTree &node = c.name.empty() ? memberOf(root, "") : walk(root, c.name);
+    auto placeholder = [&](const std::string &name) {
+      return todo("the value of `" + name + "` the benchmark passes");
+    };
+    if (c.count <= 1) {
+      node.leaf = placeholder(c.name);
+      continue;
+    }
+    for (uint32_t k = 0; k < c.count; ++k)
+      node.entries.push_back(
+          {placeholder(c.name + "[" + std::to_string(k) + "]"), {}, {}});
+  }
+  std::string text;
+  for (const auto &[key, value] : root.members)
+    text += tomlKey(key) + " = " + renderValue(value) + "\n";
+  return text;
+}
+
 std::string renderBench(const ImportedKernel &k) {
   std::string text =
       "\n# A standalone benchmark of the kernel. To replace an executable of "
@@ -139,12 +231,8 @@ std::string renderBench(const ImportedKernel &k) {
       "a naive twin\n# (.cu/.comp with the same interface), a C/C++ function "
       "run on the CPU (\"ref.cpp\"),\n# expected outputs in .npy files or an "
       "MLIR kb.executable (kernels/README.md)\n";
-  if (!k.constants.empty()) {
-    text += "\n[bench.constants]\n";
-    for (const ImportedSlot &c : k.constants)
-      text += tomlKey(c.name) + " = " +
-              todo("the value of `" + c.name + "` the benchmark passes") + "\n";
-  }
+  if (!k.constants.empty())
+    text += "\n[bench.constants]\n" + renderConstantValues(k.constants);
   if (!k.bindings.empty()) {
     text += "\n[bench.elements]\n";
     for (const ImportedSlot &b : k.bindings)

@@ -222,8 +222,9 @@ Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
 }
 
 /// A push-constant block with array or struct members, flattened as a
-/// standalone kernel declares it: one constant per array entry
-/// ("damping[0]"), struct members by dotted names ("step.deltaT").
+/// standalone kernel declares it: an array with its `count` ("damping",
+/// count 3, whose entries the ABI names "damping[0]" ..), struct members by
+/// dotted names ("step.deltaT").
 Status flattenedPushConstants(const SpirvBlockLayout &pc,
                               const fs::path &source, ImportedKernel &out) {
   std::string where = displayPath(source) + ": push constants: ";
@@ -238,15 +239,12 @@ Status flattenedPushConstants(const SpirvBlockLayout &pc,
                              structMemberTypeName(m) +
                              "; kernel ABI constants are scalars of i32, "
                              "u32, f32, i64, u64 or f64");
-    for (uint32_t k = 0; k < m.count; ++k)
-      out.constants.push_back(
-          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]", type,
-           "",
-           k == 0 && m.count > 1 ? "an array: [bench] gives `" + m.name +
-                                       " = [...]`; standalone "
-                                       "only"
+    out.constants.push_back({m.name, type, "",
+                             m.count > 1
+                                 ? "an array: [bench] gives `" + m.name +
+                                       " = [...]`; standalone only"
                                  : "",
-           ""});
+                             "", m.count});
   }
   return okStatus();
 }

@@ -65,6 +65,7 @@ struct ImportedSlot {
   std::string access; // bindings only
   std::string comment;
   std::string todo;
+  uint32_t count = 1; // constants: entries of an array (`count = N`)
 };
 
 struct ImportedSpecConstant {
