@@ -268,6 +268,10 @@ std::string describeStructLayout(const StructLayout &layout) {
     text += (i ? ", " : " ") +
             (m.name.empty() ? "member " + std::to_string(i) : m.name) + " " +
             structMemberTypeName(m) + " at " + std::to_string(m.offset);
+    // std140 pads array entries to 16 bytes: two layouts that differ only
+    // there must not read the same.
+    if (m.count > 1 && m.arrayStride != byteSize(m.type) * m.components)
+      text += " (entries " + std::to_string(m.arrayStride) + " bytes apart)";
   }
   if (layout.members.empty())
     text += " no members";

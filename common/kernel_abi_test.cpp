@@ -222,6 +222,10 @@ TEST(StructLayout, DescribedInGlslTerms) {
   EXPECT_EQ(describeStructLayout(layout),
             "Body, 40 bytes: mass float at 0, inner.id uint at 4, taps int[3] "
             "at 12, basis vec2[2] at 24");
+  layout.members[2].arrayStride = 16; // std140's padding shows
+  EXPECT_NE(describeStructLayout(layout).find(
+                "taps int[3] at 12 (entries 16 bytes apart), basis"),
+            std::string::npos);
   Binding binding{"bodies", ElementType::U8, Access::ReadOnly, layout};
   EXPECT_EQ(elementByteSize(binding), 40u);
   binding.structLayout.reset();

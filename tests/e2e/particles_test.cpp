@@ -25,6 +25,7 @@
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -98,6 +99,9 @@ TEST_F(StructCorpusTest, BuildsShowsTheLayoutRunsAndBenchmarks) {
       run({"abi", (out_ / "standalone/particles").string(), "particles"});
   EXPECT_EQ(abi.exitCode, 0) << abi.output;
   EXPECT_THAT(abi.output, HasSubstr("struct Particle"));
+  EXPECT_THAT(abi.output, HasSubstr("CUDA: none (a binding of structs is "
+                                    "for Vulkan kernels only)"));
+  EXPECT_THAT(abi.output, Not(HasSubstr("unsigned char *")));
   EXPECT_THAT(abi.output,
               HasSubstr("binding 0 (`particles`): Particle, 32 bytes: pos "
                         "vec2 at 0, vel vec2 at 8, gradientPos vec4 at 16"));
@@ -127,6 +131,9 @@ TEST_F(StructCorpusTest, BuildsShowsTheLayoutRunsAndBenchmarks) {
   EXPECT_EQ(ran.exitCode, 0) << ran.output;
   EXPECT_THAT(ran.output, HasSubstr("(struct Body x 8192): not compared"));
   EXPECT_THAT(ran.output, HasSubstr("no reference"));
+  // The hint names the one reference a struct buffer can have.
+  EXPECT_THAT(ran.output, HasSubstr("a naive twin (.comp) declaring the "
+                                    "same struct"));
 
   kb::test::CliRun bench =
       run({"bench", out_.string(), "--device", "vulkan", "--quick"},

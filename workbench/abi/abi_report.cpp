@@ -13,6 +13,19 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
+// A buffer of structs is laid out by a GLSL kernel's SPIR-V, and
+// kernel.toml refuses it for CUDA sources: a CUDA declaration with
+// `unsigned char *` would be a signature no build accepts.
+constexpr const char *kNoCudaForStructs =
+    "a binding of structs is for Vulkan kernels only";
+
+bool holdsStructs(const KernelAbi &abi) {
+  for (const Binding &b : abi.bindings)
+    if (b.structLayout)
+      return true;
+  return false;
+}
+
 std::string dims(const std::array<uint32_t, 3> &d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
          std::to_string(d[2]);
@@ -191,8 +204,10 @@ std::string renderExport(const KernelAbi &abi,
         "    " + describeSite(abi, *site) + ownSiteText(launches, *site) + "\n";
   if (sites.empty())
     text += "    (not dispatched by the program)\n";
-  text += "  CUDA:\n" + indentLines(cudaIncludes(abi), "    ") +
-          indentLines(cudaDeclaration(abi, false), "    ");
+  text += holdsStructs(abi)
+              ? "  CUDA: none (" + std::string(kNoCudaForStructs) + ")\n"
+              : "  CUDA:\n" + indentLines(cudaIncludes(abi), "    ") +
+                    indentLines(cudaDeclaration(abi, false), "    ");
   text += "  GLSL:\n    #version 450\n" +
           indentLines(glslExtensions(abi), "    ") +
           indentLines(glslInterface(abi, false), "    ");
@@ -266,7 +281,9 @@ json exportJson(const KernelAbi &abi,
           {"push_constant_size", pushConstantSize(abi)},
           {"sites", dispatched},
           {"own_launches", own},
-          {"cuda", cudaIncludes(abi) + cudaDeclaration(abi, false)},
+          {"cuda", holdsStructs(abi)
+                       ? json(nullptr)
+                       : json(cudaIncludes(abi) + cudaDeclaration(abi, false))},
           {"glsl",
            "#version 450\n" + glslExtensions(abi) + glslInterface(abi, false)}};
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <set>
 #include <string_view>
 
@@ -343,25 +344,99 @@ std::string glslExtensions(const KernelAbi &abi) {
   return text;
 }
 
+/// A struct of a binding's element as GLSL declares it, rebuilt from the
+/// flattened members' names: "inner.mass" is member `mass` of a struct
+/// member `inner`; "lights[1].pos" is `pos` of entry 1 of an array of
+/// structs `lights`, whose type entry 0 already gave.
+struct GlslStructNode {
+  std::string name;                   // in the enclosing struct
+  const StructMember *leaf = nullptr; // a scalar, vector or array of them
+  uint32_t count = 1;                 // entries of an array of structs
+  std::vector<GlslStructNode> members;
+};
+
+/// Adds |m| to |root| by its name; false when a part of the name is no
+/// GLSL identifier (a module may name its members as it likes).
+bool addFlattenedMember(GlslStructNode &root, const StructMember &m) {
+  GlslStructNode *node = &root;
+  std::string_view rest = m.name;
+  bool firstEntry = true;
+  while (true) {
+    size_t dot = rest.find('.');
+    std::string_view part = rest.substr(0, dot);
+    if (dot == std::string_view::npos) {
+      if (!isIdentifier(part))
+        return false;
+      if (firstEntry)
+        node->members.push_back({std::string(part), &m, 1, {}});
+      return true;
+    }
+    uint32_t index = 0;
+    if (size_t open = part.find('['); open != std::string_view::npos) {
+      auto [end, ec] = std::from_chars(part.data() + open + 1,
+                                       part.data() + part.size() - 1, index);
+      if (ec != std::errc() || part.back() != ']' ||
+          end != part.data() + part.size() - 1)
+        return false;
+      part = part.substr(0, open);
+    }
+    if (!isIdentifier(part))
+      return false;
+    auto it = std::find_if(
+        node->members.begin(), node->members.end(),
+        [&](const GlslStructNode &n) { return !n.leaf && n.name == part; });
+    if (it == node->members.end())
+      it = node->members.insert(node->members.end(),
+                                {std::string(part), nullptr, 1, {}});
+    it->count = std::max(it->count, index + 1);
+    firstEntry = firstEntry && index == 0;
+    node = &*it;
+    rest = rest.substr(dot + 1);
+  }
+}
+
+/// `struct |type| { ... };` after the declarations of the structs it holds
+/// (named `<type>_<member>`), each leaf with its offset in the element
+/// (entry 0's, in a nested struct).
+void emitGlslStruct(const GlslStructNode &node, const std::string &type,
+                    const std::string &header, bool nested, std::string &out) {
+  std::string body;
+  for (const GlslStructNode &m : node.members) {
+    std::string array =
+        m.count > 1 ? "[" + std::to_string(m.count) + "]" : std::string();
+    if (!m.leaf) {
+      emitGlslStruct(m, type + "_" + m.name, "", true, out);
+      body += "  " + type + "_" + m.name + " " + m.name + array + ";\n";
+      continue;
+    }
+    StructMember entry = *m.leaf;
+    entry.count = 1;
+    if (m.leaf->count > 1)
+      array = "[" + std::to_string(m.leaf->count) + "]";
+    body += "  " + structMemberTypeName(entry) + " " + m.name + array +
+            "; // offset " + std::to_string(m.leaf->offset) +
+            (nested ? " in the element" : "") + "\n";
+  }
+  out += "struct " + type + " {" + header + "\n" + body + "};\n";
+}
+
 /// The GLSL declaration of a binding's struct element: `struct Particle {
-/// vec2 pos; ... };` with each member's offset, or, where members came
-/// from a nested struct (dotted names), the layout as a comment. |name| is
-/// the struct's name in the declaration.
+/// vec2 pos; ... };` with each member's offset in the element, nested
+/// structs declared before it; where a member's name cannot be rebuilt
+/// into GLSL, the layout as a comment. |name| is the struct's name in the
+/// declaration.
 static std::string glslStruct(const StructLayout &layout,
                               const std::string &name) {
-  std::string text = "struct " + name + " { // " +
-                     std::to_string(layout.stride) +
-                     " bytes, as the kernel's SPIR-V lays it out\n";
-  for (const StructMember &m : layout.members) {
-    if (m.name.find_first_of(".[") != std::string::npos)
+  GlslStructNode root;
+  for (const StructMember &m : layout.members)
+    if (!addFlattenedMember(root, m))
       return "// " + describeStructLayout(layout) + "\n";
-    StructMember entry = m;
-    entry.count = 1;
-    text += "  " + structMemberTypeName(entry) + " " + m.name +
-            (m.count > 1 ? "[" + std::to_string(m.count) + "]" : "") +
-            "; // offset " + std::to_string(m.offset) + "\n";
-  }
-  return text + "};\n";
+  std::string text;
+  emitGlslStruct(root, name,
+                 " // " + std::to_string(layout.stride) +
+                     " bytes, as the kernel's SPIR-V lays it out",
+                 false, text);
+  return text;
 }
 
 std::string glslInterface(const KernelAbi &abi, bool withComments) {

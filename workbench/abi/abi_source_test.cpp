@@ -148,6 +148,36 @@ TEST(AbiSource, WriteonlyAndNoConstants) {
   EXPECT_THAT(glsl, Not(HasSubstr("push_constant")));
 }
 
+// A struct element with a nested struct and an array of structs: GLSL
+// declares the inner structs first, by the member names the SPIR-V gave.
+TEST(AbiSource, NestedStructsAreDeclaredBeforeTheirElement) {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.workgroupSize = {64, 1, 1};
+  StructLayout body{"Body",
+                    48,
+                    {{"mass", ElementType::F32, 0, 1, 1, 0},
+                     {"inner.id", ElementType::U32, 4, 1, 1, 0},
+                     {"inner.taps", ElementType::I32, 8, 1, 2, 4},
+                     {"lights[0].pos", ElementType::F32, 16, 2, 1, 0},
+                     {"lights[1].pos", ElementType::F32, 24, 2, 1, 0}}};
+  abi.bindings = {{"bodies", ElementType::U8, Access::ReadWrite, body}};
+  std::string glsl = glslInterface(abi, false);
+  EXPECT_THAT(glsl, HasSubstr("struct Body_inner {\n  uint id; // offset 4 "
+                              "in the element\n  int taps[2]; // offset 8 in "
+                              "the element\n};\n"));
+  EXPECT_THAT(glsl, HasSubstr("struct Body_lights {\n  vec2 pos; // offset 16 "
+                              "in the element\n};\n"));
+  EXPECT_THAT(glsl, HasSubstr("struct Body { // 48 bytes, as the kernel's "
+                              "SPIR-V lays it out\n  float mass; // offset "
+                              "0\n  Body_inner inner;\n  Body_lights "
+                              "lights[2];\n};\n"));
+  // A name GLSL cannot declare keeps the layout as a comment.
+  abi.bindings[0].structLayout->members[1].name = "inner.i-d";
+  EXPECT_THAT(glslInterface(abi, false),
+              HasSubstr("// Body, 48 bytes: mass float at 0"));
+}
+
 TEST(AbiSource, CudaEntryNames) {
   EXPECT_TRUE(isCudaEntryName("main_dispatch_2"));
   EXPECT_FALSE(isCudaEntryName("main$dispatch"));

@@ -205,10 +205,17 @@ void printUncompared(const module::FunctionResult &candidate,
                 outputName(out).c_str(), elementText(out).c_str(),
                 elementCount(out));
   }
+  bool structs = false;
+  for (const module::OutputData &out : candidate.outputs)
+    structs = structs || static_cast<bool>(out.structLayout);
+  // A struct buffer is checked only against a twin with the same struct.
   std::printf("result: no reference for %s: ran the handwritten kernel%s "
-              "once; nothing to compare (give the kernel a `reference` "
-              "executable to check its results)\n",
-              names.c_str(), noReference.size() == 1 ? "" : "s");
+              "once; nothing to compare (give it a `[bench] reference` in "
+              "its kernel.toml to check its results: %s)\n",
+              names.c_str(), noReference.size() == 1 ? "" : "s",
+              structs ? "a naive twin (.comp) declaring the same struct"
+                      : "a naive twin, a C/C++ function, .npy expected "
+                        "outputs or an MLIR kb.executable");
 }
 
 /// Compares and prints one output; returns whether it agrees. The
