@@ -12,6 +12,7 @@
 // scalar type for the buffer is a note that names the struct.
 //
 //===----------------------------------------------------------------------===//
+#include "common/file_util.h"
 #include "common/kbm/kbm_generated.h"
 #include "tests/support/cli_test_support.h"
 
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -173,6 +175,76 @@ TEST_F(StructCorpusTest, AScalarTypeForTheStructBufferIsANoteNamingIt) {
                         "vec4 at 16) read as f32 elements; its element count "
                         "counts f32 values"))
       << report.at("jobs").dump(2);
+}
+
+void writeText(const fs::path &file, const std::string &text) {
+  ASSERT_TRUE(kb::writeFileAtomic(file, text).ok()) << file;
+}
+
+/// The layout line `abi` prints for binding `bodies`, and its GLSL
+/// (unindented).
+std::pair<std::string, std::string> abiLayoutAndGlsl(const std::string &text) {
+  size_t layout = text.find("binding 0 (`bodies`): ");
+  size_t glsl = text.find("  GLSL:\n");
+  if (layout == std::string::npos || glsl == std::string::npos)
+    return {};
+  std::string glslText;
+  std::istringstream lines(text.substr(glsl + 8));
+  for (std::string line; std::getline(lines, line);)
+    glslText += (line.rfind("    ", 0) == 0 ? line.substr(4) : line) + "\n";
+  return {text.substr(layout, text.find('\n', layout) - layout), glslText};
+}
+
+// abi's GLSL for a struct holding a struct and an array of structs declares
+// them (from the members' dotted names), and a kernel written against it
+// has the very layout of the kernel it came from.
+TEST_F(StructCorpusTest, AbiGlslOfNestedStructsRebuildsTheLayout) {
+  const std::string body =
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  if (i >= pc.n) return;\n  bodies[i].pos += "
+      "vec4(bodies[i].inner.w[1] + bodies[i].lights[1].power);\n}\n";
+  const std::string toml =
+      "\n[abi]\nworkgroup_size = [64, 1, 1]\nbindings = [{ name = "
+      "\"bodies\", type = \"struct\", access = \"readwrite\" }]\n"
+      "constants = [{ name = \"n\", type = \"u32\" }]\n[bench]\n"
+      "workload = [\"n\"]\nconstants = { n = 1000 }\n"
+      "elements = { bodies = \"n\" }\n";
+  auto writeKernel = [&](const std::string &name, const std::string &glsl) {
+    fs::create_directories(tmp_ / "p" / name);
+    writeText(tmp_ / "p" / name / (name + ".comp"), glsl);
+    writeText(tmp_ / "p" / name / "kernel.toml", "[kernel]\nname = \"" + name +
+                                                     "\"\nsource = \"" + name +
+                                                     ".comp\"\n" + toml);
+  };
+  writeKernel("nested",
+              "#version 450\nlayout(local_size_x = 64) in;\n"
+              "struct Inner { uint id; float w[2]; };\n"
+              "struct Light { vec2 pos; float power; };\n"
+              "struct Body { vec4 pos; Inner inner; Light lights[2]; };\n"
+              "layout(std430, binding = 0) buffer B { Body bodies[]; };\n"
+              "layout(push_constant) uniform P { uint n; } pc;\n" +
+                  body);
+  writeText(tmp_ / "p/workbench.toml",
+            "[project]\nname = \"nest\"\nkernels = [\"nested\"]\n"
+            "targets = [\"vulkan:1.2\"]\n");
+  kb::test::CliRun built = buildProject(tmp_ / "p");
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  kb::test::CliRun abi =
+      run({"abi", (out_ / "standalone/nested").string(), "nested"});
+  ASSERT_EQ(abi.exitCode, 0) << abi.output;
+  auto [layout, glsl] = abiLayoutAndGlsl(abi.output);
+  EXPECT_THAT(layout, HasSubstr("lights[1].power float at 56"));
+  EXPECT_THAT(glsl, HasSubstr("Body_lights lights[2];"));
+
+  writeKernel("rebuilt", glsl + body);
+  writeText(tmp_ / "p/workbench.toml",
+            "[project]\nname = \"nest\"\nkernels = [\"rebuilt\"]\n"
+            "targets = [\"vulkan:1.2\"]\n");
+  built = buildProject(tmp_ / "p");
+  ASSERT_EQ(built.exitCode, 0) << built.output << glsl;
+  abi = run({"abi", (out_ / "standalone/rebuilt").string(), "rebuilt"});
+  ASSERT_EQ(abi.exitCode, 0) << abi.output;
+  EXPECT_EQ(abiLayoutAndGlsl(abi.output).first, layout);
 }
 
 // A kernel that substitutes a program dispatch sees the dispatch's arrays
