@@ -1,5 +1,6 @@
 //===- common/abi_check.cpp - Check a PTX / SPIR-V object against an ABI -===//
 #include "common/abi_check.h"
+#include "common/spirv_block_flattening.h"
 
 #include "common/cuda_signature.h"
 #include "common/specialization.h"
@@ -575,31 +576,30 @@ void checkPushConstantMember(const SpirvBlockLayout &pc, const KernelAbi &abi,
                    toString(type) + ", found " + found});
 }
 
-/// One scalar of a push-constant block whose arrays and structs are
+/// One scalar of a push-constant block whose arrays, vectors and structs are
 /// flattened: "coeffs[2]" at offset 8, "inner.id" at 16.
 struct PushScalar {
   std::string name;
   uint32_t offset = 0;
   ElementType type = ElementType::F32;
-  uint32_t components = 1;
 };
 
-/// The scalars of |pc|'s leaves, every array entry on its own.
+/// The scalars of |pc|'s leaves, every array entry and every vector
+/// component on its own: `coeffs[2]`, `dir[1]`, `taps[1][0]` (a vector is
+/// an array of its components, as `[bench]` gives it: `dir = [1.0, 0.5]`).
 std::vector<PushScalar> pushScalars(const SpirvBlockLayout &pc) {
   std::vector<PushScalar> out;
   for (const StructMember &m : pc.leaves)
-    for (uint32_t k = 0; k < m.count; ++k)
-      out.push_back(
-          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]",
-           m.offset + k * m.arrayStride, m.type, m.components});
+    for (uint32_t k = 0; k < m.count; ++k) {
+      std::string entry =
+          m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]";
+      uint32_t offset = m.offset + k * m.arrayStride;
+      for (uint32_t c = 0; c < m.components; ++c)
+        out.push_back(
+            {m.components == 1 ? entry : entry + "[" + std::to_string(c) + "]",
+             offset + c * byteSize(m.type), m.type});
+    }
   return out;
-}
-
-bool hasAggregateMembers(const SpirvBlockLayout &pc) {
-  return std::any_of(pc.memberShapes.begin(), pc.memberShapes.end(),
-                     [](const std::string &shape) {
-                       return shape == "an array" || shape == "a struct";
-                     });
 }
 
 /// The mismatch of scalar |found| with constant |i| (laid out at |slot|):
@@ -613,16 +613,24 @@ std::string pushScalarMismatch(const PushScalar &found, const KernelAbi &abi,
       describeConstant(abi, i) + " (push constant `" + found.name + "`): ";
   if (abi.constants[i].name != found.name)
     return label +
-           "the block's arrays and structs are matched to the constants by "
-           "name, and this constant is not named `" +
+           "the block's arrays, vectors and structs are matched to the "
+           "constants by name, and this constant is not named `" +
            found.name +
            "`; a program dispatch's constants are its export's scalars, "
-           "which an array or struct member cannot take, so such a block is "
-           "for a standalone kernel ([bench]) that declares its flattened "
-           "constants (`{ name = \"coeffs\", type = \"f32\", count = 4 }`, "
+           "which an array, vector or struct member cannot take, so such a "
+           "block is for a standalone kernel ([bench]) that declares its "
+           "flattened constants (`{ name = \"coeffs\", type = \"f32\", "
+           "count = 4 }` for `float coeffs[4]` or `vec4 coeffs`, "
            "`inner.id`)";
-  if (found.components != 1)
-    return label + "a vector; declare its components as scalars";
+  // A vec2 is 8-byte aligned, a vec3 or vec4 16: the block then has a gap
+  // that the constants, laid one after another, do not.
+  std::string gap =
+      found.offset > slot.offset
+          ? "; the block has " + std::to_string(found.offset - slot.offset) +
+                " bytes of padding before it (a vector or struct starts at "
+                "a multiple of its alignment): fill them with a member "
+                "(`float pad;`) declared as a constant too"
+          : "";
   bool floatFound = found.type == ElementType::F16 ||
                     found.type == ElementType::F32 ||
                     found.type == ElementType::F64;
@@ -633,12 +641,13 @@ std::string pushScalarMismatch(const PushScalar &found, const KernelAbi &abi,
            " (natural alignment), found offset " +
            std::to_string(found.offset) + ", " +
            std::to_string(byteSize(found.type)) + " bytes " +
-           toString(found.type);
+           toString(found.type) + gap;
   return "";
 }
 
-/// A push-constant block with array or struct members (`float coeffs[4];
-/// Params inner;`) against the ABI's constants, one flattened scalar each.
+/// A push-constant block with array, vector or struct members (`float
+/// coeffs[4]; vec2 dir; Params inner;`) against the ABI's constants, one
+/// flattened scalar each.
 void checkAggregatePushConstants(const SpirvBlockLayout &pc,
                                  const KernelAbi &abi,
                                  const std::vector<ParamSlot> &layout,
@@ -656,7 +665,8 @@ void checkAggregatePushConstants(const SpirvBlockLayout &pc,
   if (scalars.size() != layout.size()) {
     out.push_back({"push constants: expected " + std::to_string(layout.size()) +
                    " scalars, found " + std::to_string(scalars.size()) +
-                   " once the block's arrays and structs are flattened (" +
+                   " once the block's arrays, vectors and structs are "
+                   "flattened (" +
                    names + ")"});
     return;
   }
@@ -674,7 +684,7 @@ void checkPushConstantBlock(const SpirvBlockLayout &pc, const KernelAbi &abi,
                             const std::vector<ParamSlot> &layout,
                             std::vector<AbiMismatch> &out,
                             std::vector<AbiMismatch> *notes) {
-  if (hasAggregateMembers(pc))
+  if (flattensToScalars(pc))
     return checkAggregatePushConstants(pc, abi, layout, out);
   if (pc.memberOffsets.size() != layout.size())
     out.push_back({"push constants: expected " + std::to_string(layout.size()) +

@@ -806,7 +806,8 @@ TEST(SpirvAbi, PushConstantArraysAndStructsFitTheirFlattenedConstants) {
   abi.constants.pop_back();
   EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
             (Messages{"push constants: expected 6 scalars, found 7 once the "
-                      "block's arrays and structs are flattened (coeffs[0], "
+                      "block's arrays, vectors and structs are flattened "
+                      "(coeffs[0], "
                       "coeffs[1], coeffs[2], coeffs[3], inner.id, "
                       "inner.weight, n)"}));
 }
@@ -820,15 +821,56 @@ TEST(SpirvAbi, PushConstantArraysCannotTakeADispatchsScalars) {
     abi.constants[i].name = "c" + std::to_string(i);
   EXPECT_EQ(messages(checkSpirvAbi(spirv, abi)),
             (Messages{"constant 0 (`c0`) (push constant `coeffs[0]`): the "
-                      "block's arrays and structs are matched to the "
-                      "constants by name, and this constant is not named "
+                      "block's arrays, vectors and structs are matched to "
+                      "the constants by name, and this constant is not named "
                       "`coeffs[0]`; a program dispatch's constants are its "
-                      "export's "
-                      "scalars, which an array or struct member cannot take, "
-                      "so such a block is for a standalone kernel ([bench]) "
-                      "that declares its flattened constants (`{ name = "
-                      "\"coeffs\", type = \"f32\", count = 4 }`, "
-                      "`inner.id`)"}));
+                      "export's scalars, which an array, vector or struct "
+                      "member cannot take, so such a block is for a "
+                      "standalone kernel ([bench]) that declares its "
+                      "flattened constants (`{ name = \"coeffs\", type = "
+                      "\"f32\", count = 4 }` for `float coeffs[4]` or `vec4 "
+                      "coeffs`, `inner.id`)"}));
+}
+
+/// push_vectors.comp's constants: each vector an array of its components.
+std::vector<Constant> vectorConstants(bool pad) {
+  std::vector<Constant> out;
+  auto add = [&](const std::string &name, ScalarType type, int count) {
+    for (int k = 0; k < count; ++k)
+      out.push_back(
+          {count == 1 ? name : name + "[" + std::to_string(k) + "]", type});
+  };
+  add("color", ScalarType::F32, 4);
+  add("size", ScalarType::U32, 2);
+  add("scale", ScalarType::F32, 1);
+  if (pad)
+    add("pad", ScalarType::F32, 1);
+  add("dir", ScalarType::F32, 2);
+  add("taps[0]", ScalarType::F32, 2);
+  add("taps[1]", ScalarType::F32, 2);
+  return out;
+}
+
+// Vectors in push constants (`vec4 color; uvec2 size; ... vec2 taps[2]`)
+// are arrays of their components; a vector whose alignment leaves a gap
+// after the scalars before it is named with the padding to add.
+TEST(SpirvAbi, PushConstantVectorsFitTheirComponents) {
+  KernelAbi abi;
+  abi.entry = "main";
+  abi.workgroupSize = {64, 1, 1};
+  abi.bindings = {{"r", ElementType::F32, Access::ReadWrite}};
+  abi.constants = vectorConstants(true);
+  EXPECT_EQ(messages(checkSpirvAbi(spirvFixture("push_vectors_vk12.spv"), abi)),
+            Messages{});
+  abi.constants = vectorConstants(false);
+  EXPECT_EQ(
+      messages(checkSpirvAbi(spirvFixture("push_vectors_nopad_vk12.spv"), abi)),
+      (Messages{"constant 7 (`dir[0]`) (push constant `dir[0]`): expected "
+                "offset 28, 4 bytes f32 (natural alignment), found offset 32, "
+                "4 bytes f32; the block has 4 bytes of padding before it (a "
+                "vector or struct starts at a multiple of its alignment): "
+                "fill them with a member (`float pad;`) declared as a "
+                "constant too"}));
 }
 
 TEST(AbiCheck, FormatMismatchesOnePerLine) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "common/spirv_reader.h"
 
+#include "common/spirv_block_flattening.h"
+
 #include "common/spirv_opcodes.h"
 
 #include <algorithm>
@@ -1246,6 +1248,14 @@ StatusOr<SpirvModule> readSpirvBytes(std::string_view bytes) {
                uint32_t{b[3]} << 24;
   }
   return readSpirv(words.data(), words.size());
+}
+
+bool flattensToScalars(const SpirvBlockLayout &block) {
+  return std::any_of(block.memberShapes.begin(), block.memberShapes.end(),
+                     [](const std::string &shape) {
+                       return shape == "an array" || shape == "a vector" ||
+                              shape == "a struct";
+                     });
 }
 
 } // namespace kb

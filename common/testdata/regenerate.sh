@@ -22,4 +22,6 @@ glslc -fshader-stage=compute --target-env=vulkan1.2 -DWITH_PUSH uniform_two_bloc
 glslc -fshader-stage=compute --target-env=vulkan1.2 struct_elements.comp -o struct_elements_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 -DOTHER_LAYOUT struct_elements.comp -o struct_elements_other_vk12.spv
 glslc -fshader-stage=compute --target-env=vulkan1.2 push_huge_array.comp -o push_huge_array_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 push_vectors.comp -o push_vectors_vk12.spv
+glslc -fshader-stage=compute --target-env=vulkan1.2 -DNO_PAD push_vectors.comp -o push_vectors_nopad_vk12.spv
 spirv-as --target-env vulkan1.2 hostile_empty_structs.spvasm -o hostile_empty_structs.spv

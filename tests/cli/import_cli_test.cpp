@@ -302,6 +302,37 @@ TEST_F(ImportCliTest, StructBuffersAndAggregatePushConstantsImport) {
   EXPECT_EQ(build.exitCode, 0) << build.output;
 }
 
+// Vectors in push constants import as arrays of their components, an
+// array of vectors as one per entry, and the filled-in kernel builds.
+TEST_F(ImportCliTest, PushConstantVectorsImportAsArraysOfComponents) {
+  REQUIRE_TOOL("glslc");
+  fs::path dir = tmp_ / "project/push_vectors";
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(KB_SOURCE_DIR) / "common/testdata/push_vectors.comp",
+                dir / "push_vectors.comp");
+  kb::test::CliRun r = run({"import", (dir / "push_vectors.comp").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string toml = kb::test::readFile(dir / "kernel.toml");
+  EXPECT_THAT(toml, HasSubstr("{ name = \"color\", type = \"f32\", count = 4 "
+                              "},  # a vec4: [bench] gives `color = [...]`"));
+  EXPECT_THAT(toml,
+              HasSubstr("{ name = \"size\", type = \"u32\", count = 2 }"));
+  EXPECT_THAT(toml, HasSubstr("{ name = \"taps[1]\", type = \"f32\", count = "
+                              "2 }"));
+  EXPECT_THAT(toml, HasSubstr("taps = [[\"TODO: the value of `taps[0][0]`"));
+  writeProject("push_vectors", "\"vulkan:1.2\"");
+  fillPlaceholders(dir / "kernel.toml", {{"workload", "[64]"},
+                                         {"color", "[1.0, 0.5, 0.25, 1.0]"},
+                                         {"size", "[8, 8]"},
+                                         {"scale", "2.0"},
+                                         {"pad", "0.0"},
+                                         {"dir", "[1.0, -1.0]"},
+                                         {"taps", "[[0.5, 0.5], [-0.5, 0.25]]"},
+                                         {"r", "64"}});
+  kb::test::CliRun build = buildProject(tmp_ / "project", {"--kernels-only"});
+  EXPECT_EQ(build.exitCode, 0) << build.output;
+}
+
 TEST_F(ImportCliTest, GapsAndAliasedBindingsImportAsTheShaderBindsThem) {
   REQUIRE_TOOL("glslc");
   REQUIRE_TOOL("spirv-val");

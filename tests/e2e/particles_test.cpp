@@ -36,6 +36,17 @@ const fs::path kProject = fs::path(KB_SOURCE_DIR) / "tests/corpus/particles";
 class StructCorpusTest : public kb::test::KernelBenchTest {
 protected:
   StructCorpusTest() : KernelBenchTest("kb_struct_corpus_test") {}
+
+  /// Builds TMP/p, a Vulkan project of the one kernel TMP/p/|kernel|.
+  kb::test::CliRun buildOneKernel(const std::string &kernel) {
+    EXPECT_TRUE(kb::writeFileAtomic(tmp_ / "p/workbench.toml",
+                                    "[project]\nname = \"p\"\nkernels = "
+                                    "[\"" +
+                                        kernel +
+                                        "\"]\ntargets = [\"vulkan:1.2\"]\n")
+                    .ok());
+    return buildProject(tmp_ / "p");
+  }
   void SetUp() override {
     REQUIRE_TOOL("glslc");
     REQUIRE_TOOL("spirv-val");
@@ -224,10 +235,7 @@ TEST_F(StructCorpusTest, AbiGlslOfNestedStructsRebuildsTheLayout) {
               "layout(std430, binding = 0) buffer B { Body bodies[]; };\n"
               "layout(push_constant) uniform P { uint n; } pc;\n" +
                   body);
-  writeText(tmp_ / "p/workbench.toml",
-            "[project]\nname = \"nest\"\nkernels = [\"nested\"]\n"
-            "targets = [\"vulkan:1.2\"]\n");
-  kb::test::CliRun built = buildProject(tmp_ / "p");
+  kb::test::CliRun built = buildOneKernel("nested");
   ASSERT_EQ(built.exitCode, 0) << built.output;
   kb::test::CliRun abi =
       run({"abi", (out_ / "standalone/nested").string(), "nested"});
@@ -237,14 +245,63 @@ TEST_F(StructCorpusTest, AbiGlslOfNestedStructsRebuildsTheLayout) {
   EXPECT_THAT(glsl, HasSubstr("Body_lights lights[2];"));
 
   writeKernel("rebuilt", glsl + body);
-  writeText(tmp_ / "p/workbench.toml",
-            "[project]\nname = \"nest\"\nkernels = [\"rebuilt\"]\n"
-            "targets = [\"vulkan:1.2\"]\n");
-  built = buildProject(tmp_ / "p");
+  built = buildOneKernel("rebuilt");
   ASSERT_EQ(built.exitCode, 0) << built.output << glsl;
   abi = run({"abi", (out_ / "standalone/rebuilt").string(), "rebuilt"});
   ASSERT_EQ(abi.exitCode, 0) << abi.output;
   EXPECT_EQ(abiLayoutAndGlsl(abi.output).first, layout);
+}
+
+// Vectors in push constants (`vec4 color; uvec2 size; ... vec2 taps[2]`)
+// are declared as arrays of their components; each value reaches the
+// kernel at its offset, which a C++ reference taking the flattened scalars
+// confirms on the device.
+TEST_F(StructCorpusTest, PushConstantVectorsReachTheKernel) {
+  fs::path dir = tmp_ / "p/pv";
+  fs::create_directories(dir);
+  writeText(dir / "pv.comp",
+            "#version 450\nlayout(local_size_x = 64) in;\n"
+            "layout(std430, binding = 0) writeonly buffer O { float r[]; };\n"
+            "layout(push_constant) uniform P { vec4 color; uvec2 size; "
+            "float scale; float pad; vec2 dir; vec2 taps[2]; } pc;\n"
+            "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+            "  if (i >= pc.size.x * pc.size.y) return;\n"
+            "  vec2 v = pc.dir * pc.scale * pc.color.yz + pc.taps[i % 2];\n"
+            "  r[i] = v.x * 3.0 + v.y + pc.color.w + float(pc.size.y);\n}\n");
+  writeText(dir / "pv_ref.cpp",
+            "#include <cstdint>\n"
+            "extern \"C\" void pv(float *r, float c0, float c1, float c2, "
+            "float c3, uint32_t sx, uint32_t sy, float scale, float pad, "
+            "float d0, float d1, float t00, float t01, float t10, float t11, "
+            "const uint64_t workload[3]) {\n"
+            "  for (uint32_t i = 0; i < sx * sy; ++i) {\n"
+            "    float vx = d0 * scale * c1 + (i % 2 ? t10 : t00);\n"
+            "    float vy = d1 * scale * c2 + (i % 2 ? t11 : t01);\n"
+            "    r[i] = vx * 3.0f + vy + c3 + float(sy);\n  }\n}\n");
+  writeText(dir / "kernel.toml",
+            "[kernel]\nname = \"pv\"\nsource = \"pv.comp\"\n[abi]\n"
+            "workgroup_size = [64, 1, 1]\nbindings = [{ name = \"r\", type = "
+            "\"f32\", access = \"writeonly\" }]\nconstants = [\n"
+            "  { name = \"color\", type = \"f32\", count = 4 },\n"
+            "  { name = \"size\", type = \"u32\", count = 2 },\n"
+            "  { name = \"scale\", type = \"f32\" },\n"
+            "  { name = \"pad\", type = \"f32\" },\n"
+            "  { name = \"dir\", type = \"f32\", count = 2 },\n"
+            "  { name = \"taps[0]\", type = \"f32\", count = 2 },\n"
+            "  { name = \"taps[1]\", type = \"f32\", count = 2 },\n]\n"
+            "[bench]\nworkload = [128]\nreference = \"pv_ref.cpp\"\n"
+            "elements = { r = 128 }\nconstants = { color = [1.0, 0.5, 0.25, "
+            "2.0], size = [16, 8], scale = 2.0, pad = 0.0, dir = [1.0, "
+            "-1.0], taps = [[0.5, 0.5], [-0.5, 0.25]] }\n");
+  kb::test::CliRun built = buildOneKernel("pv");
+  ASSERT_EQ(built.exitCode, 0) << built.output;
+  kb::test::CliRun ran =
+      run({"run", (out_ / "standalone/pv").string(), "--device", "vulkan"});
+  SKIP_WITHOUT_VULKAN(ran);
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("pv.r (f32 x 128): OK (max abs error 0;"));
+  EXPECT_THAT(ran.output, HasSubstr("result: outputs match the host function "
+                                    "pv"));
 }
 
 // A kernel that substitutes a program dispatch sees the dispatch's arrays

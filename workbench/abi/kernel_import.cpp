@@ -2,6 +2,7 @@
 #include "workbench/abi/kernel_import.h"
 
 #include "common/abi_check.h"
+#include "common/spirv_block_flattening.h"
 #include "common/cuda_signature.h"
 #include "common/file_util.h"
 #include "common/paths.h"
@@ -221,10 +222,11 @@ Status spirvBindings(const SpirvModule &spirv, const fs::path &source,
   return okStatus();
 }
 
-/// A push-constant block with array or struct members, flattened as a
-/// standalone kernel declares it: an array with its `count` ("damping",
-/// count 3, whose entries the ABI names "damping[0]" ..), struct members by
-/// dotted names ("step.deltaT").
+/// A push-constant block with array, vector or struct members, flattened
+/// as a standalone kernel declares it: an array with its `count`
+/// ("damping", count 3, whose entries the ABI names "damping[0]" ..), a
+/// vector as the array of its components, struct members by dotted names
+/// ("step.deltaT").
 Status flattenedPushConstants(const SpirvBlockLayout &pc,
                               const fs::path &source, ImportedKernel &out) {
   std::string where = displayPath(source) + ": push constants: ";
@@ -234,17 +236,30 @@ Status flattenedPushConstants(const SpirvBlockLayout &pc,
                                                 "i64", "u64", "f64"};
   for (const StructMember &m : pc.leaves) {
     std::string type = toString(m.type);
-    if (m.components != 1 || !scalars.count(type))
+    if (!scalars.count(type))
       return invalidArgument(where + "`" + m.name + "` is " +
                              structMemberTypeName(m) +
                              "; kernel ABI constants are scalars of i32, "
                              "u32, f32, i64, u64 or f64");
-    out.constants.push_back({m.name, type, "",
-                             m.count > 1
-                                 ? "an array: [bench] gives `" + m.name +
-                                       " = [...]`; standalone only"
-                                 : "",
-                             "", m.count});
+    if (m.components == 1) {
+      out.constants.push_back({m.name, type, "",
+                               m.count > 1
+                                   ? "an array: [bench] gives `" + m.name +
+                                         " = [...]`; standalone only"
+                                   : "",
+                               "", m.count});
+      continue;
+    }
+    // A vector is an array of its components; an array of vectors one
+    // such array per entry (`taps[1]`, count 2).
+    for (uint32_t k = 0; k < m.count; ++k)
+      out.constants.push_back(
+          {m.count == 1 ? m.name : m.name + "[" + std::to_string(k) + "]", type,
+           "",
+           k == 0 ? "a " + structMemberTypeName(m) + ": [bench] gives `" +
+                        m.name + " = [...]`; standalone only"
+                  : "",
+           "", m.components});
   }
   return okStatus();
 }
@@ -256,12 +271,7 @@ Status spirvConstants(const SpirvModule &spirv, const fs::path &source,
   const SpirvResource *uniform = constantsBlock(spirv);
   if (!spirv.pushConstants && !uniform)
     return okStatus();
-  if (!uniform && std::any_of(spirv.pushConstants->memberShapes.begin(),
-                              spirv.pushConstants->memberShapes.end(),
-                              [](const std::string &shape) {
-                                return shape == "an array" ||
-                                       shape == "a struct";
-                              }))
+  if (!uniform && flattensToScalars(*spirv.pushConstants))
     return flattenedPushConstants(*spirv.pushConstants, source, out);
   const SpirvBlockLayout &pc =
       uniform ? *uniform->uniformBlock : *spirv.pushConstants;
