@@ -1,9 +1,9 @@
 //===- common/abi_check.cpp - Check a PTX / SPIR-V object against an ABI -===//
 #include "common/abi_check.h"
-#include "common/spirv_block_flattening.h"
 
 #include "common/cuda_signature.h"
 #include "common/specialization.h"
+#include "common/spirv_block_flattening.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,11 +2,11 @@
 #include "workbench/abi/kernel_import.h"
 
 #include "common/abi_check.h"
-#include "common/spirv_block_flattening.h"
 #include "common/cuda_signature.h"
 #include "common/file_util.h"
 #include "common/paths.h"
 #include "common/ptx_reader.h"
+#include "common/spirv_block_flattening.h"
 #include "common/spirv_reader.h"
 #include "toolchains/kernel_builder.h"
 #include "toolchains/toolchains.h"
