@@ -56,6 +56,14 @@ void InterruptForwarder::wait() {
   }
 }
 
+int InterruptForwarder::awaitSignal(std::chrono::milliseconds patience) {
+  auto deadline = std::chrono::steady_clock::now() + patience;
+  while (alive_.load() > 0 && received_.load() == 0 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return alive_.load() > 0 ? received_.load() : 0;
+}
+
 std::string signalName(int signal) {
   if (signal == SIGINT)
     return "SIGINT (Ctrl-C)";

@@ -40,6 +40,15 @@ public:
   /// one) see the same signal, whichever of their waiters took it.
   int signal() const { return received_.load(); }
 
+  /// The signal that interrupted us, waiting up to |patience| for one on
+  /// its way; 0 when none came or no forwarder is alive. A child killed by
+  /// SIGINT may be reaped before the waiter thread has taken the same
+  /// Ctrl-C (a child forked just then is still in our process group, so
+  /// the terminal's signal reaches it too, and on a loaded machine our
+  /// waiter may run later than the thread that reaps it): whoever reads
+  /// such a death asks here first, so it counts as the interrupt.
+  static int awaitSignal(std::chrono::milliseconds patience);
+
 private:
   static constexpr std::chrono::milliseconds kGrace{2000};
 

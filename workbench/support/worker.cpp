@@ -1,6 +1,8 @@
 //===- workbench/support/worker.cpp - Device work in a child process ------===//
 #include "workbench/support/worker.h"
 
+#include "workbench/support/interrupt_forwarder.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -114,6 +116,9 @@ StatusOr<WorkerRun> runWorker(const WorkerOptions &options) {
   process.onStdout = options.onStdout;
   KB_ASSIGN_OR_RETURN(run.process, kb::runProcess(process));
   splitter.finish();
+  int signal = run.process.signal;
+  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP)
+    InterruptForwarder::awaitSignal(std::chrono::seconds(2));
   return run;
 }
 

@@ -62,7 +62,10 @@ struct WorkerRun {
   std::string death() const;
 };
 
-/// Starts a worker and waits for it (or its watchdog).
+/// Starts a worker and waits for it (or its watchdog). A worker killed by
+/// SIGINT, SIGTERM or SIGHUP returns once an InterruptForwarder alive here
+/// has taken the same signal (InterruptForwarder::awaitSignal, at most 2 s),
+/// so the caller sees our interrupt, not a failed worker.
 StatusOr<WorkerRun> runWorker(const WorkerOptions &options);
 
 // ---- In the worker process ----
