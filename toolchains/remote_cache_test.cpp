@@ -310,7 +310,9 @@ TEST_F(RemoteCacheTest, UnreachableServerWarnsOnceThenLocalOnly) {
   EXPECT_FALSE(a->lookup(k).has_value());
   ASSERT_TRUE(a->store(k, entry("// local\n"), later()).ok());
   EXPECT_FALSE(a->lookup(key("other")).has_value());
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+  // Refused connections answer at once; the bound only catches retries or
+  // waits, so it is wide enough for a loaded machine's fsync.
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
   ASSERT_EQ(warningCount(), 1u) << allWarnings();
   EXPECT_NE(allWarnings().find("local cache only"), std::string::npos);
   EXPECT_TRUE(a->remote()->stats().readsOff);
@@ -326,7 +328,9 @@ TEST_F(RemoteCacheTest, HangingServerIsBoundedByTheTimeout) {
   EXPECT_FALSE(a->lookup(k).has_value());
   auto firstCall = Clock::now() - start;
   EXPECT_GE(firstCall, std::chrono::milliseconds(350));
-  EXPECT_LT(firstCall, std::chrono::seconds(3));
+  // The server never answers: any finite bound shows the timeout ended the
+  // call; 10 s leaves room for a loaded machine.
+  EXPECT_LT(firstCall, std::chrono::seconds(10));
   ASSERT_EQ(warningCount(), 1u);
   EXPECT_NE(allWarnings().find("no answer within 0.4 s"), std::string::npos)
       << allWarnings();

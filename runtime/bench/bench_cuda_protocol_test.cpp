@@ -19,6 +19,7 @@
 #include "runtime/hal/drivers/cuda/cupti_fake.h"
 #endif
 #include "runtime/hal/drivers/registration.h"
+#include "runtime/testing/device_environment.h"
 
 #include <gtest/gtest.h>
 
@@ -247,9 +248,12 @@ TEST_F(BenchCudaProtocolTest, HotProbesABatchAndWarmsTheGraph) {
 // loads, a block lands on SM 0 in every sample, and the graph path runs the
 // flush, the stamps and the timestamps.
 TEST(BenchCudaDeviceTest, EverySampleCarriesTheSmClock) {
+  // Skips only where libcuda lists no device; a listed GPU that cannot be
+  // opened is a failure.
+  if (!kb::testing::cudaDeviceListed())
+    GTEST_SKIP() << kb::testing::noCudaReason();
   auto selected = hal::selectDevice(hal::builtinDrivers(), "cuda");
-  if (!selected.ok())
-    GTEST_SKIP() << selected.status().message();
+  ASSERT_TRUE(selected.ok()) << selected.status().message();
   hal::Device &device = *selected->device;
   MeasureSettings settings;
   settings.stopping.minSamples = 20;
