@@ -126,7 +126,8 @@ TEST(ProcessTest, LeftoverChildDoesNotBlockCompletion) {
           .count();
   EXPECT_TRUE(result.succeeded()) << result.describe();
   EXPECT_EQ(result.stdoutText, "done\n");
-  EXPECT_LT(elapsed, 5.0);
+  // Waiting for the child would take its 300 s; the bound is wide for load.
+  EXPECT_LT(elapsed, 60.0);
 }
 
 TEST(ProcessTest, AMemoryLimitHoldsForTheToolAndWhatItStarts) {

@@ -282,8 +282,10 @@ TEST(ModuleTest, NonRegularFilesAreRefusedWithoutBlocking) {
   for (const std::string &path : {fifo, dir, std::string("/dev/zero")}) {
     auto start = std::chrono::steady_clock::now();
     auto m = loadModuleFile(path);
+    // Reading a FIFO with no writer or /dev/zero never ends: any bound
+    // shows the refusal came first; a wide one holds on a loaded machine.
     EXPECT_LT(std::chrono::steady_clock::now() - start,
-              std::chrono::seconds(2));
+              std::chrono::seconds(30));
     ASSERT_FALSE(m.ok()) << path;
     EXPECT_EQ(m.status().code(), StatusCode::InvalidArgument) << path;
     EXPECT_NE(m.status().message().find("not a regular file"),

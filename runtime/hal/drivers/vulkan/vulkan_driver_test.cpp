@@ -665,7 +665,9 @@ TEST_F(VulkanOptionsTest, ATimedOutSubmissionLosesTheDeviceWithoutFreeing) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  EXPECT_LT(seconds, 5.0);
+  // The shader spins until |stop| is set, so a teardown that waited for it
+  // would never end: a wide bound tells the two apart on a loaded machine.
+  EXPECT_LT(seconds, 30.0);
   *stop = 1; // let the shader end, so the process exits cleanly
 }
 
