@@ -408,6 +408,10 @@ TEST_F(ReportCliTest, CompareThresholdAndStepSummary) {
   CliRun r = compare({base.string(), fresh.string(), "--threshold", "2"});
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("did you mean 2%?"), std::string::npos);
+  // The one form every error has.
+  EXPECT_NE(r.output.find("kernel-bench compare: error: --threshold: "),
+            std::string::npos)
+      << r.output;
   // 5 % slower: SLOWER at 2 %, SAME or INCONCLUSIVE at 10 %.
   fs::path summary = tmp_ / "summary.md";
   r = compare({base.string(), fresh.string()},

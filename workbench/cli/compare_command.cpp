@@ -99,7 +99,7 @@ int runCompare(const CompareArgs &args) {
   report::CompareOptions options;
   std::string error = report::parseThreshold(args.threshold, options.threshold);
   if (!error.empty()) {
-    std::fprintf(stderr, "kernel-bench compare: --threshold: %s\n",
+    std::fprintf(stderr, "kernel-bench compare: error: --threshold: %s\n",
                  error.c_str());
     return kExitUsage;
   }

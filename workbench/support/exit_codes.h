@@ -40,13 +40,13 @@ inline constexpr ExitCodeDoc kExitCodeDocs[] = {
     {"2", "usage error: unknown command or flag, bad flag value"},
     {"3", "inconclusive comparison (compare --fail-on inconclusive)"},
     {"4", "unreadable or incompatible input report (compare, report, merge, "
-          "bench --shard-balance)"},
+          "bench --shard-balance), or a refused BUILD/build.json (bench)"},
     {"5", "nothing measured: bench timed no benchmark, or compare could "
           "compare no row"},
     {"77", "no usable device, or a requested backend is unavailable (run, "
            "bench, devices, tune): skipped, not failed"},
-    {"128+N", "interrupted by signal N (130 Ctrl-C, 143 SIGTERM); outputs "
-              "written so far are complete and say so"},
+    {"128+N", "interrupted by signal N (130 Ctrl-C, 143 SIGTERM, 129 "
+              "SIGHUP); outputs written so far are complete and say so"},
 };
 
 } // namespace kb::workbench
