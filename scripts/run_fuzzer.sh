@@ -19,9 +19,14 @@ mkdir -p "$work"
 build=${KB_FUZZ_BUILD_DIR:-$work/build}
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# Quiet when they work; the whole log when they do not, or the test's
+# output would end without saying why.
+log=$work/build.log
 cmake -S "$project" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$clangxx" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" >/dev/null
-ninja -C "$build" -j2 "$target" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo ${launcher[@]+"${launcher[@]}"} "$@" >"$log" 2>&1 ||
+  { cat "$log"; echo "fuzz: configuring $project failed" >&2; exit 1; }
+ninja -C "$build" -j2 "$target" >"$log" 2>&1 ||
+  { cat "$log"; echo "fuzz: building $target failed" >&2; exit 1; }
 rm -rf "$work/corpus"
 mkdir -p "$work/corpus"
 cp "$kept"/* "$work/corpus/"

@@ -13,7 +13,8 @@ fail() { echo "row limit: $*" >&2; exit 1; }
 mkdir -p "$work/stage/bin"
 cp "$build/workbench/kernel-bench" "$work/stage/bin/"
 start=$(date +%s)
-OUT=$work/out KB_GPU_HANG_ROW=2 KB_GPU_ROWS='^(hang|devices)' \
+mkdir -p "$work/tmp"
+OUT=$work/out TMPDIR=$work/tmp KB_GPU_HANG_ROW=2 KB_GPU_ROWS='^(hang|devices)' \
   "$root/tests/gpu/run_gpu_checks.sh" "$work/stage" >"$work/run.log" 2>&1
 rc=$?
 took=$(( $(date +%s) - start ))
@@ -26,4 +27,5 @@ grep -qE '^devices .*(PASS|SKIP|FAIL)' "$work/out/summary.txt" ||
   fail "the row after the hanging one did not report"
 grep -q '===== devices' "$work/out/checks.log" || fail "devices' log is not in \$OUT/checks.log"
 pgrep -f 'sleep 100000' >/dev/null && fail "the hanging row's process outlived the script"
+[ -z "$(ls -A "$work/tmp")" ] || fail "run_gpu_checks.sh left $(ls "$work/tmp") in \$TMPDIR"
 echo "row limit: ok (${took}s)"

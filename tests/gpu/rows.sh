@@ -78,12 +78,16 @@ row "run ok (vulkan)"              2  30 -- expect_rc 0 -- "$kb" run "$mods/ok" 
 row "run wrong (vulkan)"           2  30 -- expect_output 1 'index 37: generated' -- "$kb" run "$mods/wrong" --device vulkan
 
 # The bundled examples end to end: run (outputs agree) and a quick bench
-# (every benchmark checked and timed, the whole program too).
+# (every benchmark checked and timed, the whole program too; only those
+# matching KB_GPU_EXAMPLE_FILTER when it is set).
+example_filter=()
+[ -n "${KB_GPU_EXAMPLE_FILTER:-}" ] && example_filter=(--filter "$KB_GPU_EXAMPLE_FILTER")
 for example in quickstart mlp; do
   [ -f "$stage/$example/program.kbm" ] || { skip "$example" "not staged"; continue; }
   for driver in cuda vulkan; do
     row "$example run ($driver)"   4  60 -- expect_output 0 'outputs agree' -- "$kb" run "$stage/$example" --device $driver
-    row "$example bench ($driver)" 12 120 -- "$kb" bench "$stage/$example" --device $driver --quick -o "$work/$example-$driver"
+    row "$example bench ($driver)" 12 120 -- "$kb" bench "$stage/$example" --device $driver --quick \
+      ${example_filter[@]+"${example_filter[@]}"} -o "$work/$example-$driver"
     # Each variant once inside its NVTX range / debug-utils label, for ncu
     # and nsys (docs/profiling.md).
     [ $example = quickstart ] &&

@@ -21,13 +21,19 @@
 #
 # Environment: KB_GPU_TUNE=1 adds the tune row (capped at KB_TUNE_TIMEOUT,
 # 120 s); KB_GPU_ROWS=REGEX runs only the rows whose names match (a rerun of
-# what failed); KB_GPU_HANG_ROW=SECONDS adds a row that hangs, cut after
-# SECONDS (the test of the limits).
+# what failed); KB_GPU_EXAMPLE_FILTER=REGEX bounds the examples' bench rows
+# to the benchmarks whose names match (bench --filter); KB_GPU_HANG_ROW=SECONDS
+# adds a row that hangs, cut after SECONDS (the test of the limits).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(cd "${1:-$root/.carry/gpu}" 2>/dev/null && pwd) ||
   { echo "run_gpu_checks.sh: no stage folder; run tests/gpu/stage.sh first" >&2; exit 2; }
-work=$(mktemp -d /tmp/kb-gpu.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/kb-gpu.XXXXXX")
+# With $OUT set, every row's output is in $OUT/checks.log: the work folder
+# (unpacked loaders, caches, the rows' result folders) goes at exit, so that
+# runs on a shared machine do not pile up in $TMPDIR. Without $OUT it stays,
+# as the only copy of the logs.
+[ -n "${OUT:-}" ] && trap 'rm -rf "$work"' EXIT
 logs=$work/logs
 mkdir -p "$logs"
 script_start=$(date +%s.%N)
@@ -193,6 +199,6 @@ source "$root/tests/gpu/rows.sh"
 status=0
 for r in "${results[@]}"; do case "$r" in FAIL*) status=1 ;; esac; done
 [ -n "${OUT:-}" ] && summary >"$OUT/summary.txt"
-echo "logs: $logs${OUT:+ (and \$OUT/checks.log)}"
+if [ -n "${OUT:-}" ]; then echo "logs: \$OUT/checks.log"; else echo "logs: $logs"; fi
 summary
 exit $status

@@ -103,6 +103,10 @@ void runJob(JobRun &run, size_t i) {
     removeOutputs(*run.session.outputs, run.session.outputDir, record.result);
     record.result.outputs.clear();
     record.result.resources.reset();
+    // A tool that died of the Ctrl-C may be reaped before the forwarder has
+    // taken the same signal; wait for it, so the job reads as stopped.
+    for (const toolchains::ToolInvocation &c : record.result.commands)
+      InterruptForwarder::signalBehindChildDeath(c.signal, c.timedOut);
     if (run.interrupt.signal()) {
       // Its tool was stopped by us; the failure block would be noise.
       record.result.status = interruptedStatus(job, "stopped", run.interrupt);

@@ -64,6 +64,13 @@ int InterruptForwarder::awaitSignal(std::chrono::milliseconds patience) {
   return alive_.load() > 0 ? received_.load() : 0;
 }
 
+int InterruptForwarder::signalBehindChildDeath(int childSignal, bool timedOut) {
+  if (timedOut || (childSignal != SIGINT && childSignal != SIGTERM &&
+                   childSignal != SIGHUP))
+    return 0;
+  return awaitSignal(std::chrono::seconds(2));
+}
+
 std::string signalName(int signal) {
   if (signal == SIGINT)
     return "SIGINT (Ctrl-C)";

@@ -49,6 +49,16 @@ public:
   /// such a death asks here first, so it counts as the interrupt.
   static int awaitSignal(std::chrono::milliseconds patience);
 
+  /// What a child's death by |childSignal| means: for SIGINT, SIGTERM or
+  /// SIGHUP, the interrupt that reached it too, once a forwarder alive here
+  /// has taken it (awaitSignal, at most 2 s); 0 at once for any other
+  /// signal (a crash is the child's own failure), for a child we killed
+  /// ourselves at its time limit (|timedOut|: SIGTERM from the process
+  /// runner), or when no interrupt came. Every place that reaps a tool or a
+  /// worker asks here before it judges the death, so a Ctrl-C reads as the
+  /// interrupt (exit 130), not a failure.
+  static int signalBehindChildDeath(int childSignal, bool timedOut);
+
 private:
   static constexpr std::chrono::milliseconds kGrace{2000};
 

@@ -39,5 +39,30 @@ TEST(InterruptForwarderTest, AwaitSignalWithoutAForwarderIsNone) {
   EXPECT_EQ(InterruptForwarder::awaitSignal(milliseconds(10)), 0);
 }
 
+// A child that died of the Ctrl-C before our waiter took it: the death is
+// read as the interrupt that is on its way.
+TEST(InterruptForwarderTest, AChildKilledBySigtermWaitsForTheInterrupt) {
+  InterruptForwarder forwarder;
+  std::thread sender([] {
+    std::this_thread::sleep_for(milliseconds(50));
+    ::kill(::getpid(), SIGTERM);
+  });
+  EXPECT_EQ(InterruptForwarder::signalBehindChildDeath(SIGTERM, false),
+            SIGTERM);
+  sender.join();
+}
+
+// A crash is the child's own failure, and a SIGTERM the process runner sent
+// at the child's time limit is ours: no wait, no interrupt.
+TEST(InterruptForwarderTest, AChildThatCrashedOrTimedOutIsNotAnInterrupt) {
+  InterruptForwarder forwarder;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(InterruptForwarder::signalBehindChildDeath(SIGSEGV, false), 0);
+  EXPECT_EQ(InterruptForwarder::signalBehindChildDeath(SIGKILL, false), 0);
+  EXPECT_EQ(InterruptForwarder::signalBehindChildDeath(0, false), 0);
+  EXPECT_EQ(InterruptForwarder::signalBehindChildDeath(SIGTERM, true), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
+}
+
 } // namespace
 } // namespace kb::workbench

@@ -116,9 +116,8 @@ StatusOr<WorkerRun> runWorker(const WorkerOptions &options) {
   process.onStdout = options.onStdout;
   KB_ASSIGN_OR_RETURN(run.process, kb::runProcess(process));
   splitter.finish();
-  int signal = run.process.signal;
-  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP)
-    InterruptForwarder::awaitSignal(std::chrono::seconds(2));
+  InterruptForwarder::signalBehindChildDeath(run.process.signal,
+                                             run.process.timedOut);
   return run;
 }
 

@@ -64,7 +64,7 @@ struct WorkerRun {
 
 /// Starts a worker and waits for it (or its watchdog). A worker killed by
 /// SIGINT, SIGTERM or SIGHUP returns once an InterruptForwarder alive here
-/// has taken the same signal (InterruptForwarder::awaitSignal, at most 2 s),
+/// has taken the same signal (InterruptForwarder::signalBehindChildDeath),
 /// so the caller sees our interrupt, not a failed worker.
 StatusOr<WorkerRun> runWorker(const WorkerOptions &options);
 

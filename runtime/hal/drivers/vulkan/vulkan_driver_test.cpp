@@ -110,10 +110,8 @@ TEST(SpirvRequirements, MalformedPreambleIsAnError) {
 class VulkanDeviceTest : public ::testing::Test {
 protected:
   void SetUp() override {
+    KB_SKIP_WITHOUT_VULKAN_DEVICE();
     auto driver = createVulkanDriver({});
-    if (!driver.ok() && driver.status().isUnavailable())
-      GTEST_SKIP() << kb::testing::kNoVulkanSkip << ": "
-                   << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
     auto device =
@@ -214,10 +212,8 @@ TEST(PreferredDevice, AGpuWinsOverTheCpuDeviceListedFirst) {
 
 TEST(VulkanLoader, LibvulkanStaysLoadedAfterTheDriverIsGone) {
   {
+    KB_SKIP_WITHOUT_VULKAN_DEVICE();
     auto driver = createVulkanDriver({});
-    if (!driver.ok() && driver.status().isUnavailable())
-      GTEST_SKIP() << kb::testing::kNoVulkanSkip << ": "
-                   << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
   }
   // RTLD_NOLOAD finds the library only while it is still mapped.
@@ -232,10 +228,8 @@ TEST(VulkanLoader, LibvulkanStaysLoadedAfterTheDriverIsGone) {
 class VulkanOptionsTest : public ::testing::Test {
 protected:
   void open(const DeviceOptions &options) {
+    KB_SKIP_WITHOUT_VULKAN_DEVICE();
     auto driver = createVulkanDriver({});
-    if (!driver.ok() && driver.status().isUnavailable())
-      GTEST_SKIP() << kb::testing::kNoVulkanSkip << ": "
-                   << driver.status().message();
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
     auto device = driver_->createDevice(
