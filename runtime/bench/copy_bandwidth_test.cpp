@@ -283,15 +283,14 @@ TEST(CopyProbeProtocolTest, AKernelThatCopiesNothingIsAnError) {
 
 class CopyProbeDeviceTest : public ::testing::TestWithParam<const char *> {
 protected:
-  // Vulkan: skipped only when the machine lists no Vulkan device; then any
-  // error is a failure. CUDA: no GPU here, so Unavailable skips.
+  // Skipped only when the machine lists no device for the driver; then any
+  // error is a failure.
   void SetUp() override {
     if (std::string(GetParam()) == "vulkan")
       KB_SKIP_WITHOUT_VULKAN_DEVICE();
+    else
+      KB_SKIP_WITHOUT_CUDA_DEVICE();
     auto selected = hal::selectDevice(hal::builtinDrivers(), GetParam());
-    if (!selected.ok() && std::string(GetParam()) == "cuda" &&
-        selected.status().isUnavailable())
-      GTEST_SKIP() << selected.status().message();
     ASSERT_TRUE(selected.ok()) << selected.status().message();
     selected_.emplace(std::move(*selected));
   }

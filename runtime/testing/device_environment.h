@@ -46,4 +46,11 @@ std::string noCudaReason();
       GTEST_SKIP() << ::kb::testing::noVulkanReason();                         \
   } while (false)
 
+/// The same for a CUDA device.
+#define KB_SKIP_WITHOUT_CUDA_DEVICE()                                          \
+  do {                                                                         \
+    if (!::kb::testing::cudaDeviceListed())                                    \
+      GTEST_SKIP() << ::kb::testing::noCudaReason();                           \
+  } while (false)
+
 #endif // KB_RUNTIME_TESTING_DEVICE_ENVIRONMENT_H_

@@ -26,10 +26,10 @@ protected:
     // fails to open is a failure. The skip is worded as every missing-device
     // skip is, so the test command's skip report fails the run when
     // vulkaninfo lists a device.
-    if (GetParam() == "vulkan" && !kb::testing::vulkanDeviceListed())
-      GTEST_SKIP() << kb::testing::noVulkanReason();
-    if (GetParam() == "cuda" && !kb::testing::cudaDeviceListed())
-      GTEST_SKIP() << kb::testing::noCudaReason();
+    if (GetParam() == "vulkan")
+      KB_SKIP_WITHOUT_VULKAN_DEVICE();
+    else
+      KB_SKIP_WITHOUT_CUDA_DEVICE();
     auto driver = builtinDrivers().create(GetParam(), {});
     ASSERT_TRUE(driver.ok()) << driver.status().message();
     driver_ = std::move(*driver);
