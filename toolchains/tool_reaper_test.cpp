@@ -44,6 +44,9 @@ Build startBuild(const fs::path &dir, bool withReaper) {
   Build b;
   b.build = ::fork();
   if (b.build == 0) {
+    // The tool's private TMPDIR goes under the test's folder: the SIGKILL
+    // below gives the build no chance to remove it.
+    ::setenv("TMPDIR", dir.c_str(), 1);
     std::unique_ptr<ToolReaper> reaper;
     if (withReaper) {
       auto started = ToolReaper::start();
